@@ -1,0 +1,64 @@
+#pragma once
+// Shared pieces of the `weft` commands: argument parsing, model loading, error reporting.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/core/cost_model.h"
+#include "weft/core/expected.h"
+#include "weft/core/graph.h"
+#include "weft/core/onnx_import.h"
+
+namespace weft::cli {
+
+/// Command-line arguments after the command name. Options are `--name value`, `--name=value`
+/// or flags; every option a command reads must be declared, anything else is a usage error.
+class Args {
+ public:
+  Args(std::vector<std::string> argv) : m_argv(std::move(argv)) {}  // NOLINT(implicit)
+  /// Declares the options this command knows: names with a trailing '=' take a value
+  /// (e.g. "strategy="), names without are flags; repeatable ones are read with values().
+  /// Returns an error (Usage) for unknown options or missing values.
+  /// With model_options, the model options (--dim, --no-fold, --device) are known too.
+  core::Status parse(std::initializer_list<std::string_view> known, bool model_options = false);
+  const std::vector<std::string>& positional() const { return m_positional; }
+  bool flag(std::string_view name) const;
+  std::optional<std::string> value(std::string_view name) const;
+  std::vector<std::string> values(std::string_view name) const;
+  /// Integer option; usage error when not a number.
+  core::Expected<std::optional<std::int64_t>> int_value(std::string_view name) const;
+  core::Expected<std::optional<double>> double_value(std::string_view name) const;
+
+ private:
+  std::vector<std::string> m_argv;
+  std::vector<std::string> m_positional;
+  std::multimap<std::string, std::string, std::less<>> m_values;
+};
+
+struct LoadedModel {
+  core::Graph graph;
+  core::DeviceSpec device;
+  core::CostTable costs;
+};
+
+/// Loads positional()[0] as an ONNX model with the model options; reports unresolved dims on stderr.
+core::Expected<LoadedModel> load_model(const Args& args);
+/// Loads only the device preset named by --device (default preset otherwise).
+core::Expected<core::DeviceSpec> load_device_option(const Args& args);
+
+/// Prints "weft <command>: error: <message>" to stderr and returns the error's exit code.
+int report(std::string_view command, const core::Error& error);
+int usage_error(std::string_view command, std::string_view message);
+
+int cmd_analyze(Args& args);
+int cmd_schedule(Args& args);
+int cmd_validate(Args& args);
+int cmd_plan(Args& args);
+int cmd_simulate(Args& args);
+int cmd_run(Args& args);
+int cmd_devices(Args& args);
+
+}  // namespace weft::cli

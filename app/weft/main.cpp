@@ -1,0 +1,66 @@
+// weft: the command-line front end. Every command is a thin layer over weft_core.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(weft: parallel schedules of neural-network graphs
+
+usage: weft COMMAND [ARGS]
+
+commands:
+  analyze  MODEL [--json]                      parallelism of a model: levels, width, critical path, work/span
+  schedule MODEL --strategy S [--streams N] [-o FILE] [--json] | --compare
+                                               assign operators to streams; events; ideal makespan
+  validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
+  plan     MODEL [--schedule F | --strategy S] [--planner P] [--json]
+  plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
+  simulate MODEL [--schedule F | --strategy S] [--graph] [--trace OUT.json] [--json]
+                                               predicted timeline and speedup vs sequential baselines
+  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--iterations N] [--trace OUT.json] [--json]
+                                               execute a schedule for real; compare with the sequential run
+  devices                                      list CUDA GPUs and device presets
+  help                                         this text
+
+model options (every command that takes MODEL):
+  --dim NAME=VALUE   bind a symbolic dimension (repeatable)
+  --no-fold          do not fold constant subgraphs at import
+  --device NAME      device preset for the cost model (see 'weft devices')
+
+exit codes: 0 ok, 1 usage, 2 invalid input, 3 device or runtime, 4 internal
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> rest(argv + (argc > 1 ? 2 : 1), argv + argc);
+  const std::string command = argc > 1 ? argv[1] : "help";
+  weft::cli::Args args(std::move(rest));
+  try {
+    if (command == "help" || command == "--help" || command == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (command == "--version" || command == "version") {
+      std::cout << "weft 0.1.0\n";
+      return 0;
+    }
+    if (command == "analyze") return weft::cli::cmd_analyze(args);
+    if (command == "schedule") return weft::cli::cmd_schedule(args);
+    if (command == "validate") return weft::cli::cmd_validate(args);
+    if (command == "plan") return weft::cli::cmd_plan(args);
+    if (command == "simulate") return weft::cli::cmd_simulate(args);
+    if (command == "run") return weft::cli::cmd_run(args);
+    if (command == "devices") return weft::cli::cmd_devices(args);
+  } catch (const std::exception& e) {
+    // Exceptions are not part of any module's contract; one reaching here is a bug.
+    std::cerr << "weft " << command << ": internal error: " << e.what() << "\n";
+    return 4;
+  }
+  std::cerr << "weft: unknown command '" << command << "'\n" << kUsage;
+  return 1;
+}

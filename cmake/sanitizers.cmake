@@ -1,0 +1,5 @@
+if(WEFT_SANITIZE)
+  string(REPLACE ";" "," _weft_san "${WEFT_SANITIZE}")
+  add_compile_options(-fsanitize=${_weft_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_weft_san})
+endif()

@@ -1,0 +1,67 @@
+#pragma once
+// Per-device cost model v1: flops and bytes per node from shapes; roofline time plus launch overhead.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/core/graph.h"
+
+namespace weft::core {
+
+/// A device preset (assets/devices/<name>.json). Rates in FLOP/s and bytes/s, overheads in µs.
+struct DeviceSpec {
+  std::string name;              ///< preset key, e.g. "h100-sxm"
+  std::string display_name;      ///< e.g. "NVIDIA H100 SXM5 80GB"
+  double peak_fp32_flops = 0;    ///< FLOP/s
+  double peak_tf32_flops = 0;
+  double peak_fp16_flops = 0;
+  double memory_bandwidth = 0;   ///< bytes/s
+  int sm_count = 0;
+  double launch_us = 0;          ///< host cost of one eager kernel launch
+  double graph_launch_per_node_us = 0;  ///< per-node cost when replayed as a CUDA Graph
+  double event_record_us = 0;    ///< host cost of cudaEventRecord
+  double event_wait_us = 0;      ///< host cost of cudaStreamWaitEvent
+  double kernel_min_us = 0;      ///< smallest kernel duration on the device (tail, ramp)
+  int max_threads_per_sm = 2048;
+  int hardware_queues = 8;       ///< default number of concurrent work queues
+};
+
+/// Loads a preset by name from the assets folder (see assets_dir()); error lists the known names.
+Expected<DeviceSpec> load_device(std::string_view name);
+/// Parses a preset from JSON text (the same format as the files).
+Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view origin);
+/// Names of the presets found in the assets folder, sorted.
+std::vector<std::string> device_names();
+/// The default preset's name ("h100-sxm").
+std::string_view default_device_name();
+/// Assets folder: $WEFT_ASSETS_DIR, else <exe>/../share/weft/assets, else the source tree's assets/.
+std::string assets_dir();
+
+enum class Bound : std::uint8_t { Compute, Memory, Unknown };
+
+struct NodeCost {
+  double flops = 0;       ///< floating-point operations (multiply-add = 2)
+  double bytes = 0;       ///< bytes read + written (inputs incl. weights, outputs)
+  double time_us = 0;     ///< max(flops/peak, bytes/bandwidth) + launch; measured when calibrated
+  double intensity = 0;   ///< flops / bytes
+  Bound bound = Bound::Unknown;
+  bool known = false;     ///< false: unknown operator or shapes; time_us then is a launch-only guess
+  bool measured = false;  ///< time_us comes from a measured run
+};
+
+/// Per-node costs for one graph and device; index by NodeId.
+struct CostTable {
+  std::string device;
+  std::vector<NodeCost> nodes;
+  double total_us() const;
+  const NodeCost& operator[](NodeId n) const { return nodes[static_cast<std::size_t>(n)]; }
+};
+
+/// Estimates every node's flops, bytes and time. O(V + total tensor ranks).
+CostTable estimate_costs(const Graph& graph, const DeviceSpec& device);
+
+/// Node times as a plain vector (µs), for passes that only need weights.
+std::vector<double> node_times(const CostTable& costs);
+
+}  // namespace weft::core

@@ -1,0 +1,47 @@
+#pragma once
+// The executor interface shared by the CPU reference backend and the CUDA backend.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "weft/core/graph.h"
+#include "weft/core/memory_plan.h"
+#include "weft/core/schedule.h"
+#include "weft/core/timeline.h"
+
+namespace weft::core {
+
+/// A host tensor value (outputs, inputs read from .pb files).
+struct HostTensor {
+  DType dtype = DType::Float32;
+  std::vector<std::int64_t> shape;
+  std::vector<std::uint8_t> bytes;  ///< little-endian, row-major
+};
+
+struct RunOptions {
+  int iterations = 1;        ///< timed iterations (median is reported)
+  int warmup = 1;
+  std::uint64_t seed = 42;   ///< seeds random inputs and absent weights
+  std::map<std::string, HostTensor> inputs;  ///< by graph-input name; others are seeded random
+  bool per_node_timing = true;
+};
+
+struct RunResult {
+  std::map<std::string, HostTensor> outputs;  ///< by graph-output name
+  Timeline timeline;          ///< measured, of the median iteration
+  double wall_ms = 0;         ///< median wall time of one iteration
+  std::vector<double> iteration_ms;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual std::string name() const = 0;
+  /// Runs graph under schedule with plan. Errors: InvalidInput (unsupported operator, plan
+  /// that does not fit), Runtime (device failures).
+  virtual Expected<RunResult> run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                  const RunOptions& options) = 0;
+};
+
+}  // namespace weft::core

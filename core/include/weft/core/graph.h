@@ -1,0 +1,210 @@
+#pragma once
+// The immutable operator graph: dense node and tensor ids, built once by GraphBuilder.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "weft/core/expected.h"
+
+namespace weft::core {
+
+using NodeId = std::int32_t;
+using TensorId = std::int32_t;
+inline constexpr NodeId kNoNode = -1;
+inline constexpr TensorId kNoTensor = -1;
+
+/// Element types (values follow onnx::TensorProto::DataType so the importer can cast).
+enum class DType : std::int32_t {
+  Undefined = 0, Float32 = 1, UInt8 = 2, Int8 = 3, UInt16 = 4, Int16 = 5, Int32 = 6, Int64 = 7,
+  String = 8, Bool = 9, Float16 = 10, Float64 = 11, UInt32 = 12, UInt64 = 13, BFloat16 = 16,
+};
+/// Bytes per element; 0 for Undefined and String.
+std::size_t dtype_size(DType t);
+std::string_view dtype_name(DType t);
+
+enum class TensorKind : std::uint8_t { Input, Weight, Intermediate, Output };
+std::string_view tensor_kind_name(TensorKind k);
+
+/// Where a weight's bytes live. Analysis never reads them; executors do.
+struct WeightData {
+  /// Bytes held in memory (initializer raw_data / typed data, folded constants). Shared, never copied.
+  std::shared_ptr<const std::vector<std::uint8_t>> inline_bytes;
+  /// External data (ONNX external_data): file path (absolute, resolved against the model's folder),
+  /// byte offset and length (-1: to end of file). Empty path: none.
+  std::string external_path;
+  std::int64_t external_offset = 0;
+  std::int64_t external_length = -1;
+  bool has_data() const { return inline_bytes != nullptr || !external_path.empty(); }
+};
+
+/// One dimension: a static value, or a symbol (dim_param) that --dim may bind, or unknown.
+struct Dim {
+  std::int64_t value = -1;  ///< >= 0 when known
+  std::string symbol;       ///< ONNX dim_param, when any
+  bool known() const { return value >= 0; }
+};
+
+struct Tensor {
+  std::string name;
+  DType dtype = DType::Undefined;
+  std::vector<Dim> dims;       ///< empty + shape_known: a scalar
+  bool rank_known = false;     ///< false: nothing is known of the shape
+  TensorKind kind = TensorKind::Intermediate;
+  NodeId producer = kNoNode;   ///< kNoNode for inputs and weights
+  std::vector<NodeId> consumers;  ///< in node-id order, one entry per reading node (deduplicated)
+  WeightData data;             ///< only for weights
+
+  /// True when the rank and every dimension are known.
+  bool shape_known() const;
+  /// Static shape; asserts shape_known().
+  std::vector<std::int64_t> shape() const;
+  /// Element count, or -1 when the shape is not static.
+  std::int64_t elements() const;
+  /// Size in bytes, or -1 when the shape or the dtype size is unknown.
+  std::int64_t bytes() const;
+};
+
+/// An ONNX attribute, kept generic (graph-valued attributes of If/Loop/Scan are kept opaque as a count).
+struct Attribute {
+  enum class Type : std::uint8_t { Undefined, Float, Int, String, Tensor, Floats, Ints, Strings, Graph, Graphs };
+  std::string name;
+  Type type = Type::Undefined;
+  float f = 0.0f;
+  std::int64_t i = 0;
+  std::string s;
+  std::vector<float> floats;
+  std::vector<std::int64_t> ints;
+  std::vector<std::string> strings;
+  /// Tensor-valued attributes (e.g. ConstantOfShape value): dtype, dims and raw little-endian bytes.
+  DType tensor_dtype = DType::Undefined;
+  std::vector<std::int64_t> tensor_dims;
+  std::vector<std::uint8_t> tensor_bytes;
+};
+
+struct Node {
+  std::string name;     ///< may be empty in the file; the builder gives unnamed nodes a stable key
+  std::string op_type;
+  std::string domain;   ///< "" for the default ONNX domain
+  std::vector<TensorId> inputs;   ///< kNoTensor for an omitted optional input
+  std::vector<TensorId> outputs;  ///< kNoTensor for an omitted optional output
+  std::vector<Attribute> attributes;
+
+  const Attribute* attribute(std::string_view attr_name) const;
+  std::int64_t attr_int(std::string_view attr_name, std::int64_t fallback) const;
+  float attr_float(std::string_view attr_name, float fallback) const;
+  std::string attr_string(std::string_view attr_name, std::string_view fallback) const;
+  std::vector<std::int64_t> attr_ints(std::string_view attr_name) const;  ///< empty when absent
+};
+
+/// Facts about where the graph came from and what the importer did.
+struct GraphInfo {
+  std::string model_path;
+  std::string model_sha256;   ///< hex digest of the model file's bytes
+  std::int64_t opset = 0;
+  std::int64_t folded_nodes = 0;   ///< nodes removed by constant folding at import
+  std::int64_t constant_nodes = 0; ///< Constant nodes turned into weights
+  std::vector<std::string> unresolved_dims;  ///< symbolic dims left unbound, e.g. "x: dim 0 'batch'"
+  std::vector<std::string> warnings;
+};
+
+/// Immutable graph. Edges are distinct producer→consumer node pairs (CSR, sorted).
+/// Not copyable (it can be large); move it or share it through std::shared_ptr<const Graph>.
+class Graph {
+ public:
+  Graph(Graph&&) noexcept = default;
+  Graph& operator=(Graph&&) noexcept = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  std::size_t node_count() const { return m_nodes.size(); }
+  std::size_t tensor_count() const { return m_tensors.size(); }
+  std::size_t edge_count() const { return m_succ.size(); }
+
+  const Node& node(NodeId n) const { return m_nodes[static_cast<std::size_t>(n)]; }
+  const Tensor& tensor(TensorId t) const { return m_tensors[static_cast<std::size_t>(t)]; }
+  std::span<const Node> nodes() const { return m_nodes; }
+  std::span<const Tensor> tensors() const { return m_tensors; }
+
+  /// Distinct successor / predecessor nodes, sorted ascending. O(1).
+  std::span<const NodeId> successors(NodeId n) const;
+  std::span<const NodeId> predecessors(NodeId n) const;
+
+  /// A topological order (Kahn, smallest file index first: stable, equals file order when the file is sorted).
+  std::span<const NodeId> topo_order() const { return m_topo; }
+
+  std::span<const TensorId> inputs() const { return m_inputs; }   ///< graph inputs (not weights)
+  std::span<const TensorId> outputs() const { return m_outputs; }
+
+  std::optional<NodeId> find_node(std::string_view name) const;
+  std::optional<TensorId> find_tensor(std::string_view name) const;
+
+  /// Stable key of a node: its name, or "#<index>:<op>" for unnamed nodes (unique either way).
+  const std::string& key(NodeId n) const { return m_nodes[static_cast<std::size_t>(n)].name; }
+
+  const GraphInfo& info() const { return m_info; }
+
+ private:
+  friend class GraphBuilder;
+  Graph() = default;
+  std::vector<Node> m_nodes;
+  std::vector<Tensor> m_tensors;
+  std::vector<std::uint32_t> m_succ_begin, m_pred_begin;
+  std::vector<NodeId> m_succ, m_pred, m_topo;
+  std::vector<TensorId> m_inputs, m_outputs;
+  std::unordered_map<std::string, NodeId> m_node_by_name;
+  std::unordered_map<std::string, TensorId> m_tensor_by_name;
+  GraphInfo m_info;
+};
+
+/// Builds a Graph. Tensors are created by name; build() validates: every node input is
+/// defined (graph input, weight or some node's output), no tensor has two producers,
+/// the graph is acyclic (the error names a node on the cycle), node names are unique.
+class GraphBuilder {
+ public:
+  /// Adds (or returns) the tensor named `name`.
+  TensorId tensor(std::string_view name);
+  Tensor& tensor_ref(TensorId t) { return m_tensors[static_cast<std::size_t>(t)]; }
+  std::optional<TensorId> find_tensor(std::string_view name) const;
+
+  TensorId add_input(std::string_view name, DType dtype, std::vector<Dim> dims);
+  TensorId add_weight(std::string_view name, DType dtype, std::vector<std::int64_t> shape, WeightData data = {});
+  void mark_output(std::string_view name);
+
+  /// Adds a node reading `inputs` and writing `outputs` (tensor names; "" = omitted optional).
+  NodeId add_node(std::string_view name, std::string_view op_type, std::span<const std::string> inputs,
+                  std::span<const std::string> outputs, std::vector<Attribute> attributes = {},
+                  std::string_view domain = "");
+  /// Convenience for tests: initializer lists of names.
+  NodeId add_node(std::string_view name, std::string_view op_type, std::initializer_list<std::string> inputs,
+                  std::initializer_list<std::string> outputs);
+
+  /// Sets dtype and static shape of a tensor.
+  void set_shape(std::string_view tensor_name, DType dtype, std::vector<std::int64_t> shape);
+
+  GraphInfo& info() { return m_info; }
+
+  /// Validates and freezes. Errors are ErrorKind::InvalidInput and name the node or tensor.
+  Expected<Graph> build() &&;
+
+ private:
+  struct PendingNode {
+    Node node;
+  };
+  std::vector<Tensor> m_tensors;
+  std::unordered_map<std::string, TensorId> m_by_name;
+  std::vector<PendingNode> m_nodes;
+  std::vector<TensorId> m_inputs;
+  std::vector<std::string> m_output_names;
+  std::vector<std::string> m_errors;
+  GraphInfo m_info;
+};
+
+/// Formats a shape for people: "1x3x224x224", "?x3x224x224" (unknown dims) or "batchx3" (symbols).
+std::string format_shape(const Tensor& t);
+
+}  // namespace weft::core

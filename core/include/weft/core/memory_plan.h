@@ -1,0 +1,38 @@
+#pragma once
+// A memory plan: arena offsets for the planned tensors of one graph under one schedule.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/core/graph.h"
+
+namespace weft::core {
+
+inline constexpr std::int64_t kNotPlanned = -1;
+inline constexpr std::int64_t kDefaultAlignment = 256;
+
+/// offset[t] is the byte offset of tensor t in the arena, or kNotPlanned for tensors that
+/// live elsewhere (graph inputs, weights, and outputs unless planned). size[t] is the padded
+/// size used for placement (bytes rounded up to alignment).
+struct MemoryPlan {
+  std::string planner;      ///< e.g. "greedy-by-size", "none"
+  std::int64_t alignment = kDefaultAlignment;
+  std::int64_t arena_bytes = 0;
+  bool outputs_in_arena = false;
+  std::vector<std::int64_t> offset;  ///< per TensorId
+  std::vector<std::int64_t> size;    ///< per TensorId (0 when not planned)
+};
+
+/// Rounds bytes up to a multiple of alignment (alignment > 0).
+inline std::int64_t align_up(std::int64_t bytes, std::int64_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
+/// Which tensors go in the arena: intermediates (and outputs when asked) with a known size.
+bool is_planned_tensor(const Tensor& t, bool outputs_in_arena);
+
+/// A plan with no reuse at all: every planned tensor gets its own bytes. Always valid, for
+/// any schedule; its arena is the "no-reuse total". O(T).
+MemoryPlan plan_no_reuse(const Graph& graph, std::int64_t alignment = kDefaultAlignment, bool outputs_in_arena = false);
+
+}  // namespace weft::core

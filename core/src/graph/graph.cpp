@@ -1,0 +1,336 @@
+#include "weft/core/graph.h"
+
+#include <algorithm>
+#include <cassert>
+#include <queue>
+#include <sstream>
+
+namespace weft::core {
+
+std::size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::Float32: case DType::Int32: case DType::UInt32: return 4;
+    case DType::UInt8: case DType::Int8: case DType::Bool: return 1;
+    case DType::UInt16: case DType::Int16: case DType::Float16: case DType::BFloat16: return 2;
+    case DType::Int64: case DType::Float64: case DType::UInt64: return 8;
+    case DType::String: case DType::Undefined: return 0;
+  }
+  return 0;
+}
+
+std::string_view dtype_name(DType t) {
+  switch (t) {
+    case DType::Undefined: return "undefined";
+    case DType::Float32: return "float32";
+    case DType::UInt8: return "uint8";
+    case DType::Int8: return "int8";
+    case DType::UInt16: return "uint16";
+    case DType::Int16: return "int16";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    case DType::String: return "string";
+    case DType::Bool: return "bool";
+    case DType::Float16: return "float16";
+    case DType::Float64: return "float64";
+    case DType::UInt32: return "uint32";
+    case DType::UInt64: return "uint64";
+    case DType::BFloat16: return "bfloat16";
+  }
+  return "undefined";
+}
+
+std::string_view tensor_kind_name(TensorKind k) {
+  switch (k) {
+    case TensorKind::Input: return "input";
+    case TensorKind::Weight: return "weight";
+    case TensorKind::Intermediate: return "intermediate";
+    case TensorKind::Output: return "output";
+  }
+  return "intermediate";
+}
+
+bool Tensor::shape_known() const {
+  if (!rank_known) return false;
+  return std::all_of(dims.begin(), dims.end(), [](const Dim& d) { return d.known(); });
+}
+
+std::vector<std::int64_t> Tensor::shape() const {
+  assert(shape_known());
+  std::vector<std::int64_t> s;
+  s.reserve(dims.size());
+  for (const Dim& d : dims) s.push_back(d.value);
+  return s;
+}
+
+std::int64_t Tensor::elements() const {
+  if (!shape_known()) return -1;
+  std::int64_t n = 1;
+  for (const Dim& d : dims) n *= d.value;
+  return n;
+}
+
+std::int64_t Tensor::bytes() const {
+  const std::int64_t n = elements();
+  const std::size_t es = dtype_size(dtype);
+  if (n < 0 || es == 0) return -1;
+  return n * static_cast<std::int64_t>(es);
+}
+
+const Attribute* Node::attribute(std::string_view attr_name) const {
+  for (const Attribute& a : attributes)
+    if (a.name == attr_name) return &a;
+  return nullptr;
+}
+
+std::int64_t Node::attr_int(std::string_view attr_name, std::int64_t fallback) const {
+  const Attribute* a = attribute(attr_name);
+  return a && a->type == Attribute::Type::Int ? a->i : fallback;
+}
+
+float Node::attr_float(std::string_view attr_name, float fallback) const {
+  const Attribute* a = attribute(attr_name);
+  return a && a->type == Attribute::Type::Float ? a->f : fallback;
+}
+
+std::string Node::attr_string(std::string_view attr_name, std::string_view fallback) const {
+  const Attribute* a = attribute(attr_name);
+  return a && a->type == Attribute::Type::String ? a->s : std::string(fallback);
+}
+
+std::vector<std::int64_t> Node::attr_ints(std::string_view attr_name) const {
+  const Attribute* a = attribute(attr_name);
+  return a && a->type == Attribute::Type::Ints ? a->ints : std::vector<std::int64_t>{};
+}
+
+std::span<const NodeId> Graph::successors(NodeId n) const {
+  const auto i = static_cast<std::size_t>(n);
+  return {m_succ.data() + m_succ_begin[i], m_succ_begin[i + 1] - m_succ_begin[i]};
+}
+
+std::span<const NodeId> Graph::predecessors(NodeId n) const {
+  const auto i = static_cast<std::size_t>(n);
+  return {m_pred.data() + m_pred_begin[i], m_pred_begin[i + 1] - m_pred_begin[i]};
+}
+
+std::optional<NodeId> Graph::find_node(std::string_view name) const {
+  auto it = m_node_by_name.find(std::string(name));
+  if (it == m_node_by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<TensorId> Graph::find_tensor(std::string_view name) const {
+  auto it = m_tensor_by_name.find(std::string(name));
+  if (it == m_tensor_by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+TensorId GraphBuilder::tensor(std::string_view name) {
+  auto it = m_by_name.find(std::string(name));
+  if (it != m_by_name.end()) return it->second;
+  const auto id = static_cast<TensorId>(m_tensors.size());
+  Tensor t;
+  t.name = std::string(name);
+  m_tensors.push_back(std::move(t));
+  m_by_name.emplace(std::string(name), id);
+  return id;
+}
+
+std::optional<TensorId> GraphBuilder::find_tensor(std::string_view name) const {
+  auto it = m_by_name.find(std::string(name));
+  if (it == m_by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+TensorId GraphBuilder::add_input(std::string_view name, DType dtype, std::vector<Dim> dims) {
+  const TensorId id = tensor(name);
+  Tensor& t = tensor_ref(id);
+  t.kind = TensorKind::Input;
+  t.dtype = dtype;
+  t.dims = std::move(dims);
+  t.rank_known = true;
+  m_inputs.push_back(id);
+  return id;
+}
+
+TensorId GraphBuilder::add_weight(std::string_view name, DType dtype, std::vector<std::int64_t> shape,
+                                  WeightData data) {
+  const TensorId id = tensor(name);
+  Tensor& t = tensor_ref(id);
+  t.kind = TensorKind::Weight;
+  t.dtype = dtype;
+  t.dims.clear();
+  for (std::int64_t d : shape) t.dims.push_back(Dim{d, {}});
+  t.rank_known = true;
+  t.data = std::move(data);
+  return id;
+}
+
+void GraphBuilder::mark_output(std::string_view name) { m_output_names.emplace_back(name); }
+
+NodeId GraphBuilder::add_node(std::string_view name, std::string_view op_type, std::span<const std::string> inputs,
+                              std::span<const std::string> outputs, std::vector<Attribute> attributes,
+                              std::string_view domain) {
+  const auto id = static_cast<NodeId>(m_nodes.size());
+  PendingNode p;
+  p.node.name = std::string(name);
+  p.node.op_type = std::string(op_type);
+  p.node.domain = std::string(domain);
+  p.node.attributes = std::move(attributes);
+  for (const std::string& in : inputs) p.node.inputs.push_back(in.empty() ? kNoTensor : tensor(in));
+  for (const std::string& out : outputs) p.node.outputs.push_back(out.empty() ? kNoTensor : tensor(out));
+  m_nodes.push_back(std::move(p));
+  return id;
+}
+
+NodeId GraphBuilder::add_node(std::string_view name, std::string_view op_type, std::initializer_list<std::string> inputs,
+                              std::initializer_list<std::string> outputs) {
+  return add_node(name, op_type, std::span<const std::string>(inputs.begin(), inputs.size()),
+                  std::span<const std::string>(outputs.begin(), outputs.size()));
+}
+
+void GraphBuilder::set_shape(std::string_view tensor_name, DType dtype, std::vector<std::int64_t> shape) {
+  Tensor& t = tensor_ref(tensor(tensor_name));
+  t.dtype = dtype;
+  t.dims.clear();
+  for (std::int64_t d : shape) t.dims.push_back(Dim{d, {}});
+  t.rank_known = true;
+}
+
+Expected<Graph> GraphBuilder::build() && {
+  Graph g;
+  g.m_info = std::move(m_info);
+  g.m_tensors = std::move(m_tensors);
+  g.m_tensor_by_name = std::move(m_by_name);
+  g.m_inputs = std::move(m_inputs);
+  const std::size_t n = m_nodes.size();
+  g.m_nodes.reserve(n);
+  for (PendingNode& p : m_nodes) g.m_nodes.push_back(std::move(p.node));
+
+  // Stable keys: unnamed nodes get "#<index>:<op>"; duplicate names are an error.
+  for (std::size_t i = 0; i < n; ++i) {
+    Node& node = g.m_nodes[i];
+    if (node.name.empty()) node.name = "#" + std::to_string(i) + ":" + node.op_type;
+    if (!g.m_node_by_name.emplace(node.name, static_cast<NodeId>(i)).second)
+      return make_error(ErrorKind::InvalidInput, "duplicate node name '" + node.name + "'");
+  }
+
+  // Producers: one per tensor; graph inputs and weights have none.
+  for (std::size_t i = 0; i < n; ++i) {
+    for (TensorId t : g.m_nodes[i].outputs) {
+      if (t == kNoTensor) continue;
+      Tensor& tensor = g.m_tensors[static_cast<std::size_t>(t)];
+      if (tensor.producer != kNoNode)
+        return make_error(ErrorKind::InvalidInput, "tensor '" + tensor.name + "' is produced by two nodes: '" +
+                                                       g.m_nodes[static_cast<std::size_t>(tensor.producer)].name +
+                                                       "' and '" + g.m_nodes[i].name + "'");
+      if (tensor.kind == TensorKind::Input || tensor.kind == TensorKind::Weight)
+        return make_error(ErrorKind::InvalidInput, "node '" + g.m_nodes[i].name + "' writes tensor '" + tensor.name +
+                                                       "', which is a graph " +
+                                                       std::string(tensor_kind_name(tensor.kind)));
+      tensor.producer = static_cast<NodeId>(i);
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (TensorId t : g.m_nodes[i].inputs) {
+      if (t == kNoTensor) continue;
+      Tensor& tensor = g.m_tensors[static_cast<std::size_t>(t)];
+      if (tensor.producer == kNoNode && tensor.kind != TensorKind::Input && tensor.kind != TensorKind::Weight)
+        return make_error(ErrorKind::InvalidInput, "node '" + g.m_nodes[i].name + "' (" + g.m_nodes[i].op_type +
+                                                       ") reads tensor '" + tensor.name +
+                                                       "', which no node, input or initializer defines");
+      if (tensor.consumers.empty() || tensor.consumers.back() != static_cast<NodeId>(i))
+        tensor.consumers.push_back(static_cast<NodeId>(i));
+    }
+  }
+  for (const std::string& name : m_output_names) {
+    auto it = g.m_tensor_by_name.find(name);
+    if (it == g.m_tensor_by_name.end())
+      return make_error(ErrorKind::InvalidInput, "graph output '" + name + "' is not defined by any node");
+    Tensor& t = g.m_tensors[static_cast<std::size_t>(it->second)];
+    if (t.kind == TensorKind::Intermediate) t.kind = TensorKind::Output;
+    g.m_outputs.push_back(it->second);
+  }
+
+  // Distinct node edges in CSR form.
+  std::vector<std::vector<NodeId>> succ(n), pred(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (TensorId t : g.m_nodes[i].inputs) {
+      if (t == kNoTensor) continue;
+      const NodeId p = g.m_tensors[static_cast<std::size_t>(t)].producer;
+      if (p == kNoNode) continue;
+      if (p == static_cast<NodeId>(i))
+        return make_error(ErrorKind::InvalidInput, "cycle: node '" + g.m_nodes[i].name + "' reads its own output '" +
+                                                       g.m_tensors[static_cast<std::size_t>(t)].name + "'");
+      pred[i].push_back(p);
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& p = pred[i];
+    std::sort(p.begin(), p.end());
+    p.erase(std::unique(p.begin(), p.end()), p.end());
+    for (NodeId q : p) succ[static_cast<std::size_t>(q)].push_back(static_cast<NodeId>(i));
+  }
+  g.m_succ_begin.assign(n + 1, 0);
+  g.m_pred_begin.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    g.m_succ_begin[i + 1] = g.m_succ_begin[i] + static_cast<std::uint32_t>(succ[i].size());
+    g.m_pred_begin[i + 1] = g.m_pred_begin[i] + static_cast<std::uint32_t>(pred[i].size());
+  }
+  g.m_succ.reserve(g.m_succ_begin[n]);
+  g.m_pred.reserve(g.m_pred_begin[n]);
+  for (std::size_t i = 0; i < n; ++i) {
+    g.m_succ.insert(g.m_succ.end(), succ[i].begin(), succ[i].end());
+    g.m_pred.insert(g.m_pred.end(), pred[i].begin(), pred[i].end());
+  }
+
+  // Kahn's algorithm, smallest index first, so a sorted file keeps its order.
+  std::vector<std::uint32_t> indeg(n);
+  for (std::size_t i = 0; i < n; ++i) indeg[i] = static_cast<std::uint32_t>(pred[i].size());
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
+  for (std::size_t i = 0; i < n; ++i)
+    if (indeg[i] == 0) ready.push(static_cast<NodeId>(i));
+  g.m_topo.reserve(n);
+  while (!ready.empty()) {
+    const NodeId u = ready.top();
+    ready.pop();
+    g.m_topo.push_back(u);
+    for (NodeId v : succ[static_cast<std::size_t>(u)])
+      if (--indeg[static_cast<std::size_t>(v)] == 0) ready.push(v);
+  }
+  if (g.m_topo.size() != n) {
+    // Walk predecessors among the unsorted nodes until one repeats: that loop is a cycle.
+    NodeId start = kNoNode;
+    for (std::size_t i = 0; i < n; ++i)
+      if (indeg[i] > 0) { start = static_cast<NodeId>(i); break; }
+    std::vector<int> seen(n, -1);
+    std::vector<NodeId> walk;
+    NodeId cur = start;
+    while (seen[static_cast<std::size_t>(cur)] < 0) {
+      seen[static_cast<std::size_t>(cur)] = static_cast<int>(walk.size());
+      walk.push_back(cur);
+      for (NodeId p : pred[static_cast<std::size_t>(cur)])
+        if (indeg[static_cast<std::size_t>(p)] > 0) { cur = p; break; }
+    }
+    std::ostringstream os;
+    os << "cycle: ";
+    const auto first = static_cast<std::size_t>(seen[static_cast<std::size_t>(cur)]);
+    for (std::size_t k = walk.size(); k-- > first;) os << "'" << g.m_nodes[static_cast<std::size_t>(walk[k])].name << "' -> ";
+    os << "'" << g.m_nodes[static_cast<std::size_t>(cur)].name << "'";
+    return make_error(ErrorKind::InvalidInput, os.str());
+  }
+  return g;
+}
+
+std::string format_shape(const Tensor& t) {
+  if (!t.rank_known) return "?";
+  if (t.dims.empty()) return "scalar";
+  std::string s;
+  for (std::size_t i = 0; i < t.dims.size(); ++i) {
+    if (i) s += 'x';
+    const Dim& d = t.dims[i];
+    s += d.known() ? std::to_string(d.value) : (d.symbol.empty() ? std::string("?") : d.symbol);
+  }
+  return s;
+}
+
+}  // namespace weft::core

@@ -1,0 +1,45 @@
+#include "weft/core/timeline.h"
+
+#include <algorithm>
+
+namespace weft::core {
+
+double Timeline::makespan_us() const {
+  if (items.empty()) return 0;
+  double lo = items.front().start_us, hi = items.front().end_us;
+  for (const TimelineItem& it : items) {
+    lo = std::min(lo, it.start_us);
+    hi = std::max(hi, it.end_us);
+  }
+  return hi - lo;
+}
+
+std::vector<double> Timeline::stream_busy_us() const {
+  std::vector<std::vector<std::pair<double, double>>> per(static_cast<std::size_t>(std::max(stream_count, 0)));
+  for (const TimelineItem& it : items) {
+    if (it.stream < 0) continue;
+    if (static_cast<std::size_t>(it.stream) >= per.size()) per.resize(static_cast<std::size_t>(it.stream) + 1);
+    per[static_cast<std::size_t>(it.stream)].emplace_back(it.start_us, it.end_us);
+  }
+  std::vector<double> busy(per.size(), 0.0);
+  for (std::size_t s = 0; s < per.size(); ++s) {
+    auto& v = per[s];
+    std::sort(v.begin(), v.end());
+    double cur_lo = 0, cur_hi = -1;
+    bool open = false;
+    for (auto [a, b] : v) {
+      if (!open || a > cur_hi) {
+        if (open) busy[s] += cur_hi - cur_lo;
+        cur_lo = a;
+        cur_hi = b;
+        open = true;
+      } else {
+        cur_hi = std::max(cur_hi, b);
+      }
+    }
+    if (open) busy[s] += cur_hi - cur_lo;
+  }
+  return busy;
+}
+
+}  // namespace weft::core
