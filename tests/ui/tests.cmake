@@ -1,0 +1,2 @@
+# Studio tests (Qt Test, offscreen): one executable each; QTEST_MAIN supplies main().
+weft_add_test(test_studio_document SOURCES test_studio_document.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
