@@ -23,8 +23,9 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument("model", "ONNX model (.onnx) or studio project (.weft) to open.");
   const QCommandLineOption screenshot("screenshot", "Render the window after loading to FILE.png and exit.", "file");
   const QCommandLineOption synthetic("synthetic", "Open a seeded synthetic model of N operators.", "n");
+  const QCommandLineOption find("find", "After loading, select the first node whose name or operator matches.", "text");
   const QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1600x1000).", "size", "1600x1000");
-  parser.addOptions({screenshot, synthetic, size});
+  parser.addOptions({screenshot, synthetic, find, size});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -50,6 +51,12 @@ int main(int argc, char** argv) {
   } else if (!parser.positionalArguments().isEmpty()) {
     window.openPath(parser.positionalArguments().front());
     loading = true;
+  }
+  if (parser.isSet(find)) {
+    const QString text = parser.value(find);
+    QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window, text](bool ok) {
+      if (ok) window.findNode(text);
+    });
   }
   if (!shot.isEmpty()) {
     if (loading) {

@@ -15,6 +15,7 @@
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/panels.h"
+#include "weft/ui/synthetic_model.h"
 
 using weft::core::NodeId;
 using weft::ui::MainWindow;
@@ -43,6 +44,7 @@ class TestMainWindow : public QObject {
   void brokenProjectIsRefused();
   void recentFilesDropMissing();
   void findSelectsAndCounts();
+  void largeGraphPaintsFast();
 };
 
 void TestMainWindow::largeModelLoadsWithoutBlocking() {
@@ -192,6 +194,39 @@ void TestMainWindow::findSelectsAndCounts() {
   const QPointF c = w.graphView()->nodeWorldRect(first).center();
   QCOMPARE(w.graphView()->nodeAt(QPointF(w.graphView()->width() / 2.0, w.graphView()->height() / 2.0)), first);
   Q_UNUSED(c);
+}
+
+void TestMainWindow::largeGraphPaintsFast() {
+  // 5k nodes: a full repaint of the graph and lanes views, fitted and zoomed in, stays interactive.
+  weft::ui::StudioDocument doc;
+  weft::ui::GraphView graph(&doc);
+  weft::ui::LanesView lanes(&doc);
+  graph.resize(1000, 800);
+  lanes.resize(1400, 500);
+  auto g = weft::ui::make_synthetic_graph(5000, 3);
+  QVERIFY(g);
+  QElapsedTimer clock;
+  clock.start();
+  doc.setModel(weft::test::make_loaded(std::move(*g), {}));
+  QVERIFY(doc.applyStrategy("chains", {}));
+  const qint64 set_ms = clock.restart();
+  graph.fit();
+  (void)graph.grab();  // first paint warms caches (fonts, glyphs)
+  clock.restart();
+  (void)graph.grab();
+  const qint64 fitted_ms = clock.restart();
+  graph.centerOn(2500);
+  (void)graph.grab();
+  const qint64 zoomed_ms = clock.restart();
+  (void)lanes.grab();
+  const qint64 lanes_ms = clock.restart();
+  QVERIFY(doc.moveNodes({doc.schedule().streams[0].back()}, 1, 0) || !doc.lastRefusal().isEmpty());
+  const qint64 edit_ms = clock.restart();
+  qInfo() << "5k nodes: model+strategy" << set_ms << "ms, graph fitted" << fitted_ms << "ms, zoomed" << zoomed_ms
+          << "ms, lanes" << lanes_ms << "ms, one edit" << edit_ms << "ms";
+  QVERIFY(fitted_ms < 300);
+  QVERIFY(zoomed_ms < 300);
+  QVERIFY(lanes_ms < 300);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -176,8 +176,9 @@ void GraphView::paintEvent(QPaintEvent*) {
   QColor edge = pal.color(QPalette::Text);
   edge.setAlpha(outlined ? 110 : 60);
   QPen edge_pen(edge, 0);
-  QPen crit_pen(critical_color(), std::max(2.5, 1.5 / m_scale));
-  std::vector<QLineF> plain;
+  QPen crit_pen(critical_color(), 2.5);
+  crit_pen.setCosmetic(true);
+  std::vector<QLineF> plain, critical_lines;
   for (std::size_t u = 0; u < g.node_count(); ++u)
     for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
       const QPointF a(m_pos[u].x(), m_pos[u].y() + kNodeH / 2);
@@ -186,8 +187,8 @@ void GraphView::paintEvent(QPaintEvent*) {
           b.y() < visible.top() || a.y() > visible.bottom())
         continue;
       const bool critical = crit_index[u] >= 0 && crit_index[idx(v)] == crit_index[u] + 1;
-      if (!critical && !outlined) {
-        plain.emplace_back(a, b);
+      if (!outlined) {
+        (critical ? critical_lines : plain).emplace_back(a, b);
         continue;
       }
       p.setPen(critical ? crit_pen : edge_pen);
@@ -201,6 +202,10 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.setPen(edge_pen);
     p.drawLines(plain.data(), static_cast<int>(plain.size()));
   }
+  if (!critical_lines.empty()) {
+    p.setPen(crit_pen);
+    p.drawLines(critical_lines.data(), static_cast<int>(critical_lines.size()));
+  }
 
   QFont f = font();
   f.setPointSizeF(9);
@@ -211,7 +216,7 @@ void GraphView::paintEvent(QPaintEvent*) {
     const int stream = m_doc->streamOf(static_cast<core::NodeId>(v));
     const bool selected = m_doc->isSelected(static_cast<core::NodeId>(v));
     const bool critical = crit_index[v] >= 0;
-    QColor fill = stream_color(stream).lighter(130);
+    QColor fill = stream_color(stream).lighter(112);
     if (!outlined) {
       p.fillRect(r, selected ? selection_color() : critical ? critical_color() : fill);
       continue;

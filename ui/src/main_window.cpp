@@ -138,6 +138,7 @@ void MainWindow::createDocks() {
   tabifyDockWidget(props, table);
   props->raise();
   resizeDocks({graph, lanes}, {520, 880}, Qt::Horizontal);
+  resizeDocks({strategy, summary, props}, {250, 250, 380}, Qt::Horizontal);
   resizeDocks({lanes, strategy}, {560, 340}, Qt::Vertical);
 }
 
@@ -195,13 +196,7 @@ void MainWindow::createMenus() {
     m_find->setFocus();
     m_find->selectAll();
   });
-  connect(m_find, &QLineEdit::returnPressed, this, [this] {
-    const int matches = m_graph->find(m_find->text());
-    if (matches > 0 && !m_doc->selection().empty()) m_lanes->ensureNodeVisible(m_doc->selection().front());
-    showMessage(matches > 0 ? tr("%1 matches for '%2'").arg(matches).arg(m_find->text())
-                            : tr("No node matches '%1'").arg(m_find->text()),
-                matches == 0);
-  });
+  connect(m_find, &QLineEdit::returnPressed, this, [this] { findNode(m_find->text()); });
   QMenu* widths = view->addMenu(tr("Lane box &widths"));
   widths->addAction(tr("By predicted time"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::PredictedTime); });
   widths->addAction(tr("Uniform"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::Uniform); });
@@ -215,6 +210,14 @@ void MainWindow::createMenus() {
                            .arg(QApplication::applicationVersion(), qVersion(),
                                 QString::fromStdString(bridge::liveness_text())));
   });
+}
+
+int MainWindow::findNode(const QString& text) {
+  const int matches = m_graph->find(text);
+  if (matches > 0 && !m_doc->selection().empty()) m_lanes->ensureNodeVisible(m_doc->selection().front());
+  showMessage(matches > 0 ? tr("%1 matches for '%2'").arg(matches).arg(text) : tr("No node matches '%1'").arg(text),
+              matches == 0);
+  return matches;
 }
 
 void MainWindow::openPath(const QString& path) {

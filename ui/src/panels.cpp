@@ -210,18 +210,19 @@ void SummaryPanel::refresh() {
   const auto& f = m_doc->figures();
   const auto& s = m_doc->schedule();
   QString rows;
-  auto add = [&rows](const QString& k, const QString& v) { rows += QString("<tr><td>%1</td><td align=right><b>%2</b></td></tr>").arg(k, v); };
+  auto add = [&rows](const QString& k, const QString& v) { rows += QString("<tr><td nowrap>%1</td><td nowrap align=right>&nbsp;<b>%2</b></td></tr>").arg(k, v); };
   add(tr("strategy"), QString::fromStdString(s.strategy).toHtmlEscaped());
   add(tr("streams"), QString::number(f.streams));
   add(tr("events"), QString::number(f.events));
-  add(tr("sequential"), tr("%1 µs").arg(f.sequential_us, 0, 'f', 1));
-  add(tr("ideal makespan"), tr("%1 µs").arg(f.ideal_us, 0, 'f', 1));
+  add(tr("sequential"), tr("%1&nbsp;µs").arg(f.sequential_us, 0, 'f', 1));
+  add(tr("ideal makespan"), tr("%1&nbsp;µs").arg(f.ideal_us, 0, 'f', 1));
   add(tr("speedup"), tr("%1×").arg(f.speedup, 0, 'f', 2));
-  add(tr("work / span"), tr("%1 / %2 µs = %3").arg(an.critical.work_us, 0, 'f', 1).arg(an.critical.span_us, 0, 'f', 1)
-                            .arg(an.critical.parallelism(), 0, 'f', 2));
+  add(tr("work"), tr("%1&nbsp;µs").arg(an.critical.work_us, 0, 'f', 1));
+  add(tr("span"), tr("%1&nbsp;µs").arg(an.critical.span_us, 0, 'f', 1));
+  add(tr("work / span"), QString::number(an.critical.parallelism(), 'f', 2));
   add(tr("width"), QString::number(an.antichain_width));
   add(tr("depth"), QString::number(an.levels.depth));
-  m_label->setText(QString("<table width=100%>%1</table><p>%2</p>").arg(rows, QString::fromStdString(an.verdict).toHtmlEscaped()));
+  m_label->setText(QString("<table>%1</table><p><b>verdict:</b> %2</p>").arg(rows, QString::fromStdString(an.verdict).toHtmlEscaped()));
 }
 
 }  // namespace weft::ui

@@ -17,7 +17,7 @@ core::Expected<core::Graph> make_synthetic_graph(int nodes, std::uint64_t seed) 
   for (int i = 0; i < nodes; ++i) {
     const std::string out = "t" + std::to_string(i);
     std::vector<std::string> ins;
-    const bool join = frontier.size() > 1 && (u01(rng) < 0.25 || frontier.size() > 6);
+    const bool join = frontier.size() > 1 && (u01(rng) < 0.2 || frontier.size() > 6);
     std::uniform_int_distribution<std::size_t> pick(0, frontier.size() - 1);
     const std::size_t a = pick(rng);
     ins.push_back(frontier[a]);
@@ -29,7 +29,7 @@ core::Expected<core::Graph> make_synthetic_graph(int nodes, std::uint64_t seed) 
       op = "Add";
       frontier.erase(frontier.begin() + static_cast<long>(std::max(a, c)));
       frontier.erase(frontier.begin() + static_cast<long>(std::min(a, c)));
-    } else if (u01(rng) > 0.3 || frontier.size() > 4) {
+    } else if (u01(rng) > 0.45 || frontier.size() > 5) {
       frontier.erase(frontier.begin() + static_cast<long>(a));  // extend the branch; else fork it
     }
     b.add_node("node" + std::to_string(i), op, std::span<const std::string>(ins), std::span<const std::string>(&out, 1));

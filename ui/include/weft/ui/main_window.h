@@ -40,6 +40,8 @@ class MainWindow : public QMainWindow {
   bool saveProject(const QString& path);
   bool exportSchedule(const QString& path);
   void cancelLoading();
+  /// Selects the next node matching `text` (name or operator), shows it in both views; match count.
+  int findNode(const QString& text);
   bool isLoading() const;
 
   StudioDocument* document() const { return m_doc; }
