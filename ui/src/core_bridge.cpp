@@ -26,10 +26,10 @@ namespace weft::ui::bridge {
 namespace {
 
 constexpr bool kLiveAnalysis = false;
-constexpr bool kLiveStrategies = false;
-constexpr bool kLiveSync = false;
-constexpr bool kLiveEdits = false;
-constexpr bool kLiveJson = false;
+constexpr bool kLiveStrategies = true;
+constexpr bool kLiveSync = true;
+constexpr bool kLiveEdits = true;
+constexpr bool kLiveJson = true;
 
 using core::Event;
 using core::Expected;
