@@ -2,7 +2,11 @@
 // loading can be cancelled, a real model opens, a project saves and reopens with the same
 // schedule, a broken project is refused, recent files drop missing entries.
 #include <QElapsedTimer>
+#include <QApplication>
+#include <QComboBox>
+#include <QDropEvent>
 #include <QFile>
+#include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -45,6 +49,8 @@ class TestMainWindow : public QObject {
   void recentFilesDropMissing();
   void findSelectsAndCounts();
   void largeGraphPaintsFast();
+  void droppedFileOpens();
+  void strategyPanelApplyIsUndoable();
 };
 
 void TestMainWindow::largeModelLoadsWithoutBlocking() {
@@ -227,6 +233,51 @@ void TestMainWindow::largeGraphPaintsFast() {
   QVERIFY(fitted_ms < 300);
   QVERIFY(zoomed_ms < 300);
   QVERIFY(lanes_ms < 300);
+}
+
+void TestMainWindow::droppedFileOpens() {
+  MainWindow w;
+  w.show();
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(kGooglenet)});
+  // Qt delivers a drop only to the widget that accepted the drag's enter event.
+  QMimeData text;
+  text.setUrls({QUrl::fromLocalFile("/tmp/notes.txt")});
+  QDragEnterEvent refused(QPoint(20, 20), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+  refused.setAccepted(false);
+  QApplication::sendEvent(&w, &refused);
+  QVERIFY(!refused.isAccepted());
+  QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  enter.setAccepted(false);
+  QApplication::sendEvent(&w, &enter);
+  QVERIFY(enter.isAccepted());
+  QDropEvent drop(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &drop);
+  QVERIFY(wait_loaded(done));
+  QCOMPARE(w.document()->graph().node_count(), std::size_t{139});
+  QCOMPARE(w.recentFiles().value(0), kGooglenet);
+}
+
+void TestMainWindow::strategyPanelApplyIsUndoable() {
+  MainWindow w;
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGooglenet);
+  QVERIFY(wait_loaded(done));
+  const auto before = w.document()->schedule().streams;
+  QVERIFY(before.size() > 1);
+  w.strategyPanel()->strategyBox()->setCurrentText("sequential");
+  QVERIFY(w.strategyPanel()->apply());
+  QCOMPARE(w.document()->schedule().stream_count(), std::size_t{1});
+  QVERIFY(w.summaryPanel()->text().contains("sequential"));
+  QCOMPARE(w.document()->figures().events, 0);
+  w.document()->undoStack()->undo();
+  QCOMPARE(w.document()->schedule().streams, before);
+  // A cap of 2 streams is honoured.
+  w.strategyPanel()->strategyBox()->setCurrentText("chains");
+  w.strategyPanel()->streamCap()->setValue(2);
+  QVERIFY(w.strategyPanel()->apply());
+  QVERIFY(w.document()->schedule().stream_count() <= 2);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -65,7 +65,10 @@ PropertiesPanel::PropertiesPanel(StudioDocument* doc, QWidget* parent) : QTreeWi
   setHeaderLabels({tr("Property"), tr("Value")});
   setAlternatingRowColors(true);
   setRootIsDecorated(true);
-  header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  // Tensor names can be long: a fixed first column keeps the values in view (tooltips hold both).
+  header()->setSectionResizeMode(0, QHeaderView::Interactive);
+  setColumnWidth(0, 150);
+  setTextElideMode(Qt::ElideMiddle);
   connect(doc, &StudioDocument::selectionChanged, this, &PropertiesPanel::refresh);
   connect(doc, &StudioDocument::scheduleChanged, this, &PropertiesPanel::refresh);
   connect(doc, &StudioDocument::modelChanged, this, &PropertiesPanel::refresh);
@@ -93,6 +96,7 @@ void PropertiesPanel::refresh() {
   };
   auto row = [](QTreeWidgetItem* parent, const QString& k, const QString& v) {
     auto* item = new QTreeWidgetItem(parent, {k, v});
+    item->setToolTip(0, k);
     item->setToolTip(1, v);
     return item;
   };
