@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -728,8 +730,31 @@ std::optional<Outputs> k_flatten(const onnx::NodeProto& node, const Value& x) {
   return Outputs{out};
 }
 
-bool nondeterministic(const std::string& op) {
-  return op.rfind("Random", 0) == 0 || op == "Multinomial" || op == "Bernoulli" || op == "Dropout";
+// Operators evaluate() implements (the folder only touches these).
+bool has_kernel(const std::string& op) {
+  static const std::unordered_set<std::string> kOps = {
+      "Shape", "Size", "Identity", "Cast", "Concat", "Where", "Range", "ConstantOfShape", "Unsqueeze", "Squeeze",
+      "Slice", "Transpose", "Flatten", "ReduceProd", "ReduceSum", "ReduceMin", "ReduceMax", "ReduceMean", "Gather",
+      "Reshape", "Expand", "Tile", "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Equal", "Less",
+      "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not", "Neg", "Abs", "Sign", "Relu", "Sqrt",
+      "Exp", "Log", "Reciprocal", "Floor", "Ceil", "Round", "Sigmoid", "Tanh", "Erf"};
+  return kOps.count(op) > 0;
+}
+
+// Bytes of an external initializer small enough to fold, or nullopt (absent, short, too big).
+std::optional<std::string> read_external(const onnx::TensorProto& t, const std::string& model_dir) {
+  const DType dtype = dtype_from_onnx(t.data_type());
+  const auto count = numel(Shape(t.dims().begin(), t.dims().end()));
+  if (!count || dtype_size(dtype) == 0) return std::nullopt;
+  const auto want = static_cast<std::int64_t>(static_cast<std::size_t>(*count) * dtype_size(dtype));
+  const WeightData w = external_weight(t, model_dir);
+  if (w.external_path.empty() || (w.external_length >= 0 && w.external_length != want)) return std::nullopt;
+  std::ifstream in(w.external_path, std::ios::binary);
+  if (!in) return std::nullopt;
+  in.seekg(w.external_offset);
+  std::string bytes(static_cast<std::size_t>(want), '\0');
+  if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(want))) return std::nullopt;
+  return bytes;
 }
 
 // Evaluates node on constant inputs. Shape and Size read `static_shape` of input 0 instead.
@@ -829,11 +854,14 @@ std::vector<std::string> outer_scope_inputs(const onnx::NodeProto& node) {
   return {outer.begin(), outer.end()};
 }
 
-FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
+FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir) {
   FoldResult result;
   std::unordered_map<std::string, Shape> shapes;
+  std::unordered_map<std::string, std::int32_t> elem_types;
   auto offer = [&](const onnx::ValueInfoProto& vi) {
     if (auto s = static_shape_of(vi.type())) shapes.emplace(vi.name(), std::move(*s));
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0)
+      elem_types.emplace(vi.name(), vi.type().tensor_type().elem_type());
   };
   for (const auto& vi : graph.input()) offer(vi);
   for (const auto& vi : graph.value_info()) offer(vi);
@@ -849,12 +877,50 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
 
   std::unordered_map<std::string, Value> values;   // decoded initializers and folded outputs
   std::unordered_set<std::string> not_constant;    // initializers that cannot be decoded
+  // Weights whose bytes are nowhere (external file absent, or no data at all): their shape is
+  // known, their values are not. Folded outputs over them stay data-less weights too.
+  std::unordered_map<std::string, std::int32_t> dataless;
+  auto classify = [&](const std::string& name) {
+    // 0: not constant, 1: has a value (or can be decoded), 2: a weight without data.
+    if (values.count(name)) return 1;
+    if (dataless.count(name)) return 2;
+    if (not_constant.count(name)) return 0;
+    auto it = inits.find(name);
+    if (it == inits.end()) return 0;
+    const onnx::TensorProto& t = *it->second;
+    if (!is_external(t) && !has_inline_data(t)) {
+      dataless.emplace(name, t.data_type());
+      return 2;
+    }
+    if (is_external(t)) {
+      const WeightData w = external_weight(t, model_dir);
+      std::error_code ec;
+      if (w.external_path.empty() || !std::filesystem::is_regular_file(w.external_path, ec)) {
+        dataless.emplace(name, t.data_type());
+        return 2;
+      }
+    }
+    return numel(Shape(t.dims().begin(), t.dims().end())) && supported_dtype(dtype_from_onnx(t.data_type())) ? 1 : 0;
+  };
   auto value_of = [&](const std::string& name) -> const Value* {
     if (auto it = values.find(name); it != values.end()) return &it->second;
-    if (not_constant.count(name)) return nullptr;
+    if (not_constant.count(name) || dataless.count(name)) return nullptr;
     auto it = inits.find(name);
     if (it == inits.end()) return nullptr;
-    auto v = decode(*it->second);
+    std::optional<Value> v;
+    if (is_external(*it->second)) {
+      // External data is read only here, for a weight-only subgraph small enough to evaluate.
+      auto bytes = read_external(*it->second, model_dir);
+      if (bytes) {
+        onnx::TensorProto copy;
+        copy.set_data_type(it->second->data_type());
+        copy.mutable_dims()->CopyFrom(it->second->dims());
+        copy.set_raw_data(std::move(*bytes));
+        v = decode(copy);
+      }
+    } else {
+      v = decode(*it->second);
+    }
     if (!v) {
       not_constant.insert(name);
       return nullptr;
@@ -872,10 +938,10 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
       if (folded[static_cast<std::size_t>(k)]) continue;
       const onnx::NodeProto& node = graph.node(k);
       if (!(node.domain().empty() || node.domain() == "ai.onnx")) continue;
-      if (nondeterministic(node.op_type()) || node.output_size() == 0) continue;
+      if (!has_kernel(node.op_type()) || node.output_size() == 0) continue;
       bool eligible = true;
       for (const auto& o : node.output())
-        if (o.empty() || graph_outputs.count(o) || values.count(o)) eligible = false;
+        if (o.empty() || graph_outputs.count(o) || values.count(o) || dataless.count(o)) eligible = false;
       for (const auto& a : node.attribute())
         if (a.has_g() || a.graphs_size() > 0) eligible = false;
       if (!eligible) continue;
@@ -885,11 +951,34 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
       if (node.op_type() == "Shape" || node.op_type() == "Size") {
         if (node.input_size() < 1) continue;
         // Never fold the shape of a tensor whose shape is not fully known.
-        if (const Value* v = value_of(node.input(0))) static_shape = &v->shape;
-        else if (auto it = shapes.find(node.input(0)); it != shapes.end()) static_shape = &it->second;
+        if (auto it = values.find(node.input(0)); it != values.end()) static_shape = &it->second.shape;
+        else if (auto st = shapes.find(node.input(0)); st != shapes.end()) static_shape = &st->second;
         if (!static_shape) continue;
       } else {
         if (node.input_size() == 0) continue;
+        int worst = 1;
+        for (const auto& name : node.input()) {
+          if (name.empty()) continue;
+          const int c = classify(name);
+          if (c == 0) { worst = 0; break; }
+          worst = std::max(worst, c);
+        }
+        if (worst == 0) continue;
+        if (worst == 2) {
+          // A weight-only subgraph over weights without bytes: fold it by shape, as a runtime
+          // would fold it by value, so the graph does not depend on whether weights are present.
+          bool known = true;
+          for (const auto& o : node.output())
+            if (!shapes.count(o) || !elem_types.count(o) || !numel(shapes.at(o))) known = false;
+          if (!known) continue;
+          for (const auto& o : node.output()) dataless.emplace(o, elem_types.at(o));
+          result.warnings.push_back("node '" + node.name() + "' (" + node.op_type() +
+                                    ") folded over weights without data; its output has no bytes");
+          folded[static_cast<std::size_t>(k)] = true;
+          ++result.folded;
+          changed = true;
+          continue;
+        }
         bool all = true;
         for (const auto& name : node.input()) {
           if (name.empty()) { in.push_back(nullptr); continue; }
@@ -941,8 +1030,20 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
   std::vector<onnx::TensorProto> produced;
   for (int k = 0; k < n; ++k) {
     if (!folded[static_cast<std::size_t>(k)]) continue;
-    for (const auto& o : graph.node(k).output())
-      if (read.count(o)) produced.push_back(encode(values.at(o), o));
+    for (const auto& o : graph.node(k).output()) {
+      if (!read.count(o)) continue;
+      if (auto v = values.find(o); v != values.end()) {
+        produced.push_back(encode(v->second, o));
+        continue;
+      }
+      // A data-less folded weight: external, with no location, like the weights it came from.
+      onnx::TensorProto t;
+      t.set_name(o);
+      t.set_data_type(dataless.at(o));
+      for (std::int64_t d : shapes.at(o)) t.add_dims(d);
+      t.set_data_location(onnx::TensorProto::EXTERNAL);
+      produced.push_back(std::move(t));
+    }
   }
   for (auto& t : produced) *graph.add_initializer() = std::move(t);
 

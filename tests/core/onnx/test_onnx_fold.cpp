@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "onnx_model_builder.h"
+#include "weft/core/file_io.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/tensor_pb.h"
 
@@ -285,18 +287,49 @@ TEST(OnnxFold, FloatWeightOnlySubgraph) {
   EXPECT_EQ(values_of<float>(*g, "v"), (std::vector<float>{1.5f}));
 }
 
-// Weights whose bytes are external cannot be evaluated: their consumers stay operators.
-TEST(OnnxFold, ExternalWeightsAreNotFolded) {
+// A weight-only subgraph over external weights whose file is absent folds by shape: the result
+// is a weight without data, so the graph does not depend on whether weights.bin is present.
+TEST(OnnxFold, ExternalWeightsAbsentFoldByShape) {
   OnnxModel m;
   m.input("x", {3}).output("y");
-  m.init_external("w", {3}, "weights.bin");
+  m.init_external("w", {3}, "absent_weights.bin");
   m.node("Sigmoid", {"w"}, {"s"});
-  m.node("Mul", {"x", "s"}, {"y"});
+  m.node("Mul", {"x", "s"}, {"y"}, "scale");
   auto g = import(m);
   ASSERT_TRUE(g) << g.error().message;
-  EXPECT_EQ(g->info().folded_nodes, 0);
-  EXPECT_EQ(g->node_count(), 2u);
+  EXPECT_EQ(g->info().folded_nodes, 1);
+  ASSERT_EQ(g->node_count(), 1u);
+  const core::Tensor& s = g->tensor(*g->find_tensor("s"));
+  EXPECT_EQ(s.kind, core::TensorKind::Weight);
+  EXPECT_FALSE(s.data.has_data());
+  EXPECT_EQ(s.shape(), (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(s.dtype, core::DType::Float32);
+  EXPECT_EQ(g->info().warnings.size(), 1u);
   EXPECT_EQ(shape_of(*g, "y"), (std::vector<std::int64_t>{3}));
+}
+
+// When the external file is present, a weight-only subgraph folds by value (the bytes are read
+// only for that subgraph).
+TEST(OnnxFold, ExternalWeightsPresentFoldByValue) {
+  const auto dir = std::filesystem::temp_directory_path() / "weft_fold_external";
+  std::filesystem::create_directories(dir);
+  const std::vector<float> w{0.0f, 0.0f, 0.0f, 0.0f, 100.0f, -100.0f};  // offset 16: the last two
+  ASSERT_TRUE(core::write_file_atomic((dir / "w.bin").string(),
+                                      std::string(reinterpret_cast<const char*>(w.data()), w.size() * 4)));
+  OnnxModel m;
+  m.input("x", {2}).output("y");
+  m.init_external("w", {2}, "w.bin", 16);
+  m.node("Sigmoid", {"w"}, {"s"});
+  m.node("Mul", {"x", "s"}, {"y"}, "scale");
+  auto g = core::import_onnx_bytes(m.bytes(), (dir / "model.onnx").string());
+  ASSERT_TRUE(g) << g.error().message;
+  EXPECT_EQ(g->info().folded_nodes, 1);
+  EXPECT_TRUE(g->info().warnings.empty());
+  const auto s = values_of<float>(*g, "s");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0], 1.0f);
+  EXPECT_LT(s[1], 1e-40f);  // sigmoid(-100) in float32: a denormal
+  EXPECT_GT(s[1], 0.0f);
 }
 
 // A node that produces a graph output is kept, even when its inputs are constant.
