@@ -382,3 +382,21 @@ TEST(OnnxFold, UnsqueezeSqueezeOpset11) {
   EXPECT_EQ(shape_of(*g, "v"), (std::vector<std::int64_t>{1, 2}));
   EXPECT_EQ(values_of<std::int64_t>(*g, "v"), (std::vector<std::int64_t>{7, 8}));
 }
+
+// Folding does not rely on the file being topologically sorted.
+TEST(OnnxFold, UnsortedFileFolds) {
+  OnnxModel m;
+  m.input("x", {6, 2}).output("y");
+  m.init_i64("zero", {1}, {0});
+  m.node("Reshape", {"x", "target"}, {"y"}, "reshape");
+  m.node("Concat", {"zero_u", "s"}, {"target"});
+  OnnxModel::attr_int(*m.graph().mutable_node(1), "axis", 0);
+  m.node("Slice", {"full", "zero", "one"}, {"s"});
+  m.node("Shape", {"x"}, {"full"});
+  m.init_i64("one", {1}, {1}).init_i64("zero_u", {1}, {-1});
+  auto g = import(m);
+  ASSERT_TRUE(g) << g.error().message;
+  EXPECT_EQ(g->info().folded_nodes, 3);
+  EXPECT_EQ(values_of<std::int64_t>(*g, "target"), (std::vector<std::int64_t>{-1, 6}));
+  EXPECT_EQ(shape_of(*g, "y"), (std::vector<std::int64_t>{2, 6}));
+}
