@@ -854,7 +854,100 @@ std::vector<std::string> outer_scope_inputs(const onnx::NodeProto& node) {
   return {outer.begin(), outer.end()};
 }
 
+namespace {
+
+// Inlines If nodes whose condition is an in-memory initializer: the chosen branch's nodes and
+// initializers take the If's place (branch outputs renamed to the If's outputs). Skipped when a
+// branch name would clash with an outer one. Returns the number of If nodes inlined.
+std::int64_t inline_constant_ifs(onnx::GraphProto& graph, std::vector<std::string>& warnings) {
+  std::int64_t count = 0;
+  for (int k = 0; k < graph.node_size(); ++k) {
+    const onnx::NodeProto& node = graph.node(k);
+    if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx") || node.input_size() < 1)
+      continue;
+    const onnx::TensorProto* cond_t = nullptr;
+    for (const auto& t : graph.initializer())
+      if (t.name() == node.input(0)) cond_t = &t;
+    if (!cond_t) continue;
+    auto cond = decode(*cond_t);
+    if (!cond || cond->size() != 1) continue;
+    const bool taken = cond->floating() ? cond->f[0] != 0.0 : cond->i[0] != 0;
+    const onnx::AttributeProto* a = attr(node, taken ? "then_branch" : "else_branch");
+    if (!a || !a->has_g() || a->g().output_size() != node.output_size()) continue;
+    onnx::GraphProto body = a->g();
+
+    std::unordered_set<std::string> outer;
+    for (const auto& v : graph.input()) outer.insert(v.name());
+    for (const auto& t : graph.initializer()) outer.insert(t.name());
+    for (const auto& n : graph.node())
+      for (const auto& o : n.output()) outer.insert(o);
+    std::unordered_set<std::string> produced;
+    bool clash = false;
+    for (const auto& t : body.initializer()) clash |= outer.count(t.name()) > 0;
+    for (const auto& n : body.node())
+      for (const auto& o : n.output()) {
+        if (o.empty()) continue;
+        clash |= outer.count(o) > 0;
+        produced.insert(o);
+      }
+    if (clash) continue;
+
+    std::unordered_map<std::string, std::string> rename;
+    std::vector<onnx::NodeProto> copies;
+    for (int j = 0; j < body.output_size(); ++j) {
+      const std::string& from = body.output(j).name();
+      const std::string& to = node.output(j);
+      if (to.empty()) continue;
+      if (produced.count(from) && !rename.count(from)) {
+        rename.emplace(from, to);
+        continue;
+      }
+      onnx::NodeProto id;  // an outer tensor, initializer or repeated output: copy it
+      id.set_op_type("Identity");
+      id.set_name(node.name() + "/output_" + std::to_string(j));
+      id.add_input(rename.count(from) ? rename.at(from) : from);
+      id.add_output(to);
+      copies.push_back(std::move(id));
+    }
+    bool nested_reads_renamed = false;
+    for (const auto& n : body.node())
+      for (const auto& name : outer_scope_inputs(n)) nested_reads_renamed |= rename.count(name) > 0;
+    if (nested_reads_renamed) continue;
+    for (auto& n : *body.mutable_node()) {
+      for (auto& i : *n.mutable_input())
+        if (auto r = rename.find(i); r != rename.end()) i = r->second;
+      for (auto& o : *n.mutable_output())
+        if (auto r = rename.find(o); r != rename.end()) o = r->second;
+    }
+
+    warnings.push_back("If node '" + node.name() + "' inlined: its condition is constant (" +
+                       (taken ? "then_branch" : "else_branch") + ")");
+    for (auto& t : *body.mutable_initializer()) *graph.add_initializer() = std::move(t);
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    for (int j = 0; j < k; ++j) *nodes.Add() = graph.node(j);
+    for (auto& n : *body.mutable_node()) *nodes.Add() = std::move(n);
+    for (auto& n : copies) *nodes.Add() = std::move(n);
+    for (int j = k + 1; j < graph.node_size(); ++j) *nodes.Add() = graph.node(j);
+    graph.mutable_node()->Swap(&nodes);
+    ++count;
+    --k;  // look at what now sits at k (the inlined nodes may hold another If)
+  }
+  return count;
+}
+
+FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir);
+
+}  // namespace
+
 FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir) {
+  FoldResult result = fold_values(graph, opset, model_dir);
+  result.folded += inline_constant_ifs(graph, result.warnings);
+  return result;
+}
+
+namespace {
+
+FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir) {
   FoldResult result;
   std::unordered_map<std::string, Shape> shapes;
   std::unordered_map<std::string, std::int32_t> elem_types;
@@ -1058,4 +1151,5 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset, const std::st
   return result;
 }
 
+}  // namespace
 }  // namespace weft::core::detail

@@ -16,7 +16,8 @@ struct FoldResult {
   std::vector<std::string> warnings;
 };
 
-/// One folding round over the top-level graph (subgraphs of If/Loop/Scan are left alone).
+/// One folding round over the top-level graph (subgraphs of If/Loop/Scan are left alone, except
+/// that an If whose condition is a constant is replaced by its chosen branch).
 /// Uses the shapes currently in value_info / inputs / outputs. External weights are read (from
 /// model_dir) only when a weight-only subgraph consumes them; where their file is absent the
 /// subgraph is folded by shape alone and its outputs become weights without data. Folded nodes are removed and

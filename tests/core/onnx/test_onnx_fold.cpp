@@ -400,3 +400,36 @@ TEST(OnnxFold, UnsortedFileFolds) {
   EXPECT_EQ(values_of<std::int64_t>(*g, "target"), (std::vector<std::int64_t>{-1, 6}));
   EXPECT_EQ(shape_of(*g, "y"), (std::vector<std::int64_t>{2, 6}));
 }
+
+// An If whose condition folds to a constant is replaced by the chosen branch; its outputs keep
+// their names and shapes, and what follows sees the branch's operators.
+TEST(OnnxFold, ConstantIfIsInlined) {
+  OnnxModel m;
+  m.input("x", {2, 3}).output("z");
+  m.init_i64("sixteen", {}, {16}).init_i64("sr", {}, {16});
+  m.node("Equal", {"sr", "sixteen"}, {"cond"});
+  auto& node = m.node("If", {"cond"}, {"y"}, "choose");
+  for (const char* which : {"then_branch", "else_branch"}) {
+    auto* a = node.add_attribute();
+    a->set_name(which);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(which);
+    auto* n = body->add_node();
+    n->set_op_type(std::string(which) == "then_branch" ? "Neg" : "Sigmoid");
+    n->set_name(std::string(which) + "_op");
+    n->add_input("x");
+    n->add_output(std::string(which) + "_out");
+    body->add_output()->set_name(std::string(which) + "_out");
+  }
+  m.node("Relu", {"y"}, {"z"}, "after");
+  auto g = import(m);
+  ASSERT_TRUE(g) << g.error().message;
+  ASSERT_EQ(g->node_count(), 2u);
+  EXPECT_EQ(g->info().folded_nodes, 2);  // the Equal, then the If
+  const core::NodeId neg = *g->find_node("then_branch_op");
+  EXPECT_EQ(g->node(neg).op_type, "Neg");
+  EXPECT_EQ(g->tensor(g->node(neg).outputs[0]).name, "y");
+  EXPECT_EQ(shape_of(*g, "z"), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(g->successors(neg).size(), 1u);
+}
