@@ -20,6 +20,24 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
+// Integer kernels wrap like two's-complement hardware instead of invoking undefined behaviour
+// on hostile constants; double → int64 saturates.
+std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t wrap_sub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+std::int64_t wrap_mul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+std::int64_t saturate(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9.2e18) return std::numeric_limits<std::int64_t>::max();
+  if (v <= -9.2e18) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(v);
+}
+
 // A small dense tensor for the reference kernels: floating types in doubles (rounded back to
 // float32 after every op so results match float arithmetic), integers and bools in int64.
 struct Value {
@@ -36,14 +54,16 @@ struct Value {
   }
   std::int64_t as_int(std::int64_t k) const {
     const auto u = static_cast<std::size_t>(k);
-    return floating() ? static_cast<std::int64_t>(f[u]) : i[u];
+    return floating() ? saturate(f[u]) : i[u];
   }
 };
 
 std::optional<std::int64_t> numel(const Shape& s) {
   std::int64_t n = 1;
   for (std::int64_t d : s) {
-    if (d < 0) return std::nullopt;
+    // Bounding every dim (not just the product) keeps shape arithmetic free of overflow even
+    // when another dim is 0.
+    if (d < 0 || d > kMaxFoldElements) return std::nullopt;
     if (d != 0 && n > kMaxFoldElements / d) return std::nullopt;
     n *= d;
   }
@@ -263,7 +283,7 @@ std::optional<Outputs> k_unary(const std::string& op, const Value& x) {
       return static_cast<double>((v > 0) - (v < 0));
     };
     if (out.floating()) for (double& v : out.f) v = fn(v);
-    else for (auto& v : out.i) v = static_cast<std::int64_t>(fn(static_cast<double>(v)));
+    else for (auto& v : out.i) v = saturate(fn(static_cast<double>(v)));
     normalize(out);
     return Outputs{out};
   }
@@ -326,24 +346,31 @@ std::optional<Outputs> k_binary(const std::string& op, const onnx::NodeProto& no
         else if (op == "GreaterOrEqual") acc = acc >= b;
         else return std::nullopt;
       }
-      if (out.floating()) out.f[k] = acc; else out.i[k] = static_cast<std::int64_t>(acc);
+      if (out.floating()) out.f[k] = acc; else out.i[k] = saturate(acc);
     } else {
       std::int64_t acc = in[0]->as_int(maps[0][k]);
       for (std::size_t j = 1; j < in.size(); ++j) {
         const std::int64_t b = in[j]->as_int(maps[j][k]);
-        if (op == "Add" || op == "Sum") acc += b;
-        else if (op == "Sub") acc -= b;
-        else if (op == "Mul") acc *= b;
-        else if (op == "Div") { if (b == 0) return std::nullopt; acc /= b; }
+        if (op == "Add" || op == "Sum") acc = wrap_add(acc, b);
+        else if (op == "Sub") acc = wrap_sub(acc, b);
+        else if (op == "Mul") acc = wrap_mul(acc, b);
+        else if (op == "Div") {
+          if (b == 0 || (b == -1 && acc == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
+          acc /= b;
+        }
         else if (op == "Mod") {
-          if (b == 0) return std::nullopt;
+          if (b == 0 || b == -1) {
+            if (b == 0) return std::nullopt;
+            acc = 0;
+            continue;
+          }
           const std::int64_t r = acc % b;
           // Integer Mod follows the divisor's sign (Python) unless fmod=1 (C).
           acc = (!fmod_mode && r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
         }
         else if (op == "Max") acc = std::max(acc, b);
         else if (op == "Min") acc = std::min(acc, b);
-        else if (op == "Pow") acc = static_cast<std::int64_t>(std::pow(static_cast<double>(acc), static_cast<double>(b)));
+        else if (op == "Pow") acc = saturate(std::pow(static_cast<double>(acc), static_cast<double>(b)));
         else if (op == "Equal") acc = acc == b;
         else if (op == "Less") acc = acc < b;
         else if (op == "Greater") acc = acc > b;
@@ -532,7 +559,9 @@ std::optional<Outputs> k_slice(const onnx::NodeProto& node, const Inputs& in, st
   Shape shape = x.shape;
   for (std::size_t k = 0; k < starts.size(); ++k) {
     const std::int64_t a = norm_axis(axes[k], rank);
-    if (a < 0 || a >= static_cast<std::int64_t>(rank) || steps[k] == 0) return std::nullopt;
+    if (a < 0 || a >= static_cast<std::int64_t>(rank) || steps[k] == 0 ||
+        steps[k] == std::numeric_limits<std::int64_t>::min())
+      return std::nullopt;
     const auto ax = static_cast<std::size_t>(a);
     const std::int64_t dim = x.shape[ax];
     const std::int64_t step = steps[k];
@@ -542,11 +571,11 @@ std::optional<Outputs> k_slice(const onnx::NodeProto& node, const Inputs& in, st
     if (step > 0) {
       s = std::clamp<std::int64_t>(s, 0, dim);
       e = std::clamp<std::int64_t>(e, 0, dim);
-      shape[ax] = e > s ? (e - s + step - 1) / step : 0;
+      shape[ax] = e > s ? (e - s - 1) / step + 1 : 0;
     } else {
       s = std::clamp<std::int64_t>(s, -1, dim - 1);
       e = std::clamp<std::int64_t>(e, -1, dim - 1);
-      shape[ax] = s > e ? (s - e - step - 1) / (-step) : 0;
+      shape[ax] = s > e ? (s - e - 1) / (-step) + 1 : 0;
     }
     b[ax] = s;
     st[ax] = step;
@@ -578,7 +607,9 @@ std::optional<Outputs> k_reshape(const onnx::NodeProto& node, const Value& x, co
     } else if (t[k] < 0) {
       return std::nullopt;
     } else {
+      if (t[k] > kMaxFoldElements) return std::nullopt;
       known *= t[k];
+      if (known > kMaxFoldElements) return std::nullopt;
     }
   }
   if (infer >= 0) {
@@ -603,8 +634,8 @@ std::optional<Outputs> k_tile(const Value& x, const Value& reps_v) {
   if (reps.size() != x.shape.size()) return std::nullopt;
   Shape shape = x.shape;
   for (std::size_t k = 0; k < shape.size(); ++k) {
-    if (reps[k] < 0) return std::nullopt;
-    shape[k] *= reps[k];
+    if (reps[k] < 0 || reps[k] > kMaxFoldElements) return std::nullopt;
+    shape[k] *= reps[k];  // both <= 2^22: no overflow; numel() below bounds the product
   }
   if (!numel(shape)) return std::nullopt;
   const auto xs = strides_of(x.shape);
@@ -650,7 +681,7 @@ std::optional<Outputs> k_range(const Inputs& in) {
   for (std::int64_t k = 0; k < static_cast<std::int64_t>(count); ++k) {
     const auto u = static_cast<std::size_t>(k);
     if (out.floating()) out.f[u] = start + static_cast<double>(k) * delta;
-    else out.i[u] = s.as_int(0) + k * in[2]->as_int(0);
+    else out.i[u] = wrap_add(s.as_int(0), wrap_mul(k, in[2]->as_int(0)));
   }
   normalize(out);
   return Outputs{out};
@@ -714,7 +745,7 @@ std::optional<Outputs> k_reduce(const std::string& op, const onnx::NodeProto& no
   Value out = make(x.dtype, shape);
   for (std::size_t k = 0; k < acc.size(); ++k) {
     const double v = op == "ReduceMean" ? acc[k] / static_cast<double>(group) : acc[k];
-    if (out.floating()) out.f[k] = v; else out.i[k] = static_cast<std::int64_t>(v);
+    if (out.floating()) out.f[k] = v; else out.i[k] = saturate(v);
   }
   normalize(out);
   return Outputs{out};
@@ -769,7 +800,7 @@ std::optional<Outputs> evaluate(const onnx::NodeProto& node, const Inputs& in, c
       out.i[0] = numel(s).value_or(-1);
       if (out.i[0] < 0) {
         std::int64_t n = 1;
-        for (std::int64_t d : s) n *= d;
+        for (std::int64_t d : s) n = wrap_mul(n, d);
         out.i[0] = n;
       }
       return Outputs{out};

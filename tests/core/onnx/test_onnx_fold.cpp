@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -432,4 +433,34 @@ TEST(OnnxFold, ConstantIfIsInlined) {
   EXPECT_EQ(g->tensor(g->node(neg).outputs[0]).name, "y");
   EXPECT_EQ(shape_of(*g, "z"), (std::vector<std::int64_t>{2, 3}));
   EXPECT_EQ(g->successors(neg).size(), 1u);
+}
+
+// Hostile constants (overflowing products, INT64_MIN / -1, huge steps and reshape targets) fold
+// without undefined behaviour or giant allocations (found by fuzzing shufflenet's constants).
+TEST(OnnxFold, HostileConstantsAreSafe) {
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  auto mul = fold_one("Mul", {"a", "b"});
+  mul.init_i64("a", {1}, {116}).init_i64("b", {1}, {-(std::int64_t{1} << 62)});
+  auto g = import(mul);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->info().folded_nodes, 1);  // wraps like int64 hardware
+
+  auto div = fold_one("Div", {"a", "b"});
+  div.init_i64("a", {1}, {kMin}).init_i64("b", {1}, {-1});
+  auto g2 = import(div);
+  ASSERT_TRUE(g2);
+  EXPECT_EQ(g2->info().folded_nodes, 0);
+
+  auto slice = fold_one("Slice", {"d", "s", "e", "a", "st"});
+  slice.init_i64("d", {4}, {1, 2, 3, 4}).init_i64("s", {1}, {1}).init_i64("e", {1}, {4});
+  slice.init_i64("a", {1}, {0}).init_i64("st", {1}, {std::numeric_limits<std::int64_t>::max()});
+  auto g3 = import(slice);
+  ASSERT_TRUE(g3);
+  EXPECT_EQ(values_of<std::int64_t>(*g3, "v"), (std::vector<std::int64_t>{2}));
+
+  auto cos = fold_one("ConstantOfShape", {"s"});
+  cos.init_i64("s", {2}, {0, std::int64_t{1} << 40});
+  auto g4 = import(cos);
+  ASSERT_TRUE(g4);
+  EXPECT_EQ(g4->info().folded_nodes, 0);
 }
