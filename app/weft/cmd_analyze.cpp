@@ -88,7 +88,7 @@ void print_text(const LoadedModel& m, const core::AnalysisReport& r) {
   if (heavy.size() > 5) heavy.resize(5);
   if (!heavy.empty()) {
     std::cout << "\ncritical path, heaviest operators:\n";
-    std::cout << "  " << std::string(10 - 7, ' ') << "time_us  share  bound    op                 name\n";
+    std::cout << "     time_us  share  bound    op                 name\n";
     for (core::NodeId n : heavy) {
       const core::NodeCost& c = r.costs[n];
       const double share = r.critical.span_us > 0 ? 100.0 * c.time_us / r.critical.span_us : 0;
