@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "weft/core/file_io.h"
+
 namespace {
 
 struct Result {
@@ -23,7 +25,7 @@ struct Result {
 
 std::string temp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
 
-Result weft(const std::string& args) {
+Result run_weft(const std::string& args) {
   Result r;
   const std::string err_path = temp("weft_cli_analyze_stderr_" + std::to_string(::getpid()) + ".txt");
   const std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " 2>" + err_path;
@@ -33,8 +35,7 @@ Result weft(const std::string& args) {
   while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
   const int status = pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_path);
-  r.err.assign(std::istreambuf_iterator<char>(in), {});
+  if (auto err = weft::core::read_file(err_path)) r.err = std::move(*err);
   std::filesystem::remove(err_path);
   return r;
 }
@@ -45,7 +46,7 @@ const char* kPpocrDims =
     " --dim p2o.DynamicDimension.0=1 --dim p2o.DynamicDimension.1=640 --dim p2o.DynamicDimension.2=640";
 
 nlohmann::json analyze_json(const std::string& name, const std::string& extra = "") {
-  const Result r = weft("analyze " + model(name) + " --json" + extra);
+  const Result r = run_weft("analyze " + model(name) + " --json" + extra);
   EXPECT_EQ(r.code, 0) << name << ": " << r.err;
   try {
     return nlohmann::json::parse(r.out);
@@ -130,7 +131,7 @@ TEST(CliAnalyze, EveryModelIsConsistent) {
 
 // The readable summary has every figure and the critical path's heaviest operators.
 TEST(CliAnalyze, TextSummary) {
-  const Result r = weft("analyze " + model("googlenet") + " --device a100-sxm");
+  const Result r = run_weft("analyze " + model("googlenet") + " --device a100-sxm");
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* part : {"operators       139", "edges           165", "depth           58",
                            "widest level    4", "antichain width 4", "work/span", "verdict", "a100-sxm",
@@ -140,7 +141,7 @@ TEST(CliAnalyze, TextSummary) {
 
 // ppocr without --dim: the unresolved dims are named and analysis still completes.
 TEST(CliAnalyze, UnresolvedDimsAreReported) {
-  const Result r = weft("analyze " + model("ppocr_v4_det") + " --json");
+  const Result r = run_weft("analyze " + model("ppocr_v4_det") + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["unresolved_dims"].empty());
@@ -169,7 +170,7 @@ TEST(CliAnalyze, DeviceChangesCosts) {
 // message names the file.
 TEST(CliAnalyze, ExitCodes) {
   const std::string missing = temp("weft_no_such_model.onnx");
-  Result r = weft("analyze " + missing);
+  Result r = run_weft("analyze " + missing);
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(contains(r.err, missing)) << r.err;
 
@@ -179,38 +180,40 @@ TEST(CliAnalyze, ExitCodes) {
     std::mt19937 rng(7);
     for (int i = 0; i < 4096; ++i) out.put(static_cast<char>(rng() & 0xff));
   }
-  r = weft("analyze " + garbage);
+  r = run_weft("analyze " + garbage);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, garbage)) << r.err;
   {
     std::ofstream out(garbage, std::ios::binary | std::ios::trunc);
   }
-  r = weft("analyze " + garbage);
+  r = run_weft("analyze " + garbage);
   EXPECT_EQ(r.code, 2) << r.err;
   std::filesystem::remove(garbage);
 
-  EXPECT_EQ(weft("analyze " + model("googlenet") + " --bogus").code, 1);
-  EXPECT_EQ(weft("analyze").code, 1);
-  EXPECT_EQ(weft("analyze " + model("googlenet") + " --dim nonsense").code, 1);
-  r = weft("analyze " + model("googlenet") + " --device tpu-v9");
+  EXPECT_EQ(run_weft("analyze " + model("googlenet") + " --bogus").code, 1);
+  EXPECT_EQ(run_weft("analyze").code, 1);
+  EXPECT_EQ(run_weft("analyze " + model("googlenet") + " --dim nonsense").code, 1);
+  r = run_weft("analyze " + model("googlenet") + " --device tpu-v9");
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(contains(r.err, "h100-sxm")) << "known devices are listed: " << r.err;
 }
 
 // weft devices lists the presets; without a GPU it says why and exits 3.
 TEST(CliDevices, ListsPresets) {
-  const Result r = weft("devices");
+  const Result r = run_weft("devices");
   ASSERT_TRUE(r.code == 0 || r.code == 3) << r.code << r.err;
   for (const char* preset : {"h100-sxm", "h200", "a100-sxm", "l4", "rtx-4090"})
     EXPECT_TRUE(contains(r.out, preset)) << preset << "\n" << r.out;
-  if (r.code == 3) EXPECT_TRUE(contains(r.out, "no CUDA GPU: ")) << r.out;
+  if (r.code == 3) {
+    EXPECT_TRUE(contains(r.out, "no CUDA GPU: ")) << r.out;
+  }
 
-  const Result j = weft("devices --json");
+  const Result j = run_weft("devices --json");
   EXPECT_EQ(j.code, r.code);
   const auto doc = nlohmann::json::parse(j.out);
   std::set<std::string> names;
   for (const auto& p : doc["presets"]) names.insert(p["name"].get<std::string>());
   EXPECT_TRUE(names.count("h100-sxm"));
   EXPECT_EQ(doc.contains("gpu_error"), j.code == 3);
-  EXPECT_EQ(weft("devices --bogus").code, 1);
+  EXPECT_EQ(run_weft("devices --bogus").code, 1);
 }
