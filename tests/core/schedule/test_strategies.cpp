@@ -5,6 +5,7 @@
 
 #include "schedule_test_util.h"
 #include "test_graphs.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"
 
@@ -188,4 +189,17 @@ TEST(Strategies, ErrorsAndWarnings) {
   EXPECT_TRUE(core::schedule_warnings(s, opts(8), core::DeviceSpec{}).empty());
   EXPECT_EQ(core::strategy_names(),
             (std::vector<std::string>{"sequential", "seed-greedy", "level-rr", "chains", "cp-list", "resource-aware"}));
+}
+
+// sequential: one stream whose peak live bytes never exceed the file order's.
+TEST(Strategies, SequentialPeakNoHigherThanFileOrder) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const core::Graph g = test::make_random_dag(60, 0.08, seed);
+    const Schedule s = run("sequential", g, test::uniform_costs(g, 1.0), opts(8));
+    ASSERT_EQ(s.stream_count(), 1u);
+    std::vector<NodeId> file(g.node_count());
+    for (std::size_t v = 0; v < file.size(); ++v) file[v] = static_cast<NodeId>(v);
+    EXPECT_LE(core::linear_lower_bound(g, s.streams[0]), core::linear_lower_bound(g, file)) << "seed " << seed;
+    EXPECT_TRUE(s.events.empty());
+  }
 }
