@@ -1,7 +1,8 @@
 // TEMPORARY stand-in for analysis.h's min_chain_cover until the analysis pass lands on main;
 // delete this file when merging it. Exact (Fulkerson's reduction: V − maximum matching on the
 // reachability relation, Kuhn's augmenting paths, direct edges tried first), but with a V²/8-byte
-// closure, so only for small graphs.
+// closure, so only for small graphs. Weak, so that the analysis pass's definition wins (and
+// nothing fails to link) if both are on main before this file is deleted.
 #include <algorithm>
 
 #include "weft/core/analysis.h"
@@ -9,7 +10,7 @@
 
 namespace weft::core {
 
-ChainCover min_chain_cover(const Graph& graph) {
+[[gnu::weak]] ChainCover min_chain_cover(const Graph& graph) {
   const std::size_t n = graph.node_count();
   std::vector<Bitset> reach(n, Bitset(n));
   const auto topo = graph.topo_order();
