@@ -236,6 +236,13 @@ TEST(Prediction, Verdicts) {
   }
   {
     const auto costs = test::table({compute_bound(100), compute_bound(100), compute_bound(100),
+                                    compute_bound(100), compute_bound(100), compute_bound(100)});
+    auto p = core::predict(g, s, costs, test::test_device());
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->verdict, "branches all fill the SMs: little to gain");
+  }
+  {
+    const auto costs = test::table({compute_bound(100), compute_bound(100), compute_bound(100),
                                     bandwidth_bound(100), bandwidth_bound(100), bandwidth_bound(100)});
     auto p = core::predict(g, s, costs, test::test_device());
     ASSERT_TRUE(p);

@@ -78,16 +78,19 @@ struct Prediction {
   double speedup_vs_graph = 0;  ///< sequential_graph_us / makespan_us (quoted first)
   double speedup_vs_eager = 0;  ///< sequential_eager_us / makespan_us
   WorkSpan work_span;
-  /// Makespans of counterfactual runs used by the verdict: events free, no bandwidth sharing.
+  /// Makespans of counterfactual runs used by the verdict: events free, no bandwidth sharing,
+  /// no SM sharing.
   double free_events_us = 0;
   double no_bandwidth_sharing_us = 0;
+  double no_compute_sharing_us = 0;
   std::string verdict;
 };
 
-/// Simulates the schedule and both baselines (4-5 simulations) and judges it: "chain: no
+/// Simulates the schedule, both baselines and three counterfactuals (6 simulations) and judges it: "chain: no
 /// inter-operator parallelism (width 1)", "events cost more than the overlap gains: coarsen",
-/// "branches are all bandwidth-bound: little to gain", or "critical path bounds the speedup at
-/// 1.8x; this schedule reaches 1.6x" (speedup against the sequential run in the same mode).
+/// "branches are all bandwidth-bound: little to gain", "branches all fill the SMs: little to
+/// gain", "single stream: ..." or "critical path bounds the speedup at 1.8x; this schedule
+/// reaches 1.6x" (speedup against the sequential run in the same mode).
 /// Errors: as issue_order().
 Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,
                              const DeviceSpec& device, const SimOptions& options = {});
