@@ -142,3 +142,18 @@ TEST(CliSimulate, Errors) {
   EXPECT_EQ(run("simulate " + model("googlenet.onnx") + " --bogus").code, 1);
   EXPECT_NE(run("simulate /nonexistent/model.onnx").code, 0);
 }
+
+// `weft schedule --compare` carries the predicted time and both speedups; sequential is 1.00x vs eager.
+TEST(CliSimulate, CompareHasPredictedColumns) {
+  const Result r = run("schedule " + model("googlenet.onnx") + " --compare --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json j = json::parse(r.out);
+  ASSERT_FALSE(j["strategies"].empty());
+  for (const json& row : j["strategies"]) {
+    ASSERT_TRUE(row.contains("predicted us")) << row.dump();
+    EXPECT_GT(row["predicted us"].get<double>(), 0);
+    EXPECT_TRUE(row.contains("vs graph"));
+    EXPECT_TRUE(row.contains("vs eager"));
+    if (row["strategy"] == "sequential") EXPECT_NEAR(row["vs eager"].get<double>(), 1.0, 1e-9);
+  }
+}
