@@ -154,6 +154,8 @@ TEST(CliSimulate, CompareHasPredictedColumns) {
     EXPECT_GT(row["predicted us"].get<double>(), 0);
     EXPECT_TRUE(row.contains("vs graph"));
     EXPECT_TRUE(row.contains("vs eager"));
-    if (row["strategy"] == "sequential") EXPECT_NEAR(row["vs eager"].get<double>(), 1.0, 1e-9);
+    if (row["strategy"] == "sequential") {
+      EXPECT_NEAR(row["vs eager"].get<double>(), 1.0, 1e-9);
+    }
   }
 }
