@@ -31,7 +31,8 @@ struct RunResult {
   std::map<std::string, HostTensor> outputs;  ///< by graph-output name
   Timeline timeline;          ///< measured, of the median iteration
   double wall_ms = 0;         ///< median wall time of one iteration
-  std::vector<double> iteration_ms;
+  std::vector<double> iteration_ms;  ///< every timed iteration, in run order
+  std::int64_t arena_bytes = 0;       ///< the plan's arena (one allocation)
 };
 
 class Executor {
