@@ -1,14 +1,389 @@
-// Placeholder until the importer lands (issue 2).
+// ONNX import: parse (protobuf, up to 2 GB) → Constant nodes to initializers → bind --dim
+// symbols → [shape inference ⇄ constant folding] to a fixed point → immutable Graph.
 #include "weft/core/onnx_import.h"
 
-namespace weft::core {
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 
-Expected<Graph> import_onnx(const std::string& path, const ImportOptions&) {
-  return make_error(ErrorKind::Internal, path + ": the ONNX importer is not built yet");
+#include <climits>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "onnx_fold.h"
+#include "onnx_proto_util.h"
+#include "weft/core/file_io.h"
+
+namespace weft::core {
+namespace {
+
+// Inference and folding alternate; real models settle in a handful of rounds.
+constexpr int kMaxFoldRounds = 64;
+
+Error invalid(const std::string& path, const std::string& what) {
+  return make_error(ErrorKind::InvalidInput, path + ": " + what);
 }
 
-Expected<Graph> import_onnx_bytes(std::string_view, const std::string& model_path, const ImportOptions&) {
-  return make_error(ErrorKind::Internal, model_path + ": the ONNX importer is not built yet");
+Status parse_model(std::string_view bytes, const std::string& path, onnx::ModelProto& model) {
+  if (bytes.empty()) return invalid(path, "the file is empty, not an ONNX model");
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+    return invalid(path, "the file is larger than 2 GB, the protobuf limit for one ONNX model file");
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  // The default total-bytes limit is far below 2 GB; raise it so large models parse.
+  coded.SetTotalBytesLimit(INT_MAX);
+  bool ok = false;
+  try {
+    ok = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  } catch (const std::exception& e) {
+    return invalid(path, std::string("not a valid ONNX protobuf: ") + e.what());
+  }
+  if (!ok) return invalid(path, "not a valid ONNX protobuf (truncated or corrupt file)");
+  if (!model.has_graph()) return invalid(path, "not an ONNX model: it holds no graph");
+  if (model.graph().node_size() == 0 && model.graph().input_size() == 0 && model.graph().output_size() == 0)
+    return invalid(path, "not an ONNX model: its graph is empty");
+  return {};
+}
+
+std::int64_t default_opset(const onnx::ModelProto& model) {
+  for (const auto& op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") return op.version();
+  return 0;
+}
+
+onnx::TensorProto scalar_or_vector(const std::string& name, onnx::TensorProto::DataType type, bool vector,
+                                   std::size_t count) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(type);
+  if (vector) t.add_dims(static_cast<std::int64_t>(count));
+  return t;
+}
+
+// Constant nodes become initializers (ONNX Runtime's convention): they are weights, not operators.
+Status constants_to_initializers(onnx::GraphProto& g, const std::string& path, GraphInfo& info) {
+  auto* nodes = g.mutable_node();
+  int keep = 0;
+  for (int k = 0; k < nodes->size(); ++k) {
+    onnx::NodeProto& node = *nodes->Mutable(k);
+    const bool is_constant = node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
+    if (!is_constant) {
+      if (keep != k) nodes->SwapElements(keep, k);
+      ++keep;
+      continue;
+    }
+    const std::string where = "Constant node '" + node.name() + "'";
+    if (node.output_size() < 1 || node.output(0).empty()) return invalid(path, where + " has no output");
+    if (node.attribute_size() != 1) return invalid(path, where + " must have exactly one value attribute");
+    const onnx::AttributeProto& a = node.attribute(0);
+    const std::string& out = node.output(0);
+    onnx::TensorProto t;
+    if (a.name() == "value") {
+      t = a.t();
+    } else if (a.name() == "value_float") {
+      t = scalar_or_vector(out, onnx::TensorProto::FLOAT, false, 1);
+      t.add_float_data(a.f());
+    } else if (a.name() == "value_floats") {
+      t = scalar_or_vector(out, onnx::TensorProto::FLOAT, true, static_cast<std::size_t>(a.floats_size()));
+      for (float f : a.floats()) t.add_float_data(f);
+    } else if (a.name() == "value_int") {
+      t = scalar_or_vector(out, onnx::TensorProto::INT64, false, 1);
+      t.add_int64_data(a.i());
+    } else if (a.name() == "value_ints") {
+      t = scalar_or_vector(out, onnx::TensorProto::INT64, true, static_cast<std::size_t>(a.ints_size()));
+      for (std::int64_t i : a.ints()) t.add_int64_data(i);
+    } else if (a.name() == "value_string") {
+      t = scalar_or_vector(out, onnx::TensorProto::STRING, false, 1);
+      t.add_string_data(a.s());
+    } else if (a.name() == "value_strings") {
+      t = scalar_or_vector(out, onnx::TensorProto::STRING, true, static_cast<std::size_t>(a.strings_size()));
+      for (const std::string& s : a.strings()) t.add_string_data(s);
+    } else if (a.name() == "sparse_value") {
+      // Kept as a dense weight of the right shape without data; nothing folds through it.
+      t.set_data_type(a.sparse_tensor().values().data_type());
+      for (std::int64_t d : a.sparse_tensor().dims()) t.add_dims(d);
+      t.set_data_location(onnx::TensorProto::EXTERNAL);
+      info.warnings.push_back(where + ": sparse constant kept without data");
+    } else {
+      return invalid(path, where + " has an unknown attribute '" + a.name() + "'");
+    }
+    t.set_name(out);
+    *g.add_initializer() = std::move(t);
+    ++info.constant_nodes;
+  }
+  while (nodes->size() > keep) nodes->RemoveLast();
+  return {};
+}
+
+struct InputSymbols {
+  std::string tensor;
+  std::vector<std::string> symbols;  // per dim: the dim_param, "" when none
+};
+
+// Binds --dim NAME=VALUE on graph inputs (rewriting dim_param to dim_value so inference
+// propagates the values) and lists what stays unresolved.
+std::vector<InputSymbols> bind_dims(onnx::GraphProto& g, const ImportOptions& options,
+                                    const std::unordered_set<std::string>& initializers, GraphInfo& info) {
+  std::vector<InputSymbols> result;
+  std::set<std::string> used;
+  for (auto& in : *g.mutable_input()) {
+    if (initializers.count(in.name()) || !in.type().has_tensor_type()) continue;
+    InputSymbols s{in.name(), {}};
+    if (!in.type().tensor_type().has_shape()) {
+      result.push_back(std::move(s));
+      continue;
+    }
+    auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (int d = 0; d < shape->dim_size(); ++d) {
+      auto* dim = shape->mutable_dim(d);
+      s.symbols.push_back(dim->has_dim_param() ? dim->dim_param() : std::string());
+      if (dim->has_dim_value()) continue;
+      const std::string where = in.name() + ": dim " + std::to_string(d);
+      if (dim->has_dim_param()) {
+        auto it = options.dims.find(dim->dim_param());
+        if (it != options.dims.end()) {
+          used.insert(it->first);
+          dim->set_dim_value(it->second);  // clears dim_param (oneof)
+          continue;
+        }
+        info.unresolved_dims.push_back(where + " '" + dim->dim_param() + "'");
+      } else {
+        info.unresolved_dims.push_back(where + " (unnamed)");
+      }
+    }
+    result.push_back(std::move(s));
+  }
+  for (const auto& [name, value] : options.dims)
+    if (!used.count(name)) info.warnings.push_back("--dim " + name + "=" + std::to_string(value) +
+                                                   " matches no symbolic dimension of a graph input");
+  return result;
+}
+
+void run_shape_inference(onnx::ModelProto& model, const std::vector<onnx::ValueInfoProto>& file_value_info,
+                         const std::string& path, GraphInfo& info) {
+  // Start from what the file declared, minus names that folding turned into initializers,
+  // so stale unknown shapes from an earlier round never pin a tensor.
+  onnx::GraphProto& g = *model.mutable_graph();
+  std::unordered_set<std::string> inits;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+  g.clear_value_info();
+  for (const auto& vi : file_value_info)
+    if (!inits.count(vi.name())) *g.add_value_info() = vi;
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(false, 0, false));
+  } catch (const std::exception& e) {
+    info.warnings.push_back(path + ": shape inference stopped early: " + e.what());
+  }
+}
+
+int known_score(const onnx::TypeProto& t) {
+  if (!t.has_tensor_type()) return -1;
+  if (!t.tensor_type().has_shape()) return 0;
+  int s = 1;
+  for (const auto& d : t.tensor_type().shape().dim()) s += d.has_dim_value() ? 2 : 0;
+  return s;
+}
+
+void apply_type(Tensor& t, const onnx::TypeProto& type) {
+  if (!type.has_tensor_type()) return;
+  const auto& tt = type.tensor_type();
+  if (tt.elem_type() != 0) t.dtype = detail::dtype_from_onnx(tt.elem_type());
+  if (!tt.has_shape()) return;
+  t.rank_known = true;
+  t.dims.clear();
+  for (const auto& d : tt.shape().dim()) {
+    Dim dim;
+    if (d.has_dim_value() && d.dim_value() >= 0) dim.value = d.dim_value();
+    if (d.has_dim_param()) dim.symbol = d.dim_param();
+    t.dims.push_back(std::move(dim));
+  }
+}
+
+Attribute convert_attribute(const onnx::AttributeProto& a) {
+  Attribute r;
+  r.name = a.name();
+  auto type = a.type();
+  if (type == onnx::AttributeProto::UNDEFINED) {
+    // Pre-IR-3 files omit the type; infer it from the field that is set.
+    if (a.has_f()) type = onnx::AttributeProto::FLOAT;
+    else if (a.has_i()) type = onnx::AttributeProto::INT;
+    else if (a.has_s()) type = onnx::AttributeProto::STRING;
+    else if (a.has_t()) type = onnx::AttributeProto::TENSOR;
+    else if (a.has_g()) type = onnx::AttributeProto::GRAPH;
+    else if (a.floats_size()) type = onnx::AttributeProto::FLOATS;
+    else if (a.ints_size()) type = onnx::AttributeProto::INTS;
+    else if (a.strings_size()) type = onnx::AttributeProto::STRINGS;
+    else if (a.graphs_size()) type = onnx::AttributeProto::GRAPHS;
+  }
+  switch (type) {
+    case onnx::AttributeProto::FLOAT: r.type = Attribute::Type::Float; r.f = a.f(); break;
+    case onnx::AttributeProto::INT: r.type = Attribute::Type::Int; r.i = a.i(); break;
+    case onnx::AttributeProto::STRING: r.type = Attribute::Type::String; r.s = a.s(); break;
+    case onnx::AttributeProto::FLOATS: r.type = Attribute::Type::Floats; r.floats.assign(a.floats().begin(), a.floats().end()); break;
+    case onnx::AttributeProto::INTS: r.type = Attribute::Type::Ints; r.ints.assign(a.ints().begin(), a.ints().end()); break;
+    case onnx::AttributeProto::STRINGS: r.type = Attribute::Type::Strings; r.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case onnx::AttributeProto::TENSOR: {
+      r.type = Attribute::Type::Tensor;
+      r.tensor_dtype = detail::dtype_from_onnx(a.t().data_type());
+      r.tensor_dims.assign(a.t().dims().begin(), a.t().dims().end());
+      std::string why;
+      if (!detail::tensor_bytes(a.t(), r.tensor_bytes, why)) r.tensor_bytes.clear();
+      break;
+    }
+    case onnx::AttributeProto::GRAPH: r.type = Attribute::Type::Graph; r.i = 1; break;
+    case onnx::AttributeProto::GRAPHS: r.type = Attribute::Type::Graphs; r.i = a.graphs_size(); break;
+    default: r.type = Attribute::Type::Undefined; break;
+  }
+  return r;
+}
+
+std::string model_dir_of(const std::string& path) {
+  std::filesystem::path p(path);
+  return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
+
+// Builds the Graph from the (rewritten) ModelProto. With types=false only the structure is
+// built: used to validate the file before anything is folded.
+Expected<Graph> build_graph(const onnx::ModelProto& model, const std::string& path,
+                            const std::vector<InputSymbols>& symbols, GraphInfo info, bool types) {
+  const onnx::GraphProto& g = model.graph();
+  const std::string dir = model_dir_of(path);
+  GraphBuilder b;
+
+  std::unordered_set<std::string> init_names;
+  for (const auto& init : g.initializer()) {
+    if (init.name().empty()) return invalid(path, "an initializer has no name");
+    if (!init_names.insert(init.name()).second) return invalid(path, "initializer '" + init.name() + "' is defined twice");
+    std::vector<std::int64_t> shape(init.dims().begin(), init.dims().end());
+    for (std::int64_t d : shape)
+      if (d < 0) return invalid(path, "initializer '" + init.name() + "' has a negative dimension");
+    WeightData data;
+    if (detail::is_external(init)) {
+      data = detail::external_weight(init, dir);
+    } else if (types && detail::has_inline_data(init)) {
+      auto bytes = std::make_shared<std::vector<std::uint8_t>>();
+      std::string why;
+      if (detail::tensor_bytes(init, *bytes, why)) {
+        data.inline_bytes = std::move(bytes);
+      } else if (detail::dtype_from_onnx(init.data_type()) != DType::String) {
+        return invalid(path, "initializer '" + init.name() + "': " + why);
+      }
+    }
+    b.add_weight(init.name(), detail::dtype_from_onnx(init.data_type()), std::move(shape), std::move(data));
+  }
+
+  std::unordered_map<std::string, const onnx::TypeProto*> type_of;
+  auto offer = [&](const onnx::ValueInfoProto& vi) {
+    auto [it, inserted] = type_of.emplace(vi.name(), &vi.type());
+    if (!inserted && known_score(vi.type()) > known_score(*it->second)) it->second = &vi.type();
+  };
+  for (const auto& vi : g.input()) offer(vi);
+  for (const auto& vi : g.output()) offer(vi);
+  for (const auto& vi : g.value_info()) offer(vi);
+
+  std::unordered_map<std::string, const InputSymbols*> symbols_of;
+  for (const auto& s : symbols) symbols_of.emplace(s.tensor, &s);
+  std::unordered_set<std::string> input_names;
+  for (const auto& in : g.input()) {
+    if (init_names.count(in.name())) continue;  // old exporters list initializers as inputs too
+    if (in.name().empty()) return invalid(path, "a graph input has no name");
+    if (!input_names.insert(in.name()).second) return invalid(path, "graph input '" + in.name() + "' is listed twice");
+    const TensorId id = b.add_input(in.name(), DType::Undefined, {});
+    Tensor& t = b.tensor_ref(id);
+    t.rank_known = false;
+    apply_type(t, in.type());
+    auto s = symbols_of.find(in.name());
+    if (s != symbols_of.end())
+      for (std::size_t d = 0; d < t.dims.size() && d < s->second->symbols.size(); ++d)
+        if (t.dims[d].symbol.empty()) t.dims[d].symbol = s->second->symbols[d];
+  }
+
+  std::vector<std::string> produced;
+  for (const auto& node : g.node()) {
+    std::vector<std::string> inputs(node.input().begin(), node.input().end());
+    // Subgraph bodies read outer tensors implicitly; those are real dependencies of the opaque node.
+    for (std::string& outer : detail::outer_scope_inputs(node))
+      if (std::find(inputs.begin(), inputs.end(), outer) == inputs.end()) inputs.push_back(std::move(outer));
+    std::vector<std::string> outputs(node.output().begin(), node.output().end());
+    std::vector<Attribute> attrs;
+    attrs.reserve(static_cast<std::size_t>(node.attribute_size()));
+    for (const auto& a : node.attribute()) attrs.push_back(convert_attribute(a));
+    const std::string domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
+    b.add_node(node.name(), node.op_type(), inputs, outputs, std::move(attrs), domain);
+    for (const std::string& o : outputs)
+      if (!o.empty()) produced.push_back(o);
+  }
+  for (const auto& out : g.output()) {
+    if (out.name().empty()) return invalid(path, "a graph output has no name");
+    b.mark_output(out.name());
+  }
+
+  if (types) {
+    for (const std::string& name : produced) {
+      auto it = type_of.find(name);
+      if (it == type_of.end()) continue;
+      auto id = b.find_tensor(name);
+      if (!id) continue;
+      Tensor& t = b.tensor_ref(*id);
+      if (t.kind == TensorKind::Input || t.kind == TensorKind::Weight) continue;  // the builder reports it
+      apply_type(t, *it->second);
+    }
+  }
+
+  b.info() = std::move(info);
+  auto graph = std::move(b).build();
+  if (!graph) return invalid(path, graph.error().message);
+  return graph;
+}
+
+}  // namespace
+
+Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& model_path, const ImportOptions& options) {
+  try {
+    onnx::ModelProto model;
+    if (auto st = parse_model(bytes, model_path, model); !st) return st.error();
+
+    GraphInfo info;
+    info.model_path = model_path;
+    info.model_sha256 = sha256_hex(bytes);
+    info.opset = default_opset(model);
+
+    onnx::GraphProto& g = *model.mutable_graph();
+    if (auto st = constants_to_initializers(g, model_path, info); !st) return st.error();
+    std::unordered_set<std::string> inits;
+    for (const auto& t : g.initializer()) inits.insert(t.name());
+    const std::vector<InputSymbols> symbols = bind_dims(g, options, inits, info);
+
+    // Refuse broken structure (cycles, undefined or doubly produced tensors) before any folding.
+    if (auto structure = build_graph(model, model_path, symbols, GraphInfo{}, false); !structure)
+      return structure.error();
+
+    const std::vector<onnx::ValueInfoProto> file_value_info(g.value_info().begin(), g.value_info().end());
+    for (int round = 0;; ++round) {
+      run_shape_inference(model, file_value_info, model_path, info);
+      if (!options.fold || round >= kMaxFoldRounds) break;
+      detail::FoldResult r = detail::fold_round(*model.mutable_graph(), info.opset);
+      for (std::string& w : r.warnings) info.warnings.push_back(model_path + ": " + std::move(w));
+      if (r.folded == 0) break;
+      info.folded_nodes += r.folded;
+    }
+    return build_graph(model, model_path, symbols, std::move(info), true);
+  } catch (const std::exception& e) {
+    // libonnx and protobuf may throw on hostile input; nothing escapes the importer.
+    return invalid(model_path, std::string("import failed: ") + e.what());
+  }
+}
+
+Expected<Graph> import_onnx(const std::string& path, const ImportOptions& options) {
+  auto bytes = read_file(path);
+  if (!bytes) return bytes.error();
+  return import_onnx_bytes(*bytes, path, options);
 }
 
 }  // namespace weft::core

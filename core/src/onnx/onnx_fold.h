@@ -1,0 +1,32 @@
+#pragma once
+// Constant folding on an ONNX graph: nodes whose inputs are all known (in-memory initializers,
+// or Shape/Size of a tensor whose shape inference found static) are evaluated with small
+// reference kernels and replaced by initializers. The importer alternates this with ONNX shape
+// inference until nothing more folds.
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft::core::detail {
+
+struct FoldResult {
+  std::int64_t folded = 0;                ///< nodes removed this round
+  std::vector<std::string> warnings;
+};
+
+/// One folding round over the top-level graph (subgraphs of If/Loop/Scan are left alone).
+/// Uses the shapes currently in value_info / inputs / outputs. Folded nodes are removed and
+/// every folded value still read by a remaining node (or a subgraph) becomes an initializer.
+/// Nodes producing graph outputs, non-deterministic and unknown operators are never folded.
+/// O(nodes × sweeps + elements evaluated); values over kMaxFoldElements elements are not folded.
+FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset);
+
+/// Largest tensor (in elements) the folder evaluates or materialises.
+inline constexpr std::int64_t kMaxFoldElements = std::int64_t{1} << 22;
+
+/// Names a node's subgraphs (If/Loop/Scan bodies) read from the enclosing scope, sorted.
+std::vector<std::string> outer_scope_inputs(const onnx::NodeProto& node);
+
+}  // namespace weft::core::detail

@@ -1,0 +1,151 @@
+#include "onnx_proto_util.h"
+
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+namespace weft::core::detail {
+
+DType dtype_from_onnx(std::int32_t onnx_type) {
+  switch (onnx_type) {
+    case onnx::TensorProto::FLOAT: return DType::Float32;
+    case onnx::TensorProto::UINT8: return DType::UInt8;
+    case onnx::TensorProto::INT8: return DType::Int8;
+    case onnx::TensorProto::UINT16: return DType::UInt16;
+    case onnx::TensorProto::INT16: return DType::Int16;
+    case onnx::TensorProto::INT32: return DType::Int32;
+    case onnx::TensorProto::INT64: return DType::Int64;
+    case onnx::TensorProto::STRING: return DType::String;
+    case onnx::TensorProto::BOOL: return DType::Bool;
+    case onnx::TensorProto::FLOAT16: return DType::Float16;
+    case onnx::TensorProto::DOUBLE: return DType::Float64;
+    case onnx::TensorProto::UINT32: return DType::UInt32;
+    case onnx::TensorProto::UINT64: return DType::UInt64;
+    case onnx::TensorProto::BFLOAT16: return DType::BFloat16;
+    default: return DType::Undefined;
+  }
+}
+
+bool is_external(const onnx::TensorProto& t) {
+  return t.data_location() == onnx::TensorProto::EXTERNAL;
+}
+
+WeightData external_weight(const onnx::TensorProto& t, const std::string& model_dir) {
+  WeightData w;
+  std::string location;
+  for (const auto& kv : t.external_data()) {
+    // Malformed numbers are treated as absent: analysis never reads the bytes, and the
+    // executor reports the bad reference when it tries.
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset") {
+      try { w.external_offset = std::stoll(kv.value()); } catch (const std::exception&) { w.external_offset = 0; }
+    } else if (kv.key() == "length") {
+      try { w.external_length = std::stoll(kv.value()); } catch (const std::exception&) { w.external_length = -1; }
+    }
+  }
+  if (location.empty()) return w;
+  std::filesystem::path p(location);
+  if (p.is_relative()) p = std::filesystem::path(model_dir.empty() ? "." : model_dir) / p;
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(p, ec);
+  w.external_path = (ec ? p : abs).lexically_normal().string();
+  return w;
+}
+
+std::int64_t element_count(const onnx::TensorProto& t) {
+  std::int64_t n = 1;
+  for (std::int64_t d : t.dims()) {
+    if (d < 0) return -1;
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+bool has_inline_data(const onnx::TensorProto& t) {
+  if (is_external(t)) return false;
+  if (t.has_raw_data()) return true;
+  if (element_count(t) == 0) return true;
+  return t.float_data_size() > 0 || t.int32_data_size() > 0 || t.int64_data_size() > 0 ||
+         t.double_data_size() > 0 || t.uint64_data_size() > 0;
+}
+
+namespace {
+
+template <class Field, class Out>
+void copy_as(const Field& field, std::vector<std::uint8_t>& out) {
+  out.resize(static_cast<std::size_t>(field.size()) * sizeof(Out));
+  std::size_t off = 0;
+  for (const auto& v : field) {
+    const Out x = static_cast<Out>(v);
+    std::memcpy(out.data() + off, &x, sizeof(Out));
+    off += sizeof(Out);
+  }
+}
+
+}  // namespace
+
+bool tensor_bytes(const onnx::TensorProto& t, std::vector<std::uint8_t>& out, std::string& why) {
+  out.clear();
+  const DType dtype = dtype_from_onnx(t.data_type());
+  const std::size_t es = dtype_size(dtype);
+  if (es == 0) {
+    why = "data type " + std::to_string(t.data_type()) + " is not supported";
+    return false;
+  }
+  if (is_external(t)) {
+    why = "its data is external";
+    return false;
+  }
+  const std::int64_t n = element_count(t);
+  if (n < 0) {
+    why = "its shape is invalid";
+    return false;
+  }
+  const auto want = static_cast<std::size_t>(n) * es;
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (raw.size() != want) {
+      why = "raw_data holds " + std::to_string(raw.size()) + " bytes, its shape needs " + std::to_string(want);
+      return false;
+    }
+    out.assign(raw.begin(), raw.end());
+    return true;
+  }
+  if (n == 0) return true;
+  std::int64_t have = 0;
+  switch (dtype) {
+    case DType::Float32: have = t.float_data_size(); copy_as<decltype(t.float_data()), float>(t.float_data(), out); break;
+    case DType::Float64: have = t.double_data_size(); copy_as<decltype(t.double_data()), double>(t.double_data(), out); break;
+    case DType::Int64: have = t.int64_data_size(); copy_as<decltype(t.int64_data()), std::int64_t>(t.int64_data(), out); break;
+    case DType::Int32: have = t.int32_data_size(); copy_as<decltype(t.int32_data()), std::int32_t>(t.int32_data(), out); break;
+    case DType::Int16: have = t.int32_data_size(); copy_as<decltype(t.int32_data()), std::int16_t>(t.int32_data(), out); break;
+    case DType::Int8: have = t.int32_data_size(); copy_as<decltype(t.int32_data()), std::int8_t>(t.int32_data(), out); break;
+    case DType::UInt16: case DType::Float16: case DType::BFloat16:
+      // float16 / bfloat16 are stored as their bit patterns in int32_data.
+      have = t.int32_data_size(); copy_as<decltype(t.int32_data()), std::uint16_t>(t.int32_data(), out); break;
+    case DType::UInt8: have = t.int32_data_size(); copy_as<decltype(t.int32_data()), std::uint8_t>(t.int32_data(), out); break;
+    case DType::Bool:
+      have = t.int32_data_size();
+      out.resize(static_cast<std::size_t>(have));
+      for (int k = 0; k < t.int32_data_size(); ++k) out[static_cast<std::size_t>(k)] = t.int32_data(k) != 0 ? 1 : 0;
+      break;
+    case DType::UInt32: have = t.uint64_data_size(); copy_as<decltype(t.uint64_data()), std::uint32_t>(t.uint64_data(), out); break;
+    case DType::UInt64: have = t.uint64_data_size(); copy_as<decltype(t.uint64_data()), std::uint64_t>(t.uint64_data(), out); break;
+    case DType::String: case DType::Undefined: break;
+  }
+  if (have == 0) {
+    out.clear();
+    why = "it holds no data";
+    return false;
+  }
+  if (have != n) {
+    out.clear();
+    why = "it holds " + std::to_string(have) + " values, its shape needs " + std::to_string(n);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace weft::core::detail

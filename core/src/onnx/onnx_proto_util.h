@@ -1,0 +1,34 @@
+#pragma once
+// Internal helpers shared by the ONNX importer, the constant folder and the TensorProto reader.
+// libonnx stays private to core/src/onnx: nothing here is part of the public API.
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/core/graph.h"
+
+namespace weft::core::detail {
+
+/// ONNX TensorProto data type → DType (Undefined for types Weft does not model, e.g. complex).
+DType dtype_from_onnx(std::int32_t onnx_type);
+
+/// True when the tensor's bytes live in an external file (data_location = EXTERNAL).
+bool is_external(const onnx::TensorProto& t);
+
+/// External data reference of t, with the location resolved against model_dir. O(#entries).
+WeightData external_weight(const onnx::TensorProto& t, const std::string& model_dir);
+
+/// Element count from dims; -1 on a negative dim or overflow.
+std::int64_t element_count(const onnx::TensorProto& t);
+
+/// Little-endian row-major bytes of an in-memory tensor (raw_data or the typed fields).
+/// Returns false and sets `why` when the data is absent, external, of an unsupported type,
+/// or does not match the shape. O(bytes), one allocation.
+bool tensor_bytes(const onnx::TensorProto& t, std::vector<std::uint8_t>& out, std::string& why);
+
+/// True when t holds its data in the proto itself (raw_data or a typed field), not externally.
+bool has_inline_data(const onnx::TensorProto& t);
+
+}  // namespace weft::core::detail
