@@ -8,13 +8,14 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <fstream>
+#include <filesystem>
 #include <mutex>
 #include <new>
 #include <numeric>
 #include <thread>
 
 #include "kernel.h"
+#include "weft/core/tensor_pb.h"
 
 namespace weft::core {
 namespace {
@@ -113,27 +114,6 @@ void fill_random(const Tensor& t, std::uint64_t seed, bool is_weight, std::uint8
   }
 }
 
-Expected<Buffer> read_weight(const Tensor& t) {
-  const auto bytes = static_cast<std::size_t>(t.bytes());
-  Buffer buf(bytes);
-  if (t.data.inline_bytes) {
-    if (t.data.inline_bytes->size() != bytes)
-      return make_error(ErrorKind::InvalidInput, "weight '" + t.name + "' holds " + std::to_string(t.data.inline_bytes->size()) +
-                                                     " bytes, its shape needs " + std::to_string(bytes));
-    std::memcpy(buf.data(), t.data.inline_bytes->data(), bytes);
-    return buf;
-  }
-  std::ifstream in(t.data.external_path, std::ios::binary);
-  if (!in) return make_error(ErrorKind::Runtime, "cannot open external data '" + t.data.external_path + "' of weight '" + t.name + "'");
-  in.seekg(t.data.external_offset);
-  if (t.data.external_length >= 0 && static_cast<std::size_t>(t.data.external_length) != bytes)
-    return make_error(ErrorKind::InvalidInput, "weight '" + t.name + "': external length differs from its shape");
-  in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(bytes));
-  if (in.gcount() != static_cast<std::streamsize>(bytes))
-    return make_error(ErrorKind::InvalidInput, "weight '" + t.name + "': external data '" + t.data.external_path + "' is too short");
-  return buf;
-}
-
 /// Everything one run() needs, shared by the worker threads.
 struct RunState {
   const Graph* graph = nullptr;
@@ -149,6 +129,7 @@ struct RunState {
   std::vector<TimelineItem> items;   ///< per node, this iteration
   Clock::time_point start;
   std::int64_t opset = 0;
+  std::int64_t random_weights = 0;
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -338,6 +319,7 @@ class CpuExecutor final : public Executor {
     tl.arena_bytes.push_back({0.0, static_cast<double>(plan.arena_bytes)});
     tl.arena_bytes.push_back({result.wall_ms * 1000.0, static_cast<double>(plan.arena_bytes)});
     result.arena_bytes = plan.arena_bytes;
+    result.random_weights = state.random_weights;
 
     for (TensorId t : graph.outputs()) {
       const View& v = state.values[static_cast<std::size_t>(t)];
@@ -376,13 +358,19 @@ class CpuExecutor final : public Executor {
       if (!t.shape_known() || t.bytes() < 0)
         return make_error(ErrorKind::InvalidInput, std::string(is_weight ? "weight '" : "input '") + t.name +
                                                        "' has no static shape (bind symbolic dims with --dim)");
-      if (is_weight && t.data.has_data()) {
-        auto buf = read_weight(t);
-        if (!buf) return buf.error();
-        state.own[i] = std::move(*buf);
+      // Structure-only models reference external files that are absent: seeded values stand in.
+      std::error_code ec;
+      const bool has_bytes =
+          t.data.inline_bytes != nullptr || (!t.data.external_path.empty() && std::filesystem::exists(t.data.external_path, ec));
+      if (is_weight && has_bytes) {
+        auto bytes = read_weight_bytes(t);
+        if (!bytes) return bytes.error();
+        state.own[i].resize(bytes->size());
+        if (!bytes->empty()) std::memcpy(state.own[i].data(), bytes->data(), bytes->size());
       } else {
         state.own[i].resize(static_cast<std::size_t>(t.bytes()));
         fill_random(t, options.seed, is_weight, state.own[i].data());
+        if (is_weight) ++state.random_weights;
       }
       state.values[i] = View{t.dtype, t.shape(), state.own[i].data()};
     }
@@ -398,6 +386,12 @@ std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().
 
 Status cpu_check_supported(const Graph& graph) {
   const auto& registry = detail::kernel_registry();
+  for (TensorId t : graph.inputs()) {
+    const DType d = graph.tensor(t).dtype;
+    if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+      return make_error(ErrorKind::InvalidInput, "unsupported: input '" + graph.tensor(t).name + "': dtype " +
+                                                     std::string(dtype_name(d)));
+  }
   for (const Node& node : graph.nodes()) {
     if ((!node.domain.empty() && node.domain != "ai.onnx") || !registry.find(node.op_type))
       return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "': operator '" +

@@ -110,7 +110,7 @@ bool read_ints(const View& v, std::vector<std::int64_t>& out);
 /// Reads a float tensor (float32 / float64) as doubles.
 bool read_floats(const View& v, std::vector<double>& out);
 
-/// Calls f(T{}) with T the C++ type of dtype among float, double, int32, int64; false for others.
+/// Calls f(T{}) with T the C++ type of dtype among float, double and the integer types; false for others.
 template <class F>
 bool dispatch_numeric(DType dtype, F&& f) {
   switch (dtype) {
@@ -118,6 +118,12 @@ bool dispatch_numeric(DType dtype, F&& f) {
     case DType::Float64: f(double{}); return true;
     case DType::Int32: f(std::int32_t{}); return true;
     case DType::Int64: f(std::int64_t{}); return true;
+    case DType::Int8: f(std::int8_t{}); return true;
+    case DType::UInt8: f(std::uint8_t{}); return true;
+    case DType::Int16: f(std::int16_t{}); return true;
+    case DType::UInt16: f(std::uint16_t{}); return true;
+    case DType::UInt32: f(std::uint32_t{}); return true;
+    case DType::UInt64: f(std::uint64_t{}); return true;
     default: return false;
   }
 }

@@ -428,10 +428,14 @@ void register_elementwise_kernels(KernelRegistry& r) {
   using N = const Node&;
   r.add("Relu", unary_numeric([](auto v) { return v > decltype(v){0} ? v : decltype(v){0}; }));
   r.add("Neg", unary_numeric([](auto v) { return -v; }));
-  r.add("Abs", unary_numeric([](auto v) { return v < decltype(v){0} ? -v : v; }));
+  r.add("Abs", unary_numeric([](auto v) {
+          if constexpr (std::is_signed_v<decltype(v)>) return v < decltype(v){0} ? -v : v;
+          else return v;
+        }));
   r.add("Sign", unary_numeric([](auto v) {
           using T = decltype(v);
-          return v > T{0} ? T{1} : (v < T{0} ? T{-1} : T{0});
+          if constexpr (std::is_signed_v<T>) return v > T{0} ? T{1} : (v < T{0} ? T{-1} : T{0});
+          else return v > T{0} ? T{1} : T{0};
         }));
   r.add("LeakyRelu", unary_float([](auto v, N n) { return v >= 0 ? v : v * n.attr_float("alpha", 0.01f); }));
   r.add("Sigmoid", unary_float([](auto v, N) {

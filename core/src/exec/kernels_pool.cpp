@@ -116,9 +116,8 @@ Status average_pool_kernel(KernelContext& ctx) {
 Status global_pool(KernelContext& ctx, bool is_max) {
   const View& x = ctx.in(0);
   if (x.shape.size() < 3) return kernel_error(ctx, "input rank < 3");
-  Shape out_shape(x.shape.size(), 1);
-  out_shape[0] = x.shape[0];
-  out_shape[1] = x.shape[1];
+  Shape out_shape = x.shape;
+  std::fill(out_shape.begin() + 2, out_shape.end(), 1);
   auto y = ctx.output(0, x.dtype, out_shape);
   if (!y) return y.error();
   const std::int64_t planes = x.shape[0] * x.shape[1], I = x.elements() / std::max<std::int64_t>(planes, 1);

@@ -492,7 +492,8 @@ Status resize_kernel(KernelContext& ctx) {
   // Per dimension and output coordinate: the source coordinate in the input.
   std::vector<std::vector<double>> coord(rank);
   for (std::size_t d = 0; d < rank; ++d) {
-    const double in_len = static_cast<double>(x.shape[d]), out_len = static_cast<double>(out[d]);
+    // The ONNX reference uses the unrounded resized length (in * scale) in the transforms.
+    const double in_len = static_cast<double>(x.shape[d]), out_len = in_len * scale[d];
     for (std::int64_t i = 0; i < out[d]; ++i) {
       const double xi = static_cast<double>(i);
       double c;

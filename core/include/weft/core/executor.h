@@ -33,6 +33,7 @@ struct RunResult {
   double wall_ms = 0;         ///< median wall time of one iteration
   std::vector<double> iteration_ms;  ///< every timed iteration, in run order
   std::int64_t arena_bytes = 0;       ///< the plan's arena (one allocation)
+  std::int64_t random_weights = 0;    ///< weights without data (absent files) given seeded values
 };
 
 class Executor {
