@@ -315,7 +315,8 @@ Expected<Graph> GraphBuilder::build() && {
     os << "cycle: ";
     const auto first = static_cast<std::size_t>(seen[static_cast<std::size_t>(cur)]);
     for (std::size_t k = walk.size(); k-- > first;) os << "'" << g.m_nodes[static_cast<std::size_t>(walk[k])].name << "' -> ";
-    os << "'" << g.m_nodes[static_cast<std::size_t>(cur)].name << "'";
+    // walk runs against the edges, so printed backwards it follows them; close the loop at its start.
+    os << "'" << g.m_nodes[static_cast<std::size_t>(walk.back())].name << "'";
     return make_error(ErrorKind::InvalidInput, os.str());
   }
   return g;

@@ -19,11 +19,22 @@ struct StrategyOptions {
   double granularity_us = -1;
 };
 
+/// The granularity threshold the options mean on `device`: granularity_us, or when automatic
+/// 2 × (event record + event wait).
+double resolved_granularity_us(const StrategyOptions& options, const DeviceSpec& device);
+
+/// Warnings for people about a schedule made with `options` (a stream cap above the device's
+/// hardware work queues, a strategy that opened more streams than the cap). Empty when none.
+std::vector<std::string> schedule_warnings(const Schedule& schedule, const StrategyOptions& options,
+                                           const DeviceSpec& device);
+
 /// Names of the registered strategies: sequential, seed-greedy, level-rr, chains, cp-list, resource-aware.
 std::vector<std::string> strategy_names();
 
 /// Runs a strategy; the result is validated and carries its minimal events (compute_events).
-/// Errors: Usage for an unknown name (the message lists the known ones).
+/// Errors: Usage for an unknown name (the message lists the known ones) or a cap below 1.
+/// Cost: O((V + E) · streams) for every strategy but chains and resource-aware, which add
+/// min_chain_cover's cost. Only seed-greedy ignores the stream cap (as the seed's algorithm does).
 Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,
                                  const DeviceSpec& device, const StrategyOptions& options = {});
 

@@ -2,6 +2,7 @@
 // Timelines: per-node start and end on streams, predicted (simulator) or measured (executors).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/core/graph.h"
@@ -37,5 +38,17 @@ struct Timeline {
   /// Busy time per stream (union of its items), µs.
   std::vector<double> stream_busy_us() const;
 };
+
+/// Timeline JSON (docs/trace-format.md): format "weft-timeline", version 1, the model's path
+/// and sha256, label, kind, device, stream_count, nodes by key with stream/start_us/end_us,
+/// events by node keys and the counters. O(items + samples).
+std::string timeline_to_json(const Graph& graph, const Timeline& timeline);
+/// Parses timeline JSON for `graph`. Refuses (InvalidInput, naming `origin` and the problem)
+/// malformed JSON, another model (sha256 differs when both are known), unknown node keys,
+/// negative or reversed times and unknown event nodes.
+Expected<Timeline> timeline_from_json(const Graph& graph, std::string_view json_text, std::string_view origin = "timeline");
+/// Atomic save / load of timeline JSON.
+Status save_timeline(const std::string& path, const Graph& graph, const Timeline& timeline);
+Expected<Timeline> load_timeline(const std::string& path, const Graph& graph);
 
 }  // namespace weft::core

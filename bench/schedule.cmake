@@ -1,0 +1,1 @@
+weft_add_bench(bench_schedule bench_schedule.cpp)

@@ -1,0 +1,1 @@
+weft_add_bench(bench_sim bench_sim.cpp)

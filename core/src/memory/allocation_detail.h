@@ -1,0 +1,57 @@
+#pragma once
+// Internals shared by the memory passes: interval sweeps, linearisation of a schedule, and the
+// order → offsets decoder every planner is built on.
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "weft/core/memory_planner.h"
+
+namespace weft::core::detail {
+
+/// Conflict lists of closed intervals [start, end] (overlap ⇔ conflict), by a sweep in start
+/// order. O(B log B + C).
+std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::int64_t> start,
+                                                          std::span<const std::int64_t> end);
+
+/// A topological order of H's generating edges (data ∪ stream order ∪ events), without the
+/// closure. Errors: InvalidInput on misplaced nodes or a cycle (deadlock).
+Expected<std::vector<NodeId>> linearize(const Graph& graph, const Schedule& schedule);
+
+/// H's generating edges as successor lists (sorted, unique). Assumes nodes are placed once.
+std::vector<std::vector<NodeId>> happens_before_edges(const Graph& graph, const Schedule& schedule);
+
+enum class Fit : std::uint8_t { First, Best };
+
+/// Places blocks in `order`, each at the lowest offset (Fit::First) or in the smallest gap that
+/// holds it (Fit::Best, the arena top when none does) among already placed conflicting blocks.
+/// O(Σ degree · log degree).
+class Decoder {
+ public:
+  explicit Decoder(const AllocationProblem& problem);
+  Placement decode(std::span<const std::int32_t> order, Fit fit);
+  /// Moves blocks down where they fit (others fixed), in offset order, then recomputes the arena.
+  /// Keeps the placement valid; never raises the arena.
+  void compact(Placement& placement);
+  /// Lowest aligned offset >= `from` where block b fits beside its placed neighbours (placed[n]).
+  std::int64_t lowest_fit(std::int32_t b, const std::vector<std::int64_t>& offset, const std::vector<char>& placed,
+                          std::int64_t from = 0);
+
+ private:
+  const AllocationProblem& m_p;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_busy;
+  std::vector<char> m_placed;
+};
+
+/// Orders used by the named planners.
+std::vector<std::int32_t> order_by_size(const AllocationProblem& p);
+std::vector<std::int32_t> order_by_breadth(const AllocationProblem& p);
+std::vector<std::int32_t> order_by_start(const AllocationProblem& p);
+
+/// Iterated greedy + local search from `initial` within options.search_ms; returns the best
+/// placement found (never worse than `initial`'s decoding with Fit::First).
+Placement search_placement(const AllocationProblem& p, std::vector<std::vector<std::int32_t>> seeds,
+                           const PlanOptions& options, std::int64_t lower_bound);
+
+}  // namespace weft::core::detail

@@ -1,0 +1,86 @@
+// Arena growth along a run: live bytes and the plan's high-water mark per step (a linearisation
+// of the schedule) and, given a timeline, over time.
+#include <algorithm>
+#include <map>
+
+#include "allocation_detail.h"
+#include "weft/core/memory_planner.h"
+
+namespace weft::core {
+
+Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                     const Timeline* timeline) {
+  if (plan.offset.size() != graph.tensor_count())
+    return make_error(ErrorKind::InvalidInput, "plan does not match the model's tensors");
+  MemoryGrowth out;
+  if (timeline) {
+    // Steps in the order the nodes started.
+    std::vector<const TimelineItem*> items;
+    for (const TimelineItem& it : timeline->items) items.push_back(&it);
+    std::stable_sort(items.begin(), items.end(), [](auto a, auto b) { return a->start_us < b->start_us; });
+    std::vector<char> seen(graph.node_count(), 0);
+    for (auto it : items)
+      if (it->node >= 0 && static_cast<std::size_t>(it->node) < graph.node_count() && !seen[static_cast<std::size_t>(it->node)]) {
+        seen[static_cast<std::size_t>(it->node)] = 1;
+        out.steps.push_back(it->node);
+      }
+    if (out.steps.size() != graph.node_count())
+      return make_error(ErrorKind::InvalidInput, "timeline does not cover every node of the model");
+  } else {
+    auto order = detail::linearize(graph, schedule);
+    if (!order) return order.error();
+    out.steps = std::move(*order);
+  }
+  const std::size_t n = out.steps.size();
+  std::vector<std::int64_t> pos(graph.node_count());
+  for (std::size_t i = 0; i < n; ++i) pos[static_cast<std::size_t>(out.steps[i])] = static_cast<std::int64_t>(i);
+  std::vector<std::int64_t> diff(n + 1, 0), top_at(n, 0);
+  for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
+    if (plan.offset[t] < 0) continue;
+    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
+    const auto s = static_cast<std::size_t>(pos[static_cast<std::size_t>(tensor.producer)]);
+    std::size_t e = s;
+    for (NodeId r : tensor.consumers) e = std::max(e, static_cast<std::size_t>(pos[static_cast<std::size_t>(r)]));
+    diff[s] += plan.size[t];
+    diff[e + 1] -= plan.size[t];
+    top_at[s] = std::max(top_at[s], plan.offset[t] + plan.size[t]);
+  }
+  std::int64_t live = 0, high = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    live += diff[i];
+    high = std::max(high, top_at[i]);
+    out.live_bytes.push_back(live);
+    out.high_water.push_back(high);
+  }
+  if (timeline) {
+    std::vector<double> start(graph.node_count(), 0), end(graph.node_count(), 0);
+    for (const TimelineItem& it : timeline->items)
+      if (it.node >= 0 && static_cast<std::size_t>(it.node) < graph.node_count()) {
+        start[static_cast<std::size_t>(it.node)] = it.start_us;
+        end[static_cast<std::size_t>(it.node)] = it.end_us;
+      }
+    // (time, Δlive, top); frees at a time apply before allocations at the same time.
+    std::map<double, std::int64_t> delta;
+    std::map<double, std::int64_t> tops;
+    for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
+      if (plan.offset[t] < 0) continue;
+      const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
+      const double s = start[static_cast<std::size_t>(tensor.producer)];
+      double e = end[static_cast<std::size_t>(tensor.producer)];
+      for (NodeId r : tensor.consumers) e = std::max(e, end[static_cast<std::size_t>(r)]);
+      delta[s] += plan.size[t];
+      delta[e] -= plan.size[t];
+      tops[s] = std::max(tops[s], plan.offset[t] + plan.size[t]);
+    }
+    std::int64_t l = 0, h = 0;
+    for (auto [time, d] : delta) {
+      l += d;
+      if (auto it = tops.find(time); it != tops.end()) h = std::max(h, it->second);
+      out.live_over_time.push_back({time, static_cast<double>(l)});
+      out.high_water_over_time.push_back({time, static_cast<double>(h)});
+    }
+  }
+  return out;
+}
+
+}  // namespace weft::core

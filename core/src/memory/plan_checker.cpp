@@ -1,0 +1,76 @@
+// The plan checker: every planned tensor placed and aligned, no two conflicting blocks overlap.
+#include <algorithm>
+#include <string>
+
+#include "allocation_detail.h"
+#include "weft/core/memory_planner.h"
+
+namespace weft::core {
+
+Status check_placement(const AllocationProblem& problem, const Placement& placement) {
+  const std::size_t n = problem.block_count();
+  if (placement.offset.size() != n)
+    return make_error(ErrorKind::Internal, "placement has " + std::to_string(placement.offset.size()) + " offsets for " +
+                                               std::to_string(n) + " blocks");
+  for (std::size_t b = 0; b < n; ++b) {
+    const std::int64_t off = placement.offset[b];
+    if (off < 0) return make_error(ErrorKind::Internal, "block " + std::to_string(b) + " is not placed");
+    if (off % problem.alignment != 0)
+      return make_error(ErrorKind::Internal, "block " + std::to_string(b) + " at offset " + std::to_string(off) +
+                                                 " is not aligned to " + std::to_string(problem.alignment));
+    if (off + problem.size[b] > placement.arena_bytes)
+      return make_error(ErrorKind::Internal, "block " + std::to_string(b) + " ends past the arena");
+    for (std::int32_t c : problem.conflicts[b]) {
+      const auto uc = static_cast<std::size_t>(c);
+      if (uc <= b) continue;
+      const std::int64_t oc = placement.offset[uc];
+      if (oc < 0) continue;  // reported when c is visited
+      if (off < oc + problem.size[uc] && oc < off + problem.size[b])
+        return make_error(ErrorKind::Internal, "blocks " + std::to_string(b) + " and " + std::to_string(c) +
+                                                   " conflict but overlap in the arena");
+    }
+  }
+  return {};
+}
+
+Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan) {
+  if (plan.offset.size() != graph.tensor_count() || plan.size.size() != graph.tensor_count())
+    return make_error(ErrorKind::InvalidInput, "plan covers " + std::to_string(plan.offset.size()) + " tensors, the model has " +
+                                                   std::to_string(graph.tensor_count()));
+  if (plan.alignment <= 0) return make_error(ErrorKind::InvalidInput, "plan alignment must be positive");
+  PlanOptions options;
+  options.alignment = plan.alignment;
+  options.outputs_in_arena = plan.outputs_in_arena;
+  auto live = compute_liveness(graph, schedule, options);
+  if (!live) return live.error();
+  const auto name = [&](TensorId t) { return "'" + graph.tensor(t).name + "'"; };
+  for (std::size_t b = 0; b < live->tensors.size(); ++b) {
+    const TensorId t = live->tensors[b];
+    const auto ut = static_cast<std::size_t>(t);
+    if (plan.offset[ut] < 0) return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " is not placed");
+    if (plan.offset[ut] % plan.alignment != 0)
+      return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " at offset " + std::to_string(plan.offset[ut]) +
+                                                     " is not aligned to " + std::to_string(plan.alignment));
+    if (plan.size[ut] < live->problem.size[b])
+      return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " is given " + std::to_string(plan.size[ut]) +
+                                                     " bytes, it needs " + std::to_string(live->problem.size[b]));
+    if (plan.offset[ut] + plan.size[ut] > plan.arena_bytes)
+      return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " ends past the arena (" +
+                                                     std::to_string(plan.arena_bytes) + " bytes)");
+  }
+  for (std::size_t b = 0; b < live->tensors.size(); ++b) {
+    const auto ta = static_cast<std::size_t>(live->tensors[b]);
+    for (std::int32_t c : live->problem.conflicts[b]) {
+      if (static_cast<std::size_t>(c) <= b) continue;
+      const auto tb = static_cast<std::size_t>(live->tensors[static_cast<std::size_t>(c)]);
+      if (plan.offset[ta] < plan.offset[tb] + plan.size[tb] && plan.offset[tb] < plan.offset[ta] + plan.size[ta])
+        return make_error(ErrorKind::InvalidInput,
+                          "tensors " + name(static_cast<TensorId>(ta)) + " and " + name(static_cast<TensorId>(tb)) +
+                              " may be live at once under this schedule but overlap in the arena (offsets " +
+                              std::to_string(plan.offset[ta]) + " and " + std::to_string(plan.offset[tb]) + ")");
+    }
+  }
+  return {};
+}
+
+}  // namespace weft::core

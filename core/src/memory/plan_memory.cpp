@@ -1,0 +1,93 @@
+// The planning pipeline: liveness over the schedule → a planner's placement → MemoryPlan.
+#include <algorithm>
+#include <cassert>
+
+#include "allocation_detail.h"
+#include "weft/core/memory_planner.h"
+
+namespace weft::core {
+
+std::vector<std::string> planner_names() { return {"greedy-by-size", "greedy-by-breadth", "best-fit", "best"}; }
+
+Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_view planner, const PlanOptions& options,
+                                 std::int64_t lower_bound) {
+  detail::Decoder decoder(problem);
+  Placement out;
+  if (planner == "greedy-by-size") {
+    out = decoder.decode(detail::order_by_size(problem), detail::Fit::First);
+  } else if (planner == "greedy-by-breadth") {
+    out = decoder.decode(detail::order_by_breadth(problem), detail::Fit::First);
+  } else if (planner == "best-fit") {
+    out = decoder.decode(detail::order_by_start(problem), detail::Fit::Best);
+  } else if (planner == "best") {
+    out = detail::search_placement(
+        problem, {detail::order_by_size(problem), detail::order_by_breadth(problem), detail::order_by_start(problem)},
+        options, lower_bound);
+  } else {
+    std::string known;
+    for (const auto& name : planner_names()) known += (known.empty() ? "" : ", ") + name;
+    return make_error(ErrorKind::Usage, "unknown planner '" + std::string(planner) + "' (known: " + known + ")");
+  }
+  out.planner = std::string(planner);
+  assert(check_placement(problem, out));
+  return out;
+}
+
+std::int64_t interval_lower_bound(const AllocationProblem& problem) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> events;  // (position, +size at start / -size after end)
+  events.reserve(2 * problem.block_count());
+  for (std::size_t b = 0; b < problem.block_count(); ++b) {
+    events.emplace_back(problem.start[b], problem.size[b]);
+    events.emplace_back(problem.end[b] + 1, -problem.size[b]);
+  }
+  // At one position, ends (negative) apply before starts: [s, e] closed, e + 1 is already free.
+  std::sort(events.begin(), events.end());
+  std::int64_t live = 0, peak = 0;
+  for (auto [pos, delta] : events) {
+    live += delta;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, std::string_view planner,
+                                 const PlanOptions& options, std::int64_t lower_bound) {
+  auto placement = place_blocks(liveness.problem, planner, options, lower_bound);
+  if (!placement) return placement.error();
+  MemoryPlan plan;
+  plan.planner = std::string(planner);
+  plan.alignment = options.alignment;
+  plan.outputs_in_arena = options.outputs_in_arena;
+  plan.arena_bytes = placement->arena_bytes;
+  plan.offset.assign(graph.tensor_count(), kNotPlanned);
+  plan.size.assign(graph.tensor_count(), 0);
+  for (std::size_t b = 0; b < liveness.tensors.size(); ++b) {
+    const auto t = static_cast<std::size_t>(liveness.tensors[b]);
+    plan.offset[t] = placement->offset[b];
+    plan.size[t] = liveness.problem.size[b];
+  }
+  return plan;
+}
+
+Expected<MemoryPlan> plan_memory(const Graph& graph, const Schedule& schedule, std::string_view planner,
+                                 const PlanOptions& options) {
+  if (options.alignment <= 0) return make_error(ErrorKind::Usage, "alignment must be positive");
+  auto liveness = compute_liveness(graph, schedule, options);
+  if (!liveness) return liveness.error();
+  std::int64_t bound = 0;
+  if (planner == "best") {
+    // The exact bound lets the search stop as soon as it is optimal.
+    if (schedule.stream_count() <= 1) {
+      bound = interval_lower_bound(liveness->problem);
+    } else if (auto cb = concurrent_lower_bound(graph, schedule, options)) {
+      bound = cb->bytes;
+    }
+  }
+  auto plan = plan_memory(graph, *liveness, planner, options, bound);
+#ifndef NDEBUG
+  if (plan) assert(check_plan(graph, schedule, *plan) && "planner produced an invalid plan");
+#endif
+  return plan;
+}
+
+}  // namespace weft::core

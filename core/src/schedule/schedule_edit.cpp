@@ -1,0 +1,121 @@
+// Edits of a schedule: each builds the edited streams, refuses what would deadlock (naming the
+// cycle) or names no such stream/node, and returns the result with recomputed minimal events.
+#include "weft/core/schedule_edit.h"
+
+#include <algorithm>
+
+#include "schedule_detail.h"
+#include "weft/core/sync.h"
+
+namespace weft::core {
+namespace {
+
+Status check_stream(const Schedule& s, int stream, std::string_view what) {
+  if (stream < 0 || static_cast<std::size_t>(stream) >= s.streams.size())
+    return make_error(ErrorKind::InvalidInput, std::string(what) + ": stream " + std::to_string(stream) +
+                                                   " does not exist (the schedule has " + std::to_string(s.streams.size()) +
+                                                   " streams)");
+  return {};
+}
+
+// Recomputes events for edited streams: refused when data ∪ stream order has a cycle.
+Expected<Schedule> finish(const Graph& graph, Schedule edited, std::string_view what) {
+  auto placement = detail::place(graph, edited);
+  if (!placement) return make_error(ErrorKind::InvalidInput, std::string(what) + ": " + placement.error().message);
+  const detail::HEdges d = detail::h_edges(graph, edited, /*data=*/true, /*events=*/false);
+  if (auto order = detail::h_order(graph, d, *placement); !order)
+    return make_error(ErrorKind::InvalidInput, std::string(what) + " refused: " + order.error().message);
+  edited.events = compute_events(graph, edited);
+  edited.strategy = "hand";
+  if (Status ok = validate_schedule(graph, edited); !ok)
+    return make_error(ErrorKind::Internal, std::string(what) + ": edited schedule failed validation: " + ok.error().message);
+  return edited;
+}
+
+}  // namespace
+
+Expected<Schedule> move_nodes(const Graph& graph, const Schedule& schedule, std::span<const NodeId> nodes, int stream,
+                              int position) {
+  const std::string what = nodes.size() == 1 && nodes[0] >= 0 && static_cast<std::size_t>(nodes[0]) < graph.node_count()
+                               ? "moving " + graph.key(nodes[0])
+                               : "moving " + std::to_string(nodes.size()) + " nodes";
+  if (nodes.empty()) return make_error(ErrorKind::InvalidInput, "moving nodes: no nodes given");
+  if (Status ok = check_stream(schedule, stream, what); !ok) return ok.error();
+  auto placement = detail::place(graph, schedule);
+  if (!placement) return placement.error();
+  const detail::Placement& p = *placement;
+  for (NodeId v : nodes)
+    if (v < 0 || static_cast<std::size_t>(v) >= graph.node_count())
+      return make_error(ErrorKind::InvalidInput, what + ": node index " + std::to_string(v) + " does not exist");
+  const int from = p.stream_of[static_cast<std::size_t>(nodes[0])];
+  std::vector<int> positions;
+  for (NodeId v : nodes) {
+    if (p.stream_of[static_cast<std::size_t>(v)] != from)
+      return make_error(ErrorKind::InvalidInput, what + ": the nodes must sit on one stream (" + graph.key(nodes[0]) +
+                                                     " is on stream " + std::to_string(from) + ", " + graph.key(v) +
+                                                     " on stream " + std::to_string(p.stream_of[static_cast<std::size_t>(v)]) + ")");
+    positions.push_back(p.position[static_cast<std::size_t>(v)]);
+  }
+  std::sort(positions.begin(), positions.end());
+  if (std::adjacent_find(positions.begin(), positions.end()) != positions.end())
+    return make_error(ErrorKind::InvalidInput, what + ": a node is listed twice");
+  if (positions.back() - positions.front() + 1 != static_cast<int>(positions.size()))
+    return make_error(ErrorKind::InvalidInput, what + ": the nodes are not a contiguous run of stream " + std::to_string(from));
+
+  Schedule edited = schedule;
+  auto& src = edited.streams[static_cast<std::size_t>(from)];
+  const std::vector<NodeId> run(src.begin() + positions.front(), src.begin() + positions.back() + 1);
+  src.erase(src.begin() + positions.front(), src.begin() + positions.back() + 1);
+  auto& dst = edited.streams[static_cast<std::size_t>(stream)];
+  if (position < 0 || static_cast<std::size_t>(position) > dst.size())
+    return make_error(ErrorKind::InvalidInput, what + ": position " + std::to_string(position) + " is outside stream " +
+                                                   std::to_string(stream) + " (0.." + std::to_string(dst.size()) + ")");
+  dst.insert(dst.begin() + position, run.begin(), run.end());
+  return finish(graph, std::move(edited), what);
+}
+
+Expected<Schedule> move_node(const Graph& graph, const Schedule& schedule, NodeId n, int stream, int position) {
+  const NodeId one[] = {n};
+  return move_nodes(graph, schedule, one, stream, position);
+}
+
+Expected<Schedule> add_stream(const Graph& graph, const Schedule& schedule) {
+  Schedule edited = schedule;
+  edited.streams.emplace_back();
+  return finish(graph, std::move(edited), "adding a stream");
+}
+
+Expected<Schedule> remove_stream(const Graph& graph, const Schedule& schedule, int stream) {
+  if (Status ok = check_stream(schedule, stream, "removing a stream"); !ok) return ok.error();
+  const auto& nodes = schedule.streams[static_cast<std::size_t>(stream)];
+  if (!nodes.empty())
+    return make_error(ErrorKind::InvalidInput, "removing stream " + std::to_string(stream) + " refused: it still holds " +
+                                                   std::to_string(nodes.size()) + " nodes (first: " + graph.key(nodes.front()) +
+                                                   "); move or merge them first");
+  Schedule edited = schedule;
+  edited.streams.erase(edited.streams.begin() + stream);
+  return finish(graph, std::move(edited), "removing a stream");
+}
+
+Expected<Schedule> merge_streams(const Graph& graph, const Schedule& schedule, int a, int b) {
+  if (Status ok = check_stream(schedule, a, "merging streams"); !ok) return ok.error();
+  if (Status ok = check_stream(schedule, b, "merging streams"); !ok) return ok.error();
+  if (a == b) return make_error(ErrorKind::InvalidInput, "merging streams: stream " + std::to_string(a) + " cannot merge with itself");
+  auto placement = detail::place(graph, schedule);
+  if (!placement) return placement.error();
+  // Interleave in a topological order of H: it already orders both streams, so no cycle appears.
+  const detail::HEdges h = detail::h_edges(graph, schedule, true, true);
+  auto order = detail::h_order(graph, h, *placement);
+  if (!order) return order.error();
+  Schedule edited = schedule;
+  auto& merged = edited.streams[static_cast<std::size_t>(a)];
+  merged.clear();
+  for (NodeId v : *order) {
+    const int s = placement->stream_of[static_cast<std::size_t>(v)];
+    if (s == a || s == b) merged.push_back(v);
+  }
+  edited.streams.erase(edited.streams.begin() + b);
+  return finish(graph, std::move(edited), "merging streams");
+}
+
+}  // namespace weft::core

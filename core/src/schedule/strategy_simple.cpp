@@ -1,0 +1,57 @@
+// The three structural strategies: sequential, seed-greedy (the seed's assign_queues, a
+// baseline of what not to do) and level-rr (Taskflow's default: index within level mod N).
+#include <algorithm>
+
+#include "strategy_detail.h"
+#include "weft/core/levels.h"
+
+namespace weft::core::detail {
+
+Schedule sequential(const StrategyInput& in) {
+  // TODO(memory_aware_order): switch to memory_planner.h's memory_aware_order() once it is on
+  // main. Until then graph.topo_order() (smallest file index first) equals the file order of a
+  // topologically sorted ONNX file, so its peak live bytes equal the file order's.
+  const auto topo = in.graph.topo_order();
+  Schedule s;
+  s.streams.emplace_back(topo.begin(), topo.end());
+  if (s.streams.front().empty()) s.streams.clear();
+  return s;
+}
+
+Schedule seed_greedy(const StrategyInput& in) {
+  // assign_queues from the seed, exactly as written: a node joins the first queue on which
+  // none of its producers sits, else opens the next queue. It ignores the stream cap and, by
+  // construction, puts every edge across queues.
+  const std::vector<NodeId> order(in.graph.topo_order().begin(), in.graph.topo_order().end());
+  std::vector<int> queue_of(in.graph.node_count(), -1);
+  int n_queues = 0;
+  for (NodeId i : order) {
+    const auto producers = in.graph.predecessors(i);
+    int placed = -1;
+    for (int q = 0; q < n_queues && placed < 0; ++q)
+      if (std::all_of(producers.begin(), producers.end(), [&](NodeId p) { return queue_of[static_cast<std::size_t>(p)] != q; }))
+        placed = q;
+    queue_of[static_cast<std::size_t>(i)] = placed >= 0 ? placed : n_queues++;
+  }
+  Schedule s;
+  s.streams.resize(static_cast<std::size_t>(n_queues));
+  for (NodeId i : order) s.streams[static_cast<std::size_t>(queue_of[static_cast<std::size_t>(i)])].push_back(i);
+  return s;
+}
+
+Schedule level_rr(const StrategyInput& in) {
+  const Levels levels = compute_levels(in.graph);
+  std::vector<double> level(levels.asap.begin(), levels.asap.end());
+  // By level, file order within a level: topological, since levels rise along every edge.
+  const std::vector<NodeId> order = order_by(in.graph, level, /*descending=*/false);
+  std::vector<int> stream_of(in.graph.node_count(), 0);
+  std::vector<int> index_in_level(static_cast<std::size_t>(levels.depth), 0);
+  for (NodeId v : order) {
+    const auto l = static_cast<std::size_t>(levels.asap[static_cast<std::size_t>(v)]);
+    stream_of[static_cast<std::size_t>(v)] = index_in_level[l]++ % in.options.max_streams;
+  }
+  keep_small_on_producer_stream(in, stream_of);
+  return from_assignment(std::move(stream_of), order);
+}
+
+}  // namespace weft::core::detail

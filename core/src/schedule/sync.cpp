@@ -1,0 +1,199 @@
+// Synchronisation of a schedule: minimal events (the cross-stream edges of the transitive
+// reduction of data edges ∪ stream order), validation and the ideal makespan.
+#include "weft/core/sync.h"
+
+#include <algorithm>
+#include <cassert>
+#include <sstream>
+
+#include "schedule_detail.h"
+
+namespace weft::core {
+namespace detail {
+
+Expected<Placement> place(const Graph& graph, const Schedule& schedule) {
+  const std::size_t n = graph.node_count();
+  Placement p;
+  p.stream_of.assign(n, -1);
+  p.position.assign(n, -1);
+  for (std::size_t s = 0; s < schedule.streams.size(); ++s)
+    for (std::size_t i = 0; i < schedule.streams[s].size(); ++i) {
+      const NodeId v = schedule.streams[s][i];
+      if (v < 0 || static_cast<std::size_t>(v) >= n)
+        return make_error(ErrorKind::InvalidInput, "stream " + std::to_string(s) + " names node index " + std::to_string(v) +
+                                                       ", which the model does not have");
+      const auto vi = static_cast<std::size_t>(v);
+      if (p.stream_of[vi] >= 0)
+        return make_error(ErrorKind::InvalidInput, "node '" + graph.key(v) + "' is placed twice (streams " +
+                                                       std::to_string(p.stream_of[vi]) + " and " + std::to_string(s) + ")");
+      p.stream_of[vi] = static_cast<int>(s);
+      p.position[vi] = static_cast<int>(i);
+    }
+  for (std::size_t v = 0; v < n; ++v)
+    if (p.stream_of[v] < 0)
+      return make_error(ErrorKind::InvalidInput, "node '" + graph.key(static_cast<NodeId>(v)) + "' is on no stream");
+  return p;
+}
+
+HEdges h_edges(const Graph& graph, const Schedule& schedule, bool data, bool events) {
+  HEdges h;
+  h.pred.resize(graph.node_count());
+  if (data)
+    for (std::size_t v = 0; v < graph.node_count(); ++v)
+      for (NodeId u : graph.predecessors(static_cast<NodeId>(v))) h.pred[v].emplace_back(u, EdgeKind::Data);
+  for (const auto& stream : schedule.streams)
+    for (std::size_t i = 1; i < stream.size(); ++i)
+      h.pred[static_cast<std::size_t>(stream[i])].emplace_back(stream[i - 1], EdgeKind::Stream);
+  if (events)
+    for (const Event& e : schedule.events) h.pred[static_cast<std::size_t>(e.to)].emplace_back(e.from, EdgeKind::Event);
+  return h;
+}
+
+std::string where(const Graph& graph, NodeId n, const Placement& placement) {
+  return graph.key(n) + " on stream " + std::to_string(placement.stream_of[static_cast<std::size_t>(n)]);
+}
+
+Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, const Placement& placement) {
+  const std::size_t n = edges.pred.size();
+  std::vector<std::vector<NodeId>> succ(n);
+  std::vector<std::uint32_t> indeg(n, 0);
+  for (std::size_t v = 0; v < n; ++v)
+    for (auto [u, kind] : edges.pred[v]) {
+      succ[static_cast<std::size_t>(u)].push_back(static_cast<NodeId>(v));
+      ++indeg[v];
+    }
+  std::vector<NodeId> order;
+  order.reserve(n);
+  for (std::size_t v = 0; v < n; ++v)
+    if (indeg[v] == 0) order.push_back(static_cast<NodeId>(v));
+  for (std::size_t head = 0; head < order.size(); ++head)
+    for (NodeId v : succ[static_cast<std::size_t>(order[head])])
+      if (--indeg[static_cast<std::size_t>(v)] == 0) order.push_back(v);
+  if (order.size() == n) return order;
+
+  // Every node left has a predecessor left, so walking predecessors inside the remainder must
+  // repeat a node: the cycle. (Walking successors could dead-end below the cycle.)
+  NodeId cur = kNoNode;
+  for (std::size_t v = 0; v < n && cur == kNoNode; ++v)
+    if (indeg[v] > 0) cur = static_cast<NodeId>(v);
+  std::vector<int> seen(n, -1);
+  std::vector<NodeId> walk;
+  std::vector<EdgeKind> via;  // via[i]: kind of the edge walk[i+1] → walk[i]
+  while (seen[static_cast<std::size_t>(cur)] < 0) {
+    seen[static_cast<std::size_t>(cur)] = static_cast<int>(walk.size());
+    walk.push_back(cur);
+    for (auto [u, kind] : edges.pred[static_cast<std::size_t>(cur)])
+      if (indeg[static_cast<std::size_t>(u)] > 0) {
+        cur = u;
+        via.push_back(kind);
+        break;
+      }
+  }
+  const auto first = static_cast<std::size_t>(seen[static_cast<std::size_t>(cur)]);
+  std::ostringstream msg;
+  msg << "would deadlock: " << where(graph, walk[first], placement);
+  for (std::size_t i = first; i < walk.size(); ++i) {
+    if (i > first) msg << ", which";
+    msg << (via[i] == EdgeKind::Stream ? " runs after " : " waits for ");
+    const bool closes = i + 1 == walk.size();
+    msg << (closes ? graph.key(walk[first]) : where(graph, walk[i + 1], placement));
+  }
+  return make_error(ErrorKind::InvalidInput, msg.str());
+}
+
+VectorClocks::VectorClocks(const HEdges& edges, const std::vector<NodeId>& order, const Placement& placement,
+                           std::size_t streams)
+    : m_streams(streams), m_clock(edges.pred.size() * streams, -1) {
+  for (NodeId v : order) {
+    int* c = &m_clock[static_cast<std::size_t>(v) * m_streams];
+    for (auto [u, kind] : edges.pred[static_cast<std::size_t>(v)]) {
+      const int* cu = &m_clock[static_cast<std::size_t>(u) * m_streams];
+      for (std::size_t s = 0; s < m_streams; ++s) c[s] = std::max(c[s], cu[s]);
+    }
+    c[placement.stream_of[static_cast<std::size_t>(v)]] = placement.position[static_cast<std::size_t>(v)];
+  }
+}
+
+}  // namespace detail
+
+std::vector<Event> compute_events(const Graph& graph, const Schedule& schedule) {
+  auto placement = detail::place(graph, schedule);
+  if (!placement) return {};
+  const detail::Placement& p = *placement;
+  const detail::HEdges d = detail::h_edges(graph, schedule, /*data=*/true, /*events=*/false);
+  auto order = detail::h_order(graph, d, p);
+  assert(order && "compute_events: data edges ∪ stream order must be acyclic");
+  if (!order) return {};
+  const detail::VectorClocks clocks(d, *order, p, schedule.streams.size());
+
+  // D = data edges ∪ stream order has a unique transitive reduction; its cross-stream edges are
+  // exactly the events every valid event set must contain (an edge of the reduction is implied
+  // by no longer path, so only an event can supply it), and together with stream order they
+  // imply all of D. An edge u→v is in the reduction iff no other direct predecessor w of v in D
+  // already has u before or at it, which the vector clocks answer in O(1).
+  std::vector<Event> events;
+  for (NodeId v : *order) {
+    const auto vi = static_cast<std::size_t>(v);
+    const int sv = p.stream_of[vi];
+    const auto preds = graph.predecessors(v);
+    const NodeId stream_pred = p.position[vi] > 0 ? schedule.streams[static_cast<std::size_t>(sv)][static_cast<std::size_t>(p.position[vi] - 1)] : kNoNode;
+    for (NodeId u : preds) {
+      if (p.stream_of[static_cast<std::size_t>(u)] == sv) continue;
+      bool implied = stream_pred != kNoNode && clocks.reaches(u, stream_pred, p);
+      for (std::size_t k = 0; k < preds.size() && !implied; ++k)
+        if (preds[k] != u && clocks.reaches(u, preds[k], p)) implied = true;
+      if (!implied) events.push_back(Event{u, v});
+    }
+  }
+  return events;
+}
+
+Status validate_schedule(const Graph& graph, const Schedule& schedule) {
+  auto placement = detail::place(graph, schedule);
+  if (!placement) return placement.error();
+  const detail::Placement& p = *placement;
+  const auto n = static_cast<NodeId>(graph.node_count());
+  for (const Event& e : schedule.events)
+    if (e.from < 0 || e.from >= n || e.to < 0 || e.to >= n)
+      return make_error(ErrorKind::InvalidInput, "an event refers to node index " +
+                                                     std::to_string(e.from < 0 || e.from >= n ? e.from : e.to) +
+                                                     ", which the model does not have");
+  const detail::HEdges h = detail::h_edges(graph, schedule, /*data=*/true, /*events=*/true);
+  auto order = detail::h_order(graph, h, p);
+  if (!order) return order.error();
+  // Enforcement: only stream order and events exist on the device; data edges must follow from them.
+  const detail::HEdges r = detail::h_edges(graph, schedule, /*data=*/false, /*events=*/true);
+  const detail::VectorClocks clocks(r, *order, p, schedule.streams.size());
+  for (NodeId v : *order)
+    for (NodeId u : graph.predecessors(v))
+      if (!clocks.reaches(u, v, p))
+        return make_error(ErrorKind::InvalidInput,
+                          "data dependency " + graph.key(u) + " -> " + graph.key(v) + " is not enforced: " +
+                              detail::where(graph, v, p) + " does not wait for " + detail::where(graph, u, p) +
+                              " (an event is missing)");
+  return {};
+}
+
+double ideal_makespan_us(const Graph& graph, const Schedule& schedule, std::span<const double> node_time_us) {
+  auto placement = detail::place(graph, schedule);
+  if (!placement) return 0;
+  const detail::HEdges h = detail::h_edges(graph, schedule, true, true);
+  auto order = detail::h_order(graph, h, *placement);
+  if (!order) return 0;
+  std::vector<double> finish(graph.node_count(), 0);
+  double makespan = 0;
+  for (NodeId v : *order) {
+    const auto vi = static_cast<std::size_t>(v);
+    double start = 0;
+    for (auto [u, kind] : h.pred[vi]) start = std::max(start, finish[static_cast<std::size_t>(u)]);
+    finish[vi] = start + (vi < node_time_us.size() ? node_time_us[vi] : 0.0);
+    makespan = std::max(makespan, finish[vi]);
+  }
+  return makespan;
+}
+
+double event_host_cost_us(const Schedule& schedule, const DeviceSpec& device) {
+  return static_cast<double>(schedule.events.size()) * (device.event_record_us + device.event_wait_us);
+}
+
+}  // namespace weft::core

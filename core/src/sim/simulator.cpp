@@ -1,0 +1,327 @@
+// The simulator: host issue thread, then a discrete-event fluid model of the device.
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <queue>
+#include <tuple>
+
+#include "weft/core/simulate.h"
+
+namespace weft::core {
+
+namespace {
+
+std::size_t idx(NodeId n) { return static_cast<std::size_t>(n); }
+
+// Adjacency of the schedule's synchronisation, shared by the issue order and the device loop.
+struct Sync {
+  std::vector<int> stream_of, position;
+  std::vector<std::vector<std::size_t>> events_in, events_out;  // indices into schedule.events
+};
+
+Expected<Sync> build_sync(const Graph& graph, const Schedule& schedule) {
+  const std::size_t n = graph.node_count();
+  Sync s;
+  s.stream_of.assign(n, -1);
+  s.position.assign(n, -1);
+  for (std::size_t st = 0; st < schedule.streams.size(); ++st)
+    for (std::size_t i = 0; i < schedule.streams[st].size(); ++i) {
+      const NodeId v = schedule.streams[st][i];
+      if (v < 0 || idx(v) >= n)
+        return make_error(ErrorKind::InvalidInput, "schedule names node index " + std::to_string(v) + ", which the model does not have");
+      if (s.stream_of[idx(v)] >= 0) return make_error(ErrorKind::InvalidInput, "node '" + graph.key(v) + "' is placed twice");
+      s.stream_of[idx(v)] = static_cast<int>(st);
+      s.position[idx(v)] = static_cast<int>(i);
+    }
+  for (std::size_t v = 0; v < n; ++v)
+    if (s.stream_of[v] < 0) return make_error(ErrorKind::InvalidInput, "node '" + graph.key(static_cast<NodeId>(v)) + "' is on no stream");
+  s.events_in.resize(n);
+  s.events_out.resize(n);
+  for (std::size_t e = 0; e < schedule.events.size(); ++e) {
+    const Event& ev = schedule.events[e];
+    if (ev.from < 0 || ev.to < 0 || idx(ev.from) >= n || idx(ev.to) >= n)
+      return make_error(ErrorKind::InvalidInput, "event " + std::to_string(e) + " refers to a node the model does not have");
+    s.events_out[idx(ev.from)].push_back(e);
+    s.events_in[idx(ev.to)].push_back(e);
+  }
+  return s;
+}
+
+Expected<std::vector<NodeId>> order_from_sync(const Graph& graph, const Schedule& schedule, const Sync& sync,
+                                              const CostTable& costs) {
+  const std::size_t n = graph.node_count();
+  std::vector<std::uint32_t> indeg(n, 0);
+  for (std::size_t v = 0; v < n; ++v) {
+    indeg[v] = static_cast<std::uint32_t>(graph.predecessors(static_cast<NodeId>(v)).size() + sync.events_in[v].size());
+    if (sync.position[v] > 0) ++indeg[v];
+  }
+  // Earliest ideal start (no overheads, no sharing): issuing by it interleaves the streams the
+  // way a runtime walking the schedule breadth-first would, so no stream starves behind another.
+  std::vector<double> est(n, 0.0);
+  using Key = std::tuple<double, int, int, NodeId>;
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+  for (std::size_t v = 0; v < n; ++v)
+    if (indeg[v] == 0) ready.emplace(0.0, sync.stream_of[v], sync.position[v], static_cast<NodeId>(v));
+  std::vector<NodeId> order;
+  order.reserve(n);
+  auto relax = [&](NodeId from, NodeId to) {
+    const double t = est[idx(from)] + (idx(from) < costs.nodes.size() ? std::max(0.0, costs[from].time_us) : 0.0);
+    est[idx(to)] = std::max(est[idx(to)], t);
+    if (--indeg[idx(to)] == 0) ready.emplace(est[idx(to)], sync.stream_of[idx(to)], sync.position[idx(to)], to);
+  };
+  while (!ready.empty()) {
+    const NodeId u = std::get<3>(ready.top());
+    ready.pop();
+    order.push_back(u);
+    for (NodeId v : graph.successors(u)) relax(u, v);
+    const auto& stream = schedule.streams[static_cast<std::size_t>(sync.stream_of[idx(u)])];
+    const auto next = static_cast<std::size_t>(sync.position[idx(u)]) + 1;
+    if (next < stream.size()) relax(u, stream[next]);
+    for (std::size_t e : sync.events_out[idx(u)]) relax(u, schedule.events[e].to);
+  }
+  if (order.size() != n) {
+    std::string stuck;
+    int listed = 0;
+    for (std::size_t v = 0; v < n && listed < 4; ++v)
+      if (indeg[v] > 0) {
+        stuck += (listed++ ? ", '" : "'") + graph.key(static_cast<NodeId>(v)) + "' (stream " +
+                 std::to_string(sync.stream_of[v]) + ")";
+      }
+    return make_error(ErrorKind::InvalidInput,
+                      "schedule would deadlock: data edges, stream order and events form a cycle through " + stuck);
+  }
+  return order;
+}
+
+struct Running {
+  NodeId node;
+  double remaining;  // µs of isolated work left
+  double duration;
+  KernelDemand demand;
+};
+
+void push_sample(std::vector<CounterSample>& v, double t, double value) {
+  if (!v.empty() && v.back().value == value) return;
+  if (!v.empty() && v.back().time_us == t) {
+    v.back().value = value;
+    // Collapsing may leave two equal neighbours; drop the redundant one.
+    if (v.size() >= 2 && v[v.size() - 2].value == value) v.pop_back();
+    return;
+  }
+  v.push_back({t, value});
+}
+
+}  // namespace
+
+KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, const DeviceSpec& device) {
+  KernelDemand d;
+  double elems = 0;
+  for (TensorId t : graph.node(n).outputs)
+    if (t != kNoTensor) elems += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(t).elements()));
+  const double blocks = std::ceil(elems / kThreadsPerBlock);
+  d.occupancy = device.sm_count > 0 ? std::min(1.0, blocks / device.sm_count) : 1.0;
+  if (elems <= 0) d.occupancy = device.sm_count > 0 ? 1.0 / device.sm_count : 1.0;  // one block at least
+  const double t = cost.time_us * 1e-6;  // s
+  if (t <= 0) return d;
+  if (cost.flops > 0 && device.peak_fp32_flops > 0)
+    d.compute = std::min(d.occupancy, std::min(1.0, cost.flops / (t * device.peak_fp32_flops)));
+  else if (cost.bytes <= 0)
+    d.compute = d.occupancy;  // nothing known: assume it fills the SMs its grid covers
+  if (cost.bytes > 0 && device.memory_bandwidth > 0) d.bandwidth = std::min(1.0, cost.bytes / (t * device.memory_bandwidth));
+  return d;
+}
+
+Expected<std::vector<NodeId>> issue_order(const Graph& graph, const Schedule& schedule, const CostTable& costs) {
+  auto sync = build_sync(graph, schedule);
+  if (!sync) return sync.error();
+  return order_from_sync(graph, schedule, *sync, costs);
+}
+
+Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
+                  const SimOptions& options) {
+  const std::size_t n = graph.node_count();
+  Timeline tl;
+  tl.kind = "predicted";
+  tl.label = options.label.empty() ? "predicted " + (schedule.strategy.empty() ? std::string("schedule") : schedule.strategy)
+                                   : options.label;
+  tl.device = device.name;
+  tl.stream_count = static_cast<int>(schedule.stream_count());
+  tl.events = schedule.events;
+  auto sync_or = build_sync(graph, schedule);
+  assert(sync_or && "simulate: invalid schedule (check it with issue_order or validate_schedule first)");
+  const Sync& sync = *sync_or;
+  auto order_or = order_from_sync(graph, schedule, sync, costs);
+  assert(order_or && "simulate: the schedule deadlocks");
+  const std::vector<NodeId>& order = *order_or;
+  assert(costs.nodes.size() == n);
+
+  // Host issue times: the kernel launch returns at issue[n]; a record returns at record_at[e].
+  std::vector<double> issue(n, 0.0), record_at(schedule.events.size(), 0.0);
+  if (options.cuda_graph) {
+    // One cudaGraphLaunch, then the graph executor releases the nodes in order at its per-node
+    // rate; dependencies (events included) are graph edges and cost the host nothing.
+    double h = device.launch_us;
+    for (NodeId v : order) {
+      h += device.graph_launch_per_node_us;
+      issue[idx(v)] = h;
+    }
+  } else {
+    double h = 0;
+    for (NodeId v : order) {
+      h += device.event_wait_us * static_cast<double>(sync.events_in[idx(v)].size());
+      h += device.launch_us;
+      issue[idx(v)] = h;
+      for (std::size_t e : sync.events_out[idx(v)]) {
+        h += device.event_record_us;
+        record_at[e] = h;
+      }
+    }
+  }
+
+  // Device: fluid model. deps_left counts the stream predecessor and the waited events.
+  std::vector<std::uint32_t> deps_left(n, 0);
+  std::vector<double> ready_at(issue);
+  for (std::size_t v = 0; v < n; ++v)
+    deps_left[v] = static_cast<std::uint32_t>(sync.events_in[v].size()) + (sync.position[v] > 0 ? 1u : 0u);
+  using Key = std::pair<double, NodeId>;
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+  for (std::size_t v = 0; v < n; ++v)
+    if (deps_left[v] == 0) ready.emplace(ready_at[v], static_cast<NodeId>(v));
+
+  tl.items.resize(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    tl.items[v].node = static_cast<NodeId>(v);
+    tl.items[v].stream = sync.stream_of[v];
+  }
+  auto release = [&](NodeId v, double t) {
+    ready_at[idx(v)] = std::max(ready_at[idx(v)], t);
+    if (--deps_left[idx(v)] == 0) ready.emplace(ready_at[idx(v)], v);
+  };
+
+  std::vector<Running> running;
+  std::vector<double> rate;
+  std::size_t done = 0;
+  double now = 0;
+  while (done < n) {
+    while (!ready.empty() && ready.top().first <= now) {
+      const NodeId v = ready.top().second;
+      ready.pop();
+      const double dur = std::max(0.0, costs[v].time_us);
+      tl.items[idx(v)].start_us = now;
+      running.push_back({v, dur, dur, kernel_demand(graph, v, costs[v], device)});
+    }
+    if (running.empty()) {
+      assert(!ready.empty() && "simulate: nothing running and nothing ready (deadlock)");
+      now = ready.top().first;
+      continue;
+    }
+    double total_c = 0, total_b = 0;
+    for (const Running& r : running) {
+      total_c += r.demand.compute;
+      total_b += r.demand.bandwidth;
+    }
+    rate.assign(running.size(), 1.0);
+    double use_c = 0, use_b = 0;
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      const KernelDemand& d = running[i].demand;
+      if (options.share_compute && d.compute > 0 && total_c > 1) rate[i] = std::min(rate[i], 1.0 / total_c);
+      if (options.share_bandwidth && d.bandwidth > 0 && total_b > 1) rate[i] = std::min(rate[i], 1.0 / total_b);
+      use_c += d.compute * rate[i];
+      use_b += d.bandwidth * rate[i];
+    }
+    push_sample(tl.compute_use, now, std::min(1.0, use_c));
+    push_sample(tl.bandwidth_use, now, std::min(1.0, use_b));
+
+    std::size_t first = 0;
+    double t_fin = now + running[0].remaining / rate[0];
+    for (std::size_t i = 1; i < running.size(); ++i) {
+      const double t = now + running[i].remaining / rate[i];
+      if (t < t_fin) {
+        t_fin = t;
+        first = i;
+      }
+    }
+    const bool arrival_first = !ready.empty() && ready.top().first < t_fin;
+    const double t_next = arrival_first ? ready.top().first : t_fin;
+    const double dt = t_next - now;
+    for (std::size_t i = 0; i < running.size(); ++i) running[i].remaining -= rate[i] * dt;
+    now = t_next;
+    if (!arrival_first) running[first].remaining = 0;  // exact, whatever the rounding did
+    // Finish every kernel whose work is (numerically) done at `now`.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      Running& r = running[i];
+      if (r.remaining > 1e-9 * std::max(1.0, r.duration)) {
+        running[kept++] = r;
+        continue;
+      }
+      const NodeId v = r.node;
+      tl.items[idx(v)].end_us = now;
+      ++done;
+      const auto& stream = schedule.streams[static_cast<std::size_t>(sync.stream_of[idx(v)])];
+      const auto next = static_cast<std::size_t>(sync.position[idx(v)]) + 1;
+      if (next < stream.size()) release(stream[next], now);
+      for (std::size_t e : sync.events_out[idx(v)]) release(schedule.events[e].to, std::max(now, record_at[e]));
+    }
+    running.resize(kept);
+  }
+  push_sample(tl.compute_use, now, 0);
+  push_sample(tl.bandwidth_use, now, 0);
+
+  if (options.plan) {
+    // Arena bytes in use: a tensor is allocated when its producer starts and freed when its last
+    // reader ends (its producer, if nobody reads it). Frees sort before allocations at one instant.
+    const MemoryPlan& plan = *options.plan;
+    std::vector<std::pair<double, double>> deltas;
+    for (std::size_t t = 0; t < graph.tensor_count() && t < plan.offset.size(); ++t) {
+      if (plan.offset[t] == kNotPlanned) continue;
+      const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
+      if (tensor.producer == kNoNode) continue;
+      const double bytes = static_cast<double>(t < plan.size.size() && plan.size[t] > 0 ? plan.size[t] : std::max<std::int64_t>(0, tensor.bytes()));
+      double free_at = tl.items[idx(tensor.producer)].end_us;
+      for (NodeId c : tensor.consumers) free_at = std::max(free_at, tl.items[idx(c)].end_us);
+      deltas.emplace_back(tl.items[idx(tensor.producer)].start_us, bytes);
+      deltas.emplace_back(free_at, -bytes);
+    }
+    std::sort(deltas.begin(), deltas.end());
+    double live = 0;
+    tl.arena_bytes.push_back({0, 0});
+    for (const auto& [t, d] : deltas) {
+      live += d;
+      push_sample(tl.arena_bytes, t, std::max(0.0, live));
+    }
+  }
+  return tl;
+}
+
+Schedule sequential_schedule(const Graph& graph) {
+  Schedule s;
+  s.streams.emplace_back(graph.topo_order().begin(), graph.topo_order().end());
+  s.strategy = "sequential";
+  return s;
+}
+
+bool is_chain(const Graph& graph) {
+  const auto order = graph.topo_order();
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const auto succ = graph.successors(order[i - 1]);
+    if (!std::binary_search(succ.begin(), succ.end(), order[i])) return false;
+  }
+  return true;
+}
+
+WorkSpan work_span(const Graph& graph, const CostTable& costs) {
+  WorkSpan ws;
+  std::vector<double> finish(graph.node_count(), 0.0);
+  for (NodeId v : graph.topo_order()) {
+    double start = 0;
+    for (NodeId p : graph.predecessors(v)) start = std::max(start, finish[idx(p)]);
+    const double t = std::max(0.0, costs[v].time_us);
+    finish[idx(v)] = start + t;
+    ws.work_us += t;
+    ws.span_us = std::max(ws.span_us, finish[idx(v)]);
+  }
+  return ws;
+}
+
+}  // namespace weft::core
