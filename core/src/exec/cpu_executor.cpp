@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "kernel.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/tensor_pb.h"
 
 namespace weft::core {
@@ -267,6 +268,11 @@ class CpuExecutor final : public Executor {
     if (auto s = cpu_check_supported(graph); !s) return s.error();
     if (auto s = check_schedule(graph, schedule); !s) return s.error();
     if (auto s = check_plan_fits(graph, plan); !s) return s.error();
+    if (options.check_plan) {
+      // A plan made for another order may overlap tensors that this schedule keeps live together.
+      if (auto s = check_plan(graph, schedule, plan); !s)
+        return make_error(ErrorKind::InvalidInput, "memory plan is not valid for this schedule: " + s.error().message);
+    }
 
     RunState state;
     state.graph = &graph;

@@ -7,8 +7,12 @@
 
 #include "exec_test_util.h"
 #include "test_graphs.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
+#include "weft/core/sync.h"
 
 using namespace weft;
 
@@ -107,12 +111,12 @@ TEST(CpuExecutor, OutputsDoNotDependOnArenaPlacement) {
   auto exec = core::make_cpu_executor();
   const core::Schedule s = test::sequential_schedule(g);
   core::MemoryPlan a = core::plan_no_reuse(g);
-  // Same tensors, placed in reverse order with odd gaps (still aligned to 64 bytes).
+  // Same tensors, placed in reverse order with gaps (still aligned).
   core::MemoryPlan b = a;
   std::int64_t top = 0;
   for (std::size_t t = b.offset.size(); t-- > 0;) {
     if (b.offset[t] == core::kNotPlanned) continue;
-    top += 64 * static_cast<std::int64_t>(t % 5);
+    top += b.alignment * static_cast<std::int64_t>(t % 5);
     b.offset[t] = top;
     top += b.size[t];
   }
@@ -121,7 +125,8 @@ TEST(CpuExecutor, OutputsDoNotDependOnArenaPlacement) {
   o.warmup = 0;
   auto ra = exec->run(g, s, a, o);
   auto rb = exec->run(g, s, b, o);
-  ASSERT_TRUE(ra && rb);
+  ASSERT_TRUE(ra) << ra.error().message;
+  ASSERT_TRUE(rb) << rb.error().message;
   expect_bit_identical(*ra, *rb);
 }
 
@@ -205,4 +210,83 @@ TEST(CpuExecutor, SeedsAreDeterministic) {
   ASSERT_TRUE(r1 && r2 && r3);
   expect_bit_identical(*r1, *r2);
   EXPECT_FALSE(r1->outputs.begin()->second.bytes == r3->outputs.begin()->second.bytes);
+}
+
+// A plan made for the sequential order, used under a concurrent schedule that keeps two reused
+// tensors live together: check_plan refuses it; with the check off, the outputs are wrong; a plan
+// made for the concurrent schedule gives the sequential outputs. The checker is what prevents it.
+TEST(CpuExecutor, SequentialPlanUnderConcurrentScheduleIsRefusedByTheChecker) {
+  core::GraphBuilder b;
+  b.add_input("x", core::DType::Float32, {core::Dim{1, {}}, core::Dim{4096, {}}});
+  b.add_node("a0", "Neg", {"x"}, {"a0_out"});
+  b.add_node("a1", "Relu", {"a0_out"}, {"a"});
+  b.add_node("b0", "Sigmoid", {"x"}, {"b0_out"});
+  b.add_node("b1", "Relu", {"b0_out"}, {"b"});
+  for (const char* t : {"a0_out", "a", "b0_out", "b"}) b.set_shape(t, core::DType::Float32, {1, 4096});
+  b.mark_output("a");
+  b.mark_output("b");
+  auto built = std::move(b).build();
+  ASSERT_TRUE(built);
+  const core::Graph& g = *built;
+  const core::NodeId a0 = *g.find_node("a0"), a1 = *g.find_node("a1"), b0 = *g.find_node("b0"), b1 = *g.find_node("b1");
+  const core::Schedule seq{{{a0, a1, b0, b1}}, {}, "sequential", ""};
+  auto seq_plan = core::plan_memory(g, seq, "best");
+  ASSERT_TRUE(seq_plan) << seq_plan.error().message;
+  // Sequentially a0_out is dead before b0_out is born: they share bytes.
+  ASSERT_EQ(seq_plan->offset[static_cast<std::size_t>(*g.find_tensor("a0_out"))],
+            seq_plan->offset[static_cast<std::size_t>(*g.find_tensor("b0_out"))]);
+  auto exec = core::make_cpu_executor();
+  core::RunOptions o;
+  o.warmup = 0;
+  auto reference = exec->run(g, seq, *seq_plan, o);
+  ASSERT_TRUE(reference) << reference.error().message;
+
+  // Two streams; the events force b0 to write between a0's write and a1's read.
+  const core::Schedule conc{{{a0, a1}, {b0, b1}}, {{a0, b0}, {b0, a1}}, "hand", ""};
+  ASSERT_TRUE(core::validate_schedule(g, conc));
+  EXPECT_FALSE(core::check_plan(g, conc, *seq_plan));
+  auto refused = exec->run(g, conc, *seq_plan, o);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("memory plan is not valid for this schedule"), std::string::npos)
+      << refused.error().message;
+
+  core::RunOptions unchecked = o;
+  unchecked.check_plan = false;
+  auto wrong = exec->run(g, conc, *seq_plan, unchecked);
+  ASSERT_TRUE(wrong) << wrong.error().message;
+  EXPECT_FALSE(wrong->outputs.at("a").bytes == reference->outputs.at("a").bytes) << "the race did not corrupt 'a'";
+
+  auto conc_plan = core::plan_memory(g, conc, "best");
+  ASSERT_TRUE(conc_plan);
+  ASSERT_TRUE(core::check_plan(g, conc, *conc_plan));
+  auto right = exec->run(g, conc, *conc_plan, o);
+  ASSERT_TRUE(right) << right.error().message;
+  expect_bit_identical(*reference, *right);
+}
+
+// Every registered strategy's schedule on squeezenet, with a memory plan made for that schedule,
+// gives outputs bit-identical to the sequential run.
+TEST(CpuExecutor, EveryStrategyMatchesSequentialOnSqueezenet) {
+  const core::Graph g = load_model("squeezenet1_1.onnx");
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device) << device.error().message;
+  const core::CostTable costs = core::estimate_costs(g, *device);
+  auto exec = core::make_cpu_executor();
+  auto seq = test::run_sequential(g);
+  ASSERT_TRUE(seq) << seq.error().message;
+  for (const std::string& name : core::strategy_names()) {
+    core::StrategyOptions so;
+    so.max_streams = 4;
+    so.granularity_us = 0;  // split even small operators: the most concurrency to race on
+    auto s = core::make_schedule(name, g, costs, *device, so);
+    ASSERT_TRUE(s) << name << ": " << s.error().message;
+    auto plan = core::plan_memory(g, *s, "best");
+    ASSERT_TRUE(plan) << name << ": " << plan.error().message;
+    core::RunOptions o;
+    o.warmup = 0;
+    auto r = exec->run(g, *s, *plan, o);
+    ASSERT_TRUE(r) << name << ": " << r.error().message;
+    EXPECT_EQ(r->timeline.stream_count, static_cast<int>(s->stream_count()));
+    expect_bit_identical(*seq, *r);
+  }
 }

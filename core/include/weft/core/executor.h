@@ -25,6 +25,9 @@ struct RunOptions {
   std::uint64_t seed = 42;   ///< seeds random inputs and absent weights
   std::map<std::string, HostTensor> inputs;  ///< by graph-input name; others are seeded random
   bool per_node_timing = true;
+  /// Verify the plan against the schedule (check_plan: no two conflicting tensors share bytes)
+  /// before running. Off only to demonstrate what the checker prevents.
+  bool check_plan = true;
 };
 
 struct RunResult {
