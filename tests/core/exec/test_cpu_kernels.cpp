@@ -2,7 +2,9 @@
 // written out by hand), plus the error for an unsupported operator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 
 #include "exec_test_util.h"
 
@@ -277,4 +279,18 @@ TEST(CpuKernels, SupportedOpsList) {
   EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
   for (const char* op : {"Conv", "ConvTranspose", "Gemm", "MatMul", "Resize", "HardSigmoid", "Clip", "Erf", "Softmax", "Where"})
     EXPECT_TRUE(std::binary_search(ops.begin(), ops.end(), std::string(op))) << op;
+}
+
+// docs/operators.md lists exactly the registered operators (regenerate it when adding kernels).
+TEST(CpuKernels, OperatorsDocMatchesRegistry) {
+  std::ifstream in(std::string(WEFT_TEST_DATA_DIR) + "/../../docs/operators.md");
+  ASSERT_TRUE(in.good());
+  std::vector<std::string> documented;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| `", 0) != 0) continue;
+    const auto end = line.find('`', 3);
+    documented.push_back(line.substr(3, end - 3));
+  }
+  std::sort(documented.begin(), documented.end());
+  EXPECT_EQ(documented, core::cpu_supported_ops());
 }
