@@ -25,7 +25,7 @@ namespace weft::ui::bridge {
 
 namespace {
 
-constexpr bool kLiveAnalysis = false;
+constexpr bool kLiveAnalysis = true;
 constexpr bool kLiveStrategies = true;
 constexpr bool kLiveSync = true;
 constexpr bool kLiveEdits = true;

@@ -49,7 +49,7 @@ QString format_attribute(const core::Attribute& a) {
   return QObject::tr("?");
 }
 
-QString bound_name(core::Bound b) {
+QString bound_text(core::Bound b) {
   switch (b) {
     case core::Bound::Compute: return QObject::tr("compute-bound");
     case core::Bound::Memory: return QObject::tr("memory-bound");
@@ -131,7 +131,7 @@ void PropertiesPanel::refresh() {
   if (i < an.costs.nodes.size()) {
     const core::NodeCost& c = an.costs.nodes[i];
     row(sched, tr("predicted time"), tr("%1 µs%2").arg(c.time_us, 0, 'f', 2).arg(c.measured ? tr(" (measured)") : c.known ? "" : tr(" (guess)")));
-    row(sched, tr("bound"), bound_name(c.bound));
+    row(sched, tr("bound"), bound_text(c.bound));
     row(sched, tr("flops"), QLocale::system().toString(c.flops, 'g', 4));
     row(sched, tr("bytes moved"), format_bytes(static_cast<std::int64_t>(c.bytes)));
     row(sched, tr("intensity"), tr("%1 flop/byte").arg(c.intensity, 0, 'f', 2));
@@ -221,6 +221,16 @@ void SummaryPanel::refresh() {
   add(tr("sequential"), tr("%1&nbsp;µs").arg(f.sequential_us, 0, 'f', 1));
   add(tr("ideal makespan"), tr("%1&nbsp;µs").arg(f.ideal_us, 0, 'f', 1));
   add(tr("speedup"), tr("%1×").arg(f.speedup, 0, 'f', 2));
+  if (f.predicted_us >= 0) {
+    add(tr("predicted"), tr("%1&nbsp;µs").arg(f.predicted_us, 0, 'f', 1));
+    if (f.predicted_sequential_us > 0)
+      add(tr("vs one stream"), tr("%1×").arg(f.predicted_sequential_us / f.predicted_us, 0, 'f', 2));
+  }
+  if (f.arena_bytes >= 0) {
+    add(tr("arena"), format_bytes(f.arena_bytes));
+    if (f.sequential_arena_bytes > 0)
+      add(tr("vs one stream"), tr("%1×").arg(static_cast<double>(f.arena_bytes) / static_cast<double>(f.sequential_arena_bytes), 0, 'f', 2));
+  }
   add(tr("work"), tr("%1&nbsp;µs").arg(an.critical.work_us, 0, 'f', 1));
   add(tr("span"), tr("%1&nbsp;µs").arg(an.critical.span_us, 0, 'f', 1));
   add(tr("work / span"), QString::number(an.critical.parallelism(), 'f', 2));

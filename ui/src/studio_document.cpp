@@ -3,9 +3,17 @@
 #include <QUndoCommand>
 #include <algorithm>
 
+#include "weft/core/memory_planner.h"
+#include "weft/core/simulate.h"
 #include "weft/ui/core_bridge.h"
 
 namespace weft::ui {
+
+namespace {
+// Above this size the simulator and the planner are not re-run on every edit (GUI thread).
+constexpr std::size_t kLivePredictionNodes = 4000;
+constexpr const char* kLivePlanner = "greedy-by-size";
+}  // namespace
 
 /// One schedule edit: the core edit API computed `after` from `before`; undo and redo swap them.
 class ScheduleCommand : public QUndoCommand {
@@ -37,6 +45,10 @@ void StudioDocument::setModel(LoadedModel model) {
   m_selection.clear();
   m_selected.assign(m_graph->node_count(), false);
   m_schedule = {};
+  core::Schedule sequential;
+  sequential.streams.emplace_back(m_graph->topo_order().begin(), m_graph->topo_order().end());
+  sequential.strategy = "sequential";
+  std::tie(m_figures.predicted_sequential_us, m_figures.sequential_arena_bytes) = predict(sequential);
   setScheduleInternal(std::move(model.schedule));
   emit modelChanged();
   emit selectionChanged();
@@ -62,7 +74,17 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   for (double t : m_times) m_figures.sequential_us += t;
   m_figures.ideal_us = bridge::ideal_makespan_us(*m_graph, m_schedule, m_times);
   m_figures.speedup = m_figures.ideal_us > 0 ? m_figures.sequential_us / m_figures.ideal_us : 1.0;
+  std::tie(m_figures.predicted_us, m_figures.arena_bytes) = predict(m_schedule);
   emit scheduleChanged();
+}
+
+std::pair<double, std::int64_t> StudioDocument::predict(const core::Schedule& schedule) const {
+  if (m_graph->node_count() > kLivePredictionNodes) return {-1.0, -1};
+  double predicted = -1;
+  if (m_device.peak_fp32_flops > 0 && m_device.memory_bandwidth > 0)
+    predicted = core::simulate(*m_graph, schedule, m_analysis->costs, m_device).makespan_us();
+  auto plan = core::plan_memory(*m_graph, schedule, kLivePlanner);
+  return {predicted, plan ? plan->arena_bytes : -1};
 }
 
 bool StudioDocument::pushEdit(const QString& text, core::Expected<core::Schedule> result) {

@@ -33,6 +33,12 @@ struct ScheduleFigures {
   double sequential_us = 0;  ///< sum of predicted node times
   double ideal_us = 0;       ///< ideal makespan of the current schedule
   double speedup = 1;        ///< sequential / ideal
+  // Predicted by the simulator and the memory planner; < 0 when not computed (no device
+  // rates, or a model too large to re-plan on every edit).
+  double predicted_us = -1;             ///< simulated makespan of the current schedule
+  double predicted_sequential_us = -1;  ///< simulated makespan of one stream in topological order
+  std::int64_t arena_bytes = -1;        ///< arena of the current schedule (greedy-by-size)
+  std::int64_t sequential_arena_bytes = -1;
 };
 
 class StudioDocument : public QObject {
@@ -84,6 +90,8 @@ class StudioDocument : public QObject {
  private:
   friend class ScheduleCommand;
   void setScheduleInternal(core::Schedule schedule);
+  /// Simulated makespan and planned arena of `schedule`, or -1 each when not computed.
+  std::pair<double, std::int64_t> predict(const core::Schedule& schedule) const;
   bool pushEdit(const QString& text, core::Expected<core::Schedule> result);
 
   std::shared_ptr<const core::Graph> m_graph;
