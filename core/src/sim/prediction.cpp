@@ -64,7 +64,7 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
   p.sequential_graph_us = p.sequential_graph.makespan_us();
   p.speedup_vs_graph = p.makespan_us > 0 ? p.sequential_graph_us / p.makespan_us : 1.0;
   p.speedup_vs_eager = p.makespan_us > 0 ? p.sequential_eager_us / p.makespan_us : 1.0;
-  p.work_span = work_span(graph, costs);
+  p.work_span = work_span(graph, costs, device, options.cuda_graph);
 
   SimOptions counter = options;
   counter.plan = nullptr;

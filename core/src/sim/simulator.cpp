@@ -316,18 +316,34 @@ bool is_chain(const Graph& graph) {
   return true;
 }
 
-WorkSpan work_span(const Graph& graph, const CostTable& costs) {
+namespace {
+
+template <class Weight>
+WorkSpan longest_path(const Graph& graph, Weight weight) {
   WorkSpan ws;
   std::vector<double> finish(graph.node_count(), 0.0);
   for (NodeId v : graph.topo_order()) {
     double start = 0;
     for (NodeId p : graph.predecessors(v)) start = std::max(start, finish[idx(p)]);
-    const double t = std::max(0.0, costs[v].time_us);
+    const double t = weight(v);
     finish[idx(v)] = start + t;
     ws.work_us += t;
     ws.span_us = std::max(ws.span_us, finish[idx(v)]);
   }
   return ws;
+}
+
+}  // namespace
+
+WorkSpan work_span(const Graph& graph, const CostTable& costs) {
+  return longest_path(graph, [&](NodeId v) { return std::max(0.0, costs[v].time_us); });
+}
+
+WorkSpan work_span(const Graph& graph, const CostTable& costs, const DeviceSpec& device, bool cuda_graph) {
+  const double per_node = cuda_graph ? device.graph_launch_per_node_us : device.launch_us;
+  return longest_path(graph, [&](NodeId v) {
+    return costs[v].time_us > 0 ? device_time_us(costs[v], device) + per_node : 0.0;
+  });
 }
 
 }  // namespace weft::core

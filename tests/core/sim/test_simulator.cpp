@@ -285,6 +285,11 @@ TEST(Prediction, ChainAndWorkSpan) {
   // Node times include a 5 µs launch each (6, 10, 8, 7): the cost model's weights, as analysis uses.
   EXPECT_DOUBLE_EQ(ws.work_us, 31);
   EXPECT_DOUBLE_EQ(ws.span_us, 23);
+  // In CUDA Graph mode each node weighs its device time plus the 1 µs per-node cost.
+  const auto wg = core::work_span(d, test::table({compute_bound(1), compute_bound(5), compute_bound(3), compute_bound(2)}),
+                                  test::test_device(), true);
+  EXPECT_DOUBLE_EQ(wg.work_us, 15);
+  EXPECT_DOUBLE_EQ(wg.span_us, 2 + 6 + 3);
 }
 
 // Predicted times carry a launch the host pays: the device runs time − launch (at least

@@ -72,6 +72,10 @@ struct WorkSpan {
   double bound() const { return span_us > 0 ? work_us / span_us : 1.0; }  ///< best possible speedup
 };
 WorkSpan work_span(const Graph& graph, const CostTable& costs);
+/// The same with the simulator's per-node weights in a launch mode: device time plus the
+/// launch (eager) or per-node graph cost (CUDA Graph) of every node that launches a kernel.
+/// This is the bound a verdict quotes: it holds in that mode. O(V + E).
+WorkSpan work_span(const Graph& graph, const CostTable& costs, const DeviceSpec& device, bool cuda_graph);
 
 /// A schedule's prediction beside the sequential baselines of the same graph and cost model.
 struct Prediction {
@@ -83,7 +87,7 @@ struct Prediction {
   double sequential_graph_us = 0;
   double speedup_vs_graph = 0;  ///< sequential_graph_us / makespan_us (quoted first)
   double speedup_vs_eager = 0;  ///< sequential_eager_us / makespan_us
-  WorkSpan work_span;
+  WorkSpan work_span;          ///< with the weights of options.cuda_graph's mode
   /// Makespans of counterfactual runs used by the verdict: events free, no bandwidth sharing,
   /// no SM sharing.
   double free_events_us = 0;
