@@ -81,6 +81,9 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
   };
   auto streams = j.find("streams");
   if (streams == j.end() || !streams->is_array()) return refuse("'streams' must be a list of lists of node keys");
+  if (streams->size() > kMaxScheduleStreams)
+    return refuse("'streams' lists " + std::to_string(streams->size()) + " streams; weft handles at most " +
+                  std::to_string(kMaxScheduleStreams));
   std::vector<int> stream_of(graph.node_count(), -1);
   for (std::size_t si = 0; si < streams->size(); ++si) {
     const auto& keys = (*streams)[si];

@@ -13,6 +13,9 @@ namespace detail {
 
 Expected<Placement> place(const Graph& graph, const Schedule& schedule) {
   const std::size_t n = graph.node_count();
+  if (schedule.streams.size() > kMaxScheduleStreams)
+    return make_error(ErrorKind::InvalidInput, "the schedule has " + std::to_string(schedule.streams.size()) +
+                                                   " streams; weft handles at most " + std::to_string(kMaxScheduleStreams));
   Placement p;
   p.stream_of.assign(n, -1);
   p.position.assign(n, -1);

@@ -139,4 +139,9 @@ TEST(ScheduleJson, EveryRefusal) {
   const std::string no_join = replace(good, ",\n    {\n      \"from\": \"c\",\n      \"to\": \"d\"\n    }", "");
   EXPECT_TRUE(contains(refusal(g, no_join), "c -> d is not enforced"));
   EXPECT_TRUE(contains(refusal(g, replace(good, "\"to\": \"d\"", "\"to\": 5")), "node keys must be strings"));
+  // Hostile: thousands of empty streams would cost V × streams clock entries.
+  std::string many = R"({"format": "weft-schedule", "version": 1, "streams": [["a", "b", "c", "d"])";
+  for (int i = 0; i < 5000; ++i) many += ", []";
+  many += R"(], "events": []})";
+  EXPECT_TRUE(contains(refusal(g, many), "at most 1024"));
 }
