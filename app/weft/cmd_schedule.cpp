@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"
@@ -29,6 +30,7 @@ struct Figures {
   double sequential_us = 0;
   double event_host_us = 0;
   std::size_t cross_edges = 0;  ///< data edges whose ends sit on different streams
+  std::int64_t arena_bytes = 0;  ///< memory plan for this schedule (best planner, short search)
   double speedup() const { return makespan_us > 0 ? sequential_us / makespan_us : 1.0; }
 };
 
@@ -54,6 +56,11 @@ core::Expected<Figures> figures(const LoadedModel& m, std::string_view strategy,
   f.sequential_us = sequential_us;
   f.event_host_us = core::event_host_cost_us(f.schedule, m.device);
   f.cross_edges = cross_stream_edges(m.graph, f.schedule);
+  core::PlanOptions plan_options;
+  plan_options.search_ms = 20;
+  auto plan = core::plan_memory(m.graph, f.schedule, "best", plan_options);
+  if (!plan) return plan.error();
+  f.arena_bytes = plan->arena_bytes;
   return f;
 }
 
@@ -133,6 +140,7 @@ std::vector<Column> compare_columns() {
       {"event host us", [](const Figures& f) { return fixed(f.event_host_us, 2); }, [](const Figures& f) { return f.event_host_us; }},
       {"ideal makespan us", [](const Figures& f) { return fixed(f.makespan_us); }, [](const Figures& f) { return f.makespan_us; }},
       {"speedup", [](const Figures& f) { return fixed(f.speedup(), 2) + "x"; }, [](const Figures& f) { return f.speedup(); }},
+      {"arena bytes", [](const Figures& f) { return std::to_string(f.arena_bytes); }, [](const Figures& f) { return f.arena_bytes; }},
   };
 }
 
