@@ -1,12 +1,209 @@
+// `weft run`: execute a schedule for real (CPU reference executor) and compare it with the
+// sequential run: median wall times, speedup, max abs difference of outputs, arenas, trace.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "weft/core/chrome_trace.h"
+#include "weft/core/cpu_executor.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/schedule_json.h"
+#include "weft/core/strategies.h"
+#include "weft/gpu/devices.h"
 
 namespace weft::cli {
+namespace {
 
-int cmd_run(Args&) {
-  std::cerr << "weft run: not implemented yet\n";
-  return 4;
+std::string fixed(double x, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << x;
+  return s.str();
+}
+
+std::string mib(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 2) + " MiB"; }
+
+/// Element values of a host tensor as doubles (every dtype the executor produces).
+std::vector<double> values_of(const core::HostTensor& t) {
+  const std::size_t es = core::dtype_size(t.dtype);
+  const std::size_t n = es ? t.bytes.size() / es : 0;
+  std::vector<double> v(n);
+  auto read = [&](auto tag) {
+    using T = decltype(tag);
+    for (std::size_t i = 0; i < n; ++i) {
+      T x;
+      std::memcpy(&x, t.bytes.data() + i * sizeof(T), sizeof(T));
+      v[i] = static_cast<double>(x);
+    }
+  };
+  switch (t.dtype) {
+    case core::DType::Float32: read(float{}); break;
+    case core::DType::Float64: read(double{}); break;
+    case core::DType::Int32: read(std::int32_t{}); break;
+    case core::DType::Int64: read(std::int64_t{}); break;
+    case core::DType::Int8: read(std::int8_t{}); break;
+    case core::DType::Int16: read(std::int16_t{}); break;
+    case core::DType::UInt16: read(std::uint16_t{}); break;
+    case core::DType::UInt32: read(std::uint32_t{}); break;
+    case core::DType::UInt64: read(std::uint64_t{}); break;
+    default: read(std::uint8_t{}); break;  // uint8, bool
+  }
+  return v;
+}
+
+/// Largest |a - b| over every output; NaN where they disagree on NaN or shapes differ.
+double max_abs_diff(const core::RunResult& a, const core::RunResult& b, bool& identical) {
+  identical = true;
+  double worst = 0;
+  for (const auto& [name, ta] : a.outputs) {
+    const auto it = b.outputs.find(name);
+    if (it == b.outputs.end() || it->second.shape != ta.shape || it->second.dtype != ta.dtype) {
+      identical = false;
+      return std::nan("");
+    }
+    if (it->second.bytes != ta.bytes) identical = false;
+    const auto va = values_of(ta), vb = values_of(it->second);
+    for (std::size_t i = 0; i < va.size(); ++i) {
+      if (std::isnan(va[i]) || std::isnan(vb[i])) {
+        if (std::isnan(va[i]) != std::isnan(vb[i])) return std::nan("");
+        continue;
+      }
+      if (va[i] != vb[i]) worst = std::max(worst, std::abs(va[i] - vb[i]));
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+int cmd_run(Args& args) {
+  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "planner=", "iterations=", "warmup=", "seed=",
+                            "trace=", "json"},
+                           true);
+      !ok)
+    return usage_error("run", ok.error().message);
+  const std::string backend = args.value("backend").value_or("cpu");
+  if (backend != "cpu" && backend != "cuda") return usage_error("run", "--backend must be cpu or cuda, got '" + backend + "'");
+  if (args.value("schedule") && args.value("strategy")) return usage_error("run", "give --schedule or --strategy, not both");
+  auto iterations = args.int_value("iterations");
+  auto warmup = args.int_value("warmup");
+  auto streams = args.int_value("streams");
+  auto seed = args.int_value("seed");
+  for (const auto* v : {&iterations, &warmup, &streams, &seed})
+    if (!*v) return usage_error("run", v->error().message);
+  if (*iterations && **iterations < 1) return usage_error("run", "--iterations must be >= 1");
+  if (*warmup && **warmup < 0) return usage_error("run", "--warmup must be >= 0");
+  if (*streams && **streams < 1) return usage_error("run", "--streams must be >= 1");
+  const std::string planner = args.value("planner").value_or("best");
+  {
+    const auto names = core::planner_names();
+    if (std::find(names.begin(), names.end(), planner) == names.end())
+      return usage_error("run", "unknown planner '" + planner + "'");
+  }
+
+  if (backend == "cuda") {
+    // The CUDA executor lives in weft_gpu; this build has none to call.
+    if (!gpu::built_with_cuda()) return report("run", core::make_error(core::ErrorKind::Runtime, "built without CUDA / no GPU: this weft has no CUDA executor"));
+    auto gpus = gpu::list_gpus();
+    if (!gpus) return report("run", gpus.error());
+    return report("run", core::make_error(core::ErrorKind::Runtime, "built without CUDA / no GPU: the CUDA executor is not part of this build"));
+  }
+
+  auto model = load_model(args);
+  if (!model) return report("run", model.error());
+  const core::Graph& graph = model->graph;
+
+  const core::Schedule sequential{{core::memory_aware_order(graph)}, {}, "sequential", "memory-aware order"};
+  core::Schedule schedule;
+  if (auto file = args.value("schedule")) {
+    auto loaded = core::load_schedule(*file, graph);
+    if (!loaded) return report("run", loaded.error());
+    schedule = std::move(*loaded);
+  } else {
+    core::StrategyOptions so;
+    if (*streams) so.max_streams = static_cast<int>(**streams);
+    auto made = core::make_schedule(args.value("strategy").value_or("cp-list"), graph, model->costs, model->device, so);
+    if (!made) return report("run", made.error());
+    schedule = std::move(*made);
+  }
+
+  core::PlanOptions po;
+  auto seq_plan = core::plan_memory(graph, sequential, planner, po);
+  if (!seq_plan) return report("run", seq_plan.error());
+  auto plan = core::plan_memory(graph, schedule, planner, po);
+  if (!plan) return report("run", plan.error());
+
+  core::RunOptions ro;
+  ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
+  ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
+  if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
+  auto executor = core::make_cpu_executor();
+  auto seq = executor->run(graph, sequential, *seq_plan, ro);
+  if (!seq) return report("run", seq.error());
+  auto run = executor->run(graph, schedule, *plan, ro);
+  if (!run) return report("run", run.error());
+
+  bool identical = false;
+  const double diff = max_abs_diff(*seq, *run, identical);
+  const double speedup = run->wall_ms > 0 ? seq->wall_ms / run->wall_ms : 0.0;
+
+  if (auto trace = args.value("trace")) {
+    seq->timeline.label = "measured cpu sequential";
+    run->timeline.label = "measured cpu " + schedule.strategy;
+    const std::vector<core::Timeline> runs{seq->timeline, run->timeline};
+    core::TraceInfo info;
+    info.device = "cpu";
+    info.strategy = schedule.strategy;
+    if (auto ok = core::save_chrome_trace(*trace, graph, runs, &model->costs, info); !ok) return report("run", ok.error());
+  }
+
+  if (args.flag("json")) {
+    nlohmann::ordered_json j;
+    j["model"] = graph.info().model_path;
+    j["backend"] = backend;
+    j["strategy"] = schedule.strategy;
+    j["streams"] = schedule.stream_count();
+    j["events"] = schedule.events.size();
+    j["iterations"] = ro.iterations;
+    j["warmup"] = ro.warmup;
+    j["sequential_ms"] = seq->wall_ms;
+    j["schedule_ms"] = run->wall_ms;
+    j["speedup"] = speedup;
+    if (std::isnan(diff)) j["max_abs_diff"] = nullptr;
+    else j["max_abs_diff"] = diff;
+    j["bit_identical"] = identical;
+    j["arena_bytes"] = run->arena_bytes;
+    j["sequential_arena_bytes"] = seq->arena_bytes;
+    j["planner"] = planner;
+    j["random_weights"] = run->random_weights;
+    j["sequential_iteration_ms"] = seq->iteration_ms;
+    j["schedule_iteration_ms"] = run->iteration_ms;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, "
+              << std::thread::hardware_concurrency() << " hardware threads\n"
+              << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
+              << " stream(s), " << schedule.events.size() << " events\n"
+              << "sequential: " << fixed(seq->wall_ms, 2) << " ms (median of " << ro.iterations << " after " << ro.warmup
+              << " warm-up), arena " << mib(seq->arena_bytes) << "\n"
+              << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << planner
+              << " planner)\n"
+              << "speedup: " << fixed(speedup, 2) << "x\n"
+              << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
+    if (run->random_weights > 0)
+      std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
+  }
+  if (!identical) {
+    // The reference executor promises bit-identical outputs for every valid schedule.
+    return report("run", core::make_error(core::ErrorKind::Internal, "the scheduled outputs differ from the sequential run"));
+  }
+  return 0;
 }
 
 }  // namespace weft::cli

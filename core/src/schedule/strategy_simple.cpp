@@ -9,10 +9,9 @@
 namespace weft::core::detail {
 
 Schedule sequential(const StrategyInput& in) {
-  // A topological order whose peak live bytes is no higher than the file order's.
-  const std::vector<NodeId> topo = memory_aware_order(in.graph);
+  // The memory planner's order: peak live bytes no higher than the file order's.
   Schedule s;
-  s.streams.emplace_back(topo.begin(), topo.end());
+  s.streams.push_back(memory_aware_order(in.graph));
   if (s.streams.front().empty()) s.streams.clear();
   return s;
 }

@@ -8,9 +8,21 @@
 
 namespace weft::core {
 
+/// The CPU reference executor. run(): validates the schedule (stream order ∪ events must be
+/// acyclic and enforce every data edge) and the plan's fit, then runs one thread per stream;
+/// events are one-shot latches. Planned tensors are views into one arena allocation at their
+/// offsets; other tensors get their own buffers. Weights come from their data (inline or
+/// external), else seeded random values (per tensor name); inputs from RunOptions::inputs, else
+/// seeded random. Kernels are deterministic: every valid schedule gives bit-identical outputs.
+/// Errors whose message starts with "unsupported" name a feature the kernels lack (operator,
+/// dtype, attribute mode); other InvalidInput errors name a node, tensor or schedule problem.
+/// OpenBLAS is set to one thread (streams are the concurrency).
 std::unique_ptr<Executor> make_cpu_executor();
 
 /// Operators the CPU executor supports (sorted).
 std::vector<std::string> cpu_supported_ops();
+
+/// Fails ("unsupported: ...") when some node's operator, domain or input dtype has no kernel. O(V+E).
+Status cpu_check_supported(const Graph& graph);
 
 }  // namespace weft::core

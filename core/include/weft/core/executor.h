@@ -25,13 +25,18 @@ struct RunOptions {
   std::uint64_t seed = 42;   ///< seeds random inputs and absent weights
   std::map<std::string, HostTensor> inputs;  ///< by graph-input name; others are seeded random
   bool per_node_timing = true;
+  /// Verify the plan against the schedule (check_plan: no two conflicting tensors share bytes)
+  /// before running. Off only to demonstrate what the checker prevents.
+  bool check_plan = true;
 };
 
 struct RunResult {
   std::map<std::string, HostTensor> outputs;  ///< by graph-output name
   Timeline timeline;          ///< measured, of the median iteration
   double wall_ms = 0;         ///< median wall time of one iteration
-  std::vector<double> iteration_ms;
+  std::vector<double> iteration_ms;  ///< every timed iteration, in run order
+  std::int64_t arena_bytes = 0;       ///< the plan's arena (one allocation)
+  std::int64_t random_weights = 0;    ///< weights without data (absent files) given seeded values
 };
 
 class Executor {

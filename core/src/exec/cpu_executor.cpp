@@ -1,0 +1,417 @@
+// The CPU reference executor: one worker thread per stream, events as one-shot latches, every
+// planned tensor a view into one arena allocation.
+#include "weft/core/cpu_executor.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <mutex>
+#include <new>
+#include <numeric>
+#include <thread>
+
+#include "kernel.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/tensor_pb.h"
+
+namespace weft::core {
+namespace {
+
+using detail::View;
+using Clock = std::chrono::steady_clock;
+
+/// One aligned byte allocation (the arena, or a tensor's own buffer).
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(std::size_t bytes) { resize(bytes); }
+  ~Buffer() { release(); }
+  Buffer(Buffer&& o) noexcept : m_data(std::exchange(o.m_data, nullptr)), m_size(std::exchange(o.m_size, 0)) {}
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      m_data = std::exchange(o.m_data, nullptr);
+      m_size = std::exchange(o.m_size, 0);
+    }
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  /// Grows to at least `bytes` (contents are not kept).
+  void resize(std::size_t bytes) {
+    if (bytes <= m_size && m_data) return;
+    release();
+    m_size = bytes;
+    m_data = static_cast<std::uint8_t*>(::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{kAlign}));
+  }
+  std::uint8_t* data() const { return m_data; }
+  std::size_t size() const { return m_size; }
+
+ private:
+  static constexpr std::size_t kAlign = 64;
+  void release() {
+    if (m_data) ::operator delete(m_data, std::align_val_t{kAlign});
+    m_data = nullptr;
+    m_size = 0;
+  }
+  std::uint8_t* m_data = nullptr;
+  std::size_t m_size = 0;
+};
+
+// splitmix64: a tiny, well-mixed generator; seeded per tensor name so values do not depend
+// on tensor ids or the order tensors are prepared in.
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) {
+    h ^= static_cast<std::uint8_t>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+/// Seeded values for a tensor without data. Weights of rank >= 2 get variance 1/fan_in (so
+/// deep random networks neither explode nor vanish); 1-D weights (biases, BN scale/var) are
+/// positive, which keeps square roots of variances defined.
+void fill_random(const Tensor& t, std::uint64_t seed, bool is_weight, std::uint8_t* out) {
+  std::uint64_t s = seed ^ fnv1a(t.name);
+  const std::int64_t n = t.elements();
+  const auto shape = t.shape();
+  double lo = -1, hi = 1;
+  if (is_weight && shape.size() >= 2) {
+    const double fan_in = static_cast<double>(std::max<std::int64_t>(n / std::max<std::int64_t>(shape[0], 1), 1));
+    hi = std::sqrt(3.0 / fan_in);
+    lo = -hi;
+  } else if (is_weight) {
+    lo = 0.5;
+    hi = 1.0;
+  }
+  auto uniform = [&] { return lo + (hi - lo) * static_cast<double>(splitmix(s) >> 11) * 0x1.0p-53; };
+  switch (t.dtype) {
+    case DType::Float32:
+      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<float*>(out)[i] = static_cast<float>(uniform());
+      break;
+    case DType::Float64:
+      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<double*>(out)[i] = uniform();
+      break;
+    case DType::Bool:
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(splitmix(s) & 1u);
+      break;
+    default:
+      // Integers (indices, shapes): zero is valid for every consumer.
+      std::fill_n(out, static_cast<std::size_t>(n) * dtype_size(t.dtype), std::uint8_t{0});
+      break;
+  }
+}
+
+/// Everything one run() needs, shared by the worker threads.
+struct RunState {
+  const Graph* graph = nullptr;
+  const MemoryPlan* plan = nullptr;
+  Buffer arena;
+  std::vector<View> values;          ///< per tensor; written by its producer only
+  std::vector<Buffer> own;           ///< per tensor not in the arena (graph inputs/weights/outputs, unplanned)
+  std::vector<std::vector<NodeId>> waits;  ///< per node: event sources to wait for
+  std::unique_ptr<std::atomic<std::uint32_t>[]> done;  ///< per node: one-shot latch
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::optional<Error> error;
+  std::vector<TimelineItem> items;   ///< per node, this iteration
+  Clock::time_point start;
+  std::int64_t opset = 0;
+  std::int64_t random_weights = 0;
+
+  void fail(Error e) {
+    std::lock_guard lock(error_mutex);
+    if (!error) error = std::move(e);
+    failed.store(true, std::memory_order_relaxed);
+  }
+};
+
+class NodeContext final : public detail::KernelContext {
+ public:
+  NodeContext(RunState& state, NodeId n, std::span<const View> inputs)
+      : KernelContext(state.graph->node(n), inputs, state.opset), m_state(state), m_node_id(n) {}
+
+  Expected<View> output(std::size_t i, DType dtype, detail::Shape shape) override {
+    const Node& node = this->node();
+    if (i >= node.outputs.size()) return detail::kernel_error(*this, "kernel wrote output " + std::to_string(i) + " the node lacks");
+    View v{dtype, std::move(shape), nullptr};
+    const std::size_t bytes = v.bytes();
+    const TensorId t = node.outputs[i];
+    if (t == kNoTensor) {
+      m_scratch.emplace_back(bytes);
+      v.data = m_scratch.back().data();
+      return v;
+    }
+    const Tensor& tensor = m_state.graph->tensor(t);
+    if (tensor.shape_known() && tensor.dtype != DType::Undefined && (tensor.shape() != v.shape || tensor.dtype != dtype))
+      return detail::kernel_error(*this, "output '" + tensor.name + "' computed as " + std::string(dtype_name(dtype)) + " " +
+                                             shape_text(v.shape) + " but the graph says " + std::string(dtype_name(tensor.dtype)) +
+                                             " " + format_shape(tensor));
+    const auto ti = static_cast<std::size_t>(t);
+    const std::int64_t offset = m_state.plan->offset[ti];
+    if (offset != kNotPlanned) {
+      if (static_cast<std::int64_t>(bytes) > m_state.plan->size[ti])
+        return detail::kernel_error(*this, "output '" + tensor.name + "' needs " + std::to_string(bytes) +
+                                               " bytes; the plan reserves " + std::to_string(m_state.plan->size[ti]));
+      v.data = m_state.arena.data() + offset;
+    } else {
+      m_state.own[ti].resize(bytes);
+      v.data = m_state.own[ti].data();
+    }
+    m_state.values[ti] = v;
+    return v;
+  }
+
+ private:
+  static std::string shape_text(const detail::Shape& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "x" : "") + std::to_string(s[i]);
+    return out.empty() ? "scalar" : out;
+  }
+  RunState& m_state;
+  NodeId m_node_id;
+  std::vector<Buffer> m_scratch;
+};
+
+/// Runs one node: waits for its events, runs the kernel, records its latch.
+void run_node(RunState& state, NodeId n, int stream) {
+  for (NodeId from : state.waits[static_cast<std::size_t>(n)]) {
+    auto& latch = state.done[static_cast<std::size_t>(from)];
+    while (latch.load(std::memory_order_acquire) == 0) latch.wait(0, std::memory_order_acquire);
+  }
+  const double t0 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
+  if (!state.failed.load(std::memory_order_relaxed)) {
+    const Node& node = state.graph->node(n);
+    std::vector<View> inputs(node.inputs.size());
+    for (std::size_t i = 0; i < node.inputs.size(); ++i)
+      if (node.inputs[i] != kNoTensor) inputs[i] = state.values[static_cast<std::size_t>(node.inputs[i])];
+    NodeContext ctx(state, n, inputs);
+    const detail::KernelFn* fn = detail::kernel_registry().find(node.op_type);
+    Status s = fn ? (*fn)(ctx) : Status(detail::unsupported(ctx, "operator"));
+    if (!s) state.fail(s.error());
+  }
+  const double t1 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
+  state.items[static_cast<std::size_t>(n)] = TimelineItem{n, stream, t0, t1};
+  // Record even after a failure so that no waiter deadlocks.
+  auto& latch = state.done[static_cast<std::size_t>(n)];
+  latch.store(1, std::memory_order_release);
+  latch.notify_all();
+}
+
+Status check_schedule(const Graph& graph, const Schedule& schedule) {
+  const std::size_t n = graph.node_count();
+  std::vector<int> seen(n, 0);
+  for (std::size_t s = 0; s < schedule.streams.size(); ++s)
+    for (NodeId v : schedule.streams[s]) {
+      if (v < 0 || static_cast<std::size_t>(v) >= n)
+        return make_error(ErrorKind::InvalidInput, "schedule: stream " + std::to_string(s) + " holds node id " +
+                                                       std::to_string(v) + " outside the graph");
+      if (seen[static_cast<std::size_t>(v)]++)
+        return make_error(ErrorKind::InvalidInput, "schedule: node '" + graph.key(v) + "' is placed twice");
+    }
+  for (std::size_t v = 0; v < n; ++v)
+    if (!seen[v]) return make_error(ErrorKind::InvalidInput, "schedule: node '" + graph.key(static_cast<NodeId>(v)) + "' is not placed");
+  for (const Event& e : schedule.events)
+    if (e.from < 0 || e.to < 0 || static_cast<std::size_t>(e.from) >= n || static_cast<std::size_t>(e.to) >= n)
+      return make_error(ErrorKind::InvalidInput, "schedule: event refers to a node outside the graph");
+  // What the threads enforce is stream order ∪ events: it must be acyclic and cover every data edge.
+  auto hb = HappensBefore::build(graph, schedule, false);
+  if (!hb) return make_error(ErrorKind::InvalidInput, "schedule would deadlock: " + hb.error().message);
+  for (std::size_t u = 0; u < n; ++u)
+    for (NodeId v : graph.successors(static_cast<NodeId>(u)))
+      if (!hb->before(static_cast<NodeId>(u), v))
+        return make_error(ErrorKind::InvalidInput, "schedule does not enforce the data edge '" + graph.key(static_cast<NodeId>(u)) +
+                                                       "' -> '" + graph.key(v) + "' (no stream order or event)");
+  return {};
+}
+
+Status check_plan_fits(const Graph& graph, const MemoryPlan& plan) {
+  const std::size_t t = graph.tensor_count();
+  if (plan.offset.size() != t || plan.size.size() != t)
+    return make_error(ErrorKind::InvalidInput, "memory plan has " + std::to_string(plan.offset.size()) + " tensors, the graph " +
+                                                   std::to_string(t));
+  for (std::size_t i = 0; i < t; ++i) {
+    if (plan.offset[i] == kNotPlanned) continue;
+    const Tensor& tensor = graph.tensor(static_cast<TensorId>(i));
+    if (tensor.producer == kNoNode)
+      return make_error(ErrorKind::InvalidInput, "memory plan places '" + tensor.name + "', which no node produces");
+    if (plan.offset[i] < 0 || plan.size[i] < std::max<std::int64_t>(tensor.bytes(), 0) ||
+        plan.offset[i] + plan.size[i] > plan.arena_bytes)
+      return make_error(ErrorKind::InvalidInput, "memory plan: tensor '" + tensor.name + "' does not fit its slot or the arena");
+  }
+  return {};
+}
+
+class CpuExecutor final : public Executor {
+ public:
+  CpuExecutor() {
+    // Streams-as-threads is the concurrency; BLAS threads would oversubscribe and make timings noisy.
+    openblas_set_num_threads(1);
+  }
+  std::string name() const override { return "cpu"; }
+
+  Expected<RunResult> run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                          const RunOptions& options) override {
+    if (auto s = cpu_check_supported(graph); !s) return s.error();
+    if (auto s = check_schedule(graph, schedule); !s) return s.error();
+    if (auto s = check_plan_fits(graph, plan); !s) return s.error();
+    if (options.check_plan) {
+      // A plan made for another order may overlap tensors that this schedule keeps live together.
+      if (auto s = check_plan(graph, schedule, plan); !s)
+        return make_error(ErrorKind::InvalidInput, "memory plan is not valid for this schedule: " + s.error().message);
+    }
+
+    RunState state;
+    state.graph = &graph;
+    state.plan = &plan;
+    state.opset = graph.info().opset;
+    state.arena.resize(static_cast<std::size_t>(plan.arena_bytes));
+    state.values.resize(graph.tensor_count());
+    state.own.resize(graph.tensor_count());
+    state.waits.resize(graph.node_count());
+    for (const Event& e : schedule.events) state.waits[static_cast<std::size_t>(e.to)].push_back(e.from);
+    state.done = std::make_unique<std::atomic<std::uint32_t>[]>(graph.node_count());
+    state.items.resize(graph.node_count());
+
+    if (auto s = prepare_sources(graph, options, state); !s) return s.error();
+
+    RunResult result;
+    const int warmup = std::max(options.warmup, 0), iterations = std::max(options.iterations, 1);
+    std::vector<std::vector<TimelineItem>> item_runs;
+    for (int it = 0; it < warmup + iterations; ++it) {
+      for (std::size_t v = 0; v < graph.node_count(); ++v) state.done[v].store(0, std::memory_order_relaxed);
+      state.start = Clock::now();
+      {
+        std::vector<std::jthread> workers;
+        workers.reserve(schedule.streams.size());
+        for (std::size_t s = 0; s < schedule.streams.size(); ++s)
+          workers.emplace_back([&state, &schedule, s] {
+            for (NodeId v : schedule.streams[s]) run_node(state, v, static_cast<int>(s));
+          });
+      }  // join
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - state.start).count();
+      if (state.error) return *state.error;
+      if (it >= warmup) {
+        result.iteration_ms.push_back(ms);
+        item_runs.push_back(state.items);
+      }
+    }
+    // The median iteration gives the wall time and the timeline.
+    std::vector<std::size_t> order(result.iteration_ms.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return result.iteration_ms[a] < result.iteration_ms[b]; });
+    const std::size_t median = order[order.size() / 2];
+    result.wall_ms = result.iteration_ms[median];
+    Timeline& tl = result.timeline;
+    tl.label = "measured cpu " + (schedule.strategy.empty() ? std::string("schedule") : schedule.strategy);
+    tl.kind = "measured";
+    tl.device = "cpu";
+    tl.stream_count = static_cast<int>(schedule.streams.size());
+    tl.items = std::move(item_runs[median]);
+    tl.events = schedule.events;
+    tl.arena_bytes.push_back({0.0, static_cast<double>(plan.arena_bytes)});
+    tl.arena_bytes.push_back({result.wall_ms * 1000.0, static_cast<double>(plan.arena_bytes)});
+    result.arena_bytes = plan.arena_bytes;
+    result.random_weights = state.random_weights;
+
+    for (TensorId t : graph.outputs()) {
+      const View& v = state.values[static_cast<std::size_t>(t)];
+      HostTensor h;
+      h.dtype = v.dtype;
+      h.shape = v.shape;
+      h.bytes.resize(v.bytes());
+      if (!h.bytes.empty()) std::memcpy(h.bytes.data(), v.data, h.bytes.size());
+      result.outputs[graph.tensor(t).name] = std::move(h);
+    }
+    return result;
+  }
+
+ private:
+  static Status prepare_sources(const Graph& graph, const RunOptions& options, RunState& state) {
+    for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
+      const Tensor& t = graph.tensor(static_cast<TensorId>(i));
+      if (t.producer != kNoNode) continue;
+      const bool is_weight = t.kind == TensorKind::Weight;
+      if (!is_weight && t.kind != TensorKind::Input) continue;
+      if (!is_weight) {
+        if (auto it = options.inputs.find(t.name); it != options.inputs.end()) {
+          const HostTensor& h = it->second;
+          const std::int64_t elements = detail::shape_elements(h.shape);
+          if (h.dtype != t.dtype || h.bytes.size() != static_cast<std::size_t>(elements) * dtype_size(h.dtype))
+            return make_error(ErrorKind::InvalidInput, "input '" + t.name + "': given " + std::string(dtype_name(h.dtype)) +
+                                                           " data does not match the model's " + std::string(dtype_name(t.dtype)));
+          if (t.shape_known() && t.shape() != h.shape)
+            return make_error(ErrorKind::InvalidInput, "input '" + t.name + "': given shape differs from the model's " + format_shape(t));
+          state.own[i].resize(h.bytes.size());
+          if (!h.bytes.empty()) std::memcpy(state.own[i].data(), h.bytes.data(), h.bytes.size());
+          state.values[i] = View{h.dtype, h.shape, state.own[i].data()};
+          continue;
+        }
+      }
+      if (!t.shape_known() || t.bytes() < 0)
+        return make_error(ErrorKind::InvalidInput, std::string(is_weight ? "weight '" : "input '") + t.name +
+                                                       "' has no static shape (bind symbolic dims with --dim)");
+      // Structure-only models reference external files that are absent: seeded values stand in.
+      std::error_code ec;
+      const bool has_bytes =
+          t.data.inline_bytes != nullptr || (!t.data.external_path.empty() && std::filesystem::exists(t.data.external_path, ec));
+      if (is_weight && has_bytes) {
+        auto bytes = read_weight_bytes(t);
+        if (!bytes) return bytes.error();
+        state.own[i].resize(bytes->size());
+        if (!bytes->empty()) std::memcpy(state.own[i].data(), bytes->data(), bytes->size());
+      } else {
+        state.own[i].resize(static_cast<std::size_t>(t.bytes()));
+        fill_random(t, options.seed, is_weight, state.own[i].data());
+        if (is_weight) ++state.random_weights;
+      }
+      state.values[i] = View{t.dtype, t.shape(), state.own[i].data()};
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
+
+std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
+
+Status cpu_check_supported(const Graph& graph) {
+  const auto& registry = detail::kernel_registry();
+  for (TensorId t : graph.inputs()) {
+    const DType d = graph.tensor(t).dtype;
+    if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+      return make_error(ErrorKind::InvalidInput, "unsupported: input '" + graph.tensor(t).name + "': dtype " +
+                                                     std::string(dtype_name(d)));
+  }
+  for (const Node& node : graph.nodes()) {
+    if ((!node.domain.empty() && node.domain != "ai.onnx") || !registry.find(node.op_type))
+      return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "': operator '" +
+                                                     (node.domain.empty() ? std::string() : node.domain + "::") + node.op_type +
+                                                     "' has no CPU kernel");
+    for (TensorId t : node.inputs) {
+      if (t == kNoTensor) continue;
+      const DType d = graph.tensor(t).dtype;
+      if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+        return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type + "): dtype " +
+                                                       std::string(dtype_name(d)));
+    }
+  }
+  return {};
+}
+
+}  // namespace weft::core

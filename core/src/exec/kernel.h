@@ -1,0 +1,184 @@
+#pragma once
+// Private kernel interface of the CPU executor: tensor views, the kernel context, the registry
+// and the helpers shared by the kernel families (broadcasting, axes, dtype dispatch).
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/core/expected.h"
+#include "weft/core/graph.h"
+
+namespace weft::core::detail {
+
+using Shape = std::vector<std::int64_t>;
+
+std::int64_t shape_elements(std::span<const std::int64_t> shape);
+
+/// A typed, shaped view of bytes owned elsewhere (arena, weight buffer, scratch).
+struct View {
+  DType dtype = DType::Undefined;  ///< Undefined: an omitted optional input
+  Shape shape;
+  void* data = nullptr;
+
+  bool present() const { return dtype != DType::Undefined; }
+  std::int64_t elements() const { return shape_elements(shape); }
+  std::size_t bytes() const { return static_cast<std::size_t>(elements()) * dtype_size(dtype); }
+  template <class T>
+  T* as() const { return static_cast<T*>(data); }
+};
+
+/// What a kernel sees: its node, its input views and a way to get output buffers.
+class KernelContext {
+ public:
+  KernelContext(const Node& node, std::span<const View> inputs, std::int64_t opset)
+      : m_node(node), m_inputs(inputs), m_opset(opset) {}
+  virtual ~KernelContext() = default;
+  KernelContext(const KernelContext&) = delete;
+  KernelContext& operator=(const KernelContext&) = delete;
+
+  const Node& node() const { return m_node; }
+  /// The model's default-domain opset; 0 (hand-built graphs) means the newest semantics.
+  std::int64_t opset() const { return m_opset; }
+  bool opset_before(std::int64_t version) const { return m_opset > 0 && m_opset < version; }
+  std::size_t input_count() const { return m_inputs.size(); }
+  bool has_input(std::size_t i) const { return i < m_inputs.size() && m_inputs[i].present(); }
+  const View& in(std::size_t i) const { return m_inputs[i]; }
+  std::size_t output_count() const { return m_node.outputs.size(); }
+  bool wants_output(std::size_t i) const { return i < m_node.outputs.size() && m_node.outputs[i] != kNoTensor; }
+
+  /// The buffer for output i with this dtype and shape (arena view or own buffer). Errors when the
+  /// shape does not fit the bytes the memory plan reserved. Omitted outputs get scratch bytes.
+  virtual Expected<View> output(std::size_t i, DType dtype, Shape shape) = 0;
+
+ private:
+  const Node& m_node;
+  std::span<const View> m_inputs;
+  std::int64_t m_opset = 0;
+};
+
+using KernelFn = std::function<Status(KernelContext&)>;
+
+/// InvalidInput error naming the node and operator: "node 'conv1' (Conv): <what>".
+Error kernel_error(const KernelContext& ctx, std::string_view what);
+/// Same, for features the reference kernels do not implement; the message starts with "unsupported".
+Error unsupported(const KernelContext& ctx, std::string_view what);
+inline bool is_unsupported_error(const Error& e) { return e.message.find("unsupported") != std::string::npos; }
+
+class KernelRegistry {
+ public:
+  void add(std::string op, KernelFn fn) { m_fns[std::move(op)] = std::move(fn); }
+  const KernelFn* find(std::string_view op) const {
+    auto it = m_fns.find(op);
+    return it == m_fns.end() ? nullptr : &it->second;
+  }
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, KernelFn, std::less<>> m_fns;
+};
+
+/// The registry of every kernel family (built once, thread-safe after construction).
+const KernelRegistry& kernel_registry();
+
+void register_elementwise_kernels(KernelRegistry& r);
+void register_conv_kernels(KernelRegistry& r);
+void register_matmul_kernels(KernelRegistry& r);
+void register_pool_kernels(KernelRegistry& r);
+void register_norm_kernels(KernelRegistry& r);
+void register_reduce_kernels(KernelRegistry& r);
+void register_shape_kernels(KernelRegistry& r);
+
+// ---- helpers shared by the families ----
+
+/// Row-major strides in elements.
+Shape strides_of(std::span<const std::int64_t> shape);
+/// Numpy-style multidirectional broadcast; false when incompatible.
+bool broadcast_shapes(std::span<const Shape> shapes, Shape& out);
+/// Strides of `shape` broadcast to `out` (0 where broadcast), right-aligned.
+Shape broadcast_strides(std::span<const std::int64_t> shape, std::span<const std::int64_t> out);
+
+/// Normalises a possibly negative axis against rank; false when out of range.
+bool normalize_axis(std::int64_t& axis, std::int64_t rank);
+/// Reads an integer tensor (int64 / int32) as int64 values.
+bool read_ints(const View& v, std::vector<std::int64_t>& out);
+/// Reads a float tensor (float32 / float64) as doubles.
+bool read_floats(const View& v, std::vector<double>& out);
+
+/// Calls f(T{}) with T the C++ type of dtype among float, double and the integer types; false for others.
+template <class F>
+bool dispatch_numeric(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32: f(float{}); return true;
+    case DType::Float64: f(double{}); return true;
+    case DType::Int32: f(std::int32_t{}); return true;
+    case DType::Int64: f(std::int64_t{}); return true;
+    case DType::Int8: f(std::int8_t{}); return true;
+    case DType::UInt8: f(std::uint8_t{}); return true;
+    case DType::Int16: f(std::int16_t{}); return true;
+    case DType::UInt16: f(std::uint16_t{}); return true;
+    case DType::UInt32: f(std::uint32_t{}); return true;
+    case DType::UInt64: f(std::uint64_t{}); return true;
+    default: return false;
+  }
+}
+
+template <class F>
+bool dispatch_float(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32: f(float{}); return true;
+    case DType::Float64: f(double{}); return true;
+    default: return false;
+  }
+}
+
+/// Iterates all indices of `out` with per-operand broadcast strides; calls f(out_index, offsets...).
+/// The innermost dimension runs as a tight loop.
+template <std::size_t N, class F>
+void for_each_broadcast(std::span<const std::int64_t> out, const std::array<Shape, N>& strides, F&& f) {
+  const std::size_t rank = out.size();
+  const std::int64_t total = shape_elements(out);
+  if (total == 0) return;
+  if (rank == 0) {
+    std::array<std::int64_t, N> off{};
+    f(std::int64_t{0}, off);
+    return;
+  }
+  std::vector<std::int64_t> idx(rank, 0);
+  std::array<std::int64_t, N> base{};
+  const std::int64_t inner = out[rank - 1];
+  std::int64_t o = 0;
+  while (o < total) {
+    std::array<std::int64_t, N> off = base;
+    for (std::int64_t i = 0; i < inner; ++i) {
+      f(o + i, off);
+      for (std::size_t k = 0; k < N; ++k) off[k] += strides[k][rank - 1];
+    }
+    o += inner;
+    // advance the outer index
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      ++idx[d];
+      for (std::size_t k = 0; k < N; ++k) base[k] += strides[k][d];
+      if (idx[d] < out[d]) break;
+      for (std::size_t k = 0; k < N; ++k) base[k] -= strides[k][d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Window geometry of a pool (spatial dims only), with auto_pad and ceil_mode applied.
+struct PoolGeometry {
+  Shape in, out, kernel, stride, dilation, pad_begin, pad_end;
+};
+Status pool_geometry(const KernelContext& ctx, const Shape& x_shape, PoolGeometry& out);
+
+/// Ints of an attribute, or of input `input` when present (opset moves of axes/pads/...).
+bool ints_from_attr_or_input(const KernelContext& ctx, std::string_view attr, std::size_t input,
+                             std::vector<std::int64_t>& out, bool& present);
+
+}  // namespace weft::core::detail

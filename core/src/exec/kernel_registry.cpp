@@ -1,0 +1,129 @@
+#include <algorithm>
+
+#include "kernel.h"
+
+namespace weft::core::detail {
+
+std::int64_t shape_elements(std::span<const std::int64_t> shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Error kernel_error(const KernelContext& ctx, std::string_view what) {
+  return make_error(ErrorKind::InvalidInput,
+                    "node '" + ctx.node().name + "' (" + ctx.node().op_type + "): " + std::string(what));
+}
+
+Error unsupported(const KernelContext& ctx, std::string_view what) {
+  return make_error(ErrorKind::InvalidInput, "unsupported: node '" + ctx.node().name + "' (" + ctx.node().op_type +
+                                                 "): " + std::string(what));
+}
+
+std::vector<std::string> KernelRegistry::names() const {
+  std::vector<std::string> out;
+  out.reserve(m_fns.size());
+  for (const auto& [name, fn] : m_fns) out.push_back(name);
+  return out;
+}
+
+const KernelRegistry& kernel_registry() {
+  // Built once; C++ guarantees thread-safe initialisation of the local static.
+  static const KernelRegistry registry = [] {
+    KernelRegistry r;
+    register_elementwise_kernels(r);
+    register_conv_kernels(r);
+    register_matmul_kernels(r);
+    register_pool_kernels(r);
+    register_norm_kernels(r);
+    register_reduce_kernels(r);
+    register_shape_kernels(r);
+    return r;
+  }();
+  return registry;
+}
+
+Shape strides_of(std::span<const std::int64_t> shape) {
+  Shape s(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+bool broadcast_shapes(std::span<const Shape> shapes, Shape& out) {
+  std::size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  out.assign(rank, 1);
+  for (const auto& s : shapes) {
+    const std::size_t off = rank - s.size();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const std::int64_t d = s[i];
+      std::int64_t& o = out[off + i];
+      if (d == o || d == 1) continue;
+      if (o == 1) {
+        o = d;
+        continue;
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+Shape broadcast_strides(std::span<const std::int64_t> shape, std::span<const std::int64_t> out) {
+  Shape st(out.size(), 0);
+  const Shape own = strides_of(shape);
+  const std::size_t off = out.size() - shape.size();
+  // A dimension of 1 repeats along the output: stride 0.
+  for (std::size_t i = 0; i < shape.size(); ++i) st[off + i] = shape[i] == 1 ? 0 : own[i];
+  return st;
+}
+
+bool normalize_axis(std::int64_t& axis, std::int64_t rank) {
+  if (axis < 0) axis += rank;
+  return axis >= 0 && axis < std::max<std::int64_t>(rank, 1);
+}
+
+bool read_ints(const View& v, std::vector<std::int64_t>& out) {
+  const auto n = static_cast<std::size_t>(v.elements());
+  out.resize(n);
+  if (v.dtype == DType::Int64) {
+    std::copy_n(v.as<const std::int64_t>(), n, out.begin());
+  } else if (v.dtype == DType::Int32) {
+    std::copy_n(v.as<const std::int32_t>(), n, out.begin());
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool read_floats(const View& v, std::vector<double>& out) {
+  const auto n = static_cast<std::size_t>(v.elements());
+  out.resize(n);
+  if (v.dtype == DType::Float32) {
+    std::copy_n(v.as<const float>(), n, out.begin());
+  } else if (v.dtype == DType::Float64) {
+    std::copy_n(v.as<const double>(), n, out.begin());
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool ints_from_attr_or_input(const KernelContext& ctx, std::string_view attr, std::size_t input,
+                             std::vector<std::int64_t>& out, bool& present) {
+  present = false;
+  out.clear();
+  if (const Attribute* a = ctx.node().attribute(attr)) {
+    out = a->ints;
+    if (out.empty() && a->type == Attribute::Type::Int) out.push_back(a->i);
+    present = true;
+    return true;
+  }
+  if (ctx.has_input(input)) {
+    present = true;
+    return read_ints(ctx.in(input), out);
+  }
+  return true;
+}
+
+}  // namespace weft::core::detail

@@ -1,0 +1,292 @@
+// The CPU executor under concurrency: any valid multi-stream schedule gives outputs bit-identical
+// to the sequential run (random DAGs and real models); schedules that miss a dependency or would
+// deadlock, and plans that do not fit, are refused; the measured timeline respects the events.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "exec_test_util.h"
+#include "test_graphs.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/onnx_import.h"
+#include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
+#include "weft/core/sync.h"
+
+using namespace weft;
+
+namespace {
+
+/// Each node on a random stream (in topological order); an event for every cross-stream data edge.
+core::Schedule random_schedule(const core::Graph& g, int streams, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> pick(0, streams - 1);
+  std::vector<int> stream_of(g.node_count());
+  core::Schedule s;
+  s.streams.resize(static_cast<std::size_t>(streams));
+  for (core::NodeId n : g.topo_order()) {
+    stream_of[static_cast<std::size_t>(n)] = pick(rng);
+    s.streams[static_cast<std::size_t>(stream_of[static_cast<std::size_t>(n)])].push_back(n);
+  }
+  for (std::size_t u = 0; u < g.node_count(); ++u)
+    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
+      if (stream_of[u] != stream_of[static_cast<std::size_t>(v)]) s.events.push_back({static_cast<core::NodeId>(u), v});
+  s.strategy = "random";
+  return s;
+}
+
+void expect_bit_identical(const core::RunResult& a, const core::RunResult& b) {
+  ASSERT_EQ(a.outputs.size(), b.outputs.size());
+  for (const auto& [name, t] : a.outputs) {
+    const auto it = b.outputs.find(name);
+    ASSERT_NE(it, b.outputs.end()) << name;
+    EXPECT_EQ(t.shape, it->second.shape) << name;
+    EXPECT_TRUE(t.bytes == it->second.bytes) << "output " << name << " differs";
+  }
+}
+
+core::Graph load_model(const std::string& name) {
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + name);
+  if (!g) {
+    ADD_FAILURE() << g.error().message;
+    std::abort();
+  }
+  return std::move(*g);
+}
+
+}  // namespace
+
+// Random DAGs on 1..4 streams with random placement: outputs equal the sequential run bit for bit.
+TEST(CpuExecutor, RandomSchedulesMatchSequentialOnRandomDags) {
+  auto exec = core::make_cpu_executor();
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const core::Graph g = test::make_random_dag(40, 0.12, seed);
+    auto seq = test::run_sequential(g);
+    ASSERT_TRUE(seq) << seq.error().message;
+    for (int streams : {2, 3, 4}) {
+      const core::Schedule s = random_schedule(g, streams, seed * 10 + static_cast<std::uint64_t>(streams));
+      core::RunOptions o;
+      o.warmup = 0;
+      auto r = exec->run(g, s, core::plan_no_reuse(g), o);
+      ASSERT_TRUE(r) << r.error().message;
+      expect_bit_identical(*seq, *r);
+    }
+  }
+}
+
+// Real models (random weights, seeded): squeezenet under random 4-stream schedules and googlenet
+// under one, bit-identical to the sequential run.
+TEST(CpuExecutor, RandomSchedulesMatchSequentialOnModels) {
+  auto exec = core::make_cpu_executor();
+  for (const char* model : {"squeezenet1_1.onnx", "googlenet.onnx"}) {
+    const core::Graph g = load_model(model);
+    auto seq = test::run_sequential(g);
+    ASSERT_TRUE(seq) << model << ": " << seq.error().message;
+    for (const auto& [name, t] : seq->outputs) {
+      // Sanity: random weights keep activations finite and not all zero.
+      const auto v = test::as_f32(t);
+      bool finite = true, nonzero = false;
+      for (float x : v) {
+        finite = finite && std::isfinite(x);
+        nonzero = nonzero || x != 0.0f;
+      }
+      EXPECT_TRUE(finite && nonzero) << model << " output " << name;
+    }
+    const int schedules = std::string(model) == "googlenet.onnx" ? 1 : 2;
+    for (int i = 0; i < schedules; ++i) {
+      const core::Schedule s = random_schedule(g, 4, 100 + static_cast<std::uint64_t>(i));
+      core::RunOptions o;
+      o.warmup = 0;
+      auto r = exec->run(g, s, core::plan_no_reuse(g), o);
+      ASSERT_TRUE(r) << model << ": " << r.error().message;
+      expect_bit_identical(*seq, *r);
+    }
+  }
+}
+
+// Where a tensor sits in the arena does not change any output bit.
+TEST(CpuExecutor, OutputsDoNotDependOnArenaPlacement) {
+  const core::Graph g = load_model("squeezenet1_1.onnx");
+  auto exec = core::make_cpu_executor();
+  const core::Schedule s = test::sequential_schedule(g);
+  core::MemoryPlan a = core::plan_no_reuse(g);
+  // Same tensors, placed in reverse order with gaps (still aligned).
+  core::MemoryPlan b = a;
+  std::int64_t top = 0;
+  for (std::size_t t = b.offset.size(); t-- > 0;) {
+    if (b.offset[t] == core::kNotPlanned) continue;
+    top += b.alignment * static_cast<std::int64_t>(t % 5);
+    b.offset[t] = top;
+    top += b.size[t];
+  }
+  b.arena_bytes = top;
+  core::RunOptions o;
+  o.warmup = 0;
+  auto ra = exec->run(g, s, a, o);
+  auto rb = exec->run(g, s, b, o);
+  ASSERT_TRUE(ra) << ra.error().message;
+  ASSERT_TRUE(rb) << rb.error().message;
+  expect_bit_identical(*ra, *rb);
+}
+
+// A schedule without the event for a cross-stream data edge is refused and the edge is named.
+TEST(CpuExecutor, MissingEventIsRefused) {
+  const core::Graph g = test::make_diamond();  // n0 -> {n1, n2} -> n3
+  core::Schedule s{{{0, 1, 3}, {2}}, {{0, 2}}, "hand", ""};  // lacks n2 -> n3
+  auto r = core::make_cpu_executor()->run(g, s, core::plan_no_reuse(g), {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(r.error().message.find("'n2' -> 'n3'"), std::string::npos) << r.error().message;
+}
+
+// Events that close a cycle with stream order would deadlock the threads: refused, not hung.
+TEST(CpuExecutor, DeadlockingEventsAreRefused) {
+  const core::Graph g = test::make_two_branches(2);  // n0 -> n1, n2 -> n3
+  core::Schedule s{{{0, 1}, {2, 3}}, {{1, 2}, {3, 0}}, "hand", ""};
+  auto r = core::make_cpu_executor()->run(g, s, core::plan_no_reuse(g), {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("deadlock"), std::string::npos) << r.error().message;
+}
+
+// A node placed twice or not at all is refused with its name.
+TEST(CpuExecutor, BadPlacementIsRefused) {
+  const core::Graph g = test::make_chain(3);
+  core::Schedule twice{{{0, 1, 2}, {1}}, {}, "hand", ""};
+  auto r = core::make_cpu_executor()->run(g, twice, core::plan_no_reuse(g), {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("'n1' is placed twice"), std::string::npos) << r.error().message;
+}
+
+// A plan whose slot is smaller than its tensor is refused before anything runs.
+TEST(CpuExecutor, PlanThatDoesNotFitIsRefused) {
+  const core::Graph g = test::make_chain(3);
+  core::MemoryPlan p = core::plan_no_reuse(g);
+  p.size[static_cast<std::size_t>(*g.find_tensor("n0_out"))] = 16;
+  auto r = core::make_cpu_executor()->run(g, test::sequential_schedule(g), p, {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("n0_out"), std::string::npos) << r.error().message;
+}
+
+// The measured timeline: one item per node on its stream, stream order kept, every waiter starts
+// after its event's source ended; iterations are all timed and the wall time is their median.
+TEST(CpuExecutor, TimelineRespectsStreamsAndEvents) {
+  const core::Graph g = test::make_random_dag(30, 0.15, 7);
+  const core::Schedule s = random_schedule(g, 3, 77);
+  core::RunOptions o;
+  o.warmup = 1;
+  o.iterations = 3;
+  auto r = core::make_cpu_executor()->run(g, s, core::plan_no_reuse(g), o);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->iteration_ms.size(), 3u);
+  auto sorted = r->iteration_ms;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(r->wall_ms, sorted[1]);
+  const auto& items = r->timeline.items;
+  ASSERT_EQ(items.size(), g.node_count());
+  EXPECT_EQ(r->timeline.kind, "measured");
+  EXPECT_EQ(r->timeline.stream_count, 3);
+  for (std::size_t st = 0; st < s.streams.size(); ++st)
+    for (std::size_t i = 0; i < s.streams[st].size(); ++i) {
+      const auto& it = items[static_cast<std::size_t>(s.streams[st][i])];
+      EXPECT_EQ(it.stream, static_cast<int>(st));
+      EXPECT_LE(it.start_us, it.end_us);
+      if (i > 0) {
+        EXPECT_GE(it.start_us, items[static_cast<std::size_t>(s.streams[st][i - 1])].end_us);
+      }
+    }
+  for (const core::Event& e : s.events)
+    EXPECT_GE(items[static_cast<std::size_t>(e.to)].start_us, items[static_cast<std::size_t>(e.from)].end_us);
+}
+
+// Seeded inputs and weights are reproducible across runs and change with the seed.
+TEST(CpuExecutor, SeedsAreDeterministic) {
+  const core::Graph g = test::make_chain(4);
+  core::RunOptions a;
+  auto r1 = test::run_sequential(g, a);
+  auto r2 = test::run_sequential(g, a);
+  a.seed = 7;
+  auto r3 = test::run_sequential(g, a);
+  ASSERT_TRUE(r1 && r2 && r3);
+  expect_bit_identical(*r1, *r2);
+  EXPECT_FALSE(r1->outputs.begin()->second.bytes == r3->outputs.begin()->second.bytes);
+}
+
+// A plan made for the sequential order, used under a concurrent schedule that keeps two reused
+// tensors live together: check_plan refuses it; with the check off, the outputs are wrong; a plan
+// made for the concurrent schedule gives the sequential outputs. The checker is what prevents it.
+TEST(CpuExecutor, SequentialPlanUnderConcurrentScheduleIsRefusedByTheChecker) {
+  core::GraphBuilder b;
+  b.add_input("x", core::DType::Float32, {core::Dim{1, {}}, core::Dim{4096, {}}});
+  b.add_node("a0", "Neg", {"x"}, {"a0_out"});
+  b.add_node("a1", "Relu", {"a0_out"}, {"a"});
+  b.add_node("b0", "Sigmoid", {"x"}, {"b0_out"});
+  b.add_node("b1", "Relu", {"b0_out"}, {"b"});
+  for (const char* t : {"a0_out", "a", "b0_out", "b"}) b.set_shape(t, core::DType::Float32, {1, 4096});
+  b.mark_output("a");
+  b.mark_output("b");
+  auto built = std::move(b).build();
+  ASSERT_TRUE(built);
+  const core::Graph& g = *built;
+  const core::NodeId a0 = *g.find_node("a0"), a1 = *g.find_node("a1"), b0 = *g.find_node("b0"), b1 = *g.find_node("b1");
+  const core::Schedule seq{{{a0, a1, b0, b1}}, {}, "sequential", ""};
+  auto seq_plan = core::plan_memory(g, seq, "best");
+  ASSERT_TRUE(seq_plan) << seq_plan.error().message;
+  // Sequentially a0_out is dead before b0_out is born: they share bytes.
+  ASSERT_EQ(seq_plan->offset[static_cast<std::size_t>(*g.find_tensor("a0_out"))],
+            seq_plan->offset[static_cast<std::size_t>(*g.find_tensor("b0_out"))]);
+  auto exec = core::make_cpu_executor();
+  core::RunOptions o;
+  o.warmup = 0;
+  auto reference = exec->run(g, seq, *seq_plan, o);
+  ASSERT_TRUE(reference) << reference.error().message;
+
+  // Two streams; the events force b0 to write between a0's write and a1's read.
+  const core::Schedule conc{{{a0, a1}, {b0, b1}}, {{a0, b0}, {b0, a1}}, "hand", ""};
+  ASSERT_TRUE(core::validate_schedule(g, conc));
+  EXPECT_FALSE(core::check_plan(g, conc, *seq_plan));
+  auto refused = exec->run(g, conc, *seq_plan, o);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("memory plan is not valid for this schedule"), std::string::npos)
+      << refused.error().message;
+
+  core::RunOptions unchecked = o;
+  unchecked.check_plan = false;
+  auto wrong = exec->run(g, conc, *seq_plan, unchecked);
+  ASSERT_TRUE(wrong) << wrong.error().message;
+  EXPECT_FALSE(wrong->outputs.at("a").bytes == reference->outputs.at("a").bytes) << "the race did not corrupt 'a'";
+
+  auto conc_plan = core::plan_memory(g, conc, "best");
+  ASSERT_TRUE(conc_plan);
+  ASSERT_TRUE(core::check_plan(g, conc, *conc_plan));
+  auto right = exec->run(g, conc, *conc_plan, o);
+  ASSERT_TRUE(right) << right.error().message;
+  expect_bit_identical(*reference, *right);
+}
+
+// Every registered strategy's schedule on squeezenet, with a memory plan made for that schedule,
+// gives outputs bit-identical to the sequential run.
+TEST(CpuExecutor, EveryStrategyMatchesSequentialOnSqueezenet) {
+  const core::Graph g = load_model("squeezenet1_1.onnx");
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device) << device.error().message;
+  const core::CostTable costs = core::estimate_costs(g, *device);
+  auto exec = core::make_cpu_executor();
+  auto seq = test::run_sequential(g);
+  ASSERT_TRUE(seq) << seq.error().message;
+  for (const std::string& name : core::strategy_names()) {
+    core::StrategyOptions so;
+    so.max_streams = 4;
+    so.granularity_us = 0;  // split even small operators: the most concurrency to race on
+    auto s = core::make_schedule(name, g, costs, *device, so);
+    ASSERT_TRUE(s) << name << ": " << s.error().message;
+    auto plan = core::plan_memory(g, *s, "best");
+    ASSERT_TRUE(plan) << name << ": " << plan.error().message;
+    core::RunOptions o;
+    o.warmup = 0;
+    auto r = exec->run(g, *s, *plan, o);
+    ASSERT_TRUE(r) << name << ": " << r.error().message;
+    EXPECT_EQ(r->timeline.stream_count, static_cast<int>(s->stream_count()));
+    expect_bit_identical(*seq, *r);
+  }
+}

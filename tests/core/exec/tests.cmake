@@ -1,0 +1,4 @@
+weft_add_test(test_cpu_kernels SOURCES exec/test_cpu_kernels.cpp LABELS core)
+weft_add_test(test_conformance SOURCES exec/test_conformance.cpp LABELS core)
+target_compile_definitions(test_conformance PRIVATE WEFT_CONFORMANCE_BUILD_DIR="${CMAKE_BINARY_DIR}/onnx-conformance")
+weft_add_test(test_cpu_executor SOURCES exec/test_cpu_executor.cpp LABELS core)
