@@ -117,15 +117,14 @@ int cmd_plan(Args& args) {
     schedule = std::move(*loaded);
   } else {
     const std::string strategy = args.value("strategy").value_or("sequential");
-    if (strategy == "sequential" && !*streams) {
-      schedule = sequential;
-    } else {
-      core::StrategyOptions so;
-      if (*streams) so.max_streams = static_cast<int>(**streams);
-      auto made = core::make_schedule(strategy, graph, model->costs, model->device, so);
-      if (!made) return report("plan", made.error());
-      schedule = std::move(*made);
+    core::StrategyOptions so;
+    if (*streams) {
+      if (**streams <= 0) return usage_error("plan", "--streams must be positive");
+      so.max_streams = static_cast<int>(**streams);
     }
+    auto made = core::make_schedule(strategy, graph, model->costs, model->device, so);
+    if (!made) return report("plan", made.error());
+    schedule = std::move(*made);
   }
 
   auto live = core::compute_liveness(graph, schedule, options);

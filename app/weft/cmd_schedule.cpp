@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/simulate.h"
 #include "weft/core/strategies.h"
@@ -32,6 +33,7 @@ struct Figures {
   std::size_t cross_edges = 0;  ///< data edges whose ends sit on different streams
   double predicted_us = 0;      ///< simulated makespan (eager launches, events, contention)
   double predicted_vs_graph = 0, predicted_vs_eager = 0;  ///< against the sequential baselines
+  std::int64_t arena_bytes = 0;  ///< memory plan for this schedule (best planner, short search)
   double speedup() const { return makespan_us > 0 ? sequential_us / makespan_us : 1.0; }
 };
 
@@ -62,6 +64,11 @@ core::Expected<Figures> figures(const LoadedModel& m, std::string_view strategy,
   f.predicted_us = p->makespan_us;
   f.predicted_vs_graph = p->speedup_vs_graph;
   f.predicted_vs_eager = p->speedup_vs_eager;
+  core::PlanOptions plan_options;
+  plan_options.search_ms = 20;
+  auto plan = core::plan_memory(m.graph, f.schedule, "best", plan_options);
+  if (!plan) return plan.error();
+  f.arena_bytes = plan->arena_bytes;
   return f;
 }
 
@@ -151,6 +158,7 @@ std::vector<Column> compare_columns() {
        [](const Figures& f) { return f.predicted_vs_graph; }},
       {"vs eager", [](const Figures& f) { return fixed(f.predicted_vs_eager, 2) + "x"; },
        [](const Figures& f) { return f.predicted_vs_eager; }},
+      {"arena bytes", [](const Figures& f) { return std::to_string(f.arena_bytes); }, [](const Figures& f) { return f.arena_bytes; }},
   };
 }
 

@@ -118,7 +118,24 @@ class MaxFlow {
 }  // namespace
 
 std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> order, const PlanOptions& options) {
-  return interval_lower_bound(compute_linear_liveness(graph, order, options).problem);
+  // Live bytes per step by a difference array: a tensor is live from its producer's step
+  // through its last reader's step.
+  assert(order.size() == graph.node_count());
+  std::vector<std::int64_t> pos(graph.node_count(), 0);
+  for (std::size_t i = 0; i < order.size(); ++i) pos[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+  std::vector<std::int64_t> diff(order.size() + 1, 0);
+  for (const Tensor& t : graph.tensors()) {
+    if (!is_planned_tensor(t, options.outputs_in_arena)) continue;
+    const std::int64_t s = pos[static_cast<std::size_t>(t.producer)];
+    std::int64_t e = s;
+    for (NodeId r : t.consumers) e = std::max(e, pos[static_cast<std::size_t>(r)]);
+    const std::int64_t size = align_up(std::max<std::int64_t>(t.bytes(), 1), options.alignment);
+    diff[static_cast<std::size_t>(s)] += size;
+    diff[static_cast<std::size_t>(e) + 1] -= size;
+  }
+  std::int64_t live = 0, peak = 0;
+  for (std::int64_t d : diff) peak = std::max(peak, live += d);
+  return peak;
 }
 
 Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Schedule& schedule, const PlanOptions& options) {

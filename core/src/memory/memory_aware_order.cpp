@@ -2,6 +2,9 @@
 // allocate minus the bytes of inputs it is the last to read), in the spirit of the "memory-aware
 // topological sort" of TVM/ORT planners; kept only when its peak beats the file order's.
 #include <algorithm>
+#include <functional>
+#include <queue>
+#include <tuple>
 #include <vector>
 
 #include "weft/core/memory_planner.h"
@@ -20,55 +23,61 @@ std::vector<NodeId> greedy_order(const Graph& graph, Tie tie) {
     if (is_planned_tensor(tensor, false)) bytes[t] = align_up(std::max<std::int64_t>(tensor.bytes(), 1), kDefaultAlignment);
     readers_left[t] = static_cast<std::int32_t>(tensor.consumers.size());
   }
+  // net[v] = bytes v allocates − bytes of inputs v is the last remaining reader of. It only
+  // falls as other readers run, so a lazy heap with re-pushes on each fall stays exact.
+  std::vector<std::int64_t> net(n, 0);
+  std::vector<char> done(n, 0);
+  for (std::size_t v = 0; v < n; ++v) {
+    const Node& node = graph.node(static_cast<NodeId>(v));
+    for (TensorId t : node.outputs)
+      if (t != kNoTensor) net[v] += bytes[static_cast<std::size_t>(t)];
+    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+      const TensorId t = node.inputs[i];
+      const bool first = std::find(node.inputs.begin(), node.inputs.begin() + static_cast<std::ptrdiff_t>(i), t) ==
+                         node.inputs.begin() + static_cast<std::ptrdiff_t>(i);
+      if (t != kNoTensor && first && readers_left[static_cast<std::size_t>(t)] == 1) net[v] -= bytes[static_cast<std::size_t>(t)];
+    }
+  }
   std::vector<std::uint32_t> indeg(n);
-  std::vector<std::size_t> ready_since(n, 0);
-  std::vector<NodeId> ready;
+  std::vector<std::int64_t> tie_key(n, 0);
+  using Entry = std::tuple<std::int64_t, std::int64_t, NodeId>;  // (net, tie, node), smallest first
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  std::int64_t clock = 0;
+  const auto push = [&](NodeId v) {
+    heap.emplace(net[static_cast<std::size_t>(v)], tie_key[static_cast<std::size_t>(v)], v);
+  };
   for (std::size_t v = 0; v < n; ++v) {
     indeg[v] = static_cast<std::uint32_t>(graph.predecessors(static_cast<NodeId>(v)).size());
-    if (indeg[v] == 0) ready.push_back(static_cast<NodeId>(v));
+    tie_key[v] = tie == Tie::FileOrder ? static_cast<std::int64_t>(v) : 0;
+    if (indeg[v] == 0) push(static_cast<NodeId>(v));
   }
-  const auto net = [&](NodeId v) {
-    std::int64_t d = 0;
-    const Node& node = graph.node(v);
-    for (TensorId t : node.outputs)
-      if (t != kNoTensor) d += bytes[static_cast<std::size_t>(t)];
-    std::vector<TensorId> seen;
-    for (TensorId t : node.inputs) {
-      if (t == kNoTensor || std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
-      seen.push_back(t);
-      if (readers_left[static_cast<std::size_t>(t)] == 1) d -= bytes[static_cast<std::size_t>(t)];
-    }
-    return d;
-  };
   std::vector<NodeId> order;
   order.reserve(n);
-  std::size_t clock = 0;
-  while (!ready.empty()) {
-    std::size_t pick = 0;
-    std::int64_t best = net(ready[0]);
-    for (std::size_t i = 1; i < ready.size(); ++i) {
-      const std::int64_t d = net(ready[i]);
-      const NodeId a = ready[i], b = ready[pick];
-      const bool tie_better = tie == Tie::FileOrder ? a < b : ready_since[static_cast<std::size_t>(a)] > ready_since[static_cast<std::size_t>(b)];
-      if (d < best || (d == best && tie_better)) {
-        best = d;
-        pick = i;
-      }
-    }
-    const NodeId v = ready[pick];
-    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
+  std::vector<TensorId> seen;
+  while (!heap.empty()) {
+    const auto [key, tk, v] = heap.top();
+    heap.pop();
+    const auto uv = static_cast<std::size_t>(v);
+    if (done[uv] || key != net[uv]) continue;  // stale entry
+    done[uv] = 1;
     order.push_back(v);
     ++clock;
-    std::vector<TensorId> seen;
+    seen.clear();
     for (TensorId t : graph.node(v).inputs) {
       if (t == kNoTensor || std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
       seen.push_back(t);
-      --readers_left[static_cast<std::size_t>(t)];
+      if (--readers_left[static_cast<std::size_t>(t)] != 1) continue;
+      // One reader left: it now frees t when it runs.
+      for (NodeId r : graph.tensor(t).consumers)
+        if (!done[static_cast<std::size_t>(r)]) {
+          net[static_cast<std::size_t>(r)] -= bytes[static_cast<std::size_t>(t)];
+          if (indeg[static_cast<std::size_t>(r)] == 0) push(r);
+        }
     }
     for (NodeId s : graph.successors(v))
       if (--indeg[static_cast<std::size_t>(s)] == 0) {
-        ready.push_back(s);
-        ready_since[static_cast<std::size_t>(s)] = clock;
+        if (tie == Tie::Newest) tie_key[static_cast<std::size_t>(s)] = -clock;
+        push(s);
       }
   }
   return order;
