@@ -43,10 +43,11 @@ Case make_case(int nodes) {
   std::uniform_real_distribution<double> us(2, 50);
   for (int v = 0; v < nodes; ++v) {
     core::NodeCost n;
-    n.time_us = us(rng);
+    const double device_us = us(rng);
+    n.time_us = device_us + c.device.launch_us;  // the cost model's convention
     const bool compute = rng() % 2 == 0;
-    n.flops = compute ? n.time_us * 1e-6 * c.device.peak_fp32_flops : 1e6;
-    n.bytes = compute ? 1e5 : n.time_us * 1e-6 * c.device.memory_bandwidth;
+    n.flops = compute ? device_us * 1e-6 * c.device.peak_fp32_flops : 1e6;
+    n.bytes = compute ? 1e5 : device_us * 1e-6 * c.device.memory_bandwidth;
     n.known = true;
     c.costs.nodes.push_back(n);
   }

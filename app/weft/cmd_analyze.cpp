@@ -1,12 +1,142 @@
+// weft analyze MODEL: levels, width, critical path, work/span and the verdict, as text or JSON.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "weft/core/analysis.h"
 
 namespace weft::cli {
 
-int cmd_analyze(Args&) {
-  std::cerr << "weft analyze: not implemented yet\n";
-  return 4;
+namespace {
+
+std::string fmt(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport& r) {
+  const core::Graph& g = m.graph;
+  nlohmann::ordered_json j;
+  j["model"] = g.info().model_path;
+  j["device"] = m.device.name;
+  j["operators"] = g.node_count();
+  j["edges"] = g.edge_count();
+  j["tensors"] = g.tensor_count();
+  j["folded"] = g.info().folded_nodes;
+  j["depth"] = r.levels.depth;
+  j["widest_level"] = r.levels.widest_level;
+  j["antichain_width"] = r.antichain_width;
+  j["work_us"] = r.critical.work_us;
+  j["span_us"] = r.critical.span_us;
+  j["parallelism"] = r.critical.parallelism();
+  j["verdict"] = r.verdict;
+  j["unknown_shapes"] = r.unknown_shapes;
+  j["unknown_costs"] = r.unknown_costs;
+  j["unresolved_dims"] = g.info().unresolved_dims;
+  j["notes"] = r.notes;
+  j["level_widths"] = r.levels.width;
+  auto names = [&](const std::vector<core::NodeId>& ids) {
+    auto a = nlohmann::ordered_json::array();
+    for (core::NodeId n : ids) a.push_back(g.key(n));
+    return a;
+  };
+  j["critical_path"] = names(r.critical.nodes);
+  j["antichain"] = names(r.antichain);
+  auto nodes = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < g.node_count(); ++i) {
+    const auto id = static_cast<core::NodeId>(i);
+    const core::NodeCost& c = r.costs[id];
+    nodes.push_back({{"name", g.key(id)},
+                     {"op", g.node(id).op_type},
+                     {"level", r.levels.asap[i]},
+                     {"alap", r.levels.alap[i]},
+                     {"slack", r.levels.slack[i]},
+                     {"flops", c.flops},
+                     {"bytes", c.bytes},
+                     {"time_us", c.time_us},
+                     {"bound", core::bound_name(c.bound)},
+                     {"known", c.known}});
+  }
+  j["nodes"] = std::move(nodes);
+  return j;
+}
+
+void print_text(const LoadedModel& m, const core::AnalysisReport& r) {
+  const core::Graph& g = m.graph;
+  std::cout << "model           " << g.info().model_path << "\n"
+            << "device          " << m.device.name << " (" << m.device.display_name << ")\n"
+            << "operators       " << g.node_count() << "\n"
+            << "edges           " << g.edge_count() << "\n"
+            << "tensors         " << g.tensor_count() << "\n"
+            << "folded nodes    " << g.info().folded_nodes << "\n"
+            << "depth           " << r.levels.depth << " levels\n"
+            << "widest level    " << r.levels.widest_level << "\n"
+            << "antichain width " << r.antichain_width << "\n"
+            << "work            " << fmt(r.critical.work_us, 1) << " us\n"
+            << "span            " << fmt(r.critical.span_us, 1) << " us (critical path of "
+            << r.critical.nodes.size() << " operators)\n"
+            << "work/span       " << fmt(r.critical.parallelism(), 2) << "\n"
+            << "verdict         " << r.verdict << "\n";
+  // The heaviest operators on the critical path: where shortening the span would pay.
+  std::vector<core::NodeId> heavy = r.critical.nodes;
+  std::stable_sort(heavy.begin(), heavy.end(),
+                   [&](core::NodeId a, core::NodeId b) { return r.costs[a].time_us > r.costs[b].time_us; });
+  if (heavy.size() > 5) heavy.resize(5);
+  if (!heavy.empty()) {
+    std::cout << "\ncritical path, heaviest operators:\n";
+    std::cout << "     time_us  share  bound    op                 name\n";
+    for (core::NodeId n : heavy) {
+      const core::NodeCost& c = r.costs[n];
+      const double share = r.critical.span_us > 0 ? 100.0 * c.time_us / r.critical.span_us : 0;
+      char line[256];
+      std::snprintf(line, sizeof line, "  %10.2f %5.1f%%  %-8s %-18s ", c.time_us, share,
+                    std::string(core::bound_name(c.bound)).c_str(), g.node(n).op_type.c_str());
+      std::cout << line << g.key(n) << "\n";
+    }
+  }
+  if (r.unknown_shapes > 0 || r.unknown_costs > 0 || !r.notes.empty()) std::cout << "\n";
+  for (const std::string& note : r.notes) std::cout << "note: " << note << "\n";
+  if (r.unknown_costs > 0) {
+    std::cout << "unknown cost:";
+    std::size_t shown = 0;
+    for (std::size_t i = 0; i < g.node_count() && shown < 8; ++i)
+      if (!r.costs.nodes[i].known) {
+        std::cout << (shown++ ? ", " : " ") << g.key(static_cast<core::NodeId>(i)) << " ("
+                  << g.node(static_cast<core::NodeId>(i)).op_type << ")";
+      }
+    std::cout << (r.unknown_costs > shown ? ", ..." : "") << "\n";
+  }
+}
+
+}  // namespace
+
+int cmd_analyze(Args& args) {
+  if (auto st = args.parse({"json"}, true); !st) return usage_error("analyze", st.error().message);
+  if (args.positional().size() != 1)
+    return usage_error("analyze", args.positional().empty() ? "missing MODEL (an .onnx file)"
+                                                            : "expected one MODEL, got " +
+                                                                  std::to_string(args.positional().size()) +
+                                                                  " arguments");
+  // A path that does not exist is bad input (2), not an I/O failure of an existing file (3).
+  std::error_code ec;
+  if (!std::filesystem::exists(args.positional()[0], ec))
+    return report("analyze", core::make_error(core::ErrorKind::InvalidInput,
+                                              args.positional()[0] + ": no such file"));
+  auto model = load_model(args);
+  if (!model) {
+    if (model.error().kind == core::ErrorKind::Usage) return usage_error("analyze", model.error().message);
+    return report("analyze", model.error());
+  }
+  const core::AnalysisReport r = core::analyze(model->graph, model->costs);
+  if (args.flag("json"))
+    std::cout << to_json(*model, r).dump(2) << "\n";
+  else
+    print_text(*model, r);
+  return 0;
 }
 
 }  // namespace weft::cli

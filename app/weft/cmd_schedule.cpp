@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "weft/core/schedule_json.h"
+#include "weft/core/simulate.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"
 
@@ -29,6 +30,8 @@ struct Figures {
   double sequential_us = 0;
   double event_host_us = 0;
   std::size_t cross_edges = 0;  ///< data edges whose ends sit on different streams
+  double predicted_us = 0;      ///< simulated makespan (eager launches, events, contention)
+  double predicted_vs_graph = 0, predicted_vs_eager = 0;  ///< against the sequential baselines
   double speedup() const { return makespan_us > 0 ? sequential_us / makespan_us : 1.0; }
 };
 
@@ -54,6 +57,11 @@ core::Expected<Figures> figures(const LoadedModel& m, std::string_view strategy,
   f.sequential_us = sequential_us;
   f.event_host_us = core::event_host_cost_us(f.schedule, m.device);
   f.cross_edges = cross_stream_edges(m.graph, f.schedule);
+  auto p = core::predict(m.graph, f.schedule, m.costs, m.device);
+  if (!p) return p.error();
+  f.predicted_us = p->makespan_us;
+  f.predicted_vs_graph = p->speedup_vs_graph;
+  f.predicted_vs_eager = p->speedup_vs_eager;
   return f;
 }
 
@@ -79,6 +87,9 @@ nlohmann::ordered_json to_json(const core::Graph& g, const Figures& f) {
   j["makespan_us"] = f.makespan_us;
   j["sequential_makespan_us"] = f.sequential_us;
   j["speedup"] = f.speedup();
+  j["predicted_us"] = f.predicted_us;
+  j["predicted_speedup_vs_graph"] = f.predicted_vs_graph;
+  j["predicted_speedup_vs_eager"] = f.predicted_vs_eager;
   j["warnings"] = f.warnings;
   return j;
 }
@@ -112,6 +123,8 @@ void print_report(const LoadedModel& m, const Figures& f) {
   for (const core::Event& e : s.events) std::cout << "  " << g.key(e.from) << " -> " << g.key(e.to) << "\n";
   std::cout << "ideal makespan: " << fixed(f.makespan_us) << " us (sequential " << fixed(f.sequential_us)
             << " us, speedup " << fixed(f.speedup(), 2) << "x)\n";
+  std::cout << "predicted: " << fixed(f.predicted_us) << " us (" << fixed(f.predicted_vs_graph, 2)
+            << "x vs sequential CUDA Graph, " << fixed(f.predicted_vs_eager, 2) << "x vs sequential eager; weft simulate for the timeline)\n";
 }
 
 // The --compare table: one row per strategy, columns as data so later issues can add
@@ -133,6 +146,11 @@ std::vector<Column> compare_columns() {
       {"event host us", [](const Figures& f) { return fixed(f.event_host_us, 2); }, [](const Figures& f) { return f.event_host_us; }},
       {"ideal makespan us", [](const Figures& f) { return fixed(f.makespan_us); }, [](const Figures& f) { return f.makespan_us; }},
       {"speedup", [](const Figures& f) { return fixed(f.speedup(), 2) + "x"; }, [](const Figures& f) { return f.speedup(); }},
+      {"predicted us", [](const Figures& f) { return fixed(f.predicted_us); }, [](const Figures& f) { return f.predicted_us; }},
+      {"vs graph", [](const Figures& f) { return fixed(f.predicted_vs_graph, 2) + "x"; },
+       [](const Figures& f) { return f.predicted_vs_graph; }},
+      {"vs eager", [](const Figures& f) { return fixed(f.predicted_vs_eager, 2) + "x"; },
+       [](const Figures& f) { return f.predicted_vs_eager; }},
   };
 }
 

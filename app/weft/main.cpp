@@ -14,8 +14,10 @@ usage: weft COMMAND [ARGS]
 
 commands:
   analyze  MODEL [--json]                      parallelism of a model: levels, width, critical path, work/span
-  schedule MODEL --strategy S [--streams N] [-o FILE] [--json] | --compare
+  schedule MODEL --strategy S [--streams N] [--granularity US] [-o FILE] [--json] | --compare
                                                assign operators to streams; events; ideal makespan
+                                               (strategies: sequential seed-greedy level-rr chains
+                                               cp-list resource-aware)
   validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
   plan     MODEL [--schedule F | --strategy S] [--planner P] [--json]
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency

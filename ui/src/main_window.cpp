@@ -1,46 +1,428 @@
 #include "weft/ui/main_window.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSpinBox>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
 #include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
 
-#include "weft/core/levels.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/file_io.h"
+#include "weft/ui/core_bridge.h"
+#include "weft/ui/graph_view.h"
+#include "weft/ui/lanes_view.h"
+#include "weft/ui/node_table_model.h"
+#include "weft/ui/panels.h"
 
 namespace weft::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-  setWindowTitle("Weft Studio");
-  m_summary = new QLabel(tr("Open an ONNX model (Ctrl+O)."), this);
-  m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-  m_summary->setMargin(12);
-  setCentralWidget(m_summary);
-  auto* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {}, tr("ONNX models (*.onnx)"));
-    if (!path.isEmpty()) openModel(path);
-  });
-  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-  resize(900, 600);
+namespace {
+constexpr int kMaxRecent = 10;
+constexpr int kLayoutVersion = 1;
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioDocument(this)) {
+  setWindowTitle(tr("Weft Studio"));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  createDocks();
+  createMenus();
+
+  m_status_summary = new QLabel(tr("Open an ONNX model (Ctrl+O) or drop one on the window."), this);
+  statusBar()->addWidget(m_status_summary, 1);
+  m_progress = new QProgressBar(this);
+  m_progress->setMaximumWidth(220);
+  m_progress->setTextVisible(true);
+  m_progress->hide();
+  m_cancel = new QPushButton(tr("Cancel"), this);
+  m_cancel->hide();
+  statusBar()->addPermanentWidget(m_progress);
+  statusBar()->addPermanentWidget(m_cancel);
+  connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoading);
+
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressValueChanged, m_progress, &QProgressBar::setValue);
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressTextChanged, this,
+          [this](const QString& text) { m_progress->setFormat(text + " %p%"); });
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::finished, this, &MainWindow::onLoaded);
+  connect(m_doc, &StudioDocument::scheduleChanged, this, &MainWindow::updateTitleAndStatus);
+  connect(m_doc, &StudioDocument::editRefused, this, [this](const QString& why) { showMessage(tr("Edit refused: %1").arg(why), true); });
+  connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitleAndStatus);
+
+  resize(1400, 900);
+  QSettings settings;
+  if (settings.value("layout/version").toInt() == kLayoutVersion) {
+    restoreGeometry(settings.value("layout/geometry").toByteArray());
+    restoreState(settings.value("layout/state").toByteArray(), kLayoutVersion);
+  }
 }
 
-bool MainWindow::openModel(const QString& path) {
-  auto graph = core::import_onnx(path.toStdString());
-  if (!graph) {
-    m_summary->setText(tr("Could not open %1:\n%2").arg(path, QString::fromStdString(graph.error().message)));
+MainWindow::~MainWindow() {
+  if (isLoading()) {
+    m_watcher.future().cancel();
+    m_watcher.waitForFinished();
+  }
+}
+
+void MainWindow::createDocks() {
+  auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(w);
+    addDockWidget(area, d);
+    return d;
+  };
+  m_lanes = new LanesView(m_doc, this);
+  m_graph = new GraphView(m_doc, this);
+  m_properties = new PropertiesPanel(m_doc, this);
+  m_strategy = new StrategyPanel(m_doc, this);
+  m_summary = new SummaryPanel(m_doc, this);
+  m_node_model = new NodeTableModel(m_doc, this);
+  auto* proxy = new QSortFilterProxyModel(this);
+  proxy->setSourceModel(m_node_model);
+  proxy->setFilterKeyColumn(-1);
+  proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  proxy->setSortRole(Qt::DisplayRole);
+  auto* nodes = new QWidget(this);
+  auto* filter = new QLineEdit(nodes);
+  filter->setPlaceholderText(tr("Filter by name or operator"));
+  filter->setClearButtonEnabled(true);
+  m_node_table = new QTableView(nodes);
+  m_node_table->setModel(proxy);
+  m_node_table->setSortingEnabled(true);
+  m_node_table->sortByColumn(-1, Qt::AscendingOrder);
+  m_node_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_node_table->verticalHeader()->hide();
+  m_node_table->verticalHeader()->setDefaultSectionSize(20);
+  m_node_table->horizontalHeader()->setStretchLastSection(true);
+  auto* nl = new QVBoxLayout(nodes);
+  nl->setContentsMargins(0, 0, 0, 0);
+  nl->addWidget(filter);
+  nl->addWidget(m_node_table);
+  connect(filter, &QLineEdit::textChanged, proxy, &QSortFilterProxyModel::setFilterFixedString);
+  connect(m_node_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    const auto n = static_cast<core::NodeId>(index.data(NodeTableModel::kNodeIdRole).toInt());
+    m_doc->setSelection({n});
+    m_graph->centerOn(n);
+    m_lanes->ensureNodeVisible(n);
+  });
+
+  QDockWidget* graph = dock(tr("Graph"), "graphDock", m_graph, Qt::LeftDockWidgetArea);
+  QDockWidget* lanes = dock(tr("Stream lanes"), "lanesDock", m_lanes, Qt::RightDockWidgetArea);
+  QDockWidget* strategy = dock(tr("Strategy"), "strategyDock", m_strategy, Qt::RightDockWidgetArea);
+  QDockWidget* summary = dock(tr("Summary"), "summaryDock", m_summary, Qt::RightDockWidgetArea);
+  QDockWidget* props = dock(tr("Properties"), "propertiesDock", m_properties, Qt::RightDockWidgetArea);
+  QDockWidget* table = dock(tr("Nodes"), "nodesDock", nodes, Qt::RightDockWidgetArea);
+  // Lanes across the top right; below them strategy | summary | properties side by side.
+  splitDockWidget(lanes, strategy, Qt::Vertical);
+  splitDockWidget(strategy, summary, Qt::Horizontal);
+  splitDockWidget(summary, props, Qt::Horizontal);
+  tabifyDockWidget(props, table);
+  props->raise();
+  resizeDocks({graph, lanes}, {520, 880}, Qt::Horizontal);
+  resizeDocks({strategy, summary, props}, {250, 250, 380}, Qt::Horizontal);
+  resizeDocks({lanes, strategy}, {560, 340}, Qt::Vertical);
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open model..."), QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+    if (!path.isEmpty()) openModel(path);
+  });
+  m_recent_menu = file->addMenu(tr("Open &recent"));
+  connect(m_recent_menu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  file->addSeparator();
+  file->addAction(tr("Open &project..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), {}, tr("Weft projects (*.weft)"));
+    if (!path.isEmpty()) openProject(path);
+  });
+  file->addAction(tr("&Save project..."), QKeySequence::Save, this, [this] {
+    if (!m_doc->hasModel()) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), {}, tr("Weft projects (*.weft)"));
+    if (!path.isEmpty()) saveProject(path.endsWith(".weft") ? path : path + ".weft");
+  });
+  file->addAction(tr("&Export schedule JSON..."), this, [this] {
+    if (!m_doc->hasModel()) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export schedule"), {}, tr("Schedule JSON (*.json)"));
+    if (!path.isEmpty()) exportSchedule(path);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addSeparator();
+  edit->addAction(tr("&Add stream"), this, [this] { m_doc->addStream(); });
+  edit->addAction(tr("Remove &empty streams"), this, [this] {
+    for (int s = static_cast<int>(m_doc->schedule().stream_count()); s-- > 0;)
+      if (m_doc->schedule().streams[static_cast<std::size_t>(s)].empty()) m_doc->removeStream(s);
+  });
+  edit->addAction(tr("Select &none"), QKeySequence(Qt::Key_Escape), this, [this] { m_doc->setSelection({}); });
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("&Fit graph"), QKeySequence(Qt::CTRL | Qt::Key_0), m_graph, &GraphView::fit);
+  QToolBar* bar = addToolBar(tr("Find"));
+  bar->setObjectName("findToolBar");
+  m_find = new QLineEdit(bar);
+  m_find->setPlaceholderText(tr("Find node by name or operator (Ctrl+F, Enter: next)"));
+  m_find->setClearButtonEnabled(true);
+  m_find->setMaximumWidth(360);
+  bar->addWidget(m_find);
+  view->addAction(tr("&Find..."), QKeySequence::Find, this, [this] {
+    m_find->setFocus();
+    m_find->selectAll();
+  });
+  connect(m_find, &QLineEdit::returnPressed, this, [this] { findNode(m_find->text()); });
+  QMenu* widths = view->addMenu(tr("Lane box &widths"));
+  widths->addAction(tr("By predicted time"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::PredictedTime); });
+  widths->addAction(tr("Uniform"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::Uniform); });
+  view->addSeparator();
+  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Weft Studio"), this, [this] {
+    QMessageBox::about(this, tr("About Weft Studio"),
+                       tr("<b>Weft Studio</b> %1<br>Qt %2<br>Core passes: %3")
+                           .arg(QApplication::applicationVersion(), qVersion(),
+                                QString::fromStdString(bridge::liveness_text())));
+  });
+}
+
+int MainWindow::findNode(const QString& text) {
+  const int matches = m_graph->find(text);
+  if (matches > 0 && !m_doc->selection().empty()) m_lanes->ensureNodeVisible(m_doc->selection().front());
+  showMessage(matches > 0 ? tr("%1 matches for '%2'").arg(matches).arg(text) : tr("No node matches '%1'").arg(text),
+              matches == 0);
+  return matches;
+}
+
+void MainWindow::openPath(const QString& path) {
+  if (path.endsWith(".weft", Qt::CaseInsensitive)) openProject(path);
+  else openModel(path);
+}
+
+void MainWindow::openModel(const QString& path) {
+  m_pending_project.reset();
+  LoadRequest r;
+  r.path = QFileInfo(path).absoluteFilePath();
+  r.strategy = m_strategy->strategyBox()->currentText();
+  r.options.max_streams = m_strategy->streamCap()->value();
+  r.options.granularity_us = m_strategy->granularity()->value();
+  m_loading_is_file = true;
+  startLoad(std::move(r));
+}
+
+void MainWindow::openGraph(const QString& label, GraphSource source) {
+  m_pending_project.reset();
+  LoadRequest r;
+  r.path = label;
+  r.source = std::move(source);
+  r.strategy = m_strategy->strategyBox()->currentText();
+  r.options.max_streams = m_strategy->streamCap()->value();
+  m_loading_is_file = false;
+  startLoad(std::move(r));
+}
+
+void MainWindow::openProject(const QString& path) {
+  auto project = load_project(path);
+  if (!project) {
+    showMessage(QString::fromStdString(project.error().message), true);
+    emit loadFinished(false, m_last_message);
+    return;
+  }
+  LoadRequest r;
+  r.path = project->model_path;
+  r.strategy = project->settings.strategy;
+  r.options.max_streams = project->settings.max_streams;
+  r.options.granularity_us = project->settings.granularity_us;
+  m_loading_is_file = true;
+  startLoad(std::move(r));
+  m_pending_project = std::move(*project);  // after startLoad, which clears nothing of it
+  addRecent(QFileInfo(path).absoluteFilePath());
+}
+
+void MainWindow::startLoad(LoadRequest request) {
+  if (isLoading()) cancelLoading();
+  m_loading_path = request.path;
+  m_job = start_loading(std::move(request));
+  m_watcher.setFuture(m_job.future);
+  m_progress->setValue(0);
+  m_progress->setFormat(tr("Loading %p%"));
+  m_progress->show();
+  m_cancel->show();
+  showMessage(tr("Loading %1...").arg(QFileInfo(m_loading_path).fileName()));
+}
+
+bool MainWindow::isLoading() const { return m_watcher.isRunning(); }
+
+void MainWindow::cancelLoading() {
+  if (!isLoading()) return;
+  m_watcher.future().cancel();
+  showMessage(tr("Loading cancelled"));
+}
+
+void MainWindow::onLoaded() {
+  m_progress->hide();
+  m_cancel->hide();
+  QFuture<LoadedModel> future = m_watcher.future();
+  if (future.isCanceled() || future.resultCount() == 0) {
+    const QString why = future.isCanceled() ? tr("Loading cancelled")
+                                            : tr("Could not open %1: %2").arg(m_loading_path, *m_job.error);
+    m_pending_project.reset();
+    showMessage(why, !future.isCanceled());
+    emit loadFinished(false, why);
+    return;
+  }
+  LoadedModel model = future.result();
+  const double ms = model.load_ms;
+  m_doc->setModel(std::move(model));
+  if (m_pending_project) {
+    const Project project = std::move(*m_pending_project);
+    m_pending_project.reset();
+    m_strategy->strategyBox()->setCurrentText(project.settings.strategy);
+    m_strategy->streamCap()->setValue(project.settings.max_streams);
+    m_strategy->granularity()->setValue(project.settings.granularity_us);
+    m_lanes->setWidthMode(project.settings.lane_widths == "uniform" ? LanesView::WidthMode::Uniform
+                                                                    : LanesView::WidthMode::PredictedTime);
+    auto schedule = bridge::schedule_from_json(m_doc->graph(), project.schedule_json.toStdString());
+    QString reason;
+    if (!schedule) reason = QString::fromStdString(schedule.error().message);
+    else m_doc->replaceSchedule(*schedule, &reason);
+    if (!reason.isEmpty()) showMessage(tr("The project's schedule was refused (%1); using a fresh one").arg(reason), true);
+  }
+  if (m_loading_is_file) addRecent(m_loading_path);
+  updateTitleAndStatus();
+  const QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
+  showMessage(msg);
+  emit loadFinished(true, msg);
+}
+
+bool MainWindow::saveProject(const QString& path) {
+  auto ok = save_project(path, *m_doc, currentSettings());
+  if (!ok) {
+    showMessage(tr("Could not save %1: %2").arg(path, QString::fromStdString(ok.error().message)), true);
     return false;
   }
-  const core::Levels lv = core::compute_levels(*graph);
-  m_summary->setText(tr("%1\n\noperators: %2\nedges: %3\ntensors: %4\ndepth: %5\nwidest level: %6")
-                         .arg(path)
-                         .arg(graph->node_count())
-                         .arg(graph->edge_count())
-                         .arg(graph->tensor_count())
-                         .arg(lv.depth)
-                         .arg(lv.widest_level));
-  statusBar()->showMessage(tr("%1 operators").arg(graph->node_count()));
+  m_doc->undoStack()->setClean();
+  addRecent(QFileInfo(path).absoluteFilePath());
+  showMessage(tr("Saved %1").arg(path));
   return true;
+}
+
+bool MainWindow::exportSchedule(const QString& path) {
+  if (!m_doc->hasModel()) return false;
+  const std::string json = bridge::schedule_to_json(m_doc->graph(), m_doc->schedule(), m_doc->device().name);
+  auto ok = core::write_file_atomic(path.toStdString(), json);
+  showMessage(ok ? tr("Exported the schedule to %1").arg(path)
+                 : tr("Could not export %1: %2").arg(path, QString::fromStdString(ok.error().message)),
+              !ok);
+  return static_cast<bool>(ok);
+}
+
+ProjectSettings MainWindow::currentSettings() const {
+  ProjectSettings s;
+  s.strategy = m_strategy->strategyBox()->currentText();
+  s.max_streams = m_strategy->streamCap()->value();
+  s.granularity_us = m_strategy->granularity()->value();
+  s.lane_widths = m_lanes->widthMode() == LanesView::WidthMode::Uniform ? "uniform" : "time";
+  return s;
+}
+
+void MainWindow::showMessage(const QString& text, bool error) {
+  m_last_message = text;
+  statusBar()->showMessage(text, error ? 15000 : 6000);
+  statusBar()->setStyleSheet(error ? "QStatusBar { color: #c0392b; }" : QString());
+}
+
+void MainWindow::updateTitleAndStatus() {
+  if (!m_doc->hasModel()) return;
+  const QString name = QFileInfo(m_doc->modelPath()).fileName();
+  setWindowTitle(tr("%1%2 — Weft Studio").arg(name, m_doc->undoStack()->isClean() ? "" : " *"));
+  const core::Graph& g = m_doc->graph();
+  const auto& an = m_doc->analysis();
+  const auto& f = m_doc->figures();
+  m_status_summary->setText(tr("%1 · %2 operators · %3 edges · %4 levels · width %5 · %6 streams · %7 events · "
+                               "ideal %8 µs (%9×)")
+                                .arg(name)
+                                .arg(g.node_count())
+                                .arg(g.edge_count())
+                                .arg(an.levels.depth)
+                                .arg(an.antichain_width)
+                                .arg(f.streams)
+                                .arg(f.events)
+                                .arg(f.ideal_us, 0, 'f', 1)
+                                .arg(f.speedup, 0, 'f', 2));
+}
+
+QStringList MainWindow::recentFiles() const {
+  QStringList files = QSettings().value("recentFiles").toStringList();
+  files.erase(std::remove_if(files.begin(), files.end(), [](const QString& f) { return !QFileInfo::exists(f); }), files.end());
+  return files;
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QStringList files = recentFiles();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecent) files.removeLast();
+  QSettings().setValue("recentFiles", files);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recent_menu->clear();
+  const QStringList files = recentFiles();
+  QSettings().setValue("recentFiles", files);  // drop the missing ones for good
+  for (const QString& f : files) m_recent_menu->addAction(QFileInfo(f).fileName(), this, [this, f] { openPath(f); })->setToolTip(f);
+  if (files.isEmpty()) m_recent_menu->addAction(tr("(none)"))->setEnabled(false);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue("layout/version", kLayoutVersion);
+  settings.setValue("layout/geometry", saveGeometry());
+  settings.setValue("layout/state", saveState(kLayoutVersion));
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile() && (url.path().endsWith(".onnx", Qt::CaseInsensitive) || url.path().endsWith(".weft", Qt::CaseInsensitive))) {
+      event->acceptProposedAction();
+      return;
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile()) {
+      openPath(url.toLocalFile());
+      event->acceptProposedAction();
+      return;
+    }
 }
 
 }  // namespace weft::ui

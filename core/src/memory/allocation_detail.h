@@ -1,6 +1,7 @@
 #pragma once
 // Internals shared by the memory passes: interval sweeps, linearisation of a schedule, and the
 // order → offsets decoder every planner is built on.
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -48,6 +49,18 @@ class Decoder {
 std::vector<std::int32_t> order_by_size(const AllocationProblem& p);
 std::vector<std::int32_t> order_by_breadth(const AllocationProblem& p);
 std::vector<std::int32_t> order_by_start(const AllocationProblem& p);
+
+using Clock = std::chrono::steady_clock;
+
+enum class SearchOutcome : std::uint8_t { Found, Infeasible, Aborted };
+
+/// Skyline branch and bound for problems whose conflicts are exactly position-interval
+/// overlaps: finds offsets with arena <= capacity (Found), proves there are none (Infeasible),
+/// or runs out of nodes or time (Aborted). `preorder` breaks ties between equal offsets.
+SearchOutcome skyline_search(const AllocationProblem& p, std::int64_t capacity, std::span<const std::int32_t> preorder,
+                             std::int64_t node_limit, Clock::time_point deadline, std::vector<std::int64_t>& offsets);
+/// Static block orders tried in turn by the skyline search (by section total, size, area, length).
+std::vector<std::vector<std::int32_t>> skyline_preorders(const AllocationProblem& p);
 
 /// Iterated greedy + local search from `initial` within options.search_ms; returns the best
 /// placement found (never worse than `initial`'s decoding with Fit::First).

@@ -74,6 +74,7 @@ AllocationProblem interval_problem(const IntervalInstance& instance) {
   p.end.reserve(instance.upper.size());
   for (std::int64_t u : instance.upper) p.end.push_back(u - 1);  // half-open → closed
   p.conflicts = detail::interval_conflicts(p.start, p.end);
+  p.conflicts_are_overlaps = true;
   return p;
 }
 

@@ -147,6 +147,7 @@ Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> ord
   Liveness live = planned_blocks(graph, options);
   set_positions(graph, live, positions(graph, order));
   live.problem.conflicts = detail::interval_conflicts(live.problem.start, live.problem.end);
+  live.problem.conflicts_are_overlaps = true;
   return live;
 }
 

@@ -20,6 +20,8 @@ Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_v
   } else if (planner == "best-fit") {
     out = decoder.decode(detail::order_by_start(problem), detail::Fit::Best);
   } else if (planner == "best") {
+    // Interval structure gives the exact bound for free: the search may stop as soon as it is met.
+    if (lower_bound <= 0 && problem.conflicts_are_overlaps) lower_bound = interval_lower_bound(problem);
     out = detail::search_placement(
         problem, {detail::order_by_size(problem), detail::order_by_breadth(problem), detail::order_by_start(problem)},
         options, lower_bound);

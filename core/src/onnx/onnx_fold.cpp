@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -17,6 +19,24 @@ namespace weft::core::detail {
 namespace {
 
 using Shape = std::vector<std::int64_t>;
+
+// Integer kernels wrap like two's-complement hardware instead of invoking undefined behaviour
+// on hostile constants; double → int64 saturates.
+std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t wrap_sub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+std::int64_t wrap_mul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+std::int64_t saturate(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9.2e18) return std::numeric_limits<std::int64_t>::max();
+  if (v <= -9.2e18) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(v);
+}
 
 // A small dense tensor for the reference kernels: floating types in doubles (rounded back to
 // float32 after every op so results match float arithmetic), integers and bools in int64.
@@ -34,14 +54,16 @@ struct Value {
   }
   std::int64_t as_int(std::int64_t k) const {
     const auto u = static_cast<std::size_t>(k);
-    return floating() ? static_cast<std::int64_t>(f[u]) : i[u];
+    return floating() ? saturate(f[u]) : i[u];
   }
 };
 
 std::optional<std::int64_t> numel(const Shape& s) {
   std::int64_t n = 1;
   for (std::int64_t d : s) {
-    if (d < 0) return std::nullopt;
+    // Bounding every dim (not just the product) keeps shape arithmetic free of overflow even
+    // when another dim is 0.
+    if (d < 0 || d > kMaxFoldElements) return std::nullopt;
     if (d != 0 && n > kMaxFoldElements / d) return std::nullopt;
     n *= d;
   }
@@ -261,7 +283,7 @@ std::optional<Outputs> k_unary(const std::string& op, const Value& x) {
       return static_cast<double>((v > 0) - (v < 0));
     };
     if (out.floating()) for (double& v : out.f) v = fn(v);
-    else for (auto& v : out.i) v = static_cast<std::int64_t>(fn(static_cast<double>(v)));
+    else for (auto& v : out.i) v = saturate(fn(static_cast<double>(v)));
     normalize(out);
     return Outputs{out};
   }
@@ -324,24 +346,31 @@ std::optional<Outputs> k_binary(const std::string& op, const onnx::NodeProto& no
         else if (op == "GreaterOrEqual") acc = acc >= b;
         else return std::nullopt;
       }
-      if (out.floating()) out.f[k] = acc; else out.i[k] = static_cast<std::int64_t>(acc);
+      if (out.floating()) out.f[k] = acc; else out.i[k] = saturate(acc);
     } else {
       std::int64_t acc = in[0]->as_int(maps[0][k]);
       for (std::size_t j = 1; j < in.size(); ++j) {
         const std::int64_t b = in[j]->as_int(maps[j][k]);
-        if (op == "Add" || op == "Sum") acc += b;
-        else if (op == "Sub") acc -= b;
-        else if (op == "Mul") acc *= b;
-        else if (op == "Div") { if (b == 0) return std::nullopt; acc /= b; }
+        if (op == "Add" || op == "Sum") acc = wrap_add(acc, b);
+        else if (op == "Sub") acc = wrap_sub(acc, b);
+        else if (op == "Mul") acc = wrap_mul(acc, b);
+        else if (op == "Div") {
+          if (b == 0 || (b == -1 && acc == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
+          acc /= b;
+        }
         else if (op == "Mod") {
-          if (b == 0) return std::nullopt;
+          if (b == 0 || b == -1) {
+            if (b == 0) return std::nullopt;
+            acc = 0;
+            continue;
+          }
           const std::int64_t r = acc % b;
           // Integer Mod follows the divisor's sign (Python) unless fmod=1 (C).
           acc = (!fmod_mode && r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
         }
         else if (op == "Max") acc = std::max(acc, b);
         else if (op == "Min") acc = std::min(acc, b);
-        else if (op == "Pow") acc = static_cast<std::int64_t>(std::pow(static_cast<double>(acc), static_cast<double>(b)));
+        else if (op == "Pow") acc = saturate(std::pow(static_cast<double>(acc), static_cast<double>(b)));
         else if (op == "Equal") acc = acc == b;
         else if (op == "Less") acc = acc < b;
         else if (op == "Greater") acc = acc > b;
@@ -530,7 +559,9 @@ std::optional<Outputs> k_slice(const onnx::NodeProto& node, const Inputs& in, st
   Shape shape = x.shape;
   for (std::size_t k = 0; k < starts.size(); ++k) {
     const std::int64_t a = norm_axis(axes[k], rank);
-    if (a < 0 || a >= static_cast<std::int64_t>(rank) || steps[k] == 0) return std::nullopt;
+    if (a < 0 || a >= static_cast<std::int64_t>(rank) || steps[k] == 0 ||
+        steps[k] == std::numeric_limits<std::int64_t>::min())
+      return std::nullopt;
     const auto ax = static_cast<std::size_t>(a);
     const std::int64_t dim = x.shape[ax];
     const std::int64_t step = steps[k];
@@ -540,11 +571,11 @@ std::optional<Outputs> k_slice(const onnx::NodeProto& node, const Inputs& in, st
     if (step > 0) {
       s = std::clamp<std::int64_t>(s, 0, dim);
       e = std::clamp<std::int64_t>(e, 0, dim);
-      shape[ax] = e > s ? (e - s + step - 1) / step : 0;
+      shape[ax] = e > s ? (e - s - 1) / step + 1 : 0;
     } else {
       s = std::clamp<std::int64_t>(s, -1, dim - 1);
       e = std::clamp<std::int64_t>(e, -1, dim - 1);
-      shape[ax] = s > e ? (s - e - step - 1) / (-step) : 0;
+      shape[ax] = s > e ? (s - e - 1) / (-step) + 1 : 0;
     }
     b[ax] = s;
     st[ax] = step;
@@ -576,7 +607,9 @@ std::optional<Outputs> k_reshape(const onnx::NodeProto& node, const Value& x, co
     } else if (t[k] < 0) {
       return std::nullopt;
     } else {
+      if (t[k] > kMaxFoldElements) return std::nullopt;
       known *= t[k];
+      if (known > kMaxFoldElements) return std::nullopt;
     }
   }
   if (infer >= 0) {
@@ -601,8 +634,8 @@ std::optional<Outputs> k_tile(const Value& x, const Value& reps_v) {
   if (reps.size() != x.shape.size()) return std::nullopt;
   Shape shape = x.shape;
   for (std::size_t k = 0; k < shape.size(); ++k) {
-    if (reps[k] < 0) return std::nullopt;
-    shape[k] *= reps[k];
+    if (reps[k] < 0 || reps[k] > kMaxFoldElements) return std::nullopt;
+    shape[k] *= reps[k];  // both <= 2^22: no overflow; numel() below bounds the product
   }
   if (!numel(shape)) return std::nullopt;
   const auto xs = strides_of(x.shape);
@@ -648,7 +681,7 @@ std::optional<Outputs> k_range(const Inputs& in) {
   for (std::int64_t k = 0; k < static_cast<std::int64_t>(count); ++k) {
     const auto u = static_cast<std::size_t>(k);
     if (out.floating()) out.f[u] = start + static_cast<double>(k) * delta;
-    else out.i[u] = s.as_int(0) + k * in[2]->as_int(0);
+    else out.i[u] = wrap_add(s.as_int(0), wrap_mul(k, in[2]->as_int(0)));
   }
   normalize(out);
   return Outputs{out};
@@ -712,7 +745,7 @@ std::optional<Outputs> k_reduce(const std::string& op, const onnx::NodeProto& no
   Value out = make(x.dtype, shape);
   for (std::size_t k = 0; k < acc.size(); ++k) {
     const double v = op == "ReduceMean" ? acc[k] / static_cast<double>(group) : acc[k];
-    if (out.floating()) out.f[k] = v; else out.i[k] = static_cast<std::int64_t>(v);
+    if (out.floating()) out.f[k] = v; else out.i[k] = saturate(v);
   }
   normalize(out);
   return Outputs{out};
@@ -728,8 +761,31 @@ std::optional<Outputs> k_flatten(const onnx::NodeProto& node, const Value& x) {
   return Outputs{out};
 }
 
-bool nondeterministic(const std::string& op) {
-  return op.rfind("Random", 0) == 0 || op == "Multinomial" || op == "Bernoulli" || op == "Dropout";
+// Operators evaluate() implements (the folder only touches these).
+bool has_kernel(const std::string& op) {
+  static const std::unordered_set<std::string> kOps = {
+      "Shape", "Size", "Identity", "Cast", "Concat", "Where", "Range", "ConstantOfShape", "Unsqueeze", "Squeeze",
+      "Slice", "Transpose", "Flatten", "ReduceProd", "ReduceSum", "ReduceMin", "ReduceMax", "ReduceMean", "Gather",
+      "Reshape", "Expand", "Tile", "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Equal", "Less",
+      "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not", "Neg", "Abs", "Sign", "Relu", "Sqrt",
+      "Exp", "Log", "Reciprocal", "Floor", "Ceil", "Round", "Sigmoid", "Tanh", "Erf"};
+  return kOps.count(op) > 0;
+}
+
+// Bytes of an external initializer small enough to fold, or nullopt (absent, short, too big).
+std::optional<std::string> read_external(const onnx::TensorProto& t, const std::string& model_dir) {
+  const DType dtype = dtype_from_onnx(t.data_type());
+  const auto count = numel(Shape(t.dims().begin(), t.dims().end()));
+  if (!count || dtype_size(dtype) == 0) return std::nullopt;
+  const auto want = static_cast<std::int64_t>(static_cast<std::size_t>(*count) * dtype_size(dtype));
+  const WeightData w = external_weight(t, model_dir);
+  if (w.external_path.empty() || (w.external_length >= 0 && w.external_length != want)) return std::nullopt;
+  std::ifstream in(w.external_path, std::ios::binary);
+  if (!in) return std::nullopt;
+  in.seekg(w.external_offset);
+  std::string bytes(static_cast<std::size_t>(want), '\0');
+  if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(want))) return std::nullopt;
+  return bytes;
 }
 
 // Evaluates node on constant inputs. Shape and Size read `static_shape` of input 0 instead.
@@ -744,7 +800,7 @@ std::optional<Outputs> evaluate(const onnx::NodeProto& node, const Inputs& in, c
       out.i[0] = numel(s).value_or(-1);
       if (out.i[0] < 0) {
         std::int64_t n = 1;
-        for (std::int64_t d : s) n *= d;
+        for (std::int64_t d : s) n = wrap_mul(n, d);
         out.i[0] = n;
       }
       return Outputs{out};
@@ -829,11 +885,107 @@ std::vector<std::string> outer_scope_inputs(const onnx::NodeProto& node) {
   return {outer.begin(), outer.end()};
 }
 
-FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
+namespace {
+
+// Inlines If nodes whose condition is an in-memory initializer: the chosen branch's nodes and
+// initializers take the If's place (branch outputs renamed to the If's outputs). Skipped when a
+// branch name would clash with an outer one. Returns the number of If nodes inlined.
+std::int64_t inline_constant_ifs(onnx::GraphProto& graph, std::vector<std::string>& warnings) {
+  std::int64_t count = 0;
+  for (int k = 0; k < graph.node_size(); ++k) {
+    const onnx::NodeProto& node = graph.node(k);
+    if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx") || node.input_size() < 1)
+      continue;
+    const onnx::TensorProto* cond_t = nullptr;
+    for (const auto& t : graph.initializer())
+      if (t.name() == node.input(0)) cond_t = &t;
+    if (!cond_t) continue;
+    auto cond = decode(*cond_t);
+    if (!cond || cond->size() != 1) continue;
+    const bool taken = cond->floating() ? cond->f[0] != 0.0 : cond->i[0] != 0;
+    const onnx::AttributeProto* a = attr(node, taken ? "then_branch" : "else_branch");
+    if (!a || !a->has_g() || a->g().output_size() != node.output_size()) continue;
+    onnx::GraphProto body = a->g();
+
+    std::unordered_set<std::string> outer;
+    for (const auto& v : graph.input()) outer.insert(v.name());
+    for (const auto& t : graph.initializer()) outer.insert(t.name());
+    for (const auto& n : graph.node())
+      for (const auto& o : n.output()) outer.insert(o);
+    std::unordered_set<std::string> produced;
+    bool clash = false;
+    for (const auto& t : body.initializer()) clash |= outer.count(t.name()) > 0;
+    for (const auto& n : body.node())
+      for (const auto& o : n.output()) {
+        if (o.empty()) continue;
+        clash |= outer.count(o) > 0;
+        produced.insert(o);
+      }
+    if (clash) continue;
+
+    std::unordered_map<std::string, std::string> rename;
+    std::vector<onnx::NodeProto> copies;
+    for (int j = 0; j < body.output_size(); ++j) {
+      const std::string& from = body.output(j).name();
+      const std::string& to = node.output(j);
+      if (to.empty()) continue;
+      if (produced.count(from) && !rename.count(from)) {
+        rename.emplace(from, to);
+        continue;
+      }
+      onnx::NodeProto id;  // an outer tensor, initializer or repeated output: copy it
+      id.set_op_type("Identity");
+      id.set_name(node.name() + "/output_" + std::to_string(j));
+      id.add_input(rename.count(from) ? rename.at(from) : from);
+      id.add_output(to);
+      copies.push_back(std::move(id));
+    }
+    bool nested_reads_renamed = false;
+    for (const auto& n : body.node())
+      for (const auto& name : outer_scope_inputs(n)) nested_reads_renamed |= rename.count(name) > 0;
+    if (nested_reads_renamed) continue;
+    for (auto& n : *body.mutable_node()) {
+      for (auto& i : *n.mutable_input())
+        if (auto r = rename.find(i); r != rename.end()) i = r->second;
+      for (auto& o : *n.mutable_output())
+        if (auto r = rename.find(o); r != rename.end()) o = r->second;
+    }
+
+    warnings.push_back("If node '" + node.name() + "' inlined: its condition is constant (" +
+                       (taken ? "then_branch" : "else_branch") + ")");
+    for (auto& t : *body.mutable_initializer()) *graph.add_initializer() = std::move(t);
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    for (int j = 0; j < k; ++j) *nodes.Add() = graph.node(j);
+    for (auto& n : *body.mutable_node()) *nodes.Add() = std::move(n);
+    for (auto& n : copies) *nodes.Add() = std::move(n);
+    for (int j = k + 1; j < graph.node_size(); ++j) *nodes.Add() = graph.node(j);
+    graph.mutable_node()->Swap(&nodes);
+    ++count;
+    --k;  // look at what now sits at k (the inlined nodes may hold another If)
+  }
+  return count;
+}
+
+FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir);
+
+}  // namespace
+
+FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir) {
+  FoldResult result = fold_values(graph, opset, model_dir);
+  result.folded += inline_constant_ifs(graph, result.warnings);
+  return result;
+}
+
+namespace {
+
+FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir) {
   FoldResult result;
   std::unordered_map<std::string, Shape> shapes;
+  std::unordered_map<std::string, std::int32_t> elem_types;
   auto offer = [&](const onnx::ValueInfoProto& vi) {
     if (auto s = static_shape_of(vi.type())) shapes.emplace(vi.name(), std::move(*s));
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0)
+      elem_types.emplace(vi.name(), vi.type().tensor_type().elem_type());
   };
   for (const auto& vi : graph.input()) offer(vi);
   for (const auto& vi : graph.value_info()) offer(vi);
@@ -849,12 +1001,50 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
 
   std::unordered_map<std::string, Value> values;   // decoded initializers and folded outputs
   std::unordered_set<std::string> not_constant;    // initializers that cannot be decoded
+  // Weights whose bytes are nowhere (external file absent, or no data at all): their shape is
+  // known, their values are not. Folded outputs over them stay data-less weights too.
+  std::unordered_map<std::string, std::int32_t> dataless;
+  auto classify = [&](const std::string& name) {
+    // 0: not constant, 1: has a value (or can be decoded), 2: a weight without data.
+    if (values.count(name)) return 1;
+    if (dataless.count(name)) return 2;
+    if (not_constant.count(name)) return 0;
+    auto it = inits.find(name);
+    if (it == inits.end()) return 0;
+    const onnx::TensorProto& t = *it->second;
+    if (!is_external(t) && !has_inline_data(t)) {
+      dataless.emplace(name, t.data_type());
+      return 2;
+    }
+    if (is_external(t)) {
+      const WeightData w = external_weight(t, model_dir);
+      std::error_code ec;
+      if (w.external_path.empty() || !std::filesystem::is_regular_file(w.external_path, ec)) {
+        dataless.emplace(name, t.data_type());
+        return 2;
+      }
+    }
+    return numel(Shape(t.dims().begin(), t.dims().end())) && supported_dtype(dtype_from_onnx(t.data_type())) ? 1 : 0;
+  };
   auto value_of = [&](const std::string& name) -> const Value* {
     if (auto it = values.find(name); it != values.end()) return &it->second;
-    if (not_constant.count(name)) return nullptr;
+    if (not_constant.count(name) || dataless.count(name)) return nullptr;
     auto it = inits.find(name);
     if (it == inits.end()) return nullptr;
-    auto v = decode(*it->second);
+    std::optional<Value> v;
+    if (is_external(*it->second)) {
+      // External data is read only here, for a weight-only subgraph small enough to evaluate.
+      auto bytes = read_external(*it->second, model_dir);
+      if (bytes) {
+        onnx::TensorProto copy;
+        copy.set_data_type(it->second->data_type());
+        copy.mutable_dims()->CopyFrom(it->second->dims());
+        copy.set_raw_data(std::move(*bytes));
+        v = decode(copy);
+      }
+    } else {
+      v = decode(*it->second);
+    }
     if (!v) {
       not_constant.insert(name);
       return nullptr;
@@ -872,10 +1062,10 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
       if (folded[static_cast<std::size_t>(k)]) continue;
       const onnx::NodeProto& node = graph.node(k);
       if (!(node.domain().empty() || node.domain() == "ai.onnx")) continue;
-      if (nondeterministic(node.op_type()) || node.output_size() == 0) continue;
+      if (!has_kernel(node.op_type()) || node.output_size() == 0) continue;
       bool eligible = true;
       for (const auto& o : node.output())
-        if (o.empty() || graph_outputs.count(o) || values.count(o)) eligible = false;
+        if (o.empty() || graph_outputs.count(o) || values.count(o) || dataless.count(o)) eligible = false;
       for (const auto& a : node.attribute())
         if (a.has_g() || a.graphs_size() > 0) eligible = false;
       if (!eligible) continue;
@@ -885,11 +1075,34 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
       if (node.op_type() == "Shape" || node.op_type() == "Size") {
         if (node.input_size() < 1) continue;
         // Never fold the shape of a tensor whose shape is not fully known.
-        if (const Value* v = value_of(node.input(0))) static_shape = &v->shape;
-        else if (auto it = shapes.find(node.input(0)); it != shapes.end()) static_shape = &it->second;
+        if (auto it = values.find(node.input(0)); it != values.end()) static_shape = &it->second.shape;
+        else if (auto st = shapes.find(node.input(0)); st != shapes.end()) static_shape = &st->second;
         if (!static_shape) continue;
       } else {
         if (node.input_size() == 0) continue;
+        int worst = 1;
+        for (const auto& name : node.input()) {
+          if (name.empty()) continue;
+          const int c = classify(name);
+          if (c == 0) { worst = 0; break; }
+          worst = std::max(worst, c);
+        }
+        if (worst == 0) continue;
+        if (worst == 2) {
+          // A weight-only subgraph over weights without bytes: fold it by shape, as a runtime
+          // would fold it by value, so the graph does not depend on whether weights are present.
+          bool known = true;
+          for (const auto& o : node.output())
+            if (!shapes.count(o) || !elem_types.count(o) || !numel(shapes.at(o))) known = false;
+          if (!known) continue;
+          for (const auto& o : node.output()) dataless.emplace(o, elem_types.at(o));
+          result.warnings.push_back("node '" + node.name() + "' (" + node.op_type() +
+                                    ") folded over weights without data; its output has no bytes");
+          folded[static_cast<std::size_t>(k)] = true;
+          ++result.folded;
+          changed = true;
+          continue;
+        }
         bool all = true;
         for (const auto& name : node.input()) {
           if (name.empty()) { in.push_back(nullptr); continue; }
@@ -941,8 +1154,20 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
   std::vector<onnx::TensorProto> produced;
   for (int k = 0; k < n; ++k) {
     if (!folded[static_cast<std::size_t>(k)]) continue;
-    for (const auto& o : graph.node(k).output())
-      if (read.count(o)) produced.push_back(encode(values.at(o), o));
+    for (const auto& o : graph.node(k).output()) {
+      if (!read.count(o)) continue;
+      if (auto v = values.find(o); v != values.end()) {
+        produced.push_back(encode(v->second, o));
+        continue;
+      }
+      // A data-less folded weight: external, with no location, like the weights it came from.
+      onnx::TensorProto t;
+      t.set_name(o);
+      t.set_data_type(dataless.at(o));
+      for (std::int64_t d : shapes.at(o)) t.add_dims(d);
+      t.set_data_location(onnx::TensorProto::EXTERNAL);
+      produced.push_back(std::move(t));
+    }
   }
   for (auto& t : produced) *graph.add_initializer() = std::move(t);
 
@@ -957,4 +1182,5 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset) {
   return result;
 }
 
+}  // namespace
 }  // namespace weft::core::detail

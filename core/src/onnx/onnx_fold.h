@@ -16,12 +16,15 @@ struct FoldResult {
   std::vector<std::string> warnings;
 };
 
-/// One folding round over the top-level graph (subgraphs of If/Loop/Scan are left alone).
-/// Uses the shapes currently in value_info / inputs / outputs. Folded nodes are removed and
+/// One folding round over the top-level graph (subgraphs of If/Loop/Scan are left alone, except
+/// that an If whose condition is a constant is replaced by its chosen branch).
+/// Uses the shapes currently in value_info / inputs / outputs. External weights are read (from
+/// model_dir) only when a weight-only subgraph consumes them; where their file is absent the
+/// subgraph is folded by shape alone and its outputs become weights without data. Folded nodes are removed and
 /// every folded value still read by a remaining node (or a subgraph) becomes an initializer.
-/// Nodes producing graph outputs, non-deterministic and unknown operators are never folded.
+/// Nodes producing graph outputs and operators without a reference kernel are never folded.
 /// O(nodes × sweeps + elements evaluated); values over kMaxFoldElements elements are not folded.
-FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset);
+FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir);
 
 /// Largest tensor (in elements) the folder evaluates or materialises.
 inline constexpr std::int64_t kMaxFoldElements = std::int64_t{1} << 22;

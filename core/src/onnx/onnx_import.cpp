@@ -368,7 +368,7 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     for (int round = 0;; ++round) {
       run_shape_inference(model, file_value_info, model_path, info);
       if (!options.fold || round >= kMaxFoldRounds) break;
-      detail::FoldResult r = detail::fold_round(*model.mutable_graph(), info.opset);
+      detail::FoldResult r = detail::fold_round(*model.mutable_graph(), info.opset, model_dir_of(model_path));
       for (std::string& w : r.warnings) info.warnings.push_back(model_path + ": " + std::move(w));
       if (r.folded == 0) break;
       info.folded_nodes += r.folded;

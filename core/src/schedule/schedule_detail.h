@@ -2,6 +2,7 @@
 // Internals shared by the schedule passes (sync, strategies, edits, JSON): placement checks,
 // the happens-before edge lists, a deadlock-naming topological sort and per-stream vector clocks.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,17 @@ Expected<Placement> place(const Graph& graph, const Schedule& schedule);
 /// How an edge of H came to be, for deadlock messages.
 enum class EdgeKind : std::uint8_t { Data, Stream, Event };
 
+/// Predecessors in H of each node, with the edge's origin (duplicates allowed), as CSR: one
+/// allocation, not one per node (this sits on every strategy's and every edit's path).
 struct HEdges {
-  /// Predecessors in H of each node, with the edge's origin (duplicates allowed).
-  std::vector<std::vector<std::pair<NodeId, EdgeKind>>> pred;
+  using Item = std::pair<NodeId, EdgeKind>;
+  std::vector<std::uint32_t> begin;  ///< node_count + 1 offsets into items
+  std::vector<Item> items;
+  std::size_t size() const { return begin.empty() ? 0 : begin.size() - 1; }
+  std::span<const Item> pred(NodeId v) const {
+    const auto i = static_cast<std::size_t>(v);
+    return {items.data() + begin[i], items.data() + begin[i + 1]};
+  }
 };
 
 /// Edge lists of data edges (optional) ∪ stream order ∪ events (optional). O(V + E).

@@ -4,16 +4,14 @@
 
 #include "strategy_detail.h"
 #include "weft/core/levels.h"
+#include "weft/core/memory_planner.h"
 
 namespace weft::core::detail {
 
 Schedule sequential(const StrategyInput& in) {
-  // TODO(memory_aware_order): switch to memory_planner.h's memory_aware_order() once it is on
-  // main. Until then graph.topo_order() (smallest file index first) equals the file order of a
-  // topologically sorted ONNX file, so its peak live bytes equal the file order's.
-  const auto topo = in.graph.topo_order();
+  // The memory planner's order: peak live bytes no higher than the file order's.
   Schedule s;
-  s.streams.emplace_back(topo.begin(), topo.end());
+  s.streams.push_back(memory_aware_order(in.graph));
   if (s.streams.front().empty()) s.streams.clear();
   return s;
 }

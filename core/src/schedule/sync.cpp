@@ -36,16 +36,27 @@ Expected<Placement> place(const Graph& graph, const Schedule& schedule) {
 }
 
 HEdges h_edges(const Graph& graph, const Schedule& schedule, bool data, bool events) {
+  const std::size_t n = graph.node_count();
   HEdges h;
-  h.pred.resize(graph.node_count());
+  h.begin.assign(n + 1, 0);
+  // Count, prefix-sum, fill: CSR without per-node vectors.
   if (data)
-    for (std::size_t v = 0; v < graph.node_count(); ++v)
-      for (NodeId u : graph.predecessors(static_cast<NodeId>(v))) h.pred[v].emplace_back(u, EdgeKind::Data);
+    for (std::size_t v = 0; v < n; ++v) h.begin[v + 1] += static_cast<std::uint32_t>(graph.predecessors(static_cast<NodeId>(v)).size());
+  for (const auto& stream : schedule.streams)
+    for (std::size_t i = 1; i < stream.size(); ++i) ++h.begin[static_cast<std::size_t>(stream[i]) + 1];
+  if (events)
+    for (const Event& e : schedule.events) ++h.begin[static_cast<std::size_t>(e.to) + 1];
+  for (std::size_t v = 0; v < n; ++v) h.begin[v + 1] += h.begin[v];
+  h.items.resize(h.begin[n]);
+  std::vector<std::uint32_t> fill(h.begin.begin(), h.begin.end() - 1);
+  if (data)
+    for (std::size_t v = 0; v < n; ++v)
+      for (NodeId u : graph.predecessors(static_cast<NodeId>(v))) h.items[fill[v]++] = {u, EdgeKind::Data};
   for (const auto& stream : schedule.streams)
     for (std::size_t i = 1; i < stream.size(); ++i)
-      h.pred[static_cast<std::size_t>(stream[i])].emplace_back(stream[i - 1], EdgeKind::Stream);
+      h.items[fill[static_cast<std::size_t>(stream[i])]++] = {stream[i - 1], EdgeKind::Stream};
   if (events)
-    for (const Event& e : schedule.events) h.pred[static_cast<std::size_t>(e.to)].emplace_back(e.from, EdgeKind::Event);
+    for (const Event& e : schedule.events) h.items[fill[static_cast<std::size_t>(e.to)]++] = {e.from, EdgeKind::Event};
   return h;
 }
 
@@ -54,21 +65,27 @@ std::string where(const Graph& graph, NodeId n, const Placement& placement) {
 }
 
 Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, const Placement& placement) {
-  const std::size_t n = edges.pred.size();
-  std::vector<std::vector<NodeId>> succ(n);
-  std::vector<std::uint32_t> indeg(n, 0);
-  for (std::size_t v = 0; v < n; ++v)
-    for (auto [u, kind] : edges.pred[v]) {
-      succ[static_cast<std::size_t>(u)].push_back(static_cast<NodeId>(v));
-      ++indeg[v];
-    }
+  const std::size_t n = edges.size();
+  // Successor CSR (reverse of the predecessor lists).
+  std::vector<std::uint32_t> succ_begin(n + 1, 0), indeg(n, 0);
+  for (const auto& [u, kind] : edges.items) ++succ_begin[static_cast<std::size_t>(u) + 1];
+  for (std::size_t v = 0; v < n; ++v) succ_begin[v + 1] += succ_begin[v];
+  std::vector<NodeId> succ(edges.items.size());
+  {
+    std::vector<std::uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1);
+    for (std::size_t v = 0; v < n; ++v)
+      for (auto [u, kind] : edges.pred(static_cast<NodeId>(v))) {
+        succ[fill[static_cast<std::size_t>(u)]++] = static_cast<NodeId>(v);
+        ++indeg[v];
+      }
+  }
   std::vector<NodeId> order;
   order.reserve(n);
   for (std::size_t v = 0; v < n; ++v)
     if (indeg[v] == 0) order.push_back(static_cast<NodeId>(v));
   for (std::size_t head = 0; head < order.size(); ++head)
-    for (NodeId v : succ[static_cast<std::size_t>(order[head])])
-      if (--indeg[static_cast<std::size_t>(v)] == 0) order.push_back(v);
+    for (std::uint32_t k = succ_begin[static_cast<std::size_t>(order[head])]; k < succ_begin[static_cast<std::size_t>(order[head]) + 1]; ++k)
+      if (--indeg[static_cast<std::size_t>(succ[k])] == 0) order.push_back(succ[k]);
   if (order.size() == n) return order;
 
   // Every node left has a predecessor left, so walking predecessors inside the remainder must
@@ -82,7 +99,7 @@ Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, c
   while (seen[static_cast<std::size_t>(cur)] < 0) {
     seen[static_cast<std::size_t>(cur)] = static_cast<int>(walk.size());
     walk.push_back(cur);
-    for (auto [u, kind] : edges.pred[static_cast<std::size_t>(cur)])
+    for (auto [u, kind] : edges.pred(cur))
       if (indeg[static_cast<std::size_t>(u)] > 0) {
         cur = u;
         via.push_back(kind);
@@ -103,10 +120,10 @@ Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, c
 
 VectorClocks::VectorClocks(const HEdges& edges, const std::vector<NodeId>& order, const Placement& placement,
                            std::size_t streams)
-    : m_streams(streams), m_clock(edges.pred.size() * streams, -1) {
+    : m_streams(streams), m_clock(edges.size() * streams, -1) {
   for (NodeId v : order) {
     int* c = &m_clock[static_cast<std::size_t>(v) * m_streams];
-    for (auto [u, kind] : edges.pred[static_cast<std::size_t>(v)]) {
+    for (auto [u, kind] : edges.pred(v)) {
       const int* cu = &m_clock[static_cast<std::size_t>(u) * m_streams];
       for (std::size_t s = 0; s < m_streams; ++s) c[s] = std::max(c[s], cu[s]);
     }
@@ -185,7 +202,7 @@ double ideal_makespan_us(const Graph& graph, const Schedule& schedule, std::span
   for (NodeId v : *order) {
     const auto vi = static_cast<std::size_t>(v);
     double start = 0;
-    for (auto [u, kind] : h.pred[vi]) start = std::max(start, finish[static_cast<std::size_t>(u)]);
+    for (auto [u, kind] : h.pred(v)) start = std::max(start, finish[static_cast<std::size_t>(u)]);
     finish[vi] = start + (vi < node_time_us.size() ? node_time_us[vi] : 0.0);
     makespan = std::max(makespan, finish[vi]);
   }

@@ -31,10 +31,11 @@ std::string sim_verdict(const Graph& graph, const Schedule& schedule, const Pred
   if (reached < kNoGain) {
     // Which counterfactual would have paid: free events means the sync overhead ate the overlap;
     // unshared bandwidth means the branches overlapped but fought over memory.
-    if (!schedule.events.empty() && p.free_events_us < p.makespan_us * kMaterial && baseline / p.free_events_us > reached * 1.02)
+    if (!schedule.events.empty() && p.free_events_us < p.makespan_us * kMaterial)
       return "events cost more than the overlap gains: coarsen";
     if (p.no_bandwidth_sharing_us < p.makespan_us * kMaterial)
       return "branches are all bandwidth-bound: little to gain";
+    if (p.no_compute_sharing_us < p.makespan_us * kMaterial) return "branches all fill the SMs: little to gain";
   }
   return bound_text;
 }
@@ -72,6 +73,9 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
   p.free_events_us = simulate(graph, schedule, costs, free_events, counter).makespan_us();
   counter.share_bandwidth = false;
   p.no_bandwidth_sharing_us = simulate(graph, schedule, costs, device, counter).makespan_us();
+  counter.share_bandwidth = true;
+  counter.share_compute = false;
+  p.no_compute_sharing_us = simulate(graph, schedule, costs, device, counter).makespan_us();
   p.verdict = sim_verdict(graph, schedule, p, options.cuda_graph);
   return p;
 }

@@ -113,6 +113,12 @@ void push_sample(std::vector<CounterSample>& v, double t, double value) {
 
 }  // namespace
 
+double device_time_us(const NodeCost& cost, const DeviceSpec& device) {
+  if (cost.time_us <= 0) return 0;
+  if (cost.measured) return cost.time_us;
+  return std::max(device.kernel_min_us, cost.time_us - device.launch_us);
+}
+
 KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, const DeviceSpec& device) {
   KernelDemand d;
   double elems = 0;
@@ -121,7 +127,7 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
   const double blocks = std::ceil(elems / kThreadsPerBlock);
   d.occupancy = device.sm_count > 0 ? std::min(1.0, blocks / device.sm_count) : 1.0;
   if (elems <= 0) d.occupancy = device.sm_count > 0 ? 1.0 / device.sm_count : 1.0;  // one block at least
-  const double t = cost.time_us * 1e-6;  // s
+  const double t = device_time_us(cost, device) * 1e-6;  // s
   if (t <= 0) return d;
   if (cost.flops > 0 && device.peak_fp32_flops > 0)
     d.compute = std::min(d.occupancy, std::min(1.0, cost.flops / (t * device.peak_fp32_flops)));
@@ -162,14 +168,14 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
     // rate; dependencies (events included) are graph edges and cost the host nothing.
     double h = device.launch_us;
     for (NodeId v : order) {
-      h += device.graph_launch_per_node_us;
+      if (costs[v].time_us > 0) h += device.graph_launch_per_node_us;
       issue[idx(v)] = h;
     }
   } else {
     double h = 0;
     for (NodeId v : order) {
       h += device.event_wait_us * static_cast<double>(sync.events_in[idx(v)].size());
-      h += device.launch_us;
+      if (costs[v].time_us > 0) h += device.launch_us;  // a node predicted at 0 µs launches nothing
       issue[idx(v)] = h;
       for (std::size_t e : sync.events_out[idx(v)]) {
         h += device.event_record_us;
@@ -206,7 +212,7 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
     while (!ready.empty() && ready.top().first <= now) {
       const NodeId v = ready.top().second;
       ready.pop();
-      const double dur = std::max(0.0, costs[v].time_us);
+      const double dur = device_time_us(costs[v], device);
       tl.items[idx(v)].start_us = now;
       running.push_back({v, dur, dur, kernel_demand(graph, v, costs[v], device)});
     }

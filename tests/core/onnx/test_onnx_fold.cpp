@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "onnx_model_builder.h"
+#include "weft/core/file_io.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/tensor_pb.h"
 
@@ -285,18 +288,49 @@ TEST(OnnxFold, FloatWeightOnlySubgraph) {
   EXPECT_EQ(values_of<float>(*g, "v"), (std::vector<float>{1.5f}));
 }
 
-// Weights whose bytes are external cannot be evaluated: their consumers stay operators.
-TEST(OnnxFold, ExternalWeightsAreNotFolded) {
+// A weight-only subgraph over external weights whose file is absent folds by shape: the result
+// is a weight without data, so the graph does not depend on whether weights.bin is present.
+TEST(OnnxFold, ExternalWeightsAbsentFoldByShape) {
   OnnxModel m;
   m.input("x", {3}).output("y");
-  m.init_external("w", {3}, "weights.bin");
+  m.init_external("w", {3}, "absent_weights.bin");
   m.node("Sigmoid", {"w"}, {"s"});
-  m.node("Mul", {"x", "s"}, {"y"});
+  m.node("Mul", {"x", "s"}, {"y"}, "scale");
   auto g = import(m);
   ASSERT_TRUE(g) << g.error().message;
-  EXPECT_EQ(g->info().folded_nodes, 0);
-  EXPECT_EQ(g->node_count(), 2u);
+  EXPECT_EQ(g->info().folded_nodes, 1);
+  ASSERT_EQ(g->node_count(), 1u);
+  const core::Tensor& s = g->tensor(*g->find_tensor("s"));
+  EXPECT_EQ(s.kind, core::TensorKind::Weight);
+  EXPECT_FALSE(s.data.has_data());
+  EXPECT_EQ(s.shape(), (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(s.dtype, core::DType::Float32);
+  EXPECT_EQ(g->info().warnings.size(), 1u);
   EXPECT_EQ(shape_of(*g, "y"), (std::vector<std::int64_t>{3}));
+}
+
+// When the external file is present, a weight-only subgraph folds by value (the bytes are read
+// only for that subgraph).
+TEST(OnnxFold, ExternalWeightsPresentFoldByValue) {
+  const auto dir = std::filesystem::temp_directory_path() / "weft_fold_external";
+  std::filesystem::create_directories(dir);
+  const std::vector<float> w{0.0f, 0.0f, 0.0f, 0.0f, 100.0f, -100.0f};  // offset 16: the last two
+  ASSERT_TRUE(core::write_file_atomic((dir / "w.bin").string(),
+                                      std::string(reinterpret_cast<const char*>(w.data()), w.size() * 4)));
+  OnnxModel m;
+  m.input("x", {2}).output("y");
+  m.init_external("w", {2}, "w.bin", 16);
+  m.node("Sigmoid", {"w"}, {"s"});
+  m.node("Mul", {"x", "s"}, {"y"}, "scale");
+  auto g = core::import_onnx_bytes(m.bytes(), (dir / "model.onnx").string());
+  ASSERT_TRUE(g) << g.error().message;
+  EXPECT_EQ(g->info().folded_nodes, 1);
+  EXPECT_TRUE(g->info().warnings.empty());
+  const auto s = values_of<float>(*g, "s");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0], 1.0f);
+  EXPECT_LT(s[1], 1e-40f);  // sigmoid(-100) in float32: a denormal
+  EXPECT_GT(s[1], 0.0f);
 }
 
 // A node that produces a graph output is kept, even when its inputs are constant.
@@ -348,4 +382,85 @@ TEST(OnnxFold, UnsqueezeSqueezeOpset11) {
   EXPECT_EQ(shape_of(*g, "u"), (std::vector<std::int64_t>{1, 2, 1}));
   EXPECT_EQ(shape_of(*g, "v"), (std::vector<std::int64_t>{1, 2}));
   EXPECT_EQ(values_of<std::int64_t>(*g, "v"), (std::vector<std::int64_t>{7, 8}));
+}
+
+// Folding does not rely on the file being topologically sorted.
+TEST(OnnxFold, UnsortedFileFolds) {
+  OnnxModel m;
+  m.input("x", {6, 2}).output("y");
+  m.init_i64("zero", {1}, {0});
+  m.node("Reshape", {"x", "target"}, {"y"}, "reshape");
+  m.node("Concat", {"zero_u", "s"}, {"target"});
+  OnnxModel::attr_int(*m.graph().mutable_node(1), "axis", 0);
+  m.node("Slice", {"full", "zero", "one"}, {"s"});
+  m.node("Shape", {"x"}, {"full"});
+  m.init_i64("one", {1}, {1}).init_i64("zero_u", {1}, {-1});
+  auto g = import(m);
+  ASSERT_TRUE(g) << g.error().message;
+  EXPECT_EQ(g->info().folded_nodes, 3);
+  EXPECT_EQ(values_of<std::int64_t>(*g, "target"), (std::vector<std::int64_t>{-1, 6}));
+  EXPECT_EQ(shape_of(*g, "y"), (std::vector<std::int64_t>{2, 6}));
+}
+
+// An If whose condition folds to a constant is replaced by the chosen branch; its outputs keep
+// their names and shapes, and what follows sees the branch's operators.
+TEST(OnnxFold, ConstantIfIsInlined) {
+  OnnxModel m;
+  m.input("x", {2, 3}).output("z");
+  m.init_i64("sixteen", {}, {16}).init_i64("sr", {}, {16});
+  m.node("Equal", {"sr", "sixteen"}, {"cond"});
+  auto& node = m.node("If", {"cond"}, {"y"}, "choose");
+  for (const char* which : {"then_branch", "else_branch"}) {
+    auto* a = node.add_attribute();
+    a->set_name(which);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(which);
+    auto* n = body->add_node();
+    n->set_op_type(std::string(which) == "then_branch" ? "Neg" : "Sigmoid");
+    n->set_name(std::string(which) + "_op");
+    n->add_input("x");
+    n->add_output(std::string(which) + "_out");
+    body->add_output()->set_name(std::string(which) + "_out");
+  }
+  m.node("Relu", {"y"}, {"z"}, "after");
+  auto g = import(m);
+  ASSERT_TRUE(g) << g.error().message;
+  ASSERT_EQ(g->node_count(), 2u);
+  EXPECT_EQ(g->info().folded_nodes, 2);  // the Equal, then the If
+  const core::NodeId neg = *g->find_node("then_branch_op");
+  EXPECT_EQ(g->node(neg).op_type, "Neg");
+  EXPECT_EQ(g->tensor(g->node(neg).outputs[0]).name, "y");
+  EXPECT_EQ(shape_of(*g, "z"), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(g->successors(neg).size(), 1u);
+}
+
+// Hostile constants (overflowing products, INT64_MIN / -1, huge steps and reshape targets) fold
+// without undefined behaviour or giant allocations (found by fuzzing shufflenet's constants).
+TEST(OnnxFold, HostileConstantsAreSafe) {
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  auto mul = fold_one("Mul", {"a", "b"});
+  mul.init_i64("a", {1}, {116}).init_i64("b", {1}, {-(std::int64_t{1} << 62)});
+  auto g = import(mul);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->info().folded_nodes, 1);  // wraps like int64 hardware
+
+  auto div = fold_one("Div", {"a", "b"});
+  div.init_i64("a", {1}, {kMin}).init_i64("b", {1}, {-1});
+  auto g2 = import(div);
+  ASSERT_TRUE(g2);
+  EXPECT_EQ(g2->info().folded_nodes, 0);
+
+  auto slice = fold_one("Slice", {"d", "s", "e", "a", "st"});
+  slice.init_i64("d", {4}, {1, 2, 3, 4}).init_i64("s", {1}, {1}).init_i64("e", {1}, {4});
+  slice.init_i64("a", {1}, {0}).init_i64("st", {1}, {std::numeric_limits<std::int64_t>::max()});
+  auto g3 = import(slice);
+  ASSERT_TRUE(g3);
+  EXPECT_EQ(values_of<std::int64_t>(*g3, "v"), (std::vector<std::int64_t>{2}));
+
+  auto cos = fold_one("ConstantOfShape", {"s"});
+  cos.init_i64("s", {2}, {0, std::int64_t{1} << 40});
+  auto g4 = import(cos);
+  ASSERT_TRUE(g4);
+  EXPECT_EQ(g4->info().folded_nodes, 0);
 }

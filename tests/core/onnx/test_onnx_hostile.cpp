@@ -175,3 +175,40 @@ TEST(OnnxHostile, ConflictingValueInfo) {
   ASSERT_TRUE(g) << g.error().message;
   EXPECT_EQ(g->node_count(), 1u);
 }
+
+// A Constant node without its value attribute is refused, naming the node.
+TEST(OnnxHostile, ConstantWithoutValue) {
+  OnnxModel m;
+  m.input("x", {1}).output("y");
+  m.node("Constant", {}, {"k"}, "empty_constant");
+  m.node("Add", {"x", "k"}, {"y"});
+  expect_invalid(import(m), "empty_constant");
+}
+
+// An If reading outer tensors inside its branches gets those reads as inputs (real dependencies).
+TEST(OnnxHostile, IfOuterScopeReadsAreEdges) {
+  OnnxModel m;
+  m.input("x", {2}).input("c", {}, onnx::TensorProto::BOOL).output("y");
+  m.node("Relu", {"x"}, {"r"}, "relu");
+  auto& node = m.node("If", {"c"}, {"y"}, "branch");
+  for (const char* which : {"then_branch", "else_branch"}) {
+    auto* a = node.add_attribute();
+    a->set_name(which);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(which);
+    auto* n = body->add_node();
+    n->set_op_type("Neg");
+    n->add_input("r");
+    n->add_output(std::string(which) + "_out");
+    body->add_output()->set_name(std::string(which) + "_out");
+  }
+  auto g = import(m);
+  ASSERT_TRUE(g) << g.error().message;
+  ASSERT_EQ(g->node_count(), 2u);
+  const core::NodeId relu = *g->find_node("relu");
+  const core::NodeId branch = *g->find_node("branch");
+  ASSERT_EQ(g->successors(relu).size(), 1u);
+  EXPECT_EQ(g->successors(relu)[0], branch);
+  EXPECT_EQ(g->node(branch).attribute("else_branch")->type, core::Attribute::Type::Graph);
+}

@@ -5,6 +5,8 @@
 
 #include "schedule_test_util.h"
 #include "test_graphs.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"
 
@@ -188,4 +190,38 @@ TEST(Strategies, ErrorsAndWarnings) {
   EXPECT_TRUE(core::schedule_warnings(s, opts(8), core::DeviceSpec{}).empty());
   EXPECT_EQ(core::strategy_names(),
             (std::vector<std::string>{"sequential", "seed-greedy", "level-rr", "chains", "cp-list", "resource-aware"}));
+}
+
+// sequential: one stream whose peak live bytes never exceed the file order's.
+TEST(Strategies, SequentialPeakNoHigherThanFileOrder) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const core::Graph g = test::make_random_dag(60, 0.08, seed);
+    const Schedule s = run("sequential", g, test::uniform_costs(g, 1.0), opts(8));
+    ASSERT_EQ(s.stream_count(), 1u);
+    std::vector<NodeId> file(g.node_count());
+    for (std::size_t v = 0; v < file.size(); ++v) file[v] = static_cast<NodeId>(v);
+    EXPECT_LE(core::linear_lower_bound(g, s.streams[0]), core::linear_lower_bound(g, file)) << "seed " << seed;
+    EXPECT_TRUE(s.events.empty());
+  }
+}
+
+// Real models: every strategy is valid, and chains uses exactly the model's max antichain
+// (shared/models/README.md) as streams.
+TEST(Strategies, RealModels) {
+  const std::vector<std::pair<std::string, std::size_t>> models = {
+      {"googlenet", 4}, {"resnet50", 2}, {"squeezenet1_1", 2}, {"mobilenet_v3_large", 1}, {"regnet_y_400mf", 2}};
+  for (const auto& [name, width] : models) {
+    auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx");
+    ASSERT_TRUE(g) << g.error().message;
+    const core::CostTable c = test::uniform_costs(*g, 1.0);
+    for (const std::string& strategy : core::strategy_names()) {
+      const Schedule s = run(strategy, *g, c, opts(8));
+      EXPECT_TRUE(core::validate_schedule(*g, s)) << name << " " << strategy;
+    }
+    EXPECT_EQ(run("chains", *g, c, opts(8)).stream_count(), width) << name;
+    // A chain model needs no events under chains.
+    if (width == 1) {
+      EXPECT_TRUE(run("chains", *g, c, opts(8)).events.empty()) << name;
+    }
+  }
 }

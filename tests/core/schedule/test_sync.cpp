@@ -127,3 +127,18 @@ TEST(IdealMakespan, BranchesOverlapOnlyOnTwoStreams) {
   dev.event_wait_us = 0.5;
   EXPECT_DOUBLE_EQ(core::event_host_cost_us(Schedule{{}, {{0, 1}, {2, 3}, {4, 5}}, "", ""}, dev), 6.0);
 }
+
+// Regression: a node hanging below the cycle (n0, after n1 on stream 1) must not be reported as
+// the cycle; the message walks the real one and reads as waits/runs-after steps.
+TEST(ValidateSchedule, DeadlockMessageNamesTheRealCycle) {
+  const core::Graph g = test::make_dag(5, {{1, 2}, {3, 4}});
+  const Schedule s{{{2, 3}, {4, 1, 0}}, {{1, 2}, {3, 4}}, "hand", ""};
+  auto st = core::validate_schedule(g, s);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message,
+            "would deadlock: n1 on stream 1 runs after n4 on stream 1, which waits for n3 on stream 0, which runs after "
+            "n2 on stream 0, which waits for n1");
+  auto hb = core::HappensBefore::build(g, s);
+  ASSERT_FALSE(hb);
+  EXPECT_EQ(hb.error().message, st.error().message);
+}

@@ -122,9 +122,10 @@ TEST(Simulator, MoreEventCostNeverFaster) {
     std::vector<core::NodeCost> nodes;
     for (int i = 0; i < 30; ++i) {
       core::NodeCost c;
-      c.time_us = us(rng);
-      c.bytes = 0.2 * c.time_us * 1e5;
-      c.flops = 0.1 * c.time_us * 1e6;
+      const double device_us = us(rng);
+      c.time_us = device_us + test::kTestLaunch;
+      c.bytes = 0.2 * device_us * 1e5;
+      c.flops = 0.1 * device_us * 1e6;
       c.known = true;
       nodes.push_back(c);
     }
@@ -176,7 +177,7 @@ TEST(Simulator, TimelineRespectsEveryDependency) {
     const auto tl = core::simulate(g, s, costs, test::test_device());
     ASSERT_EQ(tl.items.size(), g.node_count());
     for (std::size_t u = 0; u < g.node_count(); ++u) {
-      EXPECT_GE(tl.items[u].end_us - tl.items[u].start_us, costs.nodes[u].time_us - 1e-9);
+      EXPECT_GE(tl.items[u].end_us - tl.items[u].start_us, costs.nodes[u].time_us - test::kTestLaunch - 1e-9);
       for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
         EXPECT_GE(tl.items[static_cast<std::size_t>(v)].start_us, tl.items[u].end_us - 1e-9);
     }
@@ -236,6 +237,13 @@ TEST(Prediction, Verdicts) {
   }
   {
     const auto costs = test::table({compute_bound(100), compute_bound(100), compute_bound(100),
+                                    compute_bound(100), compute_bound(100), compute_bound(100)});
+    auto p = core::predict(g, s, costs, test::test_device());
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->verdict, "branches all fill the SMs: little to gain");
+  }
+  {
+    const auto costs = test::table({compute_bound(100), compute_bound(100), compute_bound(100),
                                     bandwidth_bound(100), bandwidth_bound(100), bandwidth_bound(100)});
     auto p = core::predict(g, s, costs, test::test_device());
     ASSERT_TRUE(p);
@@ -257,7 +265,7 @@ TEST(Calibration, MeasuredTimesReplacePredictions) {
   const core::CostTable cal = core::calibrate_costs(costs, measured);
   EXPECT_DOUBLE_EQ(cal.nodes[0].time_us, 4);
   EXPECT_TRUE(cal.nodes[0].measured);
-  EXPECT_DOUBLE_EQ(cal.nodes[1].time_us, 20);
+  EXPECT_DOUBLE_EQ(cal.nodes[1].time_us, 20 + test::kTestLaunch);  // predicted: device time + launch
   EXPECT_FALSE(cal.nodes[1].measured);
   EXPECT_DOUBLE_EQ(cal.nodes[2].time_us, 7);
   EXPECT_DOUBLE_EQ(cal.nodes[2].flops, costs.nodes[2].flops);
@@ -274,6 +282,32 @@ TEST(Prediction, ChainAndWorkSpan) {
   EXPECT_TRUE(core::is_chain(test::make_chain(1)));
   const core::Graph d = test::make_diamond();
   const auto ws = core::work_span(d, test::table({compute_bound(1), compute_bound(5), compute_bound(3), compute_bound(2)}));
-  EXPECT_DOUBLE_EQ(ws.work_us, 11);
-  EXPECT_DOUBLE_EQ(ws.span_us, 8);
+  // Node times include a 5 µs launch each (6, 10, 8, 7): the cost model's weights, as analysis uses.
+  EXPECT_DOUBLE_EQ(ws.work_us, 31);
+  EXPECT_DOUBLE_EQ(ws.span_us, 23);
+}
+
+// Predicted times carry a launch the host pays: the device runs time − launch (at least
+// kernel_min_us); measured times are device times; a 0 µs node launches nothing.
+TEST(Simulator, DeviceTimeAndZeroTimeNodes) {
+  auto d = test::test_device();
+  d.kernel_min_us = 2;
+  core::NodeCost predicted;
+  predicted.time_us = 12;
+  EXPECT_DOUBLE_EQ(core::device_time_us(predicted, d), 7);
+  predicted.time_us = 6;
+  EXPECT_DOUBLE_EQ(core::device_time_us(predicted, d), 2);
+  core::NodeCost measured;
+  measured.time_us = 3;
+  measured.measured = true;
+  EXPECT_DOUBLE_EQ(core::device_time_us(measured, d), 3);
+  EXPECT_DOUBLE_EQ(core::device_time_us(core::NodeCost{}, d), 0);
+  // n1 is a reshape-like 0 µs node: n2 is issued one launch after n0, not two.
+  const core::Graph g = test::make_chain(3);
+  core::NodeCost zero;
+  zero.known = true;
+  const auto costs = test::table({compute_bound(1), zero, compute_bound(1)});
+  const auto tl = core::simulate(g, core::sequential_schedule(g), costs, test::test_device());
+  EXPECT_DOUBLE_EQ(tl.items[1].end_us - tl.items[1].start_us, 0);
+  EXPECT_DOUBLE_EQ(tl.items[2].start_us, 10);
 }

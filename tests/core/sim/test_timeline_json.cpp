@@ -45,7 +45,7 @@ TEST(TimelineJson, CalibrationFromJsonAndRefusals) {
   auto tl = core::timeline_from_json(g, text, "run.json");
   ASSERT_TRUE(tl) << tl.error().message;
   const auto cal = core::calibrate_costs(costs, *tl);
-  EXPECT_DOUBLE_EQ(cal.nodes[0].time_us, 10);
+  EXPECT_DOUBLE_EQ(cal.nodes[0].time_us, 10 + test::kTestLaunch);
   EXPECT_FALSE(cal.nodes[0].measured);
   EXPECT_DOUBLE_EQ(cal.nodes[1].time_us, 12.5);
   EXPECT_TRUE(cal.nodes[1].measured);

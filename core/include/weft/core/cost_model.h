@@ -38,7 +38,11 @@ std::string_view default_device_name();
 /// Assets folder: $WEFT_ASSETS_DIR, else <exe>/../share/weft/assets, else the source tree's assets/.
 std::string assets_dir();
 
+/// Roofline class. Metadata-only operators (Reshape, Flatten, Squeeze, ...: no kernel) are Memory
+/// with zero bytes and zero time; operators of unknown cost are Unknown.
 enum class Bound : std::uint8_t { Compute, Memory, Unknown };
+/// "compute", "memory" or "unknown".
+std::string_view bound_name(Bound b);
 
 struct NodeCost {
   double flops = 0;       ///< floating-point operations (multiply-add = 2)
@@ -58,7 +62,9 @@ struct CostTable {
   const NodeCost& operator[](NodeId n) const { return nodes[static_cast<std::size_t>(n)]; }
 };
 
-/// Estimates every node's flops, bytes and time. O(V + total tensor ranks).
+/// Estimates every node's flops, bytes and time. O(V + total tensor ranks). The per-operator
+/// formulas are documented in docs/devices.md; unknown operators, control flow (If, Loop, Scan)
+/// and nodes with a tensor of unknown shape get known = false and a launch-only time.
 CostTable estimate_costs(const Graph& graph, const DeviceSpec& device);
 
 /// Node times as a plain vector (µs), for passes that only need weights.

@@ -34,6 +34,9 @@ struct AllocationProblem {
   std::vector<std::int64_t> start, end;         ///< per block, start <= end
   std::vector<std::vector<std::int32_t>> conflicts;  ///< symmetric adjacency, sorted, no self
   std::int64_t alignment = 1;
+  /// True when conflicts are exactly the overlaps of [start, end] (one stream, raw intervals):
+  /// the exact skyline search and the interval bound apply.
+  bool conflicts_are_overlaps = false;
   std::size_t block_count() const { return size.size(); }
 };
 

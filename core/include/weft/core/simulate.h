@@ -1,7 +1,7 @@
 #pragma once
 // Multi-stream simulator (host issue thread + fluid device model) and its baselines.
 //
-// Host: one issuing thread. Eager mode pays launch_us per kernel, event_record_us per event
+// Host: one issuing thread. Eager mode pays launch_us per kernel (nodes predicted at 0 µs launch none), event_record_us per event
 // record (after its producer's launch) and event_wait_us per wait (before its consumer's launch),
 // in issue_order(). CUDA Graph mode pays launch_us once for the whole graph, then releases the
 // nodes in issue order one per graph_launch_per_node_us; events are graph edges and cost nothing.
@@ -30,10 +30,16 @@ struct SimOptions {
   std::string label;                   ///< Timeline::label; default "predicted <strategy>"
 };
 
+/// Device-side duration of a node, µs. Measured times are used as they are. Predicted times
+/// carry one launch (the cost model's convention: roofline + launch_us), which the simulator
+/// charges on the host instead, so the device runs for max(kernel_min_us, time_us − launch_us).
+/// A node whose time is 0 (metadata-only, e.g. Reshape) launches no kernel: 0.
+double device_time_us(const NodeCost& cost, const DeviceSpec& device);
+
 /// What a kernel asks of the device while it runs at its isolated speed, each in 0..1.
 struct KernelDemand {
-  double compute = 0;    ///< min(occupancy, flops / (time · peak_fp32)); occupancy when flops are unknown
-  double bandwidth = 0;  ///< bytes / (time · memory_bandwidth), capped at 1
+  double compute = 0;    ///< min(occupancy, flops / (device time · peak_fp32)); occupancy when nothing is known
+  double bandwidth = 0;  ///< bytes / (device time · memory_bandwidth), capped at 1
   double occupancy = 0;  ///< min(1, blocks / sm_count), blocks = ceil(output elements / 256)
 };
 
@@ -78,16 +84,19 @@ struct Prediction {
   double speedup_vs_graph = 0;  ///< sequential_graph_us / makespan_us (quoted first)
   double speedup_vs_eager = 0;  ///< sequential_eager_us / makespan_us
   WorkSpan work_span;
-  /// Makespans of counterfactual runs used by the verdict: events free, no bandwidth sharing.
+  /// Makespans of counterfactual runs used by the verdict: events free, no bandwidth sharing,
+  /// no SM sharing.
   double free_events_us = 0;
   double no_bandwidth_sharing_us = 0;
+  double no_compute_sharing_us = 0;
   std::string verdict;
 };
 
-/// Simulates the schedule and both baselines (4-5 simulations) and judges it: "chain: no
+/// Simulates the schedule, both baselines and three counterfactuals (6 simulations) and judges it: "chain: no
 /// inter-operator parallelism (width 1)", "events cost more than the overlap gains: coarsen",
-/// "branches are all bandwidth-bound: little to gain", or "critical path bounds the speedup at
-/// 1.8x; this schedule reaches 1.6x" (speedup against the sequential run in the same mode).
+/// "branches are all bandwidth-bound: little to gain", "branches all fill the SMs: little to
+/// gain", "single stream: ..." or "critical path bounds the speedup at 1.8x; this schedule
+/// reaches 1.6x" (speedup against the sequential run in the same mode).
 /// Errors: as issue_order().
 Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,
                              const DeviceSpec& device, const SimOptions& options = {});

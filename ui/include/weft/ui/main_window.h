@@ -1,20 +1,100 @@
 #pragma once
+// The studio's main window: docks for the graph and lanes views and the panels, File / Edit /
+// View / Help menus, recent files, projects, loading off the GUI thread with progress and cancel.
+#include <QFutureWatcher>
 #include <QMainWindow>
+#include <QString>
+
+#include "weft/ui/model_loader.h"
+#include "weft/ui/project_file.h"
+#include "weft/ui/studio_document.h"
 
 class QLabel;
+class QLineEdit;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTableView;
 
 namespace weft::ui {
 
-/// The studio's main window (minimal: opens a model and shows its analysis summary).
+class GraphView;
+class LanesView;
+class NodeTableModel;
+class PropertiesPanel;
+class StrategyPanel;
+class SummaryPanel;
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
-  /// Loads a model; returns false and shows the reason on failure.
-  bool openModel(const QString& path);
+  ~MainWindow() override;
+
+  /// Starts loading an ONNX model (or, for *.weft, a project) off the GUI thread.
+  void openPath(const QString& path);
+  void openModel(const QString& path);
+  /// Starts loading a graph produced by `source` in the worker (tests, --synthetic).
+  void openGraph(const QString& label, GraphSource source);
+  void openProject(const QString& path);
+  bool saveProject(const QString& path);
+  bool exportSchedule(const QString& path);
+  void cancelLoading();
+  /// Selects the next node matching `text` (name or operator), shows it in both views; match count.
+  int findNode(const QString& text);
+  bool isLoading() const;
+
+  StudioDocument* document() const { return m_doc; }
+  GraphView* graphView() const { return m_graph; }
+  LanesView* lanesView() const { return m_lanes; }
+  StrategyPanel* strategyPanel() const { return m_strategy; }
+  SummaryPanel* summaryPanel() const { return m_summary; }
+  NodeTableModel* nodeModel() const { return m_node_model; }
+  /// Recent files as stored (most recent first, missing files dropped).
+  QStringList recentFiles() const;
+  /// The last message shown in the status bar (refusals, errors, progress).
+  const QString& lastMessage() const { return m_last_message; }
+
+ signals:
+  /// After every load attempt: ok, and the message shown (error or summary).
+  void loadFinished(bool ok, const QString& message);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
-  QLabel* m_summary = nullptr;
+  void startLoad(LoadRequest request);
+  void onLoaded();
+  void showMessage(const QString& text, bool error = false);
+  void updateTitleAndStatus();
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void createMenus();
+  void createDocks();
+  ProjectSettings currentSettings() const;
+
+  StudioDocument* m_doc;
+  GraphView* m_graph = nullptr;
+  LanesView* m_lanes = nullptr;
+  PropertiesPanel* m_properties = nullptr;
+  StrategyPanel* m_strategy = nullptr;
+  SummaryPanel* m_summary = nullptr;
+  NodeTableModel* m_node_model = nullptr;
+  QTableView* m_node_table = nullptr;
+  QLineEdit* m_find = nullptr;
+  QMenu* m_recent_menu = nullptr;
+  QLabel* m_status_summary = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QPushButton* m_cancel = nullptr;
+  QFutureWatcher<LoadedModel> m_watcher;
+  LoadJob m_job;
+  QString m_loading_path;
+  bool m_loading_is_file = false;
+  /// Schedule and settings to apply once the project's model has loaded.
+  std::optional<Project> m_pending_project;
+  QString m_last_message;
 };
 
 }  // namespace weft::ui

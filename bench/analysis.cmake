@@ -1,0 +1,1 @@
+weft_add_bench(bench_analysis bench_analysis.cpp)

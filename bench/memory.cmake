@@ -1,0 +1,1 @@
+weft_add_bench(bench_memory bench_memory.cpp)

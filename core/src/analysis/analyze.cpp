@@ -1,0 +1,55 @@
+// The analysis pipeline behind `weft analyze`: each step is a pure pass, chained here in order.
+#include <algorithm>
+#include <cstdio>
+
+#include "weft/core/analysis.h"
+
+namespace weft::core {
+
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string make_verdict(std::size_t width, const CriticalPath& critical) {
+  const double p = critical.parallelism();
+  const std::string figures = "(work/span " + fixed(p, 2) + ", width " + std::to_string(width) + ")";
+  if (width <= 1) return "chain: concurrency cannot help (width " + std::to_string(width) + ")";
+  // Brent's bound: no schedule beats work/span, and at most `width` nodes ever run at once.
+  const double bound = std::min(p, static_cast<double>(width));
+  if (bound < 1.05)
+    return "little to gain from concurrency: the critical path holds " + fixed(100.0 / p, 0) + "% of the work " +
+           figures;
+  return "up to " + fixed(bound, 1) + "x from concurrency " + figures;
+}
+
+AnalysisReport analyze(const Graph& graph, const CostTable& costs) {
+  AnalysisReport r;
+  r.levels = compute_levels(graph);
+  r.costs = costs;
+  r.critical = find_critical_path(graph, node_times(costs));
+  Width width = compute_width(graph);
+  r.antichain_width = width.cover.width();
+  r.antichain = std::move(width.antichain);
+  r.verdict = make_verdict(r.antichain_width, r.critical);
+
+  for (const Tensor& t : graph.tensors())
+    if (!t.shape_known()) ++r.unknown_shapes;
+  for (const NodeCost& c : costs.nodes)
+    if (!c.known) ++r.unknown_costs;
+  if (r.unknown_costs > 0)
+    r.notes.push_back(std::to_string(r.unknown_costs) + " of " + std::to_string(graph.node_count()) +
+                      " operators have unknown cost (unknown operator or shapes): counted as launch overhead only, "
+                      "so work and span are lower bounds");
+  if (r.unknown_shapes > 0)
+    r.notes.push_back(std::to_string(r.unknown_shapes) + " tensors have no static shape");
+  for (const std::string& d : graph.info().unresolved_dims) r.notes.push_back("unresolved dimension " + d);
+  return r;
+}
+
+}  // namespace weft::core

@@ -1,0 +1,428 @@
+// Maximum antichain and minimum chain cover (Dilworth's theorem), computed exactly two ways:
+//  - Fulkerson's reduction: a minimum chain cover of a poset is V − a maximum matching of the
+//    bipartite graph (u_left, v_right) for u < v; the matching (Hopcroft–Karp) runs on bitset
+//    reachability closures, and König's theorem turns it into a maximum antichain.
+//  - Minimum flow: in the split-node DAG (s → v_in → v_out → t, u_out → v_in per edge) with a lower
+//    bound of 1 on every node arc and no upper bounds, the minimum feasible flow is the minimum
+//    chain cover with shortcuts, and its minimum cut is a maximum antichain (Ford–Fulkerson's
+//    min-flow max-cut theorem). Memory stays O(V + E), so it scales past the closure's V²/8 bytes.
+// Both start from a greedy cover along direct edges, so chains follow real edges where they can.
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cstdint>
+#include <limits>
+
+#include "weft/core/analysis.h"
+
+namespace weft::core {
+
+namespace {
+
+constexpr int kNone = -1;
+
+std::size_t idx(NodeId v) { return static_cast<std::size_t>(v); }
+
+// Greedy path cover along direct edges: each node (in topological order) continues the chain of
+// its first predecessor whose chain has not been continued yet. next[u] = v, or kNone.
+std::vector<NodeId> greedy_next(const Graph& g) {
+  std::vector<NodeId> next(g.node_count(), kNone);
+  for (NodeId v : g.topo_order())
+    for (NodeId p : g.predecessors(v))
+      if (next[idx(p)] == kNone) {
+        next[idx(p)] = v;
+        break;
+      }
+  return next;
+}
+
+// Chains from a successor map (prev derived from it), each in topological order.
+std::vector<std::vector<NodeId>> chains_from_next(const Graph& g, const std::vector<NodeId>& next) {
+  std::vector<char> has_prev(g.node_count(), 0);
+  for (NodeId v : next)
+    if (v != kNone) has_prev[idx(v)] = 1;
+  std::vector<std::vector<NodeId>> chains;
+  for (NodeId v : g.topo_order()) {
+    if (has_prev[idx(v)]) continue;
+    auto& c = chains.emplace_back();
+    for (NodeId u = v; u != kNone; u = next[idx(u)]) c.push_back(u);
+  }
+  return chains;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hopcroft–Karp on the reachability closure (rows of `words` 64-bit words per node).
+
+class ClosureMatching {
+ public:
+  explicit ClosureMatching(const Graph& g) : m_g(g), m_n(g.node_count()), m_words((m_n + 63) / 64) {
+    // reach[u] = strict descendants of u, filled in reverse topological order.
+    m_reach.assign(m_n * m_words, 0);
+    const auto order = g.topo_order();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      std::uint64_t* row = this->row(*it);
+      for (NodeId s : g.successors(*it)) {
+        const std::uint64_t* srow = this->row(s);
+        for (std::size_t w = 0; w < m_words; ++w) row[w] |= srow[w];
+        row[idx(s) >> 6] |= std::uint64_t{1} << (idx(s) & 63);
+      }
+    }
+    m_match_l.assign(m_n, kNone);
+    m_match_r.assign(m_n, kNone);
+    const std::vector<NodeId> next = greedy_next(g);
+    for (std::size_t u = 0; u < m_n; ++u)
+      if (next[u] != kNone) {
+        m_match_l[u] = next[u];
+        m_match_r[idx(next[u])] = static_cast<NodeId>(u);
+      }
+  }
+
+  void run() {
+    while (bfs()) {
+      m_used_r.assign(m_words, 0);
+      for (std::size_t u = 0; u < m_n; ++u)
+        if (m_match_l[u] == kNone) augment(static_cast<NodeId>(u));
+    }
+  }
+
+  Width result() const {
+    Width w;
+    w.cover.chains = chains_from_next(m_g, m_match_l);
+    // König: Z = vertices reachable from free left vertices by alternating paths. The minimum
+    // vertex cover is (L \ Z) ∪ (R ∩ Z); nodes in neither side of it form a maximum antichain.
+    std::vector<char> z_left(m_n, 0);
+    std::vector<std::uint64_t> z_right(m_words, 0);
+    std::vector<NodeId> queue;
+    for (std::size_t u = 0; u < m_n; ++u)
+      if (m_match_l[u] == kNone) {
+        z_left[u] = 1;
+        queue.push_back(static_cast<NodeId>(u));
+      }
+    for (std::size_t qi = 0; qi < queue.size(); ++qi) {
+      const std::uint64_t* r = row(queue[qi]);
+      for (std::size_t wi = 0; wi < m_words; ++wi) {
+        std::uint64_t bits = r[wi] & ~z_right[wi];
+        z_right[wi] |= bits;
+        while (bits) {
+          const std::size_t v = wi * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+          bits &= bits - 1;
+          const NodeId u2 = m_match_r[v];
+          assert(u2 != kNone);  // a free right vertex here would be an augmenting path
+          if (u2 != kNone && !z_left[idx(u2)]) {
+            z_left[idx(u2)] = 1;
+            queue.push_back(u2);
+          }
+        }
+      }
+    }
+    for (std::size_t v = 0; v < m_n; ++v)
+      if (z_left[v] && !((z_right[v >> 6] >> (v & 63)) & 1u)) w.antichain.push_back(static_cast<NodeId>(v));
+    return w;
+  }
+
+ private:
+  std::uint64_t* row(NodeId u) { return m_reach.data() + idx(u) * m_words; }
+  const std::uint64_t* row(NodeId u) const { return m_reach.data() + idx(u) * m_words; }
+
+  // Layers left vertices by alternating BFS from the free ones; true when a free right vertex is reachable.
+  bool bfs() {
+    constexpr int kInf = std::numeric_limits<int>::max();
+    m_dist.assign(m_n, kInf);
+    std::vector<std::uint64_t> seen_r(m_words, 0);
+    std::vector<NodeId> queue;
+    for (std::size_t u = 0; u < m_n; ++u)
+      if (m_match_l[u] == kNone) {
+        m_dist[u] = 0;
+        queue.push_back(static_cast<NodeId>(u));
+      }
+    bool found = false;
+    for (std::size_t qi = 0; qi < queue.size(); ++qi) {
+      const NodeId u = queue[qi];
+      const std::uint64_t* r = row(u);
+      for (std::size_t wi = 0; wi < m_words; ++wi) {
+        std::uint64_t bits = r[wi] & ~seen_r[wi];
+        seen_r[wi] |= bits;
+        while (bits) {
+          const std::size_t v = wi * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+          bits &= bits - 1;
+          const NodeId u2 = m_match_r[v];
+          if (u2 == kNone) {
+            found = true;
+          } else if (m_dist[idx(u2)] == kInf) {
+            m_dist[idx(u2)] = m_dist[idx(u)] + 1;
+            queue.push_back(u2);
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  // Iterative DFS along the BFS layers from free left vertex `root`; flips one augmenting path.
+  // A right vertex is marked used only once the search goes through it (vertex-disjoint paths in
+  // one phase); one whose partner sits on another layer is skipped, as it may serve another path.
+  void augment(NodeId root) {
+    struct Frame {
+      NodeId u;
+      std::size_t bit;  // next right vertex to consider
+      NodeId via;       // right vertex chosen to reach the next frame
+    };
+    constexpr int kInf = std::numeric_limits<int>::max();
+    std::vector<Frame> stack{{root, 0, kNone}};
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const std::uint64_t* r = row(f.u);
+      NodeId v = kNone;
+      while (f.bit < m_n) {
+        const std::size_t w = f.bit >> 6;
+        const std::uint64_t bits = r[w] & ~m_used_r[w] & (~std::uint64_t{0} << (f.bit & 63));
+        if (bits) {
+          v = static_cast<NodeId>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+          f.bit = idx(v) + 1;
+          break;
+        }
+        f.bit = (w + 1) * 64;
+      }
+      if (v == kNone) {  // dead end for this phase
+        m_dist[idx(f.u)] = kInf;
+        stack.pop_back();
+        continue;
+      }
+      const NodeId u2 = m_match_r[idx(v)];
+      if (u2 == kNone) {
+        m_used_r[idx(v) >> 6] |= std::uint64_t{1} << (idx(v) & 63);
+        f.via = v;
+        for (const Frame& s : stack) {
+          m_match_l[idx(s.u)] = s.via;
+          m_match_r[idx(s.via)] = s.u;
+        }
+        return;
+      }
+      if (m_dist[idx(u2)] != kInf && m_dist[idx(u2)] == m_dist[idx(f.u)] + 1) {
+        m_used_r[idx(v) >> 6] |= std::uint64_t{1} << (idx(v) & 63);
+        f.via = v;
+        stack.push_back({u2, 0, kNone});
+      }
+    }
+  }
+
+  const Graph& m_g;
+  std::size_t m_n;
+  std::size_t m_words;
+  std::vector<std::uint64_t> m_reach;
+  std::vector<NodeId> m_match_l, m_match_r;
+  std::vector<int> m_dist;
+  std::vector<std::uint64_t> m_used_r;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Minimum flow: a feasible flow from the greedy cover, reduced by a maximum flow from t to s in
+// its residual network (Dinic).
+
+class MinFlow {
+ public:
+  explicit MinFlow(const Graph& g) : m_g(g), m_n(g.node_count()) {
+    // Vertices: v_in = 2v, v_out = 2v + 1, s = 2n, t = 2n + 1.
+    m_s = static_cast<int>(2 * m_n);
+    m_t = m_s + 1;
+    m_first.assign(2 * m_n + 2, kNone);
+    const std::vector<NodeId> next = greedy_next(g);
+    std::vector<char> has_prev(m_n, 0);
+    for (NodeId v : next)
+      if (v != kNone) has_prev[idx(v)] = 1;
+    // Each original arc x→y (lower bound l, flow f, no upper bound) becomes the residual pair
+    // y→x with capacity f − l (flow that may be cancelled) and x→y unbounded.
+    m_node_arc.resize(m_n);
+    m_source_arc.resize(m_n);
+    m_sink_arc.resize(m_n);
+    m_edge_arc_begin.resize(m_n + 1, 0);
+    for (std::size_t v = 0; v < m_n; ++v) {
+      const int in = static_cast<int>(2 * v), out = in + 1;
+      m_node_arc[v] = add(out, in, 0);  // flow 1, lower bound 1
+      m_source_arc[v] = add(in, m_s, has_prev[v] ? 0 : 1);
+      m_sink_arc[v] = add(m_t, out, next[v] == kNone ? 1 : 0);
+    }
+    for (std::size_t u = 0; u < m_n; ++u) {
+      m_edge_arc_begin[u] = m_edge_arc.size();
+      for (NodeId v : g.successors(static_cast<NodeId>(u)))
+        m_edge_arc.push_back(add(static_cast<int>(2 * idx(v)), static_cast<int>(2 * u + 1), next[u] == v ? 1 : 0));
+    }
+    m_edge_arc_begin[m_n] = m_edge_arc.size();
+  }
+
+  void run() {
+    while (bfs()) {
+      m_it = m_first;
+      dfs();
+    }
+  }
+
+  Width result() const {
+    Width w;
+    // Flow on each original arc = lower bound + remaining residual capacity of its cancel arc.
+    std::vector<std::int64_t> node_flow(m_n), src(m_n), snk(m_n), edge_flow(m_edge_arc.size());
+    for (std::size_t v = 0; v < m_n; ++v) {
+      node_flow[v] = 1 + m_cap[m_node_arc[v]];
+      src[v] = m_cap[m_source_arc[v]];
+      snk[v] = m_cap[m_sink_arc[v]];
+    }
+    for (std::size_t e = 0; e < m_edge_arc.size(); ++e) edge_flow[e] = m_cap[m_edge_arc[e]];
+
+    // Decompose into unit s→t paths; each node joins the first path through it. Minimality
+    // guarantees every path keeps at least one node (else dropping it gives a smaller flow).
+    std::vector<char> taken(m_n, 0);
+    std::vector<std::size_t> cursor(m_edge_arc_begin.begin(), m_edge_arc_begin.end() - 1);
+    for (NodeId start : m_g.topo_order()) {
+      while (src[idx(start)] > 0) {
+        --src[idx(start)];
+        std::vector<NodeId> chain;
+        NodeId v = start;
+        while (true) {
+          const auto vi = idx(v);
+          --node_flow[vi];
+          if (!taken[vi]) {
+            taken[vi] = 1;
+            chain.push_back(v);
+          }
+          auto& c = cursor[vi];
+          while (c < m_edge_arc_begin[vi + 1] && edge_flow[c] == 0) ++c;
+          if (c < m_edge_arc_begin[vi + 1]) {
+            --edge_flow[c];
+            v = m_g.successors(v)[c - m_edge_arc_begin[vi]];
+            continue;
+          }
+          assert(snk[vi] > 0);
+          --snk[vi];
+          break;
+        }
+        assert(!chain.empty());
+        if (!chain.empty()) w.cover.chains.push_back(std::move(chain));
+      }
+    }
+    // Minimum cut: X = vertices reachable from t in the final residual network. Nodes whose out
+    // half is in X and in half is not cross the cut on their lower-bound arc: a maximum antichain.
+    std::vector<char> in_x(2 * m_n + 2, 0);
+    std::vector<int> queue{m_t};
+    in_x[static_cast<std::size_t>(m_t)] = 1;
+    for (std::size_t qi = 0; qi < queue.size(); ++qi)
+      for (int e = m_first[static_cast<std::size_t>(queue[qi])]; e != kNone; e = m_next[static_cast<std::size_t>(e)]) {
+        const auto to = static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)]);
+        if (m_cap[static_cast<std::size_t>(e)] > 0 && !in_x[to]) {
+          in_x[to] = 1;
+          queue.push_back(static_cast<int>(to));
+        }
+      }
+    for (std::size_t v = 0; v < m_n; ++v)
+      if (in_x[2 * v + 1] && !in_x[2 * v]) w.antichain.push_back(static_cast<NodeId>(v));
+    return w;
+  }
+
+ private:
+  static constexpr std::int64_t kUnbounded = std::int64_t{1} << 50;
+
+  // Adds x→y with capacity `cap` and its partner y→x unbounded; returns the index of x→y.
+  std::size_t add(int x, int y, std::int64_t cap) {
+    const std::size_t e = m_to.size();
+    push(x, y, cap);
+    push(y, x, kUnbounded);
+    return e;
+  }
+  void push(int x, int y, std::int64_t cap) {
+    m_to.push_back(y);
+    m_cap.push_back(cap);
+    m_next.push_back(m_first[static_cast<std::size_t>(x)]);
+    m_first[static_cast<std::size_t>(x)] = static_cast<int>(m_to.size() - 1);
+  }
+
+  bool bfs() {
+    m_level.assign(2 * m_n + 2, kNone);
+    std::vector<int> queue{m_t};
+    m_level[static_cast<std::size_t>(m_t)] = 0;
+    for (std::size_t qi = 0; qi < queue.size(); ++qi) {
+      const int x = queue[qi];
+      if (x == m_s) continue;
+      for (int e = m_first[static_cast<std::size_t>(x)]; e != kNone; e = m_next[static_cast<std::size_t>(e)]) {
+        const int y = m_to[static_cast<std::size_t>(e)];
+        if (m_cap[static_cast<std::size_t>(e)] > 0 && m_level[static_cast<std::size_t>(y)] == kNone) {
+          m_level[static_cast<std::size_t>(y)] = m_level[static_cast<std::size_t>(x)] + 1;
+          queue.push_back(y);
+        }
+      }
+    }
+    return m_level[static_cast<std::size_t>(m_s)] != kNone;
+  }
+
+  // Blocking flow in the level graph, iteratively (paths can be as long as the graph is deep).
+  void dfs() {
+    std::vector<int> path;  // edge indices from t
+    int x = m_t;
+    while (true) {
+      if (x == m_s) {
+        std::int64_t push_amount = kUnbounded;
+        for (int e : path) push_amount = std::min(push_amount, m_cap[static_cast<std::size_t>(e)]);
+        std::size_t first_saturated = path.size();
+        for (std::size_t i = 0; i < path.size(); ++i) {
+          const auto e = static_cast<std::size_t>(path[i]);
+          m_cap[e] -= push_amount;
+          m_cap[e ^ 1u] += push_amount;
+          if (m_cap[e] == 0 && first_saturated == path.size()) first_saturated = i;
+        }
+        path.resize(first_saturated);
+        x = path.empty() ? m_t : m_to[static_cast<std::size_t>(path.back())];
+        continue;
+      }
+      int& e = m_it[static_cast<std::size_t>(x)];
+      while (e != kNone && !(m_cap[static_cast<std::size_t>(e)] > 0 &&
+                             m_level[static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)])] ==
+                                 m_level[static_cast<std::size_t>(x)] + 1))
+        e = m_next[static_cast<std::size_t>(e)];
+      if (e != kNone) {
+        path.push_back(e);
+        x = m_to[static_cast<std::size_t>(e)];
+        continue;
+      }
+      // Dead end: drop x from the level graph and retreat.
+      m_level[static_cast<std::size_t>(x)] = kNone;
+      if (path.empty()) return;
+      const int back = path.back();
+      path.pop_back();
+      x = m_to[static_cast<std::size_t>(back) ^ 1u];
+      m_it[static_cast<std::size_t>(x)] = m_next[static_cast<std::size_t>(back)];
+    }
+  }
+
+  const Graph& m_g;
+  std::size_t m_n;
+  int m_s = 0, m_t = 0;
+  std::vector<int> m_first, m_next, m_to, m_level, m_it;
+  std::vector<std::int64_t> m_cap;
+  std::vector<std::size_t> m_node_arc, m_source_arc, m_sink_arc, m_edge_arc, m_edge_arc_begin;
+};
+
+}  // namespace
+
+Width compute_width(const Graph& graph, WidthMethod method) {
+  if (graph.node_count() == 0) return {};
+  if (method == WidthMethod::Auto)
+    method = graph.node_count() <= kMatchingMaxNodes ? WidthMethod::Matching : WidthMethod::MinFlow;
+  Width w;
+  if (method == WidthMethod::Matching) {
+    ClosureMatching m(graph);
+    m.run();
+    w = m.result();
+  } else {
+    MinFlow f(graph);
+    f.run();
+    w = f.result();
+  }
+  assert(w.antichain.size() == w.cover.chains.size());  // Dilworth
+  return w;
+}
+
+ChainCover min_chain_cover(const Graph& graph, WidthMethod method) { return compute_width(graph, method).cover; }
+
+std::vector<NodeId> max_antichain(const Graph& graph, WidthMethod method) {
+  return compute_width(graph, method).antichain;
+}
+
+}  // namespace weft::core

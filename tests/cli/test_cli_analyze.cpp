@@ -1,0 +1,219 @@
+// `weft analyze` and `weft devices` through the built binary, on every shared model.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "weft/core/file_io.h"
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+std::string temp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
+
+Result run_weft(const std::string& args) {
+  Result r;
+  const std::string err_path = temp("weft_cli_analyze_stderr_" + std::to_string(::getpid()) + ".txt");
+  const std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " 2>" + err_path;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (auto err = weft::core::read_file(err_path)) r.err = std::move(*err);
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+std::string model(const std::string& name) { return std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx"; }
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+const char* kPpocrDims =
+    " --dim p2o.DynamicDimension.0=1 --dim p2o.DynamicDimension.1=640 --dim p2o.DynamicDimension.2=640";
+
+nlohmann::json analyze_json(const std::string& name, const std::string& extra = "") {
+  const Result r = run_weft("analyze " + model(name) + " --json" + extra);
+  EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const nlohmann::json::exception& e) {
+    ADD_FAILURE() << name << ": not JSON: " << e.what() << "\n" << r.out.substr(0, 400);
+    return {};
+  }
+}
+
+}  // namespace
+
+// The figures of the table in shared/models/README.md, exactly.
+TEST(CliAnalyze, ReadmeTableFigures) {
+  struct Row {
+    const char* name;
+    int ops, edges, depth, widest, antichain;
+  };
+  for (const Row& row : {Row{"googlenet", 139, 165, 58, 4, 4}, Row{"resnet50", 122, 137, 118, 2, 2},
+                         Row{"squeezenet1_1", 65, 72, 49, 2, 2}, Row{"mobilenet_v3_large", 161, 199, 161, 1, 1}}) {
+    const auto j = analyze_json(row.name);
+    ASSERT_TRUE(j.is_object()) << row.name;
+    EXPECT_EQ(j["operators"], row.ops) << row.name;
+    EXPECT_EQ(j["edges"], row.edges) << row.name;
+    EXPECT_EQ(j["depth"], row.depth) << row.name;
+    EXPECT_EQ(j["widest_level"], row.widest) << row.name;
+    EXPECT_EQ(j["antichain_width"], row.antichain) << row.name;
+    EXPECT_EQ(j["unknown_shapes"], 0) << row.name;
+    EXPECT_EQ(j["unknown_costs"], 0) << row.name;
+  }
+  // A chain model gets the "cannot help" verdict.
+  EXPECT_EQ(analyze_json("mobilenet_v3_large")["verdict"], "chain: concurrency cannot help (width 1)");
+}
+
+// Every shared model analyses; the JSON is self-consistent: one entry per operator, levels within
+// depth, level widths sum to the operator count, node times sum to work, the critical path's to span.
+TEST(CliAnalyze, EveryModelIsConsistent) {
+  std::size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(WEFT_TEST_DATA_DIR) + "/models")) {
+    if (entry.path().extension() != ".onnx") continue;
+    ++seen;
+    const std::string name = entry.path().stem().string();
+    const auto j = analyze_json(name, name.rfind("ppocr", 0) == 0 ? kPpocrDims : "");
+    ASSERT_TRUE(j.is_object()) << name;
+    for (const char* key : {"operators", "edges", "tensors", "folded", "depth", "widest_level", "antichain_width",
+                            "work_us", "span_us", "parallelism", "verdict", "unknown_shapes", "device",
+                            "level_widths", "critical_path", "nodes"})
+      EXPECT_TRUE(j.contains(key)) << name << ": missing " << key;
+    const auto& nodes = j["nodes"];
+    ASSERT_EQ(nodes.size(), j["operators"].get<std::size_t>()) << name;
+    double work = 0;
+    std::map<std::string, double> time_of;
+    for (const auto& n : nodes) {
+      EXPECT_GE(n["level"].get<int>(), 0);
+      EXPECT_LT(n["level"].get<int>(), j["depth"].get<int>()) << name;
+      EXPECT_EQ(n["slack"].get<int>(), n["alap"].get<int>() - n["level"].get<int>()) << name;
+      EXPECT_GE(n["time_us"].get<double>(), 0) << name;
+      work += n["time_us"].get<double>();
+      time_of[n["name"].get<std::string>()] = n["time_us"].get<double>();
+    }
+    EXPECT_NEAR(work, j["work_us"].get<double>(), 1e-6 * work + 1e-9) << name;
+    double span = 0;
+    for (const auto& k : j["critical_path"]) span += time_of.at(k.get<std::string>());
+    EXPECT_NEAR(span, j["span_us"].get<double>(), 1e-6 * span + 1e-9) << name;
+    int total = 0;
+    for (const auto& w : j["level_widths"]) total += w.get<int>();
+    EXPECT_EQ(total, j["operators"].get<int>()) << name;
+    EXPECT_EQ(j["level_widths"].size(), j["depth"].get<std::size_t>()) << name;
+    // A level is an antichain, so the widest level never beats the maximum antichain.
+    EXPECT_LE(j["widest_level"].get<int>(), j["antichain_width"].get<int>()) << name;
+    EXPECT_EQ(j["antichain"].size(), j["antichain_width"].get<std::size_t>()) << name;
+    EXPECT_GE(j["parallelism"].get<double>(), 1.0 - 1e-9) << name;
+    if (name != "silero_vad_v5") {
+      EXPECT_EQ(j["unknown_shapes"], 0) << name;
+      EXPECT_EQ(j["unknown_costs"], 0) << name;
+    } else {
+      EXPECT_GE(j["unknown_costs"].get<int>(), 1) << "silero's If is opaque";
+      EXPECT_FALSE(j["notes"].empty());
+    }
+  }
+  EXPECT_GE(seen, 12u);
+}
+
+// The readable summary has every figure and the critical path's heaviest operators.
+TEST(CliAnalyze, TextSummary) {
+  const Result r = run_weft("analyze " + model("googlenet") + " --device a100-sxm");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* part : {"operators       139", "edges           165", "depth           58",
+                           "widest level    4", "antichain width 4", "work/span", "verdict", "a100-sxm",
+                           "critical path, heaviest operators", "Conv"})
+    EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
+}
+
+// ppocr without --dim: the unresolved dims are named and analysis still completes.
+TEST(CliAnalyze, UnresolvedDimsAreReported) {
+  const Result r = run_weft("analyze " + model("ppocr_v4_det") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["unresolved_dims"].empty());
+  EXPECT_GT(j["unknown_shapes"].get<int>(), 0);
+  EXPECT_TRUE(contains(r.err, "p2o.DynamicDimension"));
+}
+
+// --no-fold keeps vit's shape arithmetic: more operators and nothing folded.
+TEST(CliAnalyze, NoFold) {
+  const auto folded = analyze_json("vit_b_16");
+  const auto raw = analyze_json("vit_b_16", " --no-fold");
+  EXPECT_GT(folded["folded"].get<int>(), 0);
+  EXPECT_EQ(raw["folded"], 0);
+  EXPECT_GT(raw["operators"].get<int>(), folded["operators"].get<int>());
+}
+
+// A faster device predicts less work; the device key says which preset was used.
+TEST(CliAnalyze, DeviceChangesCosts) {
+  const auto h200 = analyze_json("resnet50", " --device h200");
+  const auto l4 = analyze_json("resnet50", " --device l4");
+  EXPECT_EQ(h200["device"], "h200");
+  EXPECT_LT(h200["work_us"].get<double>(), l4["work_us"].get<double>());
+}
+
+// Bad input: missing file and garbage bytes are invalid input (2), bad options usage (1); the
+// message names the file.
+TEST(CliAnalyze, ExitCodes) {
+  const std::string missing = temp("weft_no_such_model.onnx");
+  Result r = run_weft("analyze " + missing);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, missing)) << r.err;
+
+  const std::string garbage = temp("weft_cli_garbage.onnx");
+  {
+    std::ofstream out(garbage, std::ios::binary);
+    std::mt19937 rng(7);
+    for (int i = 0; i < 4096; ++i) out.put(static_cast<char>(rng() & 0xff));
+  }
+  r = run_weft("analyze " + garbage);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, garbage)) << r.err;
+  {
+    std::ofstream out(garbage, std::ios::binary | std::ios::trunc);
+  }
+  r = run_weft("analyze " + garbage);
+  EXPECT_EQ(r.code, 2) << r.err;
+  std::filesystem::remove(garbage);
+
+  EXPECT_EQ(run_weft("analyze " + model("googlenet") + " --bogus").code, 1);
+  EXPECT_EQ(run_weft("analyze").code, 1);
+  EXPECT_EQ(run_weft("analyze " + model("googlenet") + " --dim nonsense").code, 1);
+  r = run_weft("analyze " + model("googlenet") + " --device tpu-v9");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "h100-sxm")) << "known devices are listed: " << r.err;
+}
+
+// weft devices lists the presets; without a GPU it says why and exits 3.
+TEST(CliDevices, ListsPresets) {
+  const Result r = run_weft("devices");
+  ASSERT_TRUE(r.code == 0 || r.code == 3) << r.code << r.err;
+  for (const char* preset : {"h100-sxm", "h200", "a100-sxm", "l4", "rtx-4090"})
+    EXPECT_TRUE(contains(r.out, preset)) << preset << "\n" << r.out;
+  if (r.code == 3) {
+    EXPECT_TRUE(contains(r.out, "no CUDA GPU: ")) << r.out;
+  }
+
+  const Result j = run_weft("devices --json");
+  EXPECT_EQ(j.code, r.code);
+  const auto doc = nlohmann::json::parse(j.out);
+  std::set<std::string> names;
+  for (const auto& p : doc["presets"]) names.insert(p["name"].get<std::string>());
+  EXPECT_TRUE(names.count("h100-sxm"));
+  EXPECT_EQ(doc.contains("gpu_error"), j.code == 3);
+  EXPECT_EQ(run_weft("devices --bogus").code, 1);
+}

@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+#include "weft/core/file_io.h"
+#include "weft/core/memory_planner.h"
+
+using namespace weft;
+
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+};
+
+CliRun run_weft(const std::string& args) {
+  CliRun r;
+  const std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string data(const std::string& rel) { return std::string(WEFT_TEST_DATA_DIR) + "/" + rel; }
+
+}  // namespace
+
+// `weft plan --intervals --json` gives arena, bound and an offset per id that really is a valid placement.
+TEST(CliPlan, IntervalsJson) {
+  const std::string csv = data("minimalloc/A.csv");
+  const CliRun r = run_weft("plan --intervals " + csv + " --search-ms 200 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::int64_t arena = j.at("arena_bytes").get<std::int64_t>();
+  const std::int64_t bound = j.at("lower_bound_bytes").get<std::int64_t>();
+  EXPECT_EQ(bound, 1048576);
+  EXPECT_GE(arena, bound);
+  EXPECT_NEAR(j.at("ratio").get<double>(), static_cast<double>(arena) / static_cast<double>(bound), 1e-9);
+  auto text = core::read_file(csv);
+  ASSERT_TRUE(text);
+  auto inst = core::parse_minimalloc_csv(*text);
+  ASSERT_TRUE(inst);
+  ASSERT_EQ(j.at("offsets").size(), inst->ids.size());
+  core::Placement pl;
+  pl.arena_bytes = arena;
+  for (const std::string& id : inst->ids) pl.offset.push_back(j.at("offsets").at(id).get<std::int64_t>());
+  EXPECT_TRUE(core::check_placement(core::interval_problem(*inst), pl));
+  EXPECT_EQ(j.at("planners").size(), core::planner_names().size());
+}
+
+// The text form names every planner with its ratio; errors map to exit codes.
+TEST(CliPlan, IntervalsTextAndErrors) {
+  const CliRun r = run_weft("plan --intervals " + data("minimalloc/B.csv") + " --search-ms 50");
+  ASSERT_EQ(r.code, 0);
+  for (const std::string& name : core::planner_names()) EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  EXPECT_NE(r.out.find("lower bound 1048576"), std::string::npos) << r.out;
+  EXPECT_EQ(run_weft("plan --intervals /nonexistent.csv").code, 3);  // unreadable file: runtime error
+  EXPECT_EQ(run_weft("plan --intervals " + data("minimalloc/B.csv") + " --planner nope").code, 1);
+  EXPECT_EQ(run_weft("plan --intervals " + data("models/resnet50.onnx")).code, 2);  // not a CSV
+}
+
+// On a real model: --json has the bounds and one entry per planned tensor; arena >= bound >= linear parts.
+TEST(CliPlan, ModelJson) {
+  const CliRun r = run_weft("plan " + data("models/googlenet.onnx") + " --json --search-ms 20");
+  if (r.code == 4) GTEST_SKIP() << "the ONNX importer is not in this build";
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::int64_t arena = j.at("arena_bytes").get<std::int64_t>();
+  EXPECT_GE(arena, j.at("lower_bound_bytes").get<std::int64_t>());
+  EXPECT_GE(j.at("no_reuse_bytes").get<std::int64_t>(), arena);
+  EXPECT_GE(j.at("sequential_arena_bytes").get<std::int64_t>(), j.at("linear_lower_bound_bytes").get<std::int64_t>());
+  EXPECT_GT(j.at("tensors").size(), 50u);
+  for (const auto& t : j.at("tensors")) {
+    EXPECT_EQ(t.at("offset").get<std::int64_t>() % 256, 0);
+    EXPECT_LE(t.at("offset").get<std::int64_t>() + t.at("size").get<std::int64_t>(), arena);
+  }
+}

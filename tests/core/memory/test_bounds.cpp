@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include "memory_test_util.h"
+#include "test_graphs.h"
+#include "weft/core/memory_planner.h"
+
+using namespace weft;
+
+namespace {
+constexpr std::int64_t kTensor = 4096;
+}
+
+// Golden bounds: branches concurrent → all four intermediates at once; one stream → two.
+TEST(Bounds, TwoBranches) {
+  const core::Graph g = test::make_two_branches(3);
+  const core::Schedule two{{{0, 1, 2}, {3, 4, 5}}, {}, "hand", ""};
+  const core::Schedule one{{{0, 1, 2, 3, 4, 5}}, {}, "hand", ""};
+  auto b2 = core::concurrent_lower_bound(g, two);
+  ASSERT_TRUE(b2);
+  EXPECT_EQ(b2->bytes, 4 * kTensor);
+  EXPECT_EQ(b2->antichain.size(), 4u);
+  auto b1 = core::concurrent_lower_bound(g, one);
+  ASSERT_TRUE(b1);
+  EXPECT_EQ(b1->bytes, 2 * kTensor);
+  EXPECT_EQ(core::linear_lower_bound(g, one.streams[0]), 2 * kTensor);
+}
+
+// Golden: a diamond's root output is read by both arms, so it is live with both arm outputs.
+TEST(Bounds, Diamond) {
+  const core::Graph g = test::make_diamond();  // n0 -> {n1, n2} -> n3
+  const core::Schedule two{{{0, 1, 3}, {2}}, {}, "hand", ""};
+  auto b = core::concurrent_lower_bound(g, two);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->bytes, 3 * kTensor);
+  const std::vector<core::NodeId> order{0, 1, 2, 3};
+  EXPECT_EQ(core::linear_lower_bound(g, order), 3 * kTensor);
+}
+
+// The flow bound equals a brute-force maximum-weight clique of the conflict graph (= max-weight
+// antichain of dead-before), its antichain is pairwise conflicting, and on one stream it equals
+// the linear bound.
+TEST(Bounds, ConcurrentBoundIsExact) {
+  int multi_stream = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const core::Graph g = test::make_random_dag(12, 0.25, seed, 3);
+    const int streams = 1 + static_cast<int>(seed % 4);
+    const core::Schedule s = test::random_schedule(g, streams, seed * 13);
+    auto live = core::compute_liveness(g, s);
+    ASSERT_TRUE(live);
+    if (live->tensors.size() > 18) continue;
+    auto bound = core::concurrent_lower_bound(g, s);
+    ASSERT_TRUE(bound) << bound.error().message;
+    EXPECT_EQ(bound->bytes, test::brute_force_max_clique(live->problem)) << "seed " << seed;
+    std::int64_t w = 0;
+    for (std::size_t i = 0; i < bound->antichain.size(); ++i) {
+      const auto bi = live->block_of[static_cast<std::size_t>(bound->antichain[i])];
+      w += live->problem.size[static_cast<std::size_t>(bi)];
+      for (std::size_t j = i + 1; j < bound->antichain.size(); ++j) {
+        const auto bj = live->block_of[static_cast<std::size_t>(bound->antichain[j])];
+        const auto& c = live->problem.conflicts[static_cast<std::size_t>(bi)];
+        EXPECT_NE(std::find(c.begin(), c.end(), bj), c.end()) << "antichain members must conflict, seed " << seed;
+      }
+    }
+    EXPECT_EQ(w, bound->bytes);
+    if (s.stream_count() == 1) EXPECT_EQ(bound->bytes, core::linear_lower_bound(g, s.streams[0]));
+    else ++multi_stream;
+  }
+  EXPECT_GT(multi_stream, 20);
+}
+
+// A fan-out whose readers sit on different streams needs the join of its readers in the network.
+TEST(Bounds, MultiReaderJoin) {
+  // n0 -> n1, n0 -> n2; n1 -> n3; n2 -> n4; n3, n4 -> n5. n0_out is read by n1 and n2 on two streams.
+  const core::Graph g = test::make_dag(6, {{0, 1}, {0, 2}, {1, 3}, {2, 4}, {3, 5}, {4, 5}});
+  const core::Schedule s{{{0, 1, 3, 5}, {2, 4}}, {}, "hand", ""};
+  auto live = core::compute_liveness(g, s);
+  ASSERT_TRUE(live);
+  auto bound = core::concurrent_lower_bound(g, s);
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(bound->bytes, test::brute_force_max_clique(live->problem));
+  // n0_out dies only before n5; the arms run concurrently: all five intermediates are live at once.
+  EXPECT_EQ(bound->bytes, 5 * kTensor);
+}

@@ -1,0 +1,94 @@
+#include <gtest/gtest.h>
+
+#include "memory_test_util.h"
+#include "test_graphs.h"
+#include "weft/core/memory_planner.h"
+
+using namespace weft;
+
+namespace {
+
+bool conflicts(const core::Liveness& live, core::TensorId a, core::TensorId b) {
+  const auto& c = live.problem.conflicts[static_cast<std::size_t>(live.block_of[static_cast<std::size_t>(a)])];
+  return std::find(c.begin(), c.end(), live.block_of[static_cast<std::size_t>(b)]) != c.end();
+}
+
+core::TensorId t(const core::Graph& g, const std::string& name) { return *g.find_tensor(name); }
+
+}  // namespace
+
+// Two branches on two streams: every intermediate of one branch conflicts with every one of the other.
+TEST(Liveness, ConcurrentBranchesConflict) {
+  const core::Graph g = test::make_two_branches(3);  // n0 n1 n2 | n3 n4 n5
+  const core::Schedule two{{{0, 1, 2}, {3, 4, 5}}, {}, "hand", ""};
+  auto live = core::compute_liveness(g, two);
+  ASSERT_TRUE(live) << live.error().message;
+  ASSERT_EQ(live->tensors.size(), 4u);  // n0_out n1_out n3_out n4_out (n2_out, n5_out are outputs)
+  EXPECT_TRUE(conflicts(*live, t(g, "n0_out"), t(g, "n3_out")));
+  EXPECT_TRUE(conflicts(*live, t(g, "n0_out"), t(g, "n4_out")));
+  EXPECT_TRUE(conflicts(*live, t(g, "n1_out"), t(g, "n3_out")));
+  EXPECT_TRUE(conflicts(*live, t(g, "n0_out"), t(g, "n1_out")));  // n1 reads one and writes the other
+  EXPECT_FALSE(live->problem.conflicts_are_overlaps);
+}
+
+// The same graph on one stream is interval overlap: n0_out (steps 0-1) and n3_out (steps 3-4) may share.
+TEST(Liveness, OneStreamIsIntervalOverlap) {
+  const core::Graph g = test::make_two_branches(3);
+  const core::Schedule one{{{0, 1, 2, 3, 4, 5}}, {}, "hand", ""};
+  auto live = core::compute_liveness(g, one);
+  ASSERT_TRUE(live);
+  EXPECT_TRUE(live->problem.conflicts_are_overlaps);
+  EXPECT_FALSE(conflicts(*live, t(g, "n0_out"), t(g, "n3_out")));
+  EXPECT_FALSE(conflicts(*live, t(g, "n1_out"), t(g, "n4_out")));
+  EXPECT_TRUE(conflicts(*live, t(g, "n3_out"), t(g, "n4_out")));
+  // Interleaved order on one stream: n0_out lives until n1 runs, after n3 made n3_out.
+  const core::Schedule inter{{{0, 3, 1, 4, 2, 5}}, {}, "hand", ""};
+  auto live2 = core::compute_liveness(g, inter);
+  ASSERT_TRUE(live2);
+  EXPECT_TRUE(conflicts(*live2, t(g, "n0_out"), t(g, "n3_out")));
+  EXPECT_FALSE(conflicts(*live2, t(g, "n0_out"), t(g, "n4_out")));
+}
+
+// Sizes are padded to the alignment; graph outputs join the arena only when asked.
+TEST(Liveness, AlignmentAndOutputs) {
+  const core::Graph g = test::make_dag(2, {{0, 1}}, 10);  // 40-byte tensors
+  const core::Schedule s{{{0, 1}}, {}, "hand", ""};
+  core::PlanOptions o;
+  o.alignment = 64;
+  auto live = core::compute_liveness(g, s, o);
+  ASSERT_TRUE(live);
+  ASSERT_EQ(live->tensors.size(), 1u);
+  EXPECT_EQ(live->problem.size[0], 64);
+  o.outputs_in_arena = true;
+  auto with_out = core::compute_liveness(g, s, o);
+  ASSERT_TRUE(with_out);
+  EXPECT_EQ(with_out->tensors.size(), 2u);
+}
+
+// A schedule whose stream order contradicts a data edge deadlocks and is refused.
+TEST(Liveness, DeadlockIsAnError) {
+  const core::Graph g = test::make_chain(3);
+  const core::Schedule s{{{2, 1, 0}}, {}, "hand", ""};
+  auto live = core::compute_liveness(g, s);
+  ASSERT_FALSE(live);
+  EXPECT_EQ(live.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(live.error().message.find("deadlock"), std::string::npos);
+}
+
+// Conflicts equal the definition (neither dead-before the other) on random DAGs × random schedules.
+TEST(Liveness, MatchesDefinitionOnRandomSchedules) {
+  for (std::uint64_t seed = 1; seed <= 25; ++seed) {
+    const core::Graph g = test::make_random_dag(30, 0.15, seed);
+    const core::Schedule s = test::random_schedule(g, 1 + static_cast<int>(seed % 4), seed * 7);
+    auto live = core::compute_liveness(g, s);
+    ASSERT_TRUE(live) << live.error().message;
+    auto hb = core::HappensBefore::build(g, s);
+    ASSERT_TRUE(hb);
+    for (std::size_t i = 0; i < live->tensors.size(); ++i)
+      for (std::size_t j = i + 1; j < live->tensors.size(); ++j) {
+        const core::TensorId a = live->tensors[i], b = live->tensors[j];
+        const bool expect = !test::dead_before(g, *hb, a, b) && !test::dead_before(g, *hb, b, a);
+        ASSERT_EQ(conflicts(*live, a, b), expect) << "seed " << seed << " tensors " << g.tensor(a).name << ", " << g.tensor(b).name;
+      }
+  }
+}

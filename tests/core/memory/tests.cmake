@@ -1,0 +1,5 @@
+weft_add_test(test_memory_liveness SOURCES memory/test_liveness.cpp LABELS core)
+weft_add_test(test_memory_planners SOURCES memory/test_planners.cpp LABELS core)
+weft_add_test(test_memory_bounds SOURCES memory/test_bounds.cpp LABELS core)
+weft_add_test(test_memory_intervals SOURCES memory/test_intervals.cpp LABELS core)
+weft_add_test(test_memory_growth SOURCES memory/test_growth.cpp LABELS core)

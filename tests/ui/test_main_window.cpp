@@ -1,0 +1,233 @@
+// The main window: a 10k-node model loads off the GUI thread (the event loop keeps turning),
+// loading can be cancelled, a real model opens, a project saves and reopens with the same
+// schedule, a broken project is refused, recent files drop missing entries.
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "ui_test_support.h"
+#include "weft/ui/graph_view.h"
+#include "weft/ui/lanes_view.h"
+#include "weft/ui/main_window.h"
+#include "weft/ui/panels.h"
+#include "weft/ui/synthetic_model.h"
+
+using weft::core::NodeId;
+using weft::ui::MainWindow;
+
+namespace {
+const QString kGooglenet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/googlenet.onnx");
+
+bool wait_loaded(QSignalSpy& spy) {
+  return weft::test::wait_until([&] { return spy.count() > 0; }, 60000) && spy.last().at(0).toBool();
+}
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("weft-tests");
+    QCoreApplication::setApplicationName("test_main_window");
+    QSettings().clear();
+  }
+  void largeModelLoadsWithoutBlocking();
+  void loadingCanBeCancelled();
+  void opensRealModel();
+  void projectRoundTrip();
+  void brokenProjectIsRefused();
+  void recentFilesDropMissing();
+  void findSelectsAndCounts();
+  void largeGraphPaintsFast();
+};
+
+void TestMainWindow::largeModelLoadsWithoutBlocking() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  // A timer on the GUI thread: while the worker imports and analyses 10k nodes, it must keep firing.
+  int ticks = 0;
+  qint64 longest_gap = 0;
+  QElapsedTimer gap;
+  QTimer timer;
+  timer.setInterval(5);
+  QObject::connect(&timer, &QTimer::timeout, [&] {
+    if (!w.isLoading()) return;
+    if (gap.isValid()) longest_gap = std::max(longest_gap, gap.restart());
+    else gap.start();
+    ++ticks;
+  });
+  timer.start();
+  QElapsedTimer clock;
+  clock.start();
+  w.openGraph("random-10k", [] {
+    // Built in the worker, like an import: dense enough to take a while.
+    return weft::core::Expected<weft::core::Graph>(weft::test::make_random_dag(10000, 0.0008, 42, 3));
+  });
+  QVERIFY(w.isLoading());
+  QVERIFY(wait_loaded(done));
+  const qint64 total = clock.elapsed();
+  QVERIFY(w.document()->hasModel());
+  QCOMPARE(w.document()->graph().node_count(), std::size_t{10000});
+  qInfo() << "10k load" << total << "ms, GUI ticks while loading" << ticks << "longest gap" << longest_gap << "ms";
+  QVERIFY2(ticks >= 5, "the event loop did not turn while loading");
+  QVERIFY2(longest_gap < 250, "the GUI thread stalled while loading");
+}
+
+void TestMainWindow::loadingCanBeCancelled() {
+  MainWindow w;
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openGraph("random-10k", [] {
+    return weft::core::Expected<weft::core::Graph>(weft::test::make_random_dag(10000, 0.0008, 43, 3));
+  });
+  w.cancelLoading();
+  QVERIFY(weft::test::wait_until([&] { return done.count() > 0; }));
+  QCOMPARE(done.last().at(0).toBool(), false);
+  QVERIFY(done.last().at(1).toString().contains("cancel", Qt::CaseInsensitive));
+  QVERIFY(!w.document()->hasModel());
+}
+
+void TestMainWindow::opensRealModel() {
+  MainWindow w;
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGooglenet);
+  QVERIFY(wait_loaded(done));
+  QCOMPARE(w.document()->graph().node_count(), std::size_t{139});
+  QCOMPARE(w.document()->analysis().levels.depth, 58);
+  QVERIFY(w.document()->schedule().stream_count() > 1);
+  QVERIFY(weft::ui::bridge::validate_schedule(w.document()->graph(), w.document()->schedule()));
+  QVERIFY(w.summaryPanel()->text().contains("streams"));
+  QVERIFY(w.windowTitle().contains("googlenet.onnx"));
+  QVERIFY(!w.document()->analysis().critical.nodes.empty());
+  // A missing file is reported, not crashed on, and the loaded model stays.
+  w.openModel("/nonexistent/model.onnx");
+  QVERIFY(weft::test::wait_until([&] { return done.count() > 1; }));
+  QCOMPARE(done.last().at(0).toBool(), false);
+  QVERIFY(w.lastMessage().contains("/nonexistent/model.onnx"));
+  QCOMPARE(w.document()->graph().node_count(), std::size_t{139});
+}
+
+void TestMainWindow::projectRoundTrip() {
+  QTemporaryDir dir;
+  const QString project = dir.filePath("g.weft");
+  std::vector<std::vector<NodeId>> saved;
+  {
+    MainWindow w;
+    QSignalSpy done(&w, &MainWindow::loadFinished);
+    w.openModel(kGooglenet);
+    QVERIFY(wait_loaded(done));
+    // Make the schedule distinctive: a stream added, a strategy's cap changed.
+    auto* doc = w.document();
+    QVERIFY(doc->mergeStreams(0, 1));
+    QVERIFY(doc->addStream());
+    w.strategyPanel()->streamCap()->setValue(5);
+    saved = doc->schedule().streams;
+    QVERIFY(w.saveProject(project));
+    QVERIFY(QFile::exists(project));
+    QVERIFY(doc->undoStack()->isClean());
+  }
+  MainWindow w2;
+  QSignalSpy done(&w2, &MainWindow::loadFinished);
+  w2.openProject(project);
+  QVERIFY(wait_loaded(done));
+  QCOMPARE(w2.document()->schedule().streams, saved);
+  QCOMPARE(w2.strategyPanel()->streamCap()->value(), 5);
+  QCOMPARE(w2.document()->undoStack()->count(), 0);
+  // Export writes the same schedule as JSON that reads back.
+  const QString json = dir.filePath("s.json");
+  QVERIFY(w2.exportSchedule(json));
+  QFile f(json);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  auto back = weft::ui::bridge::schedule_from_json(w2.document()->graph(), f.readAll().toStdString());
+  QVERIFY(back);
+  QCOMPARE(back->streams, saved);
+}
+
+void TestMainWindow::brokenProjectIsRefused() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("broken.weft");
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("{\"format\": \"weft-project\", \"version\": 1}");
+  f.close();
+  MainWindow w;
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openProject(path);
+  QCOMPARE(done.count(), 1);
+  QCOMPARE(done.last().at(0).toBool(), false);
+  QVERIFY(w.lastMessage().contains("broken.weft"));
+  QVERIFY(!w.document()->hasModel());
+}
+
+void TestMainWindow::recentFilesDropMissing() {
+  QTemporaryDir dir;
+  const QString gone = dir.filePath("gone.onnx");
+  QSettings().setValue("recentFiles", QStringList{gone, kGooglenet});
+  MainWindow w;
+  QCOMPARE(w.recentFiles(), QStringList{kGooglenet});
+}
+
+void TestMainWindow::findSelectsAndCounts() {
+  MainWindow w;
+  w.resize(1200, 800);
+  w.show();
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGooglenet);
+  QVERIFY(wait_loaded(done));
+  const int concats = w.graphView()->find("concat");
+  QCOMPARE(concats, 9);  // googlenet's nine Inception blocks each end in a Concat
+  QCOMPARE(w.document()->selection().size(), std::size_t{1});
+  const NodeId first = w.document()->selection().front();
+  QCOMPARE(QString::fromStdString(w.document()->graph().node(first).op_type), QString("Concat"));
+  w.graphView()->find("concat");
+  QVERIFY(w.document()->selection().front() != first);
+  QCOMPARE(w.graphView()->find("no-such-operator"), 0);
+  // The clicked node in the graph view is the one the selection names.
+  w.graphView()->centerOn(first);
+  const QPointF c = w.graphView()->nodeWorldRect(first).center();
+  QCOMPARE(w.graphView()->nodeAt(QPointF(w.graphView()->width() / 2.0, w.graphView()->height() / 2.0)), first);
+  Q_UNUSED(c);
+}
+
+void TestMainWindow::largeGraphPaintsFast() {
+  // 5k nodes: a full repaint of the graph and lanes views, fitted and zoomed in, stays interactive.
+  weft::ui::StudioDocument doc;
+  weft::ui::GraphView graph(&doc);
+  weft::ui::LanesView lanes(&doc);
+  graph.resize(1000, 800);
+  lanes.resize(1400, 500);
+  auto g = weft::ui::make_synthetic_graph(5000, 3);
+  QVERIFY(g);
+  QElapsedTimer clock;
+  clock.start();
+  doc.setModel(weft::test::make_loaded(std::move(*g), {}));
+  QVERIFY(doc.applyStrategy("chains", {}));
+  const qint64 set_ms = clock.restart();
+  graph.fit();
+  (void)graph.grab();  // first paint warms caches (fonts, glyphs)
+  clock.restart();
+  (void)graph.grab();
+  const qint64 fitted_ms = clock.restart();
+  graph.centerOn(2500);
+  (void)graph.grab();
+  const qint64 zoomed_ms = clock.restart();
+  (void)lanes.grab();
+  const qint64 lanes_ms = clock.restart();
+  QVERIFY(doc.moveNodes({doc.schedule().streams[0].back()}, 1, 0) || !doc.lastRefusal().isEmpty());
+  const qint64 edit_ms = clock.restart();
+  qInfo() << "5k nodes: model+strategy" << set_ms << "ms, graph fitted" << fitted_ms << "ms, zoomed" << zoomed_ms
+          << "ms, lanes" << lanes_ms << "ms, one edit" << edit_ms << "ms";
+  QVERIFY(fitted_ms < 300);
+  QVERIFY(zoomed_ms < 300);
+  QVERIFY(lanes_ms < 300);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

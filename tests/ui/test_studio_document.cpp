@@ -1,0 +1,182 @@
+// The document's edits: valid moves become one undo step each, invalid ones are refused and
+// change nothing; streams are added, removed and merged; strategies apply and undo; the node
+// table passes QAbstractItemModelTester through edits and resets.
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "ui_test_support.h"
+#include "weft/ui/node_table_model.h"
+
+using weft::core::NodeId;
+using weft::test::make_loaded;
+using weft::ui::StudioDocument;
+using Streams = std::vector<std::vector<NodeId>>;
+
+class TestStudioDocument : public QObject {
+  Q_OBJECT
+ private slots:
+  void minimalEventsOfDiamond();
+  void moveToOtherStreamUndoRedo();
+  void deadlockingMoveIsRefused();
+  void contiguousMultiMoveIsOneUndoStep();
+  void scatteredMultiMoveIsOneUndoStep();
+  void addRemoveMergeStreams();
+  void strategyApplyAndUndo();
+  void figuresFollowEdits();
+  void nodeTableModelPassesTester();
+  void selectionIsShared();
+};
+
+void TestStudioDocument::minimalEventsOfDiamond() {
+  // n0 -> {n1, n2} -> n3 with n2 alone on stream 1: one event in, one out.
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_diamond(), {{0, 1, 3}, {2}}));
+  const std::vector<weft::core::Event> expected = {{0, 2}, {2, 3}};
+  QCOMPARE(doc.schedule().events, expected);
+  QVERIFY(weft::ui::bridge::validate_schedule(doc.graph(), doc.schedule()));
+}
+
+void TestStudioDocument::moveToOtherStreamUndoRedo() {
+  // Two independent chains n0-n1-n2 and n3-n4-n5; moving n5 after n2 is valid.
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  QSignalSpy changed(&doc, &StudioDocument::scheduleChanged);
+  QVERIFY(doc.moveNodes({5}, 0, 3));
+  QCOMPARE(doc.schedule().streams, (Streams{{0, 1, 2, 5}, {3, 4}}));
+  QCOMPARE(doc.schedule().events, (std::vector<weft::core::Event>{{4, 5}}));
+  QCOMPARE(doc.schedule().strategy, std::string("hand"));
+  QCOMPARE(doc.undoStack()->count(), 1);
+  QCOMPARE(changed.count(), 1);
+  doc.undoStack()->undo();
+  QCOMPARE(doc.schedule().streams, (Streams{{0, 1, 2}, {3, 4, 5}}));
+  QVERIFY(doc.schedule().events.empty());
+  doc.undoStack()->redo();
+  QCOMPARE(doc.streamOf(5), 0);
+  QCOMPARE(doc.positionOf(5), 3);
+}
+
+void TestStudioDocument::deadlockingMoveIsRefused() {
+  // Chain n0 -> n1 -> n2 with n1 on stream 1: putting n2 before n1 on stream 1 deadlocks.
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_chain(3), {{0, 2}, {1}}));
+  const weft::core::Schedule before = doc.schedule();
+  QSignalSpy refused(&doc, &StudioDocument::editRefused);
+  QVERIFY(!doc.moveNodes({2}, 1, 0));
+  QCOMPARE(refused.count(), 1);
+  QVERIFY(!refused.at(0).at(0).toString().isEmpty());
+  QVERIFY(!doc.lastRefusal().isEmpty());
+  QCOMPARE(doc.schedule().streams, before.streams);
+  QCOMPARE(doc.schedule().events, before.events);
+  QCOMPARE(doc.undoStack()->count(), 0);
+  // Out of range targets are refused too.
+  QVERIFY(!doc.moveNodes({2}, 5, 0));
+  QVERIFY(!doc.moveNodes({2}, 1, 7));
+  QCOMPARE(doc.schedule().streams, before.streams);
+}
+
+void TestStudioDocument::contiguousMultiMoveIsOneUndoStep() {
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  QVERIFY(doc.moveNodes({4, 5}, 0, 1));  // n4, n5 between n0 and n1
+  QCOMPARE(doc.schedule().streams, (Streams{{0, 4, 5, 1, 2}, {3}}));
+  QCOMPARE(doc.undoStack()->count(), 1);
+  doc.undoStack()->undo();
+  QCOMPARE(doc.schedule().streams, (Streams{{0, 1, 2}, {3, 4, 5}}));
+}
+
+void TestStudioDocument::scatteredMultiMoveIsOneUndoStep() {
+  // n3 and n5 (not adjacent) to the end of stream 0: n4 stays on stream 1 between them.
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  QVERIFY(doc.moveNodes({5, 3}, 0, 3));
+  QCOMPARE(doc.schedule().streams, (Streams{{0, 1, 2, 3, 5}, {4}}));
+  QCOMPARE(doc.schedule().events, (std::vector<weft::core::Event>{{3, 4}, {4, 5}}));
+  QCOMPARE(doc.undoStack()->count(), 1);
+  doc.undoStack()->undo();
+  QCOMPARE(doc.schedule().streams, (Streams{{0, 1, 2}, {3, 4, 5}}));
+}
+
+void TestStudioDocument::addRemoveMergeStreams() {
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_two_branches(2), {{0, 1}, {2, 3}}));
+  QVERIFY(doc.addStream());
+  QCOMPARE(doc.schedule().stream_count(), std::size_t{3});
+  QVERIFY(!doc.removeStream(0));  // holds nodes
+  QVERIFY(doc.lastRefusal().contains("stream 0"));
+  QVERIFY(doc.removeStream(2));
+  QCOMPARE(doc.schedule().stream_count(), std::size_t{2});
+  QVERIFY(doc.mergeStreams(0, 1));
+  QCOMPARE(doc.schedule().stream_count(), std::size_t{1});
+  QCOMPARE(doc.schedule().streams[0].size(), std::size_t{4});
+  QVERIFY(doc.schedule().events.empty());
+  QVERIFY(weft::ui::bridge::validate_schedule(doc.graph(), doc.schedule()));
+  QCOMPARE(doc.undoStack()->count(), 3);
+  doc.undoStack()->undo();
+  doc.undoStack()->undo();
+  doc.undoStack()->undo();
+  QCOMPARE(doc.schedule().streams, (Streams{{0, 1}, {2, 3}}));
+}
+
+void TestStudioDocument::strategyApplyAndUndo() {
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_fan_out(4), {{0, 1}, {2}, {3}, {4}}));
+  QVERIFY(doc.applyStrategy("sequential", {}));
+  QCOMPARE(doc.schedule().stream_count(), std::size_t{1});
+  QCOMPARE(doc.schedule().strategy, std::string("sequential"));
+  QCOMPARE(doc.undoStack()->count(), 1);
+  doc.undoStack()->undo();
+  QCOMPARE(doc.schedule().stream_count(), std::size_t{4});
+  QVERIFY(!doc.applyStrategy("no-such-strategy", {}));
+  QVERIFY(doc.lastRefusal().contains("no-such-strategy"));
+  QCOMPARE(doc.undoStack()->count(), 1);
+}
+
+void TestStudioDocument::figuresFollowEdits() {
+  // Fan-out on four streams: makespan is two node times; on one stream it is five.
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_fan_out(4), {{0, 1}, {2}, {3}, {4}}));
+  const double t = doc.nodeTimes()[0];
+  QVERIFY(t > 0);
+  QCOMPARE(doc.figures().streams, 4);
+  QCOMPARE(doc.figures().events, 3);
+  QVERIFY(qAbs(doc.figures().ideal_us - 2 * t) < 1e-9);  // identical nodes: equal times
+  QVERIFY(doc.applyStrategy("sequential", {}));
+  QCOMPARE(doc.figures().streams, 1);
+  QCOMPARE(doc.figures().events, 0);
+  QVERIFY(qAbs(doc.figures().ideal_us - doc.figures().sequential_us) < 1e-9);
+  QVERIFY(qAbs(doc.figures().speedup - 1.0) < 1e-9);
+}
+
+void TestStudioDocument::nodeTableModelPassesTester() {
+  StudioDocument doc;
+  weft::ui::NodeTableModel model(&doc);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QCOMPARE(model.rowCount(), 0);
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  QCOMPARE(model.rowCount(), 6);
+  QCOMPARE(model.columnCount(), int{weft::ui::NodeTableModel::ColumnCount});
+  QCOMPARE(model.data(model.index(5, weft::ui::NodeTableModel::Name)).toString(), QString("n5"));
+  QCOMPARE(model.data(model.index(5, weft::ui::NodeTableModel::Stream)).toInt(), 1);
+  QCOMPARE(model.data(model.index(4, weft::ui::NodeTableModel::Level)).toInt(), 1);
+  QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+  QVERIFY(doc.moveNodes({5}, 0, 3));
+  QCOMPARE(changed.count(), 1);
+  QCOMPARE(model.data(model.index(5, weft::ui::NodeTableModel::Stream)).toInt(), 0);
+  QCOMPARE(model.data(model.index(5, weft::ui::NodeTableModel::Position)).toInt(), 3);
+  doc.setModel(make_loaded(weft::test::make_random_dag(40, 0.2, 7), {}));
+}
+
+void TestStudioDocument::selectionIsShared() {
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_diamond(), {{0, 1, 3}, {2}}));
+  QSignalSpy spy(&doc, &StudioDocument::selectionChanged);
+  doc.setSelection({2, 1, 2});
+  QCOMPARE(doc.selection(), (std::vector<NodeId>{1, 2}));
+  QVERIFY(doc.isSelected(1) && doc.isSelected(2) && !doc.isSelected(0));
+  doc.setSelection({1, 2});  // unchanged: no signal
+  QCOMPARE(spy.count(), 1);
+}
+
+QTEST_MAIN(TestStudioDocument)
+#include "test_studio_document.moc"

@@ -1,0 +1,42 @@
+#pragma once
+// Helpers for the studio tests: a LoadedModel from a hand-built graph and a hand-made schedule.
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
+#include <memory>
+
+#include "test_graphs.h"
+#include "weft/ui/core_bridge.h"
+#include "weft/ui/studio_document.h"
+
+namespace weft::test {
+
+/// Wraps `graph` as the loader would, with `streams` as the schedule (events computed).
+inline ui::LoadedModel make_loaded(core::Graph graph, std::vector<std::vector<core::NodeId>> streams) {
+  ui::LoadedModel m;
+  m.path = "hand-built";
+  m.graph = std::make_shared<const core::Graph>(std::move(graph));
+  m.device = ui::bridge::default_device();
+  const core::CostTable costs = core::estimate_costs(*m.graph, m.device);
+  m.analysis = std::make_shared<const core::AnalysisReport>(ui::bridge::analyze(*m.graph, costs));
+  if (streams.empty()) streams.emplace_back(m.graph->topo_order().begin(), m.graph->topo_order().end());
+  m.schedule.streams = std::move(streams);
+  m.schedule.strategy = "hand";
+  m.schedule.events = ui::bridge::compute_events(*m.graph, m.schedule);
+  return m;
+}
+
+/// Spins the event loop until `done()` or `ms` elapse; returns done().
+template <class F>
+bool wait_until(F done, int ms = 20000) {
+  QElapsedTimer clock;
+  clock.start();
+  while (!done() && clock.elapsed() < ms) {
+    QEventLoop loop;
+    QTimer::singleShot(5, &loop, &QEventLoop::quit);
+    loop.exec();
+  }
+  return done();
+}
+
+}  // namespace weft::test

@@ -1,0 +1,67 @@
+#pragma once
+// Stream lanes: one lane per stream, the nodes as boxes in stream order, placed as early as
+// stream order and events allow; event arrows between lanes. Dragging nodes edits the schedule
+// through StudioDocument (one undo step per drop); rubber band selects.
+#include <QAbstractScrollArea>
+#include <QPoint>
+#include <QRect>
+#include <vector>
+
+#include "weft/core/graph.h"
+
+namespace weft::ui {
+
+class StudioDocument;
+
+class LanesView : public QAbstractScrollArea {
+  Q_OBJECT
+ public:
+  enum class WidthMode { Uniform, PredictedTime };
+
+  explicit LanesView(StudioDocument* doc, QWidget* parent = nullptr);
+
+  void setWidthMode(WidthMode mode);
+  WidthMode widthMode() const { return m_mode; }
+
+  /// Box of node n in viewport coordinates (may lie outside the viewport).
+  QRect nodeRect(core::NodeId n) const;
+  /// Lane under viewport y, or -1.
+  int laneAt(int y) const;
+  /// A viewport point where dropping the current selection lands it at `position` (counted among
+  /// the lane's unselected nodes) of `stream`.
+  QPoint dropPoint(int stream, int position) const;
+  /// Scrolls so node n is visible.
+  void ensureNodeVisible(core::NodeId n);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
+
+ private:
+  void relayout();
+  void updateScrollBars();
+  core::NodeId nodeAt(QPoint viewport_pos) const;
+  int contentX(int viewport_x) const;
+  int viewX(double content_x) const;
+  int laneTop(int lane) const;
+  /// Target (stream, position) for a drop at viewport point p.
+  std::pair<int, int> dropTarget(QPoint p) const;
+
+  StudioDocument* m_doc;
+  WidthMode m_mode = WidthMode::PredictedTime;
+  double m_zoom = 1.0;
+  std::vector<double> m_x, m_w;  ///< content x and width per node (unzoomed px)
+  double m_content_width = 0;
+  // Interaction state.
+  core::NodeId m_press_node = core::kNoNode;
+  QPoint m_press_pos, m_drag_pos;
+  bool m_dragging = false;
+  bool m_rubber = false;
+};
+
+}  // namespace weft::ui

@@ -1,0 +1,36 @@
+#pragma once
+// Loading off the GUI thread: import (or any graph source), costs, analysis and a first
+// schedule run in QtConcurrent; progress and cancellation go through the QFuture.
+#include <QFuture>
+#include <QString>
+#include <functional>
+
+#include "weft/core/graph.h"
+#include "weft/core/strategies.h"
+#include "weft/ui/studio_document.h"
+
+namespace weft::ui {
+
+/// Produces the graph in the worker thread (import_onnx for files; tests pass synthetic graphs).
+using GraphSource = std::function<core::Expected<core::Graph>()>;
+
+struct LoadRequest {
+  QString path;            ///< shown in titles and saved in projects
+  GraphSource source;      ///< empty: import_onnx(path)
+  QString strategy;        ///< first schedule; empty: the studio's default
+  core::StrategyOptions options;
+};
+
+/// The strategy the studio applies after loading when none is asked for.
+QString default_strategy();
+
+/// Starts loading. The future reports progress 0..100 with text; on failure it throws no
+/// exception but finishes with no result and sets `error` (read it after finished()).
+/// Cancel with future.cancel(): the worker stops at the next stage boundary.
+struct LoadJob {
+  QFuture<LoadedModel> future;
+  std::shared_ptr<QString> error;
+};
+LoadJob start_loading(LoadRequest request);
+
+}  // namespace weft::ui

@@ -1,0 +1,30 @@
+#pragma once
+// Studio project (.weft): the model's path, the schedule (schedule JSON) and the panel settings,
+// as one JSON document saved atomically (core::write_file_atomic).
+#include <QString>
+
+#include "weft/core/expected.h"
+
+namespace weft::ui {
+
+class StudioDocument;
+
+struct ProjectSettings {
+  QString strategy;
+  int max_streams = 8;
+  double granularity_us = -1;
+  QString lane_widths = "time";  ///< "time" or "uniform"
+};
+
+struct Project {
+  QString model_path;     ///< absolute
+  QString schedule_json;  ///< schedule JSON text (bridge::schedule_to_json)
+  ProjectSettings settings;
+};
+
+/// Writes the document's model path, schedule and `settings` to `path` atomically.
+core::Status save_project(const QString& path, const StudioDocument& doc, const ProjectSettings& settings);
+/// Reads a project; the model path is resolved against the project's folder when relative or moved.
+core::Expected<Project> load_project(const QString& path);
+
+}  // namespace weft::ui

@@ -1,0 +1,105 @@
+#pragma once
+// The studio's document: one model (immutable Graph), its analysis, the current schedule, the
+// undo stack of schedule edits and the node selection shared by every view.
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+#include <memory>
+#include <vector>
+
+#include "weft/core/analysis.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/graph.h"
+#include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
+
+namespace weft::ui {
+
+/// What the loader hands the document: everything computed off the GUI thread.
+struct LoadedModel {
+  QString path;
+  std::shared_ptr<const core::Graph> graph;
+  core::DeviceSpec device;
+  std::shared_ptr<const core::AnalysisReport> analysis;
+  core::Schedule schedule;
+  core::StrategyOptions options;
+  double load_ms = 0;
+};
+
+/// Figures recomputed after every schedule change (O(V + E)).
+struct ScheduleFigures {
+  int streams = 0;
+  int events = 0;
+  double sequential_us = 0;  ///< sum of predicted node times
+  double ideal_us = 0;       ///< ideal makespan of the current schedule
+  double speedup = 1;        ///< sequential / ideal
+};
+
+class StudioDocument : public QObject {
+  Q_OBJECT
+ public:
+  explicit StudioDocument(QObject* parent = nullptr);
+  ~StudioDocument() override;
+
+  bool hasModel() const { return m_graph != nullptr; }
+  const core::Graph& graph() const { return *m_graph; }
+  std::shared_ptr<const core::Graph> graphPtr() const { return m_graph; }
+  const core::AnalysisReport& analysis() const { return *m_analysis; }
+  const core::DeviceSpec& device() const { return m_device; }
+  const core::Schedule& schedule() const { return m_schedule; }
+  const std::vector<double>& nodeTimes() const { return m_times; }
+  const QString& modelPath() const { return m_path; }
+  const ScheduleFigures& figures() const { return m_figures; }
+  const core::StrategyOptions& strategyOptions() const { return m_options; }
+  /// stream_of[n], position[n] for the current schedule.
+  int streamOf(core::NodeId n) const { return m_stream_of[static_cast<std::size_t>(n)]; }
+  int positionOf(core::NodeId n) const { return m_position[static_cast<std::size_t>(n)]; }
+  bool onCriticalPath(core::NodeId n) const { return m_critical[static_cast<std::size_t>(n)]; }
+  QUndoStack* undoStack() { return &m_undo; }
+
+  /// Replaces the model (clears undo and selection).
+  void setModel(LoadedModel model);
+  /// Replaces the schedule without an undo step (loading a project); refused when invalid.
+  bool replaceSchedule(const core::Schedule& schedule, QString* reason = nullptr);
+
+  // Edits: each validated by the core edit API; a valid one becomes one undo step, an invalid one
+  // is refused (editRefused with the reason) and nothing changes.
+  bool moveNodes(std::vector<core::NodeId> nodes, int stream, int position);
+  bool addStream();
+  bool removeStream(int stream);
+  bool mergeStreams(int into, int from);
+  bool applyStrategy(const QString& name, const core::StrategyOptions& options);
+  const QString& lastRefusal() const { return m_last_refusal; }
+
+  const std::vector<core::NodeId>& selection() const { return m_selection; }
+  bool isSelected(core::NodeId n) const;
+  void setSelection(std::vector<core::NodeId> nodes);
+
+ signals:
+  void modelChanged();
+  void scheduleChanged();
+  void selectionChanged();
+  void editRefused(const QString& reason);
+
+ private:
+  friend class ScheduleCommand;
+  void setScheduleInternal(core::Schedule schedule);
+  bool pushEdit(const QString& text, core::Expected<core::Schedule> result);
+
+  std::shared_ptr<const core::Graph> m_graph;
+  std::shared_ptr<const core::AnalysisReport> m_analysis;
+  core::DeviceSpec m_device;
+  core::Schedule m_schedule;
+  core::StrategyOptions m_options;
+  std::vector<double> m_times;
+  std::vector<int> m_stream_of, m_position;
+  std::vector<bool> m_critical;
+  std::vector<core::NodeId> m_selection;
+  std::vector<bool> m_selected;
+  ScheduleFigures m_figures;
+  QString m_path;
+  QString m_last_refusal;
+  QUndoStack m_undo;
+};
+
+}  // namespace weft::ui

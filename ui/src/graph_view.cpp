@@ -1,0 +1,305 @@
+#include "weft/ui/graph_view.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "weft/ui/stream_colors.h"
+#include "weft/ui/studio_document.h"
+
+namespace weft::ui {
+
+namespace {
+constexpr double kNodeW = 112;
+constexpr double kNodeH = 28;
+constexpr double kColGap = 132;
+constexpr double kRowGap = 64;
+std::size_t idx(core::NodeId n) { return static_cast<std::size_t>(n); }
+
+// Inversions among edges between two layers (sorted by source x): the crossings there.
+std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {
+  std::sort(edges.begin(), edges.end());
+  std::size_t c = 0;
+  for (std::size_t i = 0; i < edges.size(); ++i)
+    for (std::size_t j = i + 1; j < edges.size(); ++j)
+      if (edges[j].first > edges[i].first && edges[j].second < edges[i].second) ++c;
+  return c;
+}
+}  // namespace
+
+GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(true);
+  connect(doc, &StudioDocument::modelChanged, this, [this] {
+    relayout();
+    m_fit_pending = true;
+    fit();
+  });
+  connect(doc, &StudioDocument::scheduleChanged, this, qOverload<>(&QWidget::update));
+  connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
+}
+
+void GraphView::relayout() {
+  m_pos.clear();
+  m_crossings = 0;
+  if (!m_doc->hasModel()) return;
+  const core::Graph& g = m_doc->graph();
+  const core::Levels& lv = m_doc->analysis().levels;
+  const std::size_t n = g.node_count();
+  std::vector<std::vector<core::NodeId>> layers(static_cast<std::size_t>(std::max(lv.depth, 1)));
+  for (core::NodeId v : g.topo_order()) layers[static_cast<std::size_t>(lv.asap[idx(v)])].push_back(v);
+  std::vector<double> x(n, 0.0);
+  auto place = [&](const std::vector<core::NodeId>& layer) {
+    const double left = -0.5 * static_cast<double>(layer.size() - 1) * kColGap;
+    for (std::size_t i = 0; i < layer.size(); ++i) x[idx(layer[i])] = left + static_cast<double>(i) * kColGap;
+  };
+  for (const auto& layer : layers) place(layer);
+  // Barycenter sweeps: down (by predecessors), then up (by successors); four rounds settle most
+  // graphs. Each sweep is O(V + E log).
+  std::vector<double> key(n, 0.0);
+  auto sweep = [&](std::size_t l, bool down) {
+    auto& layer = layers[l];
+    for (core::NodeId v : layer) {
+      const auto nb = down ? g.predecessors(v) : g.successors(v);
+      if (nb.empty()) {
+        key[idx(v)] = x[idx(v)];
+        continue;
+      }
+      double sum = 0;
+      for (core::NodeId u : nb) sum += x[idx(u)];
+      key[idx(v)] = sum / static_cast<double>(nb.size());
+    }
+    std::stable_sort(layer.begin(), layer.end(), [&](core::NodeId a, core::NodeId b) { return key[idx(a)] < key[idx(b)]; });
+    place(layer);
+  };
+  for (int round = 0; round < 4; ++round) {
+    for (std::size_t l = 1; l < layers.size(); ++l) sweep(l, true);
+    for (std::size_t l = layers.size() - 1; l-- > 0;) sweep(l, false);
+  }
+  for (std::size_t l = 1; l < layers.size(); ++l) sweep(l, true);
+  m_pos.resize(n);
+  for (std::size_t v = 0; v < n; ++v) m_pos[v] = QPointF(x[v], lv.asap[v] * kRowGap);
+  m_bounds = QRectF();
+  for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
+  // Crossings between adjacent layers (quadratic per layer pair: only for modest graphs).
+  if (g.edge_count() < 20000) {
+    std::vector<std::vector<std::pair<double, double>>> between(layers.size());
+    for (std::size_t u = 0; u < n; ++u)
+      for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
+        if (lv.asap[idx(v)] == lv.asap[u] + 1) between[static_cast<std::size_t>(lv.asap[u])].emplace_back(x[u], x[idx(v)]);
+    for (auto& e : between) m_crossings += count_crossings(e);
+  }
+  update();
+}
+
+QPointF GraphView::toWorld(QPointF w) const { return (w - m_offset) / m_scale; }
+QPointF GraphView::toWidget(QPointF world) const { return world * m_scale + m_offset; }
+
+QRectF GraphView::nodeWorldRect(core::NodeId n) const {
+  const QPointF c = m_pos[idx(n)];
+  return QRectF(c.x() - kNodeW / 2, c.y() - kNodeH / 2, kNodeW, kNodeH);
+}
+
+void GraphView::fit() {
+  if (m_pos.empty() || width() <= 0 || height() <= 0) return;
+  const QRectF b = m_bounds.adjusted(-20, -20, 20, 20);
+  m_scale = std::min({width() / b.width(), height() / b.height(), 1.5});
+  m_offset = QPointF(width() / 2.0, height() / 2.0) - b.center() * m_scale;
+  m_fit_pending = false;
+  update();
+}
+
+void GraphView::centerOn(core::NodeId n) {
+  if (idx(n) >= m_pos.size()) return;
+  if (m_scale < 0.5) m_scale = 0.8;
+  m_offset = QPointF(width() / 2.0, height() / 2.0) - m_pos[idx(n)] * m_scale;
+  update();
+}
+
+int GraphView::find(const QString& text) {
+  if (!m_doc->hasModel() || text.isEmpty()) return 0;
+  const core::Graph& g = m_doc->graph();
+  std::vector<core::NodeId> matches;
+  for (core::NodeId v : g.topo_order()) {
+    const QString name = QString::fromStdString(g.node(v).name);
+    const QString op = QString::fromStdString(g.node(v).op_type);
+    if (name.contains(text, Qt::CaseInsensitive) || op.contains(text, Qt::CaseInsensitive)) matches.push_back(v);
+  }
+  if (matches.empty()) return 0;
+  // Next match after the current selection, in topological order (wraps around).
+  std::size_t next = 0;
+  if (m_doc->selection().size() == 1) {
+    auto it = std::find(matches.begin(), matches.end(), m_doc->selection().front());
+    if (it != matches.end()) next = static_cast<std::size_t>(it - matches.begin() + 1) % matches.size();
+  }
+  m_doc->setSelection({matches[next]});
+  centerOn(matches[next]);
+  return static_cast<int>(matches.size());
+}
+
+core::NodeId GraphView::nodeAt(QPointF widget_pos) const {
+  const QPointF w = toWorld(widget_pos);
+  for (std::size_t v = 0; v < m_pos.size(); ++v)
+    if (std::abs(w.x() - m_pos[v].x()) <= kNodeW / 2 && std::abs(w.y() - m_pos[v].y()) <= kNodeH / 2)
+      return static_cast<core::NodeId>(v);
+  return core::kNoNode;
+}
+
+void GraphView::resizeEvent(QResizeEvent*) {
+  if (m_fit_pending) fit();
+}
+
+void GraphView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  const QPalette& pal = palette();
+  p.fillRect(rect(), pal.base());
+  if (!m_doc->hasModel() || m_pos.empty()) {
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(rect(), Qt::AlignCenter, tr("No model loaded"));
+    return;
+  }
+  const core::Graph& g = m_doc->graph();
+  const QRectF visible = QRectF(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height()))).normalized();
+  const bool detailed = m_scale >= 0.45;       // labels
+  const bool outlined = m_scale * kNodeW >= 14;  // borders, curves, antialiasing
+  const auto& crit = m_doc->analysis().critical.nodes;
+  std::vector<int> crit_index(g.node_count(), -1);
+  for (std::size_t i = 0; i < crit.size(); ++i) crit_index[idx(crit[i])] = static_cast<int>(i);
+
+  p.setTransform(QTransform(m_scale, 0, 0, m_scale, m_offset.x(), m_offset.y()));
+  p.setRenderHint(QPainter::Antialiasing, outlined);
+  QColor edge = pal.color(QPalette::Text);
+  edge.setAlpha(outlined ? 110 : 60);
+  QPen edge_pen(edge, 0);
+  QPen crit_pen(critical_color(), 2.5);
+  crit_pen.setCosmetic(true);
+  std::vector<QLineF> plain, critical_lines;
+  for (std::size_t u = 0; u < g.node_count(); ++u)
+    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
+      const QPointF a(m_pos[u].x(), m_pos[u].y() + kNodeH / 2);
+      const QPointF b(m_pos[idx(v)].x(), m_pos[idx(v)].y() - kNodeH / 2);
+      if (std::max(a.x(), b.x()) < visible.left() || std::min(a.x(), b.x()) > visible.right() ||
+          b.y() < visible.top() || a.y() > visible.bottom())
+        continue;
+      const bool critical = crit_index[u] >= 0 && crit_index[idx(v)] == crit_index[u] + 1;
+      if (!outlined) {
+        (critical ? critical_lines : plain).emplace_back(a, b);
+        continue;
+      }
+      p.setPen(critical ? crit_pen : edge_pen);
+      QPainterPath path(a);
+      const double dy = (b.y() - a.y()) / 2;
+      path.cubicTo(a + QPointF(0, dy), b - QPointF(0, dy), b);
+      p.setBrush(Qt::NoBrush);
+      p.drawPath(path);
+    }
+  if (!plain.empty()) {
+    p.setPen(edge_pen);
+    p.drawLines(plain.data(), static_cast<int>(plain.size()));
+  }
+  if (!critical_lines.empty()) {
+    p.setPen(crit_pen);
+    p.drawLines(critical_lines.data(), static_cast<int>(critical_lines.size()));
+  }
+
+  QFont f = font();
+  f.setPointSizeF(9);
+  p.setFont(f);
+  for (std::size_t v = 0; v < m_pos.size(); ++v) {
+    const QRectF r = nodeWorldRect(static_cast<core::NodeId>(v));
+    if (!visible.intersects(r)) continue;
+    const int stream = m_doc->streamOf(static_cast<core::NodeId>(v));
+    const bool selected = m_doc->isSelected(static_cast<core::NodeId>(v));
+    const bool critical = crit_index[v] >= 0;
+    QColor fill = stream_color(stream).lighter(112);
+    if (!outlined) {
+      p.fillRect(r, selected ? selection_color() : critical ? critical_color() : fill);
+      continue;
+    }
+    QPen pen(critical ? critical_color() : stream_color(stream).darker(160), 0);
+    pen.setWidthF(critical ? 2.5 : 1.0);
+    pen.setCosmetic(true);
+    if (selected) {
+      pen.setColor(selection_color());
+      pen.setWidthF(3.5);
+    }
+    p.setPen(pen);
+    p.setBrush(fill);
+    p.drawRoundedRect(r, 5, 5);
+    if (detailed) {
+      p.setPen(Qt::black);
+      const QFontMetrics fm(f);
+      const QString label = QString::fromStdString(g.node(static_cast<core::NodeId>(v)).op_type);
+      p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignCenter, fm.elidedText(label, Qt::ElideRight, static_cast<int>(kNodeW - 8)));
+    }
+  }
+  p.resetTransform();
+  p.setPen(pal.color(QPalette::PlaceholderText));
+  p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignBottom | Qt::AlignRight,
+             tr("%1 nodes · %2 levels · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit")
+                 .arg(g.node_count())
+                 .arg(m_doc->analysis().levels.depth));
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return;
+  const core::NodeId v = nodeAt(event->position());
+  if (v != core::kNoNode) {
+    if (event->modifiers() & Qt::ControlModifier) {
+      std::vector<core::NodeId> sel = m_doc->selection();
+      auto it = std::find(sel.begin(), sel.end(), v);
+      if (it != sel.end()) sel.erase(it);
+      else sel.push_back(v);
+      m_doc->setSelection(std::move(sel));
+    } else {
+      m_doc->setSelection({v});
+    }
+    return;
+  }
+  m_panning = true;
+  m_press_pos = event->position();
+  m_press_offset = m_offset;
+  setCursor(Qt::ClosedHandCursor);
+}
+
+void GraphView::mouseMoveEvent(QMouseEvent* event) {
+  if (m_panning) {
+    m_offset = m_press_offset + (event->position() - m_press_pos);
+    update();
+    return;
+  }
+  if (!m_doc->hasModel()) return;
+  const core::NodeId v = nodeAt(event->position());
+  if (v == core::kNoNode) {
+    setToolTip({});
+    return;
+  }
+  const core::Node& node = m_doc->graph().node(v);
+  setToolTip(tr("%1 (%2)\nlevel %3, slack %4, stream %5")
+                 .arg(QString::fromStdString(node.name), QString::fromStdString(node.op_type))
+                 .arg(m_doc->analysis().levels.asap[idx(v)])
+                 .arg(m_doc->analysis().levels.slack[idx(v)])
+                 .arg(m_doc->streamOf(v)));
+}
+
+void GraphView::mouseReleaseEvent(QMouseEvent* event) {
+  if (m_panning && (event->position() - m_press_pos).manhattanLength() < 3) m_doc->setSelection({});
+  m_panning = false;
+  unsetCursor();
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+  const QPointF at = event->position();
+  const QPointF world = toWorld(at);
+  m_scale = std::clamp(m_scale * std::pow(1.0015, event->angleDelta().y()), 0.005, 6.0);
+  m_offset = at - world * m_scale;
+  m_fit_pending = false;
+  update();
+}
+
+}  // namespace weft::ui

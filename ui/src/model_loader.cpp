@@ -1,0 +1,70 @@
+#include "weft/ui/model_loader.h"
+
+#include <QElapsedTimer>
+#include <QPromise>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "weft/core/onnx_import.h"
+#include "weft/ui/core_bridge.h"
+
+namespace weft::ui {
+
+QString default_strategy() {
+  const auto names = bridge::strategy_names();
+  for (const char* preferred : {"cp-list", "chains"})
+    if (std::find(names.begin(), names.end(), preferred) != names.end()) return preferred;
+  return names.empty() ? QString("sequential") : QString::fromStdString(names.front());
+}
+
+namespace {
+
+void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* error) {
+  QElapsedTimer clock;
+  clock.start();
+  promise.setProgressRange(0, 100);
+  promise.setProgressValueAndText(5, QObject::tr("Importing %1").arg(request.path));
+  core::Expected<core::Graph> graph = request.source ? request.source() : core::import_onnx(request.path.toStdString());
+  if (!graph) {
+    *error = QString::fromStdString(graph.error().message);
+    return;
+  }
+  if (promise.isCanceled()) return;
+  LoadedModel m;
+  m.path = request.path;
+  m.graph = std::make_shared<const core::Graph>(std::move(*graph));
+  promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));
+  m.device = bridge::default_device();
+  core::CostTable costs = core::estimate_costs(*m.graph, m.device);
+  if (promise.isCanceled()) return;
+  promise.setProgressValueAndText(55, QObject::tr("Analysing"));
+  m.analysis = std::make_shared<const core::AnalysisReport>(bridge::analyze(*m.graph, costs));
+  if (promise.isCanceled()) return;
+  promise.setProgressValueAndText(80, QObject::tr("Scheduling"));
+  const QString strategy = request.strategy.isEmpty() ? default_strategy() : request.strategy;
+  m.options = request.options;
+  auto schedule = bridge::make_schedule(strategy.toStdString(), *m.graph, m.analysis->costs, m.device, m.options);
+  if (!schedule) schedule = bridge::make_schedule("sequential", *m.graph, m.analysis->costs, m.device, m.options);
+  if (!schedule) {
+    *error = QString::fromStdString(schedule.error().message);
+    return;
+  }
+  m.schedule = std::move(*schedule);
+  if (promise.isCanceled()) return;
+  m.load_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+  promise.setProgressValueAndText(100, QObject::tr("Done"));
+  promise.addResult(std::move(m));
+}
+
+}  // namespace
+
+LoadJob start_loading(LoadRequest request) {
+  LoadJob job;
+  job.error = std::make_shared<QString>();
+  auto error = job.error;
+  job.future = QtConcurrent::run([request = std::move(request), error](QPromise<LoadedModel>& promise) {
+    load(promise, request, error.get());
+  });
+  return job;
+}
+
+}  // namespace weft::ui
