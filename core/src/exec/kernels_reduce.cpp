@@ -141,6 +141,42 @@ Status arg_kernel(KernelContext& ctx, bool is_max) {
   return {};
 }
 
+Status cumsum_kernel(KernelContext& ctx) {
+  const View& x = ctx.in(0);
+  std::vector<std::int64_t> axis_v;
+  if (!read_ints(ctx.in(1), axis_v) || axis_v.size() != 1) return kernel_error(ctx, "axis must be one integer");
+  std::int64_t axis = axis_v[0];
+  if (!normalize_axis(axis, static_cast<std::int64_t>(x.shape.size()))) return kernel_error(ctx, "axis out of range");
+  const bool exclusive = ctx.node().attr_int("exclusive", 0) != 0, reverse = ctx.node().attr_int("reverse", 0) != 0;
+  const auto ax = static_cast<std::size_t>(axis);
+  const std::int64_t outer = shape_elements(std::span(x.shape).subspan(0, ax)), len = x.shape[ax];
+  const std::int64_t inner = shape_elements(std::span(x.shape).subspan(ax + 1));
+  auto y = ctx.output(0, x.dtype, x.shape);
+  if (!y) return y.error();
+  const bool ok = dispatch_numeric(x.dtype, [&](auto t) {
+    using T = decltype(t);
+    const T* px = x.as<const T>();
+    T* py = y->template as<T>();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        T acc{0};
+        for (std::int64_t s = 0; s < len; ++s) {
+          const std::int64_t k = reverse ? len - 1 - s : s;
+          const std::int64_t at = (o * len + k) * inner + i;
+          if (exclusive) {
+            py[at] = acc;
+            acc = static_cast<T>(acc + px[at]);
+          } else {
+            acc = static_cast<T>(acc + px[at]);
+            py[at] = acc;
+          }
+        }
+      }
+  });
+  if (!ok) return unsupported(ctx, std::string("dtype ") + std::string(dtype_name(x.dtype)));
+  return {};
+}
+
 }  // namespace
 
 void register_reduce_kernels(KernelRegistry& r) {
@@ -152,6 +188,7 @@ void register_reduce_kernels(KernelRegistry& r) {
   for (const auto& [name, kind] : ops) r.add(name, [kind](KernelContext& ctx) { return reduce_kernel(ctx, kind); });
   r.add("ArgMax", [](KernelContext& ctx) { return arg_kernel(ctx, true); });
   r.add("ArgMin", [](KernelContext& ctx) { return arg_kernel(ctx, false); });
+  r.add("CumSum", cumsum_kernel);
 }
 
 }  // namespace weft::core::detail

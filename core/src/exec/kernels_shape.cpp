@@ -737,11 +737,52 @@ Status trilu_kernel(KernelContext& ctx) {
   return {};
 }
 
+/// DepthToSpace (DCR / CRD) and SpaceToDepth as one 6-D transpose each.
+Status depth_space_kernel(KernelContext& ctx, bool to_space) {
+  const View& x = ctx.in(0);
+  if (x.shape.size() != 4) return kernel_error(ctx, "input must be 4-D");
+  const std::int64_t bs = ctx.node().attr_int("blocksize", 0);
+  if (bs <= 0) return kernel_error(ctx, "blocksize must be positive");
+  const std::int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+  Shape view, perm, out;
+  if (to_space) {
+    if (c % (bs * bs) != 0) return kernel_error(ctx, "channels not divisible by blocksize^2");
+    const bool crd = ctx.node().attr_string("mode", "DCR") == "CRD";
+    view = crd ? Shape{n, c / (bs * bs), bs, bs, h, w} : Shape{n, bs, bs, c / (bs * bs), h, w};
+    perm = crd ? Shape{0, 1, 4, 2, 5, 3} : Shape{0, 3, 4, 1, 5, 2};
+    out = {n, c / (bs * bs), h * bs, w * bs};
+  } else {
+    if (h % bs != 0 || w % bs != 0) return kernel_error(ctx, "spatial dims not divisible by blocksize");
+    view = {n, c, h / bs, bs, w / bs, bs};
+    perm = {0, 3, 5, 1, 2, 4};
+    out = {n, c * bs * bs, h / bs, w / bs};
+  }
+  const Shape vs = strides_of(view);
+  Shape tshape(6), st(6);
+  for (std::size_t d = 0; d < 6; ++d) {
+    tshape[d] = view[static_cast<std::size_t>(perm[d])];
+    st[d] = vs[static_cast<std::size_t>(perm[d])];
+  }
+  auto y = ctx.output(0, x.dtype, out);
+  if (!y) return y.error();
+  const bool ok = dispatch_size(x.dtype, [&](auto t) {
+    using T = decltype(t);
+    const T* px = x.as<const T>();
+    T* py = y->template as<T>();
+    const std::array<Shape, 1> s{st};
+    for_each_broadcast<1>(tshape, s, [&](std::int64_t o, const std::array<std::int64_t, 1>& off) { py[o] = px[off[0]]; });
+  });
+  if (!ok) return unsupported(ctx, "dtype");
+  return {};
+}
+
 }  // namespace
 
 void register_shape_kernels(KernelRegistry& r) {
   r.add("Concat", concat_kernel);
   r.add("Constant", constant_kernel);
+  r.add("DepthToSpace", [](KernelContext& ctx) { return depth_space_kernel(ctx, true); });
+  r.add("SpaceToDepth", [](KernelContext& ctx) { return depth_space_kernel(ctx, false); });
   r.add("ConstantOfShape", constant_of_shape_kernel);
   r.add("Expand", expand_kernel);
   r.add("Flatten", flatten_kernel);
