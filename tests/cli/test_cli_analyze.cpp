@@ -13,35 +13,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.h"
+
 #include "weft/core/file_io.h"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string temp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
-
-Result run_weft(const std::string& args) {
-  Result r;
-  const std::string err_path = temp("weft_cli_analyze_stderr_" + std::to_string(::getpid()) + ".txt");
-  const std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " 2>" + err_path;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (auto err = weft::core::read_file(err_path)) r.err = std::move(*err);
-  std::filesystem::remove(err_path);
-  return r;
-}
-
-std::string model(const std::string& name) { return std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx"; }
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using Result = weft::test::CliResult;
+Result run_weft(const std::string& args) { return weft::test::run_cli(args, weft::test::StderrMode::Separate); }
+std::string model(const std::string& name) { return weft::test::model_path(name); }
+std::string temp(const std::string& name) { return weft::test::temp_path(name); }
+using weft::test::contains;
 const char* kPpocrDims =
     " --dim p2o.DynamicDimension.0=1 --dim p2o.DynamicDimension.1=640 --dim p2o.DynamicDimension.2=640";
 

@@ -10,28 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.h"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result weft(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string model(const std::string& name) { return std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx"; }
-std::string temp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using Result = weft::test::CliResult;
+Result run_weft(const std::string& args) { return weft::test::run_cli(args); }
+std::string model(const std::string& name) { return weft::test::model_path(name); }
+std::string temp(const std::string& name) { return weft::test::temp_path(name); }
+using weft::test::contains;
 
 }  // namespace
 
@@ -40,7 +27,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST(CliRun, SqueezenetJsonAndTrace) {
   const std::string trace = temp("weft_cli_run_trace.json");
   std::filesystem::remove(trace);
-  const Result r = weft("run " + model("squeezenet1_1") + " --backend cpu --strategy cp-list --streams 4 --iterations 2 --json --trace " + trace);
+  const Result r = run_weft("run " + model("squeezenet1_1") + " --backend cpu --strategy cp-list --streams 4 --iterations 2 --json --trace " + trace);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"sequential_ms", "schedule_ms", "speedup", "max_abs_diff", "arena_bytes", "strategy", "streams", "backend"})
@@ -63,7 +50,7 @@ TEST(CliRun, SqueezenetJsonAndTrace) {
 
 // The text report names the figures a person reads.
 TEST(CliRun, TextReport) {
-  const Result r = weft("run " + model("squeezenet1_1") + " --strategy level-rr --iterations 1 --warmup 0");
+  const Result r = run_weft("run " + model("squeezenet1_1") + " --strategy level-rr --iterations 1 --warmup 0");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "speedup:")) << r.out;
   EXPECT_TRUE(contains(r.out, "bit-identical")) << r.out;
@@ -71,10 +58,10 @@ TEST(CliRun, TextReport) {
 
 // No CUDA executor in this build: exit 3 with the reason; bad options: exit 1.
 TEST(CliRun, BackendAndUsageErrors) {
-  const Result cuda = weft("run " + model("squeezenet1_1") + " --backend cuda");
+  const Result cuda = run_weft("run " + model("squeezenet1_1") + " --backend cuda");
   EXPECT_EQ(cuda.code, 3) << cuda.out;
   EXPECT_TRUE(contains(cuda.out, "CUDA")) << cuda.out;
-  EXPECT_EQ(weft("run " + model("squeezenet1_1") + " --backend tpu").code, 1);
-  EXPECT_EQ(weft("run " + model("squeezenet1_1") + " --iterations 0").code, 1);
-  EXPECT_EQ(weft("run " + model("squeezenet1_1") + " --strategy nope").code, 1);
+  EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --backend tpu").code, 1);
+  EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --iterations 0").code, 1);
+  EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --strategy nope").code, 1);
 }

@@ -9,28 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.h"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result weft(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string model(const std::string& name) { return std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx"; }
-std::string temp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using Result = weft::test::CliResult;
+Result run_weft(const std::string& args) { return weft::test::run_cli(args); }
+std::string model(const std::string& name) { return weft::test::model_path(name); }
+std::string temp(const std::string& name) { return weft::test::temp_path(name); }
+using weft::test::contains;
 
 }  // namespace
 
@@ -38,7 +25,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST(CliSchedule, CompareGooglenet) {
   // --granularity 0: with the real cost model googlenet's operators (~5-8 us on h100-sxm) fall
   // under the default granularity (one event record + wait, doubled) and would stay on one stream.
-  const Result r = weft("schedule " + model("googlenet") + " --compare --json --granularity 0");
+  const Result r = run_weft("schedule " + model("googlenet") + " --compare --json --granularity 0");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["strategies"].size(), 6u);
@@ -55,7 +42,7 @@ TEST(CliSchedule, CompareGooglenet) {
     }
     EXPECT_GE(row["speedup"].get<double>(), 1.0 - 1e-9);
   }
-  const Result table = weft("schedule " + model("googlenet") + " --compare");
+  const Result table = run_weft("schedule " + model("googlenet") + " --compare");
   ASSERT_EQ(table.code, 0) << table.out;
   EXPECT_TRUE(contains(table.out, "ideal makespan us"));
   EXPECT_TRUE(contains(table.out, "resource-aware"));
@@ -64,7 +51,7 @@ TEST(CliSchedule, CompareGooglenet) {
 // --json has strategy, streams (lists of keys), events {from, to}, makespan_us; a chain model
 // scheduled by chains needs one stream and no events.
 TEST(CliSchedule, JsonOutputOnAChainModel) {
-  const Result r = weft("schedule " + model("mobilenet_v3_large") + " --strategy chains --json");
+  const Result r = run_weft("schedule " + model("mobilenet_v3_large") + " --strategy chains --json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["strategy"], "chains");
@@ -79,14 +66,14 @@ TEST(CliSchedule, JsonOutputOnAChainModel) {
 // -o writes the schedule JSON that validate accepts; validate refuses edited and foreign files with exit 2.
 TEST(CliSchedule, WriteThenValidate) {
   const std::string path = temp("weft_cli_googlenet_schedule.json");
-  const Result r = weft("schedule " + model("googlenet") + " --strategy cp-list --streams 3 --granularity 0 -o " + path);
+  const Result r = run_weft("schedule " + model("googlenet") + " --strategy cp-list --streams 3 --granularity 0 -o " + path);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "ideal makespan"));
-  const Result ok = weft("validate " + model("googlenet") + " " + path);
+  const Result ok = run_weft("validate " + model("googlenet") + " " + path);
   EXPECT_EQ(ok.code, 0) << ok.out;
   EXPECT_TRUE(contains(ok.out, "valid: ")) << ok.out;
 
-  const Result other = weft("validate " + model("resnet50") + " " + path);
+  const Result other = run_weft("validate " + model("resnet50") + " " + path);
   EXPECT_EQ(other.code, 2) << other.out;
   EXPECT_TRUE(contains(other.out, "another model")) << other.out;
 
@@ -94,7 +81,7 @@ TEST(CliSchedule, WriteThenValidate) {
   j["events"] = nlohmann::json::array();
   const std::string bad = temp("weft_cli_googlenet_noevents.json");
   std::ofstream(bad) << j.dump();
-  const Result missing = weft("validate " + model("googlenet") + " " + bad);
+  const Result missing = run_weft("validate " + model("googlenet") + " " + bad);
   EXPECT_EQ(missing.code, 2) << missing.out;
   EXPECT_TRUE(contains(missing.out, "is not enforced")) << missing.out;
   std::filesystem::remove(path);
@@ -103,11 +90,11 @@ TEST(CliSchedule, WriteThenValidate) {
 
 // Usage errors exit 1; a cap above 8 warns.
 TEST(CliSchedule, UsageAndWarnings) {
-  EXPECT_EQ(weft("schedule " + model("squeezenet1_1")).code, 1);
-  EXPECT_EQ(weft("schedule " + model("squeezenet1_1") + " --strategy nope").code, 1);
-  EXPECT_EQ(weft("schedule " + model("squeezenet1_1") + " --strategy chains --streams 0").code, 1);
-  const Result w = weft("schedule " + model("squeezenet1_1") + " --strategy level-rr --streams 12");
+  EXPECT_EQ(run_weft("schedule " + model("squeezenet1_1")).code, 1);
+  EXPECT_EQ(run_weft("schedule " + model("squeezenet1_1") + " --strategy nope").code, 1);
+  EXPECT_EQ(run_weft("schedule " + model("squeezenet1_1") + " --strategy chains --streams 0").code, 1);
+  const Result w = run_weft("schedule " + model("squeezenet1_1") + " --strategy level-rr --streams 12");
   EXPECT_EQ(w.code, 0) << w.out;
   EXPECT_TRUE(contains(w.out, "warning: --streams 12")) << w.out;
-  EXPECT_EQ(weft("validate " + model("squeezenet1_1")).code, 1);
+  EXPECT_EQ(run_weft("validate " + model("squeezenet1_1")).code, 1);
 }

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
 #include <string>
 #include <sys/wait.h>
 
@@ -13,23 +15,8 @@ using namespace weft;
 
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out;
-};
-
-CliRun run_weft(const std::string& args) {
-  CliRun r;
-  const std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
+using CliRun = weft::test::CliResult;
+CliRun run_weft(const std::string& args) { return weft::test::run_cli(args, weft::test::StderrMode::Discard); }
 std::string data(const std::string& rel) { return std::string(WEFT_TEST_DATA_DIR) + "/" + rel; }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
 #include <set>
 
 #include "weft/core/file_io.h"
@@ -15,27 +17,10 @@ using nlohmann::json;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " 2>/dev/null";
-  Result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string model(const std::string& name) { return std::string(WEFT_TEST_DATA_DIR) + "/models/" + name; }
-
-std::string temp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
+using Result = weft::test::CliResult;
+Result run(const std::string& args) { return weft::test::run_cli(args, weft::test::StderrMode::Discard); }
+std::string model(const std::string& name) { return weft::test::model_path(name); }
+std::string temp(const std::string& name) { return weft::test::temp_path(name); }
 
 }  // namespace
 
