@@ -24,16 +24,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Paths relative to the checkout, so clones in other folders share cache entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 case "$mode" in
   demo)
-    cmake --preset dev >/dev/null
-    cmake --build --preset dev
+    # Same build folder as `test`, so running both builds once.
+    cmake --preset ci >/dev/null
+    cmake --build --preset ci
     model=assets/models/googlenet.onnx
-    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/dev/app/studio/weft-studio ]; then
-      exec build/dev/app/studio/weft-studio "$model"
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/ci/app/studio/weft-studio ]; then
+      exec build/ci/app/studio/weft-studio "$model"
     fi
     echo "bootstrap: no display; printing the analysis instead (weft analyze $model)"
-    exec build/dev/app/weft/weft analyze "$model"
+    exec build/ci/app/weft/weft analyze "$model"
     ;;
   test)
     cmake --preset ci >/dev/null
