@@ -181,4 +181,16 @@ Status pool_geometry(const KernelContext& ctx, const Shape& x_shape, PoolGeometr
 bool ints_from_attr_or_input(const KernelContext& ctx, std::string_view attr, std::size_t input,
                              std::vector<std::int64_t>& out, bool& present);
 
+/// Calls f(U{}) with an unsigned type of the element size (moves bytes, whatever the dtype).
+template <class F>
+bool dispatch_size(DType dtype, F&& f) {
+  switch (dtype_size(dtype)) {
+    case 1: f(std::uint8_t{}); return true;
+    case 2: f(std::uint16_t{}); return true;
+    case 4: f(std::uint32_t{}); return true;
+    case 8: f(std::uint64_t{}); return true;
+    default: return false;
+  }
+}
+
 }  // namespace weft::core::detail

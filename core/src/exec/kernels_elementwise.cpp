@@ -29,18 +29,6 @@ bool dispatch_any(DType dtype, F&& f) {
   }
 }
 
-/// Calls f(U{}) with an unsigned type of the element size (moves bytes, whatever the dtype).
-template <class F>
-bool dispatch_size(DType dtype, F&& f) {
-  switch (dtype_size(dtype)) {
-    case 1: f(std::uint8_t{}); return true;
-    case 2: f(std::uint16_t{}); return true;
-    case 4: f(std::uint32_t{}); return true;
-    case 8: f(std::uint64_t{}); return true;
-    default: return false;
-  }
-}
-
 // ---- unary ----
 
 template <class Op>

@@ -9,17 +9,6 @@
 namespace weft::core::detail {
 namespace {
 
-template <class F>
-bool dispatch_size(DType dtype, F&& f) {
-  switch (dtype_size(dtype)) {
-    case 1: f(std::uint8_t{}); return true;
-    case 2: f(std::uint16_t{}); return true;
-    case 4: f(std::uint32_t{}); return true;
-    case 8: f(std::uint64_t{}); return true;
-    default: return false;
-  }
-}
-
 Status copy_as(KernelContext& ctx, const Shape& shape) {
   const View& x = ctx.in(0);
   if (shape_elements(shape) != x.elements()) return kernel_error(ctx, "element count changes");
