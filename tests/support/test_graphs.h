@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "weft/core/graph.h"
+#include "weft/core/schedule.h"
 
 namespace weft::test {
 
@@ -84,6 +85,34 @@ inline core::Graph make_random_dag(int nodes, double p, std::uint64_t seed, int 
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
   std::uniform_int_distribution<std::int64_t> size(64, 1 << 16);
   return make_dag(nodes, random_edges(nodes, p, seed, max_in), size(rng));
+}
+
+struct RandomSchedule {
+  bool events_for_cross_edges = false;  ///< add an event for every cross-stream data edge
+  bool drop_empty_streams = false;
+};
+
+/// Every node on a random stream (0..streams-1), each stream in topological order, so data edges ∪
+/// stream order is acyclic: always a valid schedule (with events_for_cross_edges, also without
+/// counting the data edges).
+inline core::Schedule random_schedule(const core::Graph& g, int streams, std::uint64_t seed, RandomSchedule opts = {}) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> pick(0, streams - 1);
+  std::vector<int> stream_of(g.node_count());
+  core::Schedule s;
+  s.streams.resize(static_cast<std::size_t>(streams));
+  for (core::NodeId v : g.topo_order()) {
+    stream_of[static_cast<std::size_t>(v)] = pick(rng);
+    s.streams[static_cast<std::size_t>(stream_of[static_cast<std::size_t>(v)])].push_back(v);
+  }
+  if (opts.events_for_cross_edges)
+    for (std::size_t u = 0; u < g.node_count(); ++u)
+      for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
+        if (stream_of[u] != stream_of[static_cast<std::size_t>(v)]) s.events.push_back({static_cast<core::NodeId>(u), v});
+  if (opts.drop_empty_streams)
+    std::erase_if(s.streams, [](const auto& st) { return st.empty(); });
+  s.strategy = "random";
+  return s;
 }
 
 }  // namespace weft::test

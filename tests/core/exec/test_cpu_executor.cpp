@@ -18,24 +18,6 @@ using namespace weft;
 
 namespace {
 
-/// Each node on a random stream (in topological order); an event for every cross-stream data edge.
-core::Schedule random_schedule(const core::Graph& g, int streams, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> pick(0, streams - 1);
-  std::vector<int> stream_of(g.node_count());
-  core::Schedule s;
-  s.streams.resize(static_cast<std::size_t>(streams));
-  for (core::NodeId n : g.topo_order()) {
-    stream_of[static_cast<std::size_t>(n)] = pick(rng);
-    s.streams[static_cast<std::size_t>(stream_of[static_cast<std::size_t>(n)])].push_back(n);
-  }
-  for (std::size_t u = 0; u < g.node_count(); ++u)
-    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
-      if (stream_of[u] != stream_of[static_cast<std::size_t>(v)]) s.events.push_back({static_cast<core::NodeId>(u), v});
-  s.strategy = "random";
-  return s;
-}
-
 void expect_bit_identical(const core::RunResult& a, const core::RunResult& b) {
   ASSERT_EQ(a.outputs.size(), b.outputs.size());
   for (const auto& [name, t] : a.outputs) {
@@ -65,7 +47,7 @@ TEST(CpuExecutor, RandomSchedulesMatchSequentialOnRandomDags) {
     auto seq = test::run_sequential(g);
     ASSERT_TRUE(seq) << seq.error().message;
     for (int streams : {2, 3, 4}) {
-      const core::Schedule s = random_schedule(g, streams, seed * 10 + static_cast<std::uint64_t>(streams));
+      const core::Schedule s = test::random_schedule(g, streams, seed * 10 + static_cast<std::uint64_t>(streams), {.events_for_cross_edges = true});
       core::RunOptions o;
       o.warmup = 0;
       auto r = exec->run(g, s, core::plan_no_reuse(g), o);
@@ -95,7 +77,7 @@ TEST(CpuExecutor, RandomSchedulesMatchSequentialOnModels) {
     }
     const int schedules = std::string(model) == "googlenet.onnx" ? 1 : 2;
     for (int i = 0; i < schedules; ++i) {
-      const core::Schedule s = random_schedule(g, 4, 100 + static_cast<std::uint64_t>(i));
+      const core::Schedule s = test::random_schedule(g, 4, 100 + static_cast<std::uint64_t>(i), {.events_for_cross_edges = true});
       core::RunOptions o;
       o.warmup = 0;
       auto r = exec->run(g, s, core::plan_no_reuse(g), o);
@@ -172,7 +154,7 @@ TEST(CpuExecutor, PlanThatDoesNotFitIsRefused) {
 // after its event's source ended; iterations are all timed and the wall time is their median.
 TEST(CpuExecutor, TimelineRespectsStreamsAndEvents) {
   const core::Graph g = test::make_random_dag(30, 0.15, 7);
-  const core::Schedule s = random_schedule(g, 3, 77);
+  const core::Schedule s = test::random_schedule(g, 3, 77, {.events_for_cross_edges = true});
   core::RunOptions o;
   o.warmup = 1;
   o.iterations = 3;

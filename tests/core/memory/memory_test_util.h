@@ -5,25 +5,12 @@
 #include <random>
 #include <vector>
 
+#include "test_graphs.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/schedule.h"
 
 namespace weft::test {
-
-/// Every node on a random stream; each stream ordered by the graph's topological order, so data
-/// edges ∪ stream order is acyclic and every dependency is enforced by the data edges.
-inline core::Schedule random_schedule(const core::Graph& g, int streams, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> pick(0, streams - 1);
-  core::Schedule s;
-  s.streams.resize(static_cast<std::size_t>(streams));
-  for (core::NodeId v : g.topo_order()) s.streams[static_cast<std::size_t>(pick(rng))].push_back(v);
-  s.streams.erase(std::remove_if(s.streams.begin(), s.streams.end(), [](const auto& st) { return st.empty(); }),
-                  s.streams.end());
-  s.strategy = "random";
-  return s;
-}
 
 inline core::Schedule one_stream(std::span<const core::NodeId> order) {
   core::Schedule s;

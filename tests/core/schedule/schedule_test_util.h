@@ -3,22 +3,12 @@
 #include <random>
 #include <vector>
 
+#include "test_graphs.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 
 namespace weft::test {
-
-/// Random stream per node (0..k-1); each stream in topological order, so data ∪ stream order is acyclic.
-inline core::Schedule random_schedule(const core::Graph& g, int k, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> pick(0, k - 1);
-  core::Schedule s;
-  s.streams.resize(static_cast<std::size_t>(k));
-  for (core::NodeId v : g.topo_order()) s.streams[static_cast<std::size_t>(pick(rng))].push_back(v);
-  s.strategy = "hand";
-  return s;
-}
 
 /// Costs with the given time for every node (bound: memory unless listed in compute).
 inline core::CostTable uniform_costs(const core::Graph& g, double time_us, const std::vector<core::NodeId>& compute = {}) {

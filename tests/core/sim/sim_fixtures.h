@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "test_graphs.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
@@ -65,24 +66,6 @@ inline std::vector<core::Event> cross_stream_events(const core::Graph& g, const 
     for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
       if (stream_of[u] != stream_of[static_cast<std::size_t>(v)]) ev.push_back({static_cast<core::NodeId>(u), v});
   return ev;
-}
-
-/// Random stream assignment over `streams` streams, each stream in topological order, with
-/// an event for every cross-stream data edge: always a valid schedule.
-inline core::Schedule random_schedule(const core::Graph& g, int streams, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> pick(0, streams - 1);
-  core::Schedule s;
-  s.streams.resize(static_cast<std::size_t>(streams));
-  std::vector<int> stream_of(g.node_count());
-  for (core::NodeId v : g.topo_order()) {
-    const int st = pick(rng);
-    stream_of[static_cast<std::size_t>(v)] = st;
-    s.streams[static_cast<std::size_t>(st)].push_back(v);
-  }
-  s.events = cross_stream_events(g, stream_of);
-  s.strategy = "random";
-  return s;
 }
 
 }  // namespace weft::test

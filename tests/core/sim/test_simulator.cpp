@@ -130,7 +130,7 @@ TEST(Simulator, MoreEventCostNeverFaster) {
       nodes.push_back(c);
     }
     const auto costs = test::table(nodes);
-    const core::Schedule s = test::random_schedule(g, 3, seed * 7);
+    const core::Schedule s = test::random_schedule(g, 3, seed * 7, {.events_for_cross_edges = true});
     for (bool graph_mode : {false, true}) {
       core::SimOptions o;
       o.cuda_graph = graph_mode;
@@ -173,7 +173,7 @@ TEST(Simulator, TimelineRespectsEveryDependency) {
     std::vector<core::NodeCost> nodes;
     for (int i = 0; i < 60; ++i) nodes.push_back(i % 3 ? compute_bound(1 + i % 7) : bandwidth_bound(2 + i % 5));
     const auto costs = test::table(nodes);
-    const core::Schedule s = test::random_schedule(g, 4, seed);
+    const core::Schedule s = test::random_schedule(g, 4, seed, {.events_for_cross_edges = true});
     const auto tl = core::simulate(g, s, costs, test::test_device());
     ASSERT_EQ(tl.items.size(), g.node_count());
     for (std::size_t u = 0; u < g.node_count(); ++u) {
