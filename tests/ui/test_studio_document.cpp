@@ -26,6 +26,7 @@ class TestStudioDocument : public QObject {
   void figuresFollowEdits();
   void nodeTableModelPassesTester();
   void selectionIsShared();
+  void runsReplaceByLabelAndClearWithModel();
 };
 
 void TestStudioDocument::minimalEventsOfDiamond() {
@@ -176,6 +177,27 @@ void TestStudioDocument::selectionIsShared() {
   QVERIFY(doc.isSelected(1) && doc.isSelected(2) && !doc.isSelected(0));
   doc.setSelection({1, 2});  // unchanged: no signal
   QCOMPARE(spy.count(), 1);
+}
+
+void TestStudioDocument::runsReplaceByLabelAndClearWithModel() {
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_diamond(), {{0, 1, 3}, {2}}));
+  QSignalSpy spy(&doc, &StudioDocument::runsChanged);
+  weft::core::Timeline a;
+  a.label = "predicted";
+  a.items = {{0, 0, 0.0, 1.0}};
+  weft::core::Timeline b = a;
+  b.label = "measured cpu";
+  doc.addRun(a);
+  doc.addRun(b);
+  a.items.push_back({1, 0, 1.0, 2.0});
+  doc.addRun(a);  // same label: replaces the first, keeps its place
+  QCOMPARE(doc.runs().size(), std::size_t{2});
+  QCOMPARE(doc.runs()[0].label, std::string("predicted"));
+  QCOMPARE(doc.runs()[0].items.size(), std::size_t{2});
+  QCOMPARE(spy.count(), 3);
+  doc.setModel(make_loaded(weft::test::make_chain(3), {{0, 1, 2}}));
+  QVERIFY(doc.runs().empty());
 }
 
 QTEST_MAIN(TestStudioDocument)

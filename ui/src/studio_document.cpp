@@ -43,6 +43,7 @@ void StudioDocument::setModel(LoadedModel model) {
   m_critical.assign(m_graph->node_count(), false);
   for (core::NodeId n : m_analysis->critical.nodes) m_critical[static_cast<std::size_t>(n)] = true;
   m_selection.clear();
+  m_runs.clear();
   m_selected.assign(m_graph->node_count(), false);
   m_schedule = {};
   core::Schedule sequential;
@@ -52,6 +53,21 @@ void StudioDocument::setModel(LoadedModel model) {
   setScheduleInternal(std::move(model.schedule));
   emit modelChanged();
   emit selectionChanged();
+}
+
+void StudioDocument::addRun(core::Timeline run) {
+  auto same = std::find_if(m_runs.begin(), m_runs.end(), [&](const core::Timeline& r) { return r.label == run.label; });
+  if (same != m_runs.end())
+    *same = std::move(run);
+  else
+    m_runs.push_back(std::move(run));
+  emit runsChanged();
+}
+
+void StudioDocument::clearRuns() {
+  if (m_runs.empty()) return;
+  m_runs.clear();
+  emit runsChanged();
 }
 
 bool StudioDocument::replaceSchedule(const core::Schedule& schedule, QString* reason) {

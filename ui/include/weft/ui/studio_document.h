@@ -12,6 +12,7 @@
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/timeline.h"
 
 namespace weft::ui {
 
@@ -77,6 +78,13 @@ class StudioDocument : public QObject {
   bool applyStrategy(const QString& name, const core::StrategyOptions& options);
   const QString& lastRefusal() const { return m_last_refusal; }
 
+  // Runs of the current model shown by the timeline view and exported (Chrome trace, CSV):
+  // predicted, measured and baseline timelines. At most one run per label: a run added with a
+  // label already present replaces it. A new model clears them.
+  const std::vector<core::Timeline>& runs() const { return m_runs; }
+  void addRun(core::Timeline run);
+  void clearRuns();
+
   const std::vector<core::NodeId>& selection() const { return m_selection; }
   bool isSelected(core::NodeId n) const;
   void setSelection(std::vector<core::NodeId> nodes);
@@ -86,6 +94,7 @@ class StudioDocument : public QObject {
   void scheduleChanged();
   void selectionChanged();
   void editRefused(const QString& reason);
+  void runsChanged();
 
  private:
   friend class ScheduleCommand;
@@ -102,6 +111,7 @@ class StudioDocument : public QObject {
   std::vector<double> m_times;
   std::vector<int> m_stream_of, m_position;
   std::vector<bool> m_critical;
+  std::vector<core::Timeline> m_runs;
   std::vector<core::NodeId> m_selection;
   std::vector<bool> m_selected;
   ScheduleFigures m_figures;
