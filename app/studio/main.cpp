@@ -1,5 +1,5 @@
 // weft-studio: the desktop front end.
-//   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
+//   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N] [--show VIEW]
 // --screenshot renders the window once the model has loaded, writes the PNG and exits
 // (for docs and checks; use QT_QPA_PLATFORM=offscreen without a display).
 #include <QApplication>
@@ -12,9 +12,10 @@
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
-  QApplication::setApplicationName("weft-studio");
-  QApplication::setOrganizationName("weft");
-  QApplication::setApplicationVersion("0.1.0");
+  // Settings live under organisation "Weft", application "Weft Studio".
+  QApplication::setApplicationName("Weft Studio");
+  QApplication::setOrganizationName("Weft");
+  QApplication::setApplicationVersion(WEFT_VERSION);
 
   QCommandLineParser parser;
   parser.setApplicationDescription("Weft Studio: analyse and edit multi-stream schedules of ONNX models.");
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption synthetic("synthetic", "Open a seeded synthetic model of N operators.", "n");
   const QCommandLineOption find("find", "After loading, select the first node whose name or operator matches.", "text");
   const QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1600x1000).", "size", "1600x1000");
-  parser.addOptions({screenshot, synthetic, find, size});
+  const QCommandLineOption show("show", "Bring a view forward: memory, lanes, graph, nodes, ...", "view");
+  parser.addOptions({screenshot, synthetic, find, size, show});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -57,6 +59,10 @@ int main(int argc, char** argv) {
     QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window, text](bool ok) {
       if (ok) window.findNode(text);
     });
+  }
+  if (parser.isSet(show)) {
+    const QString view = parser.value(show);
+    if (!window.showView(view)) std::fprintf(stderr, "no view named '%s'\n", qPrintable(view));
   }
   if (!shot.isEmpty()) {
     if (loading) {

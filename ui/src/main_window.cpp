@@ -45,6 +45,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
   setAcceptDrops(true);
   setDockNestingEnabled(true);
   createDocks();
+  createMemoryDock();
+  {
+    QSettings settings;
+    m_device_preset = settings.value("device").toString();
+    m_theme = theme_from_name(settings.value("view/theme").toString());
+    if (m_theme != Theme::System) apply_theme(m_theme);
+  }
   createMenus();
 
   m_status_summary = new QLabel(tr("Open an ONNX model (Ctrl+O) or drop one on the window."), this);
@@ -160,11 +167,7 @@ void MainWindow::createMenus() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), {}, tr("Weft projects (*.weft)"));
     if (!path.isEmpty()) saveProject(path.endsWith(".weft") ? path : path + ".weft");
   });
-  file->addAction(tr("&Export schedule JSON..."), this, [this] {
-    if (!m_doc->hasModel()) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export schedule"), {}, tr("Schedule JSON (*.json)"));
-    if (!path.isEmpty()) exportSchedule(path);
-  });
+  createExportMenu(file);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -200,16 +203,11 @@ void MainWindow::createMenus() {
   QMenu* widths = view->addMenu(tr("Lane box &widths"));
   widths->addAction(tr("By predicted time"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::PredictedTime); });
   widths->addAction(tr("Uniform"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::Uniform); });
+  createPreferenceMenus(edit, view);
   view->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About Weft Studio"), this, [this] {
-    QMessageBox::about(this, tr("About Weft Studio"),
-                       tr("<b>Weft Studio</b> %1<br>Qt %2<br>Core passes: %3")
-                           .arg(QApplication::applicationVersion(), qVersion(),
-                                QString::fromStdString(bridge::liveness_text())));
-  });
+  createHelpMenu();
 }
 
 int MainWindow::findNode(const QString& text) {
@@ -232,6 +230,7 @@ void MainWindow::openModel(const QString& path) {
   r.strategy = m_strategy->strategyBox()->currentText();
   r.options.max_streams = m_strategy->streamCap()->value();
   r.options.granularity_us = m_strategy->granularity()->value();
+  r.device = m_device_preset;
   m_loading_is_file = true;
   startLoad(std::move(r));
 }
@@ -243,6 +242,7 @@ void MainWindow::openGraph(const QString& label, GraphSource source) {
   r.source = std::move(source);
   r.strategy = m_strategy->strategyBox()->currentText();
   r.options.max_streams = m_strategy->streamCap()->value();
+  r.device = m_device_preset;
   m_loading_is_file = false;
   startLoad(std::move(r));
 }
@@ -259,6 +259,7 @@ void MainWindow::openProject(const QString& path) {
   r.strategy = project->settings.strategy;
   r.options.max_streams = project->settings.max_streams;
   r.options.granularity_us = project->settings.granularity_us;
+  r.device = m_device_preset;
   m_loading_is_file = true;
   startLoad(std::move(r));
   m_pending_project = std::move(*project);  // after startLoad, which clears nothing of it

@@ -8,6 +8,7 @@
 #include "weft/ui/model_loader.h"
 #include "weft/ui/project_file.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/theme.h"
 
 class QLabel;
 class QLineEdit;
@@ -20,6 +21,7 @@ namespace weft::ui {
 
 class GraphView;
 class LanesView;
+class MemoryView;
 class NodeTableModel;
 class PropertiesPanel;
 class StrategyPanel;
@@ -39,6 +41,18 @@ class MainWindow : public QMainWindow {
   void openProject(const QString& path);
   bool saveProject(const QString& path);
   bool exportSchedule(const QString& path);
+  /// Chrome trace of the document's runs at `runs` (indices into document()->runs()).
+  bool exportChromeTrace(const QString& path, const std::vector<int>& runs);
+  /// Per-node times of the schedule and of every run as CSV.
+  bool exportNodeTimes(const QString& path);
+  /// PNG or SVG (by suffix) of the view named `view` (one of exportableViews()).
+  bool exportViewImage(const QString& view, const QString& path);
+  /// Views that File > Export > Image offers: every dock's widget, the memory chart, the offset
+  /// map and the whole window.
+  QStringList exportableViews() const;
+  QWidget* exportableView(const QString& view) const;
+  /// Raises the dock whose object name is `name` + "Dock" (e.g. "memory"); false when none.
+  bool showView(const QString& name);
   void cancelLoading();
   /// Selects the next node matching `text` (name or operator), shows it in both views; match count.
   int findNode(const QString& text);
@@ -47,6 +61,7 @@ class MainWindow : public QMainWindow {
   StudioDocument* document() const { return m_doc; }
   GraphView* graphView() const { return m_graph; }
   LanesView* lanesView() const { return m_lanes; }
+  MemoryView* memoryView() const { return m_memory; }
   StrategyPanel* strategyPanel() const { return m_strategy; }
   SummaryPanel* summaryPanel() const { return m_summary; }
   NodeTableModel* nodeModel() const { return m_node_model; }
@@ -54,6 +69,19 @@ class MainWindow : public QMainWindow {
   QStringList recentFiles() const;
   /// The last message shown in the status bar (refusals, errors, progress).
   const QString& lastMessage() const { return m_last_message; }
+
+  // Settings (QSettings): recent files, device preset, theme, window layout, last export folder.
+  /// The device preset used for the next load (empty: the default preset).
+  const QString& devicePreset() const { return m_device_preset; }
+  /// Chooses the device preset, stores it and reloads the open model file with it.
+  void setDevicePreset(const QString& name);
+  Theme theme() const { return m_theme; }
+  void setTheme(Theme theme);
+  QString lastExportFolder() const;
+  /// Every action that has a shortcut: (menu path and name, shortcuts), from the actions themselves.
+  QList<QPair<QString, QString>> shortcutList() const;
+  /// The About box's text: versions of Weft, Qt, protobuf, ONNX, CUDA.
+  QString aboutText() const;
 
  signals:
   /// After every load attempt: ok, and the message shown (error or summary).
@@ -73,11 +101,19 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void createMenus();
   void createDocks();
+  void createMemoryDock();
+  void createExportMenu(QMenu* file);
+  void createPreferenceMenus(QMenu* edit, QMenu* view);
+  void createHelpMenu();
+  void showShortcuts();
+  void rememberExportFolder(const QString& path);
+  QString askSavePath(const QString& title, const QString& name, const QString& filter);
   ProjectSettings currentSettings() const;
 
   StudioDocument* m_doc;
   GraphView* m_graph = nullptr;
   LanesView* m_lanes = nullptr;
+  MemoryView* m_memory = nullptr;
   PropertiesPanel* m_properties = nullptr;
   StrategyPanel* m_strategy = nullptr;
   SummaryPanel* m_summary = nullptr;
@@ -95,6 +131,8 @@ class MainWindow : public QMainWindow {
   /// Schedule and settings to apply once the project's model has loaded.
   std::optional<Project> m_pending_project;
   QString m_last_message;
+  QString m_device_preset;
+  Theme m_theme = Theme::System;
 };
 
 }  // namespace weft::ui
