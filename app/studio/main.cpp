@@ -1,13 +1,17 @@
 // weft-studio: the desktop front end.
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N] [--show VIEW]
+//               [--strategy NAME] [--granularity US]
 // --screenshot renders the window once the model has loaded, writes the PNG and exits
 // (for docs and checks; use QT_QPA_PLATFORM=offscreen without a display).
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
+#include <QDoubleSpinBox>
 #include <QTimer>
 #include <cstdio>
 
 #include "weft/ui/main_window.h"
+#include "weft/ui/panels.h"
 #include "weft/ui/synthetic_model.h"
 
 int main(int argc, char** argv) {
@@ -27,7 +31,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption find("find", "After loading, select the first node whose name or operator matches.", "text");
   const QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1600x1000).", "size", "1600x1000");
   const QCommandLineOption show("show", "Bring a view forward: memory, lanes, graph, nodes, ...", "view");
-  parser.addOptions({screenshot, synthetic, find, size, show});
+  const QCommandLineOption strategy("strategy", "Strategy of the first schedule (default: the studio's).", "name");
+  const QCommandLineOption granularity("granularity", "Strategy granularity, µs (-1: automatic).", "us");
+  parser.addOptions({screenshot, synthetic, find, size, show, strategy, granularity});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -37,6 +43,8 @@ int main(int argc, char** argv) {
     if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
   }
   window.show();
+  if (parser.isSet(strategy)) window.strategyPanel()->strategyBox()->setCurrentText(parser.value(strategy));
+  if (parser.isSet(granularity)) window.strategyPanel()->granularity()->setValue(parser.value(granularity).toDouble());
 
   auto take_shot = [&window, shot] {
     QTimer::singleShot(300, &window, [&window, shot] {

@@ -261,10 +261,10 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   m_chart->addAxis(m_x, Qt::AlignBottom);
   m_chart->addAxis(m_y, Qt::AlignLeft);
   const QColor current = stream_color(0), sequential(0x88, 0x88, 0x88);
-  m_live = make_series(m_chart, tr("live (current)"), current, 1.2, Qt::SolidLine);
-  m_high = make_series(m_chart, tr("arena high-water (current)"), current.darker(130), 2.4, Qt::SolidLine);
-  m_seq_live = make_series(m_chart, tr("live (sequential)"), sequential, 1.2, Qt::SolidLine);
-  m_seq_high = make_series(m_chart, tr("arena high-water (sequential)"), sequential.darker(130), 2.4, Qt::SolidLine);
+  m_live = make_series(m_chart, tr("live"), current, 1.2, Qt::SolidLine);
+  m_high = make_series(m_chart, tr("high-water"), current.darker(130), 2.4, Qt::SolidLine);
+  m_seq_live = make_series(m_chart, tr("live, sequential"), sequential, 1.2, Qt::SolidLine);
+  m_seq_high = make_series(m_chart, tr("high-water, sequential"), sequential.darker(130), 2.4, Qt::SolidLine);
   m_concurrent_bound = make_series(m_chart, tr("concurrent bound"), critical_color(), 1.5, Qt::DashLine);
   m_linear_bound = make_series(m_chart, tr("sequential bound"), QColor(0x59, 0xa1, 0x4f), 1.5, Qt::DotLine);
   for (QLineSeries* s : {m_live, m_high, m_seq_live, m_seq_high, m_concurrent_bound, m_linear_bound}) {
@@ -273,7 +273,7 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   }
   m_chart_view = new QChartView(m_chart, this);
   m_chart_view->setRenderHint(QPainter::Antialiasing);
-  m_chart_view->setMinimumHeight(180);
+  m_chart_view->setMinimumHeight(220);
 
   m_map = new OffsetMapView(doc, this);
 
@@ -285,6 +285,7 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   split->addWidget(m_map);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  split->setSizes({600, 400});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);
