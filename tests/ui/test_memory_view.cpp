@@ -12,6 +12,7 @@
 #include "weft/core/onnx_import.h"
 #include "weft/ui/memory_model.h"
 #include "weft/ui/memory_view.h"
+#include "weft/ui/synthetic_model.h"
 
 using weft::core::NodeId;
 using weft::ui::MemoryModel;
@@ -55,7 +56,9 @@ class TestMemoryView : public QObject {
   void oneStreamCostsNothingExtra();
   void realModelSeries();
   void largeModelIsCutOff();
+  void cutoffSizedModelPlansWithinAnEdit();
   void viewReplansAfterEdit();
+  void largeModelReplansInWorker();
   void offsetMapHoverAndClick();
 };
 
@@ -124,6 +127,23 @@ void TestMemoryView::largeModelIsCutOff() {
   QVERIFY(m.note.find("up to 20") != std::string::npos);
 }
 
+void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
+  // At the cutoff (4000 nodes, 4 random streams) one recompute stays interactive and valid.
+  auto graph = weft::ui::make_synthetic_graph(static_cast<int>(weft::ui::kMemoryViewMaxNodes), 7);
+  QVERIFY(graph);
+  auto loaded = weft::test::make_loaded(std::move(*graph), {});
+  weft::core::Schedule s = weft::test::random_schedule(*loaded.graph, 4, 3);
+  s.events = weft::ui::bridge::compute_events(*loaded.graph, s);
+  QElapsedTimer clock;
+  clock.start();
+  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, s, &loaded.analysis->costs, &loaded.device);
+  const qint64 ms = clock.elapsed();
+  check_invariants(*loaded.graph, m);
+  qInfo("4000 nodes, 4 streams: memory model in %lld ms (arena %.2f MiB, price %.2f)", static_cast<long long>(ms),
+        static_cast<double>(m.arena_bytes) / 1048576.0, m.price());
+  QVERIFY(ms < 5000);  // generous: a loaded CI machine, Debug builds
+}
+
 void TestMemoryView::viewReplansAfterEdit() {
   // Merging the two branches into one stream is an edit: the shown view re-plans and the arena drops.
   weft::ui::StudioDocument doc;
@@ -151,6 +171,35 @@ void TestMemoryView::viewReplansAfterEdit() {
   view.setOverTime(true);
   QVERIFY(view.offsetMap()->overTime());
   QVERIFY(static_cast<QLineSeries*>(series[0])->count() > 2);
+}
+
+void TestMemoryView::largeModelReplansInWorker() {
+  // Past kSyncNodes an edit re-plans in a worker: the GUI thread returns at once, the result
+  // arrives by signal and matches the document's own figures.
+  auto graph = weft::ui::make_synthetic_graph(1500, 3);
+  QVERIFY(graph);
+  weft::ui::StudioDocument doc;
+  auto loaded = weft::test::make_loaded(std::move(*graph), {});
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
+  loaded.schedule.events = weft::ui::bridge::compute_events(*loaded.graph, loaded.schedule);
+  doc.setModel(std::move(loaded));
+  weft::ui::MemoryView view(&doc);
+  view.resize(900, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QTRY_VERIFY_WITH_TIMEOUT(!view.isReplanning(), 20000);
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
+  QVERIFY(doc.mergeStreams(0, 1));
+  QVERIFY(view.isReplanning());
+  QTRY_VERIFY_WITH_TIMEOUT(!view.isReplanning(), 20000);
+  QVERIFY(view.model().computed);
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
+  QVERIFY(view.figuresText().contains(QString::number(view.model().price(), 'f', 2)));
+  // Two edits in a row: only the last one's result is kept.
+  QVERIFY(doc.addStream());
+  QVERIFY(doc.mergeStreams(0, 1));
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
+  QCOMPARE(view.model().steps.size(), std::size_t{1500});
 }
 
 void TestMemoryView::offsetMapHoverAndClick() {

@@ -14,6 +14,7 @@
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 
@@ -86,10 +87,20 @@ void OffsetMapView::setModel(const MemoryModel* model, bool over_time) {
   update();
 }
 
+void OffsetMapView::setHorizontalMargins(double left, double right) {
+  if (left == m_left && right == m_right) return;
+  m_left = left;
+  m_right = right;
+  update();
+}
+
 QRectF OffsetMapView::plotRect() const {
   const QFontMetrics fm(font());
-  const double left = fm.horizontalAdvance("0000.0 MiB") + 10;
-  return QRectF(left, 8, std::max(10.0, width() - left - 10), std::max(10.0, height() - 8 - fm.height() - 10.0));
+  const double own_left = fm.horizontalAdvance("000.0") + 12;
+  const double left = m_left >= own_left ? m_left : own_left;
+  const double right = m_right >= 0 ? m_right : 10.0;
+  const double top = fm.height() * 1.5 + 8;  // room for the title above the top tick label
+  return QRectF(left, top, std::max(10.0, width() - left - right), std::max(10.0, height() - top - fm.height() - 10.0));
 }
 
 double OffsetMapView::xMax() const {
@@ -198,13 +209,15 @@ void OffsetMapView::paintEvent(QPaintEvent* event) {
     p.drawLine(QPointF(pr.left(), y), QPointF(pr.right(), y));
     p.setPen(pal.color(QPalette::Text));
     p.drawText(QRectF(0, y - fm.height() / 2.0, pr.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
-               QString("%1 MiB").arg(ymax * i / 4.0 / kMiB, 0, 'f', 1));
+               QString::number(ymax * i / 4.0 / kMiB, 'f', 1));
   }
+  p.drawText(QRectF(0, 2, pr.right(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+             tr("Offset map: arena offset (MiB) of each tensor while it lives, by producer's stream"));
   const double xmax = xMax();
   for (int i = 0; i <= 4; ++i) {
     const double x = pr.left() + pr.width() * i / 4.0;
     const QString label = m_over_time ? QString("%1 µs").arg(xmax * i / 4.0, 0, 'f', 0)
-                                      : QString("step %1").arg(static_cast<int>(std::lround(xmax * i / 4.0)));
+                                      : QString::number(std::lround(xmax * i / 4.0));
     const double w = fm.horizontalAdvance(label);
     const double lx = std::clamp(x - w / 2, pr.left(), pr.right() - w);
     p.drawText(QPointF(lx, pr.bottom() + fm.ascent() + 4), label);
@@ -276,6 +289,12 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   m_chart_view->setMinimumHeight(220);
 
   m_map = new OffsetMapView(doc, this);
+  // Line the map's x axis up under the chart's plot area.
+  connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF& plot) {
+    const QPointF tl = m_chart_view->mapFromScene(m_chart->mapToScene(plot.topLeft()));
+    const QPointF br = m_chart_view->mapFromScene(m_chart->mapToScene(plot.bottomRight()));
+    m_map->setHorizontalMargins(tl.x(), m_chart_view->width() - br.x());
+  });
 
   auto* top = new QHBoxLayout;
   top->addWidget(m_figures, 1);
@@ -292,17 +311,32 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   layout->addWidget(m_note);
   layout->addWidget(split, 1);
 
+  connect(&m_watcher, &QFutureWatcher<MemoryModel>::finished, this, &MemoryView::takeResult);
   connect(doc, &StudioDocument::scheduleChanged, this, &MemoryView::scheduleStale);
   connect(doc, &StudioDocument::modelChanged, this, &MemoryView::scheduleStale);
   applyPalette();
   recompute();
 }
 
-MemoryView::~MemoryView() { m_map->setModel(nullptr, false); }
+MemoryView::~MemoryView() {
+  m_map->setModel(nullptr, false);
+  m_watcher.waitForFinished();  // the worker holds only copies; wait so it never outlives the app
+}
 
 const MemoryModel& MemoryView::model() {
   if (m_stale) recompute();
+  if (m_result_pending) {
+    m_watcher.waitForFinished();
+    takeResult();
+  }
   return m_model;
+}
+
+void MemoryView::takeResult() {
+  if (!m_result_pending || !m_watcher.isFinished() || m_watcher.isCanceled()) return;
+  m_result_pending = false;
+  m_model = m_watcher.result();
+  rebuildChart();
 }
 
 void MemoryView::scheduleStale() {
@@ -331,11 +365,22 @@ void MemoryView::setOverTime(bool over_time) {
 void MemoryView::recompute() {
   m_stale = false;
   ++m_recomputes;
+  m_result_pending = false;
   if (!m_doc->hasModel()) {
     m_model = MemoryModel{};
     m_model.note = "No model loaded";
-  } else {
+  } else if (m_doc->graph().node_count() <= kSyncNodes) {
     m_model = compute_memory_model(m_doc->graph(), m_doc->schedule(), &m_doc->analysis().costs, &m_doc->device());
+  } else {
+    // Large models re-plan in a worker on copies (the graph is shared and immutable); a newer
+    // edit replaces the watched future, so a stale result is never shown.
+    m_result_pending = true;
+    m_note->setText(tr("Re-planning the arena..."));
+    m_note->show();
+    m_watcher.setFuture(QtConcurrent::run(
+        [graph = m_doc->graphPtr(), schedule = m_doc->schedule(), costs = m_doc->analysis().costs,
+         device = m_doc->device()] { return compute_memory_model(*graph, schedule, &costs, &device); }));
+    return;
   }
   rebuildChart();
 }
@@ -377,7 +422,9 @@ void MemoryView::rebuildChart() {
   const double ymax = static_cast<double>(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes,
                                                     std::int64_t{1}})) / kMiB;
   m_y->setRange(0, ymax * 1.08);
-  m_chart->setTitle(tr("Arena growth: current schedule (%1 streams) vs sequential").arg(m_doc->schedule().stream_count()));
+  const auto streams = m_doc->schedule().stream_count();
+  m_chart->setTitle(streams == 1 ? tr("Arena growth: current schedule (1 stream) vs sequential")
+                                 : tr("Arena growth: current schedule (%1 streams) vs sequential").arg(streams));
 }
 
 QString MemoryView::figuresText() const {

@@ -2,6 +2,7 @@
 // The memory view: arena growth chart (Qt Charts) of the current and the sequential schedule with
 // the lower bounds, an offset map (one rectangle per tensor) and the figures that price the
 // current concurrency in memory. Recomputed after every schedule edit, up to a size cutoff.
+#include <QFutureWatcher>
 #include <QWidget>
 
 #include "weft/ui/memory_model.h"
@@ -35,6 +36,9 @@ class OffsetMapView : public QWidget {
   QString blockText(int block) const;
   /// The text of the block under the mouse (empty when none).
   const QString& hoverText() const { return m_hover_text; }
+  /// Left and right plot margins in pixels (to line the map up under the chart's plot area);
+  /// negative: the map's own.
+  void setHorizontalMargins(double left, double right);
 
  protected:
   bool event(QEvent* event) override;
@@ -52,6 +56,7 @@ class OffsetMapView : public QWidget {
   StudioDocument* m_doc;
   const MemoryModel* m_model = nullptr;
   bool m_over_time = false;
+  double m_left = -1, m_right = -1;
   int m_hover = -1;
   QString m_hover_text;
 };
@@ -62,8 +67,13 @@ class MemoryView : public QWidget {
   explicit MemoryView(StudioDocument* doc, QWidget* parent = nullptr);
   ~MemoryView() override;
 
-  /// The model of the current schedule (recomputed first when an edit made it stale).
+  /// Models up to this many nodes are planned on the GUI thread; larger ones in a worker.
+  static constexpr std::size_t kSyncNodes = 1000;
+  /// The model of the current schedule (recomputed first when an edit made it stale; waits for a
+  /// re-plan running in the worker).
   const MemoryModel& model();
+  /// True while a re-plan runs in the worker.
+  bool isReplanning() const { return m_watcher.isRunning(); }
   /// x axis: predicted time (µs) when true and the device has rates, else steps.
   void setOverTime(bool over_time);
   bool overTime() const { return m_over_time; }
@@ -83,6 +93,7 @@ class MemoryView : public QWidget {
  private:
   void scheduleStale();
   void recompute();
+  void takeResult();
   void rebuildChart();
   void applyPalette();
 
@@ -91,6 +102,8 @@ class MemoryView : public QWidget {
   bool m_stale = true;
   bool m_over_time = false;
   int m_recomputes = 0;
+  QFutureWatcher<MemoryModel> m_watcher;
+  bool m_result_pending = false;  ///< the watcher's future has a result not yet taken
   QLabel* m_figures;
   QLabel* m_note;
   QComboBox* m_axis;
