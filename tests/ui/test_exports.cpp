@@ -187,6 +187,7 @@ void TestExports::everyExportIsValid() {
     const QString svg = dir.filePath(QString("view%1.svg").arg(n++));
     QVERIFY2(w.exportViewImage(view, png), qPrintable(view));
     QWidget* widget = w.exportableView(view);
+    QVERIFY2(widget->isVisible(), qPrintable(view));  // a background tab was brought forward
     QImage img(png);
     QVERIFY2(!img.isNull(), qPrintable(view));
     QCOMPARE(img.size(), widget->size());
@@ -200,6 +201,9 @@ void TestExports::everyExportIsValid() {
     QVERIFY(saw_svg);
     QSvgRenderer renderer(svg_bytes);
     QVERIFY2(renderer.isValid(), qPrintable(view));
+    qInfo("%s: png %dx%d, svg %lld bytes, %lld paths, %lld polylines, %lld images", qPrintable(view), img.width(), img.height(),
+          static_cast<long long>(svg_bytes.size()), static_cast<long long>(svg_bytes.count("<path")),
+          static_cast<long long>(svg_bytes.count("<polyline")), static_cast<long long>(svg_bytes.count("<image")));
   }
   // The offset map's PNG is not blank: blocks in stream colours were drawn.
   w.exportViewImage("Offset map", dir.filePath("map.png"));

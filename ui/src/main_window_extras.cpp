@@ -173,7 +173,7 @@ bool MainWindow::exportViewImage(const QString& view, const QString& path) {
     showMessage(tr("There is no view '%1' to export").arg(view), true);
     return false;
   }
-  if (!w->isVisible()) {
+  if (!w->isVisible() || w->visibleRegion().isEmpty()) {
     // A background tab has no current size or layout: bring it forward first.
     for (QWidget* p = w; p; p = p->parentWidget())
       if (auto* d = qobject_cast<QDockWidget*>(p)) {
@@ -181,7 +181,12 @@ bool MainWindow::exportViewImage(const QString& view, const QString& path) {
         d->raise();
         break;
       }
-    QCoreApplication::processEvents();
+    // Two passes: the tab switch shows the dock, then its layout gives the widget its size.
+    for (int pass = 0; pass < 2; ++pass) {
+      QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+      QCoreApplication::processEvents();
+      if (layout()) layout()->activate();
+    }
   }
   auto ok = save_widget_image(w, path, tr("%1 — Weft Studio").arg(view));
   showMessage(ok ? tr("Exported %1 to %2").arg(view, path)
