@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption synthetic("synthetic", "Open a seeded synthetic model of N operators.", "n");
   const QCommandLineOption find("find", "After loading, select the first node whose name or operator matches.", "text");
   const QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1600x1000).", "size", "1600x1000");
-  const QCommandLineOption show("show", "Bring a view forward: memory, lanes, graph, nodes, ...", "view");
+  const QCommandLineOption show("show", "Bring a docked view forward: memory, lanes, graph, nodes, ... ('window': none).",
+                                "view", "window");
   const QCommandLineOption strategy("strategy", "Strategy of the first schedule (default: the studio's).", "name");
   const QCommandLineOption granularity("granularity", "Strategy granularity, µs (-1: automatic).", "us");
   parser.addOptions({screenshot, synthetic, find, size, show, strategy, granularity});
@@ -68,8 +69,7 @@ int main(int argc, char** argv) {
       if (ok) window.findNode(text);
     });
   }
-  if (parser.isSet(show)) {
-    const QString view = parser.value(show);
+  if (const QString view = parser.value(show); view != "window") {
     if (!window.showView(view)) std::fprintf(stderr, "no view named '%s'\n", qPrintable(view));
   }
   if (!shot.isEmpty()) {
