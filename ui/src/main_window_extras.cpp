@@ -17,6 +17,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QSet>
 #include <QSettings>
 #include <QStyleHints>
@@ -88,8 +89,16 @@ void MainWindow::rememberExportFolder(const QString& path) {
 }
 
 QString MainWindow::askSavePath(const QString& title, const QString& name, const QString& filter) {
-  const QString path = QFileDialog::getSaveFileName(this, title, QDir(lastExportFolder()).filePath(name), filter);
-  if (!path.isEmpty()) rememberExportFolder(path);
+  QString chosen;
+  QString path = QFileDialog::getSaveFileName(this, title, QDir(lastExportFolder()).filePath(name), filter, &chosen);
+  if (path.isEmpty()) return path;
+  // A name typed without a suffix takes the chosen filter's ("PNG image (*.png)" -> .png), which
+  // also decides PNG or SVG for images.
+  if (QFileInfo(path).suffix().isEmpty()) {
+    const qsizetype star = chosen.indexOf("*.");
+    if (star >= 0) path += chosen.mid(star + 1, chosen.indexOf(QRegularExpression("[ )]"), star) - star - 1);
+  }
+  rememberExportFolder(path);
   return path;
 }
 
