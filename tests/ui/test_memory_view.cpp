@@ -170,6 +170,12 @@ void TestMemoryView::viewReplansAfterEdit() {
   QCOMPARE(static_cast<QLineSeries*>(series[0])->count(), 12);
   view.setOverTime(true);
   QVERIFY(view.offsetMap()->overTime());
+  // The offset map's plot lines up under the chart's plot area, at any width.
+  for (int width : {900, 1300}) {
+    view.resize(width, 700);
+    QTRY_VERIFY(std::abs(view.offsetMap()->plotRect().left() - view.chart()->plotArea().left()) <= 1.0);
+    QTRY_VERIFY(std::abs(view.offsetMap()->plotRect().right() - view.chart()->plotArea().right()) <= 1.0);
+  }
   QVERIFY(static_cast<QLineSeries*>(series[0])->count() > 2);
 }
 

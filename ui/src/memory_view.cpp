@@ -105,7 +105,8 @@ QRectF OffsetMapView::plotRect() const {
 
 double OffsetMapView::xMax() const {
   if (!m_model) return 1;
-  if (m_over_time) return std::max(1e-9, m_model->current.makespan_us);
+  // The chart's x range: both runs fit, so the two plots share one scale.
+  if (m_over_time) return std::max({1e-9, m_model->current.makespan_us, m_model->sequential.makespan_us});
   return std::max<double>(1, static_cast<double>(m_model->steps.size()));
 }
 
@@ -291,9 +292,10 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   m_map = new OffsetMapView(doc, this);
   // Line the map's x axis up under the chart's plot area.
   connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF& plot) {
-    const QPointF tl = m_chart_view->mapFromScene(m_chart->mapToScene(plot.topLeft()));
-    const QPointF br = m_chart_view->mapFromScene(m_chart->mapToScene(plot.bottomRight()));
-    m_map->setHorizontalMargins(tl.x(), m_chart_view->width() - br.x());
+    // The chart fills its view from the origin (QChartView keeps them the same size), so chart
+    // coordinates are view coordinates; mapping through the view is wrong mid-resize.
+    const QRectF chart = m_chart->geometry();
+    m_map->setHorizontalMargins(chart.left() + plot.left(), chart.width() - plot.right());
   });
 
   auto* top = new QHBoxLayout;

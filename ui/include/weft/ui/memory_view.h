@@ -36,6 +36,8 @@ class OffsetMapView : public QWidget {
   QString blockText(int block) const;
   /// The text of the block under the mouse (empty when none).
   const QString& hoverText() const { return m_hover_text; }
+  /// The plot area inside the axes, widget coordinates.
+  QRectF plotRect() const;
   /// Left and right plot margins in pixels (to line the map up under the chart's plot area);
   /// negative: the map's own.
   void setHorizontalMargins(double left, double right);
@@ -48,7 +50,6 @@ class OffsetMapView : public QWidget {
   void leaveEvent(QEvent* event) override;
 
  private:
-  QRectF plotRect() const;
   double xMax() const;
   double yMax() const;
   QRectF blockRect(int block) const;
