@@ -50,7 +50,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
     QSettings settings;
     m_device_preset = settings.value("device").toString();
     m_theme = theme_from_name(settings.value("view/theme").toString());
-    if (m_theme != Theme::System) apply_theme(m_theme);
+    if (m_theme != Theme::System || system_prefers_dark() != is_dark(QApplication::palette()))
+      apply_theme(m_theme);
   }
   createMenus();
 

@@ -99,11 +99,13 @@ void apply_theme(Theme theme) {
   switch (theme) {
     case Theme::Light: pal = light_palette(); break;
     case Theme::Dark: pal = dark_palette(); break;
-    case Theme::System:
-      // The platform palette usually follows the scheme already; where it does not (a dark
-      // scheme reported with a light palette), use ours.
-      pal = system_prefers_dark() && !is_dark(system) ? dark_palette() : system;
+    case Theme::System: {
+      // The platform palette when it matches the scheme; ours where it does not (a dark scheme
+      // reported with a light platform palette, or the scheme changed since start-up).
+      const bool dark = system_prefers_dark();
+      pal = dark == is_dark(system) ? system : dark ? dark_palette() : light_palette();
       break;
+    }
   }
   QApplication::setPalette(pal);
 }
