@@ -354,7 +354,7 @@ void MemoryView::showEvent(QShowEvent* event) {
 
 void MemoryView::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
-  if (event->type() == QEvent::PaletteChange) applyPalette();
+  if (event->type() == QEvent::PaletteChange && m_map) applyPalette();
 }
 
 void MemoryView::setOverTime(bool over_time) {

@@ -105,20 +105,20 @@ class MemoryView : public QWidget {
   int m_recomputes = 0;
   QFutureWatcher<MemoryModel> m_watcher;
   bool m_result_pending = false;  ///< the watcher's future has a result not yet taken
-  QLabel* m_figures;
-  QLabel* m_note;
-  QComboBox* m_axis;
-  QChart* m_chart;
-  QChartView* m_chart_view;
-  QValueAxis* m_x;
-  QValueAxis* m_y;
+  QLabel* m_figures = nullptr;
+  QLabel* m_note = nullptr;
+  QComboBox* m_axis = nullptr;
+  QChart* m_chart = nullptr;
+  QChartView* m_chart_view = nullptr;
+  QValueAxis* m_x = nullptr;
+  QValueAxis* m_y = nullptr;
   QLineSeries* m_live = nullptr;
   QLineSeries* m_high = nullptr;
   QLineSeries* m_seq_live = nullptr;
   QLineSeries* m_seq_high = nullptr;
   QLineSeries* m_concurrent_bound = nullptr;
   QLineSeries* m_linear_bound = nullptr;
-  OffsetMapView* m_map;
+  OffsetMapView* m_map = nullptr;
 };
 
 }  // namespace weft::ui
