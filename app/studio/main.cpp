@@ -1,7 +1,9 @@
 // weft-studio: the desktop front end.
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
-// --screenshot renders the window once the model has loaded, writes the PNG and exits
-// (for docs and checks; use QT_QPA_PLATFORM=offscreen without a display).
+//               [--run cpu] [--show timeline]
+// --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
+// has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
+// without a display). --show timeline enlarges the timeline dock and shoots it alone.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
@@ -9,6 +11,7 @@
 
 #include "weft/ui/main_window.h"
 #include "weft/ui/synthetic_model.h"
+#include "weft/ui/timeline_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -25,7 +28,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption synthetic("synthetic", "Open a seeded synthetic model of N operators.", "n");
   const QCommandLineOption find("find", "After loading, select the first node whose name or operator matches.", "text");
   const QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1600x1000).", "size", "1600x1000");
-  parser.addOptions({screenshot, synthetic, find, size});
+  const QCommandLineOption run("run", "After loading, run the schedule on BACKEND (cpu).", "backend");
+  const QCommandLineOption show("show", "For --screenshot: 'window' (default) or 'timeline'.", "what", "window");
+  parser.addOptions({screenshot, synthetic, find, size, run, show});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -36,9 +41,13 @@ int main(int argc, char** argv) {
   }
   window.show();
 
-  auto take_shot = [&window, shot] {
-    QTimer::singleShot(300, &window, [&window, shot] {
-      const bool ok = window.grab().save(shot);
+  const bool timeline_only = parser.value(show) == "timeline";
+  if (timeline_only) window.showTimeline();
+  auto take_shot = [&window, shot, timeline_only] {
+    if (timeline_only) window.showTimeline();
+    QTimer::singleShot(300, &window, [&window, shot, timeline_only] {
+      QWidget* target = timeline_only ? window.timelineView()->parentWidget() : static_cast<QWidget*>(&window);
+      const bool ok = target->grab().save(shot);
       std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(shot));
       QApplication::exit(ok ? 0 : 4);
     });
@@ -58,8 +67,28 @@ int main(int argc, char** argv) {
       if (ok) window.findNode(text);
     });
   }
+  const bool run_cpu = parser.value(run) == "cpu";
+  if (parser.isSet(run) && !run_cpu) {
+    std::fprintf(stderr, "--run: only 'cpu' is available (this build has no CUDA executor)\n");
+    return 1;
+  }
+  if (run_cpu) {
+    QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window](bool ok) {
+      if (ok) window.runOnCpu();
+    });
+  }
   if (!shot.isEmpty()) {
-    if (loading) {
+    if (loading && run_cpu) {
+      QObject::connect(&window, &weft::ui::MainWindow::runFinished, &window, [take_shot](bool, const QString& msg) {
+        std::fprintf(stderr, "%s\n", qPrintable(msg));
+        take_shot();
+      });
+      QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [take_shot](bool ok, const QString& msg) {
+        if (ok) return;  // the run's end takes the shot
+        std::fprintf(stderr, "%s\n", qPrintable(msg));
+        take_shot();
+      });
+    } else if (loading) {
       QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [take_shot](bool ok, const QString& msg) {
         if (!ok) std::fprintf(stderr, "%s\n", qPrintable(msg));
         take_shot();
