@@ -1,11 +1,13 @@
 // weft-studio: the desktop front end.
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
-//               [--run cpu] [--show timeline]
+//               [--run cpu [--use-measured]] [--show timeline] [--range T0:T1]
 // --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
 // has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
-// without a display). --show timeline enlarges the timeline dock and shoots it alone.
+// without a display). --show timeline floats the timeline dock at --size and shoots it alone;
+// --range selects a time range (µs) in it; --use-measured calibrates the cost model after the run.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QTimer>
 #include <cstdio>
 
@@ -30,7 +32,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1600x1000).", "size", "1600x1000");
   const QCommandLineOption run("run", "After loading, run the schedule on BACKEND (cpu).", "backend");
   const QCommandLineOption show("show", "For --screenshot: 'window' (default) or 'timeline'.", "what", "window");
-  parser.addOptions({screenshot, synthetic, find, size, run, show});
+  const QCommandLineOption use_measured("use-measured", "After --run, calibrate the cost model with the measured times.");
+  const QCommandLineOption range("range", "Select the time range T0:T1 (µs) in the timeline before the screenshot.", "t0:t1");
+  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -42,9 +46,16 @@ int main(int argc, char** argv) {
   window.show();
 
   const bool timeline_only = parser.value(show) == "timeline";
-  if (timeline_only) window.showTimeline();
-  auto take_shot = [&window, shot, timeline_only] {
-    if (timeline_only) window.showTimeline();
+  QSize shot_size(1600, 1000);
+  if (const QStringList wh = parser.value(size).split('x'); wh.size() == 2) shot_size = QSize(wh[0].toInt(), wh[1].toInt());
+  const QStringList range_text = parser.value(range).split(':');
+  auto take_shot = [&window, shot, timeline_only, shot_size, range_text] {
+    if (timeline_only) {
+      window.timelineDock()->setFloating(true);
+      window.timelineDock()->resize(shot_size);
+      window.timelineView()->fit();
+    }
+    if (range_text.size() == 2) window.timelineView()->setRange(range_text[0].toDouble(), range_text[1].toDouble());
     QTimer::singleShot(300, &window, [&window, shot, timeline_only] {
       QWidget* target = timeline_only ? window.timelineView()->parentWidget() : static_cast<QWidget*>(&window);
       const bool ok = target->grab().save(shot);
@@ -76,6 +87,10 @@ int main(int argc, char** argv) {
     QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window](bool ok) {
       if (ok) window.runOnCpu();
     });
+    if (parser.isSet(use_measured))
+      QObject::connect(&window, &weft::ui::MainWindow::runFinished, &window, [&window](bool ok) {
+        if (ok) window.useMeasuredTimes();
+      });
   }
   if (!shot.isEmpty()) {
     if (loading && run_cpu) {

@@ -548,6 +548,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
       }
     }
     p.setRenderHint(QPainter::Antialiasing, false);
+    p.setBrush(Qt::NoBrush);
   }
 
   // Selected range with its statistics.
@@ -564,14 +565,15 @@ void TimelineView::paintEvent(QPaintEvent*) {
     const QString text = rangeText();
     const QFontMetrics big(font());
     const QRect box = big.boundingRect(QRect(0, 0, w - left - 20, h), Qt::AlignLeft | Qt::TextWordWrap, text).adjusted(-6, -4, 6, 4);
-    const QRect at(w - box.width() - 10, kRulerHeight + 8, box.width(), box.height());
+    // Bottom right, where rows usually end; above the last rows when they fill the view.
+    const QRect at(w - box.width() - 10, std::max(kRulerHeight + 8, h - box.height() - 10), box.width(), box.height());
     p.setFont(font());
-    QColor back = pal.color(QPalette::ToolTipBase);
+    QColor back = pal.color(QPalette::Base);
     back.setAlpha(235);
     p.fillRect(at, back);
-    p.setPen(pal.color(QPalette::Mid));
+    p.setPen(QPen(selection_color(), 1));
     p.drawRect(at.adjusted(0, 0, -1, -1));
-    p.setPen(pal.color(QPalette::ToolTipText));
+    p.setPen(pal.color(QPalette::Text));
     p.drawText(at.adjusted(6, 4, -6, -4), Qt::AlignLeft | Qt::TextWordWrap, text);
   }
 
@@ -597,22 +599,24 @@ void TimelineView::paintEvent(QPaintEvent*) {
     if (x1 > x0) p.fillRect(QRectF(x0, kRulerHeight - 6, x1 - x0, 5), band);
   }
 
-  // Row labels over everything at the left.
+  // Row labels over everything at the left; each run's title runs along its header band.
   p.fillRect(QRect(0, kRulerHeight, left, h - kRulerHeight), pal.window());
   p.setPen(pal.color(QPalette::Mid));
   p.drawLine(left - 1, 0, left - 1, h);
-  p.setClipRect(QRect(0, kRulerHeight, left - 1, h - kRulerHeight));
+  p.setClipRect(QRect(0, kRulerHeight, w, h - kRulerHeight));
   QFont bold = font();
   bold.setBold(true);
   for (int t = 0; t < static_cast<int>(m_tracks.size()); ++t) {
     const Track& track = m_tracks[static_cast<std::size_t>(t)];
     const int top = rowTop(t, -1);
     if (top > h) break;
+    const double makespan = track.run.makespan_us();
+    QString title = QString("%1 · %2").arg(QString::fromStdString(track.run.label), format_time(makespan, makespan / 1000));
+    if (!track.run.device.empty()) title += QString(" · %1").arg(QString::fromStdString(track.run.device));
+    if (track.run.kind != "measured" && m_doc->costsCalibrated()) title += tr(" · measured node times");
     p.setFont(bold);
     p.setPen(pal.color(QPalette::WindowText));
-    const QString title = QString("%1 · %2").arg(QString::fromStdString(track.run.label)).arg(format_time(track.run.makespan_us(), track.run.makespan_us() / 1000));
-    p.drawText(QRect(6, top, left - 10, kHeaderHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               QFontMetrics(bold).elidedText(title, Qt::ElideMiddle, left - 12));
+    p.drawText(QRect(6, top, w - 12, kHeaderHeight), Qt::AlignVCenter | Qt::AlignLeft, title);
     p.setFont(small);
     for (int s = 0; s < static_cast<int>(track.rows.size()); ++s) {
       const int y = rowTop(t, s);

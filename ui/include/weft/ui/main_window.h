@@ -54,6 +54,7 @@ class MainWindow : public QMainWindow {
   SummaryPanel* summaryPanel() const { return m_summary; }
   NodeTableModel* nodeModel() const { return m_node_model; }
   TimelineView* timelineView() const { return m_timeline; }
+  QDockWidget* timelineDock() const { return m_timeline_dock; }
 
   // Runs (Run menu): the CPU reference executor runs the current schedule and the sequential one
   // off the GUI thread; progress and cancel in the status bar; the measured timelines land in the
