@@ -6,6 +6,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <cmath>
 
@@ -65,6 +66,7 @@ class TestTimelineView : public QObject {
   void shiftDragSelectsRangeAndClickSelectsNode();
   void arrowsToggle();
   void predictionFollowsEdits();
+  void tooltipNamesTheNode();
 };
 
 void TestTimelineView::zoomKeepsAnchorTime_data() {
@@ -379,6 +381,13 @@ void TestTimelineView::predictionFollowsEdits() {
   const int t = track_of(view, "predicted hand");
   QVERIFY(t >= 0);
   QCOMPARE(view.tracks()[static_cast<std::size_t>(t)].rows.size(), std::size_t{1});
+  // The document's predicted runs are the timelines behind its figures.
+  QCOMPARE(doc.predictedRuns().size(), std::size_t{3});
+  QCOMPARE(doc.predictedRuns()[0].makespan_us(), doc.figures().predicted_us);
+  QCOMPARE(doc.predictedRuns()[1].makespan_us(), doc.figures().predicted_sequential_us);
+  QCOMPARE(doc.predictedRuns()[1].kind, std::string("sequential-eager"));
+  QCOMPARE(doc.predictedRuns()[2].kind, std::string("sequential-graph"));
+  QCOMPARE(doc.predictedRuns()[0].items.size(), doc.graph().node_count());
   QVERIFY(doc.addStream());
   const auto& g = doc.graph();
   // Move one branch head to the new stream: the predicted track gets a second row at once.
@@ -391,6 +400,26 @@ void TestTimelineView::predictionFollowsEdits() {
   QCOMPARE(view.tracks()[static_cast<std::size_t>(t2)].rows[1].size(), std::size_t{1});
   doc.undoStack()->undo();
   QCOMPARE(view.tracks()[static_cast<std::size_t>(track_of(view, doc.predictedRuns().front().label))].rows[1].size(), std::size_t{0});
+}
+
+void TestTimelineView::tooltipNamesTheNode() {
+  StudioDocument doc;
+  doc.setModel(weft::test::make_loaded(weft::test::make_diamond(), {}));
+  doc.addRun(two_stream_run());
+  TimelineView view(&doc);
+  view.resize(900, 500);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.fit();
+  const int t = track_of(view, "two streams");
+  const QPoint at = view.itemRect(t, 1).center();
+  QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
+  QApplication::sendEvent(view.viewport(), &help);
+  const QString tip = QToolTip::text();
+  QVERIFY2(tip.contains(QString::fromStdString(doc.graph().key(1))), qPrintable(tip));
+  QVERIFY(tip.contains("Relu"));
+  QVERIFY(tip.contains("stream 1"));
+  QVERIFY2(tip.contains("start 5.0") && tip.contains("duration 20.0"), qPrintable(tip));
 }
 
 QTEST_MAIN(TestTimelineView)

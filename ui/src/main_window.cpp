@@ -584,6 +584,7 @@ void MainWindow::onRunFinished() {
     emit runFinished(false, why);
     return;
   }
+  m_last_measured = r.measured.label;
   m_doc->addRun(r.sequential);
   m_doc->addRun(r.measured);
 
@@ -626,8 +627,11 @@ void MainWindow::onRunFinished() {
 
 bool MainWindow::useMeasuredTimes() {
   if (!m_doc->hasModel()) return false;
+  // The latest run of the schedule; else the last measured run the document holds (an import).
   const auto& runs = m_doc->runs();
-  const auto last = std::find_if(runs.rbegin(), runs.rend(), [](const core::Timeline& r) { return r.kind == "measured"; });
+  auto last = std::find_if(runs.rbegin(), runs.rend(), [this](const core::Timeline& r) { return r.label == m_last_measured; });
+  if (last == runs.rend())
+    last = std::find_if(runs.rbegin(), runs.rend(), [](const core::Timeline& r) { return r.kind == "measured"; });
   if (last == runs.rend()) {
     showMessage(tr("No measured run yet: Run ▸ Run on CPU first"), true);
     return false;

@@ -614,6 +614,14 @@ void TimelineView::paintEvent(QPaintEvent*) {
     QString title = QString("%1 · %2").arg(QString::fromStdString(track.run.label), format_time(makespan, makespan / 1000));
     if (!track.run.device.empty()) title += QString(" · %1").arg(QString::fromStdString(track.run.device));
     if (track.run.kind != "measured" && m_doc->costsCalibrated()) title += tr(" · measured node times");
+    if (track.run.kind == "predicted" && makespan > 0) {
+      // The predicted schedule against the baselines simulated with the same costs and device.
+      for (const Track& other : m_tracks)
+        if (other.run.kind == "sequential-eager" || other.run.kind == "sequential-graph")
+          title += tr(" · %1× vs %2")
+                       .arg(other.run.makespan_us() / makespan, 0, 'f', 2)
+                       .arg(other.run.kind == "sequential-eager" ? tr("eager") : tr("graph"));
+    }
     p.setFont(bold);
     p.setPen(pal.color(QPalette::WindowText));
     p.drawText(QRect(6, top, w - 12, kHeaderHeight), Qt::AlignVCenter | Qt::AlignLeft, title);

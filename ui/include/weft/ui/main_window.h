@@ -137,6 +137,7 @@ class MainWindow : public QMainWindow {
   RunJob m_run_job;
   int m_run_iterations = 3;
   bool m_run_active = false;  ///< from the start of a run until its result (or cancel) is handled
+  std::string m_last_measured;  ///< label of the latest measured schedule run (Use measured times)
 };
 
 }  // namespace weft::ui
