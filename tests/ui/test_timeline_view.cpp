@@ -2,6 +2,7 @@
 // range statistics give golden numbers, the view paints runs in stream colours and merges
 // sub-pixel items, wheel zooms at the cursor, drags pan or select a range, clicks select nodes.
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QImage>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -67,6 +68,7 @@ class TestTimelineView : public QObject {
   void arrowsToggle();
   void predictionFollowsEdits();
   void tooltipNamesTheNode();
+  void largeRunPaintsBoundedBlocks();
 };
 
 void TestTimelineView::zoomKeepsAnchorTime_data() {
@@ -420,6 +422,44 @@ void TestTimelineView::tooltipNamesTheNode() {
   QVERIFY(tip.contains("Relu"));
   QVERIFY(tip.contains("stream 1"));
   QVERIFY2(tip.contains("start 5.0") && tip.contains("duration 20.0"), qPrintable(tip));
+}
+
+void TestTimelineView::largeRunPaintsBoundedBlocks() {
+  StudioDocument doc;
+  doc.setModel(weft::test::make_loaded(weft::test::make_chain(50), {}));
+  Timeline big;
+  big.label = "big";
+  big.kind = "measured";
+  big.stream_count = 8;
+  // 200k items of random-ish lengths on 8 streams; one bogus node id that must be left out.
+  double at[8] = {};
+  for (int i = 0; i < 200000; ++i) {
+    const int s = i % 8;
+    const double len = 0.05 + 0.01 * ((i * 7919) % 13);
+    big.items.push_back({i % 50, s, at[s], at[s] + len});
+    at[s] += len + 0.02;
+  }
+  big.items.push_back({999, 0, 0.0, 1.0});
+  doc.addRun(big);
+  TimelineView view(&doc);
+  view.resize(1000, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.fit();
+  const int t = track_of(view, "big");
+  std::size_t kept = 0;
+  for (const auto& row : view.tracks()[static_cast<std::size_t>(t)].rows) kept += row.size();
+  QCOMPARE(kept, std::size_t{200000});
+  QElapsedTimer clock;
+  clock.start();
+  view.viewport()->grab();
+  const qint64 ms = clock.elapsed();
+  // Merging bounds the painted blocks by the plot's width per row, whatever the item count.
+  const int plot_w = view.viewport()->width() - static_cast<int>(view.viewX(0));
+  QVERIFY2(view.lastPaint().items + view.lastPaint().merged_blocks <= 8 * plot_w + 100,
+           qPrintable(QString("%1 items, %2 blocks").arg(view.lastPaint().items).arg(view.lastPaint().merged_blocks)));
+  QVERIFY(view.lastPaint().merged_items > 190000);
+  QVERIFY2(ms < 1000, qPrintable(QString("%1 ms").arg(ms)));
 }
 
 QTEST_MAIN(TestTimelineView)

@@ -207,8 +207,11 @@ void TimelineView::rebuild() {
       int streams = std::max(1, run.stream_count);
       for (const core::TimelineItem& it : run.items) streams = std::max(streams, it.stream + 1);
       t.rows.resize(static_cast<std::size_t>(streams));
+      // Items naming no node of this graph are left out (the views index per-node state by them).
+      const auto nodes = static_cast<core::NodeId>(m_doc->graph().node_count());
       for (std::size_t i = 0; i < run.items.size(); ++i)
-        if (run.items[i].stream >= 0) t.rows[static_cast<std::size_t>(run.items[i].stream)].push_back(i);
+        if (run.items[i].stream >= 0 && run.items[i].node >= 0 && run.items[i].node < nodes)
+          t.rows[static_cast<std::size_t>(run.items[i].stream)].push_back(i);
       for (auto& row : t.rows)
         std::sort(row.begin(), row.end(), [&run](std::size_t a, std::size_t b) {
           return std::pair(run.items[a].start_us, run.items[a].end_us) < std::pair(run.items[b].start_us, run.items[b].end_us);
