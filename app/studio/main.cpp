@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption run("run", "After loading, run the schedule on BACKEND (cpu).", "backend");
   const QCommandLineOption show("show", "For --screenshot: 'window' (default) or 'timeline'.", "what", "window");
   const QCommandLineOption use_measured("use-measured", "After --run, calibrate the cost model with the measured times.");
-  const QCommandLineOption range("range", "Select the time range T0:T1 (µs) in the timeline before the screenshot.", "t0:t1");
+  const QCommandLineOption range("range", "Select the time range T0:T1 (µs, or % of the longest run) in the timeline before the screenshot.", "t0:t1");
   parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range});
   parser.process(app);
 
@@ -55,7 +55,15 @@ int main(int argc, char** argv) {
       window.timelineDock()->resize(shot_size);
       window.timelineView()->fit();
     }
-    if (range_text.size() == 2) window.timelineView()->setRange(range_text[0].toDouble(), range_text[1].toDouble());
+    if (range_text.size() == 2) {
+      // "40%" is a share of the longest run.
+      auto at = [&window](QString v) {
+        const bool share = v.endsWith('%');
+        if (share) v.chop(1);
+        return share ? v.toDouble() / 100 * window.timelineView()->axis().extent() : v.toDouble();
+      };
+      window.timelineView()->setRange(at(range_text[0]), at(range_text[1]));
+    }
     QTimer::singleShot(300, &window, [&window, shot, timeline_only] {
       QWidget* target = timeline_only ? window.timelineView()->parentWidget() : static_cast<QWidget*>(&window);
       const bool ok = target->grab().save(shot);

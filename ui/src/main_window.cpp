@@ -23,6 +23,7 @@
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -42,7 +43,7 @@ namespace weft::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;  // 2: the timeline dock
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioDocument(this)) {
@@ -469,7 +470,10 @@ void MainWindow::createTimelineDock() {
   m_timeline_dock->setObjectName("timelineDock");
   m_timeline_dock->setWidget(box);
   addDockWidget(Qt::BottomDockWidgetArea, m_timeline_dock);
-  resizeDocks({m_timeline_dock}, {280}, Qt::Vertical);
+  // Dock sizes set before the window has its size do not stick: size it once the loop runs,
+  // unless a saved layout (restored in the constructor) already does.
+  if (QSettings().value("layout/version").toInt() != kLayoutVersion)
+    QTimer::singleShot(0, this, [this] { resizeDocks({m_timeline_dock}, {height() * 3 / 10}, Qt::Vertical); });
 }
 
 void MainWindow::showTimeline() {
@@ -590,29 +594,26 @@ void MainWindow::onRunFinished() {
 
   const double speedup = r.wall_ms > 0 ? r.sequential_ms / r.wall_ms : 0.0;
   const bool agree = r.identical || r.max_abs_diff == 0;
-  const QString diff = std::isnan(r.max_abs_diff) ? tr("outputs differ in shape or NaNs")
+  const QString diff = std::isnan(r.max_abs_diff) ? tr("differ (shape or NaN)")
                        : r.identical          ? tr("bit-identical")
                                               : tr("max abs diff %1").arg(r.max_abs_diff, 0, 'g', 3);
   QString rows;
   auto add = [&rows](const QString& k, const QString& v) {
     rows += QString("<tr><td nowrap>%1</td><td nowrap align=right>&nbsp;<b>%2</b></td></tr>").arg(k, v);
   };
-  add(tr("measured (cpu)"), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
-  add(tr("sequential (cpu)"), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
-  add(tr("vs sequential eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
+  add(tr("cpu run"), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
+  add(tr("cpu sequential"), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
+  add(tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
   // The CPU has no CUDA Graph mode: the graph baseline can only be the predicted one.
   const auto& predicted = m_doc->predictedRuns();
-  if (predicted.size() == 3 && predicted[0].makespan_us() > 0) {
-    const double p = predicted[0].makespan_us();
-    add(tr("vs sequential graph"), tr("%1× predicted").arg(predicted[2].makespan_us() / p, 0, 'f', 2));
-    add(tr("vs sequential eager"), tr("%1× predicted").arg(predicted[1].makespan_us() / p, 0, 'f', 2));
-  } else {
-    add(tr("vs sequential graph"), tr("n/a on the CPU"));
-  }
-  add(tr("outputs vs sequential"), diff);
-  if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded (no data in the file)").arg(r.random_weights));
-  m_summary->setRunText(tr("<p><b>Run on the CPU</b> · %1 · %2 stream(s) · median of %3</p><table>%4</table>")
-                            .arg(QString::fromStdString(r.measured.label).toHtmlEscaped())
+  if (predicted.size() == 3 && predicted[0].makespan_us() > 0)
+    add(tr("vs seq. graph"), tr("%1× predicted").arg(predicted[2].makespan_us() / predicted[0].makespan_us(), 0, 'f', 2));
+  else
+    add(tr("vs seq. graph"), tr("n/a"));
+  add(tr("outputs"), diff);
+  if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
+  m_summary->setRunText(tr("<p><b>CPU run</b> · %1 · %2 stream(s) · median of %3</p><table>%4</table>")
+                            .arg(QString::fromStdString(r.measured.label.substr(r.measured.label.rfind(' ') + 1)).toHtmlEscaped())
                             .arg(r.measured.stream_count)
                             .arg(r.iterations)
                             .arg(rows));

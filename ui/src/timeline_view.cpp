@@ -218,11 +218,18 @@ void TimelineView::rebuild() {
         });
       m_tracks.push_back(std::move(t));
     };
-    // Document runs with a predicted run's label replace it (an imported or pinned prediction).
-    for (const core::Timeline& p : m_doc->predictedRuns())
-      if (std::none_of(m_doc->runs().begin(), m_doc->runs().end(), [&p](const core::Timeline& r) { return r.label == p.label; }))
-        add(p);
+    // The schedule's prediction, the document's runs (measured, imported), then the baselines.
+    // A document run with a predicted run's label replaces it (an imported or pinned prediction).
+    const auto& predicted = m_doc->predictedRuns();
+    auto add_predicted = [&](std::size_t i) {
+      if (i < predicted.size() && std::none_of(m_doc->runs().begin(), m_doc->runs().end(),
+                                               [&](const core::Timeline& r) { return r.label == predicted[i].label; }))
+        add(predicted[i]);
+    };
+    add_predicted(0);
     for (const core::Timeline& r : m_doc->runs()) add(r);
+    add_predicted(1);
+    add_predicted(2);
     if (m_doc->predictedRuns().empty())
       m_note = tr("No live prediction for this model (too large to simulate on every edit, or no device rates).");
   }
