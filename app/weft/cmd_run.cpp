@@ -31,23 +31,22 @@ std::string mib(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / 
 }  // namespace
 
 int cmd_run(Args& args) {
-  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "planner=", "iterations=", "warmup=", "seed=",
+  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "planner=", "iterations=", "warmup=", "seed=",
                             "trace=", "json"},
                            true);
       !ok)
     return usage_error("run", ok.error().message);
   const std::string backend = args.value("backend").value_or("cpu");
   if (backend != "cpu" && backend != "cuda") return usage_error("run", "--backend must be cpu or cuda, got '" + backend + "'");
-  if (args.value("schedule") && args.value("strategy")) return usage_error("run", "give --schedule or --strategy, not both");
+  auto choice = schedule_choice(args, "cp-list");
+  if (!choice) return usage_error("run", choice.error().message);
   auto iterations = args.int_value("iterations");
   auto warmup = args.int_value("warmup");
-  auto streams = args.int_value("streams");
   auto seed = args.int_value("seed");
-  for (const auto* v : {&iterations, &warmup, &streams, &seed})
+  for (const auto* v : {&iterations, &warmup, &seed})
     if (!*v) return usage_error("run", v->error().message);
   if (*iterations && **iterations < 1) return usage_error("run", "--iterations must be >= 1");
   if (*warmup && **warmup < 0) return usage_error("run", "--warmup must be >= 0");
-  if (*streams && **streams < 1) return usage_error("run", "--streams must be >= 1");
   const std::string planner = args.value("planner").value_or("best");
   {
     const auto names = core::planner_names();
@@ -68,18 +67,9 @@ int cmd_run(Args& args) {
   const core::Graph& graph = model->graph;
 
   const core::Schedule sequential{{core::memory_aware_order(graph)}, {}, "sequential", "memory-aware order"};
-  core::Schedule schedule;
-  if (auto file = args.value("schedule")) {
-    auto loaded = core::load_schedule(*file, graph);
-    if (!loaded) return report("run", loaded.error());
-    schedule = std::move(*loaded);
-  } else {
-    core::StrategyOptions so;
-    if (*streams) so.max_streams = static_cast<int>(**streams);
-    auto made = core::make_schedule(args.value("strategy").value_or("cp-list"), graph, model->costs, model->device, so);
-    if (!made) return report("run", made.error());
-    schedule = std::move(*made);
-  }
+  auto obtained = obtain_schedule("run", *choice, graph, model->costs, model->device);
+  if (!obtained) return report("run", obtained.error());
+  const core::Schedule schedule = std::move(*obtained);
 
   core::PlanOptions po;
   auto seq_plan = core::plan_memory(graph, sequential, planner, po);
