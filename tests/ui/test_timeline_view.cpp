@@ -69,6 +69,7 @@ class TestTimelineView : public QObject {
   void predictionFollowsEdits();
   void tooltipNamesTheNode();
   void largeRunPaintsBoundedBlocks();
+  void longRunScrollBarReachesBothEnds();
 };
 
 void TestTimelineView::zoomKeepsAnchorTime_data() {
@@ -460,6 +461,31 @@ void TestTimelineView::largeRunPaintsBoundedBlocks() {
            qPrintable(QString("%1 items, %2 blocks").arg(view.lastPaint().items).arg(view.lastPaint().merged_blocks)));
   QVERIFY(view.lastPaint().merged_items > 190000);
   QVERIFY2(ms < 1000, qPrintable(QString("%1 ms").arg(ms)));
+}
+
+void TestTimelineView::longRunScrollBarReachesBothEnds() {
+  // 10 s at the deepest zoom is 2e10 px: more than an int scroll bar holds.
+  StudioDocument doc;
+  doc.setModel(weft::test::make_loaded(weft::test::make_chain(2), {}));
+  Timeline run;
+  run.label = "ten seconds";
+  run.kind = "measured";
+  run.stream_count = 1;
+  run.items = {{0, 0, 0.0, 5e6}, {1, 0, 5e6, 1e7}};
+  doc.addRun(run);
+  TimelineView view(&doc);
+  view.resize(900, 400);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.setVisibleRange(5e6, 5e6 + 0.1);
+  QCOMPARE(view.axis().pxPerUs(), TimeAxis::kMaxPxPerUs);
+  QScrollBar* bar = view.horizontalScrollBar();
+  QVERIFY(bar->maximum() > 0);
+  QVERIFY(std::abs(bar->value() - bar->maximum() / 2.0) < 0.01 * bar->maximum());
+  bar->setValue(bar->maximum());
+  QVERIFY2(std::abs(view.axis().end() - 1e7) < 0.1, qPrintable(QString::number(view.axis().end(), 'f', 3)));
+  bar->setValue(0);
+  QCOMPARE(view.axis().start(), 0.0);
 }
 
 QTEST_MAIN(TestTimelineView)

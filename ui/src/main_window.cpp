@@ -507,7 +507,7 @@ void MainWindow::createRunMenu() {
     showMessage(tr("Cost model reset to the estimates the model was loaded with"));
   });
   run->addSeparator();
-  run->addAction(tr("Clear measured &runs"), m_doc, &StudioDocument::clearRuns);
+  run->addAction(tr("Clear &runs"), m_doc, &StudioDocument::clearRuns)->setToolTip(tr("Forget the measured and imported runs"));
 
   // The status bar's widgets do not exist yet: reach them through `this`.
   connect(&m_run_watcher, &QFutureWatcher<RunReport>::progressValueChanged, this, [this](int value) { m_progress->setValue(value); });

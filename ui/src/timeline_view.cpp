@@ -259,11 +259,13 @@ int TimelineView::contentHeight() const {
 void TimelineView::syncScrollBars() {
   m_syncing = true;
   const double content_px = m_axis.extent() * m_axis.pxPerUs();
+  // Scroll bars hold ints: past 1e9 px (long runs zoomed far in) one unit stands for several pixels.
+  m_scroll_scale = std::max(1.0, content_px / 1e9);
   QScrollBar* h = horizontalScrollBar();
-  h->setRange(0, static_cast<int>(std::max(0.0, std::ceil(content_px - m_axis.width()))));
-  h->setPageStep(static_cast<int>(m_axis.width()));
-  h->setSingleStep(20);
-  h->setValue(static_cast<int>(std::lround(m_axis.start() * m_axis.pxPerUs())));
+  h->setRange(0, static_cast<int>(std::max(0.0, std::ceil((content_px - m_axis.width()) / m_scroll_scale))));
+  h->setPageStep(std::max(1, static_cast<int>(m_axis.width() / m_scroll_scale)));
+  h->setSingleStep(std::max(1, static_cast<int>(20 / m_scroll_scale)));
+  h->setValue(static_cast<int>(std::lround(m_axis.start() * m_axis.pxPerUs() / m_scroll_scale)));
   QScrollBar* v = verticalScrollBar();
   v->setRange(0, std::max(0, contentHeight() - (viewport()->height() - kRulerHeight)));
   v->setPageStep(viewport()->height());
@@ -273,7 +275,7 @@ void TimelineView::syncScrollBars() {
 
 void TimelineView::scrollContentsBy(int dx, int) {
   // Only the scroll bar's own moves set the start: a vertical scroll keeps sub-pixel starts.
-  if (!m_syncing && dx != 0) m_axis.setStart(horizontalScrollBar()->value() / m_axis.pxPerUs());
+  if (!m_syncing && dx != 0) m_axis.setStart(horizontalScrollBar()->value() * m_scroll_scale / m_axis.pxPerUs());
   viewport()->update();
 }
 

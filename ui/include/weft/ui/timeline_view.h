@@ -162,6 +162,7 @@ class TimelineView : public QAbstractScrollArea {
   QPoint m_press_pos, m_last_pos;
   double m_press_time = 0;
   bool m_syncing = false;
+  double m_scroll_scale = 1;  ///< pixels per horizontal scroll bar unit
 };
 
 }  // namespace weft::ui
