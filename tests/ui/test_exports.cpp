@@ -115,7 +115,8 @@ void TestExports::everyExportIsValid() {
   QVERIFY(load(w, kGooglenet));
   auto* doc = w.document();
   const auto& g = doc->graph();
-  // Two runs, as the Run menu would add them: the current schedule and the sequential one.
+  // Two runs beside the document's three predicted ones (current, sequential eager and graph), as
+  // a measured run would be added: the current schedule and the sequential one.
   weft::core::SimOptions sim;
   sim.label = "predicted, \"current\"";  // a label that needs CSV quoting
   doc->addRun(weft::core::simulate(g, doc->schedule(), doc->analysis().costs, doc->device(), sim));
@@ -124,12 +125,17 @@ void TestExports::everyExportIsValid() {
   sim.label = "sequential";
   doc->addRun(weft::core::simulate(g, seq, doc->analysis().costs, doc->device(), sim));
   QCOMPARE(doc->runs().size(), std::size_t{2});
+  const auto runs = weft::ui::exportable_runs(*doc);
+  QCOMPARE(runs.size(), doc->predictedRuns().size() + 2);
+  QCOMPARE(doc->predictedRuns().size(), std::size_t{3});
+  QCOMPARE(runs[3], &doc->runs()[0]);
   QTemporaryDir dir;
   QVERIFY(dir.isValid());
 
-  // Chrome trace: JSON with traceEvents, one X event per item of the chosen runs, pid = run + 1.
+  // Chrome trace: JSON with traceEvents, one X event per item of the chosen runs, pid = position
+  // among the chosen + 1.
   const QString trace = dir.filePath("trace.json");
-  QVERIFY(w.exportChromeTrace(trace, {0, 1}));
+  QVERIFY(w.exportChromeTrace(trace, {3, 4}));
   QJsonParseError err;
   const QJsonDocument tj = QJsonDocument::fromJson(read_all(trace), &err);
   QVERIFY2(!tj.isNull(), qPrintable(err.errorString()));
@@ -144,29 +150,38 @@ void TestExports::everyExportIsValid() {
   QCOMPARE(x_events[1], static_cast<int>(doc->runs()[0].items.size()));
   QCOMPARE(x_events[2], static_cast<int>(doc->runs()[1].items.size()));
   QCOMPARE(x_events[1], static_cast<int>(g.node_count()));
-  // Only the chosen run goes in.
-  QVERIFY(w.exportChromeTrace(trace, {1}));
+  // Only the chosen runs go in: here the predicted current schedule alone, named in the trace.
+  QVERIFY(w.exportChromeTrace(trace, {0}));
   int only = 0;
-  for (const QJsonValue& e : QJsonDocument::fromJson(read_all(trace)).object()["traceEvents"].toArray())
+  bool named = false;
+  for (const QJsonValue& e : QJsonDocument::fromJson(read_all(trace)).object()["traceEvents"].toArray()) {
     if (e.toObject()["ph"].toString() == "X") ++only;
-  QCOMPARE(only, static_cast<int>(doc->runs()[1].items.size()));
+    if (e.toObject()["ph"].toString() == "M" && e.toObject()["name"].toString() == "process_name")
+      named = named || e.toObject()["args"].toObject()["name"].toString().toStdString() == doc->predictedRuns()[0].label;
+  }
+  QCOMPARE(only, static_cast<int>(doc->predictedRuns()[0].items.size()));
+  QVERIFY(named);
 
   // CSV: header + one row per node, every row as wide as the header, times that match the runs.
   const QString csv = dir.filePath("times.csv");
   QVERIFY(w.exportNodeTimes(csv));
   const auto rows = parse_csv(read_all(csv).toStdString());
   QCOMPARE(rows.size(), g.node_count() + 1);
-  const std::vector<std::string> header{"node", "op", "stream", "position", "predicted_us",
-                                        "predicted, \"current\" start_us", "predicted, \"current\" end_us",
-                                        "sequential start_us", "sequential end_us"};
+  std::vector<std::string> header{"node", "op", "stream", "position", "predicted_us"};
+  for (const auto* r : runs) {
+    header.push_back(r->label + " start_us");
+    header.push_back(r->label + " end_us");
+  }
+  QCOMPARE(header.size(), std::size_t{5 + 2 * 5});
+  QCOMPARE(header[11], std::string("predicted, \"current\" start_us"));
   QCOMPARE(rows[0], header);
   for (std::size_t r = 1; r < rows.size(); ++r) QCOMPARE(rows[r].size(), header.size());
   for (const auto& it : doc->runs()[1].items) {
     const auto& row = rows[static_cast<std::size_t>(it.node) + 1];
     QCOMPARE(row[0], g.key(it.node));
     QCOMPARE(std::stoi(row[2]), doc->streamOf(it.node));
-    QVERIFY(std::abs(std::stod(row[7]) - it.start_us) < 1e-3);
-    QVERIFY(std::abs(std::stod(row[8]) - it.end_us) < 1e-3);
+    QVERIFY(std::abs(std::stod(row[13]) - it.start_us) < 1e-3);
+    QVERIFY(std::abs(std::stod(row[14]) - it.end_us) < 1e-3);
   }
 
   // Schedule JSON re-imports equal.
@@ -179,7 +194,7 @@ void TestExports::everyExportIsValid() {
 
   // Images of every view: PNG at the widget's size, SVG that parses as XML and as SVG.
   const QStringList views = w.exportableViews();
-  for (const char* v : {"Graph", "Stream lanes", "Memory", "Memory chart", "Offset map", "Main window"})
+  for (const char* v : {"Graph", "Stream lanes", "Memory", "Timeline", "Memory chart", "Offset map", "Main window"})
     QVERIFY2(views.contains(v), v);
   int n = 0;
   for (const QString& view : views) {

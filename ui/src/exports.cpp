@@ -56,6 +56,13 @@ core::Status save_widget_image(QWidget* widget, const QString& path, const QStri
   return write_bytes(path, std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
 }
 
+std::vector<const core::Timeline*> exportable_runs(const StudioDocument& doc) {
+  std::vector<const core::Timeline*> runs;
+  for (const core::Timeline& r : doc.predictedRuns()) runs.push_back(&r);
+  for (const core::Timeline& r : doc.runs()) runs.push_back(&r);
+  return runs;
+}
+
 std::string csv_field(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
   std::string out = "\"";
@@ -69,15 +76,15 @@ std::string csv_field(std::string_view text) {
 
 std::string node_times_csv(const StudioDocument& doc) {
   const core::Graph& g = doc.graph();
-  const auto& runs = doc.runs();
+  const std::vector<const core::Timeline*> runs = exportable_runs(doc);
   std::string out = "node,op,stream,position,predicted_us";
-  for (const core::Timeline& r : runs) out += "," + csv_field(r.label + " start_us") + "," + csv_field(r.label + " end_us");
+  for (const core::Timeline* r : runs) out += "," + csv_field(r->label + " start_us") + "," + csv_field(r->label + " end_us");
   out += "\r\n";
   // Per run, the item of each node (-1: not in the run).
   std::vector<std::vector<int>> item_of(runs.size(), std::vector<int>(g.node_count(), -1));
   for (std::size_t r = 0; r < runs.size(); ++r)
-    for (std::size_t i = 0; i < runs[r].items.size(); ++i) {
-      const core::NodeId n = runs[r].items[i].node;
+    for (std::size_t i = 0; i < runs[r]->items.size(); ++i) {
+      const core::NodeId n = runs[r]->items[i].node;
       if (n >= 0 && static_cast<std::size_t>(n) < g.node_count()) item_of[r][static_cast<std::size_t>(n)] = static_cast<int>(i);
     }
   auto num = [](double v) { return QString::number(v, 'f', 3).toStdString(); };
@@ -91,7 +98,7 @@ std::string node_times_csv(const StudioDocument& doc) {
         out += ",,";
         continue;
       }
-      const core::TimelineItem& it = runs[r].items[static_cast<std::size_t>(i)];
+      const core::TimelineItem& it = runs[r]->items[static_cast<std::size_t>(i)];
       out += "," + num(it.start_us) + "," + num(it.end_us);
     }
     out += "\r\n";
@@ -100,9 +107,10 @@ std::string node_times_csv(const StudioDocument& doc) {
 }
 
 std::string runs_chrome_trace(const StudioDocument& doc, std::span<const int> chosen) {
+  const std::vector<const core::Timeline*> all = exportable_runs(doc);
   std::vector<core::Timeline> runs;
   for (int i : chosen)
-    if (i >= 0 && static_cast<std::size_t>(i) < doc.runs().size()) runs.push_back(doc.runs()[static_cast<std::size_t>(i)]);
+    if (i >= 0 && static_cast<std::size_t>(i) < all.size()) runs.push_back(*all[static_cast<std::size_t>(i)]);
   core::TraceInfo info;
   info.model = doc.graph().info().model_path.empty() ? doc.modelPath().toStdString() : doc.graph().info().model_path;
   info.sha256 = doc.graph().info().model_sha256;

@@ -28,7 +28,6 @@
 #include <functional>
 
 #include "weft/core/cost_model.h"
-#include "weft/core/simulate.h"
 #include "weft/gpu/devices.h"
 #include "weft/ui/exports.h"
 #include "weft/ui/graph_view.h"
@@ -112,19 +111,19 @@ void MainWindow::createExportMenu(QMenu* file) {
   });
   menu->addAction(tr("&Chrome trace of runs..."), this, [this, base] {
     if (!m_doc->hasModel()) return;
-    if (m_doc->runs().empty()) {
-      // Nothing run yet: offer the predicted run of the current schedule.
-      core::SimOptions sim;
-      m_doc->addRun(core::simulate(m_doc->graph(), m_doc->schedule(), m_doc->analysis().costs, m_doc->device(), sim));
+    const std::vector<const core::Timeline*> runs = exportable_runs(*m_doc);
+    if (runs.empty()) {
+      showMessage(tr("No runs to trace: this model is past the live-prediction size and nothing has run yet"), true);
+      return;
     }
     QDialog dialog(this);
     dialog.setWindowTitle(tr("Chrome trace: choose runs"));
     auto* layout = new QVBoxLayout(&dialog);
     layout->addWidget(new QLabel(tr("Runs to put in the trace (one process each):"), &dialog));
     std::vector<QCheckBox*> boxes;
-    for (const core::Timeline& run : m_doc->runs()) {
-      auto* box = new QCheckBox(tr("%1 — %2, %3 µs").arg(QString::fromStdString(run.label), QString::fromStdString(run.kind))
-                                    .arg(run.makespan_us(), 0, 'f', 1), &dialog);
+    for (const core::Timeline* run : runs) {
+      auto* box = new QCheckBox(tr("%1 — %2, %3 µs").arg(QString::fromStdString(run->label), QString::fromStdString(run->kind))
+                                    .arg(run->makespan_us(), 0, 'f', 1), &dialog);
       box->setChecked(true);
       layout->addWidget(box);
       boxes.push_back(box);
