@@ -24,6 +24,7 @@
 #include "weft/ui/main_window.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/theme.h"
+#include "weft/ui/timeline_view.h"
 
 using weft::ui::MainWindow;
 
@@ -283,12 +284,14 @@ void TestExports::themeSwitchRecoloursViews() {
   QCoreApplication::processEvents();
   QVERIFY(window_lightness(w.graphView()) > 200);
   QVERIFY(window_lightness(w.memoryView()->offsetMap()) > 200);
+  QVERIFY(window_lightness(w.timelineView()) > 200);
   w.setTheme(weft::ui::Theme::Dark);
   QCoreApplication::processEvents();
   QVERIFY(weft::ui::is_dark(QApplication::palette()));
   QVERIFY(window_lightness(w.graphView()) < 80);
   QVERIFY(window_lightness(w.memoryView()->offsetMap()) < 80);
   QVERIFY(window_lightness(w.memoryView()->chartView()) < 80);
+  QVERIFY(window_lightness(w.timelineView()) < 80);
   QCOMPARE(QSettings().value("view/theme").toString(), QString("dark"));
   w.setTheme(weft::ui::Theme::System);
   QCOMPARE(weft::ui::current_theme(), weft::ui::Theme::System);
