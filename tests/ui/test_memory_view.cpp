@@ -231,6 +231,17 @@ void TestMemoryView::offsetMapHoverAndClick() {
     QTest::mouseClick(map, Qt::LeftButton, {}, c);
     QCOMPARE(doc.selection(), std::vector<NodeId>{m.blocks[i].producer});
   }
+  // Over predicted time the rectangles move; hover still names each tensor.
+  view.setOverTime(true);
+  QVERIFY(map->overTime());
+  for (std::size_t i = 0; i < m.blocks.size(); ++i) {
+    const QPoint c = map->blockCenter(static_cast<int>(i)).toPoint();
+    QCOMPARE(map->blockAt(c), static_cast<int>(i));
+    QTest::mouseMove(map, c);
+    const QString name = QString::fromStdString(doc.graph().tensor(m.blocks[i].tensor).name);
+    QTRY_VERIFY2(map->hoverText().startsWith(name + "\n"), qPrintable(map->hoverText()));
+    QVERIFY(map->hoverText().contains(" µs"));
+  }
   // Outside every rectangle: nothing named, a click clears the selection.
   QTest::mouseMove(map, QPoint(2, 2));
   QTRY_VERIFY(map->hoverText().isEmpty());
