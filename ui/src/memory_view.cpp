@@ -142,12 +142,12 @@ QString OffsetMapView::blockText(int block) const {
   if (!m_model || block < 0 || static_cast<std::size_t>(block) >= m_model->blocks.size()) return {};
   const MemoryBlock& b = m_model->blocks[static_cast<std::size_t>(block)];
   const core::Graph& g = m_doc->graph();
-  QString text = tr("%1\n%2 at offset %3 (%4)\nproducer %5 (%6, stream %7)")
-                     .arg(QString::fromStdString(g.tensor(b.tensor).name), bytes_text(b.size))
-                     .arg(b.offset)
-                     .arg(bytes_text(b.offset), QString::fromStdString(g.key(b.producer)),
-                          QString::fromStdString(g.node(b.producer).op_type))
-                     .arg(m_doc->streamOf(b.producer));
+  // Names go in by concatenation: a tensor named "x%1" must not be taken for a placeholder.
+  QString text = QString::fromStdString(g.tensor(b.tensor).name) + "\n" +
+                 tr("%1 at offset %2 (%3)").arg(bytes_text(b.size)).arg(b.offset).arg(bytes_text(b.offset)) + "\n" +
+                 tr("producer") + " " + QString::fromStdString(g.key(b.producer)) + " (" +
+                 QString::fromStdString(g.node(b.producer).op_type) + ", " + tr("stream %1").arg(m_doc->streamOf(b.producer)) +
+                 ")";
   text += m_over_time ? tr("\nlive %1 – %2 µs").arg(b.start_us, 0, 'f', 1).arg(b.end_us, 0, 'f', 1)
                       : tr("\nlive steps %1 – %2").arg(b.first_step).arg(b.last_step);
   return text;
