@@ -19,6 +19,10 @@
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
 
+#if WEFT_TEST_NVTX
+#include "nvtx_counter.h"
+#endif
+
 namespace {
 
 using namespace weft;
@@ -126,7 +130,7 @@ TEST_P(CudaModels, EveryStrategyMatchesCpuAndRespectsDependencies) {
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_LE(scaled_error(*cpu, *r), kTolerance);
     EXPECT_EQ(r->timeline.kind, "measured");
-    EXPECT_EQ(r->timeline.stream_count, s->stream_count());
+    EXPECT_EQ(r->timeline.stream_count, static_cast<int>(s->stream_count()));
     expect_timeline_respects(g, *s, r->timeline);
     EXPECT_EQ(r->iteration_ms.size(), 3u);
     EXPECT_GT(r->wall_ms, 0);
@@ -275,6 +279,37 @@ TEST(CudaOps, MatMulBroadcastConcatNormMatchCpu) {
   ASSERT_TRUE(g) << g.error().message;
   EXPECT_LE(cpu_vs_cuda(*g), 1e-5);
 }
+
+#if WEFT_TEST_NVTX
+// NVTX: one range per run ("weft <strategy>") and one per node per iteration ("<key> (<op>)"),
+// all popped; nothing when NVTX is switched off.
+TEST(CudaNvtx, RangePerRunAndPerNode) {
+  const core::Graph g = load("squeezenet1_1");
+  const core::Schedule s = sequential(g);
+  auto plan = core::plan_memory(g, s);
+  ASSERT_TRUE(plan);
+  core::RunOptions o;
+  o.iterations = 2;
+  o.warmup = 1;
+  const auto before = test::nvtx_counts();
+  auto r = gpu::make_cuda_executor()->run(g, s, *plan, o);
+  ASSERT_TRUE(r) << r.error().message;
+  const auto after = test::nvtx_counts();
+  EXPECT_EQ(after.pushes - before.pushes, 1 + 3 * static_cast<int>(g.node_count()));
+  EXPECT_EQ(after.pops - before.pops, after.pushes - before.pushes);
+  const std::vector<std::string> added(after.messages.begin() + static_cast<std::ptrdiff_t>(before.messages.size()), after.messages.end());
+  ASSERT_FALSE(added.empty());
+  EXPECT_EQ(added.front(), "weft sequential");
+  const core::NodeId first = s.streams[0].front();
+  EXPECT_EQ(added[1], g.key(first) + " (" + g.node(first).op_type + ")");
+
+  gpu::CudaRunOptions quiet;
+  quiet.nvtx = false;
+  auto q = gpu::make_cuda_executor(quiet)->run(g, s, *plan, o);
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(test::nvtx_counts().pushes, after.pushes);
+}
+#endif
 
 }  // namespace
 
