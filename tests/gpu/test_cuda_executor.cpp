@@ -157,7 +157,7 @@ TEST_P(CudaModels, GraphModeMatchesEager) {
   graph_mode.cuda_graph = true;
   auto graph = gpu::make_cuda_executor(graph_mode)->run(g, *s, *plan, quick());
   ASSERT_TRUE(graph) << graph.error().message;
-  EXPECT_LE(scaled_error(*eager, *graph), 1e-6);
+  EXPECT_LE(scaled_error(*eager, *graph), 1e-5);
   EXPECT_TRUE(graph->timeline.items.empty());  // no per-node timing inside a graph
   EXPECT_GT(graph->wall_ms, 0);
 }
