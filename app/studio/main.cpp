@@ -1,14 +1,19 @@
 // weft-studio: the desktop front end.
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
-// --screenshot renders the window once the model has loaded, writes the PNG and exits
-// (for docs and checks; use QT_QPA_PLATFORM=offscreen without a display).
+//               [--run cpu [--use-measured]] [--show timeline] [--range T0:T1]
+// --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
+// has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
+// without a display). --show timeline floats the timeline dock at --size and shoots it alone;
+// --range selects a time range (µs) in it; --use-measured calibrates the cost model after the run.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QTimer>
 #include <cstdio>
 
 #include "weft/ui/main_window.h"
 #include "weft/ui/synthetic_model.h"
+#include "weft/ui/timeline_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -25,7 +30,11 @@ int main(int argc, char** argv) {
   const QCommandLineOption synthetic("synthetic", "Open a seeded synthetic model of N operators.", "n");
   const QCommandLineOption find("find", "After loading, select the first node whose name or operator matches.", "text");
   const QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1600x1000).", "size", "1600x1000");
-  parser.addOptions({screenshot, synthetic, find, size});
+  const QCommandLineOption run("run", "After loading, run the schedule on BACKEND (cpu).", "backend");
+  const QCommandLineOption show("show", "For --screenshot: 'window' (default) or 'timeline'.", "what", "window");
+  const QCommandLineOption use_measured("use-measured", "After --run, calibrate the cost model with the measured times.");
+  const QCommandLineOption range("range", "Select the time range T0:T1 (µs, or % of the longest run) in the timeline before the screenshot.", "t0:t1");
+  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -36,9 +45,28 @@ int main(int argc, char** argv) {
   }
   window.show();
 
-  auto take_shot = [&window, shot] {
-    QTimer::singleShot(300, &window, [&window, shot] {
-      const bool ok = window.grab().save(shot);
+  const bool timeline_only = parser.value(show) == "timeline";
+  QSize shot_size(1600, 1000);
+  if (const QStringList wh = parser.value(size).split('x'); wh.size() == 2) shot_size = QSize(wh[0].toInt(), wh[1].toInt());
+  const QStringList range_text = parser.value(range).split(':');
+  auto take_shot = [&window, shot, timeline_only, shot_size, range_text] {
+    if (timeline_only) {
+      window.timelineDock()->setFloating(true);
+      window.timelineDock()->resize(shot_size);
+      window.timelineView()->fit();
+    }
+    if (range_text.size() == 2) {
+      // "40%" is a share of the longest run.
+      auto at = [&window](QString v) {
+        const bool share = v.endsWith('%');
+        if (share) v.chop(1);
+        return share ? v.toDouble() / 100 * window.timelineView()->axis().extent() : v.toDouble();
+      };
+      window.timelineView()->setRange(at(range_text[0]), at(range_text[1]));
+    }
+    QTimer::singleShot(300, &window, [&window, shot, timeline_only] {
+      QWidget* target = timeline_only ? window.timelineView()->parentWidget() : static_cast<QWidget*>(&window);
+      const bool ok = target->grab().save(shot);
       std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(shot));
       QApplication::exit(ok ? 0 : 4);
     });
@@ -58,8 +86,32 @@ int main(int argc, char** argv) {
       if (ok) window.findNode(text);
     });
   }
+  const bool run_cpu = parser.value(run) == "cpu";
+  if (parser.isSet(run) && !run_cpu) {
+    std::fprintf(stderr, "--run: only 'cpu' is available (this build has no CUDA executor)\n");
+    return 1;
+  }
+  if (run_cpu) {
+    QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window](bool ok) {
+      if (ok) window.runOnCpu();
+    });
+    if (parser.isSet(use_measured))
+      QObject::connect(&window, &weft::ui::MainWindow::runFinished, &window, [&window](bool ok) {
+        if (ok) window.useMeasuredTimes();
+      });
+  }
   if (!shot.isEmpty()) {
-    if (loading) {
+    if (loading && run_cpu) {
+      QObject::connect(&window, &weft::ui::MainWindow::runFinished, &window, [take_shot](bool, const QString& msg) {
+        std::fprintf(stderr, "%s\n", qPrintable(msg));
+        take_shot();
+      });
+      QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [take_shot](bool ok, const QString& msg) {
+        if (ok) return;  // the run's end takes the shot
+        std::fprintf(stderr, "%s\n", qPrintable(msg));
+        take_shot();
+      });
+    } else if (loading) {
       QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [take_shot](bool ok, const QString& msg) {
         if (!ok) std::fprintf(stderr, "%s\n", qPrintable(msg));
         take_shot();

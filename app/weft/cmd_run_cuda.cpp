@@ -3,7 +3,6 @@
 // and the trace, and the outputs compared with the CPU reference.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -24,33 +23,6 @@ std::string fixed(double x, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << x;
   return s.str();
-}
-
-/// Largest |a - b| over every float32 output; NaN when outputs are missing, differ in shape or
-/// disagree on NaN. `identical` tells whether every byte is equal.
-double max_abs_error(const core::RunResult& a, const core::RunResult& b, bool& identical) {
-  identical = true;
-  double worst = 0;
-  for (const auto& [name, ta] : a.outputs) {
-    const auto it = b.outputs.find(name);
-    if (it == b.outputs.end() || it->second.shape != ta.shape || it->second.dtype != ta.dtype || ta.dtype != core::DType::Float32 ||
-        it->second.bytes.size() != ta.bytes.size()) {
-      identical = false;
-      return std::nan("");
-    }
-    if (it->second.bytes != ta.bytes) identical = false;
-    for (std::size_t i = 0; i + sizeof(float) <= ta.bytes.size(); i += sizeof(float)) {
-      float x = 0, y = 0;
-      std::memcpy(&x, ta.bytes.data() + i, sizeof(float));
-      std::memcpy(&y, it->second.bytes.data() + i, sizeof(float));
-      if (std::isnan(x) || std::isnan(y)) {
-        if (std::isnan(x) != std::isnan(y)) return std::nan("");
-        continue;
-      }
-      worst = std::max(worst, std::fabs(static_cast<double>(x) - static_cast<double>(y)));
-    }
-  }
-  return worst;
 }
 
 /// Pairs of nodes on different streams whose measured intervals overlap. O(n log n + pairs).
@@ -119,10 +91,11 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   auto cpu = core::make_cpu_executor()->run(graph, sequential, *seq_plan, reference);
   if (!cpu) return report("run", cpu.error());
 
-  bool identical = false, cpu_identical = false, graph_identical = false;
-  const double diff = max_abs_error(*seq, *run, identical);
-  const double cpu_error = max_abs_error(*cpu, *run, cpu_identical);
-  const double graph_error = max_abs_error(*run, *run_graph, graph_identical);
+  const core::OutputDiff sched_vs_seq = core::compare_outputs(*seq, *run);
+  const bool identical = sched_vs_seq.identical;
+  const double diff = sched_vs_seq.max_abs_diff;
+  const double cpu_error = core::compare_outputs(*cpu, *run).max_abs_diff;
+  const double graph_error = core::compare_outputs(*run, *run_graph).max_abs_diff;
   const double speedup = run->wall_ms > 0 ? seq->wall_ms / run->wall_ms : 0.0;
   const double speedup_vs_graph = run_graph->wall_ms > 0 ? seq_graph->wall_ms / run_graph->wall_ms : 0.0;
   const std::int64_t overlaps = overlapped_pairs(run_timed->timeline);

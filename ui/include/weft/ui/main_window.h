@@ -7,8 +7,10 @@
 
 #include "weft/ui/model_loader.h"
 #include "weft/ui/project_file.h"
+#include "weft/ui/run_job.h"
 #include "weft/ui/studio_document.h"
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -24,6 +26,7 @@ class NodeTableModel;
 class PropertiesPanel;
 class StrategyPanel;
 class SummaryPanel;
+class TimelineView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -50,6 +53,27 @@ class MainWindow : public QMainWindow {
   StrategyPanel* strategyPanel() const { return m_strategy; }
   SummaryPanel* summaryPanel() const { return m_summary; }
   NodeTableModel* nodeModel() const { return m_node_model; }
+  TimelineView* timelineView() const { return m_timeline; }
+  QDockWidget* timelineDock() const { return m_timeline_dock; }
+
+  // Runs (Run menu): the CPU reference executor runs the current schedule and the sequential one
+  // off the GUI thread; progress and cancel in the status bar; the measured timelines land in the
+  // document's runs and the summary panel. CUDA stays disabled (with the reason) without an executor.
+  /// Starts a CPU run; false (with the reason in the status bar) when refused.
+  bool runOnCpu();
+  void cancelRun();
+  /// From runOnCpu() until runFinished is emitted.
+  bool isRunning() const;
+  QAction* runCpuAction() const { return m_run_cpu; }
+  QAction* runCudaAction() const { return m_run_cuda; }
+  QAction* useMeasuredAction() const { return m_use_measured; }
+  QAction* resetCostsAction() const { return m_reset_costs; }
+  /// Timed iterations per run (the median is kept); default 3.
+  void setRunIterations(int iterations) { m_run_iterations = iterations; }
+  /// Calibrates the cost model with the latest measured run (Run ▸ Use measured times).
+  bool useMeasuredTimes();
+  /// Raises the timeline dock and makes it the largest (for --show timeline screenshots).
+  void showTimeline();
   /// Recent files as stored (most recent first, missing files dropped).
   QStringList recentFiles() const;
   /// The last message shown in the status bar (refusals, errors, progress).
@@ -58,6 +82,8 @@ class MainWindow : public QMainWindow {
  signals:
   /// After every load attempt: ok, and the message shown (error or summary).
   void loadFinished(bool ok, const QString& message);
+  /// After every run attempt: ok, and the message shown.
+  void runFinished(bool ok, const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -73,6 +99,10 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void createMenus();
   void createDocks();
+  void createTimelineDock();
+  void createRunMenu();
+  void onRunFinished();
+  void updateRunActions();
   ProjectSettings currentSettings() const;
 
   StudioDocument* m_doc;
@@ -95,6 +125,19 @@ class MainWindow : public QMainWindow {
   /// Schedule and settings to apply once the project's model has loaded.
   std::optional<Project> m_pending_project;
   QString m_last_message;
+  // Timeline and runs.
+  TimelineView* m_timeline = nullptr;
+  QDockWidget* m_timeline_dock = nullptr;
+  QAction* m_run_cpu = nullptr;
+  QAction* m_run_cuda = nullptr;
+  QAction* m_cancel_run = nullptr;
+  QAction* m_use_measured = nullptr;
+  QAction* m_reset_costs = nullptr;
+  QFutureWatcher<RunReport> m_run_watcher;
+  RunJob m_run_job;
+  int m_run_iterations = 3;
+  bool m_run_active = false;  ///< from the start of a run until its result (or cancel) is handled
+  std::string m_last_measured;  ///< label of the latest measured schedule run (Use measured times)
 };
 
 }  // namespace weft::ui
