@@ -15,7 +15,6 @@
 #include "weft/core/memory_planner.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
-#include "weft/gpu/devices.h"
 
 namespace weft::cli {
 namespace {
@@ -30,15 +29,18 @@ std::string mib(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / 
 
 }  // namespace
 
+int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro);
+
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "planner=", "iterations=", "warmup=", "seed=",
-                            "trace=", "json"},
+                            "trace=", "json", "graph"},
                            true);
       !ok)
     return usage_error("run", ok.error().message);
   const std::string backend = args.value("backend").value_or("cpu");
   if (backend != "cpu" && backend != "cuda") return usage_error("run", "--backend must be cpu or cuda, got '" + backend + "'");
-  auto choice = schedule_choice(args, "cp-list");
+  if (args.flag("graph") && backend != "cuda") return usage_error("run", "--graph needs --backend cuda");
+  auto choice = schedule_choice(args, "cp-list", args.flag("graph"));
   if (!choice) return usage_error("run", choice.error().message);
   auto iterations = args.int_value("iterations");
   auto warmup = args.int_value("warmup");
@@ -54,13 +56,11 @@ int cmd_run(Args& args) {
       return usage_error("run", "unknown planner '" + planner + "'");
   }
 
-  if (backend == "cuda") {
-    // The CUDA executor lives in weft_gpu; this build has none to call.
-    if (!gpu::built_with_cuda()) return report("run", core::make_error(core::ErrorKind::Runtime, "built without CUDA / no GPU: this weft has no CUDA executor"));
-    auto gpus = gpu::list_gpus();
-    if (!gpus) return report("run", gpus.error());
-    return report("run", core::make_error(core::ErrorKind::Runtime, "built without CUDA / no GPU: the CUDA executor is not part of this build"));
-  }
+  core::RunOptions ro;
+  ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
+  ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
+  if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
+  if (backend == "cuda") return run_cuda(args, *choice, planner, ro);  // cmd_run_cuda.cpp
 
   auto model = load_model(args);
   if (!model) return report("run", model.error());
@@ -77,10 +77,6 @@ int cmd_run(Args& args) {
   auto plan = core::plan_memory(graph, schedule, planner, po);
   if (!plan) return report("run", plan.error());
 
-  core::RunOptions ro;
-  ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
-  ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
-  if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
   auto executor = core::make_cpu_executor();
   auto seq = executor->run(graph, sequential, *seq_plan, ro);
   if (!seq) return report("run", seq.error());

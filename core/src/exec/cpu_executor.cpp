@@ -8,15 +8,12 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <mutex>
 #include <new>
 #include <numeric>
 #include <thread>
 
 #include "kernel.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/tensor_pb.h"
 
 namespace weft::core {
 namespace {
@@ -62,58 +59,6 @@ class Buffer {
   std::uint8_t* m_data = nullptr;
   std::size_t m_size = 0;
 };
-
-// splitmix64: a tiny, well-mixed generator; seeded per tensor name so values do not depend
-// on tensor ids or the order tensors are prepared in.
-std::uint64_t splitmix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : s) {
-    h ^= static_cast<std::uint8_t>(c);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-/// Seeded values for a tensor without data. Weights of rank >= 2 get variance 1/fan_in (so
-/// deep random networks neither explode nor vanish); 1-D weights (biases, BN scale/var) are
-/// positive, which keeps square roots of variances defined.
-void fill_random(const Tensor& t, std::uint64_t seed, bool is_weight, std::uint8_t* out) {
-  std::uint64_t s = seed ^ fnv1a(t.name);
-  const std::int64_t n = t.elements();
-  const auto shape = t.shape();
-  double lo = -1, hi = 1;
-  if (is_weight && shape.size() >= 2) {
-    const double fan_in = static_cast<double>(std::max<std::int64_t>(n / std::max<std::int64_t>(shape[0], 1), 1));
-    hi = std::sqrt(3.0 / fan_in);
-    lo = -hi;
-  } else if (is_weight) {
-    lo = 0.5;
-    hi = 1.0;
-  }
-  auto uniform = [&] { return lo + (hi - lo) * static_cast<double>(splitmix(s) >> 11) * 0x1.0p-53; };
-  switch (t.dtype) {
-    case DType::Float32:
-      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<float*>(out)[i] = static_cast<float>(uniform());
-      break;
-    case DType::Float64:
-      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<double*>(out)[i] = uniform();
-      break;
-    case DType::Bool:
-      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(splitmix(s) & 1u);
-      break;
-    default:
-      // Integers (indices, shapes): zero is valid for every consumer.
-      std::fill_n(out, static_cast<std::size_t>(n) * dtype_size(t.dtype), std::uint8_t{0});
-      break;
-  }
-}
 
 /// Everything one run() needs, shared by the worker threads.
 struct RunState {
@@ -211,50 +156,6 @@ void run_node(RunState& state, NodeId n, int stream) {
   latch.notify_all();
 }
 
-Status check_schedule(const Graph& graph, const Schedule& schedule) {
-  const std::size_t n = graph.node_count();
-  std::vector<int> seen(n, 0);
-  for (std::size_t s = 0; s < schedule.streams.size(); ++s)
-    for (NodeId v : schedule.streams[s]) {
-      if (v < 0 || static_cast<std::size_t>(v) >= n)
-        return make_error(ErrorKind::InvalidInput, "schedule: stream " + std::to_string(s) + " holds node id " +
-                                                       std::to_string(v) + " outside the graph");
-      if (seen[static_cast<std::size_t>(v)]++)
-        return make_error(ErrorKind::InvalidInput, "schedule: node '" + graph.key(v) + "' is placed twice");
-    }
-  for (std::size_t v = 0; v < n; ++v)
-    if (!seen[v]) return make_error(ErrorKind::InvalidInput, "schedule: node '" + graph.key(static_cast<NodeId>(v)) + "' is not placed");
-  for (const Event& e : schedule.events)
-    if (e.from < 0 || e.to < 0 || static_cast<std::size_t>(e.from) >= n || static_cast<std::size_t>(e.to) >= n)
-      return make_error(ErrorKind::InvalidInput, "schedule: event refers to a node outside the graph");
-  // What the threads enforce is stream order ∪ events: it must be acyclic and cover every data edge.
-  auto hb = HappensBefore::build(graph, schedule, false);
-  if (!hb) return make_error(ErrorKind::InvalidInput, "schedule would deadlock: " + hb.error().message);
-  for (std::size_t u = 0; u < n; ++u)
-    for (NodeId v : graph.successors(static_cast<NodeId>(u)))
-      if (!hb->before(static_cast<NodeId>(u), v))
-        return make_error(ErrorKind::InvalidInput, "schedule does not enforce the data edge '" + graph.key(static_cast<NodeId>(u)) +
-                                                       "' -> '" + graph.key(v) + "' (no stream order or event)");
-  return {};
-}
-
-Status check_plan_fits(const Graph& graph, const MemoryPlan& plan) {
-  const std::size_t t = graph.tensor_count();
-  if (plan.offset.size() != t || plan.size.size() != t)
-    return make_error(ErrorKind::InvalidInput, "memory plan has " + std::to_string(plan.offset.size()) + " tensors, the graph " +
-                                                   std::to_string(t));
-  for (std::size_t i = 0; i < t; ++i) {
-    if (plan.offset[i] == kNotPlanned) continue;
-    const Tensor& tensor = graph.tensor(static_cast<TensorId>(i));
-    if (tensor.producer == kNoNode)
-      return make_error(ErrorKind::InvalidInput, "memory plan places '" + tensor.name + "', which no node produces");
-    if (plan.offset[i] < 0 || plan.size[i] < std::max<std::int64_t>(tensor.bytes(), 0) ||
-        plan.offset[i] + plan.size[i] > plan.arena_bytes)
-      return make_error(ErrorKind::InvalidInput, "memory plan: tensor '" + tensor.name + "' does not fit its slot or the arena");
-  }
-  return {};
-}
-
 class CpuExecutor final : public Executor {
  public:
   CpuExecutor() {
@@ -266,13 +167,7 @@ class CpuExecutor final : public Executor {
   Expected<RunResult> run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
                           const RunOptions& options) override {
     if (auto s = cpu_check_supported(graph); !s) return s.error();
-    if (auto s = check_schedule(graph, schedule); !s) return s.error();
-    if (auto s = check_plan_fits(graph, plan); !s) return s.error();
-    if (options.check_plan) {
-      // A plan made for another order may overlap tensors that this schedule keeps live together.
-      if (auto s = check_plan(graph, schedule, plan); !s)
-        return make_error(ErrorKind::InvalidInput, "memory plan is not valid for this schedule: " + s.error().message);
-    }
+    if (auto s = check_run(graph, schedule, plan, options); !s) return s.error();
 
     RunState state;
     state.graph = &graph;
@@ -343,42 +238,14 @@ class CpuExecutor final : public Executor {
   static Status prepare_sources(const Graph& graph, const RunOptions& options, RunState& state) {
     for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
       const Tensor& t = graph.tensor(static_cast<TensorId>(i));
-      if (t.producer != kNoNode) continue;
-      const bool is_weight = t.kind == TensorKind::Weight;
-      if (!is_weight && t.kind != TensorKind::Input) continue;
-      if (!is_weight) {
-        if (auto it = options.inputs.find(t.name); it != options.inputs.end()) {
-          const HostTensor& h = it->second;
-          const std::int64_t elements = detail::shape_elements(h.shape);
-          if (h.dtype != t.dtype || h.bytes.size() != static_cast<std::size_t>(elements) * dtype_size(h.dtype))
-            return make_error(ErrorKind::InvalidInput, "input '" + t.name + "': given " + std::string(dtype_name(h.dtype)) +
-                                                           " data does not match the model's " + std::string(dtype_name(t.dtype)));
-          if (t.shape_known() && t.shape() != h.shape)
-            return make_error(ErrorKind::InvalidInput, "input '" + t.name + "': given shape differs from the model's " + format_shape(t));
-          state.own[i].resize(h.bytes.size());
-          if (!h.bytes.empty()) std::memcpy(state.own[i].data(), h.bytes.data(), h.bytes.size());
-          state.values[i] = View{h.dtype, h.shape, state.own[i].data()};
-          continue;
-        }
-      }
-      if (!t.shape_known() || t.bytes() < 0)
-        return make_error(ErrorKind::InvalidInput, std::string(is_weight ? "weight '" : "input '") + t.name +
-                                                       "' has no static shape (bind symbolic dims with --dim)");
-      // Structure-only models reference external files that are absent: seeded values stand in.
-      std::error_code ec;
-      const bool has_bytes =
-          t.data.inline_bytes != nullptr || (!t.data.external_path.empty() && std::filesystem::exists(t.data.external_path, ec));
-      if (is_weight && has_bytes) {
-        auto bytes = read_weight_bytes(t);
-        if (!bytes) return bytes.error();
-        state.own[i].resize(bytes->size());
-        if (!bytes->empty()) std::memcpy(state.own[i].data(), bytes->data(), bytes->size());
-      } else {
-        state.own[i].resize(static_cast<std::size_t>(t.bytes()));
-        fill_random(t, options.seed, is_weight, state.own[i].data());
-        if (is_weight) ++state.random_weights;
-      }
-      state.values[i] = View{t.dtype, t.shape(), state.own[i].data()};
+      if (t.producer != kNoNode || (t.kind != TensorKind::Weight && t.kind != TensorKind::Input)) continue;
+      bool seeded = false;
+      auto h = initial_value(graph, static_cast<TensorId>(i), options, &seeded);
+      if (!h) return h.error();
+      state.own[i].resize(h->bytes.size());
+      if (!h->bytes.empty()) std::memcpy(state.own[i].data(), h->bytes.data(), h->bytes.size());
+      state.values[i] = View{h->dtype, h->shape, state.own[i].data()};
+      if (seeded) ++state.random_weights;
     }
     return {};
   }

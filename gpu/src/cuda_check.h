@@ -1,0 +1,26 @@
+#pragma once
+// Private: the one place where CUDA, cuBLAS and cuDNN return codes become core::Error values.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <string_view>
+
+#include "weft/core/expected.h"
+
+namespace weft::gpu::detail {
+
+/// Ok, or a Runtime error "<call>: <library> error <name> (<description>)".
+core::Status check(cudaError_t code, std::string_view call);
+core::Status check(cublasStatus_t code, std::string_view call);
+core::Status check(cudnnStatus_t code, std::string_view call);
+
+}  // namespace weft::gpu::detail
+
+/// Returns the error of a failed CUDA / cuBLAS / cuDNN call from the enclosing function, which
+/// returns core::Status or core::Expected<T>. The message names the call as written.
+#define WEFT_CUDA_CHECK(call)                                                      \
+  do {                                                                             \
+    if (auto weft_status_ = ::weft::gpu::detail::check((call), #call); !weft_status_) \
+      return weft_status_.error();                                                 \
+  } while (0)

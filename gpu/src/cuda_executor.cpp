@@ -1,0 +1,370 @@
+// The CUDA executor: schedule streams as CUDA streams, schedule events as CUDA events, the memory
+// plan as one device arena; eager launches (optionally timed per node) or one captured CUDA Graph.
+#include "weft/gpu/cuda_executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <numeric>
+
+#include "cuda_check.h"
+#include "cuda_ops.h"
+#include "cuda_resources.h"
+#include "nvtx_trace.h"
+
+namespace weft::gpu {
+namespace {
+
+using core::Graph;
+using core::NodeId;
+using core::Status;
+using core::TensorId;
+using detail::CudaEvent;
+using detail::DeviceBuffer;
+
+constexpr std::size_t kAlign = 256;                  // cudaMalloc's own alignment; keeps every tensor aligned alike
+constexpr std::size_t kCublasWorkspace = 32u << 20;  // NVIDIA's recommendation for Hopper
+
+std::size_t align_up(std::size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+struct Issue {
+  NodeId node = core::kNoNode;
+  int stream = 0;
+};
+
+/// The order the host issues nodes in: each stream's order kept, and every waited event's
+/// producer issued before its waiter — cudaStreamWaitEvent waits for the event's latest record
+/// only, so a wait issued before the record would not wait at all. Kahn over the streams' heads.
+core::Expected<std::vector<Issue>> issue_order(const Graph& graph, const core::Schedule& schedule,
+                                                const std::vector<std::vector<std::size_t>>& waits) {
+  std::vector<char> issued(graph.node_count(), 0);
+  std::vector<std::size_t> head(schedule.streams.size(), 0);
+  std::vector<Issue> order;
+  order.reserve(graph.node_count());
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t s = 0; s < schedule.streams.size(); ++s)
+      while (head[s] < schedule.streams[s].size()) {
+        const NodeId v = schedule.streams[s][head[s]];
+        const auto& w = waits[static_cast<std::size_t>(v)];
+        if (!std::all_of(w.begin(), w.end(), [&](std::size_t e) { return issued[static_cast<std::size_t>(schedule.events[e].from)] != 0; }))
+          break;
+        order.push_back({v, static_cast<int>(s)});
+        issued[static_cast<std::size_t>(v)] = 1;
+        ++head[s];
+        progress = true;
+      }
+  }
+  if (order.size() != graph.node_count())
+    return core::make_error(core::ErrorKind::Internal, "CUDA executor: no issue order for a schedule check_run accepted");
+  return order;
+}
+
+core::Error at_node(const Graph& graph, NodeId n, const core::Error& e) {
+  return core::make_error(e.kind, "node '" + graph.key(n) + "' (" + graph.node(n).op_type + "): " + e.message);
+}
+
+/// Everything one run() owns on the device. Members are released in reverse order: handles and
+/// events before streams, streams before memory.
+struct DeviceRun {
+  DeviceBuffer arena, sources, extra;
+  std::vector<DeviceBuffer> cudnn_workspace, cublas_workspace;
+  std::vector<detail::Stream> streams;
+  std::vector<detail::CublasHandle> cublas;
+  std::vector<detail::CudnnHandle> cudnn;
+  std::vector<detail::StreamContext> contexts;
+  std::vector<CudaEvent> events;      ///< one per schedule event
+  std::vector<CudaEvent> joins;       ///< one per stream: joins it back into stream 0
+  CudaEvent fork, start, stop;
+  std::vector<CudaEvent> node_start, node_end;
+  std::vector<void*> ptr;             ///< per tensor
+  std::vector<detail::PreparedNode> prepared;
+  std::vector<std::string> labels;    ///< NVTX text per node
+  std::vector<std::vector<std::size_t>> waits, records;  ///< schedule events per node
+  std::vector<Issue> order;
+};
+
+Status create_event(CudaEvent& e, bool timing) {
+  WEFT_CUDA_CHECK(cudaEventCreateWithFlags(e.out(), timing ? cudaEventDefault : cudaEventDisableTiming));
+  return {};
+}
+
+class CudaExecutor final : public core::Executor {
+ public:
+  explicit CudaExecutor(const CudaRunOptions& options) : m_options(options) {}
+  std::string name() const override { return m_options.cuda_graph ? "cuda-graph" : "cuda"; }
+
+  core::Expected<core::RunResult> run(const Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan,
+                                      const core::RunOptions& options) override {
+    // No exception leaves the module: allocation failures on the host become errors too.
+    try {
+      return run_checked(graph, schedule, plan, options);
+    } catch (const std::exception& e) {
+      return core::make_error(core::ErrorKind::Runtime, std::string("CUDA executor: ") + e.what());
+    }
+  }
+
+ private:
+  core::Expected<core::RunResult> run_checked(const Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan,
+                                              const core::RunOptions& options) {
+    if (auto s = cuda_check_supported(graph); !s) return s.error();
+    if (auto s = core::check_run(graph, schedule, plan, options); !s) return s.error();
+    int devices = 0;
+    if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0)
+      return core::make_error(core::ErrorKind::Runtime, "no usable CUDA GPU: " + std::string(e == cudaSuccess ? "no device found" : cudaGetErrorString(e)));
+    WEFT_CUDA_CHECK(cudaSetDevice(m_options.device));
+    cudaDeviceProp prop{};
+    WEFT_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_options.device));
+
+    DeviceRun r;
+    core::RunResult result;
+    std::map<TensorId, core::HostTensor> host;
+    if (auto s = place_tensors(graph, plan, options, r, host, result); !s) return s.error();
+    if (auto s = create_streams(graph, schedule, r); !s) return s.error();
+    auto order = issue_order(graph, schedule, r.waits);
+    if (!order) return order.error();
+    r.order = std::move(*order);
+
+    // Prepare every node before anything is launched: unsupported shapes fail here.
+    detail::PrepareContext pc{&graph, &r.ptr, &host, r.cudnn[0].get(), m_options.tf32};
+    r.prepared.resize(graph.node_count());
+    std::vector<std::size_t> workspace(schedule.streams.size(), 0);
+    for (const Issue& is : r.order) {
+      auto p = detail::prepare_node(pc, is.node);
+      if (!p) return at_node(graph, is.node, p.error());
+      workspace[static_cast<std::size_t>(is.stream)] = std::max(workspace[static_cast<std::size_t>(is.stream)], p->workspace_bytes);
+      r.prepared[static_cast<std::size_t>(is.node)] = std::move(*p);
+    }
+    for (std::size_t s = 0; s < schedule.streams.size(); ++s) {
+      if (auto st = r.cudnn_workspace[s].allocate(workspace[s], "the cuDNN workspace of stream " + std::to_string(s)); !st) return st.error();
+      r.contexts[s].workspace = r.cudnn_workspace[s].get();
+      r.contexts[s].workspace_bytes = workspace[s];
+    }
+    host.clear();
+
+    const bool timing = options.per_node_timing && !m_options.cuda_graph;
+    if (timing) {
+      r.node_start.resize(graph.node_count());
+      r.node_end.resize(graph.node_count());
+      for (std::size_t v = 0; v < graph.node_count(); ++v) {
+        if (auto s = create_event(r.node_start[v], true); !s) return s.error();
+        if (auto s = create_event(r.node_end[v], true); !s) return s.error();
+      }
+    }
+    if (auto s = create_event(r.start, true); !s) return s.error();
+    if (auto s = create_event(r.stop, true); !s) return s.error();
+
+    const std::string strategy = schedule.strategy.empty() ? std::string("schedule") : schedule.strategy;
+    detail::NvtxRange run_range(m_options.nvtx, "weft " + strategy, 0xff000000u);
+
+    detail::CudaGraphExec exec;
+    if (m_options.cuda_graph) {
+      if (auto s = capture(graph, r, exec); !s) return s.error();
+    }
+    const cudaStream_t s0 = r.streams[0].get();
+    const int warmup = std::max(options.warmup, 0), iterations = std::max(options.iterations, 1);
+    std::vector<std::vector<core::TimelineItem>> item_runs;
+    for (int it = 0; it < warmup + iterations; ++it) {
+      WEFT_CUDA_CHECK(cudaEventRecord(r.start.get(), s0));
+      if (m_options.cuda_graph) {
+        WEFT_CUDA_CHECK(cudaGraphLaunch(exec.get(), s0));
+      } else if (auto s = enqueue(graph, r, timing); !s) {
+        static_cast<void>(cudaDeviceSynchronize());
+        return s.error();
+      }
+      WEFT_CUDA_CHECK(cudaEventRecord(r.stop.get(), s0));
+      WEFT_CUDA_CHECK(cudaEventSynchronize(r.stop.get()));
+      float ms = 0;
+      WEFT_CUDA_CHECK(cudaEventElapsedTime(&ms, r.start.get(), r.stop.get()));
+      if (it < warmup) continue;
+      result.iteration_ms.push_back(static_cast<double>(ms));
+      std::vector<core::TimelineItem> items;
+      if (timing) {
+        items.reserve(graph.node_count());
+        for (const Issue& is : r.order) {
+          float t0 = 0, t1 = 0;
+          WEFT_CUDA_CHECK(cudaEventElapsedTime(&t0, r.start.get(), r.node_start[static_cast<std::size_t>(is.node)].get()));
+          WEFT_CUDA_CHECK(cudaEventElapsedTime(&t1, r.start.get(), r.node_end[static_cast<std::size_t>(is.node)].get()));
+          items.push_back({is.node, is.stream, 1000.0 * t0, 1000.0 * t1});
+        }
+        std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.node < b.node; });
+      }
+      item_runs.push_back(std::move(items));
+    }
+
+    std::vector<std::size_t> rank(result.iteration_ms.size());
+    std::iota(rank.begin(), rank.end(), std::size_t{0});
+    std::sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) { return result.iteration_ms[a] < result.iteration_ms[b]; });
+    const std::size_t median = rank[rank.size() / 2];
+    result.wall_ms = result.iteration_ms[median];
+    core::Timeline& tl = result.timeline;
+    tl.label = std::string("measured ") + name() + " " + strategy;
+    tl.kind = "measured";
+    tl.device = prop.name;
+    tl.stream_count = static_cast<int>(schedule.streams.size());
+    tl.items = std::move(item_runs[median]);
+    tl.events = schedule.events;
+    tl.arena_bytes.push_back({0.0, static_cast<double>(plan.arena_bytes)});
+    tl.arena_bytes.push_back({result.wall_ms * 1000.0, static_cast<double>(plan.arena_bytes)});
+    result.arena_bytes = plan.arena_bytes;
+
+    for (TensorId t : graph.outputs()) {
+      const core::Tensor& tensor = graph.tensor(t);
+      core::HostTensor h;
+      h.dtype = tensor.dtype;
+      h.shape = tensor.shape();
+      h.bytes.resize(static_cast<std::size_t>(std::max<std::int64_t>(tensor.bytes(), 0)));
+      if (!h.bytes.empty())
+        WEFT_CUDA_CHECK(cudaMemcpyAsync(h.bytes.data(), r.ptr[static_cast<std::size_t>(t)], h.bytes.size(), cudaMemcpyDeviceToHost, s0));
+      result.outputs[tensor.name] = std::move(h);
+    }
+    WEFT_CUDA_CHECK(cudaStreamSynchronize(s0));
+    return result;
+  }
+
+  /// Device addresses: planned tensors in the arena at their offsets; graph inputs and weights
+  /// (core::initial_value, uploaded now) in a second allocation; other produced tensors in a third.
+  static Status place_tensors(const Graph& graph, const core::MemoryPlan& plan, const core::RunOptions& options, DeviceRun& r,
+                              std::map<TensorId, core::HostTensor>& host, core::RunResult& result) {
+    const std::size_t count = graph.tensor_count();
+    std::vector<std::size_t> source_offset(count, 0), extra_offset(count, 0);
+    std::size_t source_bytes = 0, extra_bytes = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const core::Tensor& t = graph.tensor(static_cast<TensorId>(i));
+      const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(t.bytes(), 0));
+      if (t.producer == core::kNoNode) {
+        if (t.kind != core::TensorKind::Weight && t.kind != core::TensorKind::Input) continue;
+        bool seeded = false;
+        auto h = core::initial_value(graph, static_cast<TensorId>(i), options, &seeded);
+        if (!h) return h.error();
+        if (seeded) ++result.random_weights;
+        source_offset[i] = source_bytes;
+        source_bytes += align_up(h->bytes.size());
+        host.emplace(static_cast<TensorId>(i), std::move(*h));
+      } else if (plan.offset[i] == core::kNotPlanned) {
+        extra_offset[i] = extra_bytes;
+        extra_bytes += align_up(bytes);
+      }
+    }
+    if (auto s = r.arena.allocate(static_cast<std::size_t>(plan.arena_bytes), "the memory plan's arena"); !s) return s.error();
+    if (auto s = r.sources.allocate(source_bytes, "weights and inputs"); !s) return s.error();
+    if (auto s = r.extra.allocate(extra_bytes, "unplanned outputs"); !s) return s.error();
+    r.ptr.assign(count, nullptr);
+    for (std::size_t i = 0; i < count; ++i) {
+      const core::Tensor& t = graph.tensor(static_cast<TensorId>(i));
+      if (t.producer == core::kNoNode) {
+        auto it = host.find(static_cast<TensorId>(i));
+        if (it == host.end()) continue;
+        r.ptr[i] = r.sources.bytes() + source_offset[i];
+        if (!it->second.bytes.empty())
+          WEFT_CUDA_CHECK(cudaMemcpy(r.ptr[i], it->second.bytes.data(), it->second.bytes.size(), cudaMemcpyHostToDevice));
+      } else if (plan.offset[i] == core::kNotPlanned) {
+        r.ptr[i] = r.extra.bytes() + extra_offset[i];
+      } else {
+        r.ptr[i] = r.arena.bytes() + plan.offset[i];
+      }
+    }
+    return {};
+  }
+
+  Status create_streams(const Graph& graph, const core::Schedule& schedule, DeviceRun& r) const {
+    const std::size_t streams = std::max<std::size_t>(schedule.streams.size(), 1);
+    r.streams.resize(streams);
+    r.cublas.resize(streams);
+    r.cudnn.resize(streams);
+    r.contexts.resize(streams);
+    r.cudnn_workspace.resize(streams);
+    r.cublas_workspace.resize(streams);
+    r.joins.resize(streams);
+    for (std::size_t s = 0; s < streams; ++s) {
+      WEFT_CUDA_CHECK(cudaStreamCreateWithFlags(r.streams[s].out(), cudaStreamNonBlocking));
+      detail::nvtx_name_stream(m_options.nvtx, r.streams[s].get(), "weft stream " + std::to_string(s));
+      WEFT_CUDA_CHECK(cublasCreate(r.cublas[s].out()));
+      // cublasSetStream resets the workspace: set the stream first.
+      WEFT_CUDA_CHECK(cublasSetStream(r.cublas[s].get(), r.streams[s].get()));
+      if (auto st = r.cublas_workspace[s].allocate(kCublasWorkspace, "the cuBLAS workspace of stream " + std::to_string(s)); !st)
+        return st.error();
+      WEFT_CUDA_CHECK(cublasSetWorkspace(r.cublas[s].get(), r.cublas_workspace[s].get(), kCublasWorkspace));
+      WEFT_CUDA_CHECK(cublasSetMathMode(r.cublas[s].get(), m_options.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+      WEFT_CUDA_CHECK(cudnnCreate(r.cudnn[s].out()));
+      WEFT_CUDA_CHECK(cudnnSetStream(r.cudnn[s].get(), r.streams[s].get()));
+      r.contexts[s] = {r.streams[s].get(), r.cublas[s].get(), r.cudnn[s].get(), nullptr, 0};
+      if (auto st = create_event(r.joins[s], false); !st) return st.error();
+    }
+    if (auto st = create_event(r.fork, false); !st) return st.error();
+    r.events.resize(schedule.events.size());
+    r.waits.assign(graph.node_count(), {});
+    r.records.assign(graph.node_count(), {});
+    for (std::size_t e = 0; e < schedule.events.size(); ++e) {
+      if (auto st = create_event(r.events[e], false); !st) return st.error();
+      r.records[static_cast<std::size_t>(schedule.events[e].from)].push_back(e);
+      r.waits[static_cast<std::size_t>(schedule.events[e].to)].push_back(e);
+    }
+    r.labels.resize(graph.node_count());
+    for (std::size_t v = 0; v < graph.node_count(); ++v)
+      r.labels[v] = graph.key(static_cast<NodeId>(v)) + " (" + graph.node(static_cast<NodeId>(v)).op_type + ")";
+    return {};
+  }
+
+  /// Enqueues one iteration: fork every stream from stream 0, each node after its waits (timed
+  /// by an event pair when asked), its records after it, then join every stream back into 0.
+  Status enqueue(const Graph& graph, DeviceRun& r, bool timing) const {
+    const cudaStream_t s0 = r.streams[0].get();
+    WEFT_CUDA_CHECK(cudaEventRecord(r.fork.get(), s0));
+    for (std::size_t s = 1; s < r.streams.size(); ++s) WEFT_CUDA_CHECK(cudaStreamWaitEvent(r.streams[s].get(), r.fork.get(), 0));
+    for (const Issue& is : r.order) {
+      const auto v = static_cast<std::size_t>(is.node);
+      const detail::StreamContext& ctx = r.contexts[static_cast<std::size_t>(is.stream)];
+      detail::NvtxRange range(m_options.nvtx, r.labels[v], detail::stream_colour(is.stream));
+      auto node_status = [&]() -> Status {
+        for (std::size_t e : r.waits[v]) WEFT_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream, r.events[e].get(), 0));
+        if (timing) WEFT_CUDA_CHECK(cudaEventRecord(r.node_start[v].get(), ctx.stream));
+        if (auto s = r.prepared[v].launch(ctx); !s) return s.error();
+        if (timing) WEFT_CUDA_CHECK(cudaEventRecord(r.node_end[v].get(), ctx.stream));
+        for (std::size_t e : r.records[v]) WEFT_CUDA_CHECK(cudaEventRecord(r.events[e].get(), ctx.stream));
+        return {};
+      }();
+      if (!node_status) return at_node(graph, is.node, node_status.error());
+    }
+    for (std::size_t s = 1; s < r.streams.size(); ++s) {
+      WEFT_CUDA_CHECK(cudaEventRecord(r.joins[s].get(), r.streams[s].get()));
+      WEFT_CUDA_CHECK(cudaStreamWaitEvent(s0, r.joins[s].get(), 0));
+    }
+    return {};
+  }
+
+  /// Captures one iteration from stream 0 (the fork event pulls the other streams into the
+  /// capture; the joins bring them back) and instantiates it.
+  Status capture(const Graph& graph, DeviceRun& r, detail::CudaGraphExec& exec) const {
+    const cudaStream_t s0 = r.streams[0].get();
+    WEFT_CUDA_CHECK(cudaStreamBeginCapture(s0, cudaStreamCaptureModeThreadLocal));
+    const Status enqueued = enqueue(graph, r, false);
+    detail::CudaGraph captured;
+    // End the capture whatever happened, so that the stream is usable and the error is the first one.
+    const cudaError_t ended = cudaStreamEndCapture(s0, captured.out());
+    if (!enqueued) {
+      static_cast<void>(cudaGetLastError());
+      return enqueued.error();
+    }
+    WEFT_CUDA_CHECK(ended);
+    WEFT_CUDA_CHECK(cudaGraphInstantiate(exec.out(), captured.get(), 0));
+    return {};
+  }
+
+  CudaRunOptions m_options;
+};
+
+}  // namespace
+
+std::unique_ptr<core::Executor> make_cuda_executor(const CudaRunOptions& options) { return std::make_unique<CudaExecutor>(options); }
+
+std::vector<std::string> cuda_supported_ops() { return detail::supported_op_names(); }
+
+core::Status cuda_check_supported(const Graph& graph) {
+  for (std::size_t v = 0; v < graph.node_count(); ++v)
+    if (auto s = detail::check_node(graph, static_cast<NodeId>(v)); !s) return s.error();
+  return {};
+}
+
+}  // namespace weft::gpu

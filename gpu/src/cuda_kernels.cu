@@ -1,0 +1,217 @@
+// The executor's own kernels: elementwise with broadcasting, pooling, LRN, batch norm, softmax,
+// mean, concat. One thread per output element (grid-stride); float32 with the CPU reference's
+// formulas so outputs compare within rounding.
+#include "cuda_kernels.h"
+
+#include <algorithm>
+#include <cfloat>
+
+namespace weft::gpu::detail {
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned grid_for(std::int64_t n) {
+  // Grid-stride loops cover the rest; 65535 * 8 blocks is plenty to fill any current GPU.
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + kBlock - 1) / kBlock, 65535 * 8)));
+}
+
+#define WEFT_GRID_STRIDE(i, n) \
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n); i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
+
+__device__ float apply_unary(UnaryOp op, float x, float p0, float p1) {
+  switch (op) {
+    case UnaryOp::Relu: return x > 0.0f ? x : 0.0f;
+    case UnaryOp::Sigmoid: return 1.0f / (1.0f + expf(-x));
+    case UnaryOp::Tanh: return tanhf(x);
+    case UnaryOp::HardSigmoid: return fmaxf(0.0f, fminf(1.0f, p0 * x + p1));
+    case UnaryOp::HardSwish: return x * fmaxf(0.0f, fminf(1.0f, x / 6.0f + 0.5f));
+    case UnaryOp::Clip: return fminf(fmaxf(x, p0), p1);
+    case UnaryOp::LeakyRelu: return x >= 0.0f ? x : p0 * x;
+  }
+  return x;
+}
+
+__device__ float apply_binary(BinaryOp op, float a, float b) {
+  switch (op) {
+    case BinaryOp::Add: return a + b;
+    case BinaryOp::Sub: return a - b;
+    case BinaryOp::Mul: return a * b;
+    case BinaryOp::Div: return a / b;
+  }
+  return a;
+}
+
+__global__ void unary_kernel(UnaryOp op, float p0, float p1, const float* x, float* y, std::int64_t n) {
+  WEFT_GRID_STRIDE(i, n) { y[i] = apply_unary(op, x[i], p0, p1); }
+}
+
+__global__ void binary_kernel(BinaryOp op, Broadcast shape, const float* a, const float* b, float* y, std::int64_t n) {
+  WEFT_GRID_STRIDE(i, n) {
+    std::int64_t rem = i, ia = 0, ib = 0;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+      const std::int64_t c = rem % shape.dims[d];
+      rem /= shape.dims[d];
+      ia += c * shape.a_stride[d];
+      ib += c * shape.b_stride[d];
+    }
+    y[i] = apply_binary(op, a[ia], b[ib]);
+  }
+}
+
+__global__ void broadcast_copy_kernel(Broadcast shape, const float* a, float* y, std::int64_t n) {
+  WEFT_GRID_STRIDE(i, n) {
+    std::int64_t rem = i, ia = 0;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+      ia += (rem % shape.dims[d]) * shape.a_stride[d];
+      rem /= shape.dims[d];
+    }
+    y[i] = a[ia];
+  }
+}
+
+__global__ void pool2d_kernel(Pool2d p, const float* x, float* y) {
+  const std::int64_t n = p.planes * p.oh * p.ow;
+  WEFT_GRID_STRIDE(i, n) {
+    const std::int64_t ox = i % p.ow, oy = (i / p.ow) % p.oh, plane = i / (p.ow * p.oh);
+    const float* in = x + plane * p.h * p.w;
+    const std::int64_t y0 = oy * p.sh - p.pad_top, x0 = ox * p.sw - p.pad_left;
+    float best = -FLT_MAX, sum = 0.0f;
+    int count = 0;
+    // Visit taps in the CPU reference's order (row-major over the window) so sums round alike.
+    for (int ky = 0; ky < p.kh; ++ky) {
+      const std::int64_t yy = y0 + static_cast<std::int64_t>(ky) * p.dh;
+      if (yy < 0 || yy >= p.h) continue;
+      for (int kx = 0; kx < p.kw; ++kx) {
+        const std::int64_t xx = x0 + static_cast<std::int64_t>(kx) * p.dw;
+        if (xx < 0 || xx >= p.w) continue;
+        const float v = in[yy * p.w + xx];
+        best = fmaxf(best, v);
+        sum += v;
+        ++count;
+      }
+    }
+    if (p.max) {
+      y[i] = best;
+    } else {
+      std::int64_t divisor = count;
+      if (p.count_include_pad) {
+        // Window clipped to the padded input, as ONNX (and the CPU reference) count it.
+        const std::int64_t ey = min(y0 + static_cast<std::int64_t>(p.kh - 1) * p.dh + 1, p.h + p.pad_bottom);
+        const std::int64_t ex = min(x0 + static_cast<std::int64_t>(p.kw - 1) * p.dw + 1, p.w + p.pad_right);
+        divisor = ((ey - y0 + p.dh - 1) / p.dh) * ((ex - x0 + p.dw - 1) / p.dw);
+      }
+      y[i] = divisor > 0 ? sum / static_cast<float>(divisor) : 0.0f;
+    }
+  }
+}
+
+__global__ void lrn_kernel(std::int64_t n, std::int64_t c, std::int64_t hw, int size, float alpha, float beta, float bias,
+                           const float* x, float* y) {
+  WEFT_GRID_STRIDE(i, n * c * hw) {
+    const std::int64_t pos = i % hw, ch = (i / hw) % c, batch = i / (hw * c);
+    const std::int64_t lo = max(std::int64_t{0}, ch - (size - 1) / 2), hi = min(c - 1, ch + size / 2);
+    float sq = 0.0f;
+    for (std::int64_t k = lo; k <= hi; ++k) {
+      const float v = x[(batch * c + k) * hw + pos];
+      sq += v * v;
+    }
+    y[i] = x[i] / powf(bias + alpha / static_cast<float>(size) * sq, beta);
+  }
+}
+
+__global__ void batchnorm_kernel(std::int64_t n, std::int64_t c, std::int64_t hw, const float* x, const float* scale, const float* bias,
+                                 const float* mean, const float* var, float epsilon, float* y) {
+  WEFT_GRID_STRIDE(i, n * c * hw) {
+    const std::int64_t ch = (i / hw) % c;
+    y[i] = (x[i] - mean[ch]) / sqrtf(var[ch] + epsilon) * scale[ch] + bias[ch];
+  }
+}
+
+__global__ void softmax_kernel(std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y) {
+  WEFT_GRID_STRIDE(i, outer * inner) {
+    const std::int64_t o = i / inner, in = i % inner;
+    const float* px = x + o * dim * inner + in;
+    float* py = y + o * dim * inner + in;
+    float m = -FLT_MAX;
+    for (std::int64_t k = 0; k < dim; ++k) m = fmaxf(m, px[k * inner]);
+    float sum = 0.0f;
+    for (std::int64_t k = 0; k < dim; ++k) {
+      const float e = expf(px[k * inner] - m);
+      py[k * inner] = e;
+      sum += e;
+    }
+    for (std::int64_t k = 0; k < dim; ++k) py[k * inner] /= sum;
+  }
+}
+
+__global__ void reduce_mean_kernel(std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y) {
+  WEFT_GRID_STRIDE(i, outer * inner) {
+    const std::int64_t o = i / inner, in = i % inner;
+    float sum = 0.0f;
+    for (std::int64_t k = 0; k < dim; ++k) sum += x[(o * dim + k) * inner + in];
+    y[i] = sum / static_cast<float>(dim);
+  }
+}
+
+__global__ void concat_part_kernel(std::int64_t outer, std::int64_t part, std::int64_t total, std::int64_t offset, std::int64_t inner,
+                                   const float* x, float* y) {
+  WEFT_GRID_STRIDE(i, outer * part * inner) {
+    const std::int64_t in = i % inner, k = (i / inner) % part, o = i / (inner * part);
+    y[(o * total + offset + k) * inner + in] = x[i];
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_unary(cudaStream_t s, UnaryOp op, float p0, float p1, const float* x, float* y, std::int64_t n) {
+  if (n > 0) unary_kernel<<<grid_for(n), kBlock, 0, s>>>(op, p0, p1, x, y, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_binary(cudaStream_t s, BinaryOp op, const Broadcast& shape, const float* a, const float* b, float* y, std::int64_t n) {
+  if (n > 0) binary_kernel<<<grid_for(n), kBlock, 0, s>>>(op, shape, a, b, y, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_broadcast_copy(cudaStream_t s, const Broadcast& shape, const float* a, float* y, std::int64_t n) {
+  if (n > 0) broadcast_copy_kernel<<<grid_for(n), kBlock, 0, s>>>(shape, a, y, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_pool2d(cudaStream_t s, const Pool2d& p, const float* x, float* y) {
+  const std::int64_t n = p.planes * p.oh * p.ow;
+  if (n > 0) pool2d_kernel<<<grid_for(n), kBlock, 0, s>>>(p, x, y);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_lrn(cudaStream_t s, std::int64_t n, std::int64_t c, std::int64_t hw, int size, float alpha, float beta, float bias,
+                       const float* x, float* y) {
+  if (n * c * hw > 0) lrn_kernel<<<grid_for(n * c * hw), kBlock, 0, s>>>(n, c, hw, size, alpha, beta, bias, x, y);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_batchnorm(cudaStream_t s, std::int64_t n, std::int64_t c, std::int64_t hw, const float* x, const float* scale,
+                             const float* bias, const float* mean, const float* var, float epsilon, float* y) {
+  if (n * c * hw > 0) batchnorm_kernel<<<grid_for(n * c * hw), kBlock, 0, s>>>(n, c, hw, x, scale, bias, mean, var, epsilon, y);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_softmax(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y) {
+  if (outer * inner > 0) softmax_kernel<<<grid_for(outer * inner), kBlock, 0, s>>>(outer, dim, inner, x, y);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_reduce_mean(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y) {
+  if (outer * inner > 0) reduce_mean_kernel<<<grid_for(outer * inner), kBlock, 0, s>>>(outer, dim, inner, x, y);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t part, std::int64_t total, std::int64_t offset,
+                               std::int64_t inner, const float* x, float* y) {
+  const std::int64_t n = outer * part * inner;
+  if (n > 0) concat_part_kernel<<<grid_for(n), kBlock, 0, s>>>(outer, part, total, offset, inner, x, y);
+  return cudaGetLastError();
+}
+
+}  // namespace weft::gpu::detail

@@ -1,0 +1,595 @@
+// Per-node preparation for the CUDA executor: attribute and shape checks shared by
+// cuda_check_supported and prepare_node, then the launch function of each operator family
+// (cuDNN convolution, cuBLAS GEMM, the executor's own kernels, device copies for views).
+#include "cuda_ops.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <set>
+
+#include "cuda_check.h"
+#include "cuda_kernels.h"
+#include "cuda_resources.h"
+
+namespace weft::gpu::detail {
+namespace {
+
+using core::Graph;
+using core::Node;
+using core::NodeId;
+using core::Status;
+using core::TensorId;
+using Shape = std::vector<std::int64_t>;
+
+const std::set<std::string, std::less<>>& op_set() {
+  static const std::set<std::string, std::less<>> ops = {
+      "Add",        "AveragePool", "BatchNormalization", "Clip",      "Concat",  "Conv",      "Div",     "Dropout",
+      "Flatten",    "Gemm",        "GlobalAveragePool",  "GlobalMaxPool", "HardSigmoid", "HardSwish", "Identity", "LRN",
+      "LeakyRelu",  "MatMul",      "MaxPool",            "Mul",       "ReduceMean", "Relu",   "Reshape", "Sigmoid",
+      "Softmax",    "Squeeze",     "Sub",                "Tanh",      "Unsqueeze"};
+  return ops;
+}
+
+bool is_copy_op(std::string_view op) {
+  return op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity" || op == "Dropout";
+}
+
+core::Error unsupported(const Graph& g, NodeId n, const std::string& what) {
+  const Node& node = g.node(n);
+  return core::make_error(core::ErrorKind::InvalidInput,
+                          "unsupported: operator " + node.op_type + " at node '" + g.key(n) + "' on CUDA: " + what);
+}
+
+std::int64_t product(const Shape& s, std::size_t begin, std::size_t end) {
+  std::int64_t p = 1;
+  for (std::size_t i = begin; i < end && i < s.size(); ++i) p *= s[i];
+  return p;
+}
+
+Shape shape_of(const Graph& g, TensorId t) { return g.tensor(t).shape(); }
+
+TensorId input(const Node& node, std::size_t i) { return i < node.inputs.size() ? node.inputs[i] : core::kNoTensor; }
+
+/// Indices of inputs that hold integer metadata (shapes, axes) or scalars read on the host,
+/// not float data the kernels touch.
+bool is_meta_input(const Node& node, std::size_t i) {
+  const std::string& op = node.op_type;
+  if (i == 0) return false;
+  return op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "ReduceMean" || op == "Dropout" || op == "Clip";
+}
+
+/// Spatial pads (top, left, bottom, right) from pads / auto_pad, given in, out, kernel, stride, dilation.
+Status pads_2d(const Graph& g, NodeId n, const Shape& in_hw, const Shape& out_hw, const Shape& k, const Shape& stride, const Shape& dil,
+               std::int64_t pads[4]) {
+  const Node& node = g.node(n);
+  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    const auto p = node.attr_ints("pads");
+    if (!p.empty() && p.size() != 4) return unsupported(g, n, "pads must have 4 values for 2-D");
+    for (int i = 0; i < 4; ++i) pads[i] = p.empty() ? 0 : p[static_cast<std::size_t>(i)];
+  } else if (auto_pad == "VALID") {
+    std::fill(pads, pads + 4, 0);
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (std::size_t d = 0; d < 2; ++d) {
+      const std::int64_t total = std::max<std::int64_t>((out_hw[d] - 1) * stride[d] + (k[d] - 1) * dil[d] + 1 - in_hw[d], 0);
+      const std::int64_t small = total / 2;
+      pads[d] = auto_pad == "SAME_UPPER" ? small : total - small;
+      pads[d + 2] = total - pads[d];
+    }
+  } else {
+    return unsupported(g, n, "auto_pad " + auto_pad);
+  }
+  for (int i = 0; i < 4; ++i)
+    if (pads[i] < 0) return unsupported(g, n, "negative pads");
+  return {};
+}
+
+Shape attr_or(const Node& node, std::string_view name, Shape fallback) {
+  auto v = node.attr_ints(name);
+  return v.empty() ? fallback : v;
+}
+
+struct ConvGeometry {
+  Shape x, w, y;
+  std::int64_t group = 1;
+  std::int64_t pads[4] = {};
+  Shape stride, dilation;
+  bool bias = false;
+};
+
+core::Expected<ConvGeometry> conv_geometry(const Graph& g, NodeId n) {
+  const Node& node = g.node(n);
+  ConvGeometry c;
+  c.x = shape_of(g, input(node, 0));
+  c.w = shape_of(g, input(node, 1));
+  c.y = shape_of(g, node.outputs[0]);
+  if (c.x.size() != 4 || c.w.size() != 4 || c.y.size() != 4) return unsupported(g, n, "only 2-D convolution (rank-4 NCHW) is supported");
+  c.group = node.attr_int("group", 1);
+  c.stride = attr_or(node, "strides", {1, 1});
+  c.dilation = attr_or(node, "dilations", {1, 1});
+  if (c.stride.size() != 2 || c.dilation.size() != 2) return unsupported(g, n, "strides/dilations must have 2 values");
+  if (auto s = pads_2d(g, n, {c.x[2], c.x[3]}, {c.y[2], c.y[3]}, {c.w[2], c.w[3]}, c.stride, c.dilation, c.pads); !s) return s.error();
+  if (c.pads[0] != c.pads[2] || c.pads[1] != c.pads[3]) return unsupported(g, n, "asymmetric pads (cuDNN pads both sides alike)");
+  if (c.group < 1 || c.x[1] != c.w[1] * c.group) return unsupported(g, n, "input channels do not match weight channels x group");
+  c.bias = input(node, 2) != core::kNoTensor;
+  if (c.bias && shape_of(g, input(node, 2)) != Shape{c.w[0]}) return unsupported(g, n, "bias is not of shape [M]");
+  return c;
+}
+
+core::Expected<Pool2d> pool_geometry(const Graph& g, NodeId n) {
+  const Node& node = g.node(n);
+  const Shape x = shape_of(g, input(node, 0)), y = shape_of(g, node.outputs[0]);
+  if (x.size() != 4 || y.size() != 4) return unsupported(g, n, "only 2-D pooling (rank-4 NCHW) is supported");
+  Pool2d p;
+  p.planes = x[0] * x[1];
+  p.h = x[2];
+  p.w = x[3];
+  p.oh = y[2];
+  p.ow = y[3];
+  p.max = node.op_type == "MaxPool" || node.op_type == "GlobalMaxPool";
+  if (node.op_type == "GlobalAveragePool" || node.op_type == "GlobalMaxPool") {
+    p.kh = static_cast<int>(x[2]);
+    p.kw = static_cast<int>(x[3]);
+    return p;
+  }
+  if (node.outputs.size() > 1 && node.outputs[1] != core::kNoTensor) return unsupported(g, n, "MaxPool indices output");
+  const Shape k = node.attr_ints("kernel_shape");
+  if (k.size() != 2) return unsupported(g, n, "kernel_shape must have 2 values");
+  const Shape stride = attr_or(node, "strides", {1, 1}), dil = attr_or(node, "dilations", {1, 1});
+  if (stride.size() != 2 || dil.size() != 2) return unsupported(g, n, "strides/dilations must have 2 values");
+  std::int64_t pads[4];
+  if (auto s = pads_2d(g, n, {x[2], x[3]}, {y[2], y[3]}, k, stride, dil, pads); !s) return s.error();
+  p.kh = static_cast<int>(k[0]);
+  p.kw = static_cast<int>(k[1]);
+  p.sh = static_cast<int>(stride[0]);
+  p.sw = static_cast<int>(stride[1]);
+  p.dh = static_cast<int>(dil[0]);
+  p.dw = static_cast<int>(dil[1]);
+  p.pad_top = static_cast<int>(pads[0]);
+  p.pad_left = static_cast<int>(pads[1]);
+  p.pad_bottom = static_cast<int>(pads[2]);
+  p.pad_right = static_cast<int>(pads[3]);
+  p.count_include_pad = node.attr_int("count_include_pad", 0) != 0;
+  return p;
+}
+
+std::int64_t normalise_axis(std::int64_t axis, std::size_t rank) { return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis; }
+
+/// [outer, dim, inner] of Softmax (opset >= 13: one axis; before: everything from axis on).
+core::Expected<std::array<std::int64_t, 3>> softmax_geometry(const Graph& g, NodeId n) {
+  const Node& node = g.node(n);
+  const Shape x = shape_of(g, input(node, 0));
+  const std::int64_t opset = g.info().opset;
+  const bool legacy = opset > 0 && opset < 13;
+  const std::int64_t axis = normalise_axis(node.attr_int("axis", legacy ? 1 : -1), x.size());
+  if (axis < 0 || axis >= static_cast<std::int64_t>(x.size())) return unsupported(g, n, "axis out of range");
+  const auto a = static_cast<std::size_t>(axis);
+  if (legacy) return std::array<std::int64_t, 3>{product(x, 0, a), product(x, a, x.size()), 1};
+  return std::array<std::int64_t, 3>{product(x, 0, a), x[a], product(x, a + 1, x.size())};
+}
+
+/// Integer values of a weight known on the host (axes of opset-18 reductions).
+std::optional<Shape> host_ints(const std::map<TensorId, core::HostTensor>* host, TensorId t) {
+  if (!host) return std::nullopt;
+  auto it = host->find(t);
+  if (it == host->end() || it->second.dtype != core::DType::Int64) return std::nullopt;
+  Shape v(it->second.bytes.size() / sizeof(std::int64_t));
+  if (!v.empty()) std::memcpy(v.data(), it->second.bytes.data(), v.size() * sizeof(std::int64_t));
+  return v;
+}
+
+/// [outer, dim, inner] of ReduceMean over contiguous axes. `host` may be null (check only: an
+/// axes input is then accepted when it is a weight).
+core::Expected<std::array<std::int64_t, 3>> reduce_geometry(const Graph& g, NodeId n, const std::map<TensorId, core::HostTensor>* host) {
+  const Node& node = g.node(n);
+  const Shape x = shape_of(g, input(node, 0));
+  Shape axes = node.attr_ints("axes");
+  const TensorId axes_input = input(node, 1);
+  if (axes_input != core::kNoTensor) {
+    if (g.tensor(axes_input).producer != core::kNoNode) return unsupported(g, n, "axes computed at run time");
+    if (host) {
+      auto v = host_ints(host, axes_input);
+      if (!v) return unsupported(g, n, "axes input is not int64");
+      axes = *v;
+    } else {
+      axes.clear();
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(x.size()); ++i) axes.push_back(i);  // layout checked at prepare
+      return std::array<std::int64_t, 3>{1, product(x, 0, x.size()), 1};
+    }
+  }
+  if (axes.empty()) {
+    if (node.attr_int("noop_with_empty_axes", 0) != 0) return unsupported(g, n, "noop_with_empty_axes");
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(x.size()); ++i) axes.push_back(i);
+  }
+  for (auto& a : axes) a = normalise_axis(a, x.size());
+  std::sort(axes.begin(), axes.end());
+  for (std::size_t i = 1; i < axes.size(); ++i)
+    if (axes[i] != axes[i - 1] + 1) return unsupported(g, n, "non-contiguous reduction axes");
+  if (axes.front() < 0 || axes.back() >= static_cast<std::int64_t>(x.size())) return unsupported(g, n, "axis out of range");
+  const auto lo = static_cast<std::size_t>(axes.front()), hi = static_cast<std::size_t>(axes.back()) + 1;
+  return std::array<std::int64_t, 3>{product(x, 0, lo), product(x, lo, hi), product(x, hi, x.size())};
+}
+
+/// Element strides of `in` broadcast (numpy rules) to `out`, right-aligned; 0 where broadcast.
+bool broadcast_strides(const Shape& in, const Shape& out, std::int64_t* strides) {
+  if (in.size() > out.size()) return false;
+  const std::size_t offset = out.size() - in.size();
+  std::int64_t stride = 1;
+  for (std::size_t d = out.size(); d-- > 0;) {
+    if (d < offset) {
+      strides[d] = 0;
+      continue;
+    }
+    const std::int64_t dim = in[d - offset];
+    if (dim != out[d] && dim != 1) return false;
+    strides[d] = dim == 1 ? 0 : stride;
+    stride *= dim;
+  }
+  return true;
+}
+
+core::Expected<Broadcast> broadcast_geometry(const Graph& g, NodeId n, const Shape& a, const Shape* b, const Shape& out) {
+  if (out.size() > static_cast<std::size_t>(kMaxRank)) return unsupported(g, n, "rank above " + std::to_string(kMaxRank));
+  Broadcast bc;
+  bc.rank = static_cast<int>(out.size());
+  for (std::size_t d = 0; d < out.size(); ++d) bc.dims[d] = out[d];
+  if (!broadcast_strides(a, out, bc.a_stride) || (b && !broadcast_strides(*b, out, bc.b_stride)))
+    return unsupported(g, n, "shapes do not broadcast to the output");
+  if (out.empty()) {  // a scalar: one element of rank 1
+    bc.rank = 1;
+    bc.dims[0] = 1;
+  }
+  return bc;
+}
+
+struct GemmGeometry {
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool trans_a = false, trans_b = false;
+  std::int64_t stride_a = 0, stride_b = 0;  ///< between batches (elements); b 0: shared
+  float alpha = 1, beta = 0;
+  bool has_c = false;
+};
+
+core::Expected<GemmGeometry> gemm_geometry(const Graph& g, NodeId n) {
+  const Node& node = g.node(n);
+  const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1)), y = shape_of(g, node.outputs[0]);
+  GemmGeometry m;
+  if (node.op_type == "Gemm") {
+    if (a.size() != 2 || b.size() != 2) return unsupported(g, n, "Gemm inputs must be 2-D");
+    m.trans_a = node.attr_int("transA", 0) != 0;
+    m.trans_b = node.attr_int("transB", 0) != 0;
+    m.m = m.trans_a ? a[1] : a[0];
+    m.k = m.trans_a ? a[0] : a[1];
+    m.n = m.trans_b ? b[0] : b[1];
+    if ((m.trans_b ? b[1] : b[0]) != m.k) return unsupported(g, n, "inner dimensions differ");
+    m.alpha = node.attr_float("alpha", 1.0f);
+    m.beta = node.attr_float("beta", 1.0f);
+    m.has_c = input(node, 2) != core::kNoTensor;
+    if (!m.has_c) m.beta = 0;
+  } else {
+    if (a.size() < 2 || b.size() < 2) return unsupported(g, n, "1-D MatMul operands");
+    m.m = a[a.size() - 2];
+    m.k = a.back();
+    m.n = b.back();
+    if (b[b.size() - 2] != m.k) return unsupported(g, n, "inner dimensions differ");
+    if (b.size() == 2) {
+      m.m = product(a, 0, a.size() - 1);  // fold A's batch into rows: one GEMM
+    } else if (a.size() == b.size() && std::equal(a.begin(), a.end() - 2, b.begin())) {
+      m.batch = product(a, 0, a.size() - 2);
+      m.stride_a = m.m * m.k;
+      m.stride_b = m.k * m.n;
+    } else {
+      return unsupported(g, n, "batched MatMul with broadcast batch dimensions");
+    }
+  }
+  if (product(y, 0, y.size()) != m.batch * m.m * m.n) return unsupported(g, n, "output size does not match the product");
+  if (std::max({m.m, m.n, m.k}) > std::numeric_limits<int>::max()) return unsupported(g, n, "dimension above INT_MAX");
+  return m;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_op_names() { return {op_set().begin(), op_set().end()}; }
+
+Status check_node(const Graph& g, NodeId n) {
+  const Node& node = g.node(n);
+  if ((!node.domain.empty() && node.domain != "ai.onnx") || !op_set().contains(node.op_type))
+    return unsupported(g, n, "no CUDA kernel for this operator");
+  if (node.outputs.empty() || node.outputs[0] == core::kNoTensor) return unsupported(g, n, "no output");
+  for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+    const TensorId t = node.inputs[i];
+    if (t == core::kNoTensor) continue;
+    const core::Tensor& tensor = g.tensor(t);
+    if (!tensor.shape_known()) return unsupported(g, n, "input '" + tensor.name + "' has no static shape");
+    if (is_meta_input(node, i)) {
+      if (tensor.producer != core::kNoNode) return unsupported(g, n, "input '" + tensor.name + "' is computed at run time, not a weight");
+      continue;
+    }
+    if (tensor.dtype != core::DType::Float32)
+      return unsupported(g, n, "input '" + tensor.name + "' is " + std::string(core::dtype_name(tensor.dtype)) + " (float32 only)");
+  }
+  const core::Tensor& out = g.tensor(node.outputs[0]);
+  if (!out.shape_known() || out.dtype != core::DType::Float32) return unsupported(g, n, "output '" + out.name + "' is not static float32");
+  for (std::size_t i = 1; i < node.outputs.size(); ++i)
+    if (node.outputs[i] != core::kNoTensor && node.op_type != "Dropout")
+      return unsupported(g, n, "optional output " + std::to_string(i));
+
+  const std::string& op = node.op_type;
+  if (op == "Conv") {
+    auto c = conv_geometry(g, n);
+    return c ? Status{} : c.error();
+  }
+  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+    auto p = pool_geometry(g, n);
+    return p ? Status{} : p.error();
+  }
+  if (op == "Gemm" || op == "MatMul") {
+    auto m = gemm_geometry(g, n);
+    if (!m) return m.error();
+    if (op == "Gemm" && m->has_c) {
+      std::int64_t strides[kMaxRank];
+      if (!broadcast_strides(shape_of(g, input(node, 2)), {m->m, m->n}, strides)) return unsupported(g, n, "C does not broadcast to [M, N]");
+    }
+    return {};
+  }
+  if (op == "Softmax") {
+    auto s = softmax_geometry(g, n);
+    return s ? Status{} : s.error();
+  }
+  if (op == "ReduceMean") {
+    auto r = reduce_geometry(g, n, nullptr);
+    return r ? Status{} : r.error();
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1));
+    auto bc = broadcast_geometry(g, n, a, &b, out.shape());
+    return bc ? Status{} : bc.error();
+  }
+  if (op == "BatchNormalization") {
+    if (node.attr_int("training_mode", 0) != 0) return unsupported(g, n, "training_mode");
+    if (shape_of(g, input(node, 0)).size() < 2 || node.inputs.size() < 5) return unsupported(g, n, "needs X of rank >= 2 and 5 inputs");
+  }
+  if (op == "LRN" && shape_of(g, input(node, 0)).size() < 2) return unsupported(g, n, "input rank < 2");
+  if (op == "Concat") {
+    const std::int64_t axis = normalise_axis(node.attr_int("axis", 0), out.shape().size());
+    if (axis < 0 || axis >= static_cast<std::int64_t>(out.shape().size())) return unsupported(g, n, "axis out of range");
+  }
+  if (is_copy_op(op) && g.tensor(input(node, 0)).bytes() != out.bytes()) return unsupported(g, n, "view changes the byte size");
+  return {};
+}
+
+core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
+  const Graph& g = *ctx.graph;
+  const Node& node = g.node(n);
+  const std::string& op = node.op_type;
+  auto dev = [&](TensorId t) -> float* { return t == core::kNoTensor ? nullptr : static_cast<float*>((*ctx.device)[static_cast<std::size_t>(t)]); };
+  float* y = dev(node.outputs[0]);
+  const float* x = dev(input(node, 0));
+  const Shape out = shape_of(g, node.outputs[0]);
+  const std::int64_t count = product(out, 0, out.size());
+  PreparedNode p;
+
+  if (is_copy_op(op)) {
+    const auto bytes = static_cast<std::size_t>(g.tensor(node.outputs[0]).bytes());
+    p.launch = [x, y, bytes](const StreamContext& s) -> Status {
+      if (x != y && bytes > 0) WEFT_CUDA_CHECK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, s.stream));
+      return {};
+    };
+    return p;
+  }
+
+  std::optional<UnaryOp> unary;
+  float p0 = 0, p1 = 0;
+  if (op == "Relu") unary = UnaryOp::Relu;
+  if (op == "Sigmoid") unary = UnaryOp::Sigmoid;
+  if (op == "Tanh") unary = UnaryOp::Tanh;
+  if (op == "HardSwish") unary = UnaryOp::HardSwish;
+  if (op == "HardSigmoid") {
+    unary = UnaryOp::HardSigmoid;
+    p0 = node.attr_float("alpha", 0.2f);
+    p1 = node.attr_float("beta", 0.5f);
+  }
+  if (op == "LeakyRelu") {
+    unary = UnaryOp::LeakyRelu;
+    p0 = node.attr_float("alpha", 0.01f);
+  }
+  if (op == "Clip") {
+    unary = UnaryOp::Clip;
+    p0 = node.attr_float("min", -std::numeric_limits<float>::infinity());
+    p1 = node.attr_float("max", std::numeric_limits<float>::infinity());
+    for (std::size_t i = 1; i <= 2; ++i) {
+      const TensorId t = input(node, i);
+      if (t == core::kNoTensor) continue;
+      auto it = ctx.host->find(t);
+      if (it == ctx.host->end() || it->second.dtype != core::DType::Float32 || it->second.bytes.size() != sizeof(float))
+        return unsupported(g, n, "min/max must be float32 scalar weights");
+      std::memcpy(i == 1 ? &p0 : &p1, it->second.bytes.data(), sizeof(float));
+    }
+  }
+  if (unary) {
+    p.launch = [op = *unary, p0, p1, x, y, count](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_unary(s.stream, op, p0, p1, x, y, count));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1));
+    auto bc = broadcast_geometry(g, n, a, &b, out);
+    if (!bc) return bc.error();
+    const BinaryOp bop = op == "Add" ? BinaryOp::Add : op == "Sub" ? BinaryOp::Sub : op == "Mul" ? BinaryOp::Mul : BinaryOp::Div;
+    const float* xb = dev(input(node, 1));
+    p.launch = [bop, bc = *bc, x, xb, y, count](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_binary(s.stream, bop, bc, x, xb, y, count));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+    auto geo = pool_geometry(g, n);
+    if (!geo) return geo.error();
+    p.launch = [geo = *geo, x, y](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_pool2d(s.stream, geo, x, y));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "LRN") {
+    const Shape xs = shape_of(g, input(node, 0));
+    const int size = static_cast<int>(node.attr_int("size", 1));
+    const float alpha = node.attr_float("alpha", 1e-4f), beta = node.attr_float("beta", 0.75f), bias = node.attr_float("bias", 1.0f);
+    const std::int64_t nn = xs[0], c = xs[1], hw = product(xs, 2, xs.size());
+    p.launch = [=](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_lrn(s.stream, nn, c, hw, size, alpha, beta, bias, x, y));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "BatchNormalization") {
+    const Shape xs = shape_of(g, input(node, 0));
+    const std::int64_t nn = xs[0], c = xs[1], hw = product(xs, 2, xs.size());
+    const float eps = node.attr_float("epsilon", 1e-5f);
+    const float *scale = dev(input(node, 1)), *bias = dev(input(node, 2)), *mean = dev(input(node, 3)), *var = dev(input(node, 4));
+    p.launch = [=](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_batchnorm(s.stream, nn, c, hw, x, scale, bias, mean, var, eps, y));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "Softmax" || op == "ReduceMean") {
+    auto geo = op == "Softmax" ? softmax_geometry(g, n) : reduce_geometry(g, n, ctx.host);
+    if (!geo) return geo.error();
+    const auto [outer, dim, inner] = *geo;
+    const bool softmax = op == "Softmax";
+    p.launch = [=](const StreamContext& s) -> Status {
+      if (softmax) WEFT_CUDA_CHECK(launch_softmax(s.stream, outer, dim, inner, x, y));
+      else WEFT_CUDA_CHECK(launch_reduce_mean(s.stream, outer, dim, inner, x, y));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "Concat") {
+    const auto axis = static_cast<std::size_t>(normalise_axis(node.attr_int("axis", 0), out.size()));
+    struct Part {
+      const float* x;
+      std::int64_t size, offset;
+    };
+    std::vector<Part> parts;
+    std::int64_t offset = 0;
+    for (TensorId t : node.inputs) {
+      if (t == core::kNoTensor) continue;
+      const std::int64_t size = shape_of(g, t)[axis];
+      parts.push_back({dev(t), size, offset});
+      offset += size;
+    }
+    if (offset != out[axis]) return unsupported(g, n, "input sizes along the axis do not add up to the output's");
+    const std::int64_t outer = product(out, 0, axis), inner = product(out, axis + 1, out.size()), total = out[axis];
+    p.launch = [parts, outer, inner, total, y](const StreamContext& s) -> Status {
+      for (const Part& part : parts) WEFT_CUDA_CHECK(launch_concat_part(s.stream, outer, part.size, total, part.offset, inner, part.x, y));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "Gemm" || op == "MatMul") {
+    auto geo = gemm_geometry(g, n);
+    if (!geo) return geo.error();
+    const GemmGeometry m = *geo;
+    const float* b = dev(input(node, 1));
+    std::optional<Broadcast> c_bc;
+    const float* c = nullptr;
+    if (m.has_c) {
+      auto bc = broadcast_geometry(g, n, shape_of(g, input(node, 2)), nullptr, {m.m, m.n});
+      if (!bc) return bc.error();
+      c_bc = *bc;
+      c = dev(input(node, 2));
+    }
+    p.launch = [m, x, b, c, c_bc, y](const StreamContext& s) -> Status {
+      // Row-major Y[M,N] = op(A) op(B) is column-major Y^T = op(B)^T op(A)^T: swap the operands.
+      if (c_bc) WEFT_CUDA_CHECK(launch_broadcast_copy(s.stream, *c_bc, c, y, m.m * m.n));
+      const cublasOperation_t op_a = m.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = m.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+      const int mm = static_cast<int>(m.m), nn = static_cast<int>(m.n), kk = static_cast<int>(m.k);
+      const int lda = m.trans_a ? mm : kk, ldb = m.trans_b ? kk : nn;
+      if (m.batch == 1) {
+        WEFT_CUDA_CHECK(cublasSgemm(s.cublas, op_b, op_a, nn, mm, kk, &m.alpha, b, ldb, x, lda, &m.beta, y, nn));
+      } else {
+        WEFT_CUDA_CHECK(cublasSgemmStridedBatched(s.cublas, op_b, op_a, nn, mm, kk, &m.alpha, b, ldb, m.stride_b, x, lda, m.stride_a,
+                                                  &m.beta, y, nn, m.m * m.n, static_cast<int>(m.batch)));
+      }
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "Conv") {
+    auto geo = conv_geometry(g, n);
+    if (!geo) return geo.error();
+    const ConvGeometry& cg = *geo;
+    auto to_int = [](std::int64_t v) { return static_cast<int>(v); };
+    auto x_desc = std::make_shared<TensorDesc>(), y_desc = std::make_shared<TensorDesc>(), b_desc = std::make_shared<TensorDesc>();
+    auto w_desc = std::make_shared<FilterDesc>();
+    auto conv = std::make_shared<ConvDesc>();
+    WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(x_desc->out()));
+    WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(y_desc->out()));
+    WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(b_desc->out()));
+    WEFT_CUDA_CHECK(cudnnCreateFilterDescriptor(w_desc->out()));
+    WEFT_CUDA_CHECK(cudnnCreateConvolutionDescriptor(conv->out()));
+    WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(x_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(cg.x[0]), to_int(cg.x[1]),
+                                               to_int(cg.x[2]), to_int(cg.x[3])));
+    WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(y_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(cg.y[0]), to_int(cg.y[1]),
+                                               to_int(cg.y[2]), to_int(cg.y[3])));
+    WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(b_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, to_int(cg.w[0]), 1, 1));
+    WEFT_CUDA_CHECK(cudnnSetFilter4dDescriptor(w_desc->get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, to_int(cg.w[0]), to_int(cg.w[1]),
+                                               to_int(cg.w[2]), to_int(cg.w[3])));
+    WEFT_CUDA_CHECK(cudnnSetConvolution2dDescriptor(conv->get(), to_int(cg.pads[0]), to_int(cg.pads[1]), to_int(cg.stride[0]),
+                                                    to_int(cg.stride[1]), to_int(cg.dilation[0]), to_int(cg.dilation[1]),
+                                                    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    WEFT_CUDA_CHECK(cudnnSetConvolutionGroupCount(conv->get(), to_int(cg.group)));
+    // FMA-only maths unless TF32 is asked for: outputs then compare with the CPU reference.
+    const cudnnMathType_t math = ctx.tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+    WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), math));
+    int on = 0, oc = 0, oh = 0, ow = 0;
+    WEFT_CUDA_CHECK(cudnnGetConvolution2dForwardOutputDim(conv->get(), x_desc->get(), w_desc->get(), &on, &oc, &oh, &ow));
+    if (Shape{on, oc, oh, ow} != cg.y) return unsupported(g, n, "cuDNN's output shape differs from the graph's");
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int returned = 0;
+    WEFT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(),
+                                                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+    // Heuristic order is expected speed; take the first that works with the chosen maths.
+    const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
+    for (int i = 0; i < returned && !chosen; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+          (ctx.tf32 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH && perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
+        chosen = &perf[i];
+    if (!chosen) return unsupported(g, n, "cuDNN offers no forward algorithm for this convolution");
+    const cudnnConvolutionFwdAlgo_t algo = chosen->algo;
+    std::size_t ws = 0;
+    WEFT_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(), algo, &ws));
+    p.workspace_bytes = ws;
+    const float* w = dev(input(node, 1));
+    const float* bias = cg.bias ? dev(input(node, 2)) : nullptr;
+    p.launch = [=](const StreamContext& s) -> Status {
+      const float one = 1.0f, zero = 0.0f;
+      WEFT_CUDA_CHECK(cudnnConvolutionForward(s.cudnn, &one, x_desc->get(), x, w_desc->get(), w, conv->get(), algo, s.workspace,
+                                              s.workspace_bytes, &zero, y_desc->get(), y));
+      if (bias) WEFT_CUDA_CHECK(cudnnAddTensor(s.cudnn, &one, b_desc->get(), bias, &one, y_desc->get(), y));
+      return {};
+    };
+    return p;
+  }
+  return unsupported(g, n, "no CUDA kernel for this operator");
+}
+
+}  // namespace weft::gpu::detail

@@ -1,0 +1,52 @@
+#pragma once
+// Private: per-node preparation. Everything a node needs (attributes parsed, shapes checked,
+// cuDNN descriptors and algorithms chosen) is built before the first launch; what is left is a
+// launch function that enqueues the node's work on a stream.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "weft/core/executor.h"
+
+namespace weft::gpu::detail {
+
+/// The per-stream resources a launch may use.
+struct StreamContext {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  cudnnHandle_t cudnn = nullptr;
+  void* workspace = nullptr;  ///< cuDNN workspace of this stream
+  std::size_t workspace_bytes = 0;
+};
+
+/// Enqueues a node's work on ctx.stream. Errors name the failing call (the caller adds the node).
+using LaunchFn = std::function<core::Status(const StreamContext& ctx)>;
+
+struct PreparedNode {
+  LaunchFn launch;
+  std::size_t workspace_bytes = 0;  ///< cuDNN workspace the launch needs on its stream
+};
+
+struct PrepareContext {
+  const core::Graph* graph = nullptr;
+  const std::vector<void*>* device = nullptr;  ///< device pointer of every tensor
+  const std::map<core::TensorId, core::HostTensor>* host = nullptr;  ///< starting values of weights and inputs
+  cudnnHandle_t cudnn = nullptr;  ///< for algorithm queries only
+  bool tf32 = false;
+};
+
+/// Sorted names of the supported operators.
+std::vector<std::string> supported_op_names();
+/// Host-only check of one node (operator, dtypes, static shapes, attributes the kernels handle).
+/// InvalidInput "unsupported: operator X at node Y: ..." on failure.
+core::Status check_node(const core::Graph& graph, core::NodeId n);
+/// Builds the node's launch (descriptors, algorithm). Runtime errors name the cuDNN call.
+core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, core::NodeId n);
+
+}  // namespace weft::gpu::detail
