@@ -52,6 +52,7 @@ TEST(CliPlan, IntervalsTextAndErrors) {
   EXPECT_NE(r.out.find("lower bound 1048576"), std::string::npos) << r.out;
   EXPECT_EQ(run_weft("plan --intervals /nonexistent.csv").code, 3);  // unreadable file: runtime error
   EXPECT_EQ(run_weft("plan --intervals " + data("minimalloc/B.csv") + " --planner nope").code, 1);
+  EXPECT_EQ(run_weft("plan --intervals " + data("minimalloc/B.csv") + " --search-steps -1").code, 1);
   EXPECT_EQ(run_weft("plan --intervals " + data("models/resnet50.onnx")).code, 2);  // not a CSV
 }
 
