@@ -191,7 +191,7 @@ int cmd_plan(Args& args) {
     return 0;
   }
   std::cout << "concurrent lower bound " << bound->bytes << " bytes (" << bound->antichain.size() << " tensors live at once"
-            << (bound->exact ? "" : "; busiest step of a linearisation, the exact flow is skipped past 4000 tensors") << ")\n"
+            << (bound->exact ? "" : "; busiest step of a linearisation, the exact flow is skipped past 250k tensors") << ")\n"
             << "linear lower bound     " << seq_linear << " bytes (memory-aware order; file order " << file_linear << ")\n"
             << "sequential arena       " << seq_plan->arena_bytes << " bytes; price of concurrency (arena / sequential) "
             << ratio_text(chosen->arena_bytes, seq_plan->arena_bytes) << "\n"

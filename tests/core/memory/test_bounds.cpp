@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "memory_test_util.h"
 #include "test_graphs.h"
 #include "weft/core/memory_planner.h"
@@ -99,4 +102,46 @@ TEST(Bounds, ConcurrentBoundIsExactWithEvents) {
     ++checked;
   }
   EXPECT_GT(checked, 30);
+}
+
+// At a size brute force cannot check (2000 nodes, short lifetimes, 2-4 streams): the bound is
+// exact-flagged, its antichain is pairwise conflicting and weighs exactly the bound (the min cut
+// certificate), it is at least the busiest step of the schedule's linearisation, and no plan beats it.
+TEST(Bounds, LargerSchedulesCertifyTheBound) {
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<int, int>> edges;
+  const int n = 2000;
+  for (int v = 1; v < n; ++v) {
+    const int k = 1 + static_cast<int>(rng() % 2);
+    for (int i = 0; i < k; ++i) edges.emplace_back(std::max(0, v - 1 - static_cast<int>(rng() % 16)), v);
+    if (rng() % 50 == 0) edges.emplace_back(std::max(0, v - 1 - static_cast<int>(rng() % 256)), v);
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  const core::Graph g = test::make_dag(n, edges);
+  for (int streams = 2; streams <= 4; ++streams) {
+    const core::Schedule s = test::random_schedule(g, streams, static_cast<std::uint64_t>(streams));
+    auto live = core::compute_liveness(g, s);
+    ASSERT_TRUE(live);
+    auto bound = core::concurrent_lower_bound(g, s);
+    ASSERT_TRUE(bound) << bound.error().message;
+    EXPECT_TRUE(bound->exact);
+    std::int64_t w = 0;
+    std::vector<std::int32_t> blocks;
+    for (core::TensorId t : bound->antichain) blocks.push_back(live->block_of[static_cast<std::size_t>(t)]);
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      w += live->problem.size[static_cast<std::size_t>(blocks[i])];
+      const auto& c = live->problem.conflicts[static_cast<std::size_t>(blocks[i])];
+      for (std::size_t j = i + 1; j < blocks.size(); ++j)
+        ASSERT_TRUE(std::binary_search(c.begin(), c.end(), blocks[j])) << "streams " << streams;
+    }
+    EXPECT_EQ(w, bound->bytes) << "streams " << streams;
+    auto clocks = core::StreamClocks::build(g, s);
+    ASSERT_TRUE(clocks);
+    EXPECT_GE(bound->bytes, core::linear_lower_bound(g, clocks->order()));
+    auto plan = core::plan_memory(g, *live, "greedy-by-size", {}, bound->bytes);
+    ASSERT_TRUE(plan);
+    EXPECT_GE(plan->arena_bytes, bound->bytes);
+    EXPECT_TRUE(core::check_plan(g, s, *plan));
+  }
 }
