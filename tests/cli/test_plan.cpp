@@ -64,6 +64,7 @@ TEST(CliPlan, ModelJson) {
   const auto j = nlohmann::json::parse(r.out);
   const std::int64_t arena = j.at("arena_bytes").get<std::int64_t>();
   EXPECT_GE(arena, j.at("lower_bound_bytes").get<std::int64_t>());
+  EXPECT_TRUE(j.at("lower_bound_exact").get<bool>());  // a few hundred tensors: the exact flow
   EXPECT_GE(j.at("no_reuse_bytes").get<std::int64_t>(), arena);
   EXPECT_GE(j.at("sequential_arena_bytes").get<std::int64_t>(), j.at("linear_lower_bound_bytes").get<std::int64_t>());
   EXPECT_GT(j.at("tensors").size(), 50u);

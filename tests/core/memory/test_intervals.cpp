@@ -99,7 +99,7 @@ TEST(Intervals, SearchReachesBound) {
 // The step budget makes the result independent of the machine's speed.
 TEST(Intervals, MiniMallocGoal) {
   core::PlanOptions options;
-  options.search_steps = 1'000'000;  // `weft plan --intervals`'s default
+  options.search_steps = 600'000;  // `weft plan --intervals`'s default
   options.search_ms = 120'000;
   for (char name : {'A', 'C', 'F', 'H'}) {
     const std::string path = std::string(WEFT_TEST_DATA_DIR) + "/minimalloc/" + name + ".csv";
