@@ -1,20 +1,30 @@
 // weft-studio: the desktop front end.
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
-// --screenshot renders the window once the model has loaded, writes the PNG and exits
-// (for docs and checks; use QT_QPA_PLATFORM=offscreen without a display).
+//               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
+//               [--strategy NAME] [--granularity US]
+// --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
+// has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
+// without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
+// with --screenshot it floats the dock at --size and shoots it alone; --range selects a time range (µs) in it; --use-measured calibrates the cost model after the run.
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QTimer>
 #include <cstdio>
 
 #include "weft/ui/main_window.h"
+#include "weft/ui/panels.h"
 #include "weft/ui/synthetic_model.h"
+#include "weft/ui/timeline_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
-  QApplication::setApplicationName("weft-studio");
-  QApplication::setOrganizationName("weft");
-  QApplication::setApplicationVersion("0.1.0");
+  // Settings live under organisation "Weft", application "Weft Studio".
+  QApplication::setApplicationName("Weft Studio");
+  QApplication::setOrganizationName("Weft");
+  QApplication::setApplicationVersion(WEFT_VERSION);
 
   QCommandLineParser parser;
   parser.setApplicationDescription("Weft Studio: analyse and edit multi-stream schedules of ONNX models.");
@@ -25,7 +35,16 @@ int main(int argc, char** argv) {
   const QCommandLineOption synthetic("synthetic", "Open a seeded synthetic model of N operators.", "n");
   const QCommandLineOption find("find", "After loading, select the first node whose name or operator matches.", "text");
   const QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1600x1000).", "size", "1600x1000");
-  parser.addOptions({screenshot, synthetic, find, size});
+  const QCommandLineOption run("run", "After loading, run the schedule on BACKEND (cpu).", "backend");
+  const QCommandLineOption show("show",
+                                "Bring a docked view forward (timeline, memory, lanes, graph, ...); with --screenshot, "
+                                "shoot it alone at --size. Default 'window': the whole window.",
+                                "what", "window");
+  const QCommandLineOption use_measured("use-measured", "After --run, calibrate the cost model with the measured times.");
+  const QCommandLineOption range("range", "Select the time range T0:T1 (µs, or % of the longest run) in the timeline before the screenshot.", "t0:t1");
+  const QCommandLineOption strategy("strategy", "Strategy of the first schedule (default: the studio's).", "name");
+  const QCommandLineOption granularity("granularity", "Strategy granularity, µs (-1: automatic).", "us");
+  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -35,10 +54,35 @@ int main(int argc, char** argv) {
     if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
   }
   window.show();
+  if (parser.isSet(strategy)) window.strategyPanel()->strategyBox()->setCurrentText(parser.value(strategy));
+  if (parser.isSet(granularity)) window.strategyPanel()->granularity()->setValue(parser.value(granularity).toDouble());
 
-  auto take_shot = [&window, shot] {
-    QTimer::singleShot(300, &window, [&window, shot] {
-      const bool ok = window.grab().save(shot);
+  // --show VIEW with --screenshot: float that dock at --size and shoot it alone.
+  const QString show_view = parser.value(show);
+  const bool timeline_only = show_view == "timeline";
+  QSize shot_size(1600, 1000);
+  if (const QStringList wh = parser.value(size).split('x'); wh.size() == 2) shot_size = QSize(wh[0].toInt(), wh[1].toInt());
+  const QStringList range_text = parser.value(range).split(':');
+  auto take_shot = [&window, shot, show_view, timeline_only, shot_size, range_text] {
+    QDockWidget* dock = show_view == "window" ? nullptr : window.findChild<QDockWidget*>(show_view + "Dock");
+    if (dock) {
+      dock->show();
+      dock->setFloating(true);
+      dock->resize(shot_size);
+    }
+    if (timeline_only) window.timelineView()->fit();
+    if (range_text.size() == 2) {
+      // "40%" is a share of the longest run.
+      auto at = [&window](QString v) {
+        const bool share = v.endsWith('%');
+        if (share) v.chop(1);
+        return share ? v.toDouble() / 100 * window.timelineView()->axis().extent() : v.toDouble();
+      };
+      window.timelineView()->setRange(at(range_text[0]), at(range_text[1]));
+    }
+    QTimer::singleShot(300, &window, [&window, shot, dock] {
+      QWidget* target = dock ? static_cast<QWidget*>(dock) : static_cast<QWidget*>(&window);
+      const bool ok = target->grab().save(shot);
       std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(shot));
       QApplication::exit(ok ? 0 : 4);
     });
@@ -58,8 +102,35 @@ int main(int argc, char** argv) {
       if (ok) window.findNode(text);
     });
   }
+  if (const QString view = parser.value(show); view != "window" && view != "timeline") {
+    if (!window.showView(view)) std::fprintf(stderr, "no view named '%s'\n", qPrintable(view));
+  }
+  const bool run_cpu = parser.value(run) == "cpu";
+  if (parser.isSet(run) && !run_cpu) {
+    std::fprintf(stderr, "--run: only 'cpu' is available (this build has no CUDA executor)\n");
+    return 1;
+  }
+  if (run_cpu) {
+    QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window](bool ok) {
+      if (ok) window.runOnCpu();
+    });
+    if (parser.isSet(use_measured))
+      QObject::connect(&window, &weft::ui::MainWindow::runFinished, &window, [&window](bool ok) {
+        if (ok) window.useMeasuredTimes();
+      });
+  }
   if (!shot.isEmpty()) {
-    if (loading) {
+    if (loading && run_cpu) {
+      QObject::connect(&window, &weft::ui::MainWindow::runFinished, &window, [take_shot](bool, const QString& msg) {
+        std::fprintf(stderr, "%s\n", qPrintable(msg));
+        take_shot();
+      });
+      QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [take_shot](bool ok, const QString& msg) {
+        if (ok) return;  // the run's end takes the shot
+        std::fprintf(stderr, "%s\n", qPrintable(msg));
+        take_shot();
+      });
+    } else if (loading) {
       QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [take_shot](bool ok, const QString& msg) {
         if (!ok) std::fprintf(stderr, "%s\n", qPrintable(msg));
         take_shot();

@@ -11,6 +11,8 @@
 #include "weft/core/expected.h"
 #include "weft/core/graph.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
 
 namespace weft::cli {
 
@@ -48,6 +50,24 @@ struct LoadedModel {
 core::Expected<LoadedModel> load_model(const Args& args);
 /// Loads only the device preset named by --device (default preset otherwise).
 core::Expected<core::DeviceSpec> load_device_option(const Args& args);
+
+/// How a command gets its schedule: `--schedule FILE`, or `--strategy S` (the command's default
+/// when absent) shaped by `--streams N` and `--granularity US`. Commands declare "schedule=",
+/// "strategy=", "streams=" and "granularity=" in parse().
+struct ScheduleChoice {
+  std::optional<std::string> file;
+  std::string strategy;
+  core::StrategyOptions options;
+};
+/// Checks the schedule options (usage errors name the option: both sources given, an unknown
+/// strategy, a cap outside 1..1024, a negative granularity, strategy options with a file).
+/// `cuda_graph`: the schedule will be replayed as a CUDA Graph (automatic granularity 0).
+core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_view default_strategy, bool cuda_graph = false);
+/// Loads the file or runs the strategy on the model's costs; strategy warnings go to stderr
+/// as "weft <command>: warning: ...".
+core::Expected<core::Schedule> obtain_schedule(std::string_view command, const ScheduleChoice& choice,
+                                              const core::Graph& graph, const core::CostTable& costs,
+                                              const core::DeviceSpec& device);
 
 /// Prints "weft <command>: error: <message>" to stderr and returns the error's exit code.
 int report(std::string_view command, const core::Error& error);

@@ -2,7 +2,6 @@
 // sequential run: median wall times, speedup, max abs difference of outputs, arenas, trace.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -29,77 +28,25 @@ std::string fixed(double x, int digits) {
 
 std::string mib(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 2) + " MiB"; }
 
-/// Element values of a host tensor as doubles (every dtype the executor produces).
-std::vector<double> values_of(const core::HostTensor& t) {
-  const std::size_t es = core::dtype_size(t.dtype);
-  const std::size_t n = es ? t.bytes.size() / es : 0;
-  std::vector<double> v(n);
-  auto read = [&](auto tag) {
-    using T = decltype(tag);
-    for (std::size_t i = 0; i < n; ++i) {
-      T x;
-      std::memcpy(&x, t.bytes.data() + i * sizeof(T), sizeof(T));
-      v[i] = static_cast<double>(x);
-    }
-  };
-  switch (t.dtype) {
-    case core::DType::Float32: read(float{}); break;
-    case core::DType::Float64: read(double{}); break;
-    case core::DType::Int32: read(std::int32_t{}); break;
-    case core::DType::Int64: read(std::int64_t{}); break;
-    case core::DType::Int8: read(std::int8_t{}); break;
-    case core::DType::Int16: read(std::int16_t{}); break;
-    case core::DType::UInt16: read(std::uint16_t{}); break;
-    case core::DType::UInt32: read(std::uint32_t{}); break;
-    case core::DType::UInt64: read(std::uint64_t{}); break;
-    default: read(std::uint8_t{}); break;  // uint8, bool
-  }
-  return v;
-}
-
-/// Largest |a - b| over every output; NaN where they disagree on NaN or shapes differ.
-double max_abs_diff(const core::RunResult& a, const core::RunResult& b, bool& identical) {
-  identical = true;
-  double worst = 0;
-  for (const auto& [name, ta] : a.outputs) {
-    const auto it = b.outputs.find(name);
-    if (it == b.outputs.end() || it->second.shape != ta.shape || it->second.dtype != ta.dtype) {
-      identical = false;
-      return std::nan("");
-    }
-    if (it->second.bytes != ta.bytes) identical = false;
-    const auto va = values_of(ta), vb = values_of(it->second);
-    for (std::size_t i = 0; i < va.size(); ++i) {
-      if (std::isnan(va[i]) || std::isnan(vb[i])) {
-        if (std::isnan(va[i]) != std::isnan(vb[i])) return std::nan("");
-        continue;
-      }
-      if (va[i] != vb[i]) worst = std::max(worst, std::abs(va[i] - vb[i]));
-    }
-  }
-  return worst;
-}
-
 }  // namespace
 
 int cmd_run(Args& args) {
-  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "planner=", "iterations=", "warmup=", "seed=",
+  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "planner=", "iterations=", "warmup=", "seed=",
                             "trace=", "json"},
                            true);
       !ok)
     return usage_error("run", ok.error().message);
   const std::string backend = args.value("backend").value_or("cpu");
   if (backend != "cpu" && backend != "cuda") return usage_error("run", "--backend must be cpu or cuda, got '" + backend + "'");
-  if (args.value("schedule") && args.value("strategy")) return usage_error("run", "give --schedule or --strategy, not both");
+  auto choice = schedule_choice(args, "cp-list");
+  if (!choice) return usage_error("run", choice.error().message);
   auto iterations = args.int_value("iterations");
   auto warmup = args.int_value("warmup");
-  auto streams = args.int_value("streams");
   auto seed = args.int_value("seed");
-  for (const auto* v : {&iterations, &warmup, &streams, &seed})
+  for (const auto* v : {&iterations, &warmup, &seed})
     if (!*v) return usage_error("run", v->error().message);
   if (*iterations && **iterations < 1) return usage_error("run", "--iterations must be >= 1");
   if (*warmup && **warmup < 0) return usage_error("run", "--warmup must be >= 0");
-  if (*streams && **streams < 1) return usage_error("run", "--streams must be >= 1");
   const std::string planner = args.value("planner").value_or("best");
   {
     const auto names = core::planner_names();
@@ -120,18 +67,9 @@ int cmd_run(Args& args) {
   const core::Graph& graph = model->graph;
 
   const core::Schedule sequential{{core::memory_aware_order(graph)}, {}, "sequential", "memory-aware order"};
-  core::Schedule schedule;
-  if (auto file = args.value("schedule")) {
-    auto loaded = core::load_schedule(*file, graph);
-    if (!loaded) return report("run", loaded.error());
-    schedule = std::move(*loaded);
-  } else {
-    core::StrategyOptions so;
-    if (*streams) so.max_streams = static_cast<int>(**streams);
-    auto made = core::make_schedule(args.value("strategy").value_or("cp-list"), graph, model->costs, model->device, so);
-    if (!made) return report("run", made.error());
-    schedule = std::move(*made);
-  }
+  auto obtained = obtain_schedule("run", *choice, graph, model->costs, model->device);
+  if (!obtained) return report("run", obtained.error());
+  const core::Schedule schedule = std::move(*obtained);
 
   core::PlanOptions po;
   auto seq_plan = core::plan_memory(graph, sequential, planner, po);
@@ -149,8 +87,9 @@ int cmd_run(Args& args) {
   auto run = executor->run(graph, schedule, *plan, ro);
   if (!run) return report("run", run.error());
 
-  bool identical = false;
-  const double diff = max_abs_diff(*seq, *run, identical);
+  const core::OutputDiff compared = core::compare_outputs(*seq, *run);
+  const bool identical = compared.identical;
+  const double diff = compared.max_abs_diff;
   const double speedup = run->wall_ms > 0 ? seq->wall_ms / run->wall_ms : 0.0;
 
   if (auto trace = args.value("trace")) {

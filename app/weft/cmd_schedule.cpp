@@ -209,34 +209,16 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, double s
 }  // namespace
 
 int cmd_schedule(Args& args) {
-  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "o=", "output=", "json", "compare"}, true); !ok)
+  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare"}, true); !ok)
     return usage_error("schedule", ok.error().message);
   if (args.positional().size() != 1) return usage_error("schedule", "expected one MODEL");
   const bool compare_all = args.flag("compare");
-  const auto strategy = args.value("strategy");
-  if (compare_all == strategy.has_value())
+  if (compare_all == args.value("strategy").has_value())
     return usage_error("schedule", "give either --strategy S (one of the strategies) or --compare");
-  core::StrategyOptions options;
-  auto streams = args.int_value("streams");
-  if (!streams) return usage_error("schedule", streams.error().message);
-  if (*streams) {
-    if (**streams < 1 || **streams > 1024) return usage_error("schedule", "--streams must be between 1 and 1024");
-    options.max_streams = static_cast<int>(**streams);
-  }
-  auto granularity = args.double_value("granularity");
-  if (!granularity) return usage_error("schedule", granularity.error().message);
-  if (*granularity) {
-    if (**granularity < 0) return usage_error("schedule", "--granularity must be >= 0 (microseconds)");
-    options.granularity_us = **granularity;
-  }
-  if (strategy) {
-    const auto names = core::strategy_names();
-    if (std::find(names.begin(), names.end(), *strategy) == names.end()) {
-      std::string known;
-      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-      return usage_error("schedule", "unknown strategy '" + *strategy + "' (known: " + known + ")");
-    }
-  }
+  auto choice = schedule_choice(args, "sequential", args.flag("graph"));
+  if (!choice) return usage_error("schedule", choice.error().message);
+  const core::StrategyOptions options = choice->options;
+  const std::string* strategy = compare_all ? nullptr : &choice->strategy;
   auto model = load_model(args);
   if (!model) return report("schedule", model.error());
   const bool json = args.flag("json");

@@ -29,16 +29,12 @@ std::string fixed(double x, int digits = 1) {
 }  // namespace
 
 int cmd_simulate(Args& args) {
-  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "graph", "calibrate=", "trace=", "json"}, true); !ok)
+  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "graph", "calibrate=", "trace=", "json"}, true);
+      !ok)
     return usage_error(kCommand, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
-  const auto schedule_path = args.value("schedule");
-  const auto strategy_opt = args.value("strategy");
-  if (schedule_path && strategy_opt) return usage_error(kCommand, "give --schedule FILE or --strategy S, not both");
-  auto streams = args.int_value("streams");
-  if (!streams) return usage_error(kCommand, streams.error().message);
-  if (*streams && (**streams < 1 || **streams > 64)) return usage_error(kCommand, "--streams must be between 1 and 64");
-  if (schedule_path && *streams) return usage_error(kCommand, "--streams applies to --strategy, not to a loaded --schedule");
+  auto choice = schedule_choice(args, kDefaultStrategy, args.flag("graph"));
+  if (!choice) return usage_error(kCommand, choice.error().message);
 
   auto model = load_model(args);
   if (!model) return report(kCommand, model.error());
@@ -57,23 +53,9 @@ int cmd_simulate(Args& args) {
                 << " nodes; the others keep their predicted times\n";
   }
 
-  core::Schedule schedule;
-  if (schedule_path) {
-    auto loaded = core::load_schedule(*schedule_path, graph);
-    if (!loaded) return report(kCommand, loaded.error());
-    schedule = std::move(*loaded);
-  } else {
-    core::StrategyOptions options;
-    if (*streams) {
-      options.max_streams = static_cast<int>(**streams);
-      if (options.max_streams > core::kDefaultMaxStreams)
-        std::cerr << "weft simulate: warning: " << options.max_streams << " streams exceeds the device's "
-                  << core::kDefaultMaxStreams << " default work queues; kernels beyond them serialise\n";
-    }
-    auto made = core::make_schedule(strategy_opt ? *strategy_opt : std::string(kDefaultStrategy), graph, costs, device, options);
-    if (!made) return report(kCommand, made.error());
-    schedule = std::move(*made);
-  }
+  auto obtained = obtain_schedule(kCommand, *choice, graph, costs, device);
+  if (!obtained) return report(kCommand, obtained.error());
+  const core::Schedule schedule = std::move(*obtained);
 
   // The arena counter needs a plan for this schedule; a planning failure only loses that track.
   std::optional<core::MemoryPlan> plan;

@@ -148,3 +148,26 @@ TEST(CliSimulate, CompareHasPredictedColumns) {
     }
   }
 }
+
+// Eager launches pay host time per event, so the automatic granularity keeps googlenet's small
+// operators together; scheduled for CUDA Graph replay (--graph) the same strategy spreads the
+// inception branches over streams and beats the sequential graph; --granularity overrides both.
+TEST(CliSimulate, GranularityFollowsLaunchMode) {
+  const Result eager = run("simulate " + model("googlenet.onnx") + " --strategy chains --json");
+  ASSERT_EQ(eager.code, 0) << eager.out;
+  const json e = json::parse(eager.out);
+  const Result graph = run("simulate " + model("googlenet.onnx") + " --strategy chains --graph --json");
+  ASSERT_EQ(graph.code, 0) << graph.out;
+  const json g = json::parse(graph.out);
+  EXPECT_GT(g["streams"].get<int>(), e["streams"].get<int>());
+  EXPECT_GT(g["speedup_vs_graph"].get<double>(), 1.5);
+  EXPECT_NE(g["options"].get<std::string>().find("cuda_graph=on"), std::string::npos) << g["options"];
+  const Result forced = run("simulate " + model("googlenet.onnx") + " --strategy chains --graph --granularity 1000 --json");
+  ASSERT_EQ(forced.code, 0) << forced.out;
+  EXPECT_EQ(json::parse(forced.out)["streams"], 1);
+  // Strategy options do not apply to a loaded schedule; a negative granularity is refused.
+  EXPECT_EQ(run("simulate " + model("googlenet.onnx") + " --strategy chains --granularity -1").code, 1);
+  const std::string file = temp("granularity_schedule.json");
+  ASSERT_EQ(run("schedule " + model("googlenet.onnx") + " --strategy chains -o " + file).code, 0);
+  EXPECT_EQ(run("simulate " + model("googlenet.onnx") + " --schedule " + file + " --granularity 0").code, 1);
+}

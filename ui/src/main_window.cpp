@@ -23,21 +23,27 @@
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
+#include "weft/core/cpu_executor.h"
 #include "weft/core/file_io.h"
+#include "weft/core/simulate.h"
 #include "weft/ui/core_bridge.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/node_table_model.h"
 #include "weft/ui/panels.h"
+#include "weft/ui/timeline_view.h"
 
 namespace weft::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;  // 2: the timeline dock
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioDocument(this)) {
@@ -45,7 +51,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
   setAcceptDrops(true);
   setDockNestingEnabled(true);
   createDocks();
+  createMemoryDock();
+  {
+    QSettings settings;
+    m_device_preset = settings.value("device").toString();
+    m_theme = theme_from_name(settings.value("view/theme").toString());
+    if (m_theme != Theme::System || system_prefers_dark() != is_dark(QApplication::palette()))
+      apply_theme(m_theme);
+  }
+  createTimelineDock();
   createMenus();
+  createRunMenu();
 
   m_status_summary = new QLabel(tr("Open an ONNX model (Ctrl+O) or drop one on the window."), this);
   statusBar()->addWidget(m_status_summary, 1);
@@ -58,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
   statusBar()->addPermanentWidget(m_progress);
   statusBar()->addPermanentWidget(m_cancel);
   connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoading);
+  connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelRun);
 
   connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressValueChanged, m_progress, &QProgressBar::setValue);
   connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressTextChanged, this,
@@ -79,6 +96,10 @@ MainWindow::~MainWindow() {
   if (isLoading()) {
     m_watcher.future().cancel();
     m_watcher.waitForFinished();
+  }
+  if (isRunning() || m_run_watcher.isRunning()) {
+    m_run_watcher.future().cancel();
+    m_run_watcher.waitForFinished();
   }
 }
 
@@ -160,11 +181,7 @@ void MainWindow::createMenus() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), {}, tr("Weft projects (*.weft)"));
     if (!path.isEmpty()) saveProject(path.endsWith(".weft") ? path : path + ".weft");
   });
-  file->addAction(tr("&Export schedule JSON..."), this, [this] {
-    if (!m_doc->hasModel()) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export schedule"), {}, tr("Schedule JSON (*.json)"));
-    if (!path.isEmpty()) exportSchedule(path);
-  });
+  createExportMenu(file);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -200,16 +217,11 @@ void MainWindow::createMenus() {
   QMenu* widths = view->addMenu(tr("Lane box &widths"));
   widths->addAction(tr("By predicted time"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::PredictedTime); });
   widths->addAction(tr("Uniform"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::Uniform); });
+  createPreferenceMenus(edit, view);
   view->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About Weft Studio"), this, [this] {
-    QMessageBox::about(this, tr("About Weft Studio"),
-                       tr("<b>Weft Studio</b> %1<br>Qt %2<br>Core passes: %3")
-                           .arg(QApplication::applicationVersion(), qVersion(),
-                                QString::fromStdString(bridge::liveness_text())));
-  });
+  createHelpMenu();
 }
 
 int MainWindow::findNode(const QString& text) {
@@ -232,6 +244,7 @@ void MainWindow::openModel(const QString& path) {
   r.strategy = m_strategy->strategyBox()->currentText();
   r.options.max_streams = m_strategy->streamCap()->value();
   r.options.granularity_us = m_strategy->granularity()->value();
+  r.device = m_device_preset;
   m_loading_is_file = true;
   startLoad(std::move(r));
 }
@@ -243,6 +256,7 @@ void MainWindow::openGraph(const QString& label, GraphSource source) {
   r.source = std::move(source);
   r.strategy = m_strategy->strategyBox()->currentText();
   r.options.max_streams = m_strategy->streamCap()->value();
+  r.device = m_device_preset;
   m_loading_is_file = false;
   startLoad(std::move(r));
 }
@@ -259,6 +273,7 @@ void MainWindow::openProject(const QString& path) {
   r.strategy = project->settings.strategy;
   r.options.max_streams = project->settings.max_streams;
   r.options.granularity_us = project->settings.granularity_us;
+  r.device = m_device_preset;
   m_loading_is_file = true;
   startLoad(std::move(r));
   m_pending_project = std::move(*project);  // after startLoad, which clears nothing of it
@@ -267,6 +282,7 @@ void MainWindow::openProject(const QString& path) {
 
 void MainWindow::startLoad(LoadRequest request) {
   if (isLoading()) cancelLoading();
+  cancelRun();  // its result would belong to the model being replaced
   m_loading_path = request.path;
   m_job = start_loading(std::move(request));
   m_watcher.setFuture(m_job.future);
@@ -423,6 +439,212 @@ void MainWindow::dropEvent(QDropEvent* event) {
       event->acceptProposedAction();
       return;
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timeline dock and Run menu
+
+void MainWindow::createTimelineDock() {
+  m_timeline = new TimelineView(m_doc, this);
+  auto* box = new QWidget(this);
+  auto* bar = new QToolBar(box);
+  auto tool = [bar](const QString& text, const QString& tip) {
+    QAction* a = bar->addAction(text);
+    a->setToolTip(tip);
+    return a;
+  };
+  connect(tool(tr("Fit"), tr("Show every run (F)")), &QAction::triggered, m_timeline, &TimelineView::fit);
+  connect(tool(tr("Zoom in"), tr("Zoom in (+, or the wheel)")), &QAction::triggered, m_timeline, [this] { m_timeline->zoomBy(1.25); });
+  connect(tool(tr("Zoom out"), tr("Zoom out (-)")), &QAction::triggered, m_timeline, [this] { m_timeline->zoomBy(0.8); });
+  bar->addAction(m_timeline->arrowsAction());
+  bar->addSeparator();
+  auto* hint = new QLabel(tr("wheel: zoom at the cursor · drag: pan · Shift+drag or drag on the ruler: range statistics · "
+                             "click: select the node"),
+                          bar);
+  hint->setForegroundRole(QPalette::PlaceholderText);
+  bar->addWidget(hint);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(bar);
+  layout->addWidget(m_timeline);
+  m_timeline_dock = new QDockWidget(tr("Timeline"), this);
+  m_timeline_dock->setObjectName("timelineDock");
+  m_timeline_dock->setWidget(box);
+  addDockWidget(Qt::BottomDockWidgetArea, m_timeline_dock);
+  // Dock sizes set before the window has its size do not stick: size it once the loop runs,
+  // unless a saved layout (restored in the constructor) already does.
+  if (QSettings().value("layout/version").toInt() != kLayoutVersion)
+    QTimer::singleShot(0, this, [this] { resizeDocks({m_timeline_dock}, {height() * 3 / 10}, Qt::Vertical); });
+}
+
+void MainWindow::showTimeline() {
+  m_timeline_dock->show();
+  m_timeline_dock->raise();
+  resizeDocks({m_timeline_dock}, {height() * 3 / 5}, Qt::Vertical);
+  m_timeline->fit();
+}
+
+void MainWindow::createRunMenu() {
+  auto* run = new QMenu(tr("&Run"), this);
+  QAction* before = nullptr;  // the Run menu goes before Help
+  for (QAction* a : menuBar()->actions())
+    if (a->menu() && a->text() == tr("&Help")) before = a;
+  menuBar()->insertMenu(before, run);
+  run->setToolTipsVisible(true);
+  m_run_cpu = run->addAction(tr("Run on &CPU"), QKeySequence(Qt::Key_F5), this, [this] { runOnCpu(); });
+  m_run_cpu->setStatusTip(tr("Run the current schedule and the sequential one on the CPU reference executor"));
+  m_run_cuda = run->addAction(tr("Run on C&UDA"));
+  // There is no CUDA executor to call: the entry stays disabled and says why.
+  const QString why = cuda_unavailable_reason();
+  m_run_cuda->setEnabled(false);
+  m_run_cuda->setToolTip(why);
+  m_run_cuda->setStatusTip(why);
+  m_cancel_run = run->addAction(tr("C&ancel run"), this, &MainWindow::cancelRun);
+  run->addSeparator();
+  m_use_measured = run->addAction(tr("Use &measured times"), this, [this] { useMeasuredTimes(); });
+  m_use_measured->setToolTip(tr("Calibrate the cost model with the node times of the latest measured run"));
+  m_reset_costs = run->addAction(tr("&Reset cost model"), this, [this] {
+    m_doc->resetCosts();
+    showMessage(tr("Cost model reset to the estimates the model was loaded with"));
+  });
+  run->addSeparator();
+  run->addAction(tr("Clear &runs"), m_doc, &StudioDocument::clearRuns)->setToolTip(tr("Forget the measured and imported runs"));
+
+  // The status bar's widgets do not exist yet: reach them through `this`.
+  connect(&m_run_watcher, &QFutureWatcher<RunReport>::progressValueChanged, this, [this](int value) { m_progress->setValue(value); });
+  connect(&m_run_watcher, &QFutureWatcher<RunReport>::progressTextChanged, this,
+          [this](const QString& text) { m_progress->setFormat(text + " %p%"); });
+  connect(&m_run_watcher, &QFutureWatcher<RunReport>::finished, this, &MainWindow::onRunFinished);
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::started, this, &MainWindow::updateRunActions);
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::finished, this, &MainWindow::updateRunActions);
+  connect(m_doc, &StudioDocument::modelChanged, this, &MainWindow::updateRunActions);
+  connect(m_doc, &StudioDocument::runsChanged, this, &MainWindow::updateRunActions);
+  connect(m_doc, &StudioDocument::costsChanged, this, &MainWindow::updateRunActions);
+  updateRunActions();
+}
+
+void MainWindow::updateRunActions() {
+  const bool running = isRunning();
+  m_run_cpu->setEnabled(m_doc->hasModel() && !running && !isLoading());
+  m_cancel_run->setEnabled(running);
+  const auto& runs = m_doc->runs();
+  m_use_measured->setEnabled(!running && std::any_of(runs.begin(), runs.end(), [](const core::Timeline& r) { return r.kind == "measured"; }));
+  m_reset_costs->setEnabled(m_doc->hasModel() && m_doc->costsCalibrated());
+}
+
+bool MainWindow::isRunning() const { return m_run_active; }
+
+bool MainWindow::runOnCpu() {
+  auto refuse = [this](const QString& why) {
+    showMessage(why, true);
+    emit runFinished(false, why);
+    return false;
+  };
+  if (!m_doc->hasModel()) return refuse(tr("Open a model before running it"));
+  if (isLoading() || isRunning()) return refuse(tr("Busy: wait for the current load or run to finish"));
+  // Checked here too so an unsupported model is refused at once, with the operator named.
+  if (auto ok = core::cpu_check_supported(m_doc->graph()); !ok)
+    return refuse(tr("Cannot run on the CPU: %1").arg(QString::fromStdString(ok.error().message)));
+  RunRequest request;
+  request.graph = m_doc->graphPtr();
+  request.schedule = m_doc->schedule();
+  request.iterations = m_run_iterations;
+  m_run_job = start_cpu_run(std::move(request));
+  m_run_active = true;
+  m_run_watcher.setFuture(m_run_job.future);
+  m_progress->setValue(0);
+  m_progress->setFormat(tr("Running %p%"));
+  m_progress->show();
+  m_cancel->show();
+  showMessage(tr("Running %1 on the CPU...").arg(QString::fromStdString(m_doc->schedule().strategy)));
+  updateRunActions();
+  return true;
+}
+
+void MainWindow::cancelRun() {
+  if (!isRunning()) return;
+  // The executor finishes the pass in flight in the background; its result is dropped.
+  m_run_watcher.future().cancel();
+  showMessage(tr("Run cancelled"));
+}
+
+void MainWindow::onRunFinished() {
+  m_run_active = false;
+  if (!isLoading()) {
+    m_progress->hide();
+    m_cancel->hide();
+  }
+  updateRunActions();
+  QFuture<RunReport> future = m_run_watcher.future();
+  if (future.isCanceled() || future.resultCount() == 0) {
+    const QString why = future.isCanceled() ? tr("Run cancelled") : tr("Run on the CPU refused: %1").arg(*m_run_job.error);
+    showMessage(why, !future.isCanceled());
+    emit runFinished(false, why);
+    return;
+  }
+  const RunReport r = future.result();
+  if (r.graph != m_doc->graphPtr()) {
+    const QString why = tr("Run result dropped: the model changed while it ran");
+    showMessage(why, true);
+    emit runFinished(false, why);
+    return;
+  }
+  m_last_measured = r.measured.label;
+  m_doc->addRun(r.sequential);
+  m_doc->addRun(r.measured);
+
+  const double speedup = r.wall_ms > 0 ? r.sequential_ms / r.wall_ms : 0.0;
+  const bool agree = r.identical || r.max_abs_diff == 0;
+  const QString diff = std::isnan(r.max_abs_diff) ? tr("differ (shape or NaN)")
+                       : r.identical          ? tr("bit-identical")
+                                              : tr("max abs diff %1").arg(r.max_abs_diff, 0, 'g', 3);
+  QString rows;
+  auto add = [&rows](const QString& k, const QString& v) {
+    rows += QString("<tr><td nowrap>%1</td><td nowrap align=right>&nbsp;<b>%2</b></td></tr>").arg(k, v);
+  };
+  add(tr("cpu run"), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
+  add(tr("cpu sequential"), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
+  add(tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
+  // The CPU has no CUDA Graph mode: the graph baseline can only be the predicted one.
+  const auto& predicted = m_doc->predictedRuns();
+  if (predicted.size() == 3 && predicted[0].makespan_us() > 0)
+    add(tr("vs seq. graph"), tr("%1× predicted").arg(predicted[2].makespan_us() / predicted[0].makespan_us(), 0, 'f', 2));
+  else
+    add(tr("vs seq. graph"), tr("n/a"));
+  add(tr("outputs"), diff);
+  if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
+  m_summary->setRunText(tr("<p><b>CPU run</b> · %1 · %2 stream(s) · median of %3</p><table>%4</table>")
+                            .arg(QString::fromStdString(r.measured.label.substr(r.measured.label.rfind(' ') + 1)).toHtmlEscaped())
+                            .arg(r.measured.stream_count)
+                            .arg(r.iterations)
+                            .arg(rows));
+  const QString msg = tr("Ran on the CPU: %1 ms vs %2 ms sequential (%3×), outputs %4")
+                          .arg(r.wall_ms, 0, 'f', 2)
+                          .arg(r.sequential_ms, 0, 'f', 2)
+                          .arg(speedup, 0, 'f', 2)
+                          .arg(diff);
+  showMessage(msg, !agree);
+  emit runFinished(true, msg);
+}
+
+bool MainWindow::useMeasuredTimes() {
+  if (!m_doc->hasModel()) return false;
+  // The latest run of the schedule; else the last measured run the document holds (an import).
+  const auto& runs = m_doc->runs();
+  auto last = std::find_if(runs.rbegin(), runs.rend(), [this](const core::Timeline& r) { return r.label == m_last_measured; });
+  if (last == runs.rend())
+    last = std::find_if(runs.rbegin(), runs.rend(), [](const core::Timeline& r) { return r.kind == "measured"; });
+  if (last == runs.rend()) {
+    showMessage(tr("No measured run yet: Run ▸ Run on CPU first"), true);
+    return false;
+  }
+  const core::Timeline run = *last;  // setCosts() may not touch runs, but keep a copy regardless
+  m_doc->setCosts(core::calibrate_costs(m_doc->analysis().costs, run), tr("measured (%1)").arg(QString::fromStdString(run.label)));
+  showMessage(tr("Cost model calibrated with %1 measured node times from '%2' (Run ▸ Reset cost model reverts)")
+                  .arg(run.items.size())
+                  .arg(QString::fromStdString(run.label)));
+  return true;
 }
 
 }  // namespace weft::ui

@@ -33,7 +33,7 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   m.path = request.path;
   m.graph = std::make_shared<const core::Graph>(std::move(*graph));
   promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));
-  m.device = bridge::default_device();
+  m.device = bridge::device_or_default(request.device.toStdString());
   core::CostTable costs = core::estimate_costs(*m.graph, m.device);
   if (promise.isCanceled()) return;
   promise.setProgressValueAndText(55, QObject::tr("Analysing"));

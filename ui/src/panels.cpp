@@ -195,15 +195,29 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   m_label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_label->setWordWrap(true);
+  m_run = new QLabel(this);
+  m_run->setTextFormat(Qt::RichText);
+  m_run->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  m_run->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_run->setWordWrap(true);
+  m_run->hide();
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_label);
+  layout->addWidget(m_run);
   layout->addStretch();
+  connect(doc, &StudioDocument::modelChanged, this, [this] { setRunText({}); });
   connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::refresh);
   connect(doc, &StudioDocument::scheduleChanged, this, &SummaryPanel::refresh);
   refresh();
 }
 
 QString SummaryPanel::text() const { return m_label->text(); }
+QString SummaryPanel::runText() const { return m_run->text(); }
+
+void SummaryPanel::setRunText(const QString& html) {
+  m_run->setText(html);
+  m_run->setVisible(!html.isEmpty());
+}
 
 void SummaryPanel::refresh() {
   if (!m_doc->hasModel()) {
@@ -216,6 +230,7 @@ void SummaryPanel::refresh() {
   QString rows;
   auto add = [&rows](const QString& k, const QString& v) { rows += QString("<tr><td nowrap>%1</td><td nowrap align=right>&nbsp;<b>%2</b></td></tr>").arg(k, v); };
   add(tr("strategy"), QString::fromStdString(s.strategy).toHtmlEscaped());
+  if (m_doc->costsCalibrated()) add(tr("cost model"), m_doc->costsOrigin().toHtmlEscaped());
   add(tr("streams"), QString::number(f.streams));
   add(tr("events"), QString::number(f.events));
   add(tr("sequential"), tr("%1&nbsp;µs").arg(f.sequential_us, 0, 'f', 1));

@@ -35,24 +35,61 @@ void StudioDocument::setModel(LoadedModel model) {
   m_undo.clear();
   m_graph = std::move(model.graph);
   m_analysis = std::move(model.analysis);
+  m_original_analysis.reset();
+  m_costs_origin.clear();
   m_device = std::move(model.device);
   m_options = model.options;
   m_path = model.path;
-  m_times = core::node_times(m_analysis->costs);
-  m_times.resize(m_graph->node_count(), 0.0);
-  m_critical.assign(m_graph->node_count(), false);
-  for (core::NodeId n : m_analysis->critical.nodes) m_critical[static_cast<std::size_t>(n)] = true;
   m_selection.clear();
   m_runs.clear();
   m_selected.assign(m_graph->node_count(), false);
   m_schedule = {};
-  core::Schedule sequential;
-  sequential.streams.emplace_back(m_graph->topo_order().begin(), m_graph->topo_order().end());
-  sequential.strategy = "sequential";
-  std::tie(m_figures.predicted_sequential_us, m_figures.sequential_arena_bytes) = predict(sequential);
+  refreshCosts();
   setScheduleInternal(std::move(model.schedule));
   emit modelChanged();
   emit selectionChanged();
+}
+
+void StudioDocument::refreshCosts() {
+  m_times = core::node_times(m_analysis->costs);
+  m_times.resize(m_graph->node_count(), 0.0);
+  m_critical.assign(m_graph->node_count(), false);
+  for (core::NodeId n : m_analysis->critical.nodes) m_critical[static_cast<std::size_t>(n)] = true;
+  core::Schedule sequential;
+  sequential.streams.emplace_back(m_graph->topo_order().begin(), m_graph->topo_order().end());
+  sequential.strategy = "sequential";
+  m_sequential_eager = {};
+  m_sequential_graph = {};
+  std::tie(m_figures.predicted_sequential_us, m_figures.sequential_arena_bytes) = predict(sequential, &m_sequential_eager);
+  if (m_figures.predicted_sequential_us >= 0) {
+    core::SimOptions graph_mode;
+    graph_mode.cuda_graph = true;
+    m_sequential_graph = core::simulate(*m_graph, sequential, m_analysis->costs, m_device, graph_mode);
+    m_sequential_eager.label = "sequential eager";
+    m_sequential_eager.kind = "sequential-eager";
+    m_sequential_graph.label = "sequential graph";
+    m_sequential_graph.kind = "sequential-graph";
+  }
+}
+
+void StudioDocument::setCosts(const core::CostTable& costs, const QString& origin) {
+  if (!hasModel() || costs.nodes.size() != m_graph->node_count()) return;
+  if (!m_original_analysis) m_original_analysis = m_analysis;
+  m_analysis = std::make_shared<const core::AnalysisReport>(bridge::analyze(*m_graph, costs));
+  m_costs_origin = origin;
+  refreshCosts();
+  emit costsChanged();
+  setScheduleInternal(m_schedule);
+}
+
+void StudioDocument::resetCosts() {
+  if (!hasModel() || !m_original_analysis) return;
+  m_analysis = std::move(m_original_analysis);
+  m_original_analysis.reset();
+  m_costs_origin.clear();
+  refreshCosts();
+  emit costsChanged();
+  setScheduleInternal(m_schedule);
 }
 
 void StudioDocument::addRun(core::Timeline run) {
@@ -90,15 +127,25 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   for (double t : m_times) m_figures.sequential_us += t;
   m_figures.ideal_us = bridge::ideal_makespan_us(*m_graph, m_schedule, m_times);
   m_figures.speedup = m_figures.ideal_us > 0 ? m_figures.sequential_us / m_figures.ideal_us : 1.0;
-  std::tie(m_figures.predicted_us, m_figures.arena_bytes) = predict(m_schedule);
+  core::Timeline predicted;
+  std::tie(m_figures.predicted_us, m_figures.arena_bytes) = predict(m_schedule, &predicted);
+  m_predicted.clear();
+  if (m_figures.predicted_us >= 0) {
+    predicted.label = "predicted " + (m_schedule.strategy.empty() ? std::string("schedule") : m_schedule.strategy);
+    predicted.kind = "predicted";
+    m_predicted = {std::move(predicted), m_sequential_eager, m_sequential_graph};
+  }
   emit scheduleChanged();
 }
 
-std::pair<double, std::int64_t> StudioDocument::predict(const core::Schedule& schedule) const {
+std::pair<double, std::int64_t> StudioDocument::predict(const core::Schedule& schedule, core::Timeline* timeline) const {
   if (m_graph->node_count() > kLivePredictionNodes) return {-1.0, -1};
   double predicted = -1;
-  if (m_device.peak_fp32_flops > 0 && m_device.memory_bandwidth > 0)
-    predicted = core::simulate(*m_graph, schedule, m_analysis->costs, m_device).makespan_us();
+  if (m_device.peak_fp32_flops > 0 && m_device.memory_bandwidth > 0) {
+    core::Timeline t = core::simulate(*m_graph, schedule, m_analysis->costs, m_device);
+    predicted = t.makespan_us();
+    if (timeline) *timeline = std::move(t);
+  }
   auto plan = core::plan_memory(*m_graph, schedule, kLivePlanner);
   return {predicted, plan ? plan->arena_bytes : -1};
 }

@@ -68,9 +68,40 @@ Status forward_geometry(const KernelContext& ctx, Geometry& g, bool ceil_mode) {
 }
 
 /// col[(c * K + k) * O + o] = x[c][input position of kernel offset k at output o], 0 in padding.
+/// Visits every (channel, kernel tap, output position) of the geometry, any rank: visit(row, o, i)
+/// with row = channel * kernel_size + tap, o the output position and i = channel * in_size + the
+/// image position the tap reads, or -1 where it falls in the padding.
+template <class Visit>
+void for_each_tap(std::int64_t channels, const Geometry& g, Visit&& visit) {
+  const std::int64_t K = g.kernel_size(), O = g.out_size(), I = g.in_size();
+  std::vector<std::int64_t> kidx(g.rank), oidx(g.rank);
+  for (std::int64_t c = 0; c < channels; ++c)
+    for (std::int64_t k = 0; k < K; ++k) {
+      std::int64_t rem = k;
+      for (std::size_t d = g.rank; d-- > 0;) {
+        kidx[d] = rem % g.kernel[d];
+        rem /= g.kernel[d];
+      }
+      for (std::int64_t o = 0; o < O; ++o) {
+        std::int64_t orem = o, offset = 0;
+        bool inside = true;
+        for (std::size_t d = g.rank; d-- > 0;) {
+          oidx[d] = orem % g.out[d];
+          orem /= g.out[d];
+        }
+        for (std::size_t d = 0; d < g.rank; ++d) {
+          const std::int64_t pos = oidx[d] * g.stride[d] - g.pad_begin[d] + kidx[d] * g.dilation[d];
+          if (pos < 0 || pos >= g.in[d]) inside = false;
+          offset = offset * g.in[d] + pos;
+        }
+        visit(c * K + k, o, inside ? c * I + offset : -1);
+      }
+    }
+}
+
 template <class T>
 void im2col(const T* x, std::int64_t channels, const Geometry& g, T* col) {
-  const std::int64_t K = g.kernel_size(), O = g.out_size(), I = g.in_size();
+  const std::int64_t O = g.out_size(), I = g.in_size();
   if (g.rank == 2) {
     const std::int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
     for (std::int64_t c = 0; c < channels; ++c)
@@ -94,62 +125,18 @@ void im2col(const T* x, std::int64_t channels, const Geometry& g, T* col) {
         }
     return;
   }
-  // Any rank: decode kernel and output multi-indices.
-  std::vector<std::int64_t> kidx(g.rank), oidx(g.rank);
-  for (std::int64_t c = 0; c < channels; ++c)
-    for (std::int64_t k = 0; k < K; ++k) {
-      std::int64_t rem = k;
-      for (std::size_t d = g.rank; d-- > 0;) {
-        kidx[d] = rem % g.kernel[d];
-        rem /= g.kernel[d];
-      }
-      T* row = col + (c * K + k) * O;
-      for (std::int64_t o = 0; o < O; ++o) {
-        std::int64_t orem = o, offset = 0;
-        bool inside = true;
-        for (std::size_t d = g.rank; d-- > 0;) {
-          oidx[d] = orem % g.out[d];
-          orem /= g.out[d];
-        }
-        for (std::size_t d = 0; d < g.rank; ++d) {
-          const std::int64_t pos = oidx[d] * g.stride[d] - g.pad_begin[d] + kidx[d] * g.dilation[d];
-          if (pos < 0 || pos >= g.in[d]) inside = false;
-          offset = offset * g.in[d] + pos;
-        }
-        row[o] = inside ? x[c * I + offset] : T{0};
-      }
-    }
+  // Any rank.
+  for_each_tap(channels, g, [&](std::int64_t row, std::int64_t o, std::int64_t i) { col[row * O + o] = i >= 0 ? x[i] : T{0}; });
 }
 
 /// The adjoint of im2col: y[c][position] += col[(c * K + k) * O + o] (for ConvTranspose).
 template <class T>
 void col2im(const T* col, std::int64_t channels, const Geometry& g, T* y) {
   // Here g.in is the transposed conv's output (the image) and g.out its input (the columns).
-  const std::int64_t K = g.kernel_size(), O = g.out_size(), I = g.in_size();
-  std::vector<std::int64_t> kidx(g.rank), oidx(g.rank);
-  for (std::int64_t c = 0; c < channels; ++c)
-    for (std::int64_t k = 0; k < K; ++k) {
-      std::int64_t rem = k;
-      for (std::size_t d = g.rank; d-- > 0;) {
-        kidx[d] = rem % g.kernel[d];
-        rem /= g.kernel[d];
-      }
-      const T* row = col + (c * K + k) * O;
-      for (std::int64_t o = 0; o < O; ++o) {
-        std::int64_t orem = o, offset = 0;
-        bool inside = true;
-        for (std::size_t d = g.rank; d-- > 0;) {
-          oidx[d] = orem % g.out[d];
-          orem /= g.out[d];
-        }
-        for (std::size_t d = 0; d < g.rank; ++d) {
-          const std::int64_t pos = oidx[d] * g.stride[d] - g.pad_begin[d] + kidx[d] * g.dilation[d];
-          if (pos < 0 || pos >= g.in[d]) inside = false;
-          offset = offset * g.in[d] + pos;
-        }
-        if (inside) y[c * I + offset] += row[o];
-      }
-    }
+  const std::int64_t O = g.out_size();
+  for_each_tap(channels, g, [&](std::int64_t row, std::int64_t o, std::int64_t i) {
+    if (i >= 0) y[i] += col[row * O + o];
+  });
 }
 
 template <class T>

@@ -93,16 +93,19 @@ Status unsqueeze_kernel(KernelContext& ctx) {
   return copy_as(ctx, out);
 }
 
-/// y[out index] = x[gathered offset] for every element, via per-operand broadcast strides.
-Status broadcast_copy(KernelContext& ctx, const View& x, const Shape& out_shape, const Shape& x_strides) {
-  auto y = ctx.output(0, x.dtype, out_shape);
+/// y[i] = x[base + Σ index_d · x_strides[d]] for the i-th index of `iter_shape` (row-major): a
+/// broadcast (stride 0), a permutation or a strided window of x. y takes `out_shape` (the same
+/// element count) when given, else `iter_shape`.
+Status strided_copy(KernelContext& ctx, const View& x, const Shape& iter_shape, const Shape& x_strides,
+                    std::int64_t base = 0, const Shape* out_shape = nullptr) {
+  auto y = ctx.output(0, x.dtype, out_shape ? *out_shape : iter_shape);
   if (!y) return y.error();
   const bool ok = dispatch_size(x.dtype, [&](auto t) {
     using T = decltype(t);
-    const T* px = x.as<const T>();
+    const T* px = x.as<const T>() + (shape_elements(iter_shape) > 0 ? base : 0);
     T* py = y->template as<T>();
     const std::array<Shape, 1> st{x_strides};
-    for_each_broadcast<1>(out_shape, st, [&](std::int64_t o, const std::array<std::int64_t, 1>& off) { py[o] = px[off[0]]; });
+    for_each_broadcast<1>(iter_shape, st, [&](std::int64_t o, const std::array<std::int64_t, 1>& off) { py[o] = px[off[0]]; });
   });
   if (!ok) return unsupported(ctx, "dtype");
   return {};
@@ -115,7 +118,7 @@ Status expand_kernel(KernelContext& ctx) {
   Shape out;
   const std::array<Shape, 2> shapes{x.shape, shape};
   if (!broadcast_shapes(shapes, out)) return kernel_error(ctx, "shape does not broadcast");
-  return broadcast_copy(ctx, x, out, broadcast_strides(x.shape, out));
+  return strided_copy(ctx, x, out, broadcast_strides(x.shape, out));
 }
 
 Status transpose_kernel(KernelContext& ctx) {
@@ -133,7 +136,7 @@ Status transpose_kernel(KernelContext& ctx) {
     out[d] = x.shape[static_cast<std::size_t>(p)];
     st[d] = in_strides[static_cast<std::size_t>(p)];
   }
-  return broadcast_copy(ctx, x, out, st);
+  return strided_copy(ctx, x, out, st);
 }
 
 Status tile_kernel(KernelContext& ctx) {
@@ -293,17 +296,7 @@ Status slice_kernel(KernelContext& ctx) {
     st[d] = in_strides[d] * step[d];
     base += begin[d] * in_strides[d];
   }
-  auto y = ctx.output(0, x.dtype, out);
-  if (!y) return y.error();
-  const bool ok = dispatch_size(x.dtype, [&](auto t) {
-    using T = decltype(t);
-    const T* px = x.as<const T>() + (shape_elements(out) > 0 ? base : 0);
-    T* py = y->template as<T>();
-    const std::array<Shape, 1> s{st};
-    for_each_broadcast<1>(out, s, [&](std::int64_t o, const std::array<std::int64_t, 1>& off) { py[o] = px[off[0]]; });
-  });
-  if (!ok) return unsupported(ctx, "dtype");
-  return {};
+  return strided_copy(ctx, x, out, st, base);
 }
 
 Status gather_kernel(KernelContext& ctx) {
@@ -752,17 +745,7 @@ Status depth_space_kernel(KernelContext& ctx, bool to_space) {
     tshape[d] = view[static_cast<std::size_t>(perm[d])];
     st[d] = vs[static_cast<std::size_t>(perm[d])];
   }
-  auto y = ctx.output(0, x.dtype, out);
-  if (!y) return y.error();
-  const bool ok = dispatch_size(x.dtype, [&](auto t) {
-    using T = decltype(t);
-    const T* px = x.as<const T>();
-    T* py = y->template as<T>();
-    const std::array<Shape, 1> s{st};
-    for_each_broadcast<1>(tshape, s, [&](std::int64_t o, const std::array<std::int64_t, 1>& off) { py[o] = px[off[0]]; });
-  });
-  if (!ok) return unsupported(ctx, "dtype");
-  return {};
+  return strided_copy(ctx, x, tshape, st, 0, &out);
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ std::vector<std::string> strategy_names() {
 }
 
 double resolved_granularity_us(const StrategyOptions& options, const DeviceSpec& device) {
-  return options.granularity_us >= 0 ? options.granularity_us : 2.0 * (device.event_record_us + device.event_wait_us);
+  if (options.granularity_us >= 0) return options.granularity_us;
+  return options.cuda_graph ? 0.0 : 2.0 * (device.event_record_us + device.event_wait_us);
 }
 
 std::vector<std::string> schedule_warnings(const Schedule& schedule, const StrategyOptions& options,
@@ -73,6 +74,7 @@ Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, 
   s.strategy = entry->name;
   const std::string extra = s.options;
   s.options = "streams=" + std::to_string(options.max_streams) + " granularity_us=" + format_number(in.options.granularity_us);
+  if (options.cuda_graph) s.options += " cuda_graph=on";
   if (!extra.empty()) s.options += " " + extra;
   s.events = compute_events(graph, s);
   if (Status ok = validate_schedule(graph, s); !ok)

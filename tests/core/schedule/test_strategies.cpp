@@ -164,6 +164,17 @@ TEST(Strategies, GranularityKeepsTinyOperatorsOnProducerStream) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->stream_count(), 1u);
   EXPECT_EQ(s->options, "streams=8 granularity_us=0.6");
+  // Under CUDA Graph replay dependencies cost the host nothing: automatic granularity is 0 and the
+  // same tiny operators spread out; an explicit granularity still wins.
+  core::StrategyOptions graph_replay;
+  graph_replay.cuda_graph = true;
+  EXPECT_DOUBLE_EQ(core::resolved_granularity_us(graph_replay, dev), 0.0);
+  auto spread = core::make_schedule("chains", g, tiny, dev, graph_replay);
+  ASSERT_TRUE(spread);
+  EXPECT_GT(spread->stream_count(), 1u);
+  EXPECT_EQ(spread->options, "streams=8 granularity_us=0 cuda_graph=on");
+  graph_replay.granularity_us = 1.0;
+  EXPECT_DOUBLE_EQ(core::resolved_granularity_us(graph_replay, dev), 1.0);
 }
 
 // resource-aware merges a compute-bound with a compute-bound chain, so that across streams

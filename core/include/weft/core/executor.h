@@ -39,6 +39,15 @@ struct RunResult {
   std::int64_t random_weights = 0;    ///< weights without data (absent files) given seeded values
 };
 
+/// How two runs' outputs compare: the largest |a − b| over every output element, NaN when an
+/// output is missing, shapes or dtypes differ or only one side is NaN (NaN on both sides agrees);
+/// identical when every output's bytes match. O(output bytes).
+struct OutputDiff {
+  double max_abs_diff = 0;
+  bool identical = true;
+};
+OutputDiff compare_outputs(const RunResult& a, const RunResult& b);
+
 class Executor {
  public:
   virtual ~Executor() = default;

@@ -15,12 +15,15 @@ inline constexpr int kDefaultMaxStreams = 8;  ///< the hardware's default number
 struct StrategyOptions {
   int max_streams = kDefaultMaxStreams;
   /// Operators predicted shorter than this stay on a producer's stream. < 0: automatic
-  /// (two event costs of the device: 2 × (record + wait)).
+  /// (eager launches: two event costs of the device, 2 × (record + wait); CUDA Graph replay: 0).
   double granularity_us = -1;
+  /// The schedule will be replayed as a CUDA Graph: cross-stream dependencies become graph
+  /// edges that cost the host nothing, so the automatic granularity splits at every operator.
+  bool cuda_graph = false;
 };
 
 /// The granularity threshold the options mean on `device`: granularity_us, or when automatic
-/// 2 × (event record + event wait).
+/// 2 × (event record + event wait) for eager launches and 0 under CUDA Graph replay.
 double resolved_granularity_us(const StrategyOptions& options, const DeviceSpec& device);
 
 /// Warnings for people about a schedule made with `options` (a stream cap above the device's

@@ -1,7 +1,6 @@
 #pragma once
-// The studio's single door into weft_core's scheduling passes. Each call forwards to the core
-// function when it has landed (see kLive* in core_bridge.cpp) and otherwise to a small local
-// stand-in with the same contract, so the studio builds and works at every step.
+// The studio's single door into weft_core's scheduling passes: thin forwards, so the studio's
+// calls into core stay in one place.
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,20 +14,10 @@
 
 namespace weft::ui::bridge {
 
-/// Which core passes are called for real (true) and which are bridged by local stand-ins.
-struct Liveness {
-  bool analysis = false;
-  bool strategies = false;
-  bool sync = false;
-  bool edits = false;
-  bool schedule_json = false;
-};
-Liveness liveness();
-/// "analysis live, strategies bridged, ..." for the About box and the report.
-std::string liveness_text();
-
 /// Loads the default device preset (falls back to a named empty spec when the assets are missing).
 core::DeviceSpec default_device();
+/// Loads the preset `name`; an empty or unknown name gives default_device().
+core::DeviceSpec device_or_default(const std::string& name);
 
 core::AnalysisReport analyze(const core::Graph& graph, const core::CostTable& costs);
 std::vector<std::string> strategy_names();

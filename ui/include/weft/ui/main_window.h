@@ -7,8 +7,11 @@
 
 #include "weft/ui/model_loader.h"
 #include "weft/ui/project_file.h"
+#include "weft/ui/run_job.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/theme.h"
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -20,10 +23,12 @@ namespace weft::ui {
 
 class GraphView;
 class LanesView;
+class MemoryView;
 class NodeTableModel;
 class PropertiesPanel;
 class StrategyPanel;
 class SummaryPanel;
+class TimelineView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -39,6 +44,19 @@ class MainWindow : public QMainWindow {
   void openProject(const QString& path);
   bool saveProject(const QString& path);
   bool exportSchedule(const QString& path);
+  /// Chrome trace of the runs at `runs` (indices into exportable_runs(*document()): predicted
+  /// runs first, then measured).
+  bool exportChromeTrace(const QString& path, const std::vector<int>& runs);
+  /// Per-node times of the schedule and of every run as CSV.
+  bool exportNodeTimes(const QString& path);
+  /// PNG or SVG (by suffix) of the view named `view` (one of exportableViews()).
+  bool exportViewImage(const QString& view, const QString& path);
+  /// Views that File > Export > Image offers: every dock's widget, the memory chart, the offset
+  /// map and the whole window.
+  QStringList exportableViews() const;
+  QWidget* exportableView(const QString& view) const;
+  /// Raises the dock whose object name is `name` + "Dock" (e.g. "memory"); false when none.
+  bool showView(const QString& name);
   void cancelLoading();
   /// Selects the next node matching `text` (name or operator), shows it in both views; match count.
   int findNode(const QString& text);
@@ -47,17 +65,54 @@ class MainWindow : public QMainWindow {
   StudioDocument* document() const { return m_doc; }
   GraphView* graphView() const { return m_graph; }
   LanesView* lanesView() const { return m_lanes; }
+  MemoryView* memoryView() const { return m_memory; }
   StrategyPanel* strategyPanel() const { return m_strategy; }
   SummaryPanel* summaryPanel() const { return m_summary; }
   NodeTableModel* nodeModel() const { return m_node_model; }
+  TimelineView* timelineView() const { return m_timeline; }
+  QDockWidget* timelineDock() const { return m_timeline_dock; }
+
+  // Runs (Run menu): the CPU reference executor runs the current schedule and the sequential one
+  // off the GUI thread; progress and cancel in the status bar; the measured timelines land in the
+  // document's runs and the summary panel. CUDA stays disabled (with the reason) without an executor.
+  /// Starts a CPU run; false (with the reason in the status bar) when refused.
+  bool runOnCpu();
+  void cancelRun();
+  /// From runOnCpu() until runFinished is emitted.
+  bool isRunning() const;
+  QAction* runCpuAction() const { return m_run_cpu; }
+  QAction* runCudaAction() const { return m_run_cuda; }
+  QAction* useMeasuredAction() const { return m_use_measured; }
+  QAction* resetCostsAction() const { return m_reset_costs; }
+  /// Timed iterations per run (the median is kept); default 3.
+  void setRunIterations(int iterations) { m_run_iterations = iterations; }
+  /// Calibrates the cost model with the latest measured run (Run ▸ Use measured times).
+  bool useMeasuredTimes();
+  /// Raises the timeline dock and makes it the largest (for --show timeline screenshots).
+  void showTimeline();
   /// Recent files as stored (most recent first, missing files dropped).
   QStringList recentFiles() const;
   /// The last message shown in the status bar (refusals, errors, progress).
   const QString& lastMessage() const { return m_last_message; }
 
+  // Settings (QSettings): recent files, device preset, theme, window layout, last export folder.
+  /// The device preset used for the next load (empty: the default preset).
+  const QString& devicePreset() const { return m_device_preset; }
+  /// Chooses the device preset, stores it and reloads the open model file with it.
+  void setDevicePreset(const QString& name);
+  Theme theme() const { return m_theme; }
+  void setTheme(Theme theme);
+  QString lastExportFolder() const;
+  /// Every action that has a shortcut: (menu path and name, shortcuts), from the actions themselves.
+  QList<QPair<QString, QString>> shortcutList() const;
+  /// The About box's text: versions of Weft, Qt, protobuf, ONNX, CUDA.
+  QString aboutText() const;
+
  signals:
   /// After every load attempt: ok, and the message shown (error or summary).
   void loadFinished(bool ok, const QString& message);
+  /// After every run attempt: ok, and the message shown.
+  void runFinished(bool ok, const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -73,11 +128,23 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void createMenus();
   void createDocks();
+  void createMemoryDock();
+  void createExportMenu(QMenu* file);
+  void createPreferenceMenus(QMenu* edit, QMenu* view);
+  void createHelpMenu();
+  void showShortcuts();
+  void rememberExportFolder(const QString& path);
+  QString askSavePath(const QString& title, const QString& name, const QString& filter);
+  void createTimelineDock();
+  void createRunMenu();
+  void onRunFinished();
+  void updateRunActions();
   ProjectSettings currentSettings() const;
 
   StudioDocument* m_doc;
   GraphView* m_graph = nullptr;
   LanesView* m_lanes = nullptr;
+  MemoryView* m_memory = nullptr;
   PropertiesPanel* m_properties = nullptr;
   StrategyPanel* m_strategy = nullptr;
   SummaryPanel* m_summary = nullptr;
@@ -95,6 +162,21 @@ class MainWindow : public QMainWindow {
   /// Schedule and settings to apply once the project's model has loaded.
   std::optional<Project> m_pending_project;
   QString m_last_message;
+  QString m_device_preset;
+  Theme m_theme = Theme::System;
+  // Timeline and runs.
+  TimelineView* m_timeline = nullptr;
+  QDockWidget* m_timeline_dock = nullptr;
+  QAction* m_run_cpu = nullptr;
+  QAction* m_run_cuda = nullptr;
+  QAction* m_cancel_run = nullptr;
+  QAction* m_use_measured = nullptr;
+  QAction* m_reset_costs = nullptr;
+  QFutureWatcher<RunReport> m_run_watcher;
+  RunJob m_run_job;
+  int m_run_iterations = 3;
+  bool m_run_active = false;  ///< from the start of a run until its result (or cancel) is handled
+  std::string m_last_measured;  ///< label of the latest measured schedule run (Use measured times)
 };
 
 }  // namespace weft::ui

@@ -19,6 +19,7 @@ struct LoadRequest {
   GraphSource source;      ///< empty: import_onnx(path)
   QString strategy;        ///< first schedule; empty: the studio's default
   core::StrategyOptions options;
+  QString device;          ///< device preset; empty or unknown: the default preset
 };
 
 /// The strategy the studio applies after loading when none is asked for.

@@ -50,10 +50,14 @@ class SummaryPanel : public QWidget {
   explicit SummaryPanel(StudioDocument* doc, QWidget* parent = nullptr);
   QString text() const;
   void refresh();
+  /// The latest real run's figures (rich text) under the live ones; cleared with the model.
+  void setRunText(const QString& html);
+  QString runText() const;
 
  private:
   StudioDocument* m_doc;
   QLabel* m_label;
+  QLabel* m_run;
 };
 
 }  // namespace weft::ui

@@ -85,6 +85,21 @@ class StudioDocument : public QObject {
   void addRun(core::Timeline run);
   void clearRuns();
 
+  /// Simulated timelines under the current cost model, refreshed before scheduleChanged: [0]
+  /// the current schedule (kind "predicted"), [1] one stream in topological order with a launch
+  /// per node (kind "sequential-eager"), [2] the same as one CUDA Graph ("sequential-graph").
+  /// Empty above the live-prediction size or without device rates.
+  const std::vector<core::Timeline>& predictedRuns() const { return m_predicted; }
+
+  /// Replaces the node costs (e.g. calibrate_costs() from a measured run): analysis, critical
+  /// path, node times, figures and predictions are recomputed from them; emits costsChanged,
+  /// then scheduleChanged. `origin` names where they came from (shown by the panels).
+  void setCosts(const core::CostTable& costs, const QString& origin);
+  /// Back to the cost model the model was loaded with.
+  void resetCosts();
+  bool costsCalibrated() const { return m_original_analysis != nullptr; }
+  const QString& costsOrigin() const { return m_costs_origin; }
+
   const std::vector<core::NodeId>& selection() const { return m_selection; }
   bool isSelected(core::NodeId n) const;
   void setSelection(std::vector<core::NodeId> nodes);
@@ -95,12 +110,16 @@ class StudioDocument : public QObject {
   void selectionChanged();
   void editRefused(const QString& reason);
   void runsChanged();
+  void costsChanged();
 
  private:
   friend class ScheduleCommand;
   void setScheduleInternal(core::Schedule schedule);
   /// Simulated makespan and planned arena of `schedule`, or -1 each when not computed.
-  std::pair<double, std::int64_t> predict(const core::Schedule& schedule) const;
+  /// When `timeline` is given, it receives the simulated timeline (makespan < 0: not simulated).
+  std::pair<double, std::int64_t> predict(const core::Schedule& schedule, core::Timeline* timeline = nullptr) const;
+  /// Node times, critical flags and the sequential baselines from m_analysis.
+  void refreshCosts();
   bool pushEdit(const QString& text, core::Expected<core::Schedule> result);
 
   std::shared_ptr<const core::Graph> m_graph;
@@ -112,6 +131,11 @@ class StudioDocument : public QObject {
   std::vector<int> m_stream_of, m_position;
   std::vector<bool> m_critical;
   std::vector<core::Timeline> m_runs;
+  std::vector<core::Timeline> m_predicted;
+  core::Timeline m_sequential_eager, m_sequential_graph;
+  /// The analysis the model was loaded with while calibrated costs are in use, else null.
+  std::shared_ptr<const core::AnalysisReport> m_original_analysis;
+  QString m_costs_origin;
   std::vector<core::NodeId> m_selection;
   std::vector<bool> m_selected;
   ScheduleFigures m_figures;

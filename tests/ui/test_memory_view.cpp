@@ -1,0 +1,253 @@
+// The memory view: its model on golden small graphs (two concurrent branches cost more arena than
+// one stream; high-water is monotone and covers live bytes; bounds stay below arenas) and on
+// googlenet; the cutoff is reported; the view re-plans after an edit; the offset map's hover
+// names the tensor under the mouse and a click selects its producer.
+#include <QChart>
+#include <QLineSeries>
+#include <QSignalSpy>
+#include <QTest>
+#include <QToolTip>
+
+#include "ui_test_support.h"
+#include "weft/core/onnx_import.h"
+#include "weft/ui/memory_model.h"
+#include "weft/ui/memory_view.h"
+#include "weft/ui/synthetic_model.h"
+
+using weft::core::NodeId;
+using weft::ui::MemoryModel;
+
+namespace {
+
+void check_invariants(const weft::core::Graph& g, const MemoryModel& m) {
+  QVERIFY(m.computed);
+  QCOMPARE(m.steps.size(), g.node_count());
+  QCOMPARE(m.current.live_bytes.size(), g.node_count());
+  QCOMPARE(m.current.high_water.size(), g.node_count());
+  QCOMPARE(m.sequential.live_bytes.size(), g.node_count());
+  QCOMPARE(m.sequential.high_water.size(), g.node_count());
+  for (const auto* c : {&m.current, &m.sequential}) {
+    for (std::size_t i = 0; i < c->live_bytes.size(); ++i) {
+      if (i > 0) QVERIFY(c->high_water[i] >= c->high_water[i - 1]);
+      // Tensors live at one step conflict, so they sit at disjoint offsets below the high-water.
+      QVERIFY(c->live_bytes[i] <= c->high_water[i]);
+    }
+    for (std::size_t i = 1; i < c->high_water_over_time.size(); ++i)
+      QVERIFY(c->high_water_over_time[i].value >= c->high_water_over_time[i - 1].value);
+  }
+  QCOMPARE(m.current.high_water.back(), m.arena_bytes);
+  QCOMPARE(m.sequential.high_water.back(), m.sequential_arena_bytes);
+  QVERIFY(m.concurrent_bound_bytes <= m.arena_bytes);
+  QVERIFY(m.linear_bound_bytes <= m.sequential_arena_bytes);
+  QVERIFY(m.arena_bytes <= m.no_reuse_bytes);
+  for (const auto& b : m.blocks) {
+    QVERIFY(b.first_step <= b.last_step);
+    QVERIFY(b.offset >= 0 && b.offset + b.size <= m.arena_bytes);
+    QVERIFY(b.start_us <= b.end_us);
+  }
+}
+
+}  // namespace
+
+class TestMemoryView : public QObject {
+  Q_OBJECT
+ private slots:
+  void twoBranchesPayForConcurrency();
+  void oneStreamCostsNothingExtra();
+  void realModelSeries();
+  void largeModelIsCutOff();
+  void cutoffSizedModelPlansWithinAnEdit();
+  void viewReplansAfterEdit();
+  void largeModelReplansInWorker();
+  void offsetMapHoverAndClick();
+};
+
+void TestMemoryView::twoBranchesPayForConcurrency() {
+  // Two chains of three (float32 [1,1024] = 4096 B each): on two streams the four intermediates
+  // are pairwise concurrent, so the arena is all four; one stream reuses.
+  auto loaded = weft::test::make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}});
+  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, loaded.schedule, &loaded.analysis->costs, &loaded.device);
+  check_invariants(*loaded.graph, m);
+  QCOMPARE(m.blocks.size(), std::size_t{4});
+  QCOMPARE(m.no_reuse_bytes, std::int64_t{4 * 4096});
+  QCOMPARE(m.arena_bytes, std::int64_t{4 * 4096});
+  QCOMPARE(m.concurrent_bound_bytes, std::int64_t{4 * 4096});
+  QVERIFY(m.sequential_arena_bytes < m.arena_bytes);
+  QVERIFY(m.sequential_arena_bytes >= 2 * 4096);  // a producer and its reader's output overlap
+  QVERIFY(m.price() > 1.0);
+  QVERIFY(m.hasTime());
+  QCOMPARE(static_cast<std::int64_t>(m.current.high_water_over_time.back().value), m.arena_bytes);
+  QVERIFY(m.current.makespan_us > 0);
+  // Every block is findable at its own centre (step axis).
+  for (std::size_t i = 0; i < m.blocks.size(); ++i) {
+    const auto& b = m.blocks[i];
+    const int at = m.blockAt(b.first_step + 0.5, false, static_cast<double>(b.offset) + static_cast<double>(b.size) / 2);
+    QCOMPARE(at, static_cast<int>(i));
+  }
+}
+
+void TestMemoryView::oneStreamCostsNothingExtra() {
+  // The sequential schedule itself: the price of concurrency is exactly 1.
+  auto loaded = weft::test::make_loaded(weft::test::make_two_branches(4), {});
+  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, loaded.schedule, &loaded.analysis->costs, &loaded.device);
+  check_invariants(*loaded.graph, m);
+  QCOMPARE(m.arena_bytes, m.sequential_arena_bytes);
+  QCOMPARE(m.price(), 1.0);
+  QCOMPARE(m.current.live_bytes, m.sequential.live_bytes);
+}
+
+void TestMemoryView::realModelSeries() {
+  // googlenet under the studio's default strategy: every series as long as the model, bounds hold.
+  auto graph = weft::core::import_onnx(WEFT_TEST_DATA_DIR "/models/googlenet.onnx");
+  QVERIFY2(graph, graph ? "" : graph.error().message.c_str());
+  auto loaded = weft::test::make_loaded(std::move(*graph), {});
+  auto schedule = weft::ui::bridge::make_schedule("cp-list", *loaded.graph, loaded.analysis->costs, loaded.device, {});
+  QVERIFY(schedule);
+  QVERIFY(schedule->stream_count() > 1);
+  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, *schedule, &loaded.analysis->costs, &loaded.device);
+  check_invariants(*loaded.graph, m);
+  QVERIFY(m.blocks.size() > 50);
+  QVERIFY(m.arena_bytes >= m.sequential_arena_bytes / 2);
+  QVERIFY(m.concurrent_bound_bytes > 0 && m.linear_bound_bytes > 0);
+  QVERIFY(m.hasTime());
+  qInfo("googlenet cp-list: arena %lld (sequential %lld, bounds %lld / %lld, no reuse %lld), %f vs %f us",
+        static_cast<long long>(m.arena_bytes), static_cast<long long>(m.sequential_arena_bytes),
+        static_cast<long long>(m.concurrent_bound_bytes), static_cast<long long>(m.linear_bound_bytes),
+        static_cast<long long>(m.no_reuse_bytes), m.current.makespan_us, m.sequential.makespan_us);
+}
+
+void TestMemoryView::largeModelIsCutOff() {
+  // Past the node cutoff nothing is planned and the note says why (no frozen GUI).
+  auto loaded = weft::test::make_loaded(weft::test::make_chain(30), {});
+  weft::ui::MemoryModelOptions opt;
+  opt.max_nodes = 20;
+  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, loaded.schedule, nullptr, nullptr, opt);
+  QVERIFY(!m.computed);
+  QVERIFY(m.note.find("30 nodes") != std::string::npos);
+  QVERIFY(m.note.find("up to 20") != std::string::npos);
+}
+
+void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
+  // At the cutoff (4000 nodes, 4 random streams) one recompute stays interactive and valid.
+  auto graph = weft::ui::make_synthetic_graph(static_cast<int>(weft::ui::kMemoryViewMaxNodes), 7);
+  QVERIFY(graph);
+  auto loaded = weft::test::make_loaded(std::move(*graph), {});
+  weft::core::Schedule s = weft::test::random_schedule(*loaded.graph, 4, 3);
+  s.events = weft::ui::bridge::compute_events(*loaded.graph, s);
+  QElapsedTimer clock;
+  clock.start();
+  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, s, &loaded.analysis->costs, &loaded.device);
+  const qint64 ms = clock.elapsed();
+  check_invariants(*loaded.graph, m);
+  qInfo("4000 nodes, 4 streams: memory model in %lld ms (arena %.2f MiB, price %.2f)", static_cast<long long>(ms),
+        static_cast<double>(m.arena_bytes) / 1048576.0, m.price());
+  QVERIFY(ms < 5000);  // generous: a loaded CI machine, Debug builds
+}
+
+void TestMemoryView::viewReplansAfterEdit() {
+  // Merging the two branches into one stream is an edit: the shown view re-plans and the arena drops.
+  weft::ui::StudioDocument doc;
+  doc.setModel(weft::test::make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  weft::ui::MemoryView view(&doc);
+  view.resize(900, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);  // same planner as the summary
+  QCOMPARE(view.model().arena_bytes, std::int64_t{4 * 4096});
+  const int before = view.recomputeCount();
+  QVERIFY(doc.mergeStreams(0, 1));
+  QVERIFY(view.recomputeCount() > before);
+  QVERIFY(view.model().arena_bytes < 4 * 4096);
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
+  QCOMPARE(doc.schedule().stream_count(), std::size_t{1});
+  const QString price = QString::number(view.model().price(), 'f', 2);
+  QVERIFY2(view.figuresText().contains("price of concurrency " + price + "×"), qPrintable(view.figuresText()));
+  // Undo restores the concurrent arena; the chart's step series have two points per step.
+  doc.undoStack()->undo();
+  QCOMPARE(view.model().arena_bytes, std::int64_t{4 * 4096});
+  const auto series = view.chart()->series();
+  QCOMPARE(series.size(), 6);
+  QCOMPARE(static_cast<QLineSeries*>(series[0])->count(), 12);
+  view.setOverTime(true);
+  QVERIFY(view.offsetMap()->overTime());
+  // The offset map's plot lines up under the chart's plot area, at any width.
+  for (int width : {900, 1300}) {
+    view.resize(width, 700);
+    QTRY_VERIFY(std::abs(view.offsetMap()->plotRect().left() - view.chart()->plotArea().left()) <= 1.0);
+    QTRY_VERIFY(std::abs(view.offsetMap()->plotRect().right() - view.chart()->plotArea().right()) <= 1.0);
+  }
+  QVERIFY(static_cast<QLineSeries*>(series[0])->count() > 2);
+}
+
+void TestMemoryView::largeModelReplansInWorker() {
+  // Past kSyncNodes an edit re-plans in a worker: the GUI thread returns at once, the result
+  // arrives by signal and matches the document's own figures.
+  auto graph = weft::ui::make_synthetic_graph(1500, 3);
+  QVERIFY(graph);
+  weft::ui::StudioDocument doc;
+  auto loaded = weft::test::make_loaded(std::move(*graph), {});
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
+  loaded.schedule.events = weft::ui::bridge::compute_events(*loaded.graph, loaded.schedule);
+  doc.setModel(std::move(loaded));
+  weft::ui::MemoryView view(&doc);
+  view.resize(900, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QTRY_VERIFY_WITH_TIMEOUT(!view.isReplanning(), 20000);
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
+  QVERIFY(doc.mergeStreams(0, 1));
+  QVERIFY(view.isReplanning());
+  QTRY_VERIFY_WITH_TIMEOUT(!view.isReplanning(), 20000);
+  QVERIFY(view.model().computed);
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
+  QVERIFY(view.figuresText().contains(QString::number(view.model().price(), 'f', 2)));
+  // Two edits in a row: only the last one's result is kept.
+  QVERIFY(doc.addStream());
+  QVERIFY(doc.mergeStreams(0, 1));
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
+  QCOMPARE(view.model().steps.size(), std::size_t{1500});
+}
+
+void TestMemoryView::offsetMapHoverAndClick() {
+  // Moving the mouse over each rectangle names its tensor; a click selects the producer.
+  weft::ui::StudioDocument doc;
+  doc.setModel(weft::test::make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  weft::ui::MemoryView view(&doc);
+  view.resize(900, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  auto* map = view.offsetMap();
+  const MemoryModel& m = view.model();
+  QCOMPARE(m.blocks.size(), std::size_t{4});
+  for (std::size_t i = 0; i < m.blocks.size(); ++i) {
+    const QPoint c = map->blockCenter(static_cast<int>(i)).toPoint();
+    QCOMPARE(map->blockAt(c), static_cast<int>(i));
+    QTest::mouseMove(map, c);
+    QTRY_VERIFY(!map->hoverText().isEmpty());
+    const QString name = QString::fromStdString(doc.graph().tensor(m.blocks[i].tensor).name);
+    QVERIFY2(map->hoverText().startsWith(name + "\n"), qPrintable(map->hoverText()));
+    QVERIFY(map->hoverText().contains(QString::fromStdString(doc.graph().key(m.blocks[i].producer))));
+    if (QToolTip::isVisible()) QCOMPARE(QToolTip::text(), map->hoverText());
+    QTest::mouseClick(map, Qt::LeftButton, {}, c);
+    QCOMPARE(doc.selection(), std::vector<NodeId>{m.blocks[i].producer});
+  }
+  // Over predicted time the rectangles move; hover still names each tensor.
+  view.setOverTime(true);
+  QVERIFY(map->overTime());
+  for (std::size_t i = 0; i < m.blocks.size(); ++i) {
+    const QPoint c = map->blockCenter(static_cast<int>(i)).toPoint();
+    QCOMPARE(map->blockAt(c), static_cast<int>(i));
+    QTest::mouseMove(map, c);
+    const QString name = QString::fromStdString(doc.graph().tensor(m.blocks[i].tensor).name);
+    QTRY_VERIFY2(map->hoverText().startsWith(name + "\n"), qPrintable(map->hoverText()));
+    QVERIFY(map->hoverText().contains(" µs"));
+  }
+  // Outside every rectangle: nothing named, a click clears the selection.
+  QTest::mouseMove(map, QPoint(2, 2));
+  QTRY_VERIFY(map->hoverText().isEmpty());
+  QTest::mouseClick(map, Qt::LeftButton, {}, QPoint(2, 2));
+  QVERIFY(doc.selection().empty());
+}
+
+QTEST_MAIN(TestMemoryView)
+#include "test_memory_view.moc"

@@ -1,0 +1,174 @@
+// Runs from the studio: Run ▸ Run on CPU measures the current schedule off the GUI thread and its
+// timeline lands in the document (one item per node, outputs bit-identical to the sequential
+// run); a cancelled run adds nothing; an unsupported model is refused with the reason; CUDA stays
+// disabled with the reason; "Use measured times" calibrates the cost model and Reset reverts it.
+#include <QAction>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+#include "ui_test_support.h"
+#include "weft/ui/main_window.h"
+#include "weft/ui/panels.h"
+#include "weft/ui/timeline_view.h"
+
+using weft::ui::MainWindow;
+
+namespace {
+const QString kSqueezenet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/squeezenet1_1.onnx");
+
+bool wait_signal(QSignalSpy& spy, int ms = 120000) {
+  return weft::test::wait_until([&] { return spy.count() > 0; }, ms);
+}
+
+const weft::core::Timeline* find_run(const weft::ui::StudioDocument& doc, const std::string& label) {
+  for (const auto& r : doc.runs())
+    if (r.label == label) return &r;
+  return nullptr;
+}
+}  // namespace
+
+class TestRunMenu : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("weft-tests");
+    QCoreApplication::setApplicationName("test_run_menu");
+  }
+  void cpuRunFromTheMenu();
+  void realModelRunsAndCalibrates();
+  void cancelledRunAddsNothing();
+  void unsupportedModelIsRefused();
+  void cudaEntryIsDisabledWithReason();
+};
+
+void TestRunMenu::cpuRunFromTheMenu() {
+  MainWindow w;
+  w.show();
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openGraph("two-branches", [] { return weft::core::Expected<weft::core::Graph>(weft::test::make_two_branches(6)); });
+  QVERIFY(wait_signal(loaded));
+  QVERIFY(loaded.last().at(0).toBool());
+  QVERIFY(w.runCpuAction()->isEnabled());
+  QVERIFY(!w.useMeasuredAction()->isEnabled());  // nothing measured yet
+  w.setRunIterations(2);
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  w.runCpuAction()->trigger();
+  QVERIFY(w.isRunning() || ran.count() > 0);
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  const auto& doc = *w.document();
+  const std::string label = "measured cpu " + doc.schedule().strategy;
+  const weft::core::Timeline* measured = find_run(doc, label);
+  QVERIFY(measured);
+  QCOMPARE(measured->kind, std::string("measured"));
+  QCOMPARE(measured->stream_count, static_cast<int>(doc.schedule().stream_count()));
+  // One item per node, each on the stream the schedule put it on.
+  QCOMPARE(measured->items.size(), doc.graph().node_count());
+  std::vector<int> seen(doc.graph().node_count(), 0);
+  for (const auto& it : measured->items) {
+    ++seen[static_cast<std::size_t>(it.node)];
+    QCOMPARE(it.stream, doc.streamOf(it.node));
+    QVERIFY(it.end_us >= it.start_us);
+  }
+  QVERIFY(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+  QVERIFY(find_run(doc, "measured cpu sequential"));
+  QVERIFY(w.summaryPanel()->runText().contains("bit-identical"));
+  QVERIFY(w.lastMessage().contains("bit-identical"));
+  // The timeline shows it, beside the predicted tracks.
+  bool shown = false;
+  for (const auto& t : w.timelineView()->tracks()) shown = shown || t.run.label == label;
+  QVERIFY(shown);
+  QVERIFY(w.useMeasuredAction()->isEnabled());
+}
+
+void TestRunMenu::realModelRunsAndCalibrates() {
+  MainWindow w;
+  w.show();
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openModel(kSqueezenet);
+  QVERIFY(wait_signal(loaded));
+  QVERIFY2(loaded.last().at(0).toBool(), qPrintable(loaded.last().at(1).toString()));
+  auto& doc = *w.document();
+  QVERIFY(doc.predictedRuns().size() == 3);
+  const double predicted_before = doc.figures().predicted_us;
+  const double node0_before = doc.nodeTimes()[0];
+  w.setRunIterations(1);
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  QVERIFY(w.runOnCpu());
+  QVERIFY(!w.runCpuAction()->isEnabled());  // one run at a time
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  const weft::core::Timeline* measured = find_run(doc, "measured cpu " + doc.schedule().strategy);
+  QVERIFY(measured);
+  QCOMPARE(measured->items.size(), doc.graph().node_count());
+  QVERIFY(w.summaryPanel()->runText().contains("bit-identical"));
+  QVERIFY(w.summaryPanel()->runText().contains("seeded"));  // structure-only model: weights seeded
+
+  // Use measured times: node times become the measured durations, predictions follow; reset reverts.
+  QSignalSpy costs(&doc, &weft::ui::StudioDocument::costsChanged);
+  w.useMeasuredAction()->trigger();
+  QCOMPARE(costs.count(), 1);
+  QVERIFY(doc.costsCalibrated());
+  QVERIFY(doc.analysis().costs.nodes[0].measured);
+  double measured0 = 0;
+  for (const auto& it : measured->items)
+    if (it.node == 0) measured0 = it.end_us - it.start_us;
+  QCOMPARE(doc.nodeTimes()[0], measured0);
+  QVERIFY(doc.figures().predicted_us != predicted_before);
+  QVERIFY(w.resetCostsAction()->isEnabled());
+  QVERIFY(w.summaryPanel()->text().contains("measured"));
+  w.resetCostsAction()->trigger();
+  QVERIFY(!doc.costsCalibrated());
+  QCOMPARE(doc.nodeTimes()[0], node0_before);
+  QCOMPARE(doc.figures().predicted_us, predicted_before);
+  QVERIFY(!w.resetCostsAction()->isEnabled());
+}
+
+void TestRunMenu::cancelledRunAddsNothing() {
+  MainWindow w;
+  w.show();
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openModel(kSqueezenet);
+  QVERIFY(wait_signal(loaded));
+  w.setRunIterations(3);
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  QVERIFY(w.runOnCpu());
+  w.cancelRun();
+  QVERIFY(wait_signal(ran));
+  QCOMPARE(ran.last().at(0).toBool(), false);
+  QVERIFY(ran.last().at(1).toString().contains("cancelled"));
+  QVERIFY(w.document()->runs().empty());
+  // The worker may still be finishing its pass; once it has, a new run is accepted.
+  QVERIFY(weft::test::wait_until([&] { return !w.isRunning(); }, 120000));
+  QVERIFY(w.runCpuAction()->isEnabled());
+  QVERIFY(w.document()->runs().empty());
+}
+
+void TestRunMenu::unsupportedModelIsRefused() {
+  MainWindow w;
+  w.show();
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openGraph("fancy", [] { return weft::core::Expected<weft::core::Graph>(weft::test::make_dag(3, {{0, 1}, {1, 2}}, 64, "FancyOp")); });
+  QVERIFY(wait_signal(loaded));
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  QVERIFY(!w.runOnCpu());
+  QCOMPARE(ran.count(), 1);
+  QCOMPARE(ran.last().at(0).toBool(), false);
+  QVERIFY2(w.lastMessage().contains("FancyOp"), qPrintable(w.lastMessage()));
+  QVERIFY(w.document()->runs().empty());
+  QVERIFY(!w.isRunning());
+}
+
+void TestRunMenu::cudaEntryIsDisabledWithReason() {
+  MainWindow w;
+  QVERIFY(w.runCudaAction());
+  QVERIFY(!w.runCudaAction()->isEnabled());
+  QVERIFY(!w.runCudaAction()->toolTip().isEmpty());
+  QVERIFY(w.runCudaAction()->toolTip().contains("CUDA"));
+  QVERIFY(!w.runCpuAction()->isEnabled());  // no model yet
+}
+
+QTEST_MAIN(TestRunMenu)
+#include "test_run_menu.moc"

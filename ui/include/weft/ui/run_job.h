@@ -1,0 +1,48 @@
+#pragma once
+// Real runs from the studio: the CPU reference executor runs the current schedule and the
+// sequential one off the GUI thread (QtConcurrent); progress and cancellation go through the
+// QFuture, the measured timelines land in the document's runs.
+#include <QFuture>
+#include <QString>
+#include <memory>
+
+#include "weft/core/graph.h"
+#include "weft/core/schedule.h"
+#include "weft/core/timeline.h"
+
+namespace weft::ui {
+
+struct RunRequest {
+  std::shared_ptr<const core::Graph> graph;
+  core::Schedule schedule;
+  int iterations = 3;  ///< timed iterations of each run (the median is kept)
+  int warmup = 1;
+  std::uint64_t seed = 42;
+};
+
+/// What a finished run reports: both measured timelines and how the schedule compares.
+struct RunReport {
+  std::shared_ptr<const core::Graph> graph;  ///< the graph that ran (stale when the model changed since)
+  core::Timeline measured;    ///< the schedule, kind "measured", label "measured cpu <strategy>"
+  core::Timeline sequential;  ///< one stream in topological order, label "measured cpu sequential"
+  double wall_ms = 0;         ///< median iteration of the schedule
+  double sequential_ms = 0;   ///< median iteration of the sequential run
+  double max_abs_diff = 0;    ///< over every output vs the sequential run; NaN when shapes differ
+  bool identical = false;     ///< outputs bit-identical to the sequential run's
+  std::int64_t random_weights = 0;  ///< weights without data given seeded values
+  int iterations = 0;
+};
+
+/// Starts a CPU run. Refuses (no result, `error` set) a model with an operator the CPU executor
+/// lacks, a plan that fails or an executor error. Cancel with future.cancel(): the worker stops
+/// at the next stage (an executor call in flight finishes first; its result is dropped).
+struct RunJob {
+  QFuture<RunReport> future;
+  std::shared_ptr<QString> error;
+};
+RunJob start_cpu_run(RunRequest request);
+
+/// Why the CUDA entry is unavailable in this build / on this machine, or empty when it can run.
+QString cuda_unavailable_reason();
+
+}  // namespace weft::ui

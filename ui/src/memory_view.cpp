@@ -1,0 +1,462 @@
+#include "weft/ui/memory_view.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QLineSeries>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QSplitter>
+#include <QToolTip>
+#include <QValueAxis>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
+
+#include "weft/ui/stream_colors.h"
+#include "weft/ui/studio_document.h"
+
+namespace weft::ui {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+QString bytes_text(std::int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b >= kMiB) return QString("%1 MiB").arg(b / kMiB, 0, 'f', 2);
+  if (b >= 1024) return QString("%1 KiB").arg(b / 1024, 0, 'f', 1);
+  return QString("%1 B").arg(bytes);
+}
+
+// A per-step series as a step function: step i holds its value over [i, i + 1).
+QList<QPointF> step_points(const std::vector<std::int64_t>& v) {
+  QList<QPointF> pts;
+  pts.reserve(static_cast<qsizetype>(2 * v.size()));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double y = static_cast<double>(v[i]) / kMiB;
+    pts.append(QPointF(static_cast<double>(i), y));
+    pts.append(QPointF(static_cast<double>(i + 1), y));
+  }
+  return pts;
+}
+
+// Counter samples hold their value until the next sample.
+QList<QPointF> time_points(const std::vector<core::CounterSample>& v, double end_us) {
+  QList<QPointF> pts;
+  pts.reserve(static_cast<qsizetype>(2 * v.size() + 1));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) pts.append(QPointF(v[i].time_us, v[i - 1].value / kMiB));
+    pts.append(QPointF(v[i].time_us, v[i].value / kMiB));
+  }
+  if (!v.empty() && end_us > v.back().time_us) pts.append(QPointF(end_us, v.back().value / kMiB));
+  return pts;
+}
+
+QLineSeries* make_series(QChart* chart, const QString& name, const QColor& color, double width, Qt::PenStyle style) {
+  auto* s = new QLineSeries(chart);
+  s->setName(name);
+  QPen pen(color, width);
+  pen.setStyle(style);
+  s->setPen(pen);
+  chart->addSeries(s);
+  return s;
+}
+
+}  // namespace
+
+// ---- OffsetMapView --------------------------------------------------------------------------
+
+OffsetMapView::OffsetMapView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
+  setMouseTracking(true);
+  setMinimumHeight(160);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
+}
+
+void OffsetMapView::setModel(const MemoryModel* model, bool over_time) {
+  m_model = model;
+  m_over_time = over_time && model && model->hasTime();
+  m_hover = -1;
+  m_hover_text.clear();
+  update();
+}
+
+void OffsetMapView::setHorizontalMargins(double left, double right) {
+  if (left == m_left && right == m_right) return;
+  m_left = left;
+  m_right = right;
+  update();
+}
+
+QRectF OffsetMapView::plotRect() const {
+  const QFontMetrics fm(font());
+  const double own_left = fm.horizontalAdvance("000.0") + 12;
+  const double left = m_left >= own_left ? m_left : own_left;
+  const double right = m_right >= 0 ? m_right : 10.0;
+  const double top = fm.height() * 1.5 + 8;  // room for the title above the top tick label
+  return QRectF(left, top, std::max(10.0, width() - left - right), std::max(10.0, height() - top - fm.height() - 10.0));
+}
+
+double OffsetMapView::xMax() const {
+  if (!m_model) return 1;
+  // The chart's x range: both runs fit, so the two plots share one scale.
+  if (m_over_time) return std::max({1e-9, m_model->current.makespan_us, m_model->sequential.makespan_us});
+  return std::max<double>(1, static_cast<double>(m_model->steps.size()));
+}
+
+double OffsetMapView::yMax() const {
+  return m_model ? std::max<double>(1, static_cast<double>(m_model->arena_bytes)) : 1.0;
+}
+
+QRectF OffsetMapView::blockRect(int block) const {
+  const MemoryBlock& b = m_model->blocks[static_cast<std::size_t>(block)];
+  const QRectF pr = plotRect();
+  const double x0 = m_over_time ? b.start_us : b.first_step;
+  const double x1 = m_over_time ? b.end_us : b.last_step + 1;
+  const double sx = pr.width() / xMax(), sy = pr.height() / yMax();
+  const double left = pr.left() + x0 * sx;
+  const double right = pr.left() + x1 * sx;
+  const double bottom = pr.bottom() - static_cast<double>(b.offset) * sy;
+  const double top = pr.bottom() - static_cast<double>(b.offset + b.size) * sy;
+  // At least a pixel wide and high so every tensor can be seen and hovered.
+  return QRectF(QPointF(left, top), QPointF(std::max(right, left + 1), std::max(bottom, top + 1)));
+}
+
+int OffsetMapView::blockAt(QPointF pos) const {
+  if (!m_model || !m_model->computed) return -1;
+  // Topmost (last drawn) first, in screen space so thin blocks stay hoverable.
+  for (std::size_t i = m_model->blocks.size(); i-- > 0;)
+    if (blockRect(static_cast<int>(i)).contains(pos)) return static_cast<int>(i);
+  return -1;
+}
+
+QPointF OffsetMapView::blockCenter(int block) const { return blockRect(block).center(); }
+
+QString OffsetMapView::blockText(int block) const {
+  if (!m_model || block < 0 || static_cast<std::size_t>(block) >= m_model->blocks.size()) return {};
+  const MemoryBlock& b = m_model->blocks[static_cast<std::size_t>(block)];
+  const core::Graph& g = m_doc->graph();
+  // Names go in by concatenation: a tensor named "x%1" must not be taken for a placeholder.
+  QString text = QString::fromStdString(g.tensor(b.tensor).name) + "\n" +
+                 tr("%1 at offset %2 (%3)").arg(bytes_text(b.size)).arg(b.offset).arg(bytes_text(b.offset)) + "\n" +
+                 tr("producer") + " " + QString::fromStdString(g.key(b.producer)) + " (" +
+                 QString::fromStdString(g.node(b.producer).op_type) + ", " + tr("stream %1").arg(m_doc->streamOf(b.producer)) +
+                 ")";
+  text += m_over_time ? tr("\nlive %1 – %2 µs").arg(b.start_us, 0, 'f', 1).arg(b.end_us, 0, 'f', 1)
+                      : tr("\nlive steps %1 – %2").arg(b.first_step).arg(b.last_step);
+  return text;
+}
+
+bool OffsetMapView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const int b = blockAt(help->pos());
+    if (b >= 0) QToolTip::showText(help->globalPos(), blockText(b), this);
+    else QToolTip::hideText();
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+void OffsetMapView::mouseMoveEvent(QMouseEvent* event) {
+  const int b = blockAt(event->position());
+  if (b == m_hover) return;
+  m_hover = b;
+  m_hover_text = blockText(b);
+  if (b >= 0) QToolTip::showText(event->globalPosition().toPoint(), m_hover_text, this);
+  else QToolTip::hideText();
+  update();
+}
+
+void OffsetMapView::leaveEvent(QEvent*) {
+  m_hover = -1;
+  m_hover_text.clear();
+  update();
+}
+
+void OffsetMapView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return;
+  const int b = blockAt(event->position());
+  if (b >= 0) m_doc->setSelection({m_model->blocks[static_cast<std::size_t>(b)].producer});
+  else m_doc->setSelection({});
+}
+
+void OffsetMapView::paintEvent(QPaintEvent* event) {
+  QPainter p(this);
+  const QPalette& pal = palette();
+  p.fillRect(rect(), pal.base());
+  if (!m_model || !m_model->computed || !m_doc->hasModel()) {
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
+               m_model && !m_model->note.empty() ? QString::fromStdString(m_model->note) : tr("No model loaded"));
+    return;
+  }
+  const QRectF pr = plotRect();
+  const QFontMetrics fm(font());
+  QColor grid = pal.color(QPalette::Text);
+  grid.setAlpha(40);
+  // Offset ticks (about 5) in MiB on the left, x ticks below.
+  p.setPen(pal.color(QPalette::Text));
+  const double ymax = yMax();
+  for (int i = 0; i <= 4; ++i) {
+    const double y = pr.bottom() - pr.height() * i / 4.0;
+    p.setPen(grid);
+    p.drawLine(QPointF(pr.left(), y), QPointF(pr.right(), y));
+    p.setPen(pal.color(QPalette::Text));
+    p.drawText(QRectF(0, y - fm.height() / 2.0, pr.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+               QString::number(ymax * i / 4.0 / kMiB, 'f', 1));
+  }
+  p.drawText(QRectF(0, 2, pr.right(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+             tr("Offset map: arena offset (MiB) of each tensor while it lives, by producer's stream"));
+  const double xmax = xMax();
+  for (int i = 0; i <= 4; ++i) {
+    const double x = pr.left() + pr.width() * i / 4.0;
+    const QString label = m_over_time ? QString("%1 µs").arg(xmax * i / 4.0, 0, 'f', 0)
+                                      : QString::number(std::lround(xmax * i / 4.0));
+    const double w = fm.horizontalAdvance(label);
+    const double lx = std::clamp(x - w / 2, pr.left(), pr.right() - w);
+    p.drawText(QPointF(lx, pr.bottom() + fm.ascent() + 4), label);
+  }
+  p.setClipRect(pr.adjusted(0, -1, 1, 1));
+  const QRectF dirty = QRectF(event->rect());
+  const QColor edge = pal.color(QPalette::Base);
+  for (std::size_t i = 0; i < m_model->blocks.size(); ++i) {
+    const QRectF r = blockRect(static_cast<int>(i));
+    if (!r.intersects(dirty)) continue;
+    const core::NodeId producer = m_model->blocks[i].producer;
+    const bool selected = m_doc->isSelected(producer);
+    QColor fill = selected ? selection_color() : stream_color(m_doc->streamOf(producer));
+    if (static_cast<int>(i) == m_hover) fill = fill.lighter(130);
+    p.fillRect(r, fill);
+    if (r.width() >= 4 && r.height() >= 4) {
+      p.setPen(QPen(edge, 0));
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(r);
+    }
+  }
+  p.setClipping(false);
+  // The concurrent lower bound: no plan of this schedule fits below it.
+  const double by = pr.bottom() - static_cast<double>(m_model->concurrent_bound_bytes) * pr.height() / ymax;
+  p.setPen(QPen(critical_color(), 1, Qt::DashLine));
+  p.drawLine(QPointF(pr.left(), by), QPointF(pr.right(), by));
+  p.setPen(pal.color(QPalette::Text));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(pr);
+}
+
+// ---- MemoryView -----------------------------------------------------------------------------
+
+MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
+  m_figures = new QLabel(this);
+  m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_figures->setWordWrap(true);
+  m_note = new QLabel(this);
+  m_note->setWordWrap(true);
+  m_note->hide();
+  m_axis = new QComboBox(this);
+  m_axis->addItems({tr("x: steps"), tr("x: predicted time")});
+  m_axis->setToolTip(tr("Plot against schedule steps or against simulated time"));
+  connect(m_axis, &QComboBox::currentIndexChanged, this, [this](int i) { setOverTime(i == 1); });
+
+  m_chart = new QChart;
+  m_chart->legend()->setAlignment(Qt::AlignBottom);
+  m_chart->setMargins(QMargins(4, 4, 4, 4));
+  m_x = new QValueAxis(m_chart);
+  m_y = new QValueAxis(m_chart);
+  m_y->setTitleText(tr("MiB"));
+  m_y->setLabelFormat("%.1f");
+  m_x->setLabelFormat("%.0f");
+  m_chart->addAxis(m_x, Qt::AlignBottom);
+  m_chart->addAxis(m_y, Qt::AlignLeft);
+  const QColor current = stream_color(0), sequential(0x88, 0x88, 0x88);
+  m_live = make_series(m_chart, tr("live"), current, 1.2, Qt::SolidLine);
+  m_high = make_series(m_chart, tr("high-water"), current.darker(130), 2.4, Qt::SolidLine);
+  m_seq_live = make_series(m_chart, tr("live, sequential"), sequential, 1.2, Qt::SolidLine);
+  m_seq_high = make_series(m_chart, tr("high-water, sequential"), sequential.darker(130), 2.4, Qt::SolidLine);
+  m_concurrent_bound = make_series(m_chart, tr("concurrent bound"), critical_color(), 1.5, Qt::DashLine);
+  m_linear_bound = make_series(m_chart, tr("sequential bound"), QColor(0x59, 0xa1, 0x4f), 1.5, Qt::DotLine);
+  for (QLineSeries* s : {m_live, m_high, m_seq_live, m_seq_high, m_concurrent_bound, m_linear_bound}) {
+    s->attachAxis(m_x);
+    s->attachAxis(m_y);
+  }
+  m_chart_view = new QChartView(m_chart, this);
+  m_chart_view->setRenderHint(QPainter::Antialiasing);
+  m_chart_view->setMinimumHeight(220);
+
+  m_map = new OffsetMapView(doc, this);
+  // Line the map's x axis up under the chart's plot area.
+  connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF& plot) {
+    // The chart fills its view from the origin (QChartView keeps them the same size), so chart
+    // coordinates are view coordinates; mapping through the view is wrong mid-resize.
+    const QRectF chart = m_chart->geometry();
+    m_map->setHorizontalMargins(chart.left() + plot.left(), chart.width() - plot.right());
+  });
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_figures, 1);
+  top->addWidget(m_axis, 0, Qt::AlignTop);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(m_chart_view);
+  split->addWidget(m_map);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setSizes({600, 400});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(top);
+  layout->addWidget(m_note);
+  layout->addWidget(split, 1);
+
+  connect(&m_watcher, &QFutureWatcher<MemoryModel>::finished, this, &MemoryView::takeResult);
+  connect(doc, &StudioDocument::scheduleChanged, this, &MemoryView::scheduleStale);
+  connect(doc, &StudioDocument::modelChanged, this, &MemoryView::scheduleStale);
+  applyPalette();
+  recompute();
+}
+
+MemoryView::~MemoryView() {
+  m_map->setModel(nullptr, false);
+  m_watcher.waitForFinished();  // the worker holds only copies; wait so it never outlives the app
+}
+
+const MemoryModel& MemoryView::model() {
+  if (m_stale) recompute();
+  if (m_result_pending) {
+    m_watcher.waitForFinished();
+    takeResult();
+  }
+  return m_model;
+}
+
+void MemoryView::takeResult() {
+  if (!m_result_pending || !m_watcher.isFinished() || m_watcher.isCanceled()) return;
+  m_result_pending = false;
+  m_model = m_watcher.result();
+  rebuildChart();
+}
+
+void MemoryView::scheduleStale() {
+  m_stale = true;
+  // Hidden (a background tab): re-plan when shown instead of on every edit.
+  if (isVisible()) recompute();
+}
+
+void MemoryView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (m_stale) recompute();
+}
+
+void MemoryView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange && m_map) applyPalette();
+}
+
+void MemoryView::setOverTime(bool over_time) {
+  m_over_time = over_time;
+  const QSignalBlocker block(m_axis);
+  m_axis->setCurrentIndex(over_time ? 1 : 0);
+  rebuildChart();
+}
+
+void MemoryView::recompute() {
+  m_stale = false;
+  ++m_recomputes;
+  m_result_pending = false;
+  if (!m_doc->hasModel()) {
+    m_model = MemoryModel{};
+    m_model.note = "No model loaded";
+  } else if (m_doc->graph().node_count() <= kSyncNodes) {
+    m_model = compute_memory_model(m_doc->graph(), m_doc->schedule(), &m_doc->analysis().costs, &m_doc->device());
+  } else {
+    // Large models re-plan in a worker on copies (the graph is shared and immutable); a newer
+    // edit replaces the watched future, so a stale result is never shown.
+    m_result_pending = true;
+    m_note->setText(tr("Re-planning the arena..."));
+    m_note->show();
+    m_watcher.setFuture(QtConcurrent::run(
+        [graph = m_doc->graphPtr(), schedule = m_doc->schedule(), costs = m_doc->analysis().costs,
+         device = m_doc->device()] { return compute_memory_model(*graph, schedule, &costs, &device); }));
+    return;
+  }
+  rebuildChart();
+}
+
+void MemoryView::rebuildChart() {
+  const MemoryModel& m = m_model;
+  const bool timed = m_over_time && m.hasTime();
+  m_axis->setEnabled(m.computed && m.hasTime());
+  m_note->setVisible(!m.note.empty());
+  m_note->setText(QString::fromStdString(m.note));
+  m_figures->setText(figuresText());
+  m_map->setModel(&m_model, timed);
+  if (!m.computed) {
+    for (QLineSeries* s : {m_live, m_high, m_seq_live, m_seq_high, m_concurrent_bound, m_linear_bound}) s->clear();
+    m_chart->setTitle(QString());
+    return;
+  }
+  double xmax = 1;
+  if (timed) {
+    xmax = std::max({m.current.makespan_us, m.sequential.makespan_us, 1e-6});
+    m_live->replace(time_points(m.current.live_over_time, m.current.makespan_us));
+    m_high->replace(time_points(m.current.high_water_over_time, m.current.makespan_us));
+    m_seq_live->replace(time_points(m.sequential.live_over_time, m.sequential.makespan_us));
+    m_seq_high->replace(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us));
+    m_x->setTitleText(tr("predicted time (µs)"));
+  } else {
+    xmax = std::max<double>(1, static_cast<double>(m.current.live_bytes.size()));
+    m_live->replace(step_points(m.current.live_bytes));
+    m_high->replace(step_points(m.current.high_water));
+    m_seq_live->replace(step_points(m.sequential.live_bytes));
+    m_seq_high->replace(step_points(m.sequential.high_water));
+    m_x->setTitleText(tr("step"));
+  }
+  const double cb = static_cast<double>(m.concurrent_bound_bytes) / kMiB;
+  const double lb = static_cast<double>(m.linear_bound_bytes) / kMiB;
+  m_concurrent_bound->replace(QList<QPointF>{QPointF(0, cb), QPointF(xmax, cb)});
+  m_linear_bound->replace(QList<QPointF>{QPointF(0, lb), QPointF(xmax, lb)});
+  m_x->setRange(0, xmax);
+  const double ymax = static_cast<double>(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes,
+                                                    std::int64_t{1}})) / kMiB;
+  m_y->setRange(0, ymax * 1.08);
+  const auto streams = m_doc->schedule().stream_count();
+  m_chart->setTitle(streams == 1 ? tr("Arena growth: current schedule (1 stream) vs sequential")
+                                 : tr("Arena growth: current schedule (%1 streams) vs sequential").arg(streams));
+}
+
+QString MemoryView::figuresText() const {
+  const MemoryModel& m = m_model;
+  if (!m.computed) return tr("Memory: not computed");
+  return tr("Arena %1 (%2) · sequential %3 · concurrent bound %4 · sequential bound %5 · "
+            "<b>price of concurrency %6×</b> · no reuse %7")
+      .arg(bytes_text(m.arena_bytes), QString::fromStdString(m.planner), bytes_text(m.sequential_arena_bytes),
+           bytes_text(m.concurrent_bound_bytes), bytes_text(m.linear_bound_bytes))
+      .arg(m.price(), 0, 'f', 2)
+      .arg(bytes_text(m.no_reuse_bytes));
+}
+
+void MemoryView::applyPalette() {
+  const QPalette& pal = palette();
+  const QColor text = pal.color(QPalette::Text);
+  m_chart->setBackgroundBrush(pal.base());
+  m_chart->setPlotAreaBackgroundVisible(false);
+  m_chart->setTitleBrush(text);
+  m_chart->legend()->setLabelColor(text);
+  QColor grid = text;
+  grid.setAlpha(45);
+  for (QValueAxis* a : {m_x, m_y}) {
+    a->setLabelsColor(text);
+    a->setTitleBrush(text);
+    a->setGridLineColor(grid);
+    a->setLinePenColor(grid);
+  }
+  m_chart_view->setBackgroundBrush(pal.base());
+  m_map->update();
+}
+
+}  // namespace weft::ui
