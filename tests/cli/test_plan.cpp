@@ -52,6 +52,7 @@ TEST(CliPlan, IntervalsTextAndErrors) {
   EXPECT_NE(r.out.find("lower bound 1048576"), std::string::npos) << r.out;
   EXPECT_EQ(run_weft("plan --intervals /nonexistent.csv").code, 3);  // unreadable file: runtime error
   EXPECT_EQ(run_weft("plan --intervals " + data("minimalloc/B.csv") + " --planner nope").code, 1);
+  EXPECT_EQ(run_weft("plan --intervals " + data("minimalloc/B.csv") + " --search-steps -1").code, 1);
   EXPECT_EQ(run_weft("plan --intervals " + data("models/resnet50.onnx")).code, 2);  // not a CSV
 }
 
@@ -63,6 +64,7 @@ TEST(CliPlan, ModelJson) {
   const auto j = nlohmann::json::parse(r.out);
   const std::int64_t arena = j.at("arena_bytes").get<std::int64_t>();
   EXPECT_GE(arena, j.at("lower_bound_bytes").get<std::int64_t>());
+  EXPECT_TRUE(j.at("lower_bound_exact").get<bool>());  // a few hundred tensors: the exact flow
   EXPECT_GE(j.at("no_reuse_bytes").get<std::int64_t>(), arena);
   EXPECT_GE(j.at("sequential_arena_bytes").get<std::int64_t>(), j.at("linear_lower_bound_bytes").get<std::int64_t>());
   EXPECT_GT(j.at("tensors").size(), 50u);

@@ -23,6 +23,13 @@ Expected<std::vector<NodeId>> linearize(const Graph& graph, const Schedule& sche
 /// H's generating edges as successor lists (sorted, unique). Assumes nodes are placed once.
 std::vector<std::vector<NodeId>> happens_before_edges(const Graph& graph, const Schedule& schedule);
 
+/// The dead-from frontier of a tensor: per stream, the index of the first node that happens
+/// strictly after all its readers (its producer when it has none), or the stream's length. Those
+/// nodes and everything after them are exactly where the tensor is dead. `need` is scratch.
+/// O(S² log V).
+std::vector<std::int32_t> dead_from(const Graph& graph, const StreamClocks& clocks, const Tensor& tensor,
+                                    std::vector<std::int32_t>& need);
+
 enum class Fit : std::uint8_t { First, Best };
 
 /// Places blocks in `order`, each at the lowest offset (Fit::First) or in the smallest gap that
@@ -56,14 +63,17 @@ enum class SearchOutcome : std::uint8_t { Found, Infeasible, Aborted };
 
 /// Skyline branch and bound for problems whose conflicts are exactly position-interval
 /// overlaps: finds offsets with arena <= capacity (Found), proves there are none (Infeasible),
-/// or runs out of nodes or time (Aborted). `preorder` breaks ties between equal offsets.
+/// or runs out of nodes or time (Aborted). `node_limit` counts search nodes and placements tried
+/// (adds them to *nodes_used when given). `preorder` breaks ties between equal offsets.
 SearchOutcome skyline_search(const AllocationProblem& p, std::int64_t capacity, std::span<const std::int32_t> preorder,
-                             std::int64_t node_limit, Clock::time_point deadline, std::vector<std::int64_t>& offsets);
+                             std::int64_t node_limit, Clock::time_point deadline, std::vector<std::int64_t>& offsets,
+                             std::int64_t* nodes_used = nullptr);
 /// Static block orders tried in turn by the skyline search (by section total, size, area, length).
 std::vector<std::vector<std::int32_t>> skyline_preorders(const AllocationProblem& p);
 
-/// Iterated greedy + local search from `initial` within options.search_ms; returns the best
-/// placement found (never worse than `initial`'s decoding with Fit::First).
+/// Iterated greedy + local search from the seeds (then, on interval structure, the skyline
+/// restarts) within options.search_steps (and the options.search_ms guard); returns the best
+/// placement found (never worse than the seeds' decodings).
 Placement search_placement(const AllocationProblem& p, std::vector<std::vector<std::int32_t>> seeds,
                            const PlanOptions& options, std::int64_t lower_bound);
 

@@ -3,8 +3,6 @@
 // on some interleaving), by weighted Dilworth: min chain cover = Σ size − max flow, where the
 // flow runs between tensors along a network whose paths are exactly the dead-before pairs.
 #include <algorithm>
-#include <bit>
-#include <optional>
 #include <cassert>
 #include <limits>
 #include <numeric>
@@ -19,7 +17,9 @@ namespace {
 class MaxFlow {
  public:
   explicit MaxFlow(std::size_t vertices) : m_head(vertices, -1), m_level(vertices), m_iter(vertices) {}
-  void add_edge(std::size_t u, std::size_t v, std::int64_t cap) {
+  /// Adds u → v and its residual twin; returns the forward edge's index.
+  std::size_t add_edge(std::size_t u, std::size_t v, std::int64_t cap) {
+    const std::size_t e = m_to.size();
     m_to.push_back(static_cast<std::int32_t>(v));
     m_cap.push_back(cap);
     m_next.push_back(m_head[u]);
@@ -28,6 +28,12 @@ class MaxFlow {
     m_cap.push_back(0);
     m_next.push_back(m_head[v]);
     m_head[v] = static_cast<std::int32_t>(m_to.size() - 1);
+    return e;
+  }
+  /// Sends `amount` along edge e (part of an initial flow that run() then completes).
+  void push(std::size_t e, std::int64_t amount) {
+    m_cap[e] -= amount;
+    m_cap[e ^ 1] += amount;
   }
   std::int64_t run(std::size_t s, std::size_t t) {
     std::int64_t flow = 0;
@@ -115,6 +121,33 @@ class MaxFlow {
   std::vector<std::int32_t> m_iter;
 };
 
+// The tensors live at the busiest step of `order` (closed [producer, last reader] positions).
+ConcurrentBound linear_clique(const Graph& graph, std::span<const NodeId> order, const std::vector<TensorId>& tensors,
+                              const std::vector<std::int64_t>& weight) {
+  std::vector<std::int64_t> pos(graph.node_count(), 0);
+  for (std::size_t i = 0; i < order.size(); ++i) pos[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+  std::vector<std::int64_t> start(tensors.size()), end(tensors.size());
+  std::vector<std::int64_t> diff(order.size() + 1, 0);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = graph.tensor(tensors[i]);
+    start[i] = end[i] = pos[static_cast<std::size_t>(t.producer)];
+    for (NodeId r : t.consumers) end[i] = std::max(end[i], pos[static_cast<std::size_t>(r)]);
+    diff[static_cast<std::size_t>(start[i])] += weight[i];
+    diff[static_cast<std::size_t>(end[i]) + 1] -= weight[i];
+  }
+  std::int64_t live = 0;
+  std::size_t at = 0;
+  ConcurrentBound out;
+  for (std::size_t k = 0; k < order.size(); ++k)
+    if ((live += diff[k]) > out.bytes) {
+      out.bytes = live;
+      at = k;
+    }
+  for (std::size_t i = 0; i < tensors.size(); ++i)
+    if (start[i] <= static_cast<std::int64_t>(at) && static_cast<std::int64_t>(at) <= end[i]) out.antichain.push_back(tensors[i]);
+  return out;
+}
+
 }  // namespace
 
 std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> order, const PlanOptions& options) {
@@ -139,8 +172,8 @@ std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> orde
 }
 
 Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Schedule& schedule, const PlanOptions& options) {
-  auto order = detail::linearize(graph, schedule);
-  if (!order) return order.error();
+  auto clocks = StreamClocks::build(graph, schedule);
+  if (!clocks) return clocks.error();
   const std::size_t v_count = graph.node_count();
   const auto succ = detail::happens_before_edges(graph, schedule);
 
@@ -155,28 +188,22 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
   const std::size_t b_count = tensors.size();
   ConcurrentBound out;
   if (b_count == 0) return out;
-
-  // Multi-reader tensors whose readers have no single last one (in H) need the join of their
-  // readers: the minimal nodes after all of them. Only then is the closure built.
-  std::vector<std::int64_t> pos(v_count);
-  for (std::size_t i = 0; i < v_count; ++i) pos[static_cast<std::size_t>((*order)[i])] = static_cast<std::int64_t>(i);
-  std::optional<HappensBefore> hb;
-  const auto last_reader = [&](const Tensor& t) -> NodeId {
-    NodeId last = t.consumers.front();
-    for (NodeId r : t.consumers)
-      if (pos[static_cast<std::size_t>(r)] > pos[static_cast<std::size_t>(last)]) last = r;
-    if (schedule.stream_count() <= 1) return last;  // a total order
-    for (NodeId r : t.consumers)
-      if (r != last && !hb->before(r, last)) return kNoNode;
-    return last;
-  };
-  if (schedule.stream_count() > 1) {
-    auto built = HappensBefore::build(graph, schedule);
-    if (!built) return built.error();
-    hb.emplace(std::move(*built));
+  // One stream is a total order: the antichains are the tensors live at one step, so the sweep is
+  // exact. Past kExactFlowTensors (a guard: with the initial flow below, 100k nodes on 4 streams
+  // take well under a second), the same sweep over a linearisation of H gives a valid, not
+  // always tight, bound (tensors overlapping there pairwise conflict).
+  constexpr std::size_t kExactFlowTensors = 250'000;
+  if (schedule.stream_count() <= 1 || b_count > kExactFlowTensors) {
+    const std::vector<NodeId>& order = schedule.stream_count() == 1 ? schedule.streams[0] : clocks->order();
+    out = linear_clique(graph, order, tensors, weight);
+    out.exact = schedule.stream_count() <= 1;
+    return out;
   }
 
-  // Vertices: source, sink, per tensor in/out, per node in/out.
+  // Vertices: source, sink, per tensor in/out, per node in/out. A path t_out(a) → … → t_in(b)
+  // exists iff b's producer is where a is dead: a enters the node network at its dead-from
+  // frontier (the first dead node on each stream), and everything after a frontier node in H is
+  // dead too (the dead set is an up-set), so no closure is needed.
   const std::size_t src = 0, sink = 1;
   const auto t_in = [&](std::size_t i) { return 2 + 2 * i; };
   const auto t_out = [&](std::size_t i) { return 3 + 2 * i; };
@@ -184,46 +211,87 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
   const auto n_out = [&](NodeId v) { return 3 + 2 * b_count + 2 * static_cast<std::size_t>(v); };
   const std::int64_t inf = std::accumulate(weight.begin(), weight.end(), std::int64_t{0}) + 1;
   MaxFlow flow(2 + 2 * b_count + 2 * v_count);
+  const std::size_t streams = clocks->stream_count();
+  // Edge ids the initial flow below pushes along: each node's in → out, and its stream-order
+  // edge to the next node on its stream.
+  std::vector<std::size_t> node_edge(v_count), chain_edge(v_count, 0);
   for (std::size_t u = 0; u < v_count; ++u) {
-    flow.add_edge(n_in(static_cast<NodeId>(u)), n_out(static_cast<NodeId>(u)), inf);
-    for (NodeId v : succ[u]) flow.add_edge(n_out(static_cast<NodeId>(u)), n_in(v), inf);
+    const auto nu = static_cast<NodeId>(u);
+    const auto& st = clocks->stream(static_cast<std::size_t>(clocks->stream_of(nu)));
+    const auto k = static_cast<std::size_t>(clocks->index(nu));
+    const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
+    node_edge[u] = flow.add_edge(n_in(nu), n_out(nu), inf);
+    for (NodeId v : succ[u]) {
+      const std::size_t e = flow.add_edge(n_out(nu), n_in(v), inf);
+      if (v == next) chain_edge[u] = e;
+    }
   }
+  struct Entry {
+    std::size_t tensor, edge;  // edge: t_out(tensor) → n_in(the frontier node)
+    std::int32_t index;        // the frontier node's index on its stream
+  };
+  std::vector<std::vector<Entry>> entering(v_count);
+  std::vector<std::vector<std::size_t>> produced(v_count);
+  std::vector<std::size_t> src_edge(b_count), sink_edge(b_count), prod_edge(b_count);
+  std::vector<std::int32_t> need;
   for (std::size_t i = 0; i < b_count; ++i) {
     const Tensor& t = graph.tensor(tensors[i]);
-    flow.add_edge(src, t_out(i), weight[i]);
-    flow.add_edge(t_in(i), sink, weight[i]);
+    src_edge[i] = flow.add_edge(src, t_out(i), weight[i]);
+    sink_edge[i] = flow.add_edge(t_in(i), sink, weight[i]);
     flow.add_edge(t_in(i), t_out(i), inf);
-    flow.add_edge(n_in(t.producer), t_in(i), inf);  // entering n_in(p) means strictly after something
-    if (t.consumers.empty()) {
-      flow.add_edge(t_out(i), n_out(t.producer), inf);
-      continue;
-    }
-    if (const NodeId last = last_reader(t); last != kNoNode) {
-      flow.add_edge(t_out(i), n_out(last), inf);
-      continue;
-    }
-    // U = nodes after every reader; its minimal nodes have no generating predecessor inside U.
-    std::vector<std::uint64_t> u_set = hb->successors_closure(t.consumers[0]).words();
-    for (std::size_t r = 1; r < t.consumers.size(); ++r) {
-      const auto& o = hb->successors_closure(t.consumers[r]).words();
-      for (std::size_t k = 0; k < u_set.size(); ++k) u_set[k] &= o[k];
-    }
-    const auto in_u = [&](NodeId v) {
-      const auto x = static_cast<std::size_t>(v);
-      return ((u_set[x >> 6] >> (x & 63)) & 1u) != 0;
-    };
-    for (std::size_t k = 0; k < u_set.size(); ++k)
-      for (std::uint64_t bits = u_set[k]; bits; bits &= bits - 1) {
-        const auto x = static_cast<NodeId>(k * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
-        bool minimal = true;
-        for (NodeId pred : graph.predecessors(x)) minimal = minimal && !in_u(pred);
-        // Testing data predecessors only may keep a few non-minimal nodes of U: harmless, they
-        // are in U too, and every node of U stays reachable.
-        if (minimal) flow.add_edge(t_out(i), n_in(x), inf);
+    prod_edge[i] = flow.add_edge(n_in(t.producer), t_in(i), inf);
+    produced[static_cast<std::size_t>(t.producer)].push_back(i);
+    const auto frontier = detail::dead_from(graph, *clocks, t, need);
+    for (std::size_t s = 0; s < frontier.size(); ++s)
+      if (static_cast<std::size_t>(frontier[s]) < clocks->stream(s).size()) {
+        const NodeId f = clocks->stream(s)[static_cast<std::size_t>(frontier[s])];
+        entering[static_cast<std::size_t>(f)].push_back({i, flow.add_edge(t_out(i), n_in(f), inf), frontier[s]});
+      }
+  }
+  // Initial flow: along each stream, a tensor's weight enters at its frontier node and serves
+  // tensors produced further down that stream (each is dead-after it). Edge flows along the
+  // stream chains are prefix sums, so this is O(V + T·S); Dinic then only completes what the
+  // stream chains alone cannot route, instead of growing one path length per phase.
+  std::vector<std::int64_t> supply(weight), demand(weight);
+  std::vector<std::vector<Entry>> pool(streams);
+  std::vector<std::vector<std::int64_t>> along(streams);
+  for (std::size_t s = 0; s < streams; ++s) along[s].assign(clocks->stream(s).size() + 1, 0);
+  std::int64_t initial = 0;
+  for (NodeId x : clocks->order()) {
+    const auto ux = static_cast<std::size_t>(x);
+    const auto s = static_cast<std::size_t>(clocks->stream_of(x));
+    const std::int32_t k = clocks->index(x);
+    for (const Entry& e : entering[ux]) pool[s].push_back(e);
+    for (std::size_t b : produced[ux])
+      while (demand[b] > 0 && !pool[s].empty()) {
+        const Entry a = pool[s].back();
+        if (supply[a.tensor] == 0) {
+          pool[s].pop_back();
+          continue;
+        }
+        const std::int64_t amount = std::min(supply[a.tensor], demand[b]);
+        flow.push(src_edge[a.tensor], amount);
+        flow.push(a.edge, amount);
+        flow.push(prod_edge[b], amount);
+        flow.push(sink_edge[b], amount);
+        along[s][static_cast<std::size_t>(a.index)] += amount;
+        along[s][static_cast<std::size_t>(k)] -= amount;
+        supply[a.tensor] -= amount;
+        demand[b] -= amount;
+        initial += amount;
+      }
+  }
+  for (std::size_t s = 0; s < streams; ++s) {
+    std::int64_t running = 0;
+    const auto& st = clocks->stream(s);
+    for (std::size_t k = 0; k + 1 < st.size(); ++k)
+      if ((running += along[s][k]) > 0) {
+        flow.push(node_edge[static_cast<std::size_t>(st[k])], running);
+        flow.push(chain_edge[static_cast<std::size_t>(st[k])], running);
       }
   }
   const std::int64_t total = inf - 1;
-  const std::int64_t matched = flow.run(src, sink);
+  const std::int64_t matched = initial + flow.run(src, sink);
   out.bytes = total - matched;
   const auto seen = flow.reachable(src);
   std::int64_t check = 0;

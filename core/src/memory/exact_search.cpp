@@ -18,7 +18,7 @@ class Skyline {
  public:
   Skyline(const AllocationProblem& p, std::int64_t capacity, std::span<const std::int32_t> preorder,
           std::int64_t node_limit, Clock::time_point deadline)
-      : m_p(p), m_capacity(capacity), m_nodes_left(node_limit), m_deadline(deadline) {
+      : m_p(p), m_capacity(capacity), m_limit(node_limit), m_nodes_left(node_limit), m_deadline(deadline) {
     const std::size_t n = p.block_count();
     std::vector<std::int64_t> points;
     for (std::size_t b = 0; b < n; ++b) {
@@ -47,6 +47,8 @@ class Skyline {
     m_min.assign(n, 0);
     m_stamp.assign(sections, 0);
   }
+
+  std::int64_t nodes_used() const { return m_limit - std::max<std::int64_t>(m_nodes_left, 0); }
 
   SearchOutcome run(std::vector<std::int64_t>& offsets) {
     std::vector<std::int32_t> all(m_p.block_count());
@@ -98,7 +100,7 @@ class Skyline {
       return SearchOutcome::Found;
     }
     if (--m_nodes_left < 0) return SearchOutcome::Aborted;
-    if ((m_nodes_left & 255) == 0 && Clock::now() >= m_deadline) return SearchOutcome::Aborted;
+    if (Clock::now() >= m_deadline) return SearchOutcome::Aborted;  // cheap beside a node's O(B log B)
     struct Cand {
       std::int64_t off;
       std::int32_t rank;
@@ -127,35 +129,46 @@ class Skyline {
       const auto b = static_cast<std::size_t>(c.block);
       const std::int64_t height = c.off + m_p.size[b];
       if (height > m_capacity) continue;
+      // Every placement tried counts against the node limit (a node's cost is its trials).
+      if (--m_nodes_left < 0) return SearchOutcome::Aborted;
       m_offset[b] = c.off;
       bool hatless = true;  // no unplaced block overlaps b: nothing can ever sit on it
       min_changes.clear();
       floor_changes.clear();
       affected.clear();
       ++m_epoch;
+      for (std::size_t s = m_first[b]; s <= m_last[b]; ++s) {
+        floor_changes.push_back({static_cast<std::int32_t>(s), m_floor[s]});
+        m_floor[s] = height;
+        m_total[s] -= m_p.size[b];
+      }
+      // A section's floor only needs a fresh look when its new lowest offset could prune: that
+      // lowest is at most the raised minimum (aligned height), and the section's unplaced bytes
+      // only shrink deeper down, so a section with room for aligned height + its bytes can never
+      // be pruned by it (here or below), and one whose floor is already that high cannot change.
+      const std::int64_t raised = align_up(height, m_p.alignment);
       for (std::int32_t o : m_p.conflicts[b]) {
         const auto uo = static_cast<std::size_t>(o);
         if (m_offset[uo] >= 0) continue;
         hatless = false;
         if (m_min[uo] >= height) continue;
         min_changes.push_back({o, m_min[uo]});
-        m_min[uo] = align_up(height, m_p.alignment);
+        m_min[uo] = raised;
         for (std::size_t s = m_first[uo]; s <= m_last[uo]; ++s)
           if (m_stamp[s] != m_epoch) {
             m_stamp[s] = m_epoch;
-            affected.push_back(s);
+            if (raised + m_total[s] > m_capacity && m_floor[s] < raised) affected.push_back(s);
           }
-      }
-      for (std::size_t s = m_first[b]; s <= m_last[b]; ++s) {
-        floor_changes.push_back({static_cast<std::int32_t>(s), m_floor[s]});
-        m_floor[s] = height;
-        m_total[s] -= m_p.size[b];
       }
       // A section's floor is at least the lowest offset any unplaced block crossing it can take.
       for (std::size_t s : affected) {
         std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
-        for (std::int32_t o : m_in_section[s])
-          if (m_offset[static_cast<std::size_t>(o)] < 0) lowest = std::min(lowest, m_min[static_cast<std::size_t>(o)]);
+        for (std::int32_t o : m_in_section[s]) {
+          const auto uo = static_cast<std::size_t>(o);
+          if (m_offset[uo] >= 0) continue;
+          lowest = std::min(lowest, m_min[uo]);
+          if (lowest <= m_floor[s]) break;  // the floor stays
+        }
         if (lowest != std::numeric_limits<std::int64_t>::max() && m_floor[s] < lowest) {
           floor_changes.push_back({static_cast<std::int32_t>(s), m_floor[s]});
           m_floor[s] = lowest;
@@ -195,6 +208,7 @@ class Skyline {
 
   const AllocationProblem& m_p;
   std::int64_t m_capacity;
+  std::int64_t m_limit;
   std::int64_t m_nodes_left;
   Clock::time_point m_deadline;
   std::vector<std::size_t> m_first, m_last;
@@ -209,9 +223,12 @@ class Skyline {
 }  // namespace
 
 SearchOutcome skyline_search(const AllocationProblem& p, std::int64_t capacity, std::span<const std::int32_t> preorder,
-                             std::int64_t node_limit, Clock::time_point deadline, std::vector<std::int64_t>& offsets) {
+                             std::int64_t node_limit, Clock::time_point deadline, std::vector<std::int64_t>& offsets,
+                             std::int64_t* nodes_used) {
   Skyline search(p, capacity, preorder, node_limit, deadline);
-  return search.run(offsets);
+  const SearchOutcome r = search.run(offsets);
+  if (nodes_used) *nodes_used += search.nodes_used();
+  return r;
 }
 
 std::vector<std::vector<std::int32_t>> skyline_preorders(const AllocationProblem& p) {

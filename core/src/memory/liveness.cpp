@@ -100,7 +100,77 @@ Expected<std::vector<NodeId>> linearize(const Graph& graph, const Schedule& sche
   return order;
 }
 
+std::vector<std::int32_t> dead_from(const Graph& graph, const StreamClocks& clocks, const Tensor& tensor,
+                                    std::vector<std::int32_t>& need) {
+  const std::size_t streams = clocks.stream_count();
+  need.assign(streams, -1);
+  const auto note = [&](NodeId r) {
+    auto& slot = need[static_cast<std::size_t>(clocks.stream_of(r))];
+    slot = std::max(slot, clocks.index(r));
+  };
+  if (tensor.consumers.empty()) note(tensor.producer);
+  for (NodeId r : tensor.consumers) note(r);
+  (void)graph;
+  std::vector<std::int32_t> first(streams);
+  for (std::size_t s = 0; s < streams; ++s) {
+    std::int32_t f = clocks.first_reaching(s, need);
+    // Only the last reader on stream s (when every other reader happens before it) can reach
+    // `need` itself; it is not strictly after the readers, the next node on the stream is.
+    if (static_cast<std::size_t>(f) < clocks.stream(s).size() && need[s] == f) ++f;
+    first[s] = f;
+  }
+  return first;
+}
+
 }  // namespace detail
+
+Expected<StreamClocks> StreamClocks::build(const Graph& graph, const Schedule& schedule) {
+  auto order = detail::linearize(graph, schedule);
+  if (!order) return order.error();
+  const std::size_t n = graph.node_count();
+  const std::size_t streams = schedule.stream_count();
+  StreamClocks out;
+  out.m_streams = schedule.streams;
+  out.m_order = std::move(*order);
+  out.m_stream.assign(n, 0);
+  out.m_index.assign(n, 0);
+  for (std::size_t s = 0; s < streams; ++s)
+    for (std::size_t i = 0; i < schedule.streams[s].size(); ++i) {
+      out.m_stream[static_cast<std::size_t>(schedule.streams[s][i])] = static_cast<std::int32_t>(s);
+      out.m_index[static_cast<std::size_t>(schedule.streams[s][i])] = static_cast<std::int32_t>(i);
+    }
+  // Forward pass over a topological order: a node's clock is the componentwise max of its
+  // generating predecessors' clocks, plus its own index on its own stream.
+  out.m_clock.assign(n * streams, -1);
+  const auto succ = detail::happens_before_edges(graph, schedule);
+  for (NodeId v : out.m_order) {
+    const auto uv = static_cast<std::size_t>(v);
+    std::int32_t* cv = out.m_clock.data() + uv * streams;
+    cv[out.m_stream[uv]] = out.m_index[uv];
+    for (NodeId w : succ[uv]) {
+      std::int32_t* cw = out.m_clock.data() + static_cast<std::size_t>(w) * streams;
+      for (std::size_t s = 0; s < streams; ++s) cw[s] = std::max(cw[s], cv[s]);
+    }
+  }
+  return out;
+}
+
+std::int32_t StreamClocks::first_reaching(std::size_t s, std::span<const std::int32_t> need) const {
+  const auto& st = m_streams[s];
+  const auto reaches = [&](NodeId x) {
+    const auto c = clock(x);
+    for (std::size_t k = 0; k < need.size(); ++k)
+      if (c[k] < need[k]) return false;
+    return true;
+  };
+  std::size_t lo = 0, hi = st.size();  // answer in [lo, hi]
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (reaches(st[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return static_cast<std::int32_t>(lo);
+}
 
 namespace {
 
@@ -158,49 +228,47 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
   // order against a data edge was already refused by linearize as a cycle.)
   if (schedule.stream_count() <= 1) return compute_linear_liveness(graph, *order, options);
 
-  auto hb = HappensBefore::build(graph, schedule);
-  if (!hb) return hb.error();
+  auto clocks = StreamClocks::build(graph, schedule);
+  if (!clocks) return clocks.error();
   Liveness live = planned_blocks(graph, options);
   set_positions(graph, live, positions(graph, *order));
   const std::size_t b = live.tensors.size();
-  const std::size_t words = (graph.node_count() + 63) / 64;
+  const std::size_t streams = clocks->stream_count();
 
-  // dead[i]: the nodes that run after every reader of tensor i (the ∩ of the readers' closures).
-  // A single reader (the common case) borrows its closure; only multi-reader tensors own one.
-  std::vector<const std::uint64_t*> dead(b, nullptr);
-  std::vector<std::vector<std::uint64_t>> owned;
-  owned.reserve(b);
-  for (std::size_t i = 0; i < b; ++i) {
-    const Tensor& t = graph.tensor(live.tensors[i]);
-    if (t.consumers.empty()) {
-      dead[i] = hb->successors_closure(t.producer).words().data();
-      continue;
-    }
-    if (t.consumers.size() == 1) {
-      dead[i] = hb->successors_closure(t.consumers[0]).words().data();
-      continue;
-    }
-    std::vector<std::uint64_t> w = hb->successors_closure(t.consumers[0]).words();
-    for (std::size_t r = 1; r < t.consumers.size(); ++r) {
-      const auto& o = hb->successors_closure(t.consumers[r]).words();
-      for (std::size_t k = 0; k < words; ++k) w[k] &= o[k];
-    }
-    owned.push_back(std::move(w));
-    dead[i] = owned.back().data();
-  }
-  const auto test = [](const std::uint64_t* bits, NodeId v) {
-    const auto u = static_cast<std::size_t>(v);
-    return ((bits[u >> 6] >> (u & 63)) & 1u) != 0;
-  };
-  std::vector<NodeId> producer(b);
-  for (std::size_t i = 0; i < b; ++i) producer[i] = graph.tensor(live.tensors[i]).producer;
-  live.problem.conflicts.assign(b, {});
+  // Number the blocks by (linear position of the producer, block): for a < b in that order, b is
+  // never dead-before a (a's producer runs before b's readers can), so they conflict iff b's
+  // producer is not dead-after a, i.e. sits before a's dead-from frontier on its stream. Per
+  // stream, the blocks produced there sorted by that key are sorted by stream index too, so a's
+  // conflicts on each stream are one contiguous range of that list.
+  std::vector<std::int64_t> key(b);
+  for (std::size_t i = 0; i < b; ++i) key[i] = live.problem.start[i] * static_cast<std::int64_t>(b + 1) + static_cast<std::int64_t>(i);
+  std::vector<std::vector<std::int32_t>> on_stream(streams);
   for (std::size_t i = 0; i < b; ++i)
-    for (std::size_t j = i + 1; j < b; ++j)
-      if (!test(dead[i], producer[j]) && !test(dead[j], producer[i])) {
-        live.problem.conflicts[i].push_back(static_cast<std::int32_t>(j));
-        live.problem.conflicts[j].push_back(static_cast<std::int32_t>(i));
+    on_stream[static_cast<std::size_t>(clocks->stream_of(graph.tensor(live.tensors[i]).producer))].push_back(static_cast<std::int32_t>(i));
+  for (auto& list : on_stream)
+    std::sort(list.begin(), list.end(), [&](std::int32_t x, std::int32_t y) { return key[static_cast<std::size_t>(x)] < key[static_cast<std::size_t>(y)]; });
+  std::vector<std::vector<std::int32_t>> index_of(streams);  // per stream list: the producer's stream index
+  for (std::size_t s = 0; s < streams; ++s)
+    for (std::int32_t x : on_stream[s]) index_of[s].push_back(clocks->index(graph.tensor(live.tensors[static_cast<std::size_t>(x)]).producer));
+
+  live.problem.conflicts.assign(b, {});
+  std::vector<std::int32_t> need;
+  for (std::size_t a = 0; a < b; ++a) {
+    const auto frontier = detail::dead_from(graph, *clocks, graph.tensor(live.tensors[a]), need);
+    for (std::size_t s = 0; s < streams; ++s) {
+      const auto& list = on_stream[s];
+      const auto from = std::upper_bound(list.begin(), list.end(), key[a], [&](std::int64_t k, std::int32_t x) {
+                          return k < key[static_cast<std::size_t>(x)];
+                        }) - list.begin();
+      const auto to = std::lower_bound(index_of[s].begin(), index_of[s].end(), frontier[s]) - index_of[s].begin();
+      for (auto k = from; k < to; ++k) {
+        const std::int32_t c = list[static_cast<std::size_t>(k)];
+        live.problem.conflicts[a].push_back(c);
+        live.problem.conflicts[static_cast<std::size_t>(c)].push_back(static_cast<std::int32_t>(a));
       }
+    }
+  }
+  for (auto& c : live.problem.conflicts) std::sort(c.begin(), c.end());
   return live;
 }
 

@@ -18,64 +18,67 @@ struct Candidate {
   Placement placement;
 };
 
-// Narrows [lo, hi] by the skyline search with doubling node limits: Found lowers hi, a proof of
-// infeasibility raises lo; each round tries the bound side first, then the midpoint.
-void skyline_phase(const AllocationProblem& p, std::int64_t lower_bound, Clock::time_point deadline, Placement& best,
-                   std::uint64_t seed) {
+// Narrows [lo, best] with the skyline search within `step_budget` placements tried
+// (deterministic: the budget counts work; the deadline only guards against a starved machine).
+// The search is heavy-tailed: at a feasible capacity it usually succeeds within a few times n
+// placements or not for a long time, so it runs many short randomised restarts (Gomes et al.'s
+// restart strategy) at a target between the bound and the incumbent, raising the target after a
+// run of failures. A restart perturbs either one of the static preorders or, more often, the
+// preorder that found the incumbent (an iterated greedy over preorders: on the hard MiniMalloc
+// instances the restarts from a good preorder's neighbourhood are what reach the last few
+// percent). Every 16th try is a longer one at the bound itself, with a doubling budget, which
+// finds optimal packings on the easier instances or proves the bound infeasible.
+void skyline_phase(const AllocationProblem& p, std::int64_t lower_bound, std::int64_t step_budget,
+                   Clock::time_point deadline, Placement& best, std::uint64_t seed) {
   const std::size_t n = p.block_count();
   const auto preorders = skyline_preorders(p);
   std::mt19937_64 rng(seed);
   std::int64_t lo = lower_bound;
+  std::int64_t used = 0;
   std::vector<std::int64_t> offsets;
-  const auto attempt = [&](std::int64_t cap, std::span<const std::int32_t> pre, std::int64_t nodes) {
-    const SearchOutcome r = skyline_search(p, cap, pre, nodes, deadline, offsets);
-    if (r == SearchOutcome::Found) {
-      best.offset = offsets;
-      best.arena_bytes = 0;
-      for (std::size_t b = 0; b < n; ++b) best.arena_bytes = std::max(best.arena_bytes, offsets[b] + p.size[b]);
-    } else if (r == SearchOutcome::Infeasible) {
-      lo = std::max(lo, cap + 1);
-    }
-    return r;
+  const auto found = [&] {
+    best.offset = offsets;
+    best.arena_bytes = 0;
+    for (std::size_t b = 0; b < n; ++b) best.arena_bytes = std::max(best.arena_bytes, offsets[b] + p.size[b]);
   };
-  // The search is heavy-tailed: at a feasible capacity it usually succeeds within a few node
-  // budgets of n or not for a long time, so it runs as many short randomised restarts (Gomes et
-  // al.'s restart strategy) at a target between the bound and the incumbent, raising the target
-  // after a run of failures; every eighth try is a longer one at the bound itself, with a
-  // growing budget, which can also prove the bound infeasible.
+  constexpr std::size_t kProofEvery = 16;
+  constexpr int kFailureLimit = 8;
+  const auto restart_steps = 6 * static_cast<std::int64_t>(n);
   const auto step_down = [&] { return best.arena_bytes - std::max<std::int64_t>(1, (best.arena_bytes - lo) / 4); };
   std::int64_t target = step_down();
   int failures = 0;
-  std::int64_t proof_us = 2000;
-  for (std::size_t attempt_no = 0; lo < best.arena_bytes && Clock::now() < deadline; ++attempt_no) {
-    if (attempt_no % 8 == 7) {
-      // A longer try at the bound (doubling time slices, never more than the time left).
-      const auto until = std::min(deadline, Clock::now() + std::chrono::microseconds(proof_us));
-      proof_us *= 2;
-      const SearchOutcome r = skyline_search(p, lo, preorders[(attempt_no / 8) % preorders.size()],
-                                             std::numeric_limits<std::int64_t>::max(), until, offsets);
-      if (r == SearchOutcome::Found) {
-        best.offset = offsets;
-        best.arena_bytes = 0;
-        for (std::size_t b = 0; b < n; ++b) best.arena_bytes = std::max(best.arena_bytes, offsets[b] + p.size[b]);
-      } else if (r == SearchOutcome::Infeasible) {
-        lo = lo + 1;
-      }
+  std::int64_t proof_steps = 4 * static_cast<std::int64_t>(n);
+  std::vector<std::int32_t> incumbent;
+  for (std::size_t attempt_no = 0; lo < best.arena_bytes && used < step_budget && Clock::now() < deadline; ++attempt_no) {
+    const std::int64_t left = step_budget - used;
+    if (attempt_no % kProofEvery == kProofEvery - 1) {
+      const std::int64_t steps = std::min(proof_steps, left);
+      proof_steps *= 2;
+      const SearchOutcome r =
+          skyline_search(p, lo, preorders[(attempt_no / kProofEvery) % preorders.size()], steps, deadline, offsets, &used);
+      if (r == SearchOutcome::Found) found();
+      else if (r == SearchOutcome::Infeasible) lo = lo + 1;
       continue;
     }
     target = std::clamp(target, lo, best.arena_bytes - 1);
-    std::vector<std::int32_t> pre = preorders[attempt_no % preorders.size()];
+    const bool from_incumbent = !incumbent.empty() && attempt_no >= preorders.size() &&
+                                std::bernoulli_distribution(0.7)(rng);
+    std::vector<std::int32_t> pre = from_incumbent ? incumbent : preorders[attempt_no % preorders.size()];
     if (attempt_no >= preorders.size())
       for (std::size_t i = 0; i + 1 < n; ++i)
         if (std::bernoulli_distribution(0.3)(rng)) {
           const std::size_t j = std::min(n - 1, i + std::uniform_int_distribution<std::size_t>(1, 4)(rng));
           std::swap(pre[i], pre[j]);
         }
-    const SearchOutcome r = attempt(target, pre, 2 * static_cast<std::int64_t>(n));
+    const SearchOutcome r = skyline_search(p, target, pre, std::min(restart_steps, left), deadline, offsets, &used);
     if (r == SearchOutcome::Found) {
+      found();
+      incumbent = pre;
       failures = 0;
       target = step_down();
-    } else if (r == SearchOutcome::Aborted && ++failures >= 8) {
+    } else if (r == SearchOutcome::Infeasible) {
+      lo = std::max(lo, target + 1);
+    } else if (++failures >= kFailureLimit) {
       failures = 0;
       target += std::max<std::int64_t>(1, (best.arena_bytes - target) / 2);
     }
@@ -96,7 +99,11 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
       best.placement = std::move(placement);
     }
   };
-  if (p.conflicts_are_overlaps)
+  // The exact search's preorders and nodes cost O(B · sections) and O(B log B + sections): worth
+  // it up to a few thousand blocks; larger instances get the greedy seeds and local search only.
+  constexpr std::size_t kExactBlockLimit = 5000;
+  const bool exact = p.conflicts_are_overlaps && lower_bound > 0 && n <= kExactBlockLimit;
+  if (exact)
     for (auto& pre : skyline_preorders(p)) seeds.push_back(std::move(pre));
   for (const auto& seed : seeds) {
     consider(seed, decoder.decode(seed, Fit::First));
@@ -118,12 +125,14 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
   };
 
   std::mt19937_64 rng(options.seed);
-  const auto begin = Clock::now();
-  const auto budget = std::chrono::microseconds(static_cast<std::int64_t>(options.search_ms * 1000));
-  const auto final_deadline = begin + budget;
+  // Work budget: a decoded order costs about (blocks + conflicts) / 64 exact-search placements.
+  std::size_t degree_sum = 0;
+  for (const auto& c : p.conflicts) degree_sum += c.size();
+  const auto decode_cost = static_cast<std::int64_t>(1 + (n + degree_sum) / 64);
+  const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<std::int64_t>(options.search_ms * 1000));
   // With an interval structure, the exact skyline search gets most of the budget.
-  const bool exact = p.conflicts_are_overlaps && lower_bound > 0;
-  const auto deadline = exact ? begin + budget / 10 : final_deadline;
+  const std::int64_t ls_steps = exact ? options.search_steps / 20 : options.search_steps;
+  const std::int64_t ls_iterations = ls_steps / decode_cost;
   // Score: the arena, then the sum of block tops (a more compact packing leaves more room, so
   // plateau moves drift toward placements that lower the arena next).
   const auto tops = [&](const Placement& pl) {
@@ -139,7 +148,7 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
   std::vector<std::size_t> where(n);
   std::size_t stale = 0;
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (std::size_t iter = 0;; ++iter) {
+  for (std::int64_t iter = 0; iter < ls_iterations; ++iter) {
     if ((iter & 15) == 0 && Clock::now() >= deadline) break;
     if (best.placement.arena_bytes <= lower_bound) break;
     trial = current;
@@ -190,7 +199,8 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
     }
   }
   decoder.compact(best.placement);
-  if (exact && best.placement.arena_bytes > lower_bound) skyline_phase(p, lower_bound, final_deadline, best.placement, options.seed);
+  if (exact && best.placement.arena_bytes > lower_bound)
+    skyline_phase(p, lower_bound, options.search_steps - ls_steps, deadline, best.placement, options.seed);
   return best.placement;
 }
 

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "memory_test_util.h"
 #include "test_graphs.h"
 #include "weft/core/memory_planner.h"
@@ -80,4 +83,65 @@ TEST(Bounds, MultiReaderJoin) {
   EXPECT_EQ(bound->bytes, test::brute_force_max_clique(live->problem));
   // n0_out dies only before n5; the arms run concurrently: all five intermediates are live at once.
   EXPECT_EQ(bound->bytes, 5 * kTensor);
+}
+
+// The same exactness with events and up to five streams (the network enters each tensor at its
+// per-stream dead-from frontier, found by vector clocks).
+TEST(Bounds, ConcurrentBoundIsExactWithEvents) {
+  int checked = 0;
+  for (std::uint64_t seed = 1; seed <= 80; ++seed) {
+    const core::Graph g = test::make_random_dag(14, 0.2, seed + 100, 3);
+    const int streams = 2 + static_cast<int>(seed % 4);
+    const core::Schedule s = test::random_schedule(g, streams, seed * 17, {.events_for_cross_edges = true});
+    auto live = core::compute_liveness(g, s);
+    ASSERT_TRUE(live);
+    if (live->tensors.size() > 18) continue;
+    auto bound = core::concurrent_lower_bound(g, s);
+    ASSERT_TRUE(bound) << bound.error().message;
+    EXPECT_EQ(bound->bytes, test::brute_force_max_clique(live->problem)) << "seed " << seed;
+    ++checked;
+  }
+  EXPECT_GT(checked, 30);
+}
+
+// At a size brute force cannot check (2000 nodes, short lifetimes, 2-4 streams): the bound is
+// exact-flagged, its antichain is pairwise conflicting and weighs exactly the bound (the min cut
+// certificate), it is at least the busiest step of the schedule's linearisation, and no plan beats it.
+TEST(Bounds, LargerSchedulesCertifyTheBound) {
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<int, int>> edges;
+  const int n = 2000;
+  for (int v = 1; v < n; ++v) {
+    const int k = 1 + static_cast<int>(rng() % 2);
+    for (int i = 0; i < k; ++i) edges.emplace_back(std::max(0, v - 1 - static_cast<int>(rng() % 16)), v);
+    if (rng() % 50 == 0) edges.emplace_back(std::max(0, v - 1 - static_cast<int>(rng() % 256)), v);
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  const core::Graph g = test::make_dag(n, edges);
+  for (int streams = 2; streams <= 4; ++streams) {
+    const core::Schedule s = test::random_schedule(g, streams, static_cast<std::uint64_t>(streams));
+    auto live = core::compute_liveness(g, s);
+    ASSERT_TRUE(live);
+    auto bound = core::concurrent_lower_bound(g, s);
+    ASSERT_TRUE(bound) << bound.error().message;
+    EXPECT_TRUE(bound->exact);
+    std::int64_t w = 0;
+    std::vector<std::int32_t> blocks;
+    for (core::TensorId t : bound->antichain) blocks.push_back(live->block_of[static_cast<std::size_t>(t)]);
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      w += live->problem.size[static_cast<std::size_t>(blocks[i])];
+      const auto& c = live->problem.conflicts[static_cast<std::size_t>(blocks[i])];
+      for (std::size_t j = i + 1; j < blocks.size(); ++j)
+        ASSERT_TRUE(std::binary_search(c.begin(), c.end(), blocks[j])) << "streams " << streams;
+    }
+    EXPECT_EQ(w, bound->bytes) << "streams " << streams;
+    auto clocks = core::StreamClocks::build(g, s);
+    ASSERT_TRUE(clocks);
+    EXPECT_GE(bound->bytes, core::linear_lower_bound(g, clocks->order()));
+    auto plan = core::plan_memory(g, *live, "greedy-by-size", {}, bound->bytes);
+    ASSERT_TRUE(plan);
+    EXPECT_GE(plan->arena_bytes, bound->bytes);
+    EXPECT_TRUE(core::check_plan(g, s, *plan));
+  }
 }

@@ -51,7 +51,8 @@ TEST(Intervals, ParseErrors) {
 // checker, arena >= bound, and `best` (short budget) never loses to greedy-by-size.
 TEST(Intervals, MiniMallocInstances) {
   core::PlanOptions options;
-  options.search_ms = 150;
+  options.search_steps = 20'000;
+  options.search_ms = 60'000;  // the step budget, not the clock, ends the search
   for (char name = 'A'; name <= 'K'; ++name) {
     const std::string path = std::string(WEFT_TEST_DATA_DIR) + "/minimalloc/" + name + ".csv";
     auto text = core::read_file(path);
@@ -68,8 +69,8 @@ TEST(Intervals, MiniMallocInstances) {
       ASSERT_TRUE(core::check_placement(p, *pl)) << name << " " << planner;
       EXPECT_GE(pl->arena_bytes, bound) << name << " " << planner;
       if (planner == "greedy-by-size") greedy = pl->arena_bytes;
-      // The ratio `best` reaches depends on the time budget and the machine's load, so it is
-      // reported by bench_memory / scripts/minimalloc-bench.sh rather than asserted here.
+      // The full-budget ratios (all <= 1.10) are reported by bench_memory and
+      // scripts/minimalloc-bench.sh; MiniMallocGoal below asserts the cheap instances.
       if (planner == "best") {
         EXPECT_LE(pl->arena_bytes, greedy) << name;
       }
@@ -91,4 +92,46 @@ TEST(Intervals, SearchReachesBound) {
   ASSERT_TRUE(best);
   EXPECT_TRUE(core::check_placement(p, *best));
   EXPECT_EQ(best->arena_bytes, 7);
+}
+
+// The benchmark goal (arena <= 1.10 x bound) on the instances the default interval budget
+// settles quickly (A, C, F, H: the exact search packs them at the bound well within the budget).
+// The step budget makes the result independent of the machine's speed.
+TEST(Intervals, MiniMallocGoal) {
+  core::PlanOptions options;
+  options.search_steps = 600'000;  // `weft plan --intervals`'s default
+  options.search_ms = 120'000;
+  for (char name : {'A', 'C', 'F', 'H'}) {
+    const std::string path = std::string(WEFT_TEST_DATA_DIR) + "/minimalloc/" + name + ".csv";
+    auto text = core::read_file(path);
+    ASSERT_TRUE(text) << path;
+    auto inst = core::parse_minimalloc_csv(*text, path);
+    ASSERT_TRUE(inst);
+    const core::AllocationProblem p = core::interval_problem(*inst);
+    const std::int64_t bound = core::interval_lower_bound(p);
+    auto best = core::place_blocks(p, "best", options, bound);
+    ASSERT_TRUE(best);
+    ASSERT_TRUE(core::check_placement(p, *best)) << name;
+    EXPECT_LE(static_cast<double>(best->arena_bytes), 1.10 * static_cast<double>(bound)) << name;
+  }
+}
+
+// The search is deterministic for a seed and a step budget: the same offsets twice.
+TEST(Intervals, SearchIsDeterministic) {
+  const std::string path = std::string(WEFT_TEST_DATA_DIR) + "/minimalloc/K.csv";
+  auto text = core::read_file(path);
+  ASSERT_TRUE(text);
+  auto inst = core::parse_minimalloc_csv(*text, path);
+  ASSERT_TRUE(inst);
+  const core::AllocationProblem p = core::interval_problem(*inst);
+  const std::int64_t bound = core::interval_lower_bound(p);
+  core::PlanOptions options;
+  options.search_steps = 60'000;
+  options.search_ms = 120'000;
+  auto a = core::place_blocks(p, "best", options, bound);
+  auto b = core::place_blocks(p, "best", options, bound);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->offset, b->offset);
+  EXPECT_EQ(a->arena_bytes, b->arena_bytes);
+  EXPECT_TRUE(core::check_placement(p, *a));
 }
