@@ -1,7 +1,7 @@
 // weft-studio: the desktop front end.
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
 //               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
-//               [--strategy NAME] [--granularity US]
+//               [--strategy NAME] [--granularity US] [--graph]
 // --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
 // has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
 // without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption range("range", "Select the time range T0:T1 (µs, or % of the longest run) in the timeline before the screenshot.", "t0:t1");
   const QCommandLineOption strategy("strategy", "Strategy of the first schedule (default: the studio's).", "name");
   const QCommandLineOption granularity("granularity", "Strategy granularity, µs (-1: automatic).", "us");
-  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity});
+  const QCommandLineOption graph("graph", "Make and predict the first schedule for CUDA Graph replay.");
+  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   window.show();
   if (parser.isSet(strategy)) window.strategyPanel()->strategyBox()->setCurrentText(parser.value(strategy));
   if (parser.isSet(granularity)) window.strategyPanel()->granularity()->setValue(parser.value(granularity).toDouble());
+  if (parser.isSet(graph)) window.strategyPanel()->launchMode()->setCurrentIndex(1);
 
   // --show VIEW with --screenshot: float that dock at --size and shoot it alone.
   const QString show_view = parser.value(show);

@@ -244,6 +244,7 @@ void MainWindow::openModel(const QString& path) {
   r.strategy = m_strategy->strategyBox()->currentText();
   r.options.max_streams = m_strategy->streamCap()->value();
   r.options.granularity_us = m_strategy->granularity()->value();
+  r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
   r.device = m_device_preset;
   m_loading_is_file = true;
   startLoad(std::move(r));
@@ -273,6 +274,7 @@ void MainWindow::openProject(const QString& path) {
   r.strategy = project->settings.strategy;
   r.options.max_streams = project->settings.max_streams;
   r.options.granularity_us = project->settings.granularity_us;
+  r.options.cuda_graph = project->settings.cuda_graph;
   r.device = m_device_preset;
   m_loading_is_file = true;
   startLoad(std::move(r));
@@ -322,6 +324,7 @@ void MainWindow::onLoaded() {
     m_strategy->strategyBox()->setCurrentText(project.settings.strategy);
     m_strategy->streamCap()->setValue(project.settings.max_streams);
     m_strategy->granularity()->setValue(project.settings.granularity_us);
+    m_strategy->launchMode()->setCurrentIndex(project.settings.cuda_graph ? 1 : 0);
     m_lanes->setWidthMode(project.settings.lane_widths == "uniform" ? LanesView::WidthMode::Uniform
                                                                     : LanesView::WidthMode::PredictedTime);
     auto schedule = bridge::schedule_from_json(m_doc->graph(), project.schedule_json.toStdString());
@@ -364,6 +367,7 @@ ProjectSettings MainWindow::currentSettings() const {
   s.strategy = m_strategy->strategyBox()->currentText();
   s.max_streams = m_strategy->streamCap()->value();
   s.granularity_us = m_strategy->granularity()->value();
+  s.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
   s.lane_widths = m_lanes->widthMode() == LanesView::WidthMode::Uniform ? "uniform" : "time";
   return s;
 }

@@ -156,7 +156,14 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
   m_grain->setToolTip(tr("Operators shorter than this stay on a producer's stream"));
   form->addRow(tr("Strategy"), m_strategy);
   form->addRow(tr("Stream cap"), m_cap);
+  m_launch = new QComboBox(this);
+  m_launch->addItem(tr("eager launches"));
+  m_launch->addItem(tr("CUDA Graph replay"));
+  m_launch->setToolTip(tr("Eager: every cross-stream event costs host time, so automatic granularity keeps short "
+                          "operators together. CUDA Graph: dependencies are graph edges, automatic granularity is 0; "
+                          "predictions use graph replay."));
   form->addRow(tr("Granularity"), m_grain);
+  form->addRow(tr("Launch"), m_launch);
   auto* button = new QPushButton(tr("Apply"), this);
   m_note = new QLabel(this);
   m_note->setWordWrap(true);
@@ -175,6 +182,7 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
   connect(doc, &StudioDocument::modelChanged, this, [this] {
     m_cap->setValue(m_doc->strategyOptions().max_streams);
     m_grain->setValue(m_doc->strategyOptions().granularity_us);
+    m_launch->setCurrentIndex(m_doc->strategyOptions().cuda_graph ? 1 : 0);
     m_strategy->setCurrentText(QString::fromStdString(m_doc->schedule().strategy));
   });
 }
@@ -183,6 +191,7 @@ bool StrategyPanel::apply() {
   core::StrategyOptions opt;
   opt.max_streams = m_cap->value();
   opt.granularity_us = m_grain->value();
+  opt.cuda_graph = m_launch->currentIndex() == 1;
   const bool ok = m_doc->applyStrategy(m_strategy->currentText(), opt);
   m_note->setText(ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(m_strategy->currentText())
                      : tr("Refused: %1").arg(m_doc->lastRefusal()));

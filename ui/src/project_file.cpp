@@ -32,6 +32,7 @@ core::Status save_project(const QString& path, const StudioDocument& doc, const 
   root["settings"] = QJsonObject{{"strategy", settings.strategy},
                                  {"max_streams", settings.max_streams},
                                  {"granularity_us", settings.granularity_us},
+                                 {"cuda_graph", settings.cuda_graph},
                                  {"lane_widths", settings.lane_widths}};
   return core::write_file_atomic(path.toStdString(), QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString());
 }
@@ -59,6 +60,7 @@ core::Expected<Project> load_project(const QString& path) {
   p.settings.strategy = s["strategy"].toString();
   p.settings.max_streams = s["max_streams"].toInt(8);
   p.settings.granularity_us = s["granularity_us"].toDouble(-1);
+  p.settings.cuda_graph = s["cuda_graph"].toBool(false);
   p.settings.lane_widths = s["lane_widths"].toString("time");
   return p;
 }

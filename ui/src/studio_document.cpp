@@ -60,8 +60,9 @@ void StudioDocument::refreshCosts() {
   sequential.strategy = "sequential";
   m_sequential_eager = {};
   m_sequential_graph = {};
-  std::tie(m_figures.predicted_sequential_us, m_figures.sequential_arena_bytes) = predict(sequential, &m_sequential_eager);
-  if (m_figures.predicted_sequential_us >= 0) {
+  double eager_us = -1;
+  std::tie(eager_us, m_figures.sequential_arena_bytes) = predict(sequential, &m_sequential_eager, false);
+  if (eager_us >= 0) {
     core::SimOptions graph_mode;
     graph_mode.cuda_graph = true;
     m_sequential_graph = core::simulate(*m_graph, sequential, m_analysis->costs, m_device, graph_mode);
@@ -128,7 +129,10 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   m_figures.ideal_us = bridge::ideal_makespan_us(*m_graph, m_schedule, m_times);
   m_figures.speedup = m_figures.ideal_us > 0 ? m_figures.sequential_us / m_figures.ideal_us : 1.0;
   core::Timeline predicted;
-  std::tie(m_figures.predicted_us, m_figures.arena_bytes) = predict(m_schedule, &predicted);
+  std::tie(m_figures.predicted_us, m_figures.arena_bytes) = predict(m_schedule, &predicted, m_options.cuda_graph);
+  m_figures.predicted_sequential_us = -1;
+  if (m_figures.predicted_us >= 0)
+    m_figures.predicted_sequential_us = (m_options.cuda_graph ? m_sequential_graph : m_sequential_eager).makespan_us();
   m_predicted.clear();
   if (m_figures.predicted_us >= 0) {
     predicted.label = "predicted " + (m_schedule.strategy.empty() ? std::string("schedule") : m_schedule.strategy);
@@ -138,11 +142,14 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   emit scheduleChanged();
 }
 
-std::pair<double, std::int64_t> StudioDocument::predict(const core::Schedule& schedule, core::Timeline* timeline) const {
+std::pair<double, std::int64_t> StudioDocument::predict(const core::Schedule& schedule, core::Timeline* timeline,
+                                                        bool cuda_graph) const {
   if (m_graph->node_count() > kLivePredictionNodes) return {-1.0, -1};
   double predicted = -1;
   if (m_device.peak_fp32_flops > 0 && m_device.memory_bandwidth > 0) {
-    core::Timeline t = core::simulate(*m_graph, schedule, m_analysis->costs, m_device);
+    core::SimOptions sim;
+    sim.cuda_graph = cuda_graph;
+    core::Timeline t = core::simulate(*m_graph, schedule, m_analysis->costs, m_device, sim);
     predicted = t.makespan_us();
     if (timeline) *timeline = std::move(t);
   }

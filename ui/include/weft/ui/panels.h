@@ -24,7 +24,7 @@ class PropertiesPanel : public QTreeWidget {
   StudioDocument* m_doc;
 };
 
-/// Strategy, stream cap and granularity; Apply pushes one undoable edit.
+/// Strategy, stream cap, granularity and launch mode; Apply pushes one undoable edit.
 class StrategyPanel : public QWidget {
   Q_OBJECT
  public:
@@ -32,6 +32,8 @@ class StrategyPanel : public QWidget {
   QComboBox* strategyBox() const { return m_strategy; }
   QSpinBox* streamCap() const { return m_cap; }
   QDoubleSpinBox* granularity() const { return m_grain; }
+  /// Launch mode the schedule is made and predicted for: 0 eager launches, 1 CUDA Graph replay.
+  QComboBox* launchMode() const { return m_launch; }
   /// Applies the chosen settings; false (and the reason in the panel) when refused.
   bool apply();
 
@@ -40,6 +42,7 @@ class StrategyPanel : public QWidget {
   QComboBox* m_strategy;
   QSpinBox* m_cap;
   QDoubleSpinBox* m_grain;
+  QComboBox* m_launch;
   QLabel* m_note;
 };
 

@@ -13,6 +13,7 @@ struct ProjectSettings {
   QString strategy;
   int max_streams = 8;
   double granularity_us = -1;
+  bool cuda_graph = false;  ///< schedule made and predicted for CUDA Graph replay
   QString lane_widths = "time";  ///< "time" or "uniform"
 };
 

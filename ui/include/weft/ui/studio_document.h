@@ -37,7 +37,9 @@ struct ScheduleFigures {
   // Predicted by the simulator and the memory planner; < 0 when not computed (no device
   // rates, or a model too large to re-plan on every edit).
   double predicted_us = -1;             ///< simulated makespan of the current schedule
-  double predicted_sequential_us = -1;  ///< simulated makespan of one stream in topological order
+  /// Simulated makespan of one stream in topological order, launched as the current schedule is
+  /// (eager, or as a CUDA Graph when the strategy options say cuda_graph).
+  double predicted_sequential_us = -1;
   std::int64_t arena_bytes = -1;        ///< arena of the current schedule (greedy-by-size)
   std::int64_t sequential_arena_bytes = -1;
 };
@@ -117,7 +119,8 @@ class StudioDocument : public QObject {
   void setScheduleInternal(core::Schedule schedule);
   /// Simulated makespan and planned arena of `schedule`, or -1 each when not computed.
   /// When `timeline` is given, it receives the simulated timeline (makespan < 0: not simulated).
-  std::pair<double, std::int64_t> predict(const core::Schedule& schedule, core::Timeline* timeline = nullptr) const;
+  /// Simulated with eager launches, or as a CUDA Graph when `cuda_graph`.
+  std::pair<double, std::int64_t> predict(const core::Schedule& schedule, core::Timeline* timeline, bool cuda_graph) const;
   /// Node times, critical flags and the sequential baselines from m_analysis.
   void refreshCosts();
   bool pushEdit(const QString& text, core::Expected<core::Schedule> result);
