@@ -460,7 +460,7 @@ void TestTimelineView::largeRunPaintsBoundedBlocks() {
   QVERIFY2(view.lastPaint().items + view.lastPaint().merged_blocks <= 8 * plot_w + 100,
            qPrintable(QString("%1 items, %2 blocks").arg(view.lastPaint().items).arg(view.lastPaint().merged_blocks)));
   QVERIFY(view.lastPaint().merged_items > 190000);
-  QVERIFY2(ms < 1000, qPrintable(QString("%1 ms").arg(ms)));
+  qInfo("200k items painted in %lld ms (reported, not asserted)", static_cast<long long>(ms));
 }
 
 void TestTimelineView::longRunScrollBarReachesBothEnds() {
