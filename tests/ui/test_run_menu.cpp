@@ -1,7 +1,7 @@
 // Runs from the studio: Run ▸ Run on CPU measures the current schedule off the GUI thread and its
 // timeline lands in the document (one item per node, outputs bit-identical to the sequential
-// run); a cancelled run adds nothing; an unsupported model is refused with the reason; CUDA stays
-// disabled with the reason; "Use measured times" calibrates the cost model and Reset reverts it.
+// run); a cancelled run adds nothing; an unsupported model is refused with the reason; Run on
+// CUDA follows GPU detection (disabled with the reason where there is none, as in CI); "Use measured times" calibrates the cost model and Reset reverts it.
 #include <QAction>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -41,6 +41,7 @@ class TestRunMenu : public QObject {
   void cancelledRunAddsNothing();
   void unsupportedModelIsRefused();
   void cudaEntryIsDisabledWithReason();
+  void cudaEntryFollowsDetection();
 };
 
 void TestRunMenu::cpuRunFromTheMenu() {
@@ -168,6 +169,34 @@ void TestRunMenu::cudaEntryIsDisabledWithReason() {
   QVERIFY(!w.runCudaAction()->toolTip().isEmpty());
   QVERIFY(w.runCudaAction()->toolTip().contains("CUDA"));
   QVERIFY(!w.runCpuAction()->isEnabled());  // no model yet
+}
+
+void TestRunMenu::cudaEntryFollowsDetection() {
+  MainWindow w;
+  w.show();
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openGraph("two-branches", [] { return weft::core::Expected<weft::core::Graph>(weft::test::make_two_branches(4)); });
+  QVERIFY(wait_signal(loaded));
+  const QString why = weft::ui::cuda_unavailable_reason();
+  QCOMPARE(w.runCudaAction()->isEnabled(), why.isEmpty());
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  if (!why.isEmpty()) {
+    // No GPU here: the entry says why and a direct call is refused with the same reason.
+    QCOMPARE(w.runCudaAction()->toolTip(), why);
+    QVERIFY(!w.runOnCuda());
+    QCOMPARE(ran.count(), 1);
+    QVERIFY2(w.lastMessage().contains(why), qPrintable(w.lastMessage()));
+    QVERIFY(w.document()->runs().empty());
+    return;
+  }
+  // A GPU: the same two-branch model runs on CUDA and its measured timeline lands in the document.
+  w.setRunIterations(2);
+  QVERIFY(w.runOnCuda());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  const auto* measured = find_run(*w.document(), "measured cuda " + w.document()->schedule().strategy);
+  QVERIFY(measured);
+  QCOMPARE(measured->items.size(), w.document()->graph().node_count());
 }
 
 QTEST_MAIN(TestRunMenu)

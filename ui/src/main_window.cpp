@@ -498,12 +498,14 @@ void MainWindow::createRunMenu() {
   run->setToolTipsVisible(true);
   m_run_cpu = run->addAction(tr("Run on &CPU"), QKeySequence(Qt::Key_F5), this, [this] { runOnCpu(); });
   m_run_cpu->setStatusTip(tr("Run the current schedule and the sequential one on the CPU reference executor"));
-  m_run_cuda = run->addAction(tr("Run on C&UDA"));
-  // There is no CUDA executor to call: the entry stays disabled and says why.
-  const QString why = cuda_unavailable_reason();
-  m_run_cuda->setEnabled(false);
-  m_run_cuda->setToolTip(why);
-  m_run_cuda->setStatusTip(why);
+  m_run_cuda = run->addAction(tr("Run on C&UDA"), this, [this] { runOnCuda(); });
+  // Without CUDA in the build or a GPU on the machine the entry stays disabled and says why.
+  m_cuda_unavailable = cuda_unavailable_reason();
+  const QString cuda_tip = m_cuda_unavailable.isEmpty()
+                               ? tr("Run the current schedule and the sequential one on the GPU (CUDA executor)")
+                               : m_cuda_unavailable;
+  m_run_cuda->setToolTip(cuda_tip);
+  m_run_cuda->setStatusTip(cuda_tip);
   m_cancel_run = run->addAction(tr("C&ancel run"), this, &MainWindow::cancelRun);
   run->addSeparator();
   m_use_measured = run->addAction(tr("Use &measured times"), this, [this] { useMeasuredTimes(); });
@@ -531,6 +533,7 @@ void MainWindow::createRunMenu() {
 void MainWindow::updateRunActions() {
   const bool running = isRunning();
   m_run_cpu->setEnabled(m_doc->hasModel() && !running && !isLoading());
+  m_run_cuda->setEnabled(m_cuda_unavailable.isEmpty() && m_doc->hasModel() && !running && !isLoading());
   m_cancel_run->setEnabled(running);
   const auto& runs = m_doc->runs();
   m_use_measured->setEnabled(!running && std::any_of(runs.begin(), runs.end(), [](const core::Timeline& r) { return r.kind == "measured"; }));
@@ -539,7 +542,12 @@ void MainWindow::updateRunActions() {
 
 bool MainWindow::isRunning() const { return m_run_active; }
 
-bool MainWindow::runOnCpu() {
+bool MainWindow::runOnCpu() { return startRun(Backend::Cpu); }
+
+bool MainWindow::runOnCuda() { return startRun(Backend::Cuda); }
+
+bool MainWindow::startRun(Backend backend) {
+  const QString where = backend == Backend::Cuda ? tr("CUDA") : tr("the CPU");
   auto refuse = [this](const QString& why) {
     showMessage(why, true);
     emit runFinished(false, why);
@@ -547,21 +555,23 @@ bool MainWindow::runOnCpu() {
   };
   if (!m_doc->hasModel()) return refuse(tr("Open a model before running it"));
   if (isLoading() || isRunning()) return refuse(tr("Busy: wait for the current load or run to finish"));
+  if (backend == Backend::Cuda && !m_cuda_unavailable.isEmpty()) return refuse(tr("Cannot run on CUDA: %1").arg(m_cuda_unavailable));
   // Checked here too so an unsupported model is refused at once, with the operator named.
-  if (auto ok = core::cpu_check_supported(m_doc->graph()); !ok)
-    return refuse(tr("Cannot run on the CPU: %1").arg(QString::fromStdString(ok.error().message)));
+  if (auto ok = check_supported(backend, m_doc->graph()); !ok)
+    return refuse(tr("Cannot run on %1: %2").arg(where, QString::fromStdString(ok.error().message)));
   RunRequest request;
+  request.backend = backend;
   request.graph = m_doc->graphPtr();
   request.schedule = m_doc->schedule();
   request.iterations = m_run_iterations;
-  m_run_job = start_cpu_run(std::move(request));
+  m_run_job = start_run(std::move(request));
   m_run_active = true;
   m_run_watcher.setFuture(m_run_job.future);
   m_progress->setValue(0);
   m_progress->setFormat(tr("Running %p%"));
   m_progress->show();
   m_cancel->show();
-  showMessage(tr("Running %1 on the CPU...").arg(QString::fromStdString(m_doc->schedule().strategy)));
+  showMessage(tr("Running %1 on %2...").arg(QString::fromStdString(m_doc->schedule().strategy), where));
   updateRunActions();
   return true;
 }
@@ -582,7 +592,7 @@ void MainWindow::onRunFinished() {
   updateRunActions();
   QFuture<RunReport> future = m_run_watcher.future();
   if (future.isCanceled() || future.resultCount() == 0) {
-    const QString why = future.isCanceled() ? tr("Run cancelled") : tr("Run on the CPU refused: %1").arg(*m_run_job.error);
+    const QString why = future.isCanceled() ? tr("Run cancelled") : tr("Run refused: %1").arg(*m_run_job.error);
     showMessage(why, !future.isCanceled());
     emit runFinished(false, why);
     return;
@@ -607,10 +617,12 @@ void MainWindow::onRunFinished() {
   auto add = [&rows](const QString& k, const QString& v) {
     rows += QString("<tr><td nowrap>%1</td><td nowrap align=right>&nbsp;<b>%2</b></td></tr>").arg(k, v);
   };
-  add(tr("cpu run"), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
-  add(tr("cpu sequential"), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
+  const QString backend = QString::fromLatin1(backend_name(r.backend));
+  add(tr("%1 run").arg(backend), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
+  add(tr("%1 sequential").arg(backend), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
   add(tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
-  // The CPU has no CUDA Graph mode: the graph baseline can only be the predicted one.
+  // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one
+  // (`weft run --backend cuda` measures CUDA Graph replays).
   const auto& predicted = m_doc->predictedRuns();
   if (predicted.size() == 3 && predicted[0].makespan_us() > 0)
     add(tr("vs seq. graph"), tr("%1× predicted").arg(predicted[2].makespan_us() / predicted[0].makespan_us(), 0, 'f', 2));
@@ -618,12 +630,14 @@ void MainWindow::onRunFinished() {
     add(tr("vs seq. graph"), tr("n/a"));
   add(tr("outputs"), diff);
   if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
-  m_summary->setRunText(tr("<p><b>CPU run</b> · %1 · %2 stream(s) · median of %3</p><table>%4</table>")
+  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 stream(s) · median of %4</p><table>%5</table>")
+                            .arg(backend.toUpper())
                             .arg(QString::fromStdString(r.measured.label.substr(r.measured.label.rfind(' ') + 1)).toHtmlEscaped())
                             .arg(r.measured.stream_count)
                             .arg(r.iterations)
                             .arg(rows));
-  const QString msg = tr("Ran on the CPU: %1 ms vs %2 ms sequential (%3×), outputs %4")
+  const QString msg = tr("Ran on %1: %2 ms vs %3 ms sequential (%4×), outputs %5")
+                          .arg(r.backend == Backend::Cuda ? tr("CUDA") : tr("the CPU"))
                           .arg(r.wall_ms, 0, 'f', 2)
                           .arg(r.sequential_ms, 0, 'f', 2)
                           .arg(speedup, 0, 'f', 2)

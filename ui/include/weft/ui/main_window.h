@@ -74,9 +74,12 @@ class MainWindow : public QMainWindow {
 
   // Runs (Run menu): the CPU reference executor runs the current schedule and the sequential one
   // off the GUI thread; progress and cancel in the status bar; the measured timelines land in the
-  // document's runs and the summary panel. CUDA stays disabled (with the reason) without an executor.
+  // document's runs and the summary panel. Run on CUDA does the same on the CUDA executor; it is
+  // disabled, with the reason, in a build without CUDA or where no GPU is detected.
   /// Starts a CPU run; false (with the reason in the status bar) when refused.
   bool runOnCpu();
+  /// Starts a CUDA run; false (with the reason) when refused or unavailable.
+  bool runOnCuda();
   void cancelRun();
   /// From runOnCpu() until runFinished is emitted.
   bool isRunning() const;
@@ -169,11 +172,13 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_timeline_dock = nullptr;
   QAction* m_run_cpu = nullptr;
   QAction* m_run_cuda = nullptr;
+  QString m_cuda_unavailable;  ///< why Run on CUDA cannot run here; empty when it can
   QAction* m_cancel_run = nullptr;
   QAction* m_use_measured = nullptr;
   QAction* m_reset_costs = nullptr;
   QFutureWatcher<RunReport> m_run_watcher;
   RunJob m_run_job;
+  bool startRun(Backend backend);
   int m_run_iterations = 3;
   bool m_run_active = false;  ///< from the start of a run until its result (or cancel) is handled
   std::string m_last_measured;  ///< label of the latest measured schedule run (Use measured times)

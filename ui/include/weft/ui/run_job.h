@@ -1,6 +1,6 @@
 #pragma once
-// Real runs from the studio: the CPU reference executor runs the current schedule and the
-// sequential one off the GUI thread (QtConcurrent); progress and cancellation go through the
+// Real runs from the studio: the CPU reference executor (or the CUDA executor where a GPU is
+// detected) runs the current schedule and the sequential one off the GUI thread (QtConcurrent); progress and cancellation go through the
 // QFuture, the measured timelines land in the document's runs.
 #include <QFuture>
 #include <QString>
@@ -12,7 +12,12 @@
 
 namespace weft::ui {
 
+enum class Backend { Cpu, Cuda };
+/// "cpu" / "cuda", as in run labels.
+const char* backend_name(Backend backend);
+
 struct RunRequest {
+  Backend backend = Backend::Cpu;
   std::shared_ptr<const core::Graph> graph;
   core::Schedule schedule;
   int iterations = 3;  ///< timed iterations of each run (the median is kept)
@@ -23,8 +28,9 @@ struct RunRequest {
 /// What a finished run reports: both measured timelines and how the schedule compares.
 struct RunReport {
   std::shared_ptr<const core::Graph> graph;  ///< the graph that ran (stale when the model changed since)
-  core::Timeline measured;    ///< the schedule, kind "measured", label "measured cpu <strategy>"
-  core::Timeline sequential;  ///< one stream in topological order, label "measured cpu sequential"
+  Backend backend = Backend::Cpu;
+  core::Timeline measured;    ///< the schedule, kind "measured", label "measured <backend> <strategy>"
+  core::Timeline sequential;  ///< one stream in topological order, label "measured <backend> sequential"
   double wall_ms = 0;         ///< median iteration of the schedule
   double sequential_ms = 0;   ///< median iteration of the sequential run
   double max_abs_diff = 0;    ///< over every output vs the sequential run; NaN when shapes differ
@@ -33,14 +39,16 @@ struct RunReport {
   int iterations = 0;
 };
 
-/// Starts a CPU run. Refuses (no result, `error` set) a model with an operator the CPU executor
-/// lacks, a plan that fails or an executor error. Cancel with future.cancel(): the worker stops
+/// Starts a run on request.backend. Refuses (no result, `error` set) a model with an operator the
+/// backend lacks, a plan that fails or an executor error. Cancel with future.cancel(): the worker stops
 /// at the next stage (an executor call in flight finishes first; its result is dropped).
 struct RunJob {
   QFuture<RunReport> future;
   std::shared_ptr<QString> error;
 };
-RunJob start_cpu_run(RunRequest request);
+RunJob start_run(RunRequest request);
+/// The backend's operator check (cpu_check_supported / cuda_check_supported).
+core::Status check_supported(Backend backend, const core::Graph& graph);
 
 /// Why the CUDA entry is unavailable in this build / on this machine, or empty when it can run.
 QString cuda_unavailable_reason();
