@@ -20,7 +20,7 @@ namespace {
 
 QString format_bytes(std::int64_t bytes) {
   if (bytes < 0) return QObject::tr("unknown");
-  return QLocale::system().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+  return QLocale::system().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat);
 }
 
 QString format_attribute(const core::Attribute& a) {
