@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "run_report.h"
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/memory_planner.h"
@@ -99,26 +100,7 @@ int cmd_run(Args& args) {
   }
 
   if (args.flag("json")) {
-    nlohmann::ordered_json j;
-    j["model"] = graph.info().model_path;
-    j["backend"] = backend;
-    j["strategy"] = schedule.strategy;
-    j["streams"] = schedule.stream_count();
-    j["events"] = schedule.events.size();
-    j["iterations"] = ro.iterations;
-    j["warmup"] = ro.warmup;
-    j["sequential_ms"] = seq->wall_ms;
-    j["schedule_ms"] = run->wall_ms;
-    j["speedup"] = speedup;
-    if (std::isnan(diff)) j["max_abs_diff"] = nullptr;
-    else j["max_abs_diff"] = diff;
-    j["bit_identical"] = identical;
-    j["arena_bytes"] = run->arena_bytes;
-    j["sequential_arena_bytes"] = seq->arena_bytes;
-    j["planner"] = planner;
-    j["random_weights"] = run->random_weights;
-    j["sequential_iteration_ms"] = seq->iteration_ms;
-    j["schedule_iteration_ms"] = run->iteration_ms;
+    const nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, planner, diff, identical);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, "

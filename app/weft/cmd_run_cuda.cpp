@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "run_report.h"
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/memory_planner.h"
@@ -111,26 +112,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   }
 
   if (args.flag("json")) {
-    nlohmann::ordered_json j;
-    j["model"] = graph.info().model_path;
-    j["backend"] = "cuda";
-    j["device"] = run->timeline.device;
-    j["strategy"] = schedule.strategy;
-    j["streams"] = schedule.stream_count();
-    j["events"] = schedule.events.size();
-    j["iterations"] = ro.iterations;
-    j["warmup"] = ro.warmup;
-    j["sequential_ms"] = seq->wall_ms;
-    j["schedule_ms"] = run->wall_ms;
-    j["speedup"] = speedup;
-    put_ms(j, "max_abs_diff", diff);
-    j["bit_identical"] = identical;
-    j["arena_bytes"] = run->arena_bytes;
-    j["sequential_arena_bytes"] = seq->arena_bytes;
-    j["planner"] = planner;
-    j["random_weights"] = run->random_weights;
-    j["sequential_iteration_ms"] = seq->iteration_ms;
-    j["schedule_iteration_ms"] = run->iteration_ms;
+    nlohmann::ordered_json j = run_report_json(graph, schedule, "cuda", ro, *seq, *run, planner, diff, identical);
     j["sequential_graph_ms"] = seq_graph->wall_ms;
     j["schedule_graph_ms"] = run_graph->wall_ms;
     j["speedup_vs_graph"] = speedup_vs_graph;
