@@ -193,21 +193,7 @@ class CudaExecutor final : public core::Executor {
       item_runs.push_back(std::move(items));
     }
 
-    std::vector<std::size_t> rank(result.iteration_ms.size());
-    std::iota(rank.begin(), rank.end(), std::size_t{0});
-    std::sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) { return result.iteration_ms[a] < result.iteration_ms[b]; });
-    const std::size_t median = rank[rank.size() / 2];
-    result.wall_ms = result.iteration_ms[median];
-    core::Timeline& tl = result.timeline;
-    tl.label = std::string("measured ") + name() + " " + strategy;
-    tl.kind = "measured";
-    tl.device = prop.name;
-    tl.stream_count = static_cast<int>(schedule.streams.size());
-    tl.items = std::move(item_runs[median]);
-    tl.events = schedule.events;
-    tl.arena_bytes.push_back({0.0, static_cast<double>(plan.arena_bytes)});
-    tl.arena_bytes.push_back({result.wall_ms * 1000.0, static_cast<double>(plan.arena_bytes)});
-    result.arena_bytes = plan.arena_bytes;
+    core::finish_measured_run(result, std::move(item_runs), schedule, plan.arena_bytes, name(), prop.name);
 
     for (TensorId t : graph.outputs()) {
       const core::Tensor& tensor = graph.tensor(t);

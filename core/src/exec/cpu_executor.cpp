@@ -204,22 +204,7 @@ class CpuExecutor final : public Executor {
         item_runs.push_back(state.items);
       }
     }
-    // The median iteration gives the wall time and the timeline.
-    std::vector<std::size_t> order(result.iteration_ms.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return result.iteration_ms[a] < result.iteration_ms[b]; });
-    const std::size_t median = order[order.size() / 2];
-    result.wall_ms = result.iteration_ms[median];
-    Timeline& tl = result.timeline;
-    tl.label = "measured cpu " + (schedule.strategy.empty() ? std::string("schedule") : schedule.strategy);
-    tl.kind = "measured";
-    tl.device = "cpu";
-    tl.stream_count = static_cast<int>(schedule.streams.size());
-    tl.items = std::move(item_runs[median]);
-    tl.events = schedule.events;
-    tl.arena_bytes.push_back({0.0, static_cast<double>(plan.arena_bytes)});
-    tl.arena_bytes.push_back({result.wall_ms * 1000.0, static_cast<double>(plan.arena_bytes)});
-    result.arena_bytes = plan.arena_bytes;
+    finish_measured_run(result, std::move(item_runs), schedule, plan.arena_bytes, "cpu", "cpu");
     result.random_weights = state.random_weights;
 
     for (TensorId t : graph.outputs()) {

@@ -1,6 +1,7 @@
 // The checks every executor makes before it runs anything: the schedule is executable (each node
 // once; stream order ∪ events acyclic and covering every data edge) and the plan fits.
 #include <algorithm>
+#include <numeric>
 
 #include "weft/core/executor.h"
 #include "weft/core/memory_planner.h"
@@ -64,6 +65,25 @@ Status check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan&
       return make_error(ErrorKind::InvalidInput, "memory plan is not valid for this schedule: " + s.error().message);
   }
   return {};
+}
+
+void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem>> item_runs, const Schedule& schedule,
+                         std::int64_t arena_bytes, std::string_view backend, std::string device) {
+  result.arena_bytes = arena_bytes;
+  if (result.iteration_ms.empty()) return;
+  std::vector<std::size_t> order(result.iteration_ms.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return result.iteration_ms[a] < result.iteration_ms[b]; });
+  const std::size_t median = order[order.size() / 2];
+  result.wall_ms = result.iteration_ms[median];
+  Timeline& tl = result.timeline;
+  tl.label = "measured " + std::string(backend) + " " + (schedule.strategy.empty() ? std::string("schedule") : schedule.strategy);
+  tl.kind = "measured";
+  tl.device = std::move(device);
+  tl.stream_count = static_cast<int>(schedule.streams.size());
+  if (median < item_runs.size()) tl.items = std::move(item_runs[median]);
+  tl.events = schedule.events;
+  tl.arena_bytes = {{0.0, static_cast<double>(arena_bytes)}, {result.wall_ms * 1000.0, static_cast<double>(arena_bytes)}};
 }
 
 }  // namespace weft::core

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/core/graph.h"
@@ -79,5 +80,12 @@ Expected<HostTensor> initial_value(const Graph& graph, TensorId t, const RunOpti
 /// ∪ events is acyclic and enforces every data edge, the plan fits the graph, and (when
 /// options.check_plan) check_plan accepts it for this schedule. InvalidInput errors. O(V·(V+E)/64).
 Status check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan, const RunOptions& options);
+
+/// After the timed iterations (result.iteration_ms, and per iteration its node items in
+/// item_runs, possibly empty): the median iteration gives result.wall_ms and the measured
+/// timeline (label "measured <backend> <strategy>", kind "measured", `device`, the schedule's
+/// streams and events, a flat arena counter of `arena_bytes`); result.arena_bytes is set.
+void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem>> item_runs, const Schedule& schedule,
+                         std::int64_t arena_bytes, std::string_view backend, std::string device);
 
 }  // namespace weft::core
