@@ -67,7 +67,7 @@ int plan_intervals(const Args& args, const std::string& path, const core::PlanOp
 }  // namespace
 
 int cmd_plan(Args& args) {
-  if (auto ok = args.parse({"intervals=", "schedule=", "strategy=", "streams=", "planner=", "alignment=", "outputs",
+  if (auto ok = args.parse({"intervals=", "schedule=", "strategy=", "streams=", "granularity=", "graph", "planner=", "alignment=", "outputs",
                             "search-ms=", "search-steps=", "json"},
                            true);
       !ok)
@@ -108,9 +108,8 @@ int cmd_plan(Args& args) {
     options.alignment = **alignment;
   }
   options.outputs_in_arena = args.flag("outputs");
-  if (args.value("schedule") && args.value("strategy")) return usage_error("plan", "give --schedule or --strategy, not both");
-  auto streams = args.int_value("streams");
-  if (!streams) return usage_error("plan", streams.error().message);
+  auto choice = schedule_choice(args, "sequential", args.flag("graph"));
+  if (!choice) return usage_error("plan", choice.error().message);
 
   auto model = load_model(args);
   if (!model) return report("plan", model.error());
@@ -118,22 +117,9 @@ int cmd_plan(Args& args) {
 
   // The schedule planned for, and the one-stream reference (memory-aware order).
   core::Schedule sequential{{core::memory_aware_order(graph)}, {}, "sequential", "memory-aware order"};
-  core::Schedule schedule;
-  if (auto file = args.value("schedule")) {
-    auto loaded = core::load_schedule(*file, graph);
-    if (!loaded) return report("plan", loaded.error());
-    schedule = std::move(*loaded);
-  } else {
-    const std::string strategy = args.value("strategy").value_or("sequential");
-    core::StrategyOptions so;
-    if (*streams) {
-      if (**streams <= 0) return usage_error("plan", "--streams must be positive");
-      so.max_streams = static_cast<int>(**streams);
-    }
-    auto made = core::make_schedule(strategy, graph, model->costs, model->device, so);
-    if (!made) return report("plan", made.error());
-    schedule = std::move(*made);
-  }
+  auto obtained = obtain_schedule("plan", *choice, graph, model->costs, model->device);
+  if (!obtained) return report("plan", obtained.error());
+  const core::Schedule schedule = std::move(*obtained);
 
   auto live = core::compute_liveness(graph, schedule, options);
   if (!live) return report("plan", live.error());

@@ -19,16 +19,16 @@ commands:
                                                (strategies: sequential seed-greedy level-rr chains
                                                cp-list resource-aware)
   validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
-  plan     MODEL [--schedule F | --strategy S] [--planner P] [--json]
+  plan     MODEL [--schedule F | --strategy S] [--graph] [--planner P] [--json]
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
   simulate MODEL [--schedule F | --strategy S] [--graph] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
-  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--iterations N] [--trace OUT.json] [--json]
+  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--iterations N] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
   devices                                      list CUDA GPUs and device presets
   help                                         this text
 
-schedule options (with --strategy S; schedule/simulate/run):
+schedule options (with --strategy S; schedule/plan/simulate/run):
   --streams N        cap on streams (default 8, the hardware work queues)
   --granularity US   operators shorter than US stay on a producer's stream (default: two event
                      costs of the device for eager launches, 0 with --graph: CUDA Graph replay)

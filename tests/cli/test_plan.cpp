@@ -73,3 +73,18 @@ TEST(CliPlan, ModelJson) {
     EXPECT_LE(t.at("offset").get<std::int64_t>() + t.at("size").get<std::int64_t>(), arena);
   }
 }
+
+// `weft plan` takes the shared schedule options: chains made for CUDA Graph replay spreads
+// googlenet over streams (eager keeps one), and the plan of that schedule still covers its bound.
+TEST(CliPlan, ScheduleOptionsReachTheStrategy) {
+  const CliRun eager = run_weft("plan " + data("models/googlenet.onnx") + " --strategy chains --json --search-ms 20");
+  ASSERT_EQ(eager.code, 0) << eager.out;
+  const CliRun graph = run_weft("plan " + data("models/googlenet.onnx") + " --strategy chains --graph --json --search-ms 20");
+  ASSERT_EQ(graph.code, 0) << graph.out;
+  const auto e = nlohmann::json::parse(eager.out);
+  const auto g = nlohmann::json::parse(graph.out);
+  EXPECT_EQ(e.at("streams").get<int>(), 1);
+  EXPECT_GT(g.at("streams").get<int>(), 1);
+  EXPECT_GE(g.at("arena_bytes").get<std::int64_t>(), g.at("lower_bound_bytes").get<std::int64_t>());
+  EXPECT_EQ(run_weft("plan " + data("models/googlenet.onnx") + " --strategy chains --streams 0").code, 1);
+}
