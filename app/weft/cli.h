@@ -69,6 +69,10 @@ core::Expected<core::Schedule> obtain_schedule(std::string_view command, const S
                                               const core::Graph& graph, const core::CostTable& costs,
                                               const core::DeviceSpec& device);
 
+/// `x` with `digits` decimals ("12.35"); and a byte count as MiB with two decimals ("6.13 MiB").
+std::string fixed(double x, int digits = 1);
+std::string mib(std::int64_t bytes);
+
 /// Prints "weft <command>: error: <message>" to stderr and returns the error's exit code.
 int report(std::string_view command, const core::Error& error);
 int usage_error(std::string_view command, std::string_view message);

@@ -20,13 +20,6 @@
 namespace weft::cli {
 namespace {
 
-std::string fixed(double x, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << x;
-  return s.str();
-}
-
-std::string mib(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 2) + " MiB"; }
 
 }  // namespace
 

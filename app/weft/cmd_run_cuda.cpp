@@ -20,11 +20,6 @@
 namespace weft::cli {
 namespace {
 
-std::string fixed(double x, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << x;
-  return s.str();
-}
 
 /// Pairs of nodes on different streams whose measured intervals overlap. O(n log n + pairs).
 std::int64_t overlapped_pairs(const core::Timeline& tl) {

@@ -17,11 +17,6 @@
 namespace weft::cli {
 namespace {
 
-std::string fixed(double x, int digits = 1) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << x;
-  return s.str();
-}
 
 // Figures of one schedule, shared by the single-strategy report and the --compare table.
 struct Figures {

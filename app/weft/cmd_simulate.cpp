@@ -20,11 +20,6 @@ namespace {
 constexpr std::string_view kCommand = "simulate";
 constexpr std::string_view kDefaultStrategy = "cp-list";
 
-std::string fixed(double x, int digits = 1) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
 
 }  // namespace
 
