@@ -60,21 +60,15 @@ int cmd_run(Args& args) {
   if (!model) return report("run", model.error());
   const core::Graph& graph = model->graph;
 
-  const core::Schedule sequential{{core::memory_aware_order(graph)}, {}, "sequential", "memory-aware order"};
-  auto obtained = obtain_schedule("run", *choice, graph, model->costs, model->device);
-  if (!obtained) return report("run", obtained.error());
-  const core::Schedule schedule = std::move(*obtained);
-
-  core::PlanOptions po;
-  auto seq_plan = core::plan_memory(graph, sequential, planner, po);
-  if (!seq_plan) return report("run", seq_plan.error());
-  auto plan = core::plan_memory(graph, schedule, planner, po);
-  if (!plan) return report("run", plan.error());
+  auto pair = prepare_run(*choice, *model, planner);
+  if (!pair) return report("run", pair.error());
+  const core::Schedule& sequential = pair->sequential;
+  const core::Schedule& schedule = pair->schedule;
 
   auto executor = core::make_cpu_executor();
-  auto seq = executor->run(graph, sequential, *seq_plan, ro);
+  auto seq = executor->run(graph, sequential, pair->sequential_plan, ro);
   if (!seq) return report("run", seq.error());
-  auto run = executor->run(graph, schedule, *plan, ro);
+  auto run = executor->run(graph, schedule, pair->plan, ro);
   if (!run) return report("run", run.error());
 
   const core::OutputDiff compared = core::compare_outputs(*seq, *run);

@@ -49,15 +49,10 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   const core::Graph& graph = model->graph;
   // Refuse unsupported operators before the CPU reference spends its time.
   if (auto ok = gpu::cuda_check_supported(graph); !ok) return report("run", ok.error());
-  const core::Schedule sequential{{core::memory_aware_order(graph)}, {}, "sequential", "memory-aware order"};
-  auto obtained = obtain_schedule("run", choice, graph, model->costs, model->device);
-  if (!obtained) return report("run", obtained.error());
-  const core::Schedule schedule = std::move(*obtained);
-  core::PlanOptions po;
-  auto seq_plan = core::plan_memory(graph, sequential, planner, po);
-  if (!seq_plan) return report("run", seq_plan.error());
-  auto plan = core::plan_memory(graph, schedule, planner, po);
-  if (!plan) return report("run", plan.error());
+  auto pair = prepare_run(choice, *model, planner);
+  if (!pair) return report("run", pair.error());
+  const core::Schedule& sequential = pair->sequential;
+  const core::Schedule& schedule = pair->schedule;
 
   // Throughput runs (no per-node events) give the wall times; one timed run per schedule gives
   // the timelines (overlap, trace); graph runs replay one capture.
@@ -68,23 +63,23 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   graph_mode.cuda_graph = true;
   auto eager = gpu::make_cuda_executor(eager_mode);
   auto graphed = gpu::make_cuda_executor(graph_mode);
-  auto seq = eager->run(graph, sequential, *seq_plan, throughput);
+  auto seq = eager->run(graph, sequential, pair->sequential_plan, throughput);
   if (!seq) return report("run", seq.error());
-  auto run = eager->run(graph, schedule, *plan, throughput);
+  auto run = eager->run(graph, schedule, pair->plan, throughput);
   if (!run) return report("run", run.error());
-  auto seq_timed = eager->run(graph, sequential, *seq_plan, timed);
+  auto seq_timed = eager->run(graph, sequential, pair->sequential_plan, timed);
   if (!seq_timed) return report("run", seq_timed.error());
-  auto run_timed = eager->run(graph, schedule, *plan, timed);
+  auto run_timed = eager->run(graph, schedule, pair->plan, timed);
   if (!run_timed) return report("run", run_timed.error());
-  auto seq_graph = graphed->run(graph, sequential, *seq_plan, throughput);
+  auto seq_graph = graphed->run(graph, sequential, pair->sequential_plan, throughput);
   if (!seq_graph) return report("run", seq_graph.error());
-  auto run_graph = graphed->run(graph, schedule, *plan, throughput);
+  auto run_graph = graphed->run(graph, schedule, pair->plan, throughput);
   if (!run_graph) return report("run", run_graph.error());
 
   core::RunOptions reference = ro;
   reference.iterations = 1;
   reference.warmup = 0;
-  auto cpu = core::make_cpu_executor()->run(graph, sequential, *seq_plan, reference);
+  auto cpu = core::make_cpu_executor()->run(graph, sequential, pair->sequential_plan, reference);
   if (!cpu) return report("run", cpu.error());
 
   const core::OutputDiff sched_vs_seq = core::compare_outputs(*seq, *run);

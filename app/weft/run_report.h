@@ -5,11 +5,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli.h"
 #include "weft/core/executor.h"
+#include "weft/core/memory_plan.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 
 namespace weft::cli {
+
+/// What every backend runs: the sequential reference (one stream, memory-aware order) and the
+/// chosen schedule, each with its memory plan from `planner`.
+struct RunPair {
+  core::Schedule sequential;
+  core::Schedule schedule;
+  core::MemoryPlan sequential_plan;
+  core::MemoryPlan plan;
+};
+core::Expected<RunPair> prepare_run(const ScheduleChoice& choice, const LoadedModel& model, const std::string& planner);
 
 /// `diff` NaN (shapes differ) is written as null.
 nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Schedule& schedule, std::string_view backend,
