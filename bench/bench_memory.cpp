@@ -15,7 +15,7 @@ using namespace weft;
 namespace {
 
 void minimalloc(benchmark::State& state, char name, const std::string& planner) {
-  const std::string path = std::string(WEFT_SHARED_DIR) + "/benchmarks/minimalloc/" + name + ".csv";
+  const std::string path = std::string(WEFT_TEST_DATA_DIR) + "/minimalloc/" + name + ".csv";
   auto text = core::read_file(path);
   auto inst = text ? core::parse_minimalloc_csv(*text, path) : core::Expected<core::IntervalInstance>(text.error());
   if (!inst) {

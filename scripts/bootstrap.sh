@@ -8,10 +8,7 @@ mode=${1:-demo}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-packages=(build-essential cmake ninja-build ccache pkg-config git
-  qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev libxkbcommon-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev libopenblas-dev
-  libgtest-dev libgmock-dev libbenchmark-dev python3-onnx python3-numpy)
+mapfile -t packages < <(sed 's/#.*//' scripts/debian-packages.txt | awk 'NF {print $1}')
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -40,11 +37,16 @@ case "$mode" in
     ;;
   test)
     cmake --preset ci >/dev/null
+    # Every package configure found must be on the list above, or a fresh machine fails here.
+    scripts/check-packages.sh build/ci
     cmake --build --preset ci
-    # ONNX's own backend cases, generated once into the build folder (the conformance test reads them).
+    # ONNX's own backend cases, generated once into the build folder (the conformance test reads
+    # them); a failure here fails the run rather than leaving the conformance test without cases.
     if [ ! -d build/ci/onnx-conformance/node ]; then
-      bash "$root/../shared/scripts/onnx-conformance.sh" build/ci/onnx-conformance >/dev/null 2>&1 ||
-        bash scripts/onnx-conformance.sh build/ci/onnx-conformance >/dev/null 2>&1 || true
+      rm -rf build/ci/onnx-conformance.tmp
+      scripts/onnx-conformance.sh build/ci/onnx-conformance.tmp >build/ci/onnx-conformance.log 2>&1 ||
+        { cat build/ci/onnx-conformance.log >&2; echo "bootstrap: generating the ONNX conformance cases failed" >&2; exit 1; }
+      mv build/ci/onnx-conformance.tmp build/ci/onnx-conformance
     fi
     exec ctest --preset ci -j2
     ;;

@@ -6,8 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 weft="${1:-$here/build/cli-only/app/weft/weft}"
 steps="${2:-600000}"
-dir="$here/../shared/benchmarks/minimalloc"
-[ -d "$dir" ] || dir="$here/tests/data/minimalloc"
+dir="$here/tests/data/minimalloc"
 printf "%-4s %8s %10s %12s %12s %8s %8s %7s\n" inst buffers bound greedy-size best g/bound best/bound secs
 for f in "$dir"/[A-K].csv; do
   start=$(date +%s.%N)
