@@ -29,12 +29,12 @@
 // Cost per node: O(group size) to scan and sort candidates, O(degree + rescanned cliques) per
 // placement tried.
 #include <algorithm>
-#include <cassert>
 #include <limits>
 #include <numeric>
 
 #include "allocation_detail.h"
 #include "weft/core/bitset.h"
+#include "weft/core/check.h"
 
 namespace weft::core::detail {
 
@@ -146,7 +146,7 @@ SearchOutcome CanonicalSearch::solve(const Trial& trial, std::vector<std::int64_
   m_rng.seed(trial.seed);
   // Failed states depend on the capacity and on the ranks (ties), not on the noise.
   m_salt = mix(static_cast<std::uint64_t>(capacity) ^ mix(trial.preorder_id + 0x51ull));
-  assert(trial.preorder.size() == n);
+  WEFT_CHECK_MSG(trial.preorder.size() == n, "a preorder must rank every block");
   for (std::size_t i = 0; i < n; ++i) m_rank[static_cast<std::size_t>(trial.preorder[i])] = static_cast<std::int32_t>(i);
   std::fill(m_offset.begin(), m_offset.end(), -1);
   std::fill(m_min.begin(), m_min.end(), 0);
