@@ -92,6 +92,7 @@ ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vec
   // is a multiple of their greatest common divisor: bounds and capacities move in those steps.
   std::int64_t step = 0;
   for (std::size_t b = 0; b < n; ++b) step = std::gcd(step, p.size[b]);
+  if (step <= 0) step = std::max<std::int64_t>(p.alignment, 1);  // no blocks
   std::int64_t lo = align_up(std::max<std::int64_t>(lower_bound, 0), step);
   if (!searchable || out.placement.arena_bytes <= lo) {
     out.optimal = out.placement.arena_bytes <= lo;

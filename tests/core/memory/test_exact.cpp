@@ -148,6 +148,26 @@ TEST(ExactPlanner, ConcurrentPlanReachesBound) {
   EXPECT_EQ(plan->arena_bytes, bound->bytes);
 }
 
+// Edge cases: no blocks (arena 0), one block, blocks that conflict with nothing.
+TEST(ExactPlanner, TrivialProblems) {
+  core::AllocationProblem empty;
+  auto none = core::place_blocks(empty, "exact");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->arena_bytes, 0);
+  core::AllocationProblem free_blocks;
+  free_blocks.size = {256, 512, 256};
+  free_blocks.start = {0, 1, 2};
+  free_blocks.end = {0, 1, 2};
+  free_blocks.conflicts = {{}, {}, {}};
+  free_blocks.alignment = 256;
+  for (const char* planner : {"exact", "best"}) {
+    auto pl = core::place_blocks(free_blocks, planner);
+    ASSERT_TRUE(pl);
+    EXPECT_EQ(pl->arena_bytes, 512) << planner;
+    EXPECT_EQ(pl->offset, (std::vector<std::int64_t>{0, 0, 0})) << planner;
+  }
+}
+
 // The MiniMalloc instances the search settles in well under a second (fast subset): packed at or
 // under the benchmark capacity of 1 MiB, checker-valid, and identical offsets on a second run.
 TEST(ExactPlanner, MiniMallocFastInstances) {
