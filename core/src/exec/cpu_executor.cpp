@@ -258,6 +258,9 @@ Status cpu_check_supported(const Graph& graph) {
     for (TensorId t : node.inputs) {
       if (t == kNoTensor) continue;
       const DType d = graph.tensor(t).dtype;
+      if (d == DType::Undefined && graph.tensor(t).kind == TensorKind::Input)
+        return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type +
+                                                       "): non-tensor input '" + graph.tensor(t).name + "'");
       if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
         return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type + "): dtype " +
                                                        std::string(dtype_name(d)));
