@@ -87,7 +87,7 @@ struct RunState {
 class NodeContext final : public detail::KernelContext {
  public:
   NodeContext(RunState& state, NodeId n, std::span<const View> inputs)
-      : KernelContext(state.graph->node(n), inputs, state.opset), m_state(state), m_node_id(n) {}
+      : KernelContext(state.graph->node(n), inputs, state.opset, state.graph), m_state(state), m_node_id(n) {}
 
   Expected<View> output(std::size_t i, DType dtype, detail::Shape shape) override {
     const Node& node = this->node();
@@ -145,7 +145,7 @@ void run_node(RunState& state, NodeId n, int stream) {
       if (node.inputs[i] != kNoTensor) inputs[i] = state.values[static_cast<std::size_t>(node.inputs[i])];
     NodeContext ctx(state, n, inputs);
     const detail::KernelFn* fn = detail::kernel_registry().find(node.op_type);
-    Status s = fn ? (*fn)(ctx) : Status(detail::unsupported(ctx, "operator"));
+    Status s = fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
     if (!s) state.fail(s.error());
   }
   const double t1 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
@@ -246,7 +246,7 @@ Status cpu_check_supported(const Graph& graph) {
   const auto& registry = detail::kernel_registry();
   for (TensorId t : graph.inputs()) {
     const DType d = graph.tensor(t).dtype;
-    if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+    if (d == DType::String)
       return make_error(ErrorKind::InvalidInput, "unsupported: input '" + graph.tensor(t).name + "': dtype " +
                                                      std::string(dtype_name(d)));
   }
@@ -261,7 +261,7 @@ Status cpu_check_supported(const Graph& graph) {
       if (d == DType::Undefined && graph.tensor(t).kind == TensorKind::Input)
         return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type +
                                                        "): non-tensor input '" + graph.tensor(t).name + "'");
-      if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+      if (d == DType::String)
         return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type + "): dtype " +
                                                        std::string(dtype_name(d)));
     }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "half.h"
 #include "weft/core/executor.h"
 #include "weft/core/tensor_pb.h"
 
@@ -58,6 +59,12 @@ void fill_initial_value(const Tensor& t, std::uint64_t seed, bool is_weight, std
       break;
     case DType::Float64:
       for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<double*>(out)[i] = uniform();
+      break;
+    case DType::Float16:
+      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<detail::Float16*>(out)[i] = detail::Float16::from(uniform());
+      break;
+    case DType::BFloat16:
+      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<detail::BFloat16*>(out)[i] = detail::BFloat16::from(uniform());
       break;
     case DType::Bool:
       for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(splitmix(s) & 1u);

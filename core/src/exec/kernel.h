@@ -36,8 +36,8 @@ struct View {
 /// What a kernel sees: its node, its input views and a way to get output buffers.
 class KernelContext {
  public:
-  KernelContext(const Node& node, std::span<const View> inputs, std::int64_t opset)
-      : m_node(node), m_inputs(inputs), m_opset(opset) {}
+  KernelContext(const Node& node, std::span<const View> inputs, std::int64_t opset, const Graph* graph = nullptr)
+      : m_node(node), m_inputs(inputs), m_opset(opset), m_graph(graph) {}
   virtual ~KernelContext() = default;
   KernelContext(const KernelContext&) = delete;
   KernelContext& operator=(const KernelContext&) = delete;
@@ -51,6 +51,12 @@ class KernelContext {
   const View& in(std::size_t i) const { return m_inputs[i]; }
   std::size_t output_count() const { return m_node.outputs.size(); }
   bool wants_output(std::size_t i) const { return i < m_node.outputs.size() && m_node.outputs[i] != kNoTensor; }
+  /// The graph the node belongs to (tensor names and declared dtypes), when the caller has one.
+  const Graph* graph() const { return m_graph; }
+  /// The dtype the graph declares for output i (Undefined when unknown or omitted).
+  DType declared_dtype(std::size_t i) const {
+    return m_graph && wants_output(i) ? m_graph->tensor(m_node.outputs[i]).dtype : DType::Undefined;
+  }
 
   /// The buffer for output i with this dtype and shape (arena view or own buffer). Errors when the
   /// shape does not fit the bytes the memory plan reserved. Omitted outputs get scratch bytes.
@@ -60,6 +66,7 @@ class KernelContext {
   const Node& m_node;
   std::span<const View> m_inputs;
   std::int64_t m_opset = 0;
+  const Graph* m_graph = nullptr;
 };
 
 using KernelFn = std::function<Status(KernelContext&)>;
@@ -82,6 +89,11 @@ class KernelRegistry {
  private:
   std::map<std::string, KernelFn, std::less<>> m_fns;
 };
+
+/// Runs a kernel on a node. Operators that compute (not those that only move bytes, nor Cast)
+/// see float16/bfloat16 inputs widened to float32, and their float32 outputs that the graph
+/// declares half (or, undeclared, of a node with half inputs) are rounded back, nearest-even.
+Status run_kernel(const KernelFn& fn, KernelContext& ctx);
 
 /// The registry of every kernel family (built once, thread-safe after construction).
 const KernelRegistry& kernel_registry();

@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "half.h"
 #include "kernel.h"
 
 namespace weft::core::detail {
@@ -25,9 +26,14 @@ bool dispatch_any(DType dtype, F&& f) {
     case DType::Int64: f(std::int64_t{}); return true;
     case DType::UInt64: f(std::uint64_t{}); return true;
     case DType::Bool: f(bool{}); return true;
+    case DType::Float16: f(Float16{}); return true;
+    case DType::BFloat16: f(BFloat16{}); return true;
     default: return false;
   }
 }
+
+template <class T>
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 
 // ---- unary ----
 
@@ -94,7 +100,14 @@ Status dropout_kernel(KernelContext& ctx) {
 
 template <class To, class From>
 To convert(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (kIsHalf<From> && kIsHalf<To>) {
+    return To::from(v.to_float());
+  } else if constexpr (kIsHalf<From>) {
+    return convert<To>(v.to_float());
+  } else if constexpr (kIsHalf<To>) {
+    // Rounded once, from the exact value (double holds every float and the common integers).
+    return To::from(static_cast<double>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
     return v != From{};
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     if (std::isnan(v)) return To{};
