@@ -105,6 +105,7 @@ void register_pool_kernels(KernelRegistry& r);
 void register_norm_kernels(KernelRegistry& r);
 void register_reduce_kernels(KernelRegistry& r);
 void register_shape_kernels(KernelRegistry& r);
+void register_index_kernels(KernelRegistry& r);
 
 // ---- helpers shared by the families ----
 
@@ -121,6 +122,21 @@ bool normalize_axis(std::int64_t& axis, std::int64_t rank);
 bool read_ints(const View& v, std::vector<std::int64_t>& out);
 /// Reads a float tensor (float32 / float64) as doubles.
 bool read_floats(const View& v, std::vector<double>& out);
+
+/// True for the dtypes load_double/store_double handle: floats (half included), integers, bool.
+bool is_numeric(DType dtype);
+/// Element i of a numeric view as double (exact for every dtype but int64/uint64 beyond 2^53).
+double load_double(const View& v, std::int64_t i);
+/// Stores x into element i: integers truncate toward zero (saturating, NaN to 0), bool is x != 0,
+/// half types round nearest-even. Reference kernels that are not hot use these instead of templates.
+void store_double(const View& v, std::int64_t i, double x);
+/// A whole numeric view as doubles (false when the dtype is not numeric).
+bool read_doubles(const View& v, std::vector<double>& out);
+/// An Expected<View> output in one line: `WEFT_KERNEL_OUTPUT(y, ctx.output(0, dtype, shape));`.
+#define WEFT_KERNEL_OUTPUT(var, expr) \
+  auto var##_result = (expr);          \
+  if (!var##_result) return var##_result.error(); \
+  const View& var = *var##_result
 
 /// Calls f(T{}) with T the C++ type of dtype among float, double and the integer types; false for others.
 template <class F>

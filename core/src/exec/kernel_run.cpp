@@ -18,7 +18,7 @@ bool handles_half_natively(std::string_view op) {
   static const std::set<std::string, std::less<>> kNative = {
       "Cast", "CastLike", "Compress", "Concat", "ConstantOfShape", "DepthToSpace", "Expand", "EyeLike",
       "Flatten", "Gather", "GatherElements", "GatherND", "Identity", "Optional", "OptionalGetElement",
-      "OptionalHasElement", "Reshape", "ReverseSequence", "ScatterElements", "ScatterND", "SequenceAt",
+      "OptionalHasElement", "Reshape", "ReverseSequence", "SequenceAt",
       "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert", "SequenceLength", "Shape",
       "Size", "Slice", "SpaceToDepth", "Split", "SplitToSequence", "Squeeze", "Tile", "Transpose",
       "Unsqueeze", "If", "Loop", "Scan"};
