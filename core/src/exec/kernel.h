@@ -106,6 +106,8 @@ void register_norm_kernels(KernelRegistry& r);
 void register_reduce_kernels(KernelRegistry& r);
 void register_shape_kernels(KernelRegistry& r);
 void register_index_kernels(KernelRegistry& r);
+void register_detect_kernels(KernelRegistry& r);
+void register_signal_kernels(KernelRegistry& r);
 
 // ---- helpers shared by the families ----
 

@@ -42,6 +42,8 @@ const KernelRegistry& kernel_registry() {
     register_reduce_kernels(r);
     register_shape_kernels(r);
     register_index_kernels(r);
+    register_detect_kernels(r);
+    register_signal_kernels(r);
     return r;
   }();
   return registry;

@@ -225,6 +225,32 @@ KernelFn logic(Op op) {
   };
 }
 
+Status bit_shift_kernel(KernelContext& ctx) {
+  const View& a = ctx.in(0);
+  const View& b = ctx.in(1);
+  if (a.dtype != b.dtype) return kernel_error(ctx, "operand dtypes differ");
+  const std::string direction = ctx.node().attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") return kernel_error(ctx, "direction must be LEFT or RIGHT");
+  const bool left = direction == "LEFT";
+  Status result;
+  auto body = [&](auto t) {
+    using T = decltype(t);
+    // Shifting by the width or more gives zero (the C++ shift would be undefined).
+    result = binary_typed<T, T>(ctx, a, b, a.dtype, [&](T x, T s) {
+      if (s >= static_cast<T>(sizeof(T) * 8)) return T{0};
+      return static_cast<T>(left ? x << s : x >> s);
+    });
+  };
+  switch (a.dtype) {
+    case DType::UInt8: body(std::uint8_t{}); break;
+    case DType::UInt16: body(std::uint16_t{}); break;
+    case DType::UInt32: body(std::uint32_t{}); break;
+    case DType::UInt64: body(std::uint64_t{}); break;
+    default: return unsupported(ctx, std::string("dtype ") + std::string(dtype_name(a.dtype)));
+  }
+  return result;
+}
+
 Status pow_kernel(KernelContext& ctx) {
   const View& a = ctx.in(0);
   const View& b = ctx.in(1);
@@ -427,6 +453,7 @@ T int_div(T a, T b) {
 
 void register_elementwise_kernels(KernelRegistry& r) {
   using N = const Node&;
+  r.add("BitShift", bit_shift_kernel);
   r.add("Relu", unary_numeric([](auto v) { return v > decltype(v){0} ? v : decltype(v){0}; }));
   r.add("Neg", unary_numeric([](auto v) { return -v; }));
   r.add("Abs", unary_numeric([](auto v) {
