@@ -44,6 +44,7 @@ const KernelRegistry& kernel_registry() {
     register_index_kernels(r);
     register_detect_kernels(r);
     register_signal_kernels(r);
+    register_quant_kernels(r);
     return r;
   }();
   return registry;
