@@ -109,6 +109,7 @@ void register_index_kernels(KernelRegistry& r);
 void register_detect_kernels(KernelRegistry& r);
 void register_signal_kernels(KernelRegistry& r);
 void register_quant_kernels(KernelRegistry& r);
+void register_loss_kernels(KernelRegistry& r);
 
 // ---- helpers shared by the families ----
 

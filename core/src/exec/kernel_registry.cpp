@@ -45,6 +45,7 @@ const KernelRegistry& kernel_registry() {
     register_detect_kernels(r);
     register_signal_kernels(r);
     register_quant_kernels(r);
+    register_loss_kernels(r);
     return r;
   }();
   return registry;
