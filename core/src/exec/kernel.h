@@ -110,6 +110,7 @@ void register_detect_kernels(KernelRegistry& r);
 void register_signal_kernels(KernelRegistry& r);
 void register_quant_kernels(KernelRegistry& r);
 void register_loss_kernels(KernelRegistry& r);
+void register_rnn_kernels(KernelRegistry& r);
 
 // ---- helpers shared by the families ----
 

@@ -46,6 +46,7 @@ const KernelRegistry& kernel_registry() {
     register_signal_kernels(r);
     register_quant_kernels(r);
     register_loss_kernels(r);
+    register_rnn_kernels(r);
     return r;
   }();
   return registry;
