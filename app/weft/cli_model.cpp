@@ -32,7 +32,8 @@ core::Expected<LoadedModel> load_model(const Args& args) {
   auto graph = core::import_onnx(args.positional()[0], options);
   if (!graph) return graph.error();
   for (const std::string& u : graph->info().unresolved_dims)
-    std::cerr << "weft: warning: unresolved dimension " << u << " (bind it with --dim NAME=VALUE)\n";
+    std::cerr << "weft: warning: unresolved dimension " << u
+              << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";
   LoadedModel m{std::move(*graph), std::move(*device), {}};
   m.costs = core::estimate_costs(m.graph, m.device);
   return m;

@@ -242,7 +242,11 @@ std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecu
 
 std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
 
-Status cpu_check_supported(const Graph& graph) {
+namespace {
+
+/// Every operator of `graph` and of its bodies has a kernel, and no input is a string; graph
+/// inputs of a main graph must be tensors (a body's captures are typed at run time).
+Status check_graph_supported(const Graph& graph, bool is_body) {
   const auto& registry = detail::kernel_registry();
   for (TensorId t : graph.inputs()) {
     const DType d = graph.tensor(t).dtype;
@@ -258,15 +262,21 @@ Status cpu_check_supported(const Graph& graph) {
     for (TensorId t : node.inputs) {
       if (t == kNoTensor) continue;
       const DType d = graph.tensor(t).dtype;
-      if (d == DType::Undefined && graph.tensor(t).kind == TensorKind::Input)
+      if (!is_body && d == DType::Undefined && graph.tensor(t).kind == TensorKind::Input)
         return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type +
                                                        "): non-tensor input '" + graph.tensor(t).name + "'");
       if (d == DType::String)
         return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type + "): dtype " +
                                                        std::string(dtype_name(d)));
     }
+    for (const auto& [attr, body] : node_subgraphs(node))
+      if (auto s = check_graph_supported(*body, true); !s) return s;
   }
   return {};
 }
+
+}  // namespace
+
+Status cpu_check_supported(const Graph& graph) { return check_graph_supported(graph, false); }
 
 }  // namespace weft::core

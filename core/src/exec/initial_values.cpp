@@ -91,9 +91,19 @@ Expected<HostTensor> initial_value(const Graph& graph, TensorId id, const RunOpt
       return h;
     }
   }
-  if (!t.shape_known() || t.bytes() < 0)
+  if (!t.shape_known() || t.bytes() < 0) {
+    // Name every unbound dim as `weft analyze` does, with the --dim that binds it.
+    std::string dims;
+    if (!t.rank_known) dims = " (its rank is unknown)";
+    for (std::size_t d = 0; d < t.dims.size(); ++d) {
+      if (t.dims[d].known()) continue;
+      dims += (dims.empty() ? ": " : ", ") + std::string("dim ") + std::to_string(d) +
+              (t.dims[d].symbol.empty() ? " (unnamed; --dim " + t.name + ":" + std::to_string(d) + "=VALUE)"
+                                        : " '" + t.dims[d].symbol + "' (--dim " + t.dims[d].symbol + "=VALUE)");
+    }
     return make_error(ErrorKind::InvalidInput, std::string(is_weight ? "weight '" : "input '") + t.name +
-                                                   "' has no static shape (bind symbolic dims with --dim)");
+                                                   "' has no static shape" + dims);
+  }
   HostTensor h;
   h.dtype = t.dtype;
   h.shape = t.shape();

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/core/executor.h"
 #include "weft/core/expected.h"
 #include "weft/core/graph.h"
 
@@ -95,6 +96,17 @@ class KernelRegistry {
 /// declares half (or, undeclared, of a node with half inputs) are rounded back, nearest-even.
 Status run_kernel(const KernelFn& fn, KernelContext& ctx);
 
+/// A view of a host tensor's bytes (the tensor must outlive the view).
+View view_of(const HostTensor& h);
+/// An owned copy of a view.
+HostTensor host_of(const View& v);
+/// The value an enclosing node holds for a name its bodies capture (its input of that name).
+const View* captured_input(const KernelContext& ctx, std::string_view name);
+/// Runs a body (If branch, Loop or Scan body) of ctx's node, sequentially on the calling thread:
+/// `formal` binds its formal inputs in order, captures come from the node's inputs by name.
+/// Returns the body's outputs. O(body work); every body tensor gets a buffer of its own.
+Expected<std::vector<HostTensor>> run_subgraph(const KernelContext& ctx, const Graph& body, std::span<const View> formal);
+
 /// The registry of every kernel family (built once, thread-safe after construction).
 const KernelRegistry& kernel_registry();
 
@@ -111,6 +123,7 @@ void register_signal_kernels(KernelRegistry& r);
 void register_quant_kernels(KernelRegistry& r);
 void register_loss_kernels(KernelRegistry& r);
 void register_rnn_kernels(KernelRegistry& r);
+void register_control_kernels(KernelRegistry& r);
 
 // ---- helpers shared by the families ----
 

@@ -47,6 +47,7 @@ const KernelRegistry& kernel_registry() {
     register_quant_kernels(r);
     register_loss_kernels(r);
     register_rnn_kernels(r);
+    register_control_kernels(r);
     return r;
   }();
   return registry;

@@ -876,6 +876,12 @@ std::optional<Shape> static_shape_of(const onnx::TypeProto& t) {
 
 }  // namespace
 
+std::vector<std::string> subgraph_captures(const onnx::GraphProto& body) {
+  std::set<std::string> outer;
+  collect_outer(body, outer);
+  return {outer.begin(), outer.end()};
+}
+
 std::vector<std::string> outer_scope_inputs(const onnx::NodeProto& node) {
   std::set<std::string> outer;
   for (const auto& a : node.attribute()) {

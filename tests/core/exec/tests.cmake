@@ -5,3 +5,4 @@ target_compile_definitions(test_conformance PRIVATE WEFT_CONFORMANCE_BUILD_DIR="
 weft_add_test(test_cpu_executor SOURCES exec/test_cpu_executor.cpp LABELS core)
 weft_add_test(test_initial_values SOURCES exec/test_initial_values.cpp LABELS core)
 weft_add_test(test_compare_outputs SOURCES exec/test_compare_outputs.cpp LABELS core)
+weft_add_test(test_control_flow SOURCES exec/test_control_flow.cpp LABELS core)
