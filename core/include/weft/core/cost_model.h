@@ -27,7 +27,11 @@ struct DeviceSpec {
   int hardware_queues = 8;       ///< default number of concurrent work queues
 };
 
-/// Loads a preset by name from the assets folder (see assets_dir()); error lists the known names.
+/// Fails when no preset `name` exists: InvalidInput listing the known names (Runtime when the
+/// presets folder itself is missing). Front ends call it to refuse a bad option early.
+Status check_device_name(std::string_view name);
+/// Loads a preset by name from the assets folder (see assets_dir()); errors as check_device_name,
+/// then InvalidInput for a malformed preset file.
 Expected<DeviceSpec> load_device(std::string_view name);
 /// Parses a preset from JSON text (the same format as the files).
 Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view origin);
@@ -66,6 +70,9 @@ struct CostTable {
 /// formulas are documented in docs/devices.md; unknown operators, control flow (If, Loop, Scan)
 /// and nodes with a tensor of unknown shape get known = false and a launch-only time.
 CostTable estimate_costs(const Graph& graph, const DeviceSpec& device);
+
+/// The FLOP/s rate `node` runs at on `device` (tensor-core rate for half-precision operands). O(inputs).
+double peak_flops(const Graph& graph, NodeId node, const DeviceSpec& device);
 
 /// Node times as a plain vector (µs), for passes that only need weights.
 std::vector<double> node_times(const CostTable& costs);
