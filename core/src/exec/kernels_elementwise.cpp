@@ -419,6 +419,9 @@ T fmod_like(T a, T b, bool fmod) {
     return std::fmod(a, b);
   } else {
     if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T{-1}) return 0;  // also avoids the INT_MIN % -1 trap
+    }
     T r = static_cast<T>(a % b);
     // Integer Mod follows Python (sign of the divisor) unless fmod=1.
     if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
@@ -443,7 +446,13 @@ Status mod_kernel(KernelContext& ctx) {
 template <class T>
 T int_div(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    return b == 0 ? T{0} : static_cast<T>(a / b);
+    if (b == 0) return T{0};
+    if constexpr (std::is_signed_v<T>) {
+      // INT_MIN / -1 overflows (a hardware trap): negate with wrap-around instead.
+      using U = std::make_unsigned_t<T>;
+      if (b == T{-1}) return static_cast<T>(static_cast<U>(U{0} - static_cast<U>(a)));
+    }
+    return static_cast<T>(a / b);
   } else {
     return a / b;
   }

@@ -245,54 +245,22 @@ Expected<std::shared_ptr<const Graph>> build_subgraph(const onnx::GraphProto& bo
 }
 
 Expected<Attribute> convert_attribute(const onnx::AttributeProto& a, const BuildContext& bc) {
-  Attribute r;
-  r.name = a.name();
-  auto type = a.type();
-  if (type == onnx::AttributeProto::UNDEFINED) {
-    // Pre-IR-3 files omit the type; infer it from the field that is set.
-    if (a.has_f()) type = onnx::AttributeProto::FLOAT;
-    else if (a.has_i()) type = onnx::AttributeProto::INT;
-    else if (a.has_s()) type = onnx::AttributeProto::STRING;
-    else if (a.has_t()) type = onnx::AttributeProto::TENSOR;
-    else if (a.has_g()) type = onnx::AttributeProto::GRAPH;
-    else if (a.floats_size()) type = onnx::AttributeProto::FLOATS;
-    else if (a.ints_size()) type = onnx::AttributeProto::INTS;
-    else if (a.strings_size()) type = onnx::AttributeProto::STRINGS;
-    else if (a.graphs_size()) type = onnx::AttributeProto::GRAPHS;
-  }
-  switch (type) {
-    case onnx::AttributeProto::FLOAT: r.type = Attribute::Type::Float; r.f = a.f(); break;
-    case onnx::AttributeProto::INT: r.type = Attribute::Type::Int; r.i = a.i(); break;
-    case onnx::AttributeProto::STRING: r.type = Attribute::Type::String; r.s = a.s(); break;
-    case onnx::AttributeProto::FLOATS: r.type = Attribute::Type::Floats; r.floats.assign(a.floats().begin(), a.floats().end()); break;
-    case onnx::AttributeProto::INTS: r.type = Attribute::Type::Ints; r.ints.assign(a.ints().begin(), a.ints().end()); break;
-    case onnx::AttributeProto::STRINGS: r.type = Attribute::Type::Strings; r.strings.assign(a.strings().begin(), a.strings().end()); break;
-    case onnx::AttributeProto::TENSOR: {
-      r.type = Attribute::Type::Tensor;
-      r.tensor_dtype = detail::dtype_from_onnx(a.t().data_type());
-      r.tensor_dims.assign(a.t().dims().begin(), a.t().dims().end());
-      std::string why;
-      if (!detail::tensor_bytes(a.t(), r.tensor_bytes, why)) r.tensor_bytes.clear();
-      break;
-    }
-    case onnx::AttributeProto::GRAPH: {
-      r.type = Attribute::Type::Graph;
-      r.i = 1;
+  Attribute r = detail::attribute_from_onnx(a);
+  switch (r.type) {
+    case Attribute::Type::Graph: {
       auto body = build_subgraph(a.g(), bc);
       if (!body) return body.error();
       r.graph = std::move(*body);
       break;
     }
-    case onnx::AttributeProto::GRAPHS:
-      r.type = Attribute::Type::Graphs;
-      r.i = a.graphs_size();
+    case Attribute::Type::Graphs:
       for (const auto& sg : a.graphs()) {
         auto body = build_subgraph(sg, bc);
         if (!body) return body.error();
         r.graphs.push_back(std::move(*body));
       }
       break;
-    default: r.type = Attribute::Type::Undefined; break;
+    default: break;
   }
   return r;
 }
