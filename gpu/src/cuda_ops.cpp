@@ -364,6 +364,12 @@ Status check_node(const Graph& g, NodeId n) {
   return {};
 }
 
+Status check_graph(const Graph& g) {
+  for (std::size_t v = 0; v < g.node_count(); ++v)
+    if (auto s = check_node(g, static_cast<NodeId>(v)); !s) return s.error();
+  return {};
+}
+
 core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
   const Graph& g = *ctx.graph;
   const Node& node = g.node(n);
@@ -557,9 +563,9 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
                                                     to_int(cg.stride[1]), to_int(cg.dilation[0]), to_int(cg.dilation[1]),
                                                     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     WEFT_CUDA_CHECK(cudnnSetConvolutionGroupCount(conv->get(), to_int(cg.group)));
-    // FMA-only maths unless TF32 is asked for: outputs then compare with the CPU reference.
-    const cudnnMathType_t math = ctx.tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
-    WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), math));
+    // FMA-only maths unless TF32 is asked for: outputs then compare with the CPU reference
+    // (CUDNN_DEFAULT_MATH would let cuDNN use TF32 on Ampere and later).
+    WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), ctx.tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
     int on = 0, oc = 0, oh = 0, ow = 0;
     WEFT_CUDA_CHECK(cudnnGetConvolution2dForwardOutputDim(conv->get(), x_desc->get(), w_desc->get(), &on, &oc, &oh, &ow));
     if (Shape{on, oc, oh, ow} != cg.y) return unsupported(g, n, "cuDNN's output shape differs from the graph's");
@@ -567,14 +573,19 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     int returned = 0;
     WEFT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(),
                                                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-    // Heuristic order is expected speed; take the first that works with the chosen maths.
+    // Heuristic order is expected speed; take the first that works with the chosen maths and
+    // whose workspace stays reasonable (each stream holds its largest).
+    constexpr std::size_t kMaxWorkspace = std::size_t{512} << 20;
     const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
     for (int i = 0; i < returned && !chosen; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace &&
           (ctx.tf32 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH && perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
         chosen = &perf[i];
     if (!chosen) return unsupported(g, n, "cuDNN offers no forward algorithm for this convolution");
     const cudnnConvolutionFwdAlgo_t algo = chosen->algo;
+    // With TF32 allowed the algorithm may be one that runs on tensor cores or one that does not:
+    // the descriptor must carry the math type cuDNN chose it for. Without TF32 it stays FMA.
+    if (ctx.tf32) WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), chosen->mathType));
     std::size_t ws = 0;
     WEFT_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(), algo, &ws));
     p.workspace_bytes = ws;

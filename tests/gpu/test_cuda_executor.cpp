@@ -18,6 +18,7 @@
 #include "weft/core/strategies.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
+#include "gpu_test_paths.h"
 
 #if WEFT_TEST_NVTX
 #include "nvtx_counter.h"
@@ -62,7 +63,7 @@ double scaled_error(const core::RunResult& ref, const core::RunResult& got) {
 }
 
 core::Graph load(const std::string& model) {
-  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + model + ".onnx");
+  auto g = core::import_onnx(test::model_file(model));
   EXPECT_TRUE(g) << g.error().message;
   return std::move(*g);
 }
@@ -313,9 +314,19 @@ TEST(CudaNvtx, RangePerRunAndPerNode) {
 
 }  // namespace
 
-// ctest counts exit code 77 as skipped: without a device the whole binary skips, not just its tests.
+// ctest counts exit code 77 as skipped: without a device (or in a build without the CUDA module)
+// the whole binary skips, not just its tests. A module this build made that fails to load is a
+// failure, not a skip.
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  if (!weft::gpu::built_with_cuda()) {
+    std::printf("test_cuda_executor: skipped: this build has no CUDA module\n");
+    return 77;
+  }
+  if (auto module = weft::gpu::load_cuda_module(); !module) {
+    std::printf("test_cuda_executor: FAILED: %s\n", module.error().message.c_str());
+    return 1;
+  }
   auto gpus = weft::gpu::list_gpus();
   if (!gpus) {
     std::printf("test_cuda_executor: skipped: %s\n", gpus.error().message.c_str());
