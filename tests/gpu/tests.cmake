@@ -50,3 +50,7 @@ else()
     add_dependencies(test_cuda_module weft-studio)
   endif()
 endif()
+
+# The GPU bundle's library closure, whenever scripts/gpu-bundle.sh has built it (skipped otherwise).
+add_test(NAME gpu.bundle_closure COMMAND ${PROJECT_SOURCE_DIR}/scripts/gpu-bundle-closure.sh ${PROJECT_SOURCE_DIR}/build/gpu-bundle)
+set_tests_properties(gpu.bundle_closure PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77)
