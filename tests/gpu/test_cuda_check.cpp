@@ -47,10 +47,10 @@ core::Schedule one_stream(const core::Graph& g) {
   return s;
 }
 
-// The four CNN models of the issue use only operators the CUDA executor accepts.
-TEST(CudaCheck, AcceptsTheCnnModels) {
+// The CNN models and vit_b_16 use only operators the CUDA executor accepts.
+TEST(CudaCheck, AcceptsTheCnnModelsAndVit) {
   if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
-  for (const char* model : {"googlenet", "squeezenet1_1", "resnet50", "mobilenet_v3_large"}) {
+  for (const char* model : {"googlenet", "squeezenet1_1", "resnet50", "mobilenet_v3_large", "vit_b_16"}) {
     auto g = core::import_onnx(test::model_file(model));
     ASSERT_TRUE(g) << g.error().message;
     const auto s = gpu::cuda_check_supported(*g);
@@ -61,16 +61,16 @@ TEST(CudaCheck, AcceptsTheCnnModels) {
 // An operator without a CUDA kernel is refused by name and node, as InvalidInput, before any launch.
 TEST(CudaCheck, RefusesUnsupportedOperatorNamingNode) {
   if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
-  const core::Graph g = tiny_graph("Erf");
+  const core::Graph g = tiny_graph("Softplus");
   const auto s = gpu::cuda_check_supported(g);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().kind, core::ErrorKind::InvalidInput);
-  EXPECT_EQ(s.error().message.rfind("unsupported: operator Erf at node 'odd'", 0), 0u) << s.error().message;
+  EXPECT_EQ(s.error().message.rfind("unsupported: operator Softplus at node 'odd'", 0), 0u) << s.error().message;
   // run() gives the same error, whether or not a GPU is present (the check comes first).
   auto r = gpu::make_cuda_executor()->run(g, one_stream(g), core::plan_no_reuse(g), {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, core::ErrorKind::InvalidInput);
-  EXPECT_NE(r.error().message.find("Erf"), std::string::npos);
+  EXPECT_NE(r.error().message.find("Softplus"), std::string::npos);
 }
 
 // The supported list is sorted and holds the CNN operators the issue names.
