@@ -174,8 +174,8 @@ class CudaExecutor final : public core::Executor {
         static_cast<void>(cudaDeviceSynchronize());
         return s.error();
       }
-      if (auto s = detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (the eager iteration before capture)"); !s)
-        return fault_context(s.error());
+      if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+        return synchronise_error(e, "cudaDeviceSynchronize (the eager iteration before capture)");
       if (auto s = capture(graph, r, exec); !s) return s.error();
     }
     const cudaStream_t s0 = r.streams[0].get();
@@ -190,8 +190,8 @@ class CudaExecutor final : public core::Executor {
         return s.error();
       }
       WEFT_CUDA_CHECK(cudaEventRecord(r.stop.get(), s0));
-      if (auto s = detail::check(cudaEventSynchronize(r.stop.get()), "cudaEventSynchronize (end of iteration)"); !s)
-        return fault_context(s.error());
+      if (const cudaError_t e = cudaEventSynchronize(r.stop.get()); e != cudaSuccess)
+        return synchronise_error(e, "cudaEventSynchronize (end of iteration)");
       float ms = 0;
       WEFT_CUDA_CHECK(cudaEventElapsedTime(&ms, r.start.get(), r.stop.get()));
       if (it < warmup) continue;
@@ -361,13 +361,14 @@ class CudaExecutor final : public core::Executor {
     return {};
   }
 
-  /// A sticky fault found at a synchronise: asynchronous launches cannot say which node caused
-  /// it, so the error says how to find out (the CLI reruns itself that way).
-  core::Error fault_context(const core::Error& e) const {
-    if (!detail::is_sticky_fault(cudaPeekAtLastError()) || m_blocking) return e;
-    return core::make_error(e.kind, e.message +
-                                        "; launches are asynchronous, so the faulting node is unknown: rerun with CUDA_LAUNCH_BLOCKING=1 "
-                                        "(the executor then synchronises after each node and names it)");
+  /// The error of a synchronise. A sticky fault found there cannot be pinned on a node with
+  /// asynchronous launches, so the error says how to find it (the CLI reruns itself that way).
+  core::Error synchronise_error(cudaError_t code, std::string_view call) const {
+    core::Error e = detail::check(code, call).error();
+    if (detail::is_sticky_fault(code) && !m_blocking)
+      e.message += "; launches are asynchronous, so the faulting node is unknown: rerun with CUDA_LAUNCH_BLOCKING=1 "
+                   "(the executor then synchronises after each node and names it)";
+    return e;
   }
 
   CudaRunOptions m_options;
