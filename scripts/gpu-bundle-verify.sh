@@ -9,14 +9,18 @@
 # a loader error), `weft run --backend cpu` works, the GPU tests pass or skip as on this machine;
 # and gpu-check.sh (outside the chroot: it needs bash and python3) finds the wheels' libraries
 # through a site-packages folder and completes every step with results in a scratch $OUT.
-# Needs root (chroot). Usage: scripts/gpu-bundle-verify.sh [BUNDLE] (default build/gpu-bundle)
+# Needs root (chroot, and a private mount namespace for the chroot's /proc, which the loader reads
+# to expand $ORIGIN). Usage: scripts/gpu-bundle-verify.sh [BUNDLE] (default build/gpu-bundle)
 set -uo pipefail
+if [ -z "${WEFT_VERIFY_NS:-}" ]; then
+  WEFT_VERIFY_NS=1 exec unshare --mount --propagation private "$0" "$@"
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=$(readlink -f "${1:-$root/build/gpu-bundle}")
 cuda=${CUDA_LIB:-/usr/local/cuda/lib64}
 [ -x "$bundle/weft" ] || { echo "verify: no bundle at $bundle"; exit 2; }
 scratch=$(mktemp -d /tmp/weft-bundle-verify.XXXXXX)
-trap 'rm -rf "$scratch"' EXIT
+trap 'umount "$scratch/root/proc" "$scratch/root/dev/null" 2>/dev/null; rm -rf "$scratch"' EXIT
 fails=0
 check() {  # check NAME EXPECTED_RC PATTERN -- command...
   local name=$1 want=$2 pattern=$3; shift 4
@@ -38,7 +42,9 @@ link_into() {  # link_into DEST_DIR FILES...: hard links under the files' own na
 }
 
 sys="$scratch/root"
-mkdir -p "$sys/lib64" "$sys/lib/x86_64-linux-gnu" "$sys/tmp"
+mkdir -p "$sys/lib64" "$sys/lib/x86_64-linux-gnu" "$sys/tmp" "$sys/proc"
+mount -t proc proc "$sys/proc" || { echo "verify: cannot mount /proc in the chroot"; exit 2; }
+mkdir -p "$sys/dev" && touch "$sys/dev/null" && mount --bind /dev/null "$sys/dev/null"
 ln -f "$(readlink -f /lib64/ld-linux-x86-64.so.2)" "$sys/lib64/ld-linux-x86-64.so.2"
 for l in libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1 libstdc++.so.6 libgcc_s.so.1 libz.so.1; do
   ln -f "$(readlink -f "/lib/x86_64-linux-gnu/$l")" "$sys/lib/x86_64-linux-gnu/$l"
@@ -75,7 +81,7 @@ for layout in toolkit wheels; do
     in_root /bundle/weft run /bundle/data/models/squeezenet1_1.onnx --backend cuda --iterations 1 --warmup 0
   check "$layout: weft run --backend cpu" 0 "speedup" -- \
     in_root /bundle/weft run /bundle/data/models/squeezenet1_1.onnx --backend cpu --iterations 1 --warmup 0
-  check "$layout: weft analyze ppocr (model with external weights)" 0 "operators" -- \
+  check "$layout: weft analyze ppocr (symbolic dims bound)" 0 "operators" -- \
     in_root /bundle/weft analyze /bundle/data/models/ppocr_v4_det.onnx --dim p2o.DynamicDimension.0=1 \
     --dim p2o.DynamicDimension.1=640 --dim p2o.DynamicDimension.2=640
   check "$layout: test_cuda_check" 0 "PASSED" -- in_root /bundle/test_cuda_check
@@ -92,7 +98,7 @@ check "weft run --backend cuda names libcudnn" 3 "libcudnn.so.9" -- \
 echo "-- gpu-check.sh with the wheels found through a site-packages folder (no GPU: GPU steps report it)"
 out="$scratch/out"
 mkdir -p "$out"
-OUT="$out" NVIDIA_SITE_PACKAGES="$sp" CUDA_HOME=/nonexistent BUDGET=200 ITER=2 WARMUP=0 "$bundle/gpu-check.sh" >"$scratch/check.txt" 2>&1
+OUT="$out" NVIDIA_SITE_PACKAGES="$sp" NVIDIA_TOOLKIT_DIRS=/nonexistent BUDGET=200 ITER=2 WARMUP=0 "$bundle/gpu-check.sh" >"$scratch/check.txt" 2>&1
 echo "      gpu-check.sh exit $? ; files in \$OUT: $(cd "$out" && ls | tr '\n' ' ')"
 if grep -q "$sp/nvidia/cudnn/lib" "$out/summary.txt" && grep -q "no CUDA device" "$out/summary.txt" &&
    [ -s "$out/weft-runs.json" ] && [ -s "$out/tests.log" ] && grep -q "done in" "$out/summary.txt"; then

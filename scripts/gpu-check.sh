@@ -15,7 +15,8 @@
 #   torch.json, sanitizer.log. At most 8 files, as the device tool returns.
 # Usage: ./gpu-check.sh   env: ITER (20), WARMUP (3), BUDGET (330), STEPS ("libs tests table torch
 #        sanitizer"), WEFT_NVIDIA_LIBS (colon-separated folders: skip the search),
-#        NVIDIA_SITE_PACKAGES (a site-packages folder to search besides python3's)
+#        NVIDIA_TOOLKIT_DIRS (toolkit folders to try instead of $CUDA_HOME/lib64 and
+#        /usr/local/cuda's), NVIDIA_SITE_PACKAGES (a site-packages folder besides python3's)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -x "$here/weft" ]; then
@@ -51,7 +52,7 @@ export WEFT_SPAWN_MEASURE="$here/weft_spawn_measure"
 nvidia_dirs() {
   if [ -n "${WEFT_NVIDIA_LIBS:-}" ]; then echo "$WEFT_NVIDIA_LIBS" | tr ':' '\n'; return; fi
   local d sp
-  for d in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  for d in ${NVIDIA_TOOLKIT_DIRS:-"${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib}; do
     [ -d "$d" ] && ls "$d"/libcublas.so* >/dev/null 2>&1 && readlink -f "$d"
   done
   {
