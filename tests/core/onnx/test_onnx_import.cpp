@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include "model_dims.h"
 #include "weft/core/file_io.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/tensor_pb.h"
@@ -53,10 +54,8 @@ TEST(OnnxImportModels, EveryModelLoadsWithStaticShapes) {
     if (entry.path().extension() != ".onnx") continue;
     ++seen;
     const std::string name = entry.path().stem().string();
-    const bool ppocr = name.rfind("ppocr", 0) == 0;
-    // ppocr's symbolic dims, and `batch` of the layering models (scripts/make-test-models.py).
-    core::ImportOptions options = ppocr ? ppocr_dims() : core::ImportOptions{};
-    if (name == "grouped_mlp" || name == "transformer4h") options.dims = {{"batch", 1}};
+    core::ImportOptions options;
+    options.dims = weft::test::model_dims(name);
     auto g = core::import_onnx(entry.path().string(), options);
     ASSERT_TRUE(g) << name << ": " << g.error().message;
     EXPECT_GT(g->node_count(), 0u) << name;
