@@ -38,7 +38,7 @@ schedule options (with --strategy S; schedule/plan/simulate/run):
                      costs of the device for eager launches, 0 with --graph: CUDA Graph replay)
 
 model options (every command that takes MODEL):
-  --dim NAME=VALUE   bind a symbolic dimension (repeatable)
+  --dim NAME=VALUE   bind a symbolic dimension (repeatable); INPUT:AXIS=VALUE binds one dim by position
   --no-fold          do not fold constant subgraphs at import
   --device NAME      device preset for the cost model (see 'weft devices')
 

@@ -87,7 +87,7 @@ struct RunState {
 class NodeContext final : public detail::KernelContext {
  public:
   NodeContext(RunState& state, NodeId n, std::span<const View> inputs)
-      : KernelContext(state.graph->node(n), inputs, state.opset), m_state(state), m_node_id(n) {}
+      : KernelContext(state.graph->node(n), inputs, state.opset, state.graph), m_state(state), m_node_id(n) {}
 
   Expected<View> output(std::size_t i, DType dtype, detail::Shape shape) override {
     const Node& node = this->node();
@@ -145,7 +145,7 @@ void run_node(RunState& state, NodeId n, int stream) {
       if (node.inputs[i] != kNoTensor) inputs[i] = state.values[static_cast<std::size_t>(node.inputs[i])];
     NodeContext ctx(state, n, inputs);
     const detail::KernelFn* fn = detail::kernel_registry().find(node.op_type);
-    Status s = fn ? (*fn)(ctx) : Status(detail::unsupported(ctx, "operator"));
+    Status s = fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
     if (!s) state.fail(s.error());
   }
   const double t1 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
@@ -241,11 +241,15 @@ std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecu
 
 std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
 
-Status cpu_check_supported(const Graph& graph) {
+namespace {
+
+/// Every operator of `graph` and of its bodies has a kernel, and no input is a string; graph
+/// inputs of a main graph must be tensors (a body's captures are typed at run time).
+Status check_graph_supported(const Graph& graph, bool is_body) {
   const auto& registry = detail::kernel_registry();
   for (TensorId t : graph.inputs()) {
     const DType d = graph.tensor(t).dtype;
-    if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+    if (d == DType::String)
       return make_error(ErrorKind::InvalidInput, "unsupported: input '" + graph.tensor(t).name + "': dtype " +
                                                      std::string(dtype_name(d)));
   }
@@ -257,12 +261,21 @@ Status cpu_check_supported(const Graph& graph) {
     for (TensorId t : node.inputs) {
       if (t == kNoTensor) continue;
       const DType d = graph.tensor(t).dtype;
-      if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+      if (!is_body && d == DType::Undefined && graph.tensor(t).kind == TensorKind::Input)
+        return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type +
+                                                       "): non-tensor input '" + graph.tensor(t).name + "'");
+      if (d == DType::String)
         return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type + "): dtype " +
                                                        std::string(dtype_name(d)));
     }
+    for (const auto& [attr, body] : node_subgraphs(node))
+      if (auto s = check_graph_supported(*body, true); !s) return s;
   }
   return {};
 }
+
+}  // namespace
+
+Status cpu_check_supported(const Graph& graph) { return check_graph_supported(graph, false); }
 
 }  // namespace weft::core

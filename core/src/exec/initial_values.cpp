@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "half.h"
 #include "weft/core/executor.h"
 #include "weft/core/tensor_pb.h"
 
@@ -59,6 +60,12 @@ void fill_initial_value(const Tensor& t, std::uint64_t seed, bool is_weight, std
     case DType::Float64:
       for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<double*>(out)[i] = uniform();
       break;
+    case DType::Float16:
+      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<detail::Float16*>(out)[i] = detail::Float16::from(uniform());
+      break;
+    case DType::BFloat16:
+      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<detail::BFloat16*>(out)[i] = detail::BFloat16::from(uniform());
+      break;
     case DType::Bool:
       for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(splitmix(s) & 1u);
       break;
@@ -84,9 +91,19 @@ Expected<HostTensor> initial_value(const Graph& graph, TensorId id, const RunOpt
       return h;
     }
   }
-  if (!t.shape_known() || t.bytes() < 0)
+  if (!t.shape_known() || t.bytes() < 0) {
+    // Name every unbound dim as `weft analyze` does, with the --dim that binds it.
+    std::string dims;
+    if (!t.rank_known) dims = " (its rank is unknown)";
+    for (std::size_t d = 0; d < t.dims.size(); ++d) {
+      if (t.dims[d].known()) continue;
+      dims += (dims.empty() ? ": " : ", ") + std::string("dim ") + std::to_string(d) +
+              (t.dims[d].symbol.empty() ? " (unnamed; --dim " + t.name + ":" + std::to_string(d) + "=VALUE)"
+                                        : " '" + t.dims[d].symbol + "' (--dim " + t.dims[d].symbol + "=VALUE)");
+    }
     return make_error(ErrorKind::InvalidInput, std::string(is_weight ? "weight '" : "input '") + t.name +
-                                                   "' has no static shape (bind symbolic dims with --dim)");
+                                                   "' has no static shape" + dims);
+  }
   HostTensor h;
   h.dtype = t.dtype;
   h.shape = t.shape();

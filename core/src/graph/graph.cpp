@@ -322,6 +322,16 @@ Expected<Graph> GraphBuilder::build() && {
   return g;
 }
 
+std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> node_subgraphs(const Node& node) {
+  std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> out;
+  for (const Attribute& a : node.attributes) {
+    if (a.graph) out.emplace_back(a.name, a.graph);
+    for (const auto& g : a.graphs)
+      if (g) out.emplace_back(a.name, g);
+  }
+  return out;
+}
+
 std::string format_shape(const Tensor& t) {
   if (!t.rank_known) return "?";
   if (t.dims.empty()) return "scalar";

@@ -148,4 +148,42 @@ bool tensor_bytes(const onnx::TensorProto& t, std::vector<std::uint8_t>& out, st
   return true;
 }
 
+Attribute attribute_from_onnx(const onnx::AttributeProto& a) {
+  Attribute r;
+  r.name = a.name();
+  auto type = a.type();
+  if (type == onnx::AttributeProto::UNDEFINED) {
+    // Pre-IR-3 files omit the type; infer it from the field that is set.
+    if (a.has_f()) type = onnx::AttributeProto::FLOAT;
+    else if (a.has_i()) type = onnx::AttributeProto::INT;
+    else if (a.has_s()) type = onnx::AttributeProto::STRING;
+    else if (a.has_t()) type = onnx::AttributeProto::TENSOR;
+    else if (a.has_g()) type = onnx::AttributeProto::GRAPH;
+    else if (a.floats_size()) type = onnx::AttributeProto::FLOATS;
+    else if (a.ints_size()) type = onnx::AttributeProto::INTS;
+    else if (a.strings_size()) type = onnx::AttributeProto::STRINGS;
+    else if (a.graphs_size()) type = onnx::AttributeProto::GRAPHS;
+  }
+  switch (type) {
+    case onnx::AttributeProto::FLOAT: r.type = Attribute::Type::Float; r.f = a.f(); break;
+    case onnx::AttributeProto::INT: r.type = Attribute::Type::Int; r.i = a.i(); break;
+    case onnx::AttributeProto::STRING: r.type = Attribute::Type::String; r.s = a.s(); break;
+    case onnx::AttributeProto::FLOATS: r.type = Attribute::Type::Floats; r.floats.assign(a.floats().begin(), a.floats().end()); break;
+    case onnx::AttributeProto::INTS: r.type = Attribute::Type::Ints; r.ints.assign(a.ints().begin(), a.ints().end()); break;
+    case onnx::AttributeProto::STRINGS: r.type = Attribute::Type::Strings; r.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case onnx::AttributeProto::TENSOR: {
+      r.type = Attribute::Type::Tensor;
+      r.tensor_dtype = dtype_from_onnx(a.t().data_type());
+      r.tensor_dims.assign(a.t().dims().begin(), a.t().dims().end());
+      std::string why;
+      if (!tensor_bytes(a.t(), r.tensor_bytes, why)) r.tensor_bytes.clear();
+      break;
+    }
+    case onnx::AttributeProto::GRAPH: r.type = Attribute::Type::Graph; r.i = 1; break;
+    case onnx::AttributeProto::GRAPHS: r.type = Attribute::Type::Graphs; r.i = a.graphs_size(); break;
+    default: r.type = Attribute::Type::Undefined; break;
+  }
+  return r;
+}
+
 }  // namespace weft::core::detail

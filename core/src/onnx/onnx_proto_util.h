@@ -28,6 +28,10 @@ std::int64_t element_count(const onnx::TensorProto& t);
 /// or does not match the shape. O(bytes), one allocation.
 bool tensor_bytes(const onnx::TensorProto& t, std::vector<std::uint8_t>& out, std::string& why);
 
+/// An attribute without its bodies: graph-valued attributes get their type and count only (the
+/// importer builds the bodies). Tensor values keep their in-memory bytes (none when external).
+Attribute attribute_from_onnx(const onnx::AttributeProto& a);
+
 /// True when t holds its data in the proto itself (raw_data or a typed field), not externally.
 bool has_inline_data(const onnx::TensorProto& t);
 
