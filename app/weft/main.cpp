@@ -23,12 +23,13 @@ commands:
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
   simulate MODEL [--schedule F | --strategy S] [--graph] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
-  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--iterations N] [--trace OUT.json] [--json]
+  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--iterations N] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
+                                               (--tf32: allow TF32 tensor cores on CUDA)
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
                                                wire layering by the head rule; horizontal merges
                                                (one launch per layer's equal operators)
-  devices                                      list CUDA GPUs and device presets
+  devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets
   help                                         this text
 
 schedule options (with --strategy S; schedule/plan/simulate/run):
