@@ -12,6 +12,7 @@
 #include "weft/core/graph.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/schedule.h"
+#include "weft/core/study/merge_study.h"
 #include "weft/core/strategies.h"
 
 namespace weft::cli {
@@ -72,6 +73,20 @@ core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_vie
 core::Expected<core::Schedule> obtain_schedule(std::string_view command, const ScheduleChoice& choice,
                                               const core::Graph& graph, const core::CostTable& costs,
                                               const core::DeviceSpec& device);
+
+/// A schedule and, when it runs merged operators, the merged model it is a schedule of.
+struct ObtainedSchedule {
+  std::optional<core::MergedModel> merged;
+  core::Schedule schedule;
+  const core::Graph& graph(const core::Graph& unmerged) const { return merged ? merged->graph : unmerged; }
+  const core::CostTable& costs(const core::CostTable& unmerged) const { return merged ? merged->costs : unmerged; }
+};
+/// obtain_schedule with horizontal merges: a loaded file brings the merges it records (with
+/// `merge` it must record some, else a usage error); a strategy schedules merge_model() of the
+/// model when `merge` is set, else the model as it is.
+core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, bool merge,
+                                                        const core::Graph& graph, const core::CostTable& costs,
+                                                        const core::DeviceSpec& device);
 
 /// `x` with `digits` decimals ("12.35"); and a byte count as MiB with two decimals ("6.13 MiB").
 std::string fixed(double x, int digits = 1);

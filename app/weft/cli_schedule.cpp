@@ -48,4 +48,24 @@ core::Expected<core::Schedule> obtain_schedule(std::string_view command, const S
   return made;
 }
 
+core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, bool merge,
+                                                        const core::Graph& graph, const core::CostTable& costs,
+                                                        const core::DeviceSpec& device) {
+  ObtainedSchedule out;
+  if (choice.file) {
+    WEFT_TRY_ASSIGN(auto loaded, core::load_schedule_with_merges(*choice.file, graph, costs, device));
+    if (merge && !loaded.merged)
+      return usage("--merge: " + *choice.file + " records no merges (save a merged schedule with 'weft schedule --merge -o FILE')");
+    out.merged = std::move(loaded.merged);
+    out.schedule = std::move(loaded.schedule);
+    return out;
+  }
+  if (merge) {
+    WEFT_TRY_ASSIGN(auto merged, core::merge_model(graph, costs, device));
+    out.merged = std::move(merged);
+  }
+  WEFT_TRY_ASSIGN(out.schedule, obtain_schedule(command, choice, out.graph(graph), out.costs(costs), device));
+  return out;
+}
+
 }  // namespace weft::cli

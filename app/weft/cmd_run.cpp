@@ -29,13 +29,15 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
 
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "planner=", "iterations=", "warmup=", "seed=",
-                            "trace=", "json", "graph", "tf32"},
+                            "trace=", "json", "graph", "tf32", "merge"},
                            true);
       !ok)
     return usage_error("run", ok.error().message);
   const std::string backend = args.value("backend").value_or("cpu");
   if (backend != "cpu" && backend != "cuda") return usage_error("run", "--backend must be cpu or cuda, got '" + backend + "'");
   if (args.flag("graph") && backend != "cuda") return usage_error("run", "--graph needs --backend cuda");
+  if (args.flag("merge") && backend != "cpu")
+    return usage_error("run", "--merge runs on --backend cpu (the CUDA executor has no merged kernels yet)");
   if (args.flag("tf32") && backend != "cuda") return usage_error("run", "--tf32 needs --backend cuda");
   auto choice = schedule_choice(args, "cp-list", args.flag("graph"));
   if (!choice) return usage_error("run", choice.error().message);
@@ -59,17 +61,20 @@ int cmd_run(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report("run", model.error());
-  const core::Graph& graph = model->graph;
+  const core::Graph& unmerged = model->graph;
 
-  auto obtained = obtain_schedule("run", *choice, graph, model->costs, model->device);
+  auto obtained = obtain_merged_schedule("run", *choice, args.flag("merge"), unmerged, model->costs, model->device);
   if (!obtained) return report("run", obtained.error());
-  const core::Schedule schedule = std::move(*obtained);
+  const core::Schedule& schedule = obtained->schedule;
+  const core::Graph& graph = obtained->graph(unmerged);
 
-  // The run comparison: the reference and the schedule on the CPU executor, outputs compared.
+  // The run comparison: the reference and the schedule on the CPU executor, outputs compared. A
+  // merged schedule is compared with the unmerged model's sequential run.
   auto executor = core::make_cpu_executor();
   core::RunComparisonOptions compare;
   compare.run = ro;
   compare.planner = planner;
+  if (obtained->merged) compare.reference_graph = &unmerged;
   auto compared = core::compare_runs(*executor, graph, schedule, compare);
   if (!compared) return report("run", compared.error());
   core::RunResult* seq = &compared->sequential;
@@ -80,21 +85,31 @@ int cmd_run(Args& args) {
   const std::string used_planner = compared->plan.planner;
 
   if (auto trace = args.value("trace")) {
-    const std::vector<core::Timeline> runs{seq->timeline, run->timeline};
+    // A trace names the nodes of one graph: a merged run's trace holds the merged run only.
+    std::vector<core::Timeline> runs{seq->timeline, run->timeline};
+    if (obtained->merged) runs.erase(runs.begin());
     core::TraceInfo info;
     info.device = "cpu";
     info.strategy = schedule.strategy;
-    if (auto ok = core::save_chrome_trace(*trace, graph, runs, &model->costs, info); !ok) return report("run", ok.error());
+    if (auto ok = core::save_chrome_trace(*trace, graph, runs, &obtained->costs(model->costs), info); !ok) return report("run", ok.error());
   }
 
   if (args.flag("json")) {
-    const nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
+    nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
+    if (obtained->merged) {
+      std::size_t groups = 0;
+      for (const auto& m : obtained->merged->members) groups += m.size() > 1 ? 1 : 0;
+      j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, "
               << std::thread::hardware_concurrency() << " hardware threads\n"
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
               << " stream(s), " << schedule.events.size() << " events\n"
+              << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
+                                         std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
+                                   : std::string())
               << "sequential: " << fixed(seq->wall_ms, 2) << " ms (median of " << ro.iterations << " after " << ro.warmup
               << " warm-up), arena " << mib(seq->arena_bytes) << "\n"
               << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << used_planner

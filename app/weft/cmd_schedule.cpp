@@ -171,7 +171,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 }  // namespace
 
 int cmd_schedule(Args& args) {
-  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare"}, true); !ok)
+  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare", "merge"}, true); !ok)
     return usage_error("schedule", ok.error().message);
   if (args.positional().size() != 1) return usage_error("schedule", "expected one MODEL");
   const bool compare_all = args.flag("compare");
@@ -184,6 +184,14 @@ int cmd_schedule(Args& args) {
   auto model = load_model(args);
   if (!model) return report("schedule", model.error());
   const bool json = args.flag("json");
+  if (args.flag("merge")) {
+    // Schedule the merged model: every figure below is its own, and a saved schedule records the
+    // merges so that loading it re-applies them.
+    auto merged = core::merge_model(model->graph, model->costs, model->device);
+    if (!merged) return report("schedule", merged.error());
+    model->graph = std::move(merged->graph);
+    model->costs = std::move(merged->costs);
+  }
 
   if (compare_all) return compare(*model, options, json);
 
@@ -218,10 +226,15 @@ int cmd_validate(Args& args) {
   if (args.positional().size() != 2) return usage_error("validate", "expected MODEL SCHEDULE.json");
   auto model = load_model(args);
   if (!model) return report("validate", model.error());
-  auto schedule = core::load_schedule(args.positional()[1], model->graph);
-  if (!schedule) return report("validate", schedule.error());
-  std::cout << "valid: " << schedule->stream_count() << " streams, " << schedule->events.size() << " events, ideal makespan "
-            << fixed(core::ideal_makespan_us(model->graph, *schedule, core::node_times(model->costs))) << " us\n";
+  auto loaded = core::load_schedule_with_merges(args.positional()[1], model->graph, model->costs, model->device);
+  if (!loaded) return report("validate", loaded.error());
+  const core::Schedule& schedule = loaded->schedule;
+  const core::Graph& graph = loaded->merged ? loaded->merged->graph : model->graph;
+  const core::CostTable& costs = loaded->merged ? loaded->merged->costs : model->costs;
+  std::cout << "valid: " << schedule.stream_count() << " streams, " << schedule.events.size() << " events, ideal makespan "
+            << fixed(core::ideal_makespan_us(graph, schedule, core::node_times(costs))) << " us";
+  if (loaded->merged) std::cout << ", " << model->graph.node_count() << " -> " << graph.node_count() << " operators merged";
+  std::cout << "\n";
   return 0;
 }
 

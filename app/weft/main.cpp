@@ -14,21 +14,23 @@ usage: weft COMMAND [ARGS]
 
 commands:
   analyze  MODEL [--json]                      parallelism of a model: levels, width, critical path, work/span
-  schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [-o FILE] [--json] | --compare
+  schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [--merge] [-o FILE] [--json] | --compare
                                                assign operators to streams; events; ideal makespan
                                                (strategies: sequential seed-greedy level-rr chains
                                                cp-list resource-aware)
   validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
   plan     MODEL [--schedule F | --strategy S] [--graph] [--planner P] [--json]
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
-  simulate MODEL [--schedule F | --strategy S] [--graph] [--calibrate T.json] [--trace OUT.json] [--json]
+  simulate MODEL [--schedule F | --strategy S] [--graph] [--merge] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
-  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--iterations N] [--trace OUT.json] [--json]
+  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--iterations N] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
-                                               (--tf32: allow TF32 tensor cores on CUDA)
+                                               (--tf32: allow TF32 tensor cores on CUDA; --merge: cpu only)
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
                                                wire layering by the head rule; horizontal merges
-                                               (one launch per layer's equal operators)
+                                               (one launch per layer's equal operators); --merge in
+                                               schedule/simulate/run runs them merged (a saved schedule
+                                               records its merges and reloads them)
   devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets
   help                                         this text
 

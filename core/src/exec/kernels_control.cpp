@@ -233,10 +233,25 @@ Status scan_kernel(KernelContext& ctx) {
   return {};
 }
 
+
+// A horizontal merge (merge_graph): the members run one after another inside their one launch,
+// each on its own inputs, so outputs equal the unmerged run's bit for bit.
+Status merged_kernel(KernelContext& ctx) {
+  const Graph* body = body_of(ctx, "body");
+  if (!body) return kernel_error(ctx, "merged node without a body");
+  std::vector<View> formal;
+  for (std::size_t i = 0; i < ctx.input_count(); ++i) formal.push_back(ctx.in(i));
+  WEFT_TRY_ASSIGN(auto outs, run_subgraph(ctx, *body, formal));
+  if (outs.size() != ctx.output_count()) return kernel_error(ctx, "merged body outputs do not match the node's");
+  for (std::size_t i = 0; i < outs.size(); ++i) WEFT_TRY(write_output(ctx, i, outs[i]));
+  return {};
+}
+
 }  // namespace
 
 void register_control_kernels(KernelRegistry& r) {
   r.add("If", if_kernel);
+  r.add(kernel_key("weft", "Merged"), merged_kernel);
   r.add("Loop", loop_kernel);
   r.add("Scan", scan_kernel);
 }
