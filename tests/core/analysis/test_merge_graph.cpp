@@ -19,6 +19,7 @@
 #include "weft/core/strategies.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
 
 namespace weft::core {
@@ -140,6 +141,36 @@ TEST(MergedRun, BitIdenticalToTheUnmergedModelUnderEveryPlanner) {
       }
     }
   }
+}
+
+// Half-precision members widen and narrow each on its own inside the merge, as they do unmerged:
+// two float16 MatMuls reading one input merge (concat, shared input) and match bit for bit.
+TEST(MergedRun, HalfPrecisionMembersMatchTheUnmergedRun) {
+  GraphBuilder b;
+  b.add_input("x", DType::Float16, {Dim{4, {}}, Dim{8, {}}});
+  for (const char* k : {"0", "1"}) {
+    b.add_weight(std::string("w") + k, DType::Float16, {8, 6});
+    b.add_node(std::string("mm") + k, "MatMul", {"x", std::string("w") + k}, {std::string("y") + k});
+    b.set_shape(std::string("y") + k, DType::Float16, {4, 6});
+    b.mark_output(std::string("y") + k);
+  }
+  auto g = std::move(b).build();
+  ASSERT_TRUE(g) << g.error().message;
+  const DeviceSpec device = *load_device("h200");
+  const CostTable costs = estimate_costs(*g, device);
+  auto m = merge_model(*g, costs, device, {{0, 1}});
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->graph.node_count(), 1u);
+  auto executor = make_cpu_executor();
+  RunComparisonOptions o;
+  o.run.iterations = 1;
+  o.run.warmup = 0;
+  o.reference_graph = &*g;
+  auto c = compare_runs(*executor, m->graph, reference_schedule(m->graph), o);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->scheduled.outputs.size(), 2u);
+  EXPECT_EQ(c->scheduled.outputs.at("y1").dtype, DType::Float16);
+  EXPECT_TRUE(c->diff.identical) << c->diff.max_abs_diff;
 }
 
 // The prediction the issue sets as the goal: the grouped MLP merged (48 -> 12 launches) and

@@ -25,13 +25,17 @@ struct MergedModel {
   std::vector<std::vector<NodeId>> members;
 };
 
-/// Builds the merged graph of `graph` for `plan` (find_merge_groups on some layering). A merged
-/// node is named "merged:<first member>+<k-1>", reads every input its members read (first
-/// occurrence order), writes every output they write (member order), and holds the members in a
-/// body graph (attribute "body"; its inputs are the node's inputs, in order) plus the members'
-/// operator ("op") and count ("members"). Tensors, weights, inputs and outputs keep their names,
-/// dtypes, shapes and data. Errors (InvalidInput) when a group's members depend on each other
-/// (they must be one layer's). O(V + E + tensors).
+/// Builds the merged graph of `graph` for `plan` (find_merge_groups on some layering, or
+/// make_merge_plan of given groups). A merged node is named "merged:<first member>+<k-1>", reads
+/// every input its members read (first occurrence order), writes every output they write (member
+/// order), and holds the members in a body graph (attribute "body"; its inputs are the node's
+/// inputs, in order; its nodes keep the members' keys as names) plus the members' operator ("op")
+/// and count ("members"). Other nodes keep their keys; tensors, weights, inputs and outputs keep
+/// their names, dtypes, shapes and data. The CPU executor runs a merged node with the "weft.Merged"
+/// kernel (members in order, outputs written in place). Errors (InvalidInput) name the nodes: a
+/// member that reads another's output or depends on it through a path, two groups that would wait
+/// on each other, a node in two groups, a group of fewer than two nodes. O(V + E + tensors), plus
+/// O(|group| · (V + E)) to name the path on an error.
 Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, const MergePlan& plan);
 
 /// True for a node merge_graph() made.
