@@ -19,7 +19,7 @@ commands:
                                                (strategies: sequential seed-greedy level-rr chains
                                                cp-list resource-aware)
   validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
-  plan     MODEL [--schedule F | --strategy S] [--graph] [--planner P] [--json]
+  plan     MODEL [--schedule F | --strategy S] [--graph] [--merge] [--planner P] [--json]
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
   simulate MODEL [--schedule F | --strategy S] [--graph] [--merge] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
@@ -29,7 +29,7 @@ commands:
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
                                                wire layering by the head rule; horizontal merges
                                                (one launch per layer's equal operators); --merge in
-                                               schedule/simulate/run runs them merged (a saved schedule
+                                               schedule/plan/simulate/run runs them merged (a saved schedule
                                                records its merges and reloads them)
   devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets
   help                                         this text
