@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -13,6 +12,7 @@
 #include <unordered_set>
 
 #include "onnx_proto_util.h"
+#include "weft/core/external_data.h"
 #include "weft/core/graph.h"
 
 namespace weft::core::detail {
@@ -772,20 +772,18 @@ bool has_kernel(const std::string& op) {
   return kOps.count(op) > 0;
 }
 
-// Bytes of an external initializer small enough to fold, or nullopt (absent, short, too big).
+// Bytes of an external initializer small enough to fold, or nullopt (absent, short, too big,
+// outside the model's folder: the importer has already refused the last two with a message).
 std::optional<std::string> read_external(const onnx::TensorProto& t, const std::string& model_dir) {
   const DType dtype = dtype_from_onnx(t.data_type());
   const auto count = numel(Shape(t.dims().begin(), t.dims().end()));
   if (!count || dtype_size(dtype) == 0) return std::nullopt;
   const auto want = static_cast<std::int64_t>(static_cast<std::size_t>(*count) * dtype_size(dtype));
-  const WeightData w = external_weight(t, model_dir);
-  if (w.external_path.empty() || (w.external_length >= 0 && w.external_length != want)) return std::nullopt;
-  std::ifstream in(w.external_path, std::ios::binary);
-  if (!in) return std::nullopt;
-  in.seekg(w.external_offset);
-  std::string bytes(static_cast<std::size_t>(want), '\0');
-  if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(want))) return std::nullopt;
-  return bytes;
+  const auto w = external_weight(t, model_dir);
+  if (!w || w->external_path.empty()) return std::nullopt;
+  auto bytes = read_external_data(*w, want, t.name());
+  if (!bytes) return std::nullopt;
+  return std::string(bytes->begin(), bytes->end());
 }
 
 // Evaluates node on constant inputs. Shape and Size read `static_shape` of input 0 instead.
@@ -1017,9 +1015,9 @@ FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::s
       return 2;
     }
     if (is_external(t)) {
-      const WeightData w = external_weight(t, model_dir);
+      const auto w = external_weight(t, model_dir);
       std::error_code ec;
-      if (w.external_path.empty() || !std::filesystem::is_regular_file(w.external_path, ec)) {
+      if (!w || w->external_path.empty() || !std::filesystem::is_regular_file(w->external_path, ec)) {
         dataless.emplace(name, t.data_type());
         return 2;
       }
