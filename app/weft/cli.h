@@ -84,5 +84,6 @@ int cmd_plan(Args& args);
 int cmd_simulate(Args& args);
 int cmd_run(Args& args);
 int cmd_devices(Args& args);
+int cmd_layers(Args& args);
 
 }  // namespace weft::cli

@@ -25,6 +25,9 @@ commands:
                                                predicted timeline and speedup vs sequential baselines
   run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--iterations N] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
+  layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
+                                               wire layering by the head rule; horizontal merges
+                                               (one launch per layer's equal operators)
   devices                                      list CUDA GPUs and device presets
   help                                         this text
 
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
     if (command == "plan") return weft::cli::cmd_plan(args);
     if (command == "simulate") return weft::cli::cmd_simulate(args);
     if (command == "run") return weft::cli::cmd_run(args);
+    if (command == "layers") return weft::cli::cmd_layers(args);
     if (command == "devices") return weft::cli::cmd_devices(args);
   } catch (const std::exception& e) {
     // Exceptions are not part of any module's contract; one reaching here is a bug.

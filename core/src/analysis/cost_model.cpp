@@ -435,6 +435,10 @@ CostTable estimate_costs(const Graph& graph, const DeviceSpec& device) {
   return table;
 }
 
+double peak_flops(const Graph& graph, NodeId node, const DeviceSpec& device) {
+  return peak_for(graph, graph.node(node), device);
+}
+
 std::vector<double> node_times(const CostTable& costs) {
   std::vector<double> v;
   v.reserve(costs.nodes.size());

@@ -67,6 +67,9 @@ struct CostTable {
 /// and nodes with a tensor of unknown shape get known = false and a launch-only time.
 CostTable estimate_costs(const Graph& graph, const DeviceSpec& device);
 
+/// The FLOP/s rate `node` runs at on `device` (tensor-core rate for half-precision operands). O(inputs).
+double peak_flops(const Graph& graph, NodeId node, const DeviceSpec& device);
+
 /// Node times as a plain vector (µs), for passes that only need weights.
 std::vector<double> node_times(const CostTable& costs);
 

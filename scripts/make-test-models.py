@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Writes the synthetic ONNX models in tests/data/models that exercise wire layering and
+horizontal merging (Debian's python3-onnx). Structure-only, like the other test models: every
+initializer keeps its name, type and shape, its bytes are external in `<model>.weights.bin`, which
+is deliberately not written (executors seed absent weights). float32.
+
+  grouped_mlp.onnx      a 12-layer grouped MLP: 4 channel groups, each a chain of 12 Gemm layers
+                        (width 256 per group); inputs x0..x3 [batch, 256], outputs y0..y3. One launch
+                        per group and layer: 48 launches sequentially, 12 when each layer's four
+                        group Gemms run as one batched GEMM (the seed's grouped-MLP experiment).
+  transformer4h.onnx    one transformer block with 4 heads and head-local feed-forward modules:
+                        x [batch, 64, 256] -> per head: Q, K, V projections (256 -> 64), scaled
+                        scores, Softmax, context, a head-local FFN (64 -> 256 -> 64, Relu); the
+                        heads are concatenated and projected (256 -> 256) and added to x.
+
+`batch` is a symbolic dimension: bind it with --dim batch=N (1 and 32 in the tests).
+usage: scripts/make-test-models.py [OUT_DIR]   (default tests/data/models)
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+
+
+class Weights:
+    """Initializers whose bytes live in an absent external file, laid out one after another."""
+
+    def __init__(self, file_name):
+        self.file_name, self.offset = file_name, 0
+
+    def __call__(self, name, shape):
+        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=shape)
+        length = 4 * int(np.prod(shape))
+        t.data_location = TensorProto.EXTERNAL
+        for key, value in (("location", self.file_name), ("offset", str(self.offset)), ("length", str(length))):
+            entry = t.external_data.add()
+            entry.key, entry.value = key, value
+        self.offset += length
+        return t
+
+
+def grouped_mlp(groups=4, layers=12, width=256):
+    weight = Weights("grouped_mlp.weights.bin")
+    nodes, inits, inputs, outputs = [], [], [], []
+    for g in range(groups):
+        inputs.append(helper.make_tensor_value_info(f"x{g}", TensorProto.FLOAT, ["batch", width]))
+        prev = f"x{g}"
+        for l in range(layers):
+            w, b = f"w_g{g}_l{l}", f"b_g{g}_l{l}"
+            inits += [weight(w, [width, width]), weight(b, [width])]
+            out = f"y{g}" if l == layers - 1 else f"h_g{g}_l{l}"
+            nodes.append(helper.make_node("Gemm", [prev, w, b], [out], name=f"gemm_g{g}_l{l}", transB=1))
+            prev = out
+        outputs.append(helper.make_tensor_value_info(f"y{g}", TensorProto.FLOAT, ["batch", width]))
+    graph = helper.make_graph(nodes, "grouped_mlp", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
+
+
+def transformer4h(heads=4, seq=64, d_model=256, d_head=64, d_ff=256):
+    weight = Weights("transformer4h.weights.bin")
+    nodes, inits = [], []
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", seq, d_model])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", seq, d_model])
+    inits.append(numpy_helper.from_array(np.array(1.0 / np.sqrt(d_head), dtype=np.float32), "scale"))
+    contexts = []
+    for h in range(heads):
+        def linear(name, src, fan_in, fan_out):
+            w, b = f"{name}_w", f"{name}_b"
+            inits.extend([weight(w, [fan_in, fan_out]), weight(b, [fan_out])])
+            nodes.append(helper.make_node("MatMul", [src, w], [f"{name}_mm"], name=f"{name}_matmul"))
+            nodes.append(helper.make_node("Add", [f"{name}_mm", b], [name], name=f"{name}_bias"))
+            return name
+        q = linear(f"h{h}_q", "x", d_model, d_head)
+        k = linear(f"h{h}_k", "x", d_model, d_head)
+        v = linear(f"h{h}_v", "x", d_model, d_head)
+        nodes.append(helper.make_node("Transpose", [k], [f"h{h}_kt"], name=f"h{h}_k_transpose", perm=[0, 2, 1]))
+        nodes.append(helper.make_node("MatMul", [q, f"h{h}_kt"], [f"h{h}_scores_raw"], name=f"h{h}_scores"))
+        nodes.append(helper.make_node("Mul", [f"h{h}_scores_raw", "scale"], [f"h{h}_scores_scaled"], name=f"h{h}_scale"))
+        nodes.append(helper.make_node("Softmax", [f"h{h}_scores_scaled"], [f"h{h}_probs"], name=f"h{h}_softmax", axis=-1))
+        nodes.append(helper.make_node("MatMul", [f"h{h}_probs", v], [f"h{h}_ctx"], name=f"h{h}_context"))
+        f1 = linear(f"h{h}_ff1", f"h{h}_ctx", d_head, d_ff)
+        nodes.append(helper.make_node("Relu", [f1], [f"h{h}_ff1_act"], name=f"h{h}_ff1_relu"))
+        f2 = linear(f"h{h}_ff2", f"h{h}_ff1_act", d_ff, d_head)
+        nodes.append(helper.make_node("Add", [f2, f"h{h}_ctx"], [f"h{h}_out"], name=f"h{h}_residual"))
+        contexts.append(f"h{h}_out")
+    nodes.append(helper.make_node("Concat", contexts, ["heads"], name="concat_heads", axis=-1))
+    inits.extend([weight("proj_w", [heads * d_head, d_model]), weight("proj_b", [d_model])])
+    nodes.append(helper.make_node("MatMul", ["heads", "proj_w"], ["proj_mm"], name="proj_matmul"))
+    nodes.append(helper.make_node("Add", ["proj_mm", "proj_b"], ["proj"], name="proj_bias"))
+    nodes.append(helper.make_node("Add", ["proj", "x"], ["y"], name="block_residual"))
+    graph = helper.make_graph(nodes, "transformer4h", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "models")
+    for name, model in (("grouped_mlp", grouped_mlp()), ("transformer4h", transformer4h())):
+        # The checker would open the absent weight file; strict shape inference checks the
+        # operators, attributes and types instead.
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+        path = os.path.join(out, name + ".onnx")
+        onnx.save(model, path)
+        print(f"{path}: {len(model.graph.node)} nodes, {os.path.getsize(path)} bytes")
+
+
+if __name__ == "__main__":
+    main()
