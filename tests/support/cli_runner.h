@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 #include <array>
 #include <cstdio>
@@ -29,15 +30,17 @@ inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / name).string();
 }
 
-/// Runs WEFT_CLI_PATH with `args` (argv[1...]) directly, never through a shell, in folder `cwd`
-/// (empty: the current one). stdout (and stderr, per mode) is captured through a pipe.
+/// Runs WEFT_CLI_PATH (or $WEFT_CLI, e.g. a sanitizer build's weft) with `args` (argv[1...])
+/// directly, never through a shell, in folder `cwd` (empty: the current one). stdout (and
+/// stderr, per mode) is captured through a pipe.
 inline CliResult run_argv(const std::vector<std::string>& args, StderrMode mode = StderrMode::Merge,
                           const std::string& cwd = {}) {
   CliResult r;
   const std::string err_path = temp_path("weft_cli_stderr_" + std::to_string(::getpid()) + ".txt");
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) return r;
-  std::vector<std::string> argv_text{WEFT_CLI_PATH};
+  const char* cli = std::getenv("WEFT_CLI");
+  std::vector<std::string> argv_text{cli && *cli ? cli : WEFT_CLI_PATH};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_text) argv.push_back(a.data());
