@@ -185,6 +185,15 @@ def main():
     model_case("claims_terabytes_inline", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [t]),
                "initializer 'w'")
 
+    # A stride of 0: libonnx's Conv inference would divide by it (SIGFPE; found by the fuzzer).
+    conv = helper.make_node("Conv", ["x", "k"], ["y"], name="conv0", strides=[0, 1], kernel_shape=[3, 3])
+    model_case("zero_stride", model_bytes([conv], [vi("x", [1, 1, 8, 8])], [out("y")],
+                                          [helper.make_tensor("k", TensorProto.FLOAT, [1, 1, 3, 3], [0.1] * 9)]),
+               "node 'conv0' (Conv): attribute 'strides' must be positive, got [0, 1]")
+    conv = helper.make_node("MaxPool", ["x"], ["y"], name="pool0", kernel_shape=[2, 2], dilations=[1, 0])
+    model_case("zero_dilation", model_bytes([conv], [vi("x", [1, 1, 8, 8])], [out("y")], opset=13),
+               "node 'pool0' (MaxPool): attribute 'dilations' must be positive, got [1, 0]")
+
     # --- structure ------------------------------------------------------------------------------
     def relu(i, o, n):
         return helper.make_node("Relu", [i], [o], name=n)

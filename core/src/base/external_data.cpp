@@ -106,7 +106,7 @@ Expected<WeightData> resolve_external_data(const ExternalDataRef& ref, const std
   const auto size = static_cast<std::int64_t>(fs::file_size(target, ec));
   if (ec) return w;
   const std::int64_t need = bytes >= 0 ? bytes : (ref.length >= 0 ? ref.length : 0);
-  if (auto st_range = check_range(ref.offset, need, size, loc, tensor); !st_range) return st_range.error();
+  WEFT_TRY(check_range(ref.offset, need, size, loc, tensor));
   return w;
 }
 
@@ -134,8 +134,7 @@ Expected<std::vector<std::uint8_t>> read_external_data(const WeightData& data, s
   if (ec || real != fs::path(path))
     return refuse(tensor, quote_name(path) + " now resolves to " + quote_name(ec ? std::string("?") : real.string()) +
                               ": a link changed since the model was loaded, it may leave the model's folder");
-  if (auto r = check_range(data.external_offset, bytes, static_cast<std::int64_t>(st.st_size), path, tensor); !r)
-    return r.error();
+  WEFT_TRY(check_range(data.external_offset, bytes, static_cast<std::int64_t>(st.st_size), path, tensor));
   std::vector<std::uint8_t> out(static_cast<std::size_t>(bytes));
   std::size_t done = 0;
   while (done < out.size()) {

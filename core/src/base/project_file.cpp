@@ -42,8 +42,8 @@ Expected<ProjectFile> parse_project(std::string_view text, const std::string& pr
     return {};
   };
   std::string model, relative;
-  if (auto st = string_of(root, "model", model); !st) return st.error();
-  if (auto st = string_of(root, "model_relative", relative); !st) return st.error();
+  WEFT_TRY(string_of(root, "model", model));
+  WEFT_TRY(string_of(root, "model_relative", relative));
   p.model_path = model;
   std::error_code ec;
   if (!relative.empty()) {
@@ -61,8 +61,8 @@ Expected<ProjectFile> parse_project(std::string_view text, const std::string& pr
   if (auto settings = root.find("settings"); settings != root.end() && !settings->is_null()) {
     if (!settings->is_object()) return refuse("'settings' must be an object");
     const auto& s = *settings;
-    if (auto st = string_of(s, "strategy", p.strategy); !st) return st.error();
-    if (auto st = string_of(s, "lane_widths", p.lane_widths); !st) return st.error();
+    WEFT_TRY(string_of(s, "strategy", p.strategy));
+    WEFT_TRY(string_of(s, "lane_widths", p.lane_widths));
     if (auto it = s.find("max_streams"); it != s.end()) {
       if (!it->is_number_integer() || it->get<std::int64_t>() < 1 || it->get<std::int64_t>() > 1024)
         return refuse("'max_streams' must be an integer from 1 to 1024");

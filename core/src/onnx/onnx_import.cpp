@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "attribute_guards.h"
 #include "onnx_fold.h"
 #include "onnx_proto_util.h"
 #include "weft/core/file_io.h"
@@ -370,7 +371,7 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
   try {
     onnx::ModelProto model;
     if (auto st = parse_model(bytes, model_path, model); !st) return st.error();
-    if (auto st = check_opsets(model, model_path); !st) return st.error();
+    WEFT_TRY(check_opsets(model, model_path));
 
     GraphInfo info;
     info.model_path = model_path;
@@ -387,6 +388,8 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     if (auto structure = build_graph(model, model_path, symbols, GraphInfo{}, false); !structure)
       return structure.error();
 
+    // libonnx's inference divides by some attributes: a zero there would be a SIGFPE.
+    if (auto st = detail::check_inference_attributes(g); !st) return invalid(model_path, st.error().message);
     const std::vector<onnx::ValueInfoProto> file_value_info(g.value_info().begin(), g.value_info().end());
     for (int round = 0;; ++round) {
       run_shape_inference(model, file_value_info, model_path, info);
