@@ -1,5 +1,6 @@
 #include "weft/ui/main_window.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
