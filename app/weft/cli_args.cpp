@@ -1,9 +1,18 @@
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
 #include "cli.h"
 
 namespace weft::cli {
+
+std::optional<std::vector<std::string>> Args::take_after(std::string_view flag) {
+  const auto it = std::find(m_argv.begin(), m_argv.end(), flag);
+  if (it == m_argv.end()) return std::nullopt;
+  std::vector<std::string> rest(it + 1, m_argv.end());
+  m_argv.erase(it, m_argv.end());
+  return rest;
+}
 
 core::Status Args::parse(std::initializer_list<std::string_view> known_options, bool model_options) {
   // The model options every MODEL-taking command accepts: --dim N=V (repeatable), --no-fold, --device D.

@@ -12,6 +12,7 @@
 #include "weft/core/schedule_json.h"
 #include "weft/core/simulate.h"
 #include "weft/core/strategies.h"
+#include "weft/core/strategy_external.h"
 #include "weft/core/sync.h"
 
 namespace weft::cli {
@@ -42,12 +43,10 @@ std::size_t cross_stream_edges(const core::Graph& g, const core::Schedule& s) {
   return n;
 }
 
-core::Expected<Figures> figures(const LoadedModel& m, std::string_view strategy, const core::StrategyOptions& options,
-                                double sequential_us) {
-  auto s = core::make_schedule(strategy, m.graph, m.costs, m.device, options);
-  if (!s) return s.error();
+core::Expected<Figures> figures_of(const LoadedModel& m, core::Schedule schedule, const core::StrategyOptions& options,
+                                   double sequential_us) {
   Figures f;
-  f.schedule = std::move(*s);
+  f.schedule = std::move(schedule);
   f.warnings = core::schedule_warnings(f.schedule, options, m.device);
   const std::vector<double> times = core::node_times(m.costs);
   f.makespan_us = core::ideal_makespan_us(m.graph, f.schedule, times);
@@ -65,6 +64,13 @@ core::Expected<Figures> figures(const LoadedModel& m, std::string_view strategy,
   if (!plan) return plan.error();
   f.arena_bytes = plan->arena_bytes;
   return f;
+}
+
+core::Expected<Figures> figures(const LoadedModel& m, std::string_view strategy, const core::StrategyOptions& options,
+                                double sequential_us) {
+  auto s = core::make_schedule(strategy, m.graph, m.costs, m.device, options);
+  if (!s) return s.error();
+  return figures_of(m, std::move(*s), options, sequential_us);
 }
 
 nlohmann::ordered_json to_json(const core::Graph& g, const Figures& f) {
@@ -204,12 +210,23 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, double s
 }  // namespace
 
 int cmd_schedule(Args& args) {
-  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare"}, true); !ok)
+  const auto external = args.take_after("--external");
+  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare",
+                            "external-timeout="},
+                           true);
+      !ok)
     return usage_error("schedule", ok.error().message);
   if (args.positional().size() != 1) return usage_error("schedule", "expected one MODEL");
   const bool compare_all = args.flag("compare");
-  if (compare_all == args.value("strategy").has_value())
-    return usage_error("schedule", "give either --strategy S (one of the strategies) or --compare");
+  if (external && external->empty()) return usage_error("schedule", "--external needs a PROGRAM (and its arguments)");
+  if (external && (compare_all || args.value("strategy")))
+    return usage_error("schedule", "--external PROGRAM replaces --strategy and --compare; give one of them");
+  if (!external && compare_all == args.value("strategy").has_value())
+    return usage_error("schedule", "give either --strategy S (one of the strategies), --compare or --external PROGRAM");
+  auto timeout = args.double_value("external-timeout");
+  if (!timeout) return usage_error("schedule", timeout.error().message);
+  if (*timeout && (!external || **timeout <= 0))
+    return usage_error("schedule", "--external-timeout S (> 0 seconds) applies to --external");
   auto choice = schedule_choice(args, "sequential", args.flag("graph"));
   if (!choice) return usage_error("schedule", choice.error().message);
   const core::StrategyOptions options = choice->options;
@@ -223,7 +240,15 @@ int cmd_schedule(Args& args) {
   const double sequential_us = core::ideal_makespan_us(model->graph, *sequential, core::node_times(model->costs));
   if (compare_all) return compare(*model, options, sequential_us, json);
 
-  auto f = figures(*model, *strategy, options, sequential_us);
+  core::Expected<Figures> f = core::Error{};
+  if (external) {
+    core::ExternalStrategy program{*external, timeout->value_or(60.0)};
+    auto s = core::run_external_strategy(program, model->graph, model->costs, model->device, options);
+    if (!s) return report("schedule", s.error());
+    f = figures_of(*model, std::move(*s), options, sequential_us);
+  } else {
+    f = figures(*model, *strategy, options, sequential_us);
+  }
   if (!f) return report("schedule", f.error());
   const auto out = args.value("o") ? args.value("o") : args.value("output");
   if (out) {

@@ -18,6 +18,10 @@ commands:
                                                assign operators to streams; events; ideal makespan
                                                (strategies: sequential seed-greedy level-rr chains
                                                cp-list resource-aware)
+  schedule MODEL [SCHEDULE OPTIONS] [-o FILE] [--json] [--external-timeout S] --external PROGRAM [ARGS...]
+                                               a schedule from another program: graph, costs and
+                                               options as JSON on its stdin, schedule JSON on its
+                                               stdout (docs/strategy-protocol.md); no shell
   validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
   plan     MODEL [--schedule F | --strategy S] [--graph] [--planner P] [--json]
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
