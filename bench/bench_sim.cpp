@@ -5,7 +5,9 @@
 #include <random>
 
 #include "test_graphs.h"
-#include "weft/core/simulate.h"
+#include "weft/core/simulator.h"
+#include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
 
 using namespace weft;
 

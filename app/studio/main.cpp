@@ -15,7 +15,9 @@
 #include <cstdio>
 
 #include "weft/ui/main_window.h"
-#include "weft/ui/panels.h"
+#include "weft/ui/properties_panel.h"
+#include "weft/ui/strategy_panel.h"
+#include "weft/ui/summary_panel.h"
 #include "weft/ui/synthetic_model.h"
 #include "weft/ui/timeline_view.h"
 

@@ -52,7 +52,11 @@ struct LoadedModel {
 
 /// Loads positional()[0] as an ONNX model with the model options; reports unresolved dims on stderr.
 core::Expected<LoadedModel> load_model(const Args& args);
-/// Loads only the device preset named by --device (default preset otherwise).
+/// The same error as a usage error when it is InvalidInput: core never returns Usage, but a bad
+/// name given on the command line (strategy, planner, device, stream cap) is the option's fault.
+core::Error as_usage(core::Error error);
+/// Loads only the device preset named by --device (default preset otherwise); an unknown name
+/// is a usage error.
 core::Expected<core::DeviceSpec> load_device_option(const Args& args);
 
 /// How a command gets its schedule: `--schedule FILE`, or `--strategy S` (the command's default

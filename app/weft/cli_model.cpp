@@ -2,12 +2,20 @@
 #include <iostream>
 
 #include "cli.h"
+#include "weft/core/file_io.h"
 
 namespace weft::cli {
 
 core::Expected<core::DeviceSpec> load_device_option(const Args& args) {
-  const auto name = args.value("device");
-  return core::load_device(name ? *name : std::string(core::default_device_name()));
+  const std::string name = args.value("device").value_or(std::string(core::default_device_name()));
+  // An unknown name is the option's fault (usage); a broken preset file is invalid input.
+  if (auto known = core::check_device_name(name); !known) return as_usage(known.error());
+  return core::load_device(name);
+}
+
+core::Error as_usage(core::Error error) {
+  if (error.kind == core::ErrorKind::InvalidInput) error.kind = core::ErrorKind::Usage;
+  return error;
 }
 
 core::Expected<LoadedModel> load_model(const Args& args) {
@@ -27,18 +35,22 @@ core::Expected<LoadedModel> load_model(const Args& args) {
       return core::make_error(core::ErrorKind::Usage, "--dim " + d + ": the value must be a positive integer");
     }
   }
-  auto device = load_device_option(args);
-  if (!device) return device.error();
-  auto graph = core::import_onnx(args.positional()[0], options);
-  if (!graph) return graph.error();
-  for (const std::string& u : graph->info().unresolved_dims)
+  WEFT_TRY_ASSIGN(auto device, load_device_option(args));
+  // The model file is the command's input: missing or unreadable is invalid input (exit 2), in
+  // every command, not an environment failure.
+  const std::string& path = args.positional()[0];
+  auto bytes = core::read_file(path);
+  if (!bytes) return core::make_error(core::ErrorKind::InvalidInput, bytes.error().message);
+  WEFT_TRY_ASSIGN(auto graph, core::import_onnx_bytes(*bytes, path, options));
+  for (const std::string& u : graph.info().unresolved_dims)
     std::cerr << "weft: warning: unresolved dimension " << u << " (bind it with --dim NAME=VALUE)\n";
-  LoadedModel m{std::move(*graph), std::move(*device), {}};
+  LoadedModel m{std::move(graph), std::move(device), {}};
   m.costs = core::estimate_costs(m.graph, m.device);
   return m;
 }
 
 int report(std::string_view command, const core::Error& error) {
+  if (error.kind == core::ErrorKind::Usage) return usage_error(command, error.message);
   std::cerr << "weft " << command << ": error: " << error.message << "\n";
   return core::exit_code(error.kind);
 }

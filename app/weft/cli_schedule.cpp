@@ -1,6 +1,7 @@
 // The schedule options shared by every command that takes or makes a schedule.
 #include <algorithm>
 #include <iostream>
+#include <limits>
 
 #include "cli.h"
 #include "weft/core/schedule_json.h"
@@ -8,7 +9,6 @@
 namespace weft::cli {
 
 namespace {
-constexpr std::int64_t kMaxStreams = 1024;
 
 core::Error usage(std::string message) { return core::Error{core::ErrorKind::Usage, std::move(message)}; }
 }  // namespace
@@ -18,29 +18,23 @@ core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_vie
   choice.file = args.value("schedule");
   const auto strategy = args.value("strategy");
   if (choice.file && strategy) return usage("give --schedule FILE or --strategy S, not both");
-  auto streams = args.int_value("streams");
-  if (!streams) return streams.error();
-  auto granularity = args.double_value("granularity");
-  if (!granularity) return granularity.error();
-  if (choice.file && (*streams || *granularity))
+  WEFT_TRY_ASSIGN(auto streams, args.int_value("streams"));
+  WEFT_TRY_ASSIGN(auto granularity, args.double_value("granularity"));
+  if (choice.file && (streams || granularity))
     return usage("--streams and --granularity shape a --strategy; they do not apply to a loaded --schedule");
-  if (*streams) {
-    if (**streams < 1 || **streams > kMaxStreams)
-      return usage("--streams must be between 1 and " + std::to_string(kMaxStreams) + ", got " + std::to_string(**streams));
-    choice.options.max_streams = static_cast<int>(**streams);
+  // The cap's range is core's to check (check_strategy below); only int overflow is refused here.
+  if (streams) {
+    if (*streams < std::numeric_limits<int>::min() || *streams > std::numeric_limits<int>::max())
+      return usage("--streams is out of range: " + std::to_string(*streams));
+    choice.options.max_streams = static_cast<int>(*streams);
   }
-  if (*granularity) {
-    if (**granularity < 0) return usage("--granularity must be >= 0 (microseconds)");
-    choice.options.granularity_us = **granularity;
+  if (granularity) {
+    if (*granularity < 0) return usage("--granularity must be >= 0 (microseconds)");
+    choice.options.granularity_us = *granularity;
   }
   choice.options.cuda_graph = cuda_graph;
   choice.strategy = strategy ? *strategy : std::string(default_strategy);
-  const auto names = core::strategy_names();
-  if (std::find(names.begin(), names.end(), choice.strategy) == names.end()) {
-    std::string known;
-    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-    return usage("unknown strategy '" + choice.strategy + "' (known: " + known + ")");
-  }
+  if (auto ok = core::check_strategy(choice.strategy, choice.options); !ok) return as_usage(ok.error());
   return choice;
 }
 
@@ -48,9 +42,8 @@ core::Expected<core::Schedule> obtain_schedule(std::string_view command, const S
                                               const core::Graph& graph, const core::CostTable& costs,
                                               const core::DeviceSpec& device) {
   if (choice.file) return core::load_schedule(*choice.file, graph);
-  auto made = core::make_schedule(choice.strategy, graph, costs, device, choice.options);
-  if (!made) return made.error();
-  for (const std::string& w : core::schedule_warnings(*made, choice.options, device))
+  WEFT_TRY_ASSIGN(auto made, core::make_schedule(choice.strategy, graph, costs, device, choice.options));
+  for (const std::string& w : core::schedule_warnings(made, choice.options, device))
     std::cerr << "weft " << command << ": warning: " << w << "\n";
   return made;
 }

@@ -1,7 +1,6 @@
 // weft analyze MODEL: levels, width, critical path, work/span and the verdict, as text or JSON.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -121,11 +120,6 @@ int cmd_analyze(Args& args) {
                                                             : "expected one MODEL, got " +
                                                                   std::to_string(args.positional().size()) +
                                                                   " arguments");
-  // A path that does not exist is bad input (2), not an I/O failure of an existing file (3).
-  std::error_code ec;
-  if (!std::filesystem::exists(args.positional()[0], ec))
-    return report("analyze", core::make_error(core::ErrorKind::InvalidInput,
-                                              args.positional()[0] + ": no such file"));
   auto model = load_model(args);
   if (!model) {
     if (model.error().kind == core::ErrorKind::Usage) return usage_error("analyze", model.error().message);

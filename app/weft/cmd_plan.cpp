@@ -11,6 +11,7 @@
 #include "weft/core/memory_planner.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/memory_report.h"
 
 namespace weft::cli {
 namespace {
@@ -72,7 +73,7 @@ int cmd_plan(Args& args) {
                            true);
       !ok)
     return usage_error("plan", ok.error().message);
-  core::PlanOptions options;
+  core::PlanOptions options = core::reference_plan_options();
   auto alignment = args.int_value("alignment");
   if (!alignment) return usage_error("plan", alignment.error().message);
   auto search_ms = args.double_value("search-ms");
@@ -88,14 +89,8 @@ int cmd_plan(Args& args) {
     options.search_steps = **search_steps;
   }
   const std::string planner = args.value("planner").value_or("");
-  if (!planner.empty()) {
-    const auto names = core::planner_names();
-    if (std::find(names.begin(), names.end(), planner) == names.end()) {
-      std::string known;
-      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-      return usage_error("plan", "unknown planner '" + planner + "' (known: " + known + ")");
-    }
-  }
+  if (!planner.empty())
+    if (auto ok = core::check_planner(planner); !ok) return usage_error("plan", ok.error().message);
   if (auto intervals = args.value("intervals")) {
     if (*alignment) return usage_error("plan", "--alignment does not apply to --intervals (sizes are taken as given)");
     // Raw instances: search harder (deterministic step budget, a generous wall-clock guard).
@@ -115,73 +110,63 @@ int cmd_plan(Args& args) {
   if (!model) return report("plan", model.error());
   const core::Graph& graph = model->graph;
 
-  // The schedule planned for, and the one-stream reference (memory-aware order).
-  core::Schedule sequential{{core::memory_aware_order(graph)}, {}, "sequential", "memory-aware order"};
   auto obtained = obtain_schedule("plan", *choice, graph, model->costs, model->device);
   if (!obtained) return report("plan", obtained.error());
   const core::Schedule schedule = std::move(*obtained);
 
-  auto live = core::compute_liveness(graph, schedule, options);
-  if (!live) return report("plan", live.error());
-  auto bound = core::concurrent_lower_bound(graph, schedule, options);
-  if (!bound) return report("plan", bound.error());
-  const std::int64_t file_linear = core::linear_lower_bound(graph, graph.topo_order(), options);
-  const std::int64_t seq_linear = core::linear_lower_bound(graph, sequential.streams[0], options);
-  const core::MemoryPlan no_reuse = core::plan_no_reuse(graph, options.alignment, options.outputs_in_arena);
-  auto seq_plan = core::plan_memory(graph, sequential, "best", options);
-  if (!seq_plan) return report("plan", seq_plan.error());
+  // The memory report: every planner (or --planner alone), the smallest arena, the reference
+  // schedule planned the same way, bounds; every plan re-checked against the schedule.
+  core::MemoryReportOptions report_options;
+  report_options.planner = planner;
+  report_options.plan = options;
+  report_options.verify = true;
+  auto memory = core::memory_report(graph, schedule, report_options);
+  if (!memory) return report("plan", memory.error());
+  const core::MemoryReport& m = *memory;
+  const core::MemoryPlan& chosen = m.plan;
 
   nlohmann::json per_planner = nlohmann::json::array();
-  std::optional<core::MemoryPlan> chosen;
-  const bool json = args.flag("json");
-  if (!json)
-    std::cout << "schedule: " << schedule.strategy << ", " << schedule.stream_count() << " stream(s), " << live->tensors.size()
-              << " planned tensors\n"
-              << std::left << std::setw(20) << "planner" << std::right << std::setw(14) << "arena bytes" << std::setw(14)
-              << "arena/bound\n";
-  for (const std::string& name : core::planner_names()) {
-    if (!planner.empty() && name != planner) continue;
-    auto plan = core::plan_memory(graph, *live, name, options, bound->bytes);
-    if (!plan) return report("plan", plan.error());
-    if (auto ok = core::check_plan(graph, schedule, *plan); !ok)
-      return report("plan", core::make_error(core::ErrorKind::Internal, "planner " + name + ": " + ok.error().message));
-    per_planner.push_back({{"planner", name}, {"arena_bytes", plan->arena_bytes}, {"ratio", ratio(plan->arena_bytes, bound->bytes)}});
-    if (!json)
-      std::cout << std::left << std::setw(20) << name << std::right << std::setw(14) << plan->arena_bytes << std::setw(13)
-                << ratio_text(plan->arena_bytes, bound->bytes) << "\n";
-    if (!chosen || plan->arena_bytes < chosen->arena_bytes) chosen = std::move(*plan);
-  }
-  if (json) {
+  for (const core::PlannerArena& a : m.planners)
+    per_planner.push_back({{"planner", a.planner}, {"arena_bytes", a.arena_bytes}, {"ratio", ratio(a.arena_bytes, m.bound.bytes)}});
+  if (args.flag("json")) {
     nlohmann::json tensors = nlohmann::json::array();
-    for (core::TensorId t : live->tensors) {
-      const auto ut = static_cast<std::size_t>(t);
-      tensors.push_back({{"name", graph.tensor(t).name}, {"offset", chosen->offset[ut]}, {"size", chosen->size[ut]}});
+    for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
+      if (chosen.offset[t] == core::kNotPlanned) continue;
+      tensors.push_back({{"name", graph.tensor(static_cast<core::TensorId>(t)).name}, {"offset", chosen.offset[t]}, {"size", chosen.size[t]}});
     }
     nlohmann::json j{{"model", graph.info().model_path},
                      {"strategy", schedule.strategy},
                      {"streams", schedule.stream_count()},
-                     {"planner", chosen->planner},
+                     {"planner", chosen.planner},
                      {"alignment", options.alignment},
-                     {"arena_bytes", chosen->arena_bytes},
-                     {"lower_bound_bytes", bound->bytes},
-                     {"lower_bound_exact", bound->exact},
-                     {"linear_lower_bound_bytes", seq_linear},
-                     {"file_order_linear_lower_bound_bytes", file_linear},
-                     {"sequential_arena_bytes", seq_plan->arena_bytes},
-                     {"no_reuse_bytes", no_reuse.arena_bytes},
-                     {"ratio", ratio(chosen->arena_bytes, bound->bytes)},
-                     {"price_of_concurrency", ratio(chosen->arena_bytes, seq_plan->arena_bytes)},
+                     {"arena_bytes", chosen.arena_bytes},
+                     {"lower_bound_bytes", m.bound.bytes},
+                     {"lower_bound_exact", m.bound.exact},
+                     {"linear_lower_bound_bytes", m.linear_bound_bytes},
+                     {"file_order_linear_lower_bound_bytes", m.file_order_linear_bound_bytes},
+                     {"sequential_arena_bytes", m.reference_arena_bytes()},
+                     {"no_reuse_bytes", m.no_reuse_bytes},
+                     {"ratio", ratio(chosen.arena_bytes, m.bound.bytes)},
+                     {"price_of_concurrency", m.price_of_concurrency()},
                      {"planners", per_planner},
                      {"tensors", tensors}};
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << "concurrent lower bound " << bound->bytes << " bytes (" << bound->antichain.size() << " tensors live at once"
-            << (bound->exact ? "" : "; busiest step of a linearisation, the exact flow is skipped past 250k tensors") << ")\n"
-            << "linear lower bound     " << seq_linear << " bytes (memory-aware order; file order " << file_linear << ")\n"
-            << "sequential arena       " << seq_plan->arena_bytes << " bytes; price of concurrency (arena / sequential) "
-            << ratio_text(chosen->arena_bytes, seq_plan->arena_bytes) << "\n"
-            << "no reuse               " << no_reuse.arena_bytes << " bytes\n";
+  std::cout << "schedule: " << schedule.strategy << ", " << schedule.stream_count() << " stream(s), " << m.planned_tensors
+            << " planned tensors\n"
+            << std::left << std::setw(20) << "planner" << std::right << std::setw(14) << "arena bytes" << std::setw(14)
+            << "arena/bound\n";
+  for (const core::PlannerArena& a : m.planners)
+    std::cout << std::left << std::setw(20) << a.planner << std::right << std::setw(14) << a.arena_bytes << std::setw(13)
+              << ratio_text(a.arena_bytes, m.bound.bytes) << "\n";
+  std::cout << "concurrent lower bound " << m.bound.bytes << " bytes (" << m.bound.antichain.size() << " tensors live at once"
+            << (m.bound.exact ? "" : "; busiest step of a linearisation, the exact flow is skipped past 250k tensors") << ")\n"
+            << "linear lower bound     " << m.linear_bound_bytes << " bytes (memory-aware order; file order "
+            << m.file_order_linear_bound_bytes << ")\n"
+            << "sequential arena       " << m.reference_arena_bytes() << " bytes; price of concurrency (arena / sequential) "
+            << fixed(m.price_of_concurrency(), 3) << "\n"
+            << "no reuse               " << m.no_reuse_bytes << " bytes\n";
   return 0;
 }
 

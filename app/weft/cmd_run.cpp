@@ -14,6 +14,8 @@
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/study/reference.h"
+#include "weft/core/study/run_comparison.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 
@@ -43,12 +45,10 @@ int cmd_run(Args& args) {
     if (!*v) return usage_error("run", v->error().message);
   if (*iterations && **iterations < 1) return usage_error("run", "--iterations must be >= 1");
   if (*warmup && **warmup < 0) return usage_error("run", "--warmup must be >= 0");
-  const std::string planner = args.value("planner").value_or("best");
-  {
-    const auto names = core::planner_names();
-    if (std::find(names.begin(), names.end(), planner) == names.end())
-      return usage_error("run", "unknown planner '" + planner + "'");
-  }
+  // No --planner: every planner, the smallest arena (the studies' default planning).
+  const std::string planner = args.value("planner").value_or(std::string(core::kReferencePlanner));
+  if (!planner.empty())
+    if (auto ok = core::check_planner(planner); !ok) return usage_error("run", ok.error().message);
 
   core::RunOptions ro;
   ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
@@ -60,25 +60,25 @@ int cmd_run(Args& args) {
   if (!model) return report("run", model.error());
   const core::Graph& graph = model->graph;
 
-  auto pair = prepare_run(*choice, *model, planner);
-  if (!pair) return report("run", pair.error());
-  const core::Schedule& sequential = pair->sequential;
-  const core::Schedule& schedule = pair->schedule;
+  auto obtained = obtain_schedule("run", *choice, graph, model->costs, model->device);
+  if (!obtained) return report("run", obtained.error());
+  const core::Schedule schedule = std::move(*obtained);
 
+  // The run comparison: the reference and the schedule on the CPU executor, outputs compared.
   auto executor = core::make_cpu_executor();
-  auto seq = executor->run(graph, sequential, pair->sequential_plan, ro);
-  if (!seq) return report("run", seq.error());
-  auto run = executor->run(graph, schedule, pair->plan, ro);
-  if (!run) return report("run", run.error());
-
-  const core::OutputDiff compared = core::compare_outputs(*seq, *run);
-  const bool identical = compared.identical;
-  const double diff = compared.max_abs_diff;
-  const double speedup = run->wall_ms > 0 ? seq->wall_ms / run->wall_ms : 0.0;
+  core::RunComparisonOptions compare;
+  compare.run = ro;
+  compare.planner = planner;
+  auto compared = core::compare_runs(*executor, graph, schedule, compare);
+  if (!compared) return report("run", compared.error());
+  core::RunResult* seq = &compared->sequential;
+  core::RunResult* run = &compared->scheduled;
+  const bool identical = compared->diff.identical;
+  const double diff = compared->diff.max_abs_diff;
+  const double speedup = compared->speedup();
+  const std::string used_planner = compared->plan.planner;
 
   if (auto trace = args.value("trace")) {
-    seq->timeline.label = "measured cpu sequential";
-    run->timeline.label = "measured cpu " + schedule.strategy;
     const std::vector<core::Timeline> runs{seq->timeline, run->timeline};
     core::TraceInfo info;
     info.device = "cpu";
@@ -87,7 +87,7 @@ int cmd_run(Args& args) {
   }
 
   if (args.flag("json")) {
-    const nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, planner, diff, identical);
+    const nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, "
@@ -96,7 +96,7 @@ int cmd_run(Args& args) {
               << " stream(s), " << schedule.events.size() << " events\n"
               << "sequential: " << fixed(seq->wall_ms, 2) << " ms (median of " << ro.iterations << " after " << ro.warmup
               << " warm-up), arena " << mib(seq->arena_bytes) << "\n"
-              << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << planner
+              << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
               << "speedup: " << fixed(speedup, 2) << "x\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";

@@ -102,7 +102,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   }
 
   if (args.flag("json")) {
-    nlohmann::ordered_json j = run_report_json(graph, schedule, "cuda", ro, *seq, *run, planner, diff, identical);
+    nlohmann::ordered_json j = run_report_json(graph, schedule, "cuda", ro, *seq, *run, pair->plan.planner, diff, identical);
     j["sequential_graph_ms"] = seq_graph->wall_ms;
     j["schedule_graph_ms"] = run_graph->wall_ms;
     j["speedup_vs_graph"] = speedup_vs_graph;

@@ -10,76 +10,30 @@
 #include "cli.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/schedule_json.h"
-#include "weft/core/simulate.h"
 #include "weft/core/strategies.h"
 #include "weft/core/strategy_external.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
 
 namespace weft::cli {
 namespace {
 
 
-// Figures of one schedule, shared by the single-strategy report and the --compare table.
-struct Figures {
-  core::Schedule schedule;
-  std::vector<std::string> warnings;
-  double makespan_us = 0;
-  double sequential_us = 0;
-  double event_host_us = 0;
-  std::size_t cross_edges = 0;  ///< data edges whose ends sit on different streams
-  double predicted_us = 0;      ///< simulated makespan (eager launches, events, contention)
-  double predicted_vs_graph = 0, predicted_vs_eager = 0;  ///< against the sequential baselines
-  std::int64_t arena_bytes = 0;  ///< memory plan for this schedule (best planner, short search)
-  double speedup() const { return makespan_us > 0 ? sequential_us / makespan_us : 1.0; }
-};
+// One schedule's row: the study (figures, prediction, memory report) and the strategy's warnings.
+using Figures = core::StrategyStudy;
 
-std::size_t cross_stream_edges(const core::Graph& g, const core::Schedule& s) {
-  std::vector<int> stream_of, position;
-  s.locate(g.node_count(), stream_of, position);
-  std::size_t n = 0;
-  for (std::size_t u = 0; u < g.node_count(); ++u)
-    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
-      if (stream_of[u] != stream_of[static_cast<std::size_t>(v)]) ++n;
-  return n;
-}
-
-core::Expected<Figures> figures_of(const LoadedModel& m, core::Schedule schedule, const core::StrategyOptions& options,
-                                   double sequential_us) {
-  Figures f;
-  f.schedule = std::move(schedule);
-  f.warnings = core::schedule_warnings(f.schedule, options, m.device);
-  const std::vector<double> times = core::node_times(m.costs);
-  f.makespan_us = core::ideal_makespan_us(m.graph, f.schedule, times);
-  f.sequential_us = sequential_us;
-  f.event_host_us = core::event_host_cost_us(f.schedule, m.device);
-  f.cross_edges = cross_stream_edges(m.graph, f.schedule);
-  auto p = core::predict(m.graph, f.schedule, m.costs, m.device);
-  if (!p) return p.error();
-  f.predicted_us = p->makespan_us;
-  f.predicted_vs_graph = p->speedup_vs_graph;
-  f.predicted_vs_eager = p->speedup_vs_eager;
-  core::PlanOptions plan_options;
-  plan_options.search_ms = 20;
-  auto plan = core::plan_memory(m.graph, f.schedule, "best", plan_options);
-  if (!plan) return plan.error();
-  f.arena_bytes = plan->arena_bytes;
-  return f;
-}
-
-core::Expected<Figures> figures(const LoadedModel& m, std::string_view strategy, const core::StrategyOptions& options,
-                                double sequential_us) {
-  auto s = core::make_schedule(strategy, m.graph, m.costs, m.device, options);
-  if (!s) return s.error();
-  return figures_of(m, std::move(*s), options, sequential_us);
-}
+double predicted_us(const Figures& f) { return f.study.prediction ? f.study.prediction->makespan_us : 0.0; }
+double vs_graph(const Figures& f) { return f.study.prediction ? f.study.prediction->speedup_vs_graph : 0.0; }
+double vs_eager(const Figures& f) { return f.study.prediction ? f.study.prediction->speedup_vs_eager : 0.0; }
+std::int64_t arena(const Figures& f) { return f.study.memory ? f.study.memory->arena_bytes() : 0; }
 
 nlohmann::ordered_json to_json(const core::Graph& g, const Figures& f) {
   nlohmann::ordered_json j;
-  j["strategy"] = f.schedule.strategy;
-  j["options"] = f.schedule.options;
+  j["strategy"] = f.study.schedule.strategy;
+  j["options"] = f.study.schedule.options;
   auto streams = nlohmann::ordered_json::array();
   auto per_stream = nlohmann::ordered_json::array();
-  for (const auto& stream : f.schedule.streams) {
+  for (const auto& stream : f.study.schedule.streams) {
     auto keys = nlohmann::ordered_json::array();
     for (core::NodeId v : stream) keys.push_back(g.key(v));
     streams.push_back(std::move(keys));
@@ -88,23 +42,25 @@ nlohmann::ordered_json to_json(const core::Graph& g, const Figures& f) {
   j["streams"] = std::move(streams);
   j["nodes_per_stream"] = std::move(per_stream);
   auto events = nlohmann::ordered_json::array();
-  for (const core::Event& e : f.schedule.events) events.push_back({{"from", g.key(e.from)}, {"to", g.key(e.to)}});
+  for (const core::Event& e : f.study.schedule.events) events.push_back({{"from", g.key(e.from)}, {"to", g.key(e.to)}});
   j["events"] = std::move(events);
-  j["cross_stream_edges"] = f.cross_edges;
-  j["event_host_us"] = f.event_host_us;
-  j["makespan_us"] = f.makespan_us;
-  j["sequential_makespan_us"] = f.sequential_us;
-  j["speedup"] = f.speedup();
-  j["predicted_us"] = f.predicted_us;
-  j["predicted_speedup_vs_graph"] = f.predicted_vs_graph;
-  j["predicted_speedup_vs_eager"] = f.predicted_vs_eager;
+  j["cross_stream_edges"] = f.study.cross_stream_edges;
+  j["event_host_us"] = f.study.event_host_us;
+  j["makespan_us"] = f.study.ideal_makespan_us;
+  j["sequential_makespan_us"] = f.study.reference_ideal_us;
+  j["speedup"] = f.study.ideal_speedup();
+  j["predicted_us"] = predicted_us(f);
+  j["predicted_speedup_vs_graph"] = vs_graph(f);
+  j["predicted_speedup_vs_eager"] = vs_eager(f);
+  j["mode"] = f.study.prediction ? core::launch_mode_name(f.study.prediction->mode) : "eager";
+  j["arena_bytes"] = arena(f);
   j["warnings"] = f.warnings;
   return j;
 }
 
 void print_report(const LoadedModel& m, const Figures& f) {
   const core::Graph& g = m.graph;
-  const core::Schedule& s = f.schedule;
+  const core::Schedule& s = f.study.schedule;
   std::cout << "model: " << g.info().model_path << " (" << g.node_count() << " operators, " << g.edge_count()
             << " edges), device " << m.device.name << "\n"
             << "strategy: " << s.strategy << " (" << s.options << ")\n"
@@ -126,13 +82,17 @@ void print_report(const LoadedModel& m, const Figures& f) {
     }
     std::cout << "\n";
   }
-  std::cout << "events: " << s.events.size() << " (host cost " << fixed(f.event_host_us, 2) << " us; " << f.cross_edges
+  std::cout << "events: " << s.events.size() << " (host cost " << fixed(f.study.event_host_us, 2) << " us; " << f.study.cross_stream_edges
             << " data edges cross streams, the rest follow from stream order and other events)\n";
   for (const core::Event& e : s.events) std::cout << "  " << g.key(e.from) << " -> " << g.key(e.to) << "\n";
-  std::cout << "ideal makespan: " << fixed(f.makespan_us) << " us (sequential " << fixed(f.sequential_us)
-            << " us, speedup " << fixed(f.speedup(), 2) << "x)\n";
-  std::cout << "predicted: " << fixed(f.predicted_us) << " us (" << fixed(f.predicted_vs_graph, 2)
-            << "x vs sequential CUDA Graph, " << fixed(f.predicted_vs_eager, 2) << "x vs sequential eager; weft simulate for the timeline)\n";
+  std::cout << "ideal makespan: " << fixed(f.study.ideal_makespan_us) << " us (sequential " << fixed(f.study.reference_ideal_us)
+            << " us, speedup " << fixed(f.study.ideal_speedup(), 2) << "x)\n";
+  std::cout << "predicted: " << fixed(predicted_us(f)) << " us with "
+            << (f.study.prediction && f.study.prediction->mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches")
+            << " (" << fixed(vs_graph(f), 2) << "x vs sequential CUDA Graph, " << fixed(vs_eager(f), 2)
+            << "x vs sequential eager; weft simulate for the timeline)\n"
+            << "arena: " << arena(f) << " bytes (" << (f.study.memory ? f.study.memory->plan.planner : std::string("-"))
+            << " planner)\n";
 }
 
 // The --compare table: one row per strategy, columns as data so later issues can add
@@ -145,36 +105,38 @@ struct Column {
 
 std::vector<Column> compare_columns() {
   return {
-      {"strategy", [](const Figures& f) { return f.schedule.strategy; }, [](const Figures& f) { return f.schedule.strategy; }},
-      {"streams", [](const Figures& f) { return std::to_string(f.schedule.stream_count()); },
-       [](const Figures& f) { return f.schedule.stream_count(); }},
-      {"events", [](const Figures& f) { return std::to_string(f.schedule.events.size()); },
-       [](const Figures& f) { return f.schedule.events.size(); }},
-      {"x-edges", [](const Figures& f) { return std::to_string(f.cross_edges); }, [](const Figures& f) { return f.cross_edges; }},
-      {"event host us", [](const Figures& f) { return fixed(f.event_host_us, 2); }, [](const Figures& f) { return f.event_host_us; }},
-      {"ideal makespan us", [](const Figures& f) { return fixed(f.makespan_us); }, [](const Figures& f) { return f.makespan_us; }},
-      {"speedup", [](const Figures& f) { return fixed(f.speedup(), 2) + "x"; }, [](const Figures& f) { return f.speedup(); }},
-      {"predicted us", [](const Figures& f) { return fixed(f.predicted_us); }, [](const Figures& f) { return f.predicted_us; }},
-      {"vs graph", [](const Figures& f) { return fixed(f.predicted_vs_graph, 2) + "x"; },
-       [](const Figures& f) { return f.predicted_vs_graph; }},
-      {"vs eager", [](const Figures& f) { return fixed(f.predicted_vs_eager, 2) + "x"; },
-       [](const Figures& f) { return f.predicted_vs_eager; }},
-      {"arena bytes", [](const Figures& f) { return std::to_string(f.arena_bytes); }, [](const Figures& f) { return f.arena_bytes; }},
+      {"strategy", [](const Figures& f) { return f.study.schedule.strategy; }, [](const Figures& f) { return f.study.schedule.strategy; }},
+      {"streams", [](const Figures& f) { return std::to_string(f.study.schedule.stream_count()); },
+       [](const Figures& f) { return f.study.schedule.stream_count(); }},
+      {"events", [](const Figures& f) { return std::to_string(f.study.schedule.events.size()); },
+       [](const Figures& f) { return f.study.schedule.events.size(); }},
+      {"x-edges", [](const Figures& f) { return std::to_string(f.study.cross_stream_edges); }, [](const Figures& f) { return f.study.cross_stream_edges; }},
+      {"event host us", [](const Figures& f) { return fixed(f.study.event_host_us, 2); }, [](const Figures& f) { return f.study.event_host_us; }},
+      {"ideal makespan us", [](const Figures& f) { return fixed(f.study.ideal_makespan_us); }, [](const Figures& f) { return f.study.ideal_makespan_us; }},
+      {"speedup", [](const Figures& f) { return fixed(f.study.ideal_speedup(), 2) + "x"; }, [](const Figures& f) { return f.study.ideal_speedup(); }},
+      {"predicted us", [](const Figures& f) { return fixed(predicted_us(f)); }, [](const Figures& f) { return predicted_us(f); }},
+      {"vs graph", [](const Figures& f) { return fixed(vs_graph(f), 2) + "x"; },
+       [](const Figures& f) { return vs_graph(f); }},
+      {"vs eager", [](const Figures& f) { return fixed(vs_eager(f), 2) + "x"; },
+       [](const Figures& f) { return vs_eager(f); }},
+      {"arena bytes", [](const Figures& f) { return std::to_string(arena(f)); }, [](const Figures& f) { return arena(f); }},
   };
 }
 
-int compare(const LoadedModel& m, const core::StrategyOptions& options, double sequential_us, bool json) {
-  std::vector<Figures> rows;
-  for (const std::string& name : core::strategy_names()) {
-    auto f = figures(m, name, options, sequential_us);
-    if (!f) return report("schedule", f.error());
-    rows.push_back(std::move(*f));
-  }
+int compare(const LoadedModel& m, const core::StrategyOptions& options, bool json) {
+  // Predictions in the launch mode the schedules are made for (--graph: CUDA Graph replay).
+  core::StudyOptions study;
+  study.mode = core::launch_mode_of(options);
+  study.counterfactuals = false;  // the table shows no verdict
+  auto studied = core::study_strategies(m.graph, m.costs, m.device, options, study);
+  if (!studied) return report("schedule", studied.error());
+  const std::vector<Figures>& rows = *studied;
   const std::vector<Column> columns = compare_columns();
   if (json) {
     nlohmann::ordered_json out;
     out["model"] = m.graph.info().model_path;
     out["device"] = m.device.name;
+    out["mode"] = core::launch_mode_name(core::launch_mode_of(options));
     auto list = nlohmann::ordered_json::array();
     for (const Figures& f : rows) {
       nlohmann::ordered_json row;
@@ -193,7 +155,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, double s
     width.push_back(w);
   }
   std::cout << "model: " << m.graph.info().model_path << " (" << m.graph.node_count() << " operators), device "
-            << m.device.name << "\n";
+            << m.device.name << ", predicted with " << (options.cuda_graph ? "CUDA Graph replay" : "eager launches") << "\n";
   for (std::size_t i = 0; i < columns.size(); ++i)
     std::cout << (i ? "  " : "") << (i ? std::right : std::left) << std::setw(static_cast<int>(width[i])) << columns[i].header;
   std::cout << "\n";
@@ -235,24 +197,24 @@ int cmd_schedule(Args& args) {
   if (!model) return report("schedule", model.error());
   const bool json = args.flag("json");
 
-  auto sequential = core::make_schedule("sequential", model->graph, model->costs, model->device, options);
-  if (!sequential) return report("schedule", sequential.error());
-  const double sequential_us = core::ideal_makespan_us(model->graph, *sequential, core::node_times(model->costs));
-  if (compare_all) return compare(*model, options, sequential_us, json);
+  if (compare_all) return compare(*model, options, json);
 
-  core::Expected<Figures> f = core::Error{};
-  if (external) {
-    core::ExternalStrategy program{*external, timeout->value_or(60.0)};
-    auto s = core::run_external_strategy(program, model->graph, model->costs, model->device, options);
-    if (!s) return report("schedule", s.error());
-    f = figures_of(*model, std::move(*s), options, sequential_us);
-  } else {
-    f = figures(*model, *strategy, options, sequential_us);
-  }
-  if (!f) return report("schedule", f.error());
+  auto made = external ? core::run_external_strategy(core::ExternalStrategy{*external, timeout->value_or(60.0)},
+                                                      model->graph, model->costs, model->device, options)
+                       : core::make_schedule(*strategy, model->graph, model->costs, model->device, options);
+  if (!made) return report("schedule", made.error());
+  core::StudyOptions study;
+  study.mode = core::launch_mode_of(options);
+  study.counterfactuals = false;
+  Figures row;
+  row.warnings = core::schedule_warnings(*made, options, model->device);
+  auto studied = core::study_schedule(model->graph, model->costs, model->device, std::move(*made), study);
+  if (!studied) return report("schedule", studied.error());
+  row.study = std::move(*studied);
+  const Figures* f = &row;
   const auto out = args.value("o") ? args.value("o") : args.value("output");
   if (out) {
-    if (auto saved = core::save_schedule(*out, model->graph, f->schedule, model->device.name); !saved)
+    if (auto saved = core::save_schedule(*out, model->graph, f->study.schedule, model->device.name); !saved)
       return report("schedule", saved.error());
   }
   if (json) {

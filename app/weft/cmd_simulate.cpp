@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "weft/core/calibrate.h"
 #include "weft/core/chrome_trace.h"
-#include "weft/core/memory_planner.h"
 #include "weft/core/schedule_json.h"
-#include "weft/core/simulate.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/core/timeline.h"
 
 namespace weft::cli {
@@ -52,19 +52,17 @@ int cmd_simulate(Args& args) {
   if (!obtained) return report(kCommand, obtained.error());
   const core::Schedule schedule = std::move(*obtained);
 
-  // The arena counter needs a plan for this schedule; a planning failure only loses that track.
-  std::optional<core::MemoryPlan> plan;
-  if (auto planned = core::plan_memory(graph, schedule); planned)
-    plan = std::move(*planned);
-  else
-    std::cerr << "weft simulate: warning: no memory plan (" << planned.error().message << "); no arena track\n";
-
-  core::SimOptions sim;
-  sim.cuda_graph = args.flag("graph");
-  sim.plan = plan ? &*plan : nullptr;
-  auto prediction = core::predict(graph, schedule, costs, device, sim);
-  if (!prediction) return report(kCommand, prediction.error());
-  const core::Prediction& p = *prediction;
+  // One study: the memory report (its plan gives the timeline an arena track) and the prediction
+  // in the launch mode asked for, with both baselines and the verdict.
+  core::StudyOptions options;
+  options.mode = args.flag("graph") ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+  auto studied = core::study_schedule(graph, costs, device, schedule, options);
+  if (!studied) return report(kCommand, studied.error());
+  if (!studied->prediction)
+    return report(kCommand, core::make_error(core::ErrorKind::InvalidInput, "device preset '" + device.name +
+                                                                               "' has no peak rates to simulate with"));
+  const core::Prediction& p = *studied->prediction;
+  const core::MemoryReport* plan = studied->memory ? &*studied->memory : nullptr;
 
   if (const auto trace = args.value("trace")) {
     const std::vector<core::Timeline> runs = {p.timeline, p.sequential_graph, p.sequential_eager};
@@ -74,7 +72,7 @@ int cmd_simulate(Args& args) {
 
   const std::vector<double> busy = p.timeline.stream_busy_us();
   std::size_t events = schedule.events.size();
-  const std::string mode = sim.cuda_graph ? "graph" : "eager";
+  const std::string mode(core::launch_mode_name(p.mode));
   if (args.flag("json")) {
     nlohmann::ordered_json j;
     j["model"] = graph.info().model_path;
@@ -90,13 +88,17 @@ int cmd_simulate(Args& args) {
     j["sequential_graph_us"] = p.sequential_graph_us;
     j["speedup_vs_graph"] = p.speedup_vs_graph;
     j["speedup_vs_eager"] = p.speedup_vs_eager;
-    j["work_us"] = p.work_span.work_us;
-    j["span_us"] = p.work_span.span_us;
-    j["speedup_bound"] = p.work_span.bound();
+    j["work_us"] = p.critical.work_us;
+    j["span_us"] = p.critical.span_us;
+    j["speedup_bound"] = p.critical.parallelism();
     j["calibrated_nodes"] = calibrated;
     j["verdict"] = p.verdict;
     j["stream_busy_us"] = busy;
-    if (plan) j["arena_bytes"] = plan->arena_bytes;
+    if (plan) {
+      j["arena_bytes"] = plan->arena_bytes();
+      j["sequential_arena_bytes"] = plan->reference_arena_bytes();
+      j["price_of_concurrency"] = plan->price_of_concurrency();
+    }
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (const core::TimelineItem& it : p.timeline.items)
       nodes.push_back({{"name", graph.key(it.node)}, {"op", graph.node(it.node).op_type}, {"stream", it.stream},
@@ -111,12 +113,12 @@ int cmd_simulate(Args& args) {
             << "\n"
             << "schedule  " << schedule.strategy << (schedule.options.empty() ? "" : " (" + schedule.options + ")") << ", "
             << schedule.stream_count() << " streams, " << events << " events, "
-            << (sim.cuda_graph ? "launched as a CUDA Graph" : "eager launches") << "\n"
+            << (p.mode == core::LaunchMode::Graph ? "launched as a CUDA Graph" : "eager launches") << "\n"
             << "makespan  " << fixed(p.makespan_us) << " us\n"
             << "speedup   " << fixed(p.speedup_vs_graph, 2) << "x vs sequential CUDA Graph (" << fixed(p.sequential_graph_us)
             << " us), " << fixed(p.speedup_vs_eager, 2) << "x vs sequential eager (" << fixed(p.sequential_eager_us) << " us)\n"
-            << "bound     work " << fixed(p.work_span.work_us) << " us / span " << fixed(p.work_span.span_us)
-            << " us = " << fixed(p.work_span.bound(), 2) << "x\n";
+            << "bound     work " << fixed(p.critical.work_us) << " us / span " << fixed(p.critical.span_us)
+            << " us = " << fixed(p.critical.parallelism(), 2) << "x\n";
   std::cout << "streams   busy";
   for (std::size_t s = 0; s < busy.size(); ++s)
     std::cout << (s ? ", " : " ") << "s" << s << " " << fixed(busy[s]) << " us ("

@@ -3,23 +3,18 @@
 #include <cmath>
 #include <string>
 
-#include "weft/core/memory_planner.h"
+#include "weft/core/study/memory_report.h"
+#include "weft/core/study/reference.h"
 
 namespace weft::cli {
 
 core::Expected<RunPair> prepare_run(const ScheduleChoice& choice, const LoadedModel& model, const std::string& planner) {
   const core::Graph& graph = model.graph;
   RunPair pair;
-  pair.sequential = core::Schedule{{core::memory_aware_order(graph)}, {}, "sequential", "memory-aware order"};
-  auto obtained = obtain_schedule("run", choice, graph, model.costs, model.device);
-  if (!obtained) return obtained.error();
-  pair.schedule = std::move(*obtained);
-  auto seq_plan = core::plan_memory(graph, pair.sequential, planner);
-  if (!seq_plan) return seq_plan.error();
-  auto plan = core::plan_memory(graph, pair.schedule, planner);
-  if (!plan) return plan.error();
-  pair.sequential_plan = std::move(*seq_plan);
-  pair.plan = std::move(*plan);
+  pair.sequential = core::reference_schedule(graph);
+  WEFT_TRY_ASSIGN(pair.schedule, obtain_schedule("run", choice, graph, model.costs, model.device));
+  WEFT_TRY_ASSIGN(pair.sequential_plan, core::study_plan(graph, pair.sequential, planner));
+  WEFT_TRY_ASSIGN(pair.plan, core::study_plan(graph, pair.schedule, planner));
   return pair;
 }
 

@@ -13,8 +13,8 @@
 
 namespace weft::cli {
 
-/// What every backend runs: the sequential reference (one stream, memory-aware order) and the
-/// chosen schedule, each with its memory plan from `planner`.
+/// What every backend runs: the reference schedule (core::reference_schedule) and the chosen
+/// schedule, each with its study plan (core::study_plan with `planner`, "" for every planner).
 struct RunPair {
   core::Schedule sequential;
   core::Schedule schedule;

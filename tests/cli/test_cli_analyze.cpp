@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "model_dims.h"
 
 #include "weft/core/file_io.h"
 
@@ -24,8 +25,6 @@ Result run_weft(const std::string& args) { return weft::test::run_cli(args, weft
 std::string model(const std::string& name) { return weft::test::model_path(name); }
 std::string temp(const std::string& name) { return weft::test::temp_path(name); }
 using weft::test::contains;
-const char* kPpocrDims =
-    " --dim p2o.DynamicDimension.0=1 --dim p2o.DynamicDimension.1=640 --dim p2o.DynamicDimension.2=640";
 
 nlohmann::json analyze_json(const std::string& name, const std::string& extra = "") {
   const Result r = run_weft("analyze " + model(name) + " --json" + extra);
@@ -70,7 +69,7 @@ TEST(CliAnalyze, EveryModelIsConsistent) {
     if (entry.path().extension() != ".onnx") continue;
     ++seen;
     const std::string name = entry.path().stem().string();
-    const auto j = analyze_json(name, name.rfind("ppocr", 0) == 0 ? kPpocrDims : "");
+    const auto j = analyze_json(name, weft::test::model_dim_args(name));
     ASSERT_TRUE(j.is_object()) << name;
     for (const char* key : {"operators", "edges", "tensors", "folded", "depth", "widest_level", "antichain_width",
                             "work_us", "span_us", "parallelism", "verdict", "unknown_shapes", "device",

@@ -129,7 +129,7 @@ TEST_P(CudaModels, EveryStrategyMatchesCpuAndRespectsDependencies) {
     auto r = cuda->run(g, *s, *plan, quick());
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_LE(scaled_error(*cpu, *r), kTolerance);
-    EXPECT_EQ(r->timeline.kind, "measured");
+    EXPECT_EQ(r->timeline.kind, core::RunKind::Measured);
     EXPECT_EQ(r->timeline.stream_count, static_cast<int>(s->stream_count()));
     expect_timeline_respects(g, *s, r->timeline);
     EXPECT_EQ(r->iteration_ms.size(), 3u);

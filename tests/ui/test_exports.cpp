@@ -18,7 +18,9 @@
 #include <QXmlStreamReader>
 
 #include "ui_test_support.h"
-#include "weft/core/simulate.h"
+#include "weft/core/simulator.h"
+#include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
 #include "weft/ui/exports.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/main_window.h"
@@ -188,7 +190,7 @@ void TestExports::everyExportIsValid() {
   // Schedule JSON re-imports equal.
   const QString sched = dir.filePath("schedule.json");
   QVERIFY(w.exportSchedule(sched));
-  auto back = weft::ui::bridge::schedule_from_json(g, read_all(sched).toStdString());
+  auto back = weft::core::schedule_from_json(g, read_all(sched).toStdString());
   QVERIFY2(back, back ? "" : back.error().message.c_str());
   QCOMPARE(back->streams, doc->schedule().streams);
   QCOMPARE(back->events.size(), doc->schedule().events.size());

@@ -19,7 +19,9 @@
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/main_window.h"
-#include "weft/ui/panels.h"
+#include "weft/ui/properties_panel.h"
+#include "weft/ui/strategy_panel.h"
+#include "weft/ui/summary_panel.h"
 #include "weft/ui/synthetic_model.h"
 
 using weft::core::NodeId;
@@ -109,7 +111,7 @@ void TestMainWindow::opensRealModel() {
   QCOMPARE(w.document()->graph().node_count(), std::size_t{139});
   QCOMPARE(w.document()->analysis().levels.depth, 58);
   QVERIFY(w.document()->schedule().stream_count() > 1);
-  QVERIFY(weft::ui::bridge::validate_schedule(w.document()->graph(), w.document()->schedule()));
+  QVERIFY(weft::core::validate_schedule(w.document()->graph(), w.document()->schedule()));
   QVERIFY(w.summaryPanel()->text().contains("streams"));
   QVERIFY(w.windowTitle().contains("googlenet.onnx"));
   QVERIFY(!w.document()->analysis().critical.nodes.empty());
@@ -152,7 +154,7 @@ void TestMainWindow::projectRoundTrip() {
   QVERIFY(w2.exportSchedule(json));
   QFile f(json);
   QVERIFY(f.open(QIODevice::ReadOnly));
-  auto back = weft::ui::bridge::schedule_from_json(w2.document()->graph(), f.readAll().toStdString());
+  auto back = weft::core::schedule_from_json(w2.document()->graph(), f.readAll().toStdString());
   QVERIFY(back);
   QCOMPARE(back->streams, saved);
 }

@@ -101,7 +101,7 @@ void TestMemoryView::realModelSeries() {
   auto graph = weft::core::import_onnx(WEFT_TEST_DATA_DIR "/models/googlenet.onnx");
   QVERIFY2(graph, graph ? "" : graph.error().message.c_str());
   auto loaded = weft::test::make_loaded(std::move(*graph), {});
-  auto schedule = weft::ui::bridge::make_schedule("cp-list", *loaded.graph, loaded.analysis->costs, loaded.device, {});
+  auto schedule = weft::core::make_schedule("cp-list", *loaded.graph, loaded.analysis->costs, loaded.device, {});
   QVERIFY(schedule);
   QVERIFY(schedule->stream_count() > 1);
   const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, *schedule, &loaded.analysis->costs, &loaded.device);
@@ -133,7 +133,7 @@ void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
   QVERIFY(graph);
   auto loaded = weft::test::make_loaded(std::move(*graph), {});
   weft::core::Schedule s = weft::test::random_schedule(*loaded.graph, 4, 3);
-  s.events = weft::ui::bridge::compute_events(*loaded.graph, s);
+  s.events = weft::core::compute_events(*loaded.graph, s);
   QElapsedTimer clock;
   clock.start();
   const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, s, &loaded.analysis->costs, &loaded.device);
@@ -186,7 +186,7 @@ void TestMemoryView::largeModelReplansInWorker() {
   weft::ui::StudioDocument doc;
   auto loaded = weft::test::make_loaded(std::move(*graph), {});
   loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
-  loaded.schedule.events = weft::ui::bridge::compute_events(*loaded.graph, loaded.schedule);
+  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
   doc.setModel(std::move(loaded));
   weft::ui::MemoryView view(&doc);
   view.resize(900, 700);

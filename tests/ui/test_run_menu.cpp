@@ -9,7 +9,10 @@
 
 #include "ui_test_support.h"
 #include "weft/ui/main_window.h"
-#include "weft/ui/panels.h"
+#include "weft/ui/run_job.h"
+#include "weft/ui/properties_panel.h"
+#include "weft/ui/strategy_panel.h"
+#include "weft/ui/summary_panel.h"
 #include "weft/ui/timeline_view.h"
 
 using weft::ui::MainWindow;
@@ -63,7 +66,7 @@ void TestRunMenu::cpuRunFromTheMenu() {
   const std::string label = "measured cpu " + doc.schedule().strategy;
   const weft::core::Timeline* measured = find_run(doc, label);
   QVERIFY(measured);
-  QCOMPARE(measured->kind, std::string("measured"));
+  QCOMPARE(measured->kind, weft::core::RunKind::Measured);
   QCOMPARE(measured->stream_count, static_cast<int>(doc.schedule().stream_count()));
   // One item per node, each on the stream the schedule put it on.
   QCOMPARE(measured->items.size(), doc.graph().node_count());

@@ -35,7 +35,7 @@ void TestStudioDocument::minimalEventsOfDiamond() {
   doc.setModel(make_loaded(weft::test::make_diamond(), {{0, 1, 3}, {2}}));
   const std::vector<weft::core::Event> expected = {{0, 2}, {2, 3}};
   QCOMPARE(doc.schedule().events, expected);
-  QVERIFY(weft::ui::bridge::validate_schedule(doc.graph(), doc.schedule()));
+  QVERIFY(weft::core::validate_schedule(doc.graph(), doc.schedule()));
 }
 
 void TestStudioDocument::moveToOtherStreamUndoRedo() {
@@ -111,7 +111,7 @@ void TestStudioDocument::addRemoveMergeStreams() {
   QCOMPARE(doc.schedule().stream_count(), std::size_t{1});
   QCOMPARE(doc.schedule().streams[0].size(), std::size_t{4});
   QVERIFY(doc.schedule().events.empty());
-  QVERIFY(weft::ui::bridge::validate_schedule(doc.graph(), doc.schedule()));
+  QVERIFY(weft::core::validate_schedule(doc.graph(), doc.schedule()));
   QCOMPARE(doc.undoStack()->count(), 3);
   doc.undoStack()->undo();
   doc.undoStack()->undo();

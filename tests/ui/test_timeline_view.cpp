@@ -28,7 +28,7 @@ namespace {
 Timeline two_stream_run() {
   Timeline t;
   t.label = "two streams";
-  t.kind = "measured";
+  t.kind = weft::core::RunKind::Measured;
   t.stream_count = 2;
   t.items = {{0, 0, 0.0, 10.0}, {1, 1, 5.0, 25.0}, {2, 0, 20.0, 30.0}};
   t.events = {{0, 1}, {1, 2}};
@@ -228,7 +228,7 @@ void TestTimelineView::paintsRunsInStreamColours() {
   QVERIFY(QTest::qWaitForWindowExposed(&view));
   // The predicted schedule and both sequential baselines are there before any run.
   QVERIFY(track_of(view, "sequential eager") >= 0);
-  QVERIFY(track_of(view, "sequential graph") >= 0);
+  QVERIFY(track_of(view, "sequential CUDA Graph") >= 0);  // core::predict's baseline label
   QVERIFY(track_of(view, "predicted hand") >= 0);
   QCOMPARE(view.tracks()[static_cast<std::size_t>(track_of(view, "predicted hand"))].rows.size(), std::size_t{2});
   doc.addRun(two_stream_run());
@@ -256,7 +256,7 @@ void TestTimelineView::mergesSubPixelItems() {
   doc.setModel(weft::test::make_loaded(weft::test::make_diamond(), {}));
   Timeline dense;
   dense.label = "dense";
-  dense.kind = "measured";
+  dense.kind = weft::core::RunKind::Measured;
   dense.stream_count = 1;
   for (int i = 0; i < 1000; ++i) dense.items.push_back({i % 4, 0, i * 0.01, (i + 1) * 0.01});  // 10 µs of 10 ns items
   dense.items.push_back({0, 0, 10.0, 200.0});
@@ -388,8 +388,8 @@ void TestTimelineView::predictionFollowsEdits() {
   QCOMPARE(doc.predictedRuns().size(), std::size_t{3});
   QCOMPARE(doc.predictedRuns()[0].makespan_us(), doc.figures().predicted_us);
   QCOMPARE(doc.predictedRuns()[1].makespan_us(), doc.figures().predicted_sequential_us);
-  QCOMPARE(doc.predictedRuns()[1].kind, std::string("sequential-eager"));
-  QCOMPARE(doc.predictedRuns()[2].kind, std::string("sequential-graph"));
+  QCOMPARE(doc.predictedRuns()[1].kind, weft::core::RunKind::BaselineEager);
+  QCOMPARE(doc.predictedRuns()[2].kind, weft::core::RunKind::BaselineGraph);
   QCOMPARE(doc.predictedRuns()[0].items.size(), doc.graph().node_count());
   QVERIFY(doc.addStream());
   const auto& g = doc.graph();
@@ -430,7 +430,7 @@ void TestTimelineView::largeRunPaintsBoundedBlocks() {
   doc.setModel(weft::test::make_loaded(weft::test::make_chain(50), {}));
   Timeline big;
   big.label = "big";
-  big.kind = "measured";
+  big.kind = weft::core::RunKind::Measured;
   big.stream_count = 8;
   // 200k items of random-ish lengths on 8 streams; one bogus node id that must be left out.
   double at[8] = {};
@@ -469,7 +469,7 @@ void TestTimelineView::longRunScrollBarReachesBothEnds() {
   doc.setModel(weft::test::make_loaded(weft::test::make_chain(2), {}));
   Timeline run;
   run.label = "ten seconds";
-  run.kind = "measured";
+  run.kind = weft::core::RunKind::Measured;
   run.stream_count = 1;
   run.items = {{0, 0, 0.0, 5e6}, {1, 0, 5e6, 1e7}};
   doc.addRun(run);

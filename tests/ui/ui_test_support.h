@@ -6,7 +6,11 @@
 #include <memory>
 
 #include "test_graphs.h"
-#include "weft/ui/core_bridge.h"
+#include "weft/core/analysis.h"
+#include "weft/core/schedule_json.h"
+#include "weft/core/strategies.h"
+#include "weft/core/sync.h"
+#include "weft/ui/model_loader.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::test {
@@ -16,13 +20,13 @@ inline ui::LoadedModel make_loaded(core::Graph graph, std::vector<std::vector<co
   ui::LoadedModel m;
   m.path = "hand-built";
   m.graph = std::make_shared<const core::Graph>(std::move(graph));
-  m.device = ui::bridge::default_device();
+  m.device = ui::device_or_default("");
   const core::CostTable costs = core::estimate_costs(*m.graph, m.device);
-  m.analysis = std::make_shared<const core::AnalysisReport>(ui::bridge::analyze(*m.graph, costs));
+  m.analysis = std::make_shared<const core::AnalysisReport>(core::analyze(*m.graph, costs));
   if (streams.empty()) streams.emplace_back(m.graph->topo_order().begin(), m.graph->topo_order().end());
   m.schedule.streams = std::move(streams);
   m.schedule.strategy = "hand";
-  m.schedule.events = ui::bridge::compute_events(*m.graph, m.schedule);
+  m.schedule.events = core::compute_events(*m.graph, m.schedule);
   return m;
 }
 

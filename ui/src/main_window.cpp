@@ -15,10 +15,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
@@ -27,16 +24,21 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <cmath>
 
-#include "weft/core/cpu_executor.h"
-#include "weft/core/file_io.h"
-#include "weft/core/simulate.h"
-#include "weft/ui/core_bridge.h"
+#include "weft/core/schedule_json.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
+#include "weft/ui/export_actions.h"
+#include "weft/ui/help_menu.h"
+#include "weft/ui/memory_view.h"
 #include "weft/ui/node_table_model.h"
-#include "weft/ui/panels.h"
+#include "weft/ui/preferences.h"
+#include "weft/ui/properties_panel.h"
+#include "weft/ui/run_controller.h"
+#include "weft/ui/status_area.h"
+#include "weft/ui/strategy_panel.h"
+#include "weft/ui/summary_panel.h"
+#include "weft/ui/timeline_panel.h"
 #include "weft/ui/timeline_view.h"
 
 namespace weft::ui {
@@ -50,36 +52,26 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
   setWindowTitle(tr("Weft Studio"));
   setAcceptDrops(true);
   setDockNestingEnabled(true);
+  m_status = new StatusArea(statusBar(), this);
+  m_preferences = new Preferences(this);
   createDocks();
   createMemoryDock();
-  {
-    QSettings settings;
-    m_device_preset = settings.value("device").toString();
-    m_theme = theme_from_name(settings.value("view/theme").toString());
-    if (m_theme != Theme::System || system_prefers_dark() != is_dark(QApplication::palette()))
-      apply_theme(m_theme);
-  }
   createTimelineDock();
+  m_runs = new RunController(m_doc, m_summary, m_status, this);
+  m_exports = new ExportActions(m_doc, this, m_memory, m_status);
+  m_help = new HelpMenu(this);
   createMenus();
-  createRunMenu();
+  m_runs->createMenu(menuBar(), [this] { return isLoading(); });
 
-  m_status_summary = new QLabel(tr("Open an ONNX model (Ctrl+O) or drop one on the window."), this);
-  statusBar()->addWidget(m_status_summary, 1);
-  m_progress = new QProgressBar(this);
-  m_progress->setMaximumWidth(220);
-  m_progress->setTextVisible(true);
-  m_progress->hide();
-  m_cancel = new QPushButton(tr("Cancel"), this);
-  m_cancel->hide();
-  statusBar()->addPermanentWidget(m_progress);
-  statusBar()->addPermanentWidget(m_cancel);
-  connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoading);
-  connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelRun);
-
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressValueChanged, m_progress, &QProgressBar::setValue);
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressTextChanged, this,
-          [this](const QString& text) { m_progress->setFormat(text + " %p%"); });
+  connect(m_status, &StatusArea::cancelRequested, this, &MainWindow::cancelLoading);
+  connect(m_status, &StatusArea::cancelRequested, m_runs, &RunController::cancelRun);
+  connect(m_runs, &RunController::runFinished, this, &MainWindow::runFinished);
+  connect(m_preferences, &Preferences::devicePresetChanged, this, &MainWindow::onDevicePresetChanged);
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressValueChanged, m_status, &StatusArea::setProgress);
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressTextChanged, m_status, &StatusArea::setProgressText);
   connect(&m_watcher, &QFutureWatcher<LoadedModel>::finished, this, &MainWindow::onLoaded);
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::started, m_runs, &RunController::updateActions);
+  connect(&m_watcher, &QFutureWatcher<LoadedModel>::finished, m_runs, &RunController::updateActions);
   connect(m_doc, &StudioDocument::scheduleChanged, this, &MainWindow::updateTitleAndStatus);
   connect(m_doc, &StudioDocument::editRefused, this, [this](const QString& why) { showMessage(tr("Edit refused: %1").arg(why), true); });
   connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitleAndStatus);
@@ -96,10 +88,6 @@ MainWindow::~MainWindow() {
   if (isLoading()) {
     m_watcher.future().cancel();
     m_watcher.waitForFinished();
-  }
-  if (isRunning() || m_run_watcher.isRunning()) {
-    m_run_watcher.future().cancel();
-    m_run_watcher.waitForFinished();
   }
 }
 
@@ -181,7 +169,7 @@ void MainWindow::createMenus() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), {}, tr("Weft projects (*.weft)"));
     if (!path.isEmpty()) saveProject(path.endsWith(".weft") ? path : path + ".weft");
   });
-  createExportMenu(file);
+  m_exports->createMenu(file);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -217,11 +205,11 @@ void MainWindow::createMenus() {
   QMenu* widths = view->addMenu(tr("Lane box &widths"));
   widths->addAction(tr("By predicted time"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::PredictedTime); });
   widths->addAction(tr("Uniform"), this, [this] { m_lanes->setWidthMode(LanesView::WidthMode::Uniform); });
-  createPreferenceMenus(edit, view);
+  m_preferences->createMenus(edit, view);
   view->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 
-  createHelpMenu();
+  m_help->createMenu();
 }
 
 int MainWindow::findNode(const QString& text) {
@@ -245,7 +233,7 @@ void MainWindow::openModel(const QString& path) {
   r.options.max_streams = m_strategy->streamCap()->value();
   r.options.granularity_us = m_strategy->granularity()->value();
   r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
-  r.device = m_device_preset;
+  r.device = m_preferences->devicePreset();
   m_loading_is_file = true;
   startLoad(std::move(r));
 }
@@ -257,7 +245,7 @@ void MainWindow::openGraph(const QString& label, GraphSource source) {
   r.source = std::move(source);
   r.strategy = m_strategy->strategyBox()->currentText();
   r.options.max_streams = m_strategy->streamCap()->value();
-  r.device = m_device_preset;
+  r.device = m_preferences->devicePreset();
   m_loading_is_file = false;
   startLoad(std::move(r));
 }
@@ -266,7 +254,7 @@ void MainWindow::openProject(const QString& path) {
   auto project = load_project(path);
   if (!project) {
     showMessage(QString::fromStdString(project.error().message), true);
-    emit loadFinished(false, m_last_message);
+    emit loadFinished(false, lastMessage());
     return;
   }
   LoadRequest r;
@@ -275,7 +263,7 @@ void MainWindow::openProject(const QString& path) {
   r.options.max_streams = project->settings.max_streams;
   r.options.granularity_us = project->settings.granularity_us;
   r.options.cuda_graph = project->settings.cuda_graph;
-  r.device = m_device_preset;
+  r.device = m_preferences->devicePreset();
   m_loading_is_file = true;
   startLoad(std::move(r));
   m_pending_project = std::move(*project);  // after startLoad, which clears nothing of it
@@ -288,10 +276,7 @@ void MainWindow::startLoad(LoadRequest request) {
   m_loading_path = request.path;
   m_job = start_loading(std::move(request));
   m_watcher.setFuture(m_job.future);
-  m_progress->setValue(0);
-  m_progress->setFormat(tr("Loading %p%"));
-  m_progress->show();
-  m_cancel->show();
+  m_status->startProgress(tr("Loading %p%"));
   showMessage(tr("Loading %1...").arg(QFileInfo(m_loading_path).fileName()));
 }
 
@@ -304,8 +289,7 @@ void MainWindow::cancelLoading() {
 }
 
 void MainWindow::onLoaded() {
-  m_progress->hide();
-  m_cancel->hide();
+  m_status->hideProgress();
   QFuture<LoadedModel> future = m_watcher.future();
   if (future.isCanceled() || future.resultCount() == 0) {
     const QString why = future.isCanceled() ? tr("Loading cancelled")
@@ -327,7 +311,7 @@ void MainWindow::onLoaded() {
     m_strategy->launchMode()->setCurrentIndex(project.settings.cuda_graph ? 1 : 0);
     m_lanes->setWidthMode(project.settings.lane_widths == "uniform" ? LanesView::WidthMode::Uniform
                                                                     : LanesView::WidthMode::PredictedTime);
-    auto schedule = bridge::schedule_from_json(m_doc->graph(), project.schedule_json.toStdString());
+    auto schedule = core::schedule_from_json(m_doc->graph(), project.schedule_json.toStdString());
     QString reason;
     if (!schedule) reason = QString::fromStdString(schedule.error().message);
     else m_doc->replaceSchedule(*schedule, &reason);
@@ -352,16 +336,6 @@ bool MainWindow::saveProject(const QString& path) {
   return true;
 }
 
-bool MainWindow::exportSchedule(const QString& path) {
-  if (!m_doc->hasModel()) return false;
-  const std::string json = bridge::schedule_to_json(m_doc->graph(), m_doc->schedule(), m_doc->device().name);
-  auto ok = core::write_file_atomic(path.toStdString(), json);
-  showMessage(ok ? tr("Exported the schedule to %1").arg(path)
-                 : tr("Could not export %1: %2").arg(path, QString::fromStdString(ok.error().message)),
-              !ok);
-  return static_cast<bool>(ok);
-}
-
 ProjectSettings MainWindow::currentSettings() const {
   ProjectSettings s;
   s.strategy = m_strategy->strategyBox()->currentText();
@@ -372,11 +346,9 @@ ProjectSettings MainWindow::currentSettings() const {
   return s;
 }
 
-void MainWindow::showMessage(const QString& text, bool error) {
-  m_last_message = text;
-  statusBar()->showMessage(text, error ? 15000 : 6000);
-  statusBar()->setStyleSheet(error ? "QStatusBar { color: #c0392b; }" : QString());
-}
+void MainWindow::showMessage(const QString& text, bool error) { m_status->showMessage(text, error); }
+
+const QString& MainWindow::lastMessage() const { return m_status->lastMessage(); }
 
 void MainWindow::updateTitleAndStatus() {
   if (!m_doc->hasModel()) return;
@@ -385,7 +357,7 @@ void MainWindow::updateTitleAndStatus() {
   const core::Graph& g = m_doc->graph();
   const auto& an = m_doc->analysis();
   const auto& f = m_doc->figures();
-  m_status_summary->setText(tr("%1 · %2 operators · %3 edges · %4 levels · width %5 · %6 streams · %7 events · "
+  m_status->setSummary(tr("%1 · %2 operators · %3 edges · %4 levels · width %5 · %6 streams · %7 events · "
                                "ideal %8 µs (%9×)")
                                 .arg(name)
                                 .arg(g.node_count())
@@ -445,36 +417,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Timeline dock and Run menu
-
 void MainWindow::createTimelineDock() {
-  m_timeline = new TimelineView(m_doc, this);
-  auto* box = new QWidget(this);
-  auto* bar = new QToolBar(box);
-  auto tool = [bar](const QString& text, const QString& tip) {
-    QAction* a = bar->addAction(text);
-    a->setToolTip(tip);
-    return a;
-  };
-  connect(tool(tr("Fit"), tr("Show every run (F)")), &QAction::triggered, m_timeline, &TimelineView::fit);
-  connect(tool(tr("Zoom in"), tr("Zoom in (+, or the wheel)")), &QAction::triggered, m_timeline, [this] { m_timeline->zoomBy(1.25); });
-  connect(tool(tr("Zoom out"), tr("Zoom out (-)")), &QAction::triggered, m_timeline, [this] { m_timeline->zoomBy(0.8); });
-  bar->addAction(m_timeline->arrowsAction());
-  bar->addSeparator();
-  auto* hint = new QLabel(tr("wheel: zoom at the cursor · drag: pan · Shift+drag or drag on the ruler: range statistics · "
-                             "click: select the node"),
-                          bar);
-  hint->setForegroundRole(QPalette::PlaceholderText);
-  bar->addWidget(hint);
-  auto* layout = new QVBoxLayout(box);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->setSpacing(0);
-  layout->addWidget(bar);
-  layout->addWidget(m_timeline);
+  auto* panel = new TimelinePanel(m_doc, this);
+  m_timeline = panel->view();
   m_timeline_dock = new QDockWidget(tr("Timeline"), this);
   m_timeline_dock->setObjectName("timelineDock");
-  m_timeline_dock->setWidget(box);
+  m_timeline_dock->setWidget(panel);
   addDockWidget(Qt::BottomDockWidgetArea, m_timeline_dock);
   // Dock sizes set before the window has its size do not stick: size it once the loop runs,
   // unless a saved layout (restored in the constructor) already does.
@@ -489,180 +437,62 @@ void MainWindow::showTimeline() {
   m_timeline->fit();
 }
 
-void MainWindow::createRunMenu() {
-  auto* run = new QMenu(tr("&Run"), this);
-  QAction* before = nullptr;  // the Run menu goes before Help
-  for (QAction* a : menuBar()->actions())
-    if (a->menu() && a->text() == tr("&Help")) before = a;
-  menuBar()->insertMenu(before, run);
-  run->setToolTipsVisible(true);
-  m_run_cpu = run->addAction(tr("Run on &CPU"), QKeySequence(Qt::Key_F5), this, [this] { runOnCpu(); });
-  m_run_cpu->setStatusTip(tr("Run the current schedule and the sequential one on the CPU reference executor"));
-  m_run_cuda = run->addAction(tr("Run on C&UDA"), this, [this] { runOnCuda(); });
-  // Without CUDA in the build or a GPU on the machine the entry stays disabled and says why.
-  m_cuda_unavailable = cuda_unavailable_reason();
-  const QString cuda_tip = m_cuda_unavailable.isEmpty()
-                               ? tr("Run the current schedule and the sequential one on the GPU (CUDA executor)")
-                               : m_cuda_unavailable;
-  m_run_cuda->setToolTip(cuda_tip);
-  m_run_cuda->setStatusTip(cuda_tip);
-  m_cancel_run = run->addAction(tr("C&ancel run"), this, &MainWindow::cancelRun);
-  run->addSeparator();
-  m_use_measured = run->addAction(tr("Use &measured times"), this, [this] { useMeasuredTimes(); });
-  m_use_measured->setToolTip(tr("Calibrate the cost model with the node times of the latest measured run"));
-  m_reset_costs = run->addAction(tr("&Reset cost model"), this, [this] {
-    m_doc->resetCosts();
-    showMessage(tr("Cost model reset to the estimates the model was loaded with"));
-  });
-  run->addSeparator();
-  run->addAction(tr("Clear &runs"), m_doc, &StudioDocument::clearRuns)->setToolTip(tr("Forget the measured and imported runs"));
-
-  // The status bar's widgets do not exist yet: reach them through `this`.
-  connect(&m_run_watcher, &QFutureWatcher<RunReport>::progressValueChanged, this, [this](int value) { m_progress->setValue(value); });
-  connect(&m_run_watcher, &QFutureWatcher<RunReport>::progressTextChanged, this,
-          [this](const QString& text) { m_progress->setFormat(text + " %p%"); });
-  connect(&m_run_watcher, &QFutureWatcher<RunReport>::finished, this, &MainWindow::onRunFinished);
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::started, this, &MainWindow::updateRunActions);
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::finished, this, &MainWindow::updateRunActions);
-  connect(m_doc, &StudioDocument::modelChanged, this, &MainWindow::updateRunActions);
-  connect(m_doc, &StudioDocument::runsChanged, this, &MainWindow::updateRunActions);
-  connect(m_doc, &StudioDocument::costsChanged, this, &MainWindow::updateRunActions);
-  updateRunActions();
+void MainWindow::createMemoryDock() {
+  m_memory = new MemoryView(m_doc, this);
+  auto* d = new QDockWidget(tr("Memory"), this);
+  d->setObjectName("memoryDock");
+  d->setWidget(m_memory);
+  addDockWidget(Qt::RightDockWidgetArea, d);
+  // A tab beside the lanes: it re-plans only while visible.
+  if (auto* lanes = findChild<QDockWidget*>("lanesDock")) {
+    tabifyDockWidget(lanes, d);
+    lanes->raise();
+  }
 }
 
-void MainWindow::updateRunActions() {
-  const bool running = isRunning();
-  m_run_cpu->setEnabled(m_doc->hasModel() && !running && !isLoading());
-  m_run_cuda->setEnabled(m_cuda_unavailable.isEmpty() && m_doc->hasModel() && !running && !isLoading());
-  m_cancel_run->setEnabled(running);
-  const auto& runs = m_doc->runs();
-  m_use_measured->setEnabled(!running && std::any_of(runs.begin(), runs.end(), [](const core::Timeline& r) { return r.kind == "measured"; }));
-  m_reset_costs->setEnabled(m_doc->hasModel() && m_doc->costsCalibrated());
-}
-
-bool MainWindow::isRunning() const { return m_run_active; }
-
-bool MainWindow::runOnCpu() { return startRun(Backend::Cpu); }
-
-bool MainWindow::runOnCuda() { return startRun(Backend::Cuda); }
-
-bool MainWindow::startRun(Backend backend) {
-  const QString where = backend == Backend::Cuda ? tr("CUDA") : tr("the CPU");
-  auto refuse = [this](const QString& why) {
-    showMessage(why, true);
-    emit runFinished(false, why);
-    return false;
-  };
-  if (!m_doc->hasModel()) return refuse(tr("Open a model before running it"));
-  if (isLoading() || isRunning()) return refuse(tr("Busy: wait for the current load or run to finish"));
-  if (backend == Backend::Cuda && !m_cuda_unavailable.isEmpty()) return refuse(tr("Cannot run on CUDA: %1").arg(m_cuda_unavailable));
-  // Checked here too so an unsupported model is refused at once, with the operator named.
-  if (auto ok = check_supported(backend, m_doc->graph()); !ok)
-    return refuse(tr("Cannot run on %1: %2").arg(where, QString::fromStdString(ok.error().message)));
-  RunRequest request;
-  request.backend = backend;
-  request.graph = m_doc->graphPtr();
-  request.schedule = m_doc->schedule();
-  request.iterations = m_run_iterations;
-  m_run_job = start_run(std::move(request));
-  m_run_active = true;
-  m_run_watcher.setFuture(m_run_job.future);
-  m_progress->setValue(0);
-  m_progress->setFormat(tr("Running %p%"));
-  m_progress->show();
-  m_cancel->show();
-  showMessage(tr("Running %1 on %2...").arg(QString::fromStdString(m_doc->schedule().strategy), where));
-  updateRunActions();
+bool MainWindow::showView(const QString& name) {
+  auto* d = findChild<QDockWidget*>(name + "Dock");
+  if (!d) return false;
+  d->show();
+  d->raise();
   return true;
 }
 
-void MainWindow::cancelRun() {
-  if (!isRunning()) return;
-  // The executor finishes the pass in flight in the background; its result is dropped.
-  m_run_watcher.future().cancel();
-  showMessage(tr("Run cancelled"));
+void MainWindow::onDevicePresetChanged() {
+  // Costs and the first schedule depend on the device: reload the open model file with it.
+  if (m_doc->hasModel() && QFileInfo(m_doc->modelPath()).isFile()) openModel(m_doc->modelPath());
+  else showMessage(tr("Device preset %1: applies to the next model opened").arg(m_preferences->devicePreset()));
 }
 
-void MainWindow::onRunFinished() {
-  m_run_active = false;
-  if (!isLoading()) {
-    m_progress->hide();
-    m_cancel->hide();
-  }
-  updateRunActions();
-  QFuture<RunReport> future = m_run_watcher.future();
-  if (future.isCanceled() || future.resultCount() == 0) {
-    const QString why = future.isCanceled() ? tr("Run cancelled") : tr("Run refused: %1").arg(*m_run_job.error);
-    showMessage(why, !future.isCanceled());
-    emit runFinished(false, why);
-    return;
-  }
-  const RunReport r = future.result();
-  if (r.graph != m_doc->graphPtr()) {
-    const QString why = tr("Run result dropped: the model changed while it ran");
-    showMessage(why, true);
-    emit runFinished(false, why);
-    return;
-  }
-  m_last_measured = r.measured.label;
-  m_doc->addRun(r.sequential);
-  m_doc->addRun(r.measured);
+// ---- forwards to the role classes -----------------------------------------------------------
 
-  const double speedup = r.wall_ms > 0 ? r.sequential_ms / r.wall_ms : 0.0;
-  const bool agree = r.identical || r.max_abs_diff == 0;
-  const QString diff = std::isnan(r.max_abs_diff) ? tr("differ (shape or NaN)")
-                       : r.identical          ? tr("bit-identical")
-                                              : tr("max abs diff %1").arg(r.max_abs_diff, 0, 'g', 3);
-  QString rows;
-  auto add = [&rows](const QString& k, const QString& v) {
-    rows += QString("<tr><td nowrap>%1</td><td nowrap align=right>&nbsp;<b>%2</b></td></tr>").arg(k, v);
-  };
-  const QString backend = QString::fromLatin1(backend_name(r.backend));
-  add(tr("%1 run").arg(backend), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
-  add(tr("%1 sequential").arg(backend), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
-  add(tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
-  // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one
-  // (`weft run --backend cuda` measures CUDA Graph replays).
-  const auto& predicted = m_doc->predictedRuns();
-  if (predicted.size() == 3 && predicted[0].makespan_us() > 0)
-    add(tr("vs seq. graph"), tr("%1× predicted").arg(predicted[2].makespan_us() / predicted[0].makespan_us(), 0, 'f', 2));
-  else
-    add(tr("vs seq. graph"), tr("n/a"));
-  add(tr("outputs"), diff);
-  if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
-  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 stream(s) · median of %4</p><table>%5</table>")
-                            .arg(backend.toUpper())
-                            .arg(QString::fromStdString(r.measured.label.substr(r.measured.label.rfind(' ') + 1)).toHtmlEscaped())
-                            .arg(r.measured.stream_count)
-                            .arg(r.iterations)
-                            .arg(rows));
-  const QString msg = tr("Ran on %1: %2 ms vs %3 ms sequential (%4×), outputs %5")
-                          .arg(r.backend == Backend::Cuda ? tr("CUDA") : tr("the CPU"))
-                          .arg(r.wall_ms, 0, 'f', 2)
-                          .arg(r.sequential_ms, 0, 'f', 2)
-                          .arg(speedup, 0, 'f', 2)
-                          .arg(diff);
-  showMessage(msg, !agree);
-  emit runFinished(true, msg);
-}
+bool MainWindow::runOnCpu() { return m_runs->runOnCpu(); }
+bool MainWindow::runOnCuda() { return m_runs->runOnCuda(); }
+void MainWindow::cancelRun() { m_runs->cancelRun(); }
+bool MainWindow::isRunning() const { return m_runs->isRunning(); }
+QAction* MainWindow::runCpuAction() const { return m_runs->runCpuAction(); }
+QAction* MainWindow::runCudaAction() const { return m_runs->runCudaAction(); }
+QAction* MainWindow::useMeasuredAction() const { return m_runs->useMeasuredAction(); }
+QAction* MainWindow::resetCostsAction() const { return m_runs->resetCostsAction(); }
+void MainWindow::setRunIterations(int iterations) { m_runs->setRunIterations(iterations); }
+bool MainWindow::useMeasuredTimes() { return m_runs->useMeasuredTimes(); }
 
-bool MainWindow::useMeasuredTimes() {
-  if (!m_doc->hasModel()) return false;
-  // The latest run of the schedule; else the last measured run the document holds (an import).
-  const auto& runs = m_doc->runs();
-  auto last = std::find_if(runs.rbegin(), runs.rend(), [this](const core::Timeline& r) { return r.label == m_last_measured; });
-  if (last == runs.rend())
-    last = std::find_if(runs.rbegin(), runs.rend(), [](const core::Timeline& r) { return r.kind == "measured"; });
-  if (last == runs.rend()) {
-    showMessage(tr("No measured run yet: Run ▸ Run on CPU first"), true);
-    return false;
-  }
-  const core::Timeline run = *last;  // setCosts() may not touch runs, but keep a copy regardless
-  m_doc->setCosts(core::calibrate_costs(m_doc->analysis().costs, run), tr("measured (%1)").arg(QString::fromStdString(run.label)));
-  showMessage(tr("Cost model calibrated with %1 measured node times from '%2' (Run ▸ Reset cost model reverts)")
-                  .arg(run.items.size())
-                  .arg(QString::fromStdString(run.label)));
-  return true;
+bool MainWindow::exportSchedule(const QString& path) { return m_exports->exportSchedule(path); }
+bool MainWindow::exportChromeTrace(const QString& path, const std::vector<int>& runs) {
+  return m_exports->exportChromeTrace(path, runs);
 }
+bool MainWindow::exportNodeTimes(const QString& path) { return m_exports->exportNodeTimes(path); }
+bool MainWindow::exportViewImage(const QString& view, const QString& path) { return m_exports->exportViewImage(view, path); }
+QStringList MainWindow::exportableViews() const { return m_exports->exportableViews(); }
+QWidget* MainWindow::exportableView(const QString& view) const { return m_exports->exportableView(view); }
+QString MainWindow::lastExportFolder() const { return m_exports->lastExportFolder(); }
+
+const QString& MainWindow::devicePreset() const { return m_preferences->devicePreset(); }
+void MainWindow::setDevicePreset(const QString& name) { m_preferences->setDevicePreset(name); }
+Theme MainWindow::theme() const { return m_preferences->theme(); }
+void MainWindow::setTheme(Theme theme) { m_preferences->setTheme(theme); }
+
+QList<QPair<QString, QString>> MainWindow::shortcutList() const { return m_help->shortcutList(); }
+QString MainWindow::aboutText() const { return m_help->aboutText(); }
 
 }  // namespace weft::ui

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-#include "weft/core/simulate.h"
+#include <optional>
+
+#include "weft/core/study/schedule_study.h"
 
 namespace weft::ui {
 
@@ -10,24 +12,13 @@ namespace {
 
 std::size_t idx(std::int32_t i) { return static_cast<std::size_t>(i); }
 
-// Growth per step, and over time when a timeline is given (memory_growth orders the steps of a
-// timeline by start time, so the per-step series always come from the schedule's linearisation).
-core::Expected<MemoryCurve> curve_of(const core::Graph& graph, const core::Schedule& schedule,
-                                     const core::MemoryPlan& plan, const core::Timeline* timeline,
-                                     std::vector<core::NodeId>* steps) {
-  auto by_step = core::memory_growth(graph, schedule, plan);
-  if (!by_step) return by_step.error();
+MemoryCurve curve_of(core::MemoryGrowth growth, const core::Timeline* timeline) {
   MemoryCurve c;
-  c.live_bytes = std::move(by_step->live_bytes);
-  c.high_water = std::move(by_step->high_water);
-  if (steps) *steps = std::move(by_step->steps);
-  if (timeline) {
-    auto by_time = core::memory_growth(graph, schedule, plan, timeline);
-    if (!by_time) return by_time.error();
-    c.live_over_time = std::move(by_time->live_over_time);
-    c.high_water_over_time = std::move(by_time->high_water_over_time);
-    c.makespan_us = timeline->makespan_us();
-  }
+  c.live_bytes = std::move(growth.live_bytes);
+  c.high_water = std::move(growth.high_water);
+  c.live_over_time = std::move(growth.live_over_time);
+  c.high_water_over_time = std::move(growth.high_water_over_time);
+  if (timeline) c.makespan_us = timeline->makespan_us();
   return c;
 }
 
@@ -55,53 +46,48 @@ MemoryModel compute_memory_model(const core::Graph& graph, const core::Schedule&
              std::to_string(options.max_nodes) + " on every edit (use `weft plan` for this one).";
     return m;
   }
-  core::Schedule sequential;
-  sequential.streams.emplace_back(graph.topo_order().begin(), graph.topo_order().end());
-  sequential.strategy = "sequential";
-
-  auto plan = core::plan_memory(graph, schedule, options.planner, options.plan);
-  if (!plan) {
-    m.note = "The schedule cannot be planned: " + plan.error().message;
-    return m;
-  }
-  auto seq_plan = core::plan_memory(graph, sequential, options.planner, options.plan);
-  auto bound = core::concurrent_lower_bound(graph, schedule, options.plan);
-  if (!seq_plan || !bound) {
-    m.note = "Planning failed: " + (seq_plan ? bound.error().message : seq_plan.error().message);
-    return m;
-  }
-  m.arena_bytes = plan->arena_bytes;
-  m.sequential_arena_bytes = seq_plan->arena_bytes;
-  m.concurrent_bound_bytes = bound->bytes;
-  m.linear_bound_bytes = core::linear_lower_bound(graph, sequential.streams[0], options.plan);
-  m.no_reuse_bytes = core::plan_no_reuse(graph, options.plan.alignment, options.plan.outputs_in_arena).arena_bytes;
-
   // Predicted timelines only when the device has rates to simulate with.
-  const bool timed = costs && device && device->peak_fp32_flops > 0 && device->memory_bandwidth > 0;
-  core::Timeline run, seq_run;
-  if (timed) {
-    core::SimOptions sim;
-    sim.plan = &*plan;
-    run = core::simulate(graph, schedule, *costs, *device, sim);
-    sim.plan = &*seq_plan;
-    seq_run = core::simulate(graph, sequential, *costs, *device, sim);
+  std::optional<core::Prediction> prediction;
+  if (costs && device && core::can_simulate(*device)) {
+    core::PredictOptions p;
+    p.mode = options.mode;
+    p.counterfactuals = false;
+    if (auto predicted = core::predict(graph, schedule, *costs, *device, p)) prediction = std::move(*predicted);
   }
-  auto cur = curve_of(graph, schedule, *plan, timed ? &run : nullptr, &m.steps);
-  auto seq = curve_of(graph, sequential, *seq_plan, timed ? &seq_run : nullptr, nullptr);
-  if (!cur || !seq) {
-    m.note = "Growth failed: " + (cur ? seq.error().message : cur.error().message);
+  const core::Timeline* run = prediction ? &prediction->timeline : nullptr;
+  const core::Timeline* seq_run =
+      prediction ? (options.mode == core::LaunchMode::Graph ? &prediction->sequential_graph : &prediction->sequential_eager)
+                 : nullptr;
+  core::MemoryReportOptions report_options;
+  report_options.planner = options.planner;
+  report_options.plan = options.plan;
+  report_options.growth = true;
+  report_options.timeline = run;
+  report_options.reference_timeline = seq_run;
+  auto report = core::memory_report(graph, schedule, report_options);
+  if (!report) {
+    m.note = "The schedule cannot be planned: " + report.error().message;
     return m;
   }
-  m.current = std::move(*cur);
-  m.sequential = std::move(*seq);
+  const core::MemoryPlan* plan = &report->plan;
+  m.planner = report->plan.planner;
+  m.arena_bytes = report->arena_bytes();
+  m.sequential_arena_bytes = report->reference_arena_bytes();
+  m.concurrent_bound_bytes = report->bound.bytes;
+  m.linear_bound_bytes = report->linear_bound_bytes;
+  m.no_reuse_bytes = report->no_reuse_bytes;
+  m.steps = report->growth.steps;
+  m.current = curve_of(std::move(report->growth), run);
+  m.sequential = curve_of(std::move(report->reference_growth), seq_run);
 
   std::vector<int> step_of(graph.node_count(), 0);
   for (std::size_t i = 0; i < m.steps.size(); ++i) step_of[idx(m.steps[i])] = static_cast<int>(i);
   std::vector<double> start(graph.node_count(), 0), end(graph.node_count(), 0);
-  for (const core::TimelineItem& it : run.items) {
-    start[idx(it.node)] = it.start_us;
-    end[idx(it.node)] = it.end_us;
-  }
+  if (run)
+    for (const core::TimelineItem& it : run->items) {
+      start[idx(it.node)] = it.start_us;
+      end[idx(it.node)] = it.end_us;
+    }
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
     if (plan->offset[t] < 0) continue;
     const core::Tensor& tensor = graph.tensor(static_cast<core::TensorId>(t));

@@ -372,7 +372,9 @@ void MemoryView::recompute() {
     m_model = MemoryModel{};
     m_model.note = "No model loaded";
   } else if (m_doc->graph().node_count() <= kSyncNodes) {
-    m_model = compute_memory_model(m_doc->graph(), m_doc->schedule(), &m_doc->analysis().costs, &m_doc->device());
+    MemoryModelOptions options;
+    options.mode = core::launch_mode_of(m_doc->strategyOptions());
+    m_model = compute_memory_model(m_doc->graph(), m_doc->schedule(), &m_doc->analysis().costs, &m_doc->device(), options);
   } else {
     // Large models re-plan in a worker on copies (the graph is shared and immutable); a newer
     // edit replaces the watched future, so a stale result is never shown.
@@ -380,8 +382,12 @@ void MemoryView::recompute() {
     m_note->setText(tr("Re-planning the arena..."));
     m_note->show();
     m_watcher.setFuture(QtConcurrent::run(
-        [graph = m_doc->graphPtr(), schedule = m_doc->schedule(), costs = m_doc->analysis().costs,
-         device = m_doc->device()] { return compute_memory_model(*graph, schedule, &costs, &device); }));
+        [graph = m_doc->graphPtr(), schedule = m_doc->schedule(), costs = m_doc->analysis().costs, device = m_doc->device(),
+         mode = core::launch_mode_of(m_doc->strategyOptions())] {
+          MemoryModelOptions options;
+          options.mode = mode;
+          return compute_memory_model(*graph, schedule, &costs, &device, options);
+        }));
     return;
   }
   rebuildChart();

@@ -5,12 +5,21 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "weft/core/onnx_import.h"
-#include "weft/ui/core_bridge.h"
+#include "weft/core/analysis.h"
 
 namespace weft::ui {
 
+core::DeviceSpec device_or_default(const std::string& name) {
+  if (!name.empty())
+    if (auto d = core::load_device(name)) return *d;
+  if (auto d = core::load_device(core::default_device_name())) return *d;
+  core::DeviceSpec spec;
+  spec.name = std::string(core::default_device_name());
+  return spec;
+}
+
 QString default_strategy() {
-  const auto names = bridge::strategy_names();
+  const auto names = core::strategy_names();
   for (const char* preferred : {"cp-list", "chains"})
     if (std::find(names.begin(), names.end(), preferred) != names.end()) return preferred;
   return names.empty() ? QString("sequential") : QString::fromStdString(names.front());
@@ -33,17 +42,17 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   m.path = request.path;
   m.graph = std::make_shared<const core::Graph>(std::move(*graph));
   promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));
-  m.device = bridge::device_or_default(request.device.toStdString());
+  m.device = device_or_default(request.device.toStdString());
   core::CostTable costs = core::estimate_costs(*m.graph, m.device);
   if (promise.isCanceled()) return;
   promise.setProgressValueAndText(55, QObject::tr("Analysing"));
-  m.analysis = std::make_shared<const core::AnalysisReport>(bridge::analyze(*m.graph, costs));
+  m.analysis = std::make_shared<const core::AnalysisReport>(core::analyze(*m.graph, costs));
   if (promise.isCanceled()) return;
   promise.setProgressValueAndText(80, QObject::tr("Scheduling"));
   const QString strategy = request.strategy.isEmpty() ? default_strategy() : request.strategy;
   m.options = request.options;
-  auto schedule = bridge::make_schedule(strategy.toStdString(), *m.graph, m.analysis->costs, m.device, m.options);
-  if (!schedule) schedule = bridge::make_schedule("sequential", *m.graph, m.analysis->costs, m.device, m.options);
+  auto schedule = core::make_schedule(strategy.toStdString(), *m.graph, m.analysis->costs, m.device, m.options);
+  if (!schedule) schedule = core::make_schedule("sequential", *m.graph, m.analysis->costs, m.device, m.options);
   if (!schedule) {
     *error = QString::fromStdString(schedule.error().message);
     return;

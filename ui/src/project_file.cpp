@@ -1,3 +1,4 @@
+#include "weft/core/schedule_json.h"
 #include "weft/ui/project_file.h"
 
 #include <QDir>
@@ -6,7 +7,6 @@
 #include <QJsonObject>
 
 #include "weft/core/file_io.h"
-#include "weft/ui/core_bridge.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {
@@ -17,8 +17,8 @@ constexpr int kVersion = 1;
 }  // namespace
 
 core::Status save_project(const QString& path, const StudioDocument& doc, const ProjectSettings& settings) {
-  if (!doc.hasModel()) return core::make_error(core::ErrorKind::Usage, "no model to save");
-  const std::string schedule = bridge::schedule_to_json(doc.graph(), doc.schedule(), doc.device().name);
+  if (!doc.hasModel()) return core::make_error(core::ErrorKind::InvalidInput, "no model to save");
+  const std::string schedule = core::schedule_to_json(doc.graph(), doc.schedule(), doc.device().name);
   QJsonParseError perr;
   const QJsonDocument sdoc = QJsonDocument::fromJson(QByteArray::fromStdString(schedule), &perr);
   if (!sdoc.isObject()) return core::make_error(core::ErrorKind::Internal, "schedule JSON did not parse: " + perr.errorString().toStdString());
@@ -38,10 +38,9 @@ core::Status save_project(const QString& path, const StudioDocument& doc, const 
 }
 
 core::Expected<Project> load_project(const QString& path) {
-  auto text = core::read_file(path.toStdString());
-  if (!text) return text.error();
+  WEFT_TRY_ASSIGN(auto text, core::read_file(path.toStdString()));
   QJsonParseError perr;
-  const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(*text), &perr);
+  const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &perr);
   const std::string where = path.toStdString() + ": ";
   if (!doc.isObject()) return core::make_error(core::ErrorKind::InvalidInput, where + "not a JSON object (" + perr.errorString().toStdString() + ")");
   const QJsonObject root = doc.object();

@@ -4,67 +4,50 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "weft/core/cpu_executor.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/simulate.h"
+#include "weft/core/study/run_comparison.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
 
 namespace weft::ui {
 
 namespace {
-// The planner of the document's live figures: fast on every model size.
-constexpr const char* kRunPlanner = "greedy-by-size";
 
 void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QString* error) {
   const core::Graph& graph = *request.graph;
   auto fail = [error](const std::string& why) { *error = QString::fromStdString(why); };
   promise.setProgressRange(0, 100);
-  promise.setProgressValueAndText(2, QObject::tr("Checking operators"));
+  promise.setProgressValueAndText(1, QObject::tr("Checking operators"));
   if (auto ok = check_supported(request.backend, graph); !ok) return fail(ok.error().message);
-  const core::Schedule sequential = core::sequential_schedule(graph);
-  auto seq_plan = core::plan_memory(graph, sequential, kRunPlanner);
-  if (!seq_plan) return fail(seq_plan.error().message);
-  auto plan = core::plan_memory(graph, request.schedule, kRunPlanner);
-  if (!plan) return fail(plan.error().message);
-  if (promise.isCanceled()) return;
-
-  core::RunOptions options;
-  options.iterations = request.iterations;
-  options.warmup = request.warmup;
-  options.seed = request.seed;
   std::unique_ptr<core::Executor> executor;
   if (request.backend == Backend::Cuda) {
     executor = gpu::make_cuda_executor();  // eager launches with per-node timing: a measured timeline
   } else {
     executor = core::make_cpu_executor();
   }
-  promise.setProgressValueAndText(10, QObject::tr("Running sequentially"));
-  auto seq = executor->run(graph, sequential, *seq_plan, options);
-  if (!seq) return fail(seq.error().message);
-  // The executor cannot be interrupted mid-run: a cancel takes effect here, between the runs.
-  if (promise.isCanceled()) return;
-  promise.setProgressValueAndText(55, QObject::tr("Running %1").arg(QString::fromStdString(request.schedule.strategy)));
-  auto run = executor->run(graph, request.schedule, *plan, options);
-  if (!run) return fail(run.error().message);
-  if (promise.isCanceled()) return;
+  // The run comparison `weft run` makes: reference and schedule, the studies' planning, outputs compared.
+  core::RunComparisonOptions options;
+  options.run.iterations = request.iterations;
+  options.run.warmup = request.warmup;
+  options.run.seed = request.seed;
+  options.progress = [&promise](int percent, std::string_view stage) {
+    promise.setProgressValueAndText(percent, QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size())));
+    return !promise.isCanceled();
+  };
+  auto compared = core::compare_runs(*executor, graph, request.schedule, options);
+  if (!compared) return fail(compared.error().message);
+  if (compared->cancelled) return;
 
-  promise.setProgressValueAndText(98, QObject::tr("Comparing outputs"));
   RunReport r;
   r.graph = request.graph;
   r.backend = request.backend;
-  const core::OutputDiff diff = core::compare_outputs(*seq, *run);
-  r.max_abs_diff = diff.max_abs_diff;
-  r.identical = diff.identical;
-  r.wall_ms = run->wall_ms;
-  r.sequential_ms = seq->wall_ms;
-  r.random_weights = run->random_weights;
+  r.max_abs_diff = compared->diff.max_abs_diff;
+  r.identical = compared->diff.identical;
+  r.wall_ms = compared->scheduled.wall_ms;
+  r.sequential_ms = compared->sequential.wall_ms;
+  r.random_weights = compared->scheduled.random_weights;
   r.iterations = request.iterations;
-  r.measured = std::move(run->timeline);
-  r.sequential = std::move(seq->timeline);
-  const std::string backend = backend_name(request.backend);
-  r.measured.label = "measured " + backend + " " + (request.schedule.strategy.empty() ? std::string("schedule") : request.schedule.strategy);
-  r.sequential.label = "measured " + backend + " sequential";
-  promise.setProgressValueAndText(100, QObject::tr("Done"));
+  r.measured = std::move(compared->scheduled.timeline);
+  r.sequential = std::move(compared->sequential.timeline);
   promise.addResult(std::move(r));
 }
 

@@ -1,31 +1,12 @@
 // The analysis pipeline behind `weft analyze`: each step is a pure pass, chained here in order.
-#include <algorithm>
-#include <cstdio>
-
 #include "weft/core/analysis.h"
+#include "weft/core/verdict.h"
 
 namespace weft::core {
 
-namespace {
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-}  // namespace
-
 std::string make_verdict(std::size_t width, const CriticalPath& critical) {
-  const double p = critical.parallelism();
-  const std::string figures = "(work/span " + fixed(p, 2) + ", width " + std::to_string(width) + ")";
-  if (width <= 1) return "chain: concurrency cannot help (width " + std::to_string(width) + ")";
-  // Brent's bound: no schedule beats work/span, and at most `width` nodes ever run at once.
-  const double bound = std::min(p, static_cast<double>(width));
-  if (bound < 1.05)
-    return "little to gain from concurrency: the critical path holds " + fixed(100.0 / p, 0) + "% of the work " +
-           figures;
-  return "up to " + fixed(bound, 1) + "x from concurrency " + figures;
+  if (width <= 1) return chain_verdict(width);
+  return concurrency_verdict(critical.parallelism(), width);
 }
 
 AnalysisReport analyze(const Graph& graph, const CostTable& costs) {

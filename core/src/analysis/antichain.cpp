@@ -9,10 +9,10 @@
 // Both start from a greedy cover along direct edges, so chains follow real edges where they can.
 #include <algorithm>
 #include <bit>
-#include <cassert>
 #include <cstdint>
 #include <limits>
 
+#include "weft/core/check.h"
 #include "weft/core/analysis.h"
 
 namespace weft::core {
@@ -107,7 +107,7 @@ class ClosureMatching {
           const std::size_t v = wi * 64 + static_cast<std::size_t>(std::countr_zero(bits));
           bits &= bits - 1;
           const NodeId u2 = m_match_r[v];
-          assert(u2 != kNone);  // a free right vertex here would be an augmenting path
+          WEFT_CHECK(u2 != kNone);  // a free right vertex here would be an augmenting path
           if (u2 != kNone && !z_left[idx(u2)]) {
             z_left[idx(u2)] = 1;
             queue.push_back(u2);
@@ -291,11 +291,11 @@ class MinFlow {
             v = m_g.successors(v)[c - m_edge_arc_begin[vi]];
             continue;
           }
-          assert(snk[vi] > 0);
+          WEFT_CHECK(snk[vi] > 0);
           --snk[vi];
           break;
         }
-        assert(!chain.empty());
+        WEFT_CHECK(!chain.empty());
         if (!chain.empty()) w.cover.chains.push_back(std::move(chain));
       }
     }
@@ -415,7 +415,7 @@ Width compute_width(const Graph& graph, WidthMethod method) {
     f.run();
     w = f.result();
   }
-  assert(w.antichain.size() == w.cover.chains.size());  // Dilworth
+  WEFT_CHECK(w.antichain.size() == w.cover.chains.size());  // Dilworth
   return w;
 }
 

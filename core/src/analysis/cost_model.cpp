@@ -159,22 +159,26 @@ std::vector<std::string> device_names() {
 
 std::string_view default_device_name() { return "h100-sxm"; }
 
-Expected<DeviceSpec> load_device(std::string_view name) {
+Status check_device_name(std::string_view name) {
   const fs::path dir = fs::path(assets_dir()) / "devices";
   if (!valid_preset_name(name) || !fs::exists(dir / (std::string(name) + ".json"))) {
     if (!is_dir(dir))
       return make_error(ErrorKind::Runtime, "device presets folder '" + dir.string() +
                                                 "' not found (set WEFT_ASSETS_DIR to the assets folder)");
-    return make_error(ErrorKind::Usage, "unknown device '" + std::string(name) +
+    return make_error(ErrorKind::InvalidInput, "unknown device '" + std::string(name) +
                                             "'; known devices: " + join_names(device_names()));
   }
+  return {};
+}
+
+Expected<DeviceSpec> load_device(std::string_view name) {
+  const fs::path dir = fs::path(assets_dir()) / "devices";
+  WEFT_TRY(check_device_name(name));
   const std::string path = (dir / (std::string(name) + ".json")).string();
-  auto text = read_file(path);
-  if (!text) return text.error();
-  auto spec = parse_device(*text, path);
-  if (!spec) return spec.error();
-  if (spec->name != name)
-    return preset_error(path, "declares name '" + spec->name + "', expected '" + std::string(name) + "'");
+  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  WEFT_TRY_ASSIGN(auto spec, parse_device(text, path));
+  if (spec.name != name)
+    return preset_error(path, "declares name '" + spec.name + "', expected '" + std::string(name) + "'");
   return spec;
 }
 

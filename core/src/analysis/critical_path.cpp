@@ -1,15 +1,15 @@
 // Cost-weighted critical path: longest node-weighted path by dynamic programming over the
 // topological order (CLRS 24.2, DAG shortest paths with negated weights).
 #include <algorithm>
-#include <cassert>
 
-#include "weft/core/analysis.h"
+#include "weft/core/check.h"
+#include "weft/core/critical_path.h"
 
 namespace weft::core {
 
 CriticalPath find_critical_path(const Graph& graph, std::span<const double> node_time_us) {
   const std::size_t n = graph.node_count();
-  assert(node_time_us.size() == n);
+  WEFT_CHECK(node_time_us.size() == n);
   CriticalPath cp;
   if (n == 0) return cp;
   // finish[v] = longest path ending at v, including v; via[v] = its predecessor on that path.
@@ -36,6 +36,15 @@ CriticalPath find_critical_path(const Graph& graph, std::span<const double> node
   for (NodeId v = end; v != kNoNode; v = via[static_cast<std::size_t>(v)]) cp.nodes.push_back(v);
   std::reverse(cp.nodes.begin(), cp.nodes.end());
   return cp;
+}
+
+bool is_chain(const Graph& graph) {
+  const auto order = graph.topo_order();
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const auto succ = graph.successors(order[i - 1]);
+    if (!std::binary_search(succ.begin(), succ.end(), order[i])) return false;
+  }
+  return true;
 }
 
 }  // namespace weft::core

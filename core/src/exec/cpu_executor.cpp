@@ -166,8 +166,8 @@ class CpuExecutor final : public Executor {
 
   Expected<RunResult> run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
                           const RunOptions& options) override {
-    if (auto s = cpu_check_supported(graph); !s) return s.error();
-    if (auto s = check_run(graph, schedule, plan, options); !s) return s.error();
+    WEFT_TRY(cpu_check_supported(graph));
+    WEFT_TRY(check_run(graph, schedule, plan, options));
 
     RunState state;
     state.graph = &graph;
@@ -181,7 +181,7 @@ class CpuExecutor final : public Executor {
     state.done = std::make_unique<std::atomic<std::uint32_t>[]>(graph.node_count());
     state.items.resize(graph.node_count());
 
-    if (auto s = prepare_sources(graph, options, state); !s) return s.error();
+    WEFT_TRY(prepare_sources(graph, options, state));
 
     RunResult result;
     const int warmup = std::max(options.warmup, 0), iterations = std::max(options.iterations, 1);
@@ -225,11 +225,10 @@ class CpuExecutor final : public Executor {
       const Tensor& t = graph.tensor(static_cast<TensorId>(i));
       if (t.producer != kNoNode || (t.kind != TensorKind::Weight && t.kind != TensorKind::Input)) continue;
       bool seeded = false;
-      auto h = initial_value(graph, static_cast<TensorId>(i), options, &seeded);
-      if (!h) return h.error();
-      state.own[i].resize(h->bytes.size());
-      if (!h->bytes.empty()) std::memcpy(state.own[i].data(), h->bytes.data(), h->bytes.size());
-      state.values[i] = View{h->dtype, h->shape, state.own[i].data()};
+      WEFT_TRY_ASSIGN(auto h, initial_value(graph, static_cast<TensorId>(i), options, &seeded));
+      state.own[i].resize(h.bytes.size());
+      if (!h.bytes.empty()) std::memcpy(state.own[i].data(), h.bytes.data(), h.bytes.size());
+      state.values[i] = View{h.dtype, h.shape, state.own[i].data()};
       if (seeded) ++state.random_weights;
     }
     return {};

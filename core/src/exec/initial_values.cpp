@@ -95,9 +95,8 @@ Expected<HostTensor> initial_value(const Graph& graph, TensorId id, const RunOpt
   const bool has_bytes =
       t.data.inline_bytes != nullptr || (!t.data.external_path.empty() && std::filesystem::exists(t.data.external_path, ec));
   if (is_weight && has_bytes) {
-    auto bytes = read_weight_bytes(t);
-    if (!bytes) return bytes.error();
-    h.bytes = std::move(*bytes);
+    WEFT_TRY_ASSIGN(auto bytes, read_weight_bytes(t));
+    h.bytes = std::move(bytes);
     return h;
   }
   h.bytes.resize(static_cast<std::size_t>(t.bytes()));

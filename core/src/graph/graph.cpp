@@ -1,7 +1,7 @@
+#include "weft/core/check.h"
 #include "weft/core/graph.h"
 
 #include <algorithm>
-#include <cassert>
 #include <queue>
 #include <sstream>
 
@@ -55,7 +55,7 @@ bool Tensor::shape_known() const {
 }
 
 std::vector<std::int64_t> Tensor::shape() const {
-  assert(shape_known());
+  WEFT_CHECK(shape_known());
   std::vector<std::int64_t> s;
   s.reserve(dims.size());
   for (const Dim& d : dims) s.push_back(d.value);

@@ -3,11 +3,11 @@
 // on some interleaving), by weighted Dilworth: min chain cover = Σ size − max flow, where the
 // flow runs between tensors along a network whose paths are exactly the dead-before pairs.
 #include <algorithm>
-#include <cassert>
 #include <limits>
 #include <numeric>
 
 #include "allocation_detail.h"
+#include "weft/core/check.h"
 #include "weft/core/memory_planner.h"
 
 namespace weft::core {
@@ -153,7 +153,7 @@ ConcurrentBound linear_clique(const Graph& graph, std::span<const NodeId> order,
 std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> order, const PlanOptions& options) {
   // Live bytes per step by a difference array: a tensor is live from its producer's step
   // through its last reader's step.
-  assert(order.size() == graph.node_count());
+  WEFT_CHECK(order.size() == graph.node_count());
   std::vector<std::int64_t> pos(graph.node_count(), 0);
   for (std::size_t i = 0; i < order.size(); ++i) pos[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
   std::vector<std::int64_t> diff(order.size() + 1, 0);
@@ -172,8 +172,7 @@ std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> orde
 }
 
 Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Schedule& schedule, const PlanOptions& options) {
-  auto clocks = StreamClocks::build(graph, schedule);
-  if (!clocks) return clocks.error();
+  WEFT_TRY_ASSIGN(auto clocks, StreamClocks::build(graph, schedule));
   const std::size_t v_count = graph.node_count();
   const auto succ = detail::happens_before_edges(graph, schedule);
 
@@ -194,7 +193,7 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
   // always tight, bound (tensors overlapping there pairwise conflict).
   constexpr std::size_t kExactFlowTensors = 250'000;
   if (schedule.stream_count() <= 1 || b_count > kExactFlowTensors) {
-    const std::vector<NodeId>& order = schedule.stream_count() == 1 ? schedule.streams[0] : clocks->order();
+    const std::vector<NodeId>& order = schedule.stream_count() == 1 ? schedule.streams[0] : clocks.order();
     out = linear_clique(graph, order, tensors, weight);
     out.exact = schedule.stream_count() <= 1;
     return out;
@@ -211,14 +210,14 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
   const auto n_out = [&](NodeId v) { return 3 + 2 * b_count + 2 * static_cast<std::size_t>(v); };
   const std::int64_t inf = std::accumulate(weight.begin(), weight.end(), std::int64_t{0}) + 1;
   MaxFlow flow(2 + 2 * b_count + 2 * v_count);
-  const std::size_t streams = clocks->stream_count();
+  const std::size_t streams = clocks.stream_count();
   // Edge ids the initial flow below pushes along: each node's in → out, and its stream-order
   // edge to the next node on its stream.
   std::vector<std::size_t> node_edge(v_count), chain_edge(v_count, 0);
   for (std::size_t u = 0; u < v_count; ++u) {
     const auto nu = static_cast<NodeId>(u);
-    const auto& st = clocks->stream(static_cast<std::size_t>(clocks->stream_of(nu)));
-    const auto k = static_cast<std::size_t>(clocks->index(nu));
+    const auto& st = clocks.stream(static_cast<std::size_t>(clocks.stream_of(nu)));
+    const auto k = static_cast<std::size_t>(clocks.index(nu));
     const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
     node_edge[u] = flow.add_edge(n_in(nu), n_out(nu), inf);
     for (NodeId v : succ[u]) {
@@ -241,10 +240,10 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
     flow.add_edge(t_in(i), t_out(i), inf);
     prod_edge[i] = flow.add_edge(n_in(t.producer), t_in(i), inf);
     produced[static_cast<std::size_t>(t.producer)].push_back(i);
-    const auto frontier = detail::dead_from(graph, *clocks, t, need);
+    const auto frontier = detail::dead_from(graph, clocks, t, need);
     for (std::size_t s = 0; s < frontier.size(); ++s)
-      if (static_cast<std::size_t>(frontier[s]) < clocks->stream(s).size()) {
-        const NodeId f = clocks->stream(s)[static_cast<std::size_t>(frontier[s])];
+      if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size()) {
+        const NodeId f = clocks.stream(s)[static_cast<std::size_t>(frontier[s])];
         entering[static_cast<std::size_t>(f)].push_back({i, flow.add_edge(t_out(i), n_in(f), inf), frontier[s]});
       }
   }
@@ -255,12 +254,12 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
   std::vector<std::int64_t> supply(weight), demand(weight);
   std::vector<std::vector<Entry>> pool(streams);
   std::vector<std::vector<std::int64_t>> along(streams);
-  for (std::size_t s = 0; s < streams; ++s) along[s].assign(clocks->stream(s).size() + 1, 0);
+  for (std::size_t s = 0; s < streams; ++s) along[s].assign(clocks.stream(s).size() + 1, 0);
   std::int64_t initial = 0;
-  for (NodeId x : clocks->order()) {
+  for (NodeId x : clocks.order()) {
     const auto ux = static_cast<std::size_t>(x);
-    const auto s = static_cast<std::size_t>(clocks->stream_of(x));
-    const std::int32_t k = clocks->index(x);
+    const auto s = static_cast<std::size_t>(clocks.stream_of(x));
+    const std::int32_t k = clocks.index(x);
     for (const Entry& e : entering[ux]) pool[s].push_back(e);
     for (std::size_t b : produced[ux])
       while (demand[b] > 0 && !pool[s].empty()) {
@@ -283,7 +282,7 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
   }
   for (std::size_t s = 0; s < streams; ++s) {
     std::int64_t running = 0;
-    const auto& st = clocks->stream(s);
+    const auto& st = clocks.stream(s);
     for (std::size_t k = 0; k + 1 < st.size(); ++k)
       if ((running += along[s][k]) > 0) {
         flow.push(node_edge[static_cast<std::size_t>(st[k])], running);
@@ -300,7 +299,7 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
       out.antichain.push_back(tensors[i]);
       check += weight[i];
     }
-  assert(check == out.bytes && "antichain weight must equal the min-cut value");
+  WEFT_CHECK_MSG(check == out.bytes, "antichain weight must equal the min-cut value");
   return out;
 }
 

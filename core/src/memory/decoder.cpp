@@ -1,7 +1,6 @@
 // The order → offsets decoder shared by every planner (TFLite's and XLA's greedy heaps differ
 // only in the order they visit blocks and in first-fit versus best-fit gaps).
 #include <algorithm>
-#include <cassert>
 #include <numeric>
 
 #include "allocation_detail.h"

@@ -2,10 +2,10 @@
 // "Liveness under concurrency"): a is dead-before b iff every reader of a happens-before b's
 // producer; a and b conflict iff neither is dead-before the other.
 #include <algorithm>
-#include <cassert>
 #include <numeric>
 
 #include "allocation_detail.h"
+#include "weft/core/check.h"
 #include "weft/core/memory_planner.h"
 
 namespace weft::core {
@@ -125,13 +125,12 @@ std::vector<std::int32_t> dead_from(const Graph& graph, const StreamClocks& cloc
 }  // namespace detail
 
 Expected<StreamClocks> StreamClocks::build(const Graph& graph, const Schedule& schedule) {
-  auto order = detail::linearize(graph, schedule);
-  if (!order) return order.error();
+  WEFT_TRY_ASSIGN(auto order, detail::linearize(graph, schedule));
   const std::size_t n = graph.node_count();
   const std::size_t streams = schedule.stream_count();
   StreamClocks out;
   out.m_streams = schedule.streams;
-  out.m_order = std::move(*order);
+  out.m_order = std::move(order);
   out.m_stream.assign(n, 0);
   out.m_index.assign(n, 0);
   for (std::size_t s = 0; s < streams; ++s)
@@ -213,7 +212,7 @@ std::vector<std::int64_t> positions(const Graph& graph, std::span<const NodeId> 
 }  // namespace
 
 Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> order, const PlanOptions& options) {
-  assert(order.size() == graph.node_count());
+  WEFT_CHECK(order.size() == graph.node_count());
   Liveness live = planned_blocks(graph, options);
   set_positions(graph, live, positions(graph, order));
   live.problem.conflicts = detail::interval_conflicts(live.problem.start, live.problem.end);
@@ -222,18 +221,16 @@ Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> ord
 }
 
 Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule, const PlanOptions& options) {
-  auto order = detail::linearize(graph, schedule);
-  if (!order) return order.error();
+  WEFT_TRY_ASSIGN(auto order, detail::linearize(graph, schedule));
   // One stream is a total order: liveness is interval overlap, no closure needed. (A stream
   // order against a data edge was already refused by linearize as a cycle.)
-  if (schedule.stream_count() <= 1) return compute_linear_liveness(graph, *order, options);
+  if (schedule.stream_count() <= 1) return compute_linear_liveness(graph, order, options);
 
-  auto clocks = StreamClocks::build(graph, schedule);
-  if (!clocks) return clocks.error();
+  WEFT_TRY_ASSIGN(auto clocks, StreamClocks::build(graph, schedule));
   Liveness live = planned_blocks(graph, options);
-  set_positions(graph, live, positions(graph, *order));
+  set_positions(graph, live, positions(graph, order));
   const std::size_t b = live.tensors.size();
-  const std::size_t streams = clocks->stream_count();
+  const std::size_t streams = clocks.stream_count();
 
   // Number the blocks by (linear position of the producer, block): for a < b in that order, b is
   // never dead-before a (a's producer runs before b's readers can), so they conflict iff b's
@@ -244,17 +241,17 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
   for (std::size_t i = 0; i < b; ++i) key[i] = live.problem.start[i] * static_cast<std::int64_t>(b + 1) + static_cast<std::int64_t>(i);
   std::vector<std::vector<std::int32_t>> on_stream(streams);
   for (std::size_t i = 0; i < b; ++i)
-    on_stream[static_cast<std::size_t>(clocks->stream_of(graph.tensor(live.tensors[i]).producer))].push_back(static_cast<std::int32_t>(i));
+    on_stream[static_cast<std::size_t>(clocks.stream_of(graph.tensor(live.tensors[i]).producer))].push_back(static_cast<std::int32_t>(i));
   for (auto& list : on_stream)
     std::sort(list.begin(), list.end(), [&](std::int32_t x, std::int32_t y) { return key[static_cast<std::size_t>(x)] < key[static_cast<std::size_t>(y)]; });
   std::vector<std::vector<std::int32_t>> index_of(streams);  // per stream list: the producer's stream index
   for (std::size_t s = 0; s < streams; ++s)
-    for (std::int32_t x : on_stream[s]) index_of[s].push_back(clocks->index(graph.tensor(live.tensors[static_cast<std::size_t>(x)]).producer));
+    for (std::int32_t x : on_stream[s]) index_of[s].push_back(clocks.index(graph.tensor(live.tensors[static_cast<std::size_t>(x)]).producer));
 
   live.problem.conflicts.assign(b, {});
   std::vector<std::int32_t> need;
   for (std::size_t a = 0; a < b; ++a) {
-    const auto frontier = detail::dead_from(graph, *clocks, graph.tensor(live.tensors[a]), need);
+    const auto frontier = detail::dead_from(graph, clocks, graph.tensor(live.tensors[a]), need);
     for (std::size_t s = 0; s < streams; ++s) {
       const auto& list = on_stream[s];
       const auto from = std::upper_bound(list.begin(), list.end(), key[a], [&](std::int64_t k, std::int32_t x) {

@@ -41,28 +41,27 @@ Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan
   PlanOptions options;
   options.alignment = plan.alignment;
   options.outputs_in_arena = plan.outputs_in_arena;
-  auto live = compute_liveness(graph, schedule, options);
-  if (!live) return live.error();
+  WEFT_TRY_ASSIGN(auto live, compute_liveness(graph, schedule, options));
   const auto name = [&](TensorId t) { return "'" + graph.tensor(t).name + "'"; };
-  for (std::size_t b = 0; b < live->tensors.size(); ++b) {
-    const TensorId t = live->tensors[b];
+  for (std::size_t b = 0; b < live.tensors.size(); ++b) {
+    const TensorId t = live.tensors[b];
     const auto ut = static_cast<std::size_t>(t);
     if (plan.offset[ut] < 0) return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " is not placed");
     if (plan.offset[ut] % plan.alignment != 0)
       return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " at offset " + std::to_string(plan.offset[ut]) +
                                                      " is not aligned to " + std::to_string(plan.alignment));
-    if (plan.size[ut] < live->problem.size[b])
+    if (plan.size[ut] < live.problem.size[b])
       return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " is given " + std::to_string(plan.size[ut]) +
-                                                     " bytes, it needs " + std::to_string(live->problem.size[b]));
+                                                     " bytes, it needs " + std::to_string(live.problem.size[b]));
     if (plan.offset[ut] + plan.size[ut] > plan.arena_bytes)
       return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " ends past the arena (" +
                                                      std::to_string(plan.arena_bytes) + " bytes)");
   }
-  for (std::size_t b = 0; b < live->tensors.size(); ++b) {
-    const auto ta = static_cast<std::size_t>(live->tensors[b]);
-    for (std::int32_t c : live->problem.conflicts[b]) {
+  for (std::size_t b = 0; b < live.tensors.size(); ++b) {
+    const auto ta = static_cast<std::size_t>(live.tensors[b]);
+    for (std::int32_t c : live.problem.conflicts[b]) {
       if (static_cast<std::size_t>(c) <= b) continue;
-      const auto tb = static_cast<std::size_t>(live->tensors[static_cast<std::size_t>(c)]);
+      const auto tb = static_cast<std::size_t>(live.tensors[static_cast<std::size_t>(c)]);
       if (plan.offset[ta] < plan.offset[tb] + plan.size[tb] && plan.offset[tb] < plan.offset[ta] + plan.size[ta])
         return make_error(ErrorKind::InvalidInput,
                           "tensors " + name(static_cast<TensorId>(ta)) + " and " + name(static_cast<TensorId>(tb)) +

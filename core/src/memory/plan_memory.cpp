@@ -1,13 +1,21 @@
 // The planning pipeline: liveness over the schedule → a planner's placement → MemoryPlan.
 #include <algorithm>
-#include <cassert>
 
 #include "allocation_detail.h"
+#include "weft/core/check.h"
 #include "weft/core/memory_planner.h"
 
 namespace weft::core {
 
 std::vector<std::string> planner_names() { return {"greedy-by-size", "greedy-by-breadth", "best-fit", "best"}; }
+
+Status check_planner(std::string_view planner) {
+  const auto names = planner_names();
+  if (std::find(names.begin(), names.end(), planner) != names.end()) return {};
+  std::string known;
+  for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+  return make_error(ErrorKind::InvalidInput, "unknown planner '" + std::string(planner) + "' (known: " + known + ")");
+}
 
 Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_view planner, const PlanOptions& options,
                                  std::int64_t lower_bound) {
@@ -26,12 +34,10 @@ Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_v
         problem, {detail::order_by_size(problem), detail::order_by_breadth(problem), detail::order_by_start(problem)},
         options, lower_bound);
   } else {
-    std::string known;
-    for (const auto& name : planner_names()) known += (known.empty() ? "" : ", ") + name;
-    return make_error(ErrorKind::Usage, "unknown planner '" + std::string(planner) + "' (known: " + known + ")");
+    return check_planner(planner).error();
   }
   out.planner = std::string(planner);
-  assert(check_placement(problem, out));
+  WEFT_CHECK(check_placement(problem, out));
   return out;
 }
 
@@ -54,18 +60,17 @@ std::int64_t interval_lower_bound(const AllocationProblem& problem) {
 
 Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, std::string_view planner,
                                  const PlanOptions& options, std::int64_t lower_bound) {
-  auto placement = place_blocks(liveness.problem, planner, options, lower_bound);
-  if (!placement) return placement.error();
+  WEFT_TRY_ASSIGN(auto placement, place_blocks(liveness.problem, planner, options, lower_bound));
   MemoryPlan plan;
   plan.planner = std::string(planner);
   plan.alignment = options.alignment;
   plan.outputs_in_arena = options.outputs_in_arena;
-  plan.arena_bytes = placement->arena_bytes;
+  plan.arena_bytes = placement.arena_bytes;
   plan.offset.assign(graph.tensor_count(), kNotPlanned);
   plan.size.assign(graph.tensor_count(), 0);
   for (std::size_t b = 0; b < liveness.tensors.size(); ++b) {
     const auto t = static_cast<std::size_t>(liveness.tensors[b]);
-    plan.offset[t] = placement->offset[b];
+    plan.offset[t] = placement.offset[b];
     plan.size[t] = liveness.problem.size[b];
   }
   return plan;
@@ -73,22 +78,20 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, s
 
 Expected<MemoryPlan> plan_memory(const Graph& graph, const Schedule& schedule, std::string_view planner,
                                  const PlanOptions& options) {
-  if (options.alignment <= 0) return make_error(ErrorKind::Usage, "alignment must be positive");
-  auto liveness = compute_liveness(graph, schedule, options);
-  if (!liveness) return liveness.error();
+  if (options.alignment <= 0) return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.alignment));
+  WEFT_TRY_ASSIGN(auto liveness, compute_liveness(graph, schedule, options));
   std::int64_t bound = 0;
   if (planner == "best") {
     // The exact bound lets the search stop as soon as it is optimal.
     if (schedule.stream_count() <= 1) {
-      bound = interval_lower_bound(liveness->problem);
+      bound = interval_lower_bound(liveness.problem);
     } else if (auto cb = concurrent_lower_bound(graph, schedule, options)) {
       bound = cb->bytes;
     }
   }
-  auto plan = plan_memory(graph, *liveness, planner, options, bound);
-#ifndef NDEBUG
-  if (plan) assert(check_plan(graph, schedule, *plan) && "planner produced an invalid plan");
-#endif
+  auto plan = plan_memory(graph, liveness, planner, options, bound);
+  // check_placement (always on) verified the blocks; this re-derives liveness independently.
+  if (plan) WEFT_DEBUG_CHECK(check_plan(graph, schedule, *plan));
   return plan;
 }
 

@@ -40,10 +40,9 @@ Expected<Schedule> move_nodes(const Graph& graph, const Schedule& schedule, std:
                                ? "moving " + graph.key(nodes[0])
                                : "moving " + std::to_string(nodes.size()) + " nodes";
   if (nodes.empty()) return make_error(ErrorKind::InvalidInput, "moving nodes: no nodes given");
-  if (Status ok = check_stream(schedule, stream, what); !ok) return ok.error();
-  auto placement = detail::place(graph, schedule);
-  if (!placement) return placement.error();
-  const detail::Placement& p = *placement;
+  WEFT_TRY(check_stream(schedule, stream, what));
+  WEFT_TRY_ASSIGN(auto placement, detail::place(graph, schedule));
+  const detail::Placement& p = placement;
   for (NodeId v : nodes)
     if (v < 0 || static_cast<std::size_t>(v) >= graph.node_count())
       return make_error(ErrorKind::InvalidInput, what + ": node index " + std::to_string(v) + " does not exist");
@@ -79,6 +78,51 @@ Expected<Schedule> move_node(const Graph& graph, const Schedule& schedule, NodeI
   return move_nodes(graph, schedule, one, stream, position);
 }
 
+Expected<Schedule> move_selection(const Graph& graph, const Schedule& schedule, std::vector<NodeId> nodes, int stream,
+                                  int position) {
+  if (nodes.empty()) return make_error(ErrorKind::InvalidInput, "moving nodes: no nodes given");
+  for (NodeId v : nodes)
+    if (v < 0 || static_cast<std::size_t>(v) >= graph.node_count())
+      return make_error(ErrorKind::InvalidInput, "moving nodes: node index " + std::to_string(v) + " does not exist");
+  WEFT_TRY_ASSIGN(const detail::Placement p, detail::place(graph, schedule));
+  const auto at = [&](NodeId v) {
+    return std::pair(p.stream_of[static_cast<std::size_t>(v)], p.position[static_cast<std::size_t>(v)]);
+  };
+  std::sort(nodes.begin(), nodes.end(), [&](NodeId a, NodeId b) { return at(a) < at(b); });
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  if (nodes.size() == 1) return move_node(graph, schedule, nodes[0], stream, position);
+  bool contiguous = true;
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    contiguous = contiguous && at(nodes[i]).first == at(nodes[0]).first &&
+                 at(nodes[i]).second == at(nodes[0]).second + static_cast<int>(i);
+  if (contiguous) return move_nodes(graph, schedule, nodes, stream, position);
+
+  // The moved nodes end up as one block, in their current order: the first goes where
+  // `position` points among the nodes that stay, each next one right after its predecessor.
+  std::vector<bool> moving(graph.node_count(), false);
+  for (NodeId n : nodes) moving[static_cast<std::size_t>(n)] = true;
+  Schedule s = schedule;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (stream < 0 || static_cast<std::size_t>(stream) >= s.streams.size())
+      return make_error(ErrorKind::InvalidInput, "there is no stream " + std::to_string(stream));
+    std::vector<NodeId> target = s.streams[static_cast<std::size_t>(stream)];
+    target.erase(std::remove(target.begin(), target.end(), nodes[i]), target.end());
+    int to = static_cast<int>(target.size());
+    if (i > 0) {
+      to = static_cast<int>(std::find(target.begin(), target.end(), nodes[i - 1]) - target.begin()) + 1;
+    } else {
+      int fixed = 0;
+      for (std::size_t k = 0; k < target.size(); ++k)
+        if (!moving[static_cast<std::size_t>(target[k])] && fixed++ == position) {
+          to = static_cast<int>(k);
+          break;
+        }
+    }
+    WEFT_TRY_ASSIGN(s, move_node(graph, s, nodes[i], stream, to));
+  }
+  return s;
+}
+
 Expected<Schedule> add_stream(const Graph& graph, const Schedule& schedule) {
   Schedule edited = schedule;
   edited.streams.emplace_back();
@@ -86,7 +130,7 @@ Expected<Schedule> add_stream(const Graph& graph, const Schedule& schedule) {
 }
 
 Expected<Schedule> remove_stream(const Graph& graph, const Schedule& schedule, int stream) {
-  if (Status ok = check_stream(schedule, stream, "removing a stream"); !ok) return ok.error();
+  WEFT_TRY(check_stream(schedule, stream, "removing a stream"));
   const auto& nodes = schedule.streams[static_cast<std::size_t>(stream)];
   if (!nodes.empty())
     return make_error(ErrorKind::InvalidInput, "removing stream " + std::to_string(stream) + " refused: it still holds " +
@@ -98,20 +142,18 @@ Expected<Schedule> remove_stream(const Graph& graph, const Schedule& schedule, i
 }
 
 Expected<Schedule> merge_streams(const Graph& graph, const Schedule& schedule, int a, int b) {
-  if (Status ok = check_stream(schedule, a, "merging streams"); !ok) return ok.error();
-  if (Status ok = check_stream(schedule, b, "merging streams"); !ok) return ok.error();
+  WEFT_TRY(check_stream(schedule, a, "merging streams"));
+  WEFT_TRY(check_stream(schedule, b, "merging streams"));
   if (a == b) return make_error(ErrorKind::InvalidInput, "merging streams: stream " + std::to_string(a) + " cannot merge with itself");
-  auto placement = detail::place(graph, schedule);
-  if (!placement) return placement.error();
+  WEFT_TRY_ASSIGN(auto placement, detail::place(graph, schedule));
   // Interleave in a topological order of H: it already orders both streams, so no cycle appears.
   const detail::HEdges h = detail::h_edges(graph, schedule, true, true);
-  auto order = detail::h_order(graph, h, *placement);
-  if (!order) return order.error();
+  WEFT_TRY_ASSIGN(auto order, detail::h_order(graph, h, placement));
   Schedule edited = schedule;
   auto& merged = edited.streams[static_cast<std::size_t>(a)];
   merged.clear();
-  for (NodeId v : *order) {
-    const int s = placement->stream_of[static_cast<std::size_t>(v)];
+  for (NodeId v : order) {
+    const int s = placement.stream_of[static_cast<std::size_t>(v)];
     if (s == a || s == b) merged.push_back(v);
   }
   edited.streams.erase(edited.streams.begin() + b);

@@ -90,14 +90,13 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
     if (!keys.is_array()) return refuse("stream " + std::to_string(si) + " must be a list of node keys");
     auto& stream = s.streams.emplace_back();
     for (const auto& key : keys) {
-      auto v = node_of(key, "stream " + std::to_string(si));
-      if (!v) return v.error();
-      int& placed = stream_of[static_cast<std::size_t>(*v)];
+      WEFT_TRY_ASSIGN(auto v, node_of(key, "stream " + std::to_string(si)));
+      int& placed = stream_of[static_cast<std::size_t>(v)];
       if (placed >= 0)
-        return refuse("duplicate node '" + graph.key(*v) + "' (on stream " + std::to_string(placed) + " and stream " +
+        return refuse("duplicate node '" + graph.key(v) + "' (on stream " + std::to_string(placed) + " and stream " +
                       std::to_string(si) + ")");
       placed = static_cast<int>(si);
-      stream.push_back(*v);
+      stream.push_back(v);
     }
   }
   std::size_t missing = 0;
@@ -112,11 +111,9 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
       const auto& e = (*events)[i];
       const std::string where = "event " + std::to_string(i);
       if (!e.is_object() || !e.contains("from") || !e.contains("to")) return refuse(where + " must be {\"from\": key, \"to\": key}");
-      auto from = node_of(e["from"], where);
-      if (!from) return from.error();
-      auto to = node_of(e["to"], where);
-      if (!to) return to.error();
-      s.events.push_back(Event{*from, *to});
+      WEFT_TRY_ASSIGN(auto from, node_of(e["from"], where));
+      WEFT_TRY_ASSIGN(auto to, node_of(e["to"], where));
+      s.events.push_back(Event{from, to});
     }
   } else if (how.compute_missing_events) {
     // compute_events needs data edges ∪ stream order acyclic. With an event on every cross-stream
@@ -139,9 +136,8 @@ Status save_schedule(const std::string& path, const Graph& graph, const Schedule
 }
 
 Expected<Schedule> load_schedule(const std::string& path, const Graph& graph) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  auto s = schedule_from_json(graph, *text);
+  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  auto s = schedule_from_json(graph, text);
   if (!s) return make_error(s.error().kind, path + ": " + s.error().message);
   return s;
 }

@@ -21,6 +21,12 @@ constexpr Entry kStrategies[] = {
     {"chains", detail::chains},         {"cp-list", detail::cp_list},         {"resource-aware", detail::resource_aware},
 };
 
+const Entry* find_entry(std::string_view name) {
+  for (const Entry& e : kStrategies)
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
 std::string format_number(double x) {
   std::ostringstream s;
   s << x;
@@ -53,18 +59,23 @@ std::vector<std::string> schedule_warnings(const Schedule& schedule, const Strat
   return warnings;
 }
 
-Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,
-                                 const DeviceSpec& device, const StrategyOptions& options) {
-  const Entry* entry = nullptr;
-  for (const Entry& e : kStrategies)
-    if (strategy == e.name) entry = &e;
-  if (!entry) {
+Status check_strategy(std::string_view strategy, const StrategyOptions& options) {
+  if (!find_entry(strategy)) {
     std::string known;
     for (const Entry& e : kStrategies) known += (known.empty() ? "" : ", ") + std::string(e.name);
-    return make_error(ErrorKind::Usage, "unknown strategy '" + std::string(strategy) + "' (known: " + known + ")");
+    return make_error(ErrorKind::InvalidInput, "unknown strategy '" + std::string(strategy) + "' (known: " + known + ")");
   }
-  if (options.max_streams < 1)
-    return make_error(ErrorKind::Usage, "the stream cap must be at least 1, got " + std::to_string(options.max_streams));
+  if (options.max_streams < 1 || static_cast<std::size_t>(options.max_streams) > kMaxScheduleStreams)
+    return make_error(ErrorKind::InvalidInput, "the stream cap (--streams) must be between 1 and " +
+                                                   std::to_string(kMaxScheduleStreams) + ", got " +
+                                                   std::to_string(options.max_streams));
+  return {};
+}
+
+Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,
+                                 const DeviceSpec& device, const StrategyOptions& options) {
+  WEFT_TRY(check_strategy(strategy, options));
+  const Entry* entry = find_entry(strategy);
   detail::StrategyInput in{graph, costs, device, options, {}, device.event_record_us + device.event_wait_us};
   in.options.granularity_us = resolved_granularity_us(options, device);
   in.time_us.assign(graph.node_count(), 1.0);

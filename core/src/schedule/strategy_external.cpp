@@ -86,7 +86,7 @@ std::string strategy_input_json(const Graph& graph, const CostTable& costs, cons
 Expected<Schedule> run_external_strategy(const ExternalStrategy& program, const Graph& graph, const CostTable& costs,
                                          const DeviceSpec& device, const StrategyOptions& options) {
   if (program.argv.empty() || program.argv.front().empty())
-    return make_error(ErrorKind::Usage, "no external strategy program given");
+    return make_error(ErrorKind::InvalidInput, "no external strategy program given");
   const std::string who = "external strategy '" + command_line(program.argv) + "'";
   auto ran = run_process(program.argv, strategy_input_json(graph, costs, device, options), program.timeout_s);
   if (!ran) return make_error(ErrorKind::Runtime, who + ": " + ran.error().message);

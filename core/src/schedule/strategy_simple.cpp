@@ -4,15 +4,14 @@
 
 #include "strategy_detail.h"
 #include "weft/core/levels.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/study/reference.h"
 
 namespace weft::core::detail {
 
 Schedule sequential(const StrategyInput& in) {
-  // The memory planner's order: peak live bytes no higher than the file order's.
-  Schedule s;
-  s.streams.push_back(memory_aware_order(in.graph));
-  if (s.streams.front().empty()) s.streams.clear();
+  // The studies' reference, defined once: one stream in the memory-aware order.
+  Schedule s = reference_schedule(in.graph);
+  s.options.clear();
   return s;
 }
 

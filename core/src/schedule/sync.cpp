@@ -1,9 +1,9 @@
 // Synchronisation of a schedule: minimal events (the cross-stream edges of the transitive
 // reduction of data edges ∪ stream order), validation and the ideal makespan.
+#include "weft/core/check.h"
 #include "weft/core/sync.h"
 
 #include <algorithm>
-#include <cassert>
 #include <sstream>
 
 #include "schedule_detail.h"
@@ -142,8 +142,7 @@ std::vector<Event> compute_events(const Graph& graph, const Schedule& schedule) 
   const detail::Placement& p = *placement;
   const detail::HEdges d = detail::h_edges(graph, schedule, /*data=*/true, /*events=*/false);
   auto order = detail::h_order(graph, d, p);
-  assert(order && "compute_events: data edges ∪ stream order must be acyclic");
-  if (!order) return {};
+  WEFT_CHECK_MSG(order, "compute_events: data edges ∪ stream order must be acyclic");
   const detail::VectorClocks clocks(d, *order, p, schedule.streams.size());
 
   // D = data edges ∪ stream order has a unique transitive reduction; its cross-stream edges are
@@ -169,9 +168,8 @@ std::vector<Event> compute_events(const Graph& graph, const Schedule& schedule) 
 }
 
 Status validate_schedule(const Graph& graph, const Schedule& schedule) {
-  auto placement = detail::place(graph, schedule);
-  if (!placement) return placement.error();
-  const detail::Placement& p = *placement;
+  WEFT_TRY_ASSIGN(auto placement, detail::place(graph, schedule));
+  const detail::Placement& p = placement;
   const auto n = static_cast<NodeId>(graph.node_count());
   for (const Event& e : schedule.events)
     if (e.from < 0 || e.from >= n || e.to < 0 || e.to >= n)
@@ -179,18 +177,18 @@ Status validate_schedule(const Graph& graph, const Schedule& schedule) {
                                                      std::to_string(e.from < 0 || e.from >= n ? e.from : e.to) +
                                                      ", which the model does not have");
   const detail::HEdges h = detail::h_edges(graph, schedule, /*data=*/true, /*events=*/true);
-  auto order = detail::h_order(graph, h, p);
-  if (!order) return order.error();
+  WEFT_TRY_ASSIGN(auto order, detail::h_order(graph, h, p));
   // Enforcement: only stream order and events exist on the device; data edges must follow from them.
   const detail::HEdges r = detail::h_edges(graph, schedule, /*data=*/false, /*events=*/true);
-  const detail::VectorClocks clocks(r, *order, p, schedule.streams.size());
-  for (NodeId v : *order)
+  const detail::VectorClocks clocks(r, order, p, schedule.streams.size());
+  for (NodeId v : order)
     for (NodeId u : graph.predecessors(v))
       if (!clocks.reaches(u, v, p))
         return make_error(ErrorKind::InvalidInput,
-                          "data dependency " + graph.key(u) + " -> " + graph.key(v) + " is not enforced: " +
-                              detail::where(graph, v, p) + " does not wait for " + detail::where(graph, u, p) +
-                              " (an event is missing)");
+                          "data dependency " + graph.key(u) + " -> " + graph.key(v) +
+                              " is not enforced: the schedule does not enforce '" + graph.key(u) + "' -> '" +
+                              graph.key(v) + "' by stream order or an event (" + detail::where(graph, v, p) +
+                              " does not wait for " + detail::where(graph, u, p) + "; an event is missing)");
   return {};
 }
 

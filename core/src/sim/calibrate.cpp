@@ -1,7 +1,7 @@
 // Calibration: measured per-node times (a run's timeline) replace the cost model's predictions.
 #include <algorithm>
 
-#include "weft/core/simulate.h"
+#include "weft/core/calibrate.h"
 
 namespace weft::core {
 

@@ -36,7 +36,7 @@ std::string chrome_trace_json(const Graph& graph, std::span<const Timeline> runs
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const Timeline& tl = runs[r];
     const int pid = static_cast<int>(r) + 1;
-    const std::string label = tl.label.empty() ? (tl.kind.empty() ? "run " + std::to_string(pid) : tl.kind) : tl.label;
+    const std::string label = tl.label.empty() ? std::string(run_kind_name(tl.kind)) : tl.label;
     events.push_back(meta("process_name", pid, 0, {{"name", label}}));
     events.push_back(meta("process_sort_index", pid, 0, {{"sort_index", pid}}));
     int streams = tl.stream_count;
@@ -91,7 +91,7 @@ std::string chrome_trace_json(const Graph& graph, std::span<const Timeline> runs
   other["strategy"] = info.strategy;
   ojson run_list = ojson::array();
   for (std::size_t r = 0; r < runs.size(); ++r)
-    run_list.push_back({{"pid", static_cast<int>(r) + 1}, {"label", runs[r].label}, {"kind", runs[r].kind},
+    run_list.push_back({{"pid", static_cast<int>(r) + 1}, {"label", runs[r].label}, {"kind", run_kind_name(runs[r].kind)},
                         {"device", runs[r].device}, {"makespan_us", runs[r].makespan_us()}});
   other["runs"] = std::move(run_list);
   trace["otherData"] = std::move(other);

@@ -1,11 +1,13 @@
 // The simulator: host issue thread, then a discrete-event fluid model of the device.
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <queue>
 #include <tuple>
 
-#include "weft/core/simulate.h"
+#include "weft/core/check.h"
+#include "weft/core/simulator.h"
+
+#include "../schedule/schedule_detail.h"
 
 namespace weft::core {
 
@@ -22,19 +24,10 @@ struct Sync {
 Expected<Sync> build_sync(const Graph& graph, const Schedule& schedule) {
   const std::size_t n = graph.node_count();
   Sync s;
-  s.stream_of.assign(n, -1);
-  s.position.assign(n, -1);
-  for (std::size_t st = 0; st < schedule.streams.size(); ++st)
-    for (std::size_t i = 0; i < schedule.streams[st].size(); ++i) {
-      const NodeId v = schedule.streams[st][i];
-      if (v < 0 || idx(v) >= n)
-        return make_error(ErrorKind::InvalidInput, "schedule names node index " + std::to_string(v) + ", which the model does not have");
-      if (s.stream_of[idx(v)] >= 0) return make_error(ErrorKind::InvalidInput, "node '" + graph.key(v) + "' is placed twice");
-      s.stream_of[idx(v)] = static_cast<int>(st);
-      s.position[idx(v)] = static_cast<int>(i);
-    }
-  for (std::size_t v = 0; v < n; ++v)
-    if (s.stream_of[v] < 0) return make_error(ErrorKind::InvalidInput, "node '" + graph.key(static_cast<NodeId>(v)) + "' is on no stream");
+  // The schedule passes' placement check: the same messages as validation.
+  WEFT_TRY_ASSIGN(detail::Placement placement, detail::place(graph, schedule));
+  s.stream_of = std::move(placement.stream_of);
+  s.position = std::move(placement.position);
   s.events_in.resize(n);
   s.events_out.resize(n);
   for (std::size_t e = 0; e < schedule.events.size(); ++e) {
@@ -80,15 +73,11 @@ Expected<std::vector<NodeId>> order_from_sync(const Graph& graph, const Schedule
     for (std::size_t e : sync.events_out[idx(u)]) relax(u, schedule.events[e].to);
   }
   if (order.size() != n) {
-    std::string stuck;
-    int listed = 0;
-    for (std::size_t v = 0; v < n && listed < 4; ++v)
-      if (indeg[v] > 0) {
-        stuck += (listed++ ? ", '" : "'") + graph.key(static_cast<NodeId>(v)) + "' (stream " +
-                 std::to_string(sync.stream_of[v]) + ")";
-      }
-    return make_error(ErrorKind::InvalidInput,
-                      "schedule would deadlock: data edges, stream order and events form a cycle through " + stuck);
+    // A cycle: the one deadlock message, naming the cycle's nodes and streams.
+    const detail::Placement placement{sync.stream_of, sync.position};
+    auto named = detail::h_order(graph, detail::h_edges(graph, schedule, true, true), placement);
+    WEFT_CHECK_MSG(!named, "issue order found a cycle the schedule's topological sort does not");
+    return named.error();
   }
   return order;
 }
@@ -138,28 +127,27 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
 }
 
 Expected<std::vector<NodeId>> issue_order(const Graph& graph, const Schedule& schedule, const CostTable& costs) {
-  auto sync = build_sync(graph, schedule);
-  if (!sync) return sync.error();
-  return order_from_sync(graph, schedule, *sync, costs);
+  WEFT_TRY_ASSIGN(auto sync, build_sync(graph, schedule));
+  return order_from_sync(graph, schedule, sync, costs);
 }
 
 Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
                   const SimOptions& options) {
   const std::size_t n = graph.node_count();
   Timeline tl;
-  tl.kind = "predicted";
+  tl.kind = options.kind;
   tl.label = options.label.empty() ? "predicted " + (schedule.strategy.empty() ? std::string("schedule") : schedule.strategy)
                                    : options.label;
   tl.device = device.name;
   tl.stream_count = static_cast<int>(schedule.stream_count());
   tl.events = schedule.events;
   auto sync_or = build_sync(graph, schedule);
-  assert(sync_or && "simulate: invalid schedule (check it with issue_order or validate_schedule first)");
+  WEFT_CHECK_MSG(sync_or, "simulate: invalid schedule (check it with issue_order or validate_schedule first)");
   const Sync& sync = *sync_or;
   auto order_or = order_from_sync(graph, schedule, sync, costs);
-  assert(order_or && "simulate: the schedule deadlocks");
+  WEFT_CHECK_MSG(order_or, "simulate: the schedule deadlocks");
   const std::vector<NodeId>& order = *order_or;
-  assert(costs.nodes.size() == n);
+  WEFT_CHECK(costs.nodes.size() == n);
 
   // Host issue times: the kernel launch returns at issue[n]; a record returns at record_at[e].
   std::vector<double> issue(n, 0.0), record_at(schedule.events.size(), 0.0);
@@ -217,7 +205,7 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
       running.push_back({v, dur, dur, kernel_demand(graph, v, costs[v], device)});
     }
     if (running.empty()) {
-      assert(!ready.empty() && "simulate: nothing running and nothing ready (deadlock)");
+      WEFT_CHECK_MSG(!ready.empty(), "simulate: nothing running and nothing ready (deadlock)");
       now = ready.top().first;
       continue;
     }
@@ -300,50 +288,14 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
   return tl;
 }
 
-Schedule sequential_schedule(const Graph& graph) {
-  Schedule s;
-  s.streams.emplace_back(graph.topo_order().begin(), graph.topo_order().end());
-  s.strategy = "sequential";
-  return s;
-}
+std::string_view launch_mode_name(LaunchMode mode) { return mode == LaunchMode::Graph ? "graph" : "eager"; }
 
-bool is_chain(const Graph& graph) {
-  const auto order = graph.topo_order();
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    const auto succ = graph.successors(order[i - 1]);
-    if (!std::binary_search(succ.begin(), succ.end(), order[i])) return false;
-  }
-  return true;
-}
-
-namespace {
-
-template <class Weight>
-WorkSpan longest_path(const Graph& graph, Weight weight) {
-  WorkSpan ws;
-  std::vector<double> finish(graph.node_count(), 0.0);
-  for (NodeId v : graph.topo_order()) {
-    double start = 0;
-    for (NodeId p : graph.predecessors(v)) start = std::max(start, finish[idx(p)]);
-    const double t = weight(v);
-    finish[idx(v)] = start + t;
-    ws.work_us += t;
-    ws.span_us = std::max(ws.span_us, finish[idx(v)]);
-  }
-  return ws;
-}
-
-}  // namespace
-
-WorkSpan work_span(const Graph& graph, const CostTable& costs) {
-  return longest_path(graph, [&](NodeId v) { return std::max(0.0, costs[v].time_us); });
-}
-
-WorkSpan work_span(const Graph& graph, const CostTable& costs, const DeviceSpec& device, bool cuda_graph) {
-  const double per_node = cuda_graph ? device.graph_launch_per_node_us : device.launch_us;
-  return longest_path(graph, [&](NodeId v) {
-    return costs[v].time_us > 0 ? device_time_us(costs[v], device) + per_node : 0.0;
-  });
+std::vector<double> launch_weights(const CostTable& costs, const DeviceSpec& device, LaunchMode mode) {
+  const double per_node = mode == LaunchMode::Graph ? device.graph_launch_per_node_us : device.launch_us;
+  std::vector<double> w(costs.nodes.size(), 0.0);
+  for (std::size_t v = 0; v < w.size(); ++v)
+    if (costs.nodes[v].time_us > 0) w[v] = device_time_us(costs.nodes[v], device) + per_node;
+  return w;
 }
 
 }  // namespace weft::core

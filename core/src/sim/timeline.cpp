@@ -4,6 +4,22 @@
 
 namespace weft::core {
 
+std::string_view run_kind_name(RunKind kind) {
+  switch (kind) {
+    case RunKind::Predicted: return "predicted";
+    case RunKind::Measured: return "measured";
+    case RunKind::BaselineEager: return "sequential-eager";
+    case RunKind::BaselineGraph: return "sequential-graph";
+  }
+  return "measured";
+}
+
+std::optional<RunKind> parse_run_kind(std::string_view name) {
+  for (RunKind k : {RunKind::Predicted, RunKind::Measured, RunKind::BaselineEager, RunKind::BaselineGraph})
+    if (run_kind_name(k) == name) return k;
+  return std::nullopt;
+}
+
 double Timeline::makespan_us() const {
   if (items.empty()) return 0;
   double lo = items.front().start_us, hi = items.front().end_us;

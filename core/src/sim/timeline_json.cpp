@@ -28,7 +28,7 @@ std::string timeline_to_json(const Graph& graph, const Timeline& timeline) {
   j["version"] = kVersion;
   j["model"] = {{"path", graph.info().model_path}, {"sha256", graph.info().model_sha256}};
   j["label"] = timeline.label;
-  j["kind"] = timeline.kind;
+  j["kind"] = run_kind_name(timeline.kind);
   j["device"] = timeline.device;
   j["stream_count"] = timeline.stream_count;
   ojson nodes = ojson::array();
@@ -70,7 +70,10 @@ Expected<Timeline> timeline_from_json(const Graph& graph, std::string_view json_
     }
     Timeline tl;
     tl.label = j.value("label", std::string());
-    tl.kind = j.value("kind", std::string("measured"));
+    const std::string kind = j.value("kind", std::string("measured"));
+    const auto parsed = parse_run_kind(kind);
+    if (!parsed) return fail("unknown run kind '" + kind + "'");
+    tl.kind = *parsed;
     tl.device = j.value("device", std::string());
     tl.stream_count = j.value("stream_count", 0);
     if (!j.contains("nodes") || !j["nodes"].is_array()) return fail("missing \"nodes\" array");
@@ -117,9 +120,8 @@ Status save_timeline(const std::string& path, const Graph& graph, const Timeline
 }
 
 Expected<Timeline> load_timeline(const std::string& path, const Graph& graph) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  return timeline_from_json(graph, *text, path);
+  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  return timeline_from_json(graph, text, path);
 }
 
 }  // namespace weft::core

@@ -171,11 +171,11 @@ TEST(DevicePresets, AllLoad) {
   EXPECT_EQ(h100->sm_count, 132);
 }
 
-// An unknown preset is a usage error listing the known names.
+// An unknown preset is invalid input (core never returns Usage) listing the known names.
 TEST(DevicePresets, UnknownNameListsKnown) {
   auto d = core::load_device("tpu-v9");
   ASSERT_FALSE(d);
-  EXPECT_EQ(d.error().kind, core::ErrorKind::Usage);
+  EXPECT_EQ(d.error().kind, core::ErrorKind::InvalidInput);
   EXPECT_NE(d.error().message.find("tpu-v9"), std::string::npos);
   EXPECT_NE(d.error().message.find("h100-sxm"), std::string::npos);
   EXPECT_FALSE(core::load_device("../devices/h100-sxm"));

@@ -166,7 +166,7 @@ TEST(CpuExecutor, TimelineRespectsStreamsAndEvents) {
   EXPECT_EQ(r->wall_ms, sorted[1]);
   const auto& items = r->timeline.items;
   ASSERT_EQ(items.size(), g.node_count());
-  EXPECT_EQ(r->timeline.kind, "measured");
+  EXPECT_EQ(r->timeline.kind, core::RunKind::Measured);
   EXPECT_EQ(r->timeline.stream_count, 3);
   for (std::size_t st = 0; st < s.streams.size(); ++st)
     for (std::size_t i = 0; i < s.streams[st].size(); ++i) {

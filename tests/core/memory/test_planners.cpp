@@ -63,12 +63,12 @@ TEST(Planners, CheckerCatchesBrokenPlans) {
   EXPECT_TRUE(core::check_plan(g, s, core::plan_no_reuse(g)));
 }
 
-// An unknown planner is a usage error naming the known ones.
-TEST(Planners, UnknownPlannerIsUsageError) {
+// An unknown planner is invalid input (core never returns Usage) naming the known ones.
+TEST(Planners, UnknownPlannerIsInvalidInput) {
   const core::Graph g = test::make_chain(3);
   auto plan = core::plan_memory(g, core::Schedule{{{0, 1, 2}}, {}, "hand", ""}, "first-come");
   ASSERT_FALSE(plan);
-  EXPECT_EQ(plan.error().kind, core::ErrorKind::Usage);
+  EXPECT_EQ(plan.error().kind, core::ErrorKind::InvalidInput);
   EXPECT_NE(plan.error().message.find("greedy-by-size"), std::string::npos);
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include "model_dims.h"
 #include "weft/core/file_io.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/tensor_pb.h"
@@ -53,8 +54,9 @@ TEST(OnnxImportModels, EveryModelLoadsWithStaticShapes) {
     if (entry.path().extension() != ".onnx") continue;
     ++seen;
     const std::string name = entry.path().stem().string();
-    const bool ppocr = name.rfind("ppocr", 0) == 0;
-    auto g = core::import_onnx(entry.path().string(), ppocr ? ppocr_dims() : core::ImportOptions{});
+    core::ImportOptions options;
+    options.dims = weft::test::model_dims(name);
+    auto g = core::import_onnx(entry.path().string(), options);
     ASSERT_TRUE(g) << name << ": " << g.error().message;
     EXPECT_GT(g->node_count(), 0u) << name;
     EXPECT_EQ(count_op(*g, "Constant"), 0u) << name;

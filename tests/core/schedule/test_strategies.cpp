@@ -186,12 +186,12 @@ TEST(Strategies, ResourceAwarePairsComplementaryWork) {
   EXPECT_EQ(as_sets(run("chains", g, c, opts(2))), (std::vector<std::set<NodeId>>{{0, 1}, {2, 3}}));
 }
 
-// Unknown names and bad caps are usage errors; a cap above the hardware queues warns.
+// Unknown names and bad caps are invalid input (core never returns Usage); a cap above the hardware queues warns.
 TEST(Strategies, ErrorsAndWarnings) {
   const core::Graph g = test::make_chain(3);
   auto bad = core::make_schedule("fastest", g, test::uniform_costs(g, 1.0), core::DeviceSpec{});
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().kind, core::ErrorKind::Usage);
+  EXPECT_EQ(bad.error().kind, core::ErrorKind::InvalidInput);
   EXPECT_NE(bad.error().message.find("resource-aware"), std::string::npos);
   EXPECT_FALSE(core::make_schedule("chains", g, test::uniform_costs(g, 1.0), core::DeviceSpec{}, opts(0)));
   const Schedule s = run("chains", g, test::uniform_costs(g, 1.0), opts(16));

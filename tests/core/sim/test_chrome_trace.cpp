@@ -10,7 +10,9 @@
 #include "weft/core/chrome_trace.h"
 #include "weft/core/file_io.h"
 #include "weft/core/memory_plan.h"
-#include "weft/core/simulate.h"
+#include "weft/core/simulator.h"
+#include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
 
 using namespace weft;
 using nlohmann::json;
@@ -25,7 +27,7 @@ struct Runs {
   core::MemoryPlan plan = core::plan_no_reuse(graph);
   std::vector<core::Timeline> timelines;
   Runs() {
-    core::SimOptions o;
+    core::PredictOptions o;
     o.plan = &plan;
     auto p = core::predict(graph, schedule, costs, test::test_device(), o);
     if (!p) std::abort();

@@ -5,7 +5,11 @@
 #include "sim_fixtures.h"
 #include "test_graphs.h"
 #include "weft/core/memory_plan.h"
-#include "weft/core/simulate.h"
+#include "weft/core/calibrate.h"
+#include "weft/core/critical_path.h"
+#include "weft/core/simulator.h"
+#include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
 
 using namespace weft;
 using test::bandwidth_bound;
@@ -19,7 +23,7 @@ constexpr std::int64_t kBig = 1 << 20;  // output elements: 4096 blocks, fills 1
 TEST(Simulator, SequentialEagerIsSumOfTimesPlusFirstLaunch) {
   const core::Graph g = test::make_chain(5);
   const auto costs = test::table({compute_bound(10), compute_bound(20), bandwidth_bound(30), compute_bound(40), bandwidth_bound(50)});
-  const auto tl = core::simulate(g, core::sequential_schedule(g), costs, test::test_device());
+  const auto tl = core::simulate(g, core::reference_schedule(g), costs, test::test_device());
   EXPECT_DOUBLE_EQ(tl.items[4].end_us, 5 + 150);
   EXPECT_DOUBLE_EQ(tl.makespan_us(), 150);  // makespan counts from the first kernel's start
   EXPECT_DOUBLE_EQ(tl.items[0].start_us, 5);
@@ -30,7 +34,7 @@ TEST(Simulator, SequentialEagerIsSumOfTimesPlusFirstLaunch) {
 TEST(Simulator, SequentialEagerTinyKernelsAreHostBound) {
   const core::Graph g = test::make_chain(4);
   const auto costs = test::table({compute_bound(1), compute_bound(1), compute_bound(1), compute_bound(1)});
-  const auto tl = core::simulate(g, core::sequential_schedule(g), costs, test::test_device());
+  const auto tl = core::simulate(g, core::reference_schedule(g), costs, test::test_device());
   EXPECT_DOUBLE_EQ(tl.items[3].end_us, 4 * 5 + 1);
 }
 
@@ -40,13 +44,13 @@ TEST(Simulator, SequentialGraphIsLaunchPlusNodeTimes) {
   const auto costs = test::table({compute_bound(10), compute_bound(20), compute_bound(1)});
   core::SimOptions o;
   o.cuda_graph = true;
-  const auto tl = core::simulate(g, core::sequential_schedule(g), costs, test::test_device(), o);
+  const auto tl = core::simulate(g, core::reference_schedule(g), costs, test::test_device(), o);
   EXPECT_DOUBLE_EQ(tl.items[0].start_us, 5 + 1);
   EXPECT_DOUBLE_EQ(tl.items[2].end_us, 5 + 1 + 10 + 20 + 1);
   // Tiny kernels: the graph releases them far faster than eager launches would.
   const auto tiny = test::table({compute_bound(0.5), compute_bound(0.5), compute_bound(0.5)});
-  const auto graph_tl = core::simulate(g, core::sequential_schedule(g), tiny, test::test_device(), o);
-  const auto eager_tl = core::simulate(g, core::sequential_schedule(g), tiny, test::test_device());
+  const auto graph_tl = core::simulate(g, core::reference_schedule(g), tiny, test::test_device(), o);
+  const auto eager_tl = core::simulate(g, core::reference_schedule(g), tiny, test::test_device());
   EXPECT_DOUBLE_EQ(graph_tl.items[2].end_us, 5 + 3 * 1 + 0.5);
   EXPECT_DOUBLE_EQ(eager_tl.items[2].end_us, 3 * 5 + 0.5);
 }
@@ -194,7 +198,7 @@ TEST(Simulator, ArenaBytesFollowTensorLifetimes) {
   const core::MemoryPlan plan = core::plan_no_reuse(g);
   core::SimOptions o;
   o.plan = &plan;
-  const auto tl = core::simulate(g, core::sequential_schedule(g), costs, test::test_device(), o);
+  const auto tl = core::simulate(g, core::reference_schedule(g), costs, test::test_device(), o);
   ASSERT_FALSE(tl.arena_bytes.empty());
   // 5: n0_out allocated; 15: n1_out too; 25: n0_out freed (n1 ended); 35: n1_out freed.
   const std::vector<std::pair<double, double>> expected = {{0, 0}, {5, 4096}, {15, 8192}, {25, 4096}, {35, 0}};
@@ -220,9 +224,9 @@ TEST(Prediction, Verdicts) {
   {
     const core::Graph g = test::make_chain(4);
     const auto costs = test::table({compute_bound(10), compute_bound(10), compute_bound(10), compute_bound(10)});
-    auto p = core::predict(g, core::sequential_schedule(g), costs, test::test_device());
+    auto p = core::predict(g, core::reference_schedule(g), costs, test::test_device());
     ASSERT_TRUE(p);
-    EXPECT_EQ(p->verdict, "chain: no inter-operator parallelism (width 1)");
+    EXPECT_EQ(p->verdict, "chain: concurrency cannot help (width 1)");  // analyze's wording
     EXPECT_DOUBLE_EQ(p->speedup_vs_eager, 1.0);
   }
   const core::Graph g = test::make_dag(6, {{0, 1}, {1, 2}, {3, 4}, {4, 5}}, kBig);  // two chains of 3
@@ -247,8 +251,8 @@ TEST(Prediction, Verdicts) {
                                     bandwidth_bound(100), bandwidth_bound(100), bandwidth_bound(100)});
     auto p = core::predict(g, s, costs, test::test_device());
     ASSERT_TRUE(p);
-    EXPECT_DOUBLE_EQ(p->work_span.bound(), 2.0);
-    EXPECT_EQ(p->verdict.rfind("critical path bounds the speedup at 2.0x; this schedule reaches 1.9x", 0), 0u) << p->verdict;
+    EXPECT_DOUBLE_EQ(p->critical.parallelism(), 2.0);
+    EXPECT_EQ(p->verdict, "up to 2.0x from concurrency (work/span 2.00); this schedule reaches 1.9x") << p->verdict;
     EXPECT_GT(p->speedup_vs_graph, 1.8);
     // Baselines: kernels far longer than launches, so both are the sum of node times.
     EXPECT_DOUBLE_EQ(p->sequential_eager_us, 600);
@@ -260,7 +264,7 @@ TEST(Prediction, Verdicts) {
 TEST(Calibration, MeasuredTimesReplacePredictions) {
   const auto costs = test::table({compute_bound(10), compute_bound(20), compute_bound(30)});
   core::Timeline measured;
-  measured.kind = "measured";
+  measured.kind = core::RunKind::Measured;
   measured.items = {{0, 0, 0, 4}, {2, 0, 10, 16}, {2, 0, 20, 28}};
   const core::CostTable cal = core::calibrate_costs(costs, measured);
   EXPECT_DOUBLE_EQ(cal.nodes[0].time_us, 4);
@@ -270,24 +274,26 @@ TEST(Calibration, MeasuredTimesReplacePredictions) {
   EXPECT_DOUBLE_EQ(cal.nodes[2].time_us, 7);
   EXPECT_DOUBLE_EQ(cal.nodes[2].flops, costs.nodes[2].flops);
   const core::Graph g = test::make_chain(3);
-  const auto tl = core::simulate(g, core::sequential_schedule(g), cal, test::test_device());
+  const auto tl = core::simulate(g, core::reference_schedule(g), cal, test::test_device());
   // n1 waits for its launch (10) after n0's 4 µs: 5..9, 10..30, 30..37.
   EXPECT_DOUBLE_EQ(tl.makespan_us(), 37 - 5);
 }
 
-// is_chain and work/span on small graphs, written out.
+// is_chain and work/span on small graphs, written out: one critical-path DP for both weightings.
 TEST(Prediction, ChainAndWorkSpan) {
   EXPECT_TRUE(core::is_chain(test::make_chain(5)));
   EXPECT_FALSE(core::is_chain(test::make_diamond()));
   EXPECT_TRUE(core::is_chain(test::make_chain(1)));
   const core::Graph d = test::make_diamond();
-  const auto ws = core::work_span(d, test::table({compute_bound(1), compute_bound(5), compute_bound(3), compute_bound(2)}));
+  const auto ws = core::find_critical_path(
+      d, core::node_times(test::table({compute_bound(1), compute_bound(5), compute_bound(3), compute_bound(2)})));
   // Node times include a 5 µs launch each (6, 10, 8, 7): the cost model's weights, as analysis uses.
   EXPECT_DOUBLE_EQ(ws.work_us, 31);
   EXPECT_DOUBLE_EQ(ws.span_us, 23);
   // In CUDA Graph mode each node weighs its device time plus the 1 µs per-node cost.
-  const auto wg = core::work_span(d, test::table({compute_bound(1), compute_bound(5), compute_bound(3), compute_bound(2)}),
-                                  test::test_device(), true);
+  const auto wg = core::find_critical_path(
+      d, core::launch_weights(test::table({compute_bound(1), compute_bound(5), compute_bound(3), compute_bound(2)}),
+                              test::test_device(), core::LaunchMode::Graph));
   EXPECT_DOUBLE_EQ(wg.work_us, 15);
   EXPECT_DOUBLE_EQ(wg.span_us, 2 + 6 + 3);
 }
@@ -312,7 +318,7 @@ TEST(Simulator, DeviceTimeAndZeroTimeNodes) {
   core::NodeCost zero;
   zero.known = true;
   const auto costs = test::table({compute_bound(1), zero, compute_bound(1)});
-  const auto tl = core::simulate(g, core::sequential_schedule(g), costs, test::test_device());
+  const auto tl = core::simulate(g, core::reference_schedule(g), costs, test::test_device());
   EXPECT_DOUBLE_EQ(tl.items[1].end_us - tl.items[1].start_us, 0);
   EXPECT_DOUBLE_EQ(tl.items[2].start_us, 10);
 }

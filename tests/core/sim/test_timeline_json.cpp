@@ -4,7 +4,10 @@
 
 #include "sim_fixtures.h"
 #include "test_graphs.h"
-#include "weft/core/simulate.h"
+#include "weft/core/calibrate.h"
+#include "weft/core/simulator.h"
+#include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
 #include "weft/core/timeline.h"
 
 using namespace weft;
@@ -22,7 +25,7 @@ TEST(TimelineJson, RoundTrip) {
   std::filesystem::remove(path);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->label, tl.label);
-  EXPECT_EQ(back->kind, "predicted");
+  EXPECT_EQ(back->kind, core::RunKind::Predicted);
   EXPECT_EQ(back->stream_count, 2);
   ASSERT_EQ(back->items.size(), tl.items.size());
   for (std::size_t i = 0; i < tl.items.size(); ++i) {

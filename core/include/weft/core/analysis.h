@@ -6,20 +6,11 @@
 #include <vector>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/critical_path.h"
 #include "weft/core/graph.h"
 #include "weft/core/levels.h"
 
 namespace weft::core {
-
-struct CriticalPath {
-  std::vector<NodeId> nodes;  ///< source → sink, the longest cost-weighted path
-  double span_us = 0;         ///< its length (sum of its node times)
-  double work_us = 0;         ///< sum of all node times
-  double parallelism() const { return span_us > 0 ? work_us / span_us : 1.0; }
-};
-
-/// Longest node-weighted path. O(V + E).
-CriticalPath find_critical_path(const Graph& graph, std::span<const double> node_time_us);
 
 /// A minimum chain cover: chains of nodes totally ordered by reachability (consecutive nodes
 /// need not be joined by a direct edge, but direct edges are preferred). Its size equals the

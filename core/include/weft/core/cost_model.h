@@ -27,7 +27,11 @@ struct DeviceSpec {
   int hardware_queues = 8;       ///< default number of concurrent work queues
 };
 
-/// Loads a preset by name from the assets folder (see assets_dir()); error lists the known names.
+/// Fails when no preset `name` exists: InvalidInput listing the known names (Runtime when the
+/// presets folder itself is missing). Front ends call it to refuse a bad option early.
+Status check_device_name(std::string_view name);
+/// Loads a preset by name from the assets folder (see assets_dir()); errors as check_device_name,
+/// then InvalidInput for a malformed preset file.
 Expected<DeviceSpec> load_device(std::string_view name);
 /// Parses a preset from JSON text (the same format as the files).
 Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view origin);

@@ -52,8 +52,14 @@ struct Placement {
   std::int64_t arena_bytes = 0;      ///< max over blocks of offset + size
 };
 
+/// Planner names: greedy-by-size, greedy-by-breadth, best-fit, best.
+std::vector<std::string> planner_names();
+
+/// Fails (InvalidInput, listing the known names) for a name planner_names() lacks. O(planners).
+Status check_planner(std::string_view planner);
+
 /// Places the blocks with the named planner (see planner_names()). `lower_bound` (optional, 0:
-/// unknown) lets `best` stop as soon as it is reached. Errors: Usage for an unknown planner.
+/// unknown) lets `best` stop as soon as it is reached. Errors: as check_planner().
 Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_view planner,
                                  const PlanOptions& options = {}, std::int64_t lower_bound = 0);
 
@@ -128,12 +134,10 @@ Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> ord
 // ---------------------------------------------------------------------------------------------
 // Planners.
 
-/// Planner names: greedy-by-size, greedy-by-breadth, best-fit, best.
-std::vector<std::string> planner_names();
-
 /// Plans the arena for `schedule` (liveness over its happens-before partial order).
-/// Errors: Usage for an unknown planner; InvalidInput for an invalid schedule.
-/// Debug builds assert check_plan on the result.
+/// Errors (InvalidInput): an unknown planner, a non-positive alignment, an invalid schedule.
+/// Every placement passes check_placement (always checked); Debug builds also re-check the plan
+/// with check_plan.
 Expected<MemoryPlan> plan_memory(const Graph& graph, const Schedule& schedule, std::string_view planner = "best",
                                  const PlanOptions& options = {});
 

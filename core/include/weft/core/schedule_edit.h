@@ -2,6 +2,7 @@
 // Edits of a schedule (used by the studio and the CLI). Each returns a new valid schedule with
 // recomputed minimal events, or an error that says why the edit is refused.
 #include <span>
+#include <vector>
 
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
@@ -13,6 +14,12 @@ Expected<Schedule> move_node(const Graph& graph, const Schedule& schedule, NodeI
 /// Moves a contiguous run of nodes of one stream, keeping their order.
 Expected<Schedule> move_nodes(const Graph& graph, const Schedule& schedule, std::span<const NodeId> nodes, int stream,
                               int position);
+/// Moves any set of nodes (from any streams) to `stream` as one block, in their current order
+/// (by stream, then position); `position` counts the target stream's nodes that are not moved.
+/// One node is move_node, a contiguous run of one stream move_nodes; anything else a chain of
+/// move_node steps that must all succeed (the first refusal is returned). Duplicates are ignored.
+Expected<Schedule> move_selection(const Graph& graph, const Schedule& schedule, std::vector<NodeId> nodes, int stream,
+                                  int position);
 /// Appends an empty stream.
 Expected<Schedule> add_stream(const Graph& graph, const Schedule& schedule);
 /// Removes an empty stream (refused when it still holds nodes).

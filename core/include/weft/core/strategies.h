@@ -34,8 +34,13 @@ std::vector<std::string> schedule_warnings(const Schedule& schedule, const Strat
 /// Names of the registered strategies: sequential, seed-greedy, level-rr, chains, cp-list, resource-aware.
 std::vector<std::string> strategy_names();
 
+/// Checks a strategy request before any work: a registered name and a stream cap in
+/// 1..kMaxScheduleStreams. Errors (InvalidInput) name the problem; an unknown name lists the
+/// known ones. Front ends call it to refuse a bad option early (the CLI reports it as usage). O(1).
+Status check_strategy(std::string_view strategy, const StrategyOptions& options = {});
+
 /// Runs a strategy; the result is validated and carries its minimal events (compute_events).
-/// Errors: Usage for an unknown name (the message lists the known ones) or a cap below 1.
+/// Errors: as check_strategy() (InvalidInput).
 /// Cost: O((V + E) · streams) for every strategy but chains and resource-aware, which add
 /// min_chain_cover's cost. Only seed-greedy ignores the stream cap (as the seed's algorithm does).
 Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,

@@ -15,7 +15,8 @@ inline constexpr std::size_t kMaxScheduleStreams = 1024;
 
 /// The cross-stream data dependencies still needed after transitive reduction of
 /// (data edges ∪ stream order): the fewest events that enforce every data edge.
-/// Precondition: data edges ∪ stream order is acyclic (validate first); returns {} otherwise.
+/// Returns {} when a node is misplaced. Precondition: data edges ∪ stream order is acyclic
+/// (validate first); a cycle aborts (WEFT_CHECK).
 /// O((V + E) · streams + Σ in-degree²) time, V · streams ints.
 std::vector<Event> compute_events(const Graph& graph, const Schedule& schedule);
 

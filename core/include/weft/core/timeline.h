@@ -1,6 +1,7 @@
 #pragma once
 // Timelines: per-node start and end on streams, predicted (simulator) or measured (executors).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,15 @@
 #include "weft/core/schedule.h"
 
 namespace weft::core {
+
+/// What a run is: a prediction of a schedule, a measured run, or one of the two sequential
+/// baselines (the reference schedule predicted with eager launches / as one CUDA Graph).
+enum class RunKind : std::uint8_t { Predicted, Measured, BaselineEager, BaselineGraph };
+/// "predicted", "measured", "sequential-eager", "sequential-graph" (the names in timeline JSON
+/// and Chrome traces).
+std::string_view run_kind_name(RunKind kind);
+/// The kind named `name`, or nothing for an unknown name.
+std::optional<RunKind> parse_run_kind(std::string_view name);
 
 struct TimelineItem {
   NodeId node = kNoNode;
@@ -25,7 +35,7 @@ struct CounterSample {
 
 struct Timeline {
   std::string label;    ///< run name shown in traces and the studio, e.g. "predicted cp-list"
-  std::string kind;     ///< "predicted", "measured", "sequential-eager", "sequential-graph", ...
+  RunKind kind = RunKind::Measured;
   std::string device;   ///< device preset or real device name
   int stream_count = 0;
   std::vector<TimelineItem> items;     ///< one per executed node
@@ -43,8 +53,8 @@ struct Timeline {
 /// and sha256, label, kind, device, stream_count, nodes by key with stream/start_us/end_us,
 /// events by node keys and the counters. O(items + samples).
 std::string timeline_to_json(const Graph& graph, const Timeline& timeline);
-/// Parses timeline JSON for `graph`. Refuses (InvalidInput, naming `origin` and the problem)
-/// malformed JSON, another model (sha256 differs when both are known), unknown node keys,
+/// Parses timeline JSON for `graph` (an absent "kind" is "measured"). Refuses (InvalidInput,
+/// naming `origin` and the problem) malformed JSON, an unknown kind, another model (sha256 differs when both are known), unknown node keys,
 /// negative or reversed times and unknown event nodes.
 Expected<Timeline> timeline_from_json(const Graph& graph, std::string_view json_text, std::string_view origin = "timeline");
 /// Atomic save / load of timeline JSON.

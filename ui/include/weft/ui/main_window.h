@@ -1,31 +1,34 @@
 #pragma once
-// The studio's main window: docks for the graph and lanes views and the panels, File / Edit /
-// View / Help menus, recent files, projects, loading off the GUI thread with progress and cancel.
+// The studio's main window: docks for the views and panels, File / Edit / View menus, recent
+// files, projects, and loading off the GUI thread with progress and cancel. The other roles live
+// in their own classes (RunController, ExportActions, Preferences, HelpMenu, StatusArea); the
+// window keeps thin forwards to them so callers have one entry point.
 #include <QFutureWatcher>
 #include <QMainWindow>
 #include <QString>
 
 #include "weft/ui/model_loader.h"
 #include "weft/ui/project_file.h"
-#include "weft/ui/run_job.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/theme.h"
 
 class QDockWidget;
-class QLabel;
 class QLineEdit;
 class QMenu;
-class QProgressBar;
-class QPushButton;
 class QTableView;
 
 namespace weft::ui {
 
+class ExportActions;
 class GraphView;
+class HelpMenu;
 class LanesView;
 class MemoryView;
 class NodeTableModel;
+class Preferences;
 class PropertiesPanel;
+class RunController;
+class StatusArea;
 class StrategyPanel;
 class SummaryPanel;
 class TimelineView;
@@ -72,10 +75,11 @@ class MainWindow : public QMainWindow {
   TimelineView* timelineView() const { return m_timeline; }
   QDockWidget* timelineDock() const { return m_timeline_dock; }
 
-  // Runs (Run menu): the CPU reference executor runs the current schedule and the sequential one
-  // off the GUI thread; progress and cancel in the status bar; the measured timelines land in the
-  // document's runs and the summary panel. Run on CUDA does the same on the CUDA executor; it is
-  // disabled, with the reason, in a build without CUDA or where no GPU is detected.
+  // Runs (Run menu, RunController): the CPU reference executor runs the current schedule and the
+  // sequential one off the GUI thread; progress and cancel in the status bar; the measured
+  // timelines land in the document's runs and the summary panel. Run on CUDA does the same on the
+  // CUDA executor; it is disabled, with the reason, in a build without CUDA or where no GPU is detected.
+  RunController* runController() const { return m_runs; }
   /// Starts a CPU run; false (with the reason in the status bar) when refused.
   bool runOnCpu();
   /// Starts a CUDA run; false (with the reason) when refused or unavailable.
@@ -83,12 +87,12 @@ class MainWindow : public QMainWindow {
   void cancelRun();
   /// From runOnCpu() until runFinished is emitted.
   bool isRunning() const;
-  QAction* runCpuAction() const { return m_run_cpu; }
-  QAction* runCudaAction() const { return m_run_cuda; }
-  QAction* useMeasuredAction() const { return m_use_measured; }
-  QAction* resetCostsAction() const { return m_reset_costs; }
+  QAction* runCpuAction() const;
+  QAction* runCudaAction() const;
+  QAction* useMeasuredAction() const;
+  QAction* resetCostsAction() const;
   /// Timed iterations per run (the median is kept); default 3.
-  void setRunIterations(int iterations) { m_run_iterations = iterations; }
+  void setRunIterations(int iterations);
   /// Calibrates the cost model with the latest measured run (Run ▸ Use measured times).
   bool useMeasuredTimes();
   /// Raises the timeline dock and makes it the largest (for --show timeline screenshots).
@@ -96,14 +100,14 @@ class MainWindow : public QMainWindow {
   /// Recent files as stored (most recent first, missing files dropped).
   QStringList recentFiles() const;
   /// The last message shown in the status bar (refusals, errors, progress).
-  const QString& lastMessage() const { return m_last_message; }
+  const QString& lastMessage() const;
 
   // Settings (QSettings): recent files, device preset, theme, window layout, last export folder.
   /// The device preset used for the next load (empty: the default preset).
-  const QString& devicePreset() const { return m_device_preset; }
+  const QString& devicePreset() const;
   /// Chooses the device preset, stores it and reloads the open model file with it.
   void setDevicePreset(const QString& name);
-  Theme theme() const { return m_theme; }
+  Theme theme() const;
   void setTheme(Theme theme);
   QString lastExportFolder() const;
   /// Every action that has a shortcut: (menu path and name, shortcuts), from the actions themselves.
@@ -132,19 +136,13 @@ class MainWindow : public QMainWindow {
   void createMenus();
   void createDocks();
   void createMemoryDock();
-  void createExportMenu(QMenu* file);
-  void createPreferenceMenus(QMenu* edit, QMenu* view);
-  void createHelpMenu();
-  void showShortcuts();
-  void rememberExportFolder(const QString& path);
-  QString askSavePath(const QString& title, const QString& name, const QString& filter);
   void createTimelineDock();
-  void createRunMenu();
-  void onRunFinished();
-  void updateRunActions();
+  void onDevicePresetChanged();
   ProjectSettings currentSettings() const;
 
   StudioDocument* m_doc;
+  StatusArea* m_status = nullptr;
+  Preferences* m_preferences = nullptr;
   GraphView* m_graph = nullptr;
   LanesView* m_lanes = nullptr;
   MemoryView* m_memory = nullptr;
@@ -155,33 +153,17 @@ class MainWindow : public QMainWindow {
   QTableView* m_node_table = nullptr;
   QLineEdit* m_find = nullptr;
   QMenu* m_recent_menu = nullptr;
-  QLabel* m_status_summary = nullptr;
-  QProgressBar* m_progress = nullptr;
-  QPushButton* m_cancel = nullptr;
+  TimelineView* m_timeline = nullptr;
+  QDockWidget* m_timeline_dock = nullptr;
+  RunController* m_runs = nullptr;
+  ExportActions* m_exports = nullptr;
+  HelpMenu* m_help = nullptr;
   QFutureWatcher<LoadedModel> m_watcher;
   LoadJob m_job;
   QString m_loading_path;
   bool m_loading_is_file = false;
   /// Schedule and settings to apply once the project's model has loaded.
   std::optional<Project> m_pending_project;
-  QString m_last_message;
-  QString m_device_preset;
-  Theme m_theme = Theme::System;
-  // Timeline and runs.
-  TimelineView* m_timeline = nullptr;
-  QDockWidget* m_timeline_dock = nullptr;
-  QAction* m_run_cpu = nullptr;
-  QAction* m_run_cuda = nullptr;
-  QString m_cuda_unavailable;  ///< why Run on CUDA cannot run here; empty when it can
-  QAction* m_cancel_run = nullptr;
-  QAction* m_use_measured = nullptr;
-  QAction* m_reset_costs = nullptr;
-  QFutureWatcher<RunReport> m_run_watcher;
-  RunJob m_run_job;
-  bool startRun(Backend backend);
-  int m_run_iterations = 3;
-  bool m_run_active = false;  ///< from the start of a run until its result (or cancel) is handled
-  std::string m_last_measured;  ///< label of the latest measured schedule run (Use measured times)
 };
 
 }  // namespace weft::ui

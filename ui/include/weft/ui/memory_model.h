@@ -9,6 +9,8 @@
 #include "weft/core/cost_model.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/study/memory_report.h"
+#include "weft/core/study/prediction.h"
 #include "weft/core/schedule.h"
 #include "weft/core/timeline.h"
 
@@ -47,8 +49,8 @@ struct MemoryModel {
   std::vector<core::NodeId> steps;   ///< node run at each step of the current schedule
   std::vector<MemoryBlock> blocks;   ///< the current schedule's plan, one per planned tensor
   std::int64_t arena_bytes = 0;            ///< current schedule
-  std::int64_t sequential_arena_bytes = 0; ///< one stream in topological order
-  std::int64_t linear_bound_bytes = 0;     ///< linear lower bound of the sequential order
+  std::int64_t sequential_arena_bytes = 0; ///< the reference schedule (core::reference_schedule)
+  std::int64_t linear_bound_bytes = 0;     ///< linear lower bound of the reference order
   std::int64_t concurrent_bound_bytes = 0; ///< concurrent lower bound of the current schedule
   std::int64_t no_reuse_bytes = 0;         ///< every planned tensor in its own bytes
 
@@ -63,13 +65,16 @@ struct MemoryModel {
 
 struct MemoryModelOptions {
   std::size_t max_nodes = kMemoryViewMaxNodes;
-  std::string planner = "greedy-by-size";  ///< the document's live planner, so figures agree
-  core::PlanOptions plan;
+  /// The studies' planning (every planner, smallest arena), as the document's figures use.
+  std::string planner{core::kReferencePlanner};
+  core::PlanOptions plan = core::reference_plan_options();
+  core::LaunchMode mode = core::LaunchMode::Eager;  ///< launch mode of the timelines over time
 };
 
-/// Plans the arena of `schedule` and of the sequential schedule (topological order), their growth,
-/// the bounds and the blocks. With `costs` and `device` rates, also over simulated time.
-/// O(liveness + planner + simulate): the multi-stream liveness is O(V·(V+E)/64 + T²).
+/// Adapts core::memory_report() for the view: the arena plan of `schedule` and of the reference
+/// schedule, their growth, the bounds and one block per planned tensor. With `costs` and
+/// `device` rates, also over predicted time (core::predict in options.mode).
+/// O(memory_report + predict).
 MemoryModel compute_memory_model(const core::Graph& graph, const core::Schedule& schedule,
                                  const core::CostTable* costs = nullptr, const core::DeviceSpec* device = nullptr,
                                  const MemoryModelOptions& options = {});

@@ -22,6 +22,10 @@ struct LoadRequest {
   QString device;          ///< device preset; empty or unknown: the default preset
 };
 
+/// The preset `name`; an empty or unknown name gives the default preset (a named empty spec
+/// when the assets are missing: analysis still runs, predictions say there are no rates).
+core::DeviceSpec device_or_default(const std::string& name);
+
 /// The strategy the studio applies after loading when none is asked for.
 QString default_strategy();
 

@@ -19,7 +19,7 @@ struct ProjectSettings {
 
 struct Project {
   QString model_path;     ///< absolute
-  QString schedule_json;  ///< schedule JSON text (bridge::schedule_to_json)
+  QString schedule_json;  ///< schedule JSON text (core::schedule_to_json)
   ProjectSettings settings;
 };
 

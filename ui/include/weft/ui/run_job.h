@@ -29,8 +29,8 @@ struct RunRequest {
 struct RunReport {
   std::shared_ptr<const core::Graph> graph;  ///< the graph that ran (stale when the model changed since)
   Backend backend = Backend::Cpu;
-  core::Timeline measured;    ///< the schedule, kind "measured", label "measured <backend> <strategy>"
-  core::Timeline sequential;  ///< one stream in topological order, label "measured <backend> sequential"
+  core::Timeline measured;    ///< the schedule, kind Measured, label "measured <backend> <strategy>"
+  core::Timeline sequential;  ///< the reference schedule, label "measured <backend> sequential"
   double wall_ms = 0;         ///< median iteration of the schedule
   double sequential_ms = 0;   ///< median iteration of the sequential run
   double max_abs_diff = 0;    ///< over every output vs the sequential run; NaN when shapes differ

@@ -12,7 +12,9 @@
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/core/timeline.h"
+#include <optional>
 
 namespace weft::ui {
 
@@ -27,21 +29,21 @@ struct LoadedModel {
   double load_ms = 0;
 };
 
-/// Figures recomputed after every schedule change (O(V + E)).
+/// Figures of the current schedule, read from its core::ScheduleStudy (the CLI's figures).
 struct ScheduleFigures {
   int streams = 0;
   int events = 0;
-  double sequential_us = 0;  ///< sum of predicted node times
+  double sequential_us = 0;  ///< ideal makespan of the reference schedule: the total work
   double ideal_us = 0;       ///< ideal makespan of the current schedule
   double speedup = 1;        ///< sequential / ideal
   // Predicted by the simulator and the memory planner; < 0 when not computed (no device
   // rates, or a model too large to re-plan on every edit).
   double predicted_us = -1;             ///< simulated makespan of the current schedule
-  /// Simulated makespan of one stream in topological order, launched as the current schedule is
-  /// (eager, or as a CUDA Graph when the strategy options say cuda_graph).
+  /// Simulated makespan of the reference schedule, launched as the current schedule is (eager,
+  /// or as a CUDA Graph when the strategy options say cuda_graph).
   double predicted_sequential_us = -1;
-  std::int64_t arena_bytes = -1;        ///< arena of the current schedule (greedy-by-size)
-  std::int64_t sequential_arena_bytes = -1;
+  std::int64_t arena_bytes = -1;        ///< arena of the current schedule (the study's planning)
+  std::int64_t sequential_arena_bytes = -1;  ///< arena of the reference schedule
 };
 
 class StudioDocument : public QObject {
@@ -88,10 +90,12 @@ class StudioDocument : public QObject {
   void clearRuns();
 
   /// Simulated timelines under the current cost model, refreshed before scheduleChanged: [0]
-  /// the current schedule (kind "predicted"), [1] one stream in topological order with a launch
-  /// per node (kind "sequential-eager"), [2] the same as one CUDA Graph ("sequential-graph").
-  /// Empty above the live-prediction size or without device rates.
+  /// the current schedule (kind Predicted), [1] the reference schedule with a launch per node
+  /// (BaselineEager), [2] the same as one CUDA Graph (BaselineGraph). Empty above the
+  /// live-prediction size or without device rates.
   const std::vector<core::Timeline>& predictedRuns() const { return m_predicted; }
+  /// The current schedule's study (figures, prediction, memory report), when computed.
+  const std::optional<core::ScheduleStudy>& study() const { return m_study; }
 
   /// Replaces the node costs (e.g. calibrate_costs() from a measured run): analysis, critical
   /// path, node times, figures and predictions are recomputed from them; emits costsChanged,
@@ -117,11 +121,7 @@ class StudioDocument : public QObject {
  private:
   friend class ScheduleCommand;
   void setScheduleInternal(core::Schedule schedule);
-  /// Simulated makespan and planned arena of `schedule`, or -1 each when not computed.
-  /// When `timeline` is given, it receives the simulated timeline (makespan < 0: not simulated).
-  /// Simulated with eager launches, or as a CUDA Graph when `cuda_graph`.
-  std::pair<double, std::int64_t> predict(const core::Schedule& schedule, core::Timeline* timeline, bool cuda_graph) const;
-  /// Node times, critical flags and the sequential baselines from m_analysis.
+  /// Node times and critical flags from m_analysis.
   void refreshCosts();
   bool pushEdit(const QString& text, core::Expected<core::Schedule> result);
 
@@ -135,7 +135,8 @@ class StudioDocument : public QObject {
   std::vector<bool> m_critical;
   std::vector<core::Timeline> m_runs;
   std::vector<core::Timeline> m_predicted;
-  core::Timeline m_sequential_eager, m_sequential_graph;
+  std::optional<core::ScheduleStudy> m_study;
+  std::optional<core::MemoryPlan> m_reference_plan;  ///< depends on the graph only: planned once per model
   /// The analysis the model was loaded with while calibrated costs are in use, else null.
   std::shared_ptr<const core::AnalysisReport> m_original_analysis;
   QString m_costs_origin;

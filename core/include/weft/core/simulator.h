@@ -1,5 +1,5 @@
 #pragma once
-// Multi-stream simulator (host issue thread + fluid device model) and its baselines.
+// Multi-stream simulator: a host issue thread and a fluid device model.
 //
 // Host: one issuing thread. Eager mode pays launch_us per kernel (nodes predicted at 0 µs launch none), event_record_us per event
 // record (after its producer's launch) and event_wait_us per wait (before its consumer's launch),
@@ -9,7 +9,9 @@
 // predecessor has finished and every event it waits on has fired. A running kernel has a compute
 // demand and a bandwidth demand (kernel_demand()); while the demands of the running kernels on a
 // resource sum to more than 1, each kernel using it progresses at 1/sum of its isolated rate.
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/core/cost_model.h"
@@ -28,6 +30,7 @@ struct SimOptions {
   bool share_compute = true;           ///< false: concurrent kernels never slow each other on the SMs
   bool share_bandwidth = true;         ///< false: ... nor on memory bandwidth (counterfactuals for verdicts)
   std::string label;                   ///< Timeline::label; default "predicted <strategy>"
+  RunKind kind = RunKind::Predicted;   ///< Timeline::kind
 };
 
 /// Device-side duration of a node, µs. Measured times are used as they are. Predicted times
@@ -53,63 +56,20 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
 Expected<std::vector<NodeId>> issue_order(const Graph& graph, const Schedule& schedule, const CostTable& costs);
 
 /// Predicted timeline of `schedule` (its events included) on `device` with `costs`. Items are
-/// in node-id order. Precondition: issue_order() succeeds (asserts otherwise); the device
+/// in node-id order. Precondition: issue_order() succeeds (WEFT_CHECK aborts otherwise); the device
 /// honours only stream order and events, so a schedule missing an event races (as a GPU
 /// would). O((V + E) log V + V · S) for S streams.
 Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
                   const SimOptions& options = {});
 
-/// One stream with every node in the graph's topological order (strategy "sequential").
-Schedule sequential_schedule(const Graph& graph);
+/// How the host launches a schedule: one launch per node (eager) or one CUDA Graph replay.
+enum class LaunchMode : std::uint8_t { Eager, Graph };
+/// "eager" / "graph".
+std::string_view launch_mode_name(LaunchMode mode);
 
-/// True when the graph is a chain (width 1: its topological order is unique). O(V + E).
-bool is_chain(const Graph& graph);
-
-/// Work (sum of node times) and span (longest node-weighted path over data edges), µs. O(V + E).
-struct WorkSpan {
-  double work_us = 0;
-  double span_us = 0;
-  double bound() const { return span_us > 0 ? work_us / span_us : 1.0; }  ///< best possible speedup
-};
-WorkSpan work_span(const Graph& graph, const CostTable& costs);
-/// The same with the simulator's per-node weights in a launch mode: device time plus the
-/// launch (eager) or per-node graph cost (CUDA Graph) of every node that launches a kernel.
-/// This is the bound a verdict quotes: it holds in that mode. O(V + E).
-WorkSpan work_span(const Graph& graph, const CostTable& costs, const DeviceSpec& device, bool cuda_graph);
-
-/// A schedule's prediction beside the sequential baselines of the same graph and cost model.
-struct Prediction {
-  Timeline timeline;           ///< the schedule, in options.cuda_graph's mode
-  Timeline sequential_eager;   ///< one stream, topological order, one launch per node
-  Timeline sequential_graph;   ///< the same, as one CUDA Graph
-  double makespan_us = 0;
-  double sequential_eager_us = 0;
-  double sequential_graph_us = 0;
-  double speedup_vs_graph = 0;  ///< sequential_graph_us / makespan_us (quoted first)
-  double speedup_vs_eager = 0;  ///< sequential_eager_us / makespan_us
-  WorkSpan work_span;          ///< with the weights of options.cuda_graph's mode
-  /// Makespans of counterfactual runs used by the verdict: events free, no bandwidth sharing,
-  /// no SM sharing.
-  double free_events_us = 0;
-  double no_bandwidth_sharing_us = 0;
-  double no_compute_sharing_us = 0;
-  std::string verdict;
-};
-
-/// Simulates the schedule, both baselines and three counterfactuals (6 simulations) and judges it: "chain: no
-/// inter-operator parallelism (width 1)", "events cost more than the overlap gains: coarsen",
-/// "branches are all bandwidth-bound: little to gain", "branches all fill the SMs: little to
-/// gain", "single stream: ..." or "critical path bounds the speedup at 1.8x; this schedule
-/// reaches 1.6x" (speedup against the sequential run in the same mode).
-/// Errors: as issue_order().
-Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,
-                             const DeviceSpec& device, const SimOptions& options = {});
-
-/// The verdict alone, from a prediction's figures (exposed for tests and the studio).
-std::string sim_verdict(const Graph& graph, const Schedule& schedule, const Prediction& p, bool cuda_graph);
-
-/// Replaces predicted node times by measured ones: each node with items in `measured` gets the
-/// mean of their durations and NodeCost::measured = true; others keep their prediction. O(V + items).
-CostTable calibrate_costs(const CostTable& predicted, const Timeline& measured);
+/// The simulator's per-node weight in a launch mode: device time plus the launch (eager) or the
+/// per-node graph cost (CUDA Graph) of every node that launches a kernel, 0 for the others. The
+/// critical path over these weights bounds any schedule's speedup in that mode. O(V).
+std::vector<double> launch_weights(const CostTable& costs, const DeviceSpec& device, LaunchMode mode);
 
 }  // namespace weft::core

@@ -1,28 +1,15 @@
 #pragma once
-// Side panels: node properties, strategy (apply is undoable) and the summary figures.
-#include <QTreeWidget>
+// The Strategy panel: strategy, stream cap, granularity and launch mode; Apply is undoable.
 #include <QWidget>
 
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
-class QPushButton;
 class QSpinBox;
 
 namespace weft::ui {
 
 class StudioDocument;
-
-/// Properties of the (first) selected node: operator, attributes, tensors, levels, cost.
-class PropertiesPanel : public QTreeWidget {
-  Q_OBJECT
- public:
-  explicit PropertiesPanel(StudioDocument* doc, QWidget* parent = nullptr);
-  void refresh();
-
- private:
-  StudioDocument* m_doc;
-};
 
 /// Strategy, stream cap, granularity and launch mode; Apply pushes one undoable edit.
 class StrategyPanel : public QWidget {
@@ -44,23 +31,6 @@ class StrategyPanel : public QWidget {
   QDoubleSpinBox* m_grain;
   QComboBox* m_launch;
   QLabel* m_note;
-};
-
-/// Live figures: streams, events, ideal makespan and speedup, work/span, width, verdict.
-class SummaryPanel : public QWidget {
-  Q_OBJECT
- public:
-  explicit SummaryPanel(StudioDocument* doc, QWidget* parent = nullptr);
-  QString text() const;
-  void refresh();
-  /// The latest real run's figures (rich text) under the live ones; cleared with the model.
-  void setRunText(const QString& html);
-  QString runText() const;
-
- private:
-  StudioDocument* m_doc;
-  QLabel* m_label;
-  QLabel* m_run;
 };
 
 }  // namespace weft::ui

@@ -1,0 +1,74 @@
+#pragma once
+// The memory report of a schedule: its arena (every planner, or one), the reference schedule's
+// arena with the same planning, the bounds, growth along the run and the price of concurrency.
+// `weft plan`, `weft schedule`, `weft simulate` and the studio's memory view all read it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/core/graph.h"
+#include "weft/core/memory_plan.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/schedule.h"
+#include "weft/core/study/reference.h"
+#include "weft/core/timeline.h"
+
+namespace weft::core {
+
+struct MemoryReportOptions {
+  /// One planner, or kReferencePlanner ("") for every planner with the smallest arena kept.
+  std::string planner{kReferencePlanner};
+  PlanOptions plan = reference_plan_options();
+  /// Growth per step (and over time where timelines are given) for both schedules.
+  bool growth = false;
+  const Timeline* timeline = nullptr;            ///< the schedule's (predicted) run, for growth over time
+  const Timeline* reference_timeline = nullptr;  ///< the reference schedule's run
+  /// Re-check every plan with check_plan (an independent liveness); a failure is Internal.
+  bool verify = false;
+  /// The reference schedule's plan from an earlier report with the same options (it depends only
+  /// on the graph): reused instead of planned again, e.g. by the studio after every edit.
+  const MemoryPlan* reference_plan = nullptr;
+};
+
+/// One planner's arena for the schedule.
+struct PlannerArena {
+  std::string planner;
+  std::int64_t arena_bytes = 0;
+};
+
+struct MemoryReport {
+  PlanOptions options;                 ///< the options planned with
+  std::size_t planned_tensors = 0;
+  std::vector<PlannerArena> planners;  ///< every planner tried, in planner_names() order
+  MemoryPlan plan;                     ///< the schedule's plan: the smallest arena found
+  MemoryPlan reference_plan;           ///< reference_schedule()'s plan, planned the same way
+  ConcurrentBound bound;               ///< the schedule's concurrent lower bound
+  std::int64_t linear_bound_bytes = 0;             ///< linear lower bound of the reference order
+  std::int64_t file_order_linear_bound_bytes = 0;  ///< the same for the file's topological order
+  std::int64_t no_reuse_bytes = 0;                 ///< every planned tensor in its own bytes
+  MemoryGrowth growth, reference_growth;           ///< when asked for
+
+  std::int64_t arena_bytes() const { return plan.arena_bytes; }
+  std::int64_t reference_arena_bytes() const { return reference_plan.arena_bytes; }
+  /// Arena / concurrent bound (0 when the bound is 0).
+  double bound_ratio() const;
+  /// Arena / reference arena: the memory price of the schedule's concurrency (1 when either is 0).
+  double price_of_concurrency() const;
+};
+
+/// The study's plan of `schedule`: every planner (or `planner` alone) on one liveness, the
+/// smallest arena kept (ties: the earlier planner). `lower_bound` < 0: computed (the interval
+/// bound for one stream, else concurrent_lower_bound); `best` stops when it reaches it. Each
+/// planner's arena goes to `arenas` when given; `verify` re-checks every plan (Internal error).
+Expected<MemoryPlan> study_plan(const Graph& graph, const Schedule& schedule, std::string_view planner = kReferencePlanner,
+                                const PlanOptions& options = reference_plan_options(), std::int64_t lower_bound = -1,
+                                std::vector<PlannerArena>* arenas = nullptr, bool verify = false);
+
+/// Plans `schedule` and the reference schedule, computes the bounds and (optionally) growth.
+/// Errors: InvalidInput for an unknown planner, a bad alignment or an invalid schedule; Internal
+/// when `verify` finds a planner's plan invalid. Cost: liveness and bound O((V + E)·S + T·S log V
+/// + C log C), then the planners (the search is bounded by options.plan.search_steps).
+Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedule,
+                                     const MemoryReportOptions& options = {});
+
+}  // namespace weft::core

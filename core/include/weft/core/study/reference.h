@@ -1,0 +1,29 @@
+#pragma once
+// The reference every study compares against, defined once: the sequential schedule (strategy
+// "sequential": one stream in the memory-aware order) and the default memory planning (every
+// planner, the smallest arena wins, with a deterministic search budget). `weft` and the studio
+// both take their baselines, speedups and prices of concurrency from here.
+#include <string_view>
+
+#include "weft/core/graph.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/schedule.h"
+
+namespace weft::core {
+
+/// The reference schedule: one stream with every node in memory_aware_order(graph) (a
+/// topological order whose peak live bytes is no higher than the file order's), no events,
+/// strategy "sequential", options "memory-aware order". The "sequential" strategy returns it.
+/// O(k · (V + E) log V).
+Schedule reference_schedule(const Graph& graph);
+
+/// The planner every study uses unless told otherwise: an empty name means "run every planner,
+/// keep the smallest arena" (ties: the first in planner_names()).
+inline constexpr std::string_view kReferencePlanner = "";
+
+/// Plan options every study uses: the default alignment, no outputs in the arena, and a search
+/// budget in steps (deterministic: the same figures in every process and on every machine). The
+/// wall-clock cap is only a guard far above what the budget takes on the bundled models.
+PlanOptions reference_plan_options();
+
+}  // namespace weft::core

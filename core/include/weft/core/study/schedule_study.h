@@ -1,0 +1,64 @@
+#pragma once
+// Everything Weft says about one schedule, computed once for `weft schedule` (one strategy or the
+// --compare table), `weft simulate` and the studio's figures: the ideal makespan against the
+// reference, the events' host cost, the prediction under a launch mode with both baselines, and
+// the memory report.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "weft/core/cost_model.h"
+#include "weft/core/graph.h"
+#include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
+#include "weft/core/study/memory_report.h"
+#include "weft/core/study/prediction.h"
+
+namespace weft::core {
+
+struct StudyOptions {
+  LaunchMode mode = LaunchMode::Eager;  ///< the launch mode predictions are made in
+  bool predict = true;                  ///< simulate (needs device rates; skipped without them)
+  bool counterfactuals = true;          ///< the verdict's three extra simulations
+  bool memory = true;                   ///< plan memory (memory_report)
+  MemoryReportOptions memory_options;
+};
+
+struct ScheduleStudy {
+  Schedule schedule;
+  double ideal_makespan_us = 0;    ///< longest cost-weighted path through the schedule's happens-before
+  double reference_ideal_us = 0;   ///< the same for reference_schedule(): the total work
+  double event_host_us = 0;        ///< host cost of the events (record + wait each)
+  std::size_t cross_stream_edges = 0;  ///< data edges whose ends sit on different streams
+  std::optional<Prediction> prediction;
+  std::optional<MemoryReport> memory;
+  double ideal_speedup() const { return ideal_makespan_us > 0 ? reference_ideal_us / ideal_makespan_us : 1.0; }
+};
+
+/// True when `device` has the rates the simulator needs (peak FP32 and memory bandwidth).
+bool can_simulate(const DeviceSpec& device);
+
+/// Studies `schedule` (validated first: errors are InvalidInput naming the problem). The memory
+/// report's plan is given to the prediction (arena counter on its timeline). Cost: O(V + E) for
+/// the figures, plus predict() and memory_report() when asked.
+Expected<ScheduleStudy> study_schedule(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
+                                       Schedule schedule, const StudyOptions& options = {});
+
+/// One strategy's schedule (make_schedule with `strategy_options`), its warnings and its study.
+struct StrategyStudy {
+  ScheduleStudy study;
+  std::vector<std::string> warnings;  ///< schedule_warnings()
+};
+
+/// Every registered strategy in strategy_names() order (the --compare table).
+Expected<std::vector<StrategyStudy>> study_strategies(const Graph& graph, const CostTable& costs,
+                                                      const DeviceSpec& device, const StrategyOptions& strategy_options,
+                                                      const StudyOptions& options = {});
+
+/// The launch mode the strategy options are made for (Graph when options.cuda_graph).
+inline LaunchMode launch_mode_of(const StrategyOptions& options) {
+  return options.cuda_graph ? LaunchMode::Graph : LaunchMode::Eager;
+}
+
+}  // namespace weft::core

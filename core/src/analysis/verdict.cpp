@@ -1,0 +1,38 @@
+// Verdict wording (one place, so analyze and predictions say the same thing the same way).
+#include "weft/core/verdict.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace weft::core {
+
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string chain_verdict(std::size_t width) {
+  return "chain: concurrency cannot help (width " + std::to_string(width) + ")";
+}
+
+std::string concurrency_verdict(double parallelism, std::size_t width) {
+  const std::string figures =
+      "(work/span " + fixed(parallelism, 2) + (width > 0 ? ", width " + std::to_string(width) : std::string()) + ")";
+  // Brent's bound: no schedule beats work/span, and at most `width` nodes ever run at once.
+  const double bound = width > 0 ? std::min(parallelism, static_cast<double>(width)) : parallelism;
+  if (bound < 1.05)
+    return "little to gain from concurrency: the critical path holds " + fixed(100.0 / parallelism, 0) +
+           "% of the work " + figures;
+  return "up to " + fixed(bound, 1) + "x from concurrency " + figures;
+}
+
+std::string reach_verdict(double parallelism, double reached) {
+  return concurrency_verdict(parallelism) + "; this schedule reaches " + fixed(reached, 1) + "x";
+}
+
+}  // namespace weft::core

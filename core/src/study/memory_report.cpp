@@ -1,0 +1,83 @@
+// The memory report: one pipeline of liveness → bound → planners for the schedule and for the
+// reference schedule, then the linear bounds and growth.
+#include "weft/core/study/memory_report.h"
+
+#include <optional>
+
+namespace weft::core {
+
+Expected<MemoryPlan> study_plan(const Graph& graph, const Schedule& schedule, std::string_view planner,
+                                const PlanOptions& options, std::int64_t lower_bound, std::vector<PlannerArena>* arenas,
+                                bool verify) {
+  if (!planner.empty()) WEFT_TRY(check_planner(planner));
+  WEFT_TRY_ASSIGN(const Liveness live, compute_liveness(graph, schedule, options));
+  if (schedule.stream_count() <= 1) {
+    // One stream: the interval bound of this liveness is exact.
+    lower_bound = interval_lower_bound(live.problem);
+  } else if (lower_bound < 0) {
+    WEFT_TRY_ASSIGN(const ConcurrentBound cb, concurrent_lower_bound(graph, schedule, options));
+    lower_bound = cb.bytes;
+  }
+  std::optional<MemoryPlan> best;
+  for (const std::string& name : planner_names()) {
+    if (!planner.empty() && name != planner) continue;
+    WEFT_TRY_ASSIGN(MemoryPlan plan, plan_memory(graph, live, name, options, lower_bound));
+    if (verify)
+      if (auto ok = check_plan(graph, schedule, plan); !ok)
+        return make_error(ErrorKind::Internal, "planner " + name + ": " + ok.error().message);
+    if (arenas) arenas->push_back({name, plan.arena_bytes});
+    if (!best || plan.arena_bytes < best->arena_bytes) best = std::move(plan);
+  }
+  WEFT_CHECK(best.has_value());
+  return std::move(*best);
+}
+
+double MemoryReport::bound_ratio() const {
+  return bound.bytes > 0 ? static_cast<double>(plan.arena_bytes) / static_cast<double>(bound.bytes) : 0.0;
+}
+
+double MemoryReport::price_of_concurrency() const {
+  if (plan.arena_bytes <= 0 || reference_plan.arena_bytes <= 0) return 1.0;
+  return static_cast<double>(plan.arena_bytes) / static_cast<double>(reference_plan.arena_bytes);
+}
+
+Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedule, const MemoryReportOptions& options) {
+  if (options.plan.alignment <= 0)
+    return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
+  MemoryReport r;
+  r.options = options.plan;
+  WEFT_TRY_ASSIGN(r.bound, concurrent_lower_bound(graph, schedule, options.plan));
+  WEFT_TRY_ASSIGN(r.plan, study_plan(graph, schedule, options.planner, options.plan, r.bound.bytes, &r.planners,
+                                     options.verify));
+  for (std::int64_t o : r.plan.offset) r.planned_tensors += o != kNotPlanned ? 1 : 0;
+
+  const Schedule reference = reference_schedule(graph);
+  if (options.reference_plan) {
+    r.reference_plan = *options.reference_plan;
+  } else {
+    WEFT_TRY_ASSIGN(r.reference_plan, study_plan(graph, reference, options.planner, options.plan, -1, nullptr, options.verify));
+  }
+  r.linear_bound_bytes = reference.streams.empty() ? 0 : linear_lower_bound(graph, reference.streams[0], options.plan);
+  r.file_order_linear_bound_bytes = linear_lower_bound(graph, graph.topo_order(), options.plan);
+  r.no_reuse_bytes = plan_no_reuse(graph, options.plan.alignment, options.plan.outputs_in_arena).arena_bytes;
+
+  if (options.growth) {
+    WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, schedule, r.plan));
+    WEFT_TRY_ASSIGN(r.reference_growth, memory_growth(graph, reference, r.reference_plan));
+    // Over time: memory_growth orders the steps of a timeline by start time, so only its time
+    // series are taken; the per-step series stay those of the schedule's linearisation.
+    if (options.timeline) {
+      WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth(graph, schedule, r.plan, options.timeline));
+      r.growth.live_over_time = std::move(timed.live_over_time);
+      r.growth.high_water_over_time = std::move(timed.high_water_over_time);
+    }
+    if (options.reference_timeline) {
+      WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth(graph, reference, r.reference_plan, options.reference_timeline));
+      r.reference_growth.live_over_time = std::move(timed.live_over_time);
+      r.reference_growth.high_water_over_time = std::move(timed.high_water_over_time);
+    }
+  }
+  return r;
+}
+
+}  // namespace weft::core

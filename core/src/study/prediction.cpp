@@ -1,0 +1,82 @@
+// A schedule's prediction beside the sequential baselines of the reference schedule, and the
+// verdict that explains it.
+#include "weft/core/study/prediction.h"
+
+#include "weft/core/study/reference.h"
+#include "weft/core/verdict.h"
+
+namespace weft::core {
+
+namespace {
+
+// Below these the difference is noise of the model, not a finding.
+constexpr double kNoGain = 1.02;    // a schedule under 2% faster than sequential gains nothing
+constexpr double kMaterial = 0.95;  // a counterfactual at least 5% faster explains the loss
+
+}  // namespace
+
+std::string prediction_verdict(const Graph& graph, const Schedule& schedule, const Prediction& p) {
+  if (is_chain(graph)) return chain_verdict(1);
+  const double reached = p.makespan_us > 0 ? p.sequential_us() / p.makespan_us : 1.0;
+  const std::string bound_text = reach_verdict(p.critical.parallelism(), reached);
+  std::size_t used_streams = 0;
+  for (const auto& s : schedule.streams) used_streams += s.empty() ? 0 : 1;
+  if (used_streams <= 1) return "single stream: no concurrency in this schedule; " + bound_text;
+  if (reached < kNoGain) {
+    // Which counterfactual would have paid: free events means the sync overhead ate the overlap;
+    // unshared bandwidth means the branches overlapped but fought over memory.
+    const auto faster = [&](double us) { return us > 0 && us < p.makespan_us * kMaterial; };
+    if (!schedule.events.empty() && faster(p.free_events_us)) return "events cost more than the overlap gains: coarsen";
+    if (faster(p.no_bandwidth_sharing_us)) return "branches are all bandwidth-bound: little to gain";
+    if (faster(p.no_compute_sharing_us)) return "branches all fill the SMs: little to gain";
+  }
+  return bound_text;
+}
+
+Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,
+                             const DeviceSpec& device, const PredictOptions& options) {
+  if (costs.nodes.size() != graph.node_count())
+    return make_error(ErrorKind::InvalidInput, "cost table has " + std::to_string(costs.nodes.size()) +
+                                                   " nodes, the model " + std::to_string(graph.node_count()));
+  WEFT_TRY(issue_order(graph, schedule, costs));
+  Prediction p;
+  p.mode = options.mode;
+  SimOptions sim;
+  sim.cuda_graph = options.mode == LaunchMode::Graph;
+  sim.plan = options.plan;
+  p.timeline = simulate(graph, schedule, costs, device, sim);
+
+  const Schedule reference = reference_schedule(graph);
+  SimOptions base;
+  base.label = "sequential eager";
+  base.kind = RunKind::BaselineEager;
+  p.sequential_eager = simulate(graph, reference, costs, device, base);
+  base.label = "sequential CUDA Graph";
+  base.kind = RunKind::BaselineGraph;
+  base.cuda_graph = true;
+  p.sequential_graph = simulate(graph, reference, costs, device, base);
+
+  p.makespan_us = p.timeline.makespan_us();
+  p.sequential_eager_us = p.sequential_eager.makespan_us();
+  p.sequential_graph_us = p.sequential_graph.makespan_us();
+  p.speedup_vs_graph = p.makespan_us > 0 ? p.sequential_graph_us / p.makespan_us : 1.0;
+  p.speedup_vs_eager = p.makespan_us > 0 ? p.sequential_eager_us / p.makespan_us : 1.0;
+  p.critical = find_critical_path(graph, launch_weights(costs, device, options.mode));
+
+  if (options.counterfactuals) {
+    SimOptions counter;
+    counter.cuda_graph = sim.cuda_graph;
+    DeviceSpec free_events = device;
+    free_events.event_record_us = free_events.event_wait_us = 0;
+    p.free_events_us = simulate(graph, schedule, costs, free_events, counter).makespan_us();
+    counter.share_bandwidth = false;
+    p.no_bandwidth_sharing_us = simulate(graph, schedule, costs, device, counter).makespan_us();
+    counter.share_bandwidth = true;
+    counter.share_compute = false;
+    p.no_compute_sharing_us = simulate(graph, schedule, costs, device, counter).makespan_us();
+  }
+  p.verdict = prediction_verdict(graph, schedule, p);
+  return p;
+}
+
+}  // namespace weft::core

@@ -1,0 +1,31 @@
+// Sequential reference and schedule on one executor: plan, run, run, compare.
+#include "weft/core/study/run_comparison.h"
+
+#include "weft/core/study/reference.h"
+
+namespace weft::core {
+
+Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, const Schedule& schedule,
+                                     const RunComparisonOptions& options) {
+  RunComparison c;
+  const auto stage = [&](int percent, std::string_view what) {
+    if (options.progress && !options.progress(percent, what)) c.cancelled = true;
+    return !c.cancelled;
+  };
+  if (!stage(2, "Planning memory")) return c;
+  c.reference = reference_schedule(graph);
+  WEFT_TRY_ASSIGN(c.reference_plan, study_plan(graph, c.reference, options.planner, options.plan));
+  WEFT_TRY_ASSIGN(c.plan, study_plan(graph, schedule, options.planner, options.plan));
+  if (!stage(10, "Running sequentially")) return c;
+  WEFT_TRY_ASSIGN(c.sequential, executor.run(graph, c.reference, c.reference_plan, options.run));
+  // The executor cannot be interrupted mid-run: a cancel takes effect here, between the runs.
+  if (!stage(55, "Running " + (schedule.strategy.empty() ? std::string("the schedule") : schedule.strategy))) return c;
+  WEFT_TRY_ASSIGN(c.scheduled, executor.run(graph, schedule, c.plan, options.run));
+  if (!stage(98, "Comparing outputs")) return c;
+  c.diff = compare_outputs(c.sequential, c.scheduled);
+  stage(100, "Done");
+  c.cancelled = false;  // finished: a late cancel changes nothing
+  return c;
+}
+
+}  // namespace weft::core

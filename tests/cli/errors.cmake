@@ -1,0 +1,1 @@
+weft_add_test(test_cli_errors SOURCES test_cli_errors.cpp LABELS cli)

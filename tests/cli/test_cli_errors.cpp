@@ -1,0 +1,59 @@
+// One error rule across commands: a missing or unreadable model file is invalid input (exit 2)
+// in every command that takes MODEL, and bad names given as options are usage errors (exit 1)
+// even though core reports them as invalid input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+namespace {
+
+using weft::test::contains;
+using weft::test::run_cli;
+using weft::test::StderrMode;
+std::string model(const std::string& name) { return weft::test::model_path(name); }
+
+}  // namespace
+
+// Every MODEL-taking command: a path that does not exist and a folder (exists, cannot be read as
+// a file) both exit 2 and name the path.
+TEST(CliErrors, MissingOrUnreadableModelIsInvalidInput) {
+  const std::string missing = weft::test::temp_path("weft_no_such_model_errors.onnx");
+  const std::string folder = weft::test::temp_path("weft_model_is_a_folder.onnx");
+  std::filesystem::create_directories(folder);
+  for (const std::string command : {"analyze", "schedule --strategy chains", "plan", "simulate", "run --backend cpu"}) {
+    for (const std::string& path : std::vector<std::string>{missing, folder}) {
+      const std::string verb = command.substr(0, command.find(' '));
+      const std::string rest = command.find(' ') == std::string::npos ? "" : command.substr(command.find(' '));
+      const auto r = run_cli(verb + " " + path + rest, StderrMode::Separate);
+      EXPECT_EQ(r.code, 2) << command << " " << path << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, path)) << command << ": " << r.err;
+    }
+  }
+  const auto v = run_cli("validate " + missing + " " + missing, StderrMode::Separate);
+  EXPECT_EQ(v.code, 2) << v.err;
+  std::filesystem::remove_all(folder);
+}
+
+// Names core checks (strategy, planner, device, stream cap) are refused as usage errors with
+// core's message, which lists the known names.
+TEST(CliErrors, BadNamesAreUsageErrorsWithCoreMessages) {
+  auto r = run_cli("schedule " + model("squeezenet1_1") + " --strategy nope", StderrMode::Separate);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "unknown strategy 'nope'") && contains(r.err, "cp-list")) << r.err;
+  r = run_cli("plan " + model("squeezenet1_1") + " --planner nope", StderrMode::Separate);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "unknown planner 'nope'") && contains(r.err, "greedy-by-size")) << r.err;
+  r = run_cli("run " + model("squeezenet1_1") + " --planner nope", StderrMode::Separate);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "greedy-by-size")) << r.err;
+  r = run_cli("simulate " + model("squeezenet1_1") + " --streams 2000", StderrMode::Separate);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "between 1 and 1024")) << r.err;
+  r = run_cli("schedule " + model("squeezenet1_1") + " --strategy chains --device nope", StderrMode::Separate);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "unknown device 'nope'")) << r.err;
+}

@@ -1,0 +1,99 @@
+// One engine under the CLI and the studio: for every model in tests/data, every strategy and both
+// launch modes, `weft schedule --compare`, `weft simulate`, `weft plan` (JSON) and the studio's
+// document give the same predicted makespan, speedups, arenas and price of concurrency. Pins the
+// bug where `schedule --compare --graph` predicted eager launches while `simulate --graph` did not.
+#include <QTest>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "ui_test_support.h"
+#include "weft/core/onnx_import.h"
+
+using nlohmann::json;
+
+namespace {
+
+json cli_json(const std::string& args) {
+  const auto r = weft::test::run_cli(args, weft::test::StderrMode::Discard);
+  if (r.code != 0) return json{{"error", r.code}, {"args", args}};
+  return json::parse(r.out, nullptr, false);
+}
+
+std::vector<std::string> models() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(WEFT_TEST_DATA_DIR) + "/models"))
+    if (e.path().extension() == ".onnx") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+class TestStudyConsistency : public QObject {
+  Q_OBJECT
+ private slots:
+  void cliAndStudioAgree();
+};
+
+void TestStudyConsistency::cliAndStudioAgree() {
+  int compared = 0;
+  for (const std::string& path : models()) {
+    auto graph = weft::core::import_onnx(path);
+    QVERIFY2(graph, path.c_str());
+    if (graph->node_count() > 4000) continue;  // past the studio's live size: nothing to compare
+    auto loaded = weft::test::make_loaded(std::move(*graph), {});
+    weft::ui::StudioDocument doc;
+    doc.setModel(std::move(loaded));
+    for (const bool cuda_graph : {false, true}) {
+      const std::string mode = cuda_graph ? " --graph" : "";
+      // The CLI runs in parallel (two cores): the compare table, then simulate and plan per strategy.
+      const json table = cli_json("schedule " + path + " --compare --json" + mode);
+      QVERIFY2(table.contains("strategies"), (path + mode + ": " + table.dump()).c_str());
+      QCOMPARE(table["mode"].get<std::string>(), std::string(cuda_graph ? "graph" : "eager"));
+      std::map<std::string, std::future<json>> simulated, planned;
+      for (const json& row : table["strategies"]) {
+        const std::string s = row["strategy"].get<std::string>();
+        simulated[s] = std::async(std::launch::async, cli_json, "simulate " + path + " --strategy " + s + " --json" + mode);
+        planned[s] = std::async(std::launch::async, cli_json, "plan " + path + " --strategy " + s + " --json" + mode);
+      }
+      for (const json& row : table["strategies"]) {
+        const std::string s = row["strategy"].get<std::string>();
+        const std::string where = path + " " + s + mode;
+        const json sim = simulated[s].get();
+        const json plan = planned[s].get();
+        QVERIFY2(sim.contains("makespan_us"), (where + ": " + sim.dump()).c_str());
+        QVERIFY2(plan.contains("arena_bytes"), (where + ": " + plan.dump()).c_str());
+        // The compare table predicts in the same launch mode as simulate (the reported bug).
+        QCOMPARE(row["predicted us"].get<double>(), sim["makespan_us"].get<double>());
+        QCOMPARE(row["vs graph"].get<double>(), sim["speedup_vs_graph"].get<double>());
+        QCOMPARE(row["vs eager"].get<double>(), sim["speedup_vs_eager"].get<double>());
+        QCOMPARE(row["arena bytes"].get<std::int64_t>(), plan["arena_bytes"].get<std::int64_t>());
+        QCOMPARE(sim["arena_bytes"].get<std::int64_t>(), plan["arena_bytes"].get<std::int64_t>());
+        QCOMPARE(sim["sequential_arena_bytes"].get<std::int64_t>(), plan["sequential_arena_bytes"].get<std::int64_t>());
+        QCOMPARE(sim["price_of_concurrency"].get<double>(), plan["price_of_concurrency"].get<double>());
+
+        // The studio: the same strategy applied in the document (its live figures).
+        weft::core::StrategyOptions options;
+        options.cuda_graph = cuda_graph;
+        QVERIFY2(doc.applyStrategy(QString::fromStdString(s), options), qPrintable(doc.lastRefusal()));
+        const auto& f = doc.figures();
+        QCOMPARE(f.predicted_us, sim["makespan_us"].get<double>());
+        QCOMPARE(f.predicted_sequential_us,
+                 sim[cuda_graph ? "sequential_graph_us" : "sequential_eager_us"].get<double>());
+        QCOMPARE(f.arena_bytes, plan["arena_bytes"].get<std::int64_t>());
+        QCOMPARE(f.sequential_arena_bytes, plan["sequential_arena_bytes"].get<std::int64_t>());
+        QCOMPARE(doc.predictedRuns().at(2).makespan_us(), sim["sequential_graph_us"].get<double>());
+        QCOMPARE(doc.predictedRuns().at(1).makespan_us(), sim["sequential_eager_us"].get<double>());
+        ++compared;
+      }
+    }
+  }
+  qInfo("%d (model, strategy, launch mode) triples agree across schedule --compare, simulate, plan and the studio", compared);
+  QVERIFY(compared >= 12 * 2);
+}
+
+QTEST_MAIN(TestStudyConsistency)
+#include "test_study_consistency.moc"

@@ -1,0 +1,77 @@
+#pragma once
+// The Run menu: real runs of the current schedule and the sequential one off the GUI thread (CPU
+// reference executor, or CUDA where available), progress and cancel in the status area, the
+// measured timelines into the document and the summary panel; calibration with measured times.
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <functional>
+#include <string>
+
+#include "weft/ui/run_job.h"
+
+class QAction;
+class QMenu;
+class QMenuBar;
+
+namespace weft::ui {
+
+class StatusArea;
+class StudioDocument;
+class SummaryPanel;
+
+class RunController : public QObject {
+  Q_OBJECT
+ public:
+  RunController(StudioDocument* doc, SummaryPanel* summary, StatusArea* status, QObject* parent = nullptr);
+  ~RunController() override;
+
+  /// Builds the Run menu (before Help when there is one). `loading` says whether a model load
+  /// is in progress (runs wait for it).
+  QMenu* createMenu(QMenuBar* bar, std::function<bool()> loading);
+
+  /// Starts a run; false (with the reason in the status area) when refused or unavailable.
+  bool runOnCpu();
+  bool runOnCuda();
+  void cancelRun();
+  /// From the start of a run until runFinished is emitted.
+  bool isRunning() const { return m_run_active; }
+  /// Timed iterations per run (the median is kept); default 3.
+  void setRunIterations(int iterations) { m_run_iterations = iterations; }
+  /// Calibrates the cost model with the latest measured run.
+  bool useMeasuredTimes();
+  /// Enables and disables the actions from the document's and the controller's state.
+  void updateActions();
+
+  QAction* runCpuAction() const { return m_run_cpu; }
+  QAction* runCudaAction() const { return m_run_cuda; }
+  QAction* useMeasuredAction() const { return m_use_measured; }
+  QAction* resetCostsAction() const { return m_reset_costs; }
+
+ signals:
+  /// After every run attempt: ok, and the message shown.
+  void runFinished(bool ok, const QString& message);
+
+ private:
+  bool startRun(Backend backend);
+  void onRunFinished();
+  bool refuse(const QString& why);
+
+  StudioDocument* m_doc;
+  SummaryPanel* m_summary;
+  StatusArea* m_status;
+  std::function<bool()> m_loading;
+  QAction* m_run_cpu = nullptr;
+  QAction* m_run_cuda = nullptr;
+  QString m_cuda_unavailable;  ///< why Run on CUDA cannot run here; empty when it can
+  QAction* m_cancel_run = nullptr;
+  QAction* m_use_measured = nullptr;
+  QAction* m_reset_costs = nullptr;
+  QFutureWatcher<RunReport> m_watcher;
+  RunJob m_job;
+  int m_run_iterations = 3;
+  bool m_run_active = false;    ///< from the start of a run until its result (or cancel) is handled
+  std::string m_last_measured;  ///< label of the latest measured schedule run (Use measured times)
+};
+
+}  // namespace weft::ui

@@ -1,0 +1,196 @@
+#include "weft/ui/run_controller.h"
+
+#include <QAction>
+#include <QMenu>
+#include <QMenuBar>
+#include <algorithm>
+#include <cmath>
+
+#include "weft/core/calibrate.h"
+#include "weft/core/simulator.h"
+#include "weft/ui/status_area.h"
+#include "weft/ui/studio_document.h"
+#include "weft/ui/summary_panel.h"
+
+namespace weft::ui {
+
+RunController::RunController(StudioDocument* doc, SummaryPanel* summary, StatusArea* status, QObject* parent)
+    : QObject(parent), m_doc(doc), m_summary(summary), m_status(status) {
+  connect(&m_watcher, &QFutureWatcher<RunReport>::progressValueChanged, m_status, &StatusArea::setProgress);
+  connect(&m_watcher, &QFutureWatcher<RunReport>::progressTextChanged, m_status, &StatusArea::setProgressText);
+  connect(&m_watcher, &QFutureWatcher<RunReport>::finished, this, &RunController::onRunFinished);
+  connect(m_doc, &StudioDocument::modelChanged, this, &RunController::updateActions);
+  connect(m_doc, &StudioDocument::runsChanged, this, &RunController::updateActions);
+  connect(m_doc, &StudioDocument::costsChanged, this, &RunController::updateActions);
+}
+
+RunController::~RunController() {
+  if (isRunning() || m_watcher.isRunning()) {
+    m_watcher.future().cancel();
+    m_watcher.waitForFinished();
+  }
+}
+
+QMenu* RunController::createMenu(QMenuBar* bar, std::function<bool()> loading) {
+  m_loading = std::move(loading);
+  auto* run = new QMenu(tr("&Run"), bar);
+  QAction* before = nullptr;  // the Run menu goes before Help
+  for (QAction* a : bar->actions())
+    if (a->menu() && a->text() == tr("&Help")) before = a;
+  bar->insertMenu(before, run);
+  run->setToolTipsVisible(true);
+  m_run_cpu = run->addAction(tr("Run on &CPU"), QKeySequence(Qt::Key_F5), this, [this] { runOnCpu(); });
+  m_run_cpu->setStatusTip(tr("Run the current schedule and the sequential one on the CPU reference executor"));
+  m_run_cuda = run->addAction(tr("Run on C&UDA"), this, [this] { runOnCuda(); });
+  // Without CUDA in the build or a GPU on the machine the entry stays disabled and says why.
+  m_cuda_unavailable = cuda_unavailable_reason();
+  const QString cuda_tip = m_cuda_unavailable.isEmpty()
+                               ? tr("Run the current schedule and the sequential one on the GPU (CUDA executor)")
+                               : m_cuda_unavailable;
+  m_run_cuda->setToolTip(cuda_tip);
+  m_run_cuda->setStatusTip(cuda_tip);
+  m_cancel_run = run->addAction(tr("C&ancel run"), this, &RunController::cancelRun);
+  run->addSeparator();
+  m_use_measured = run->addAction(tr("Use &measured times"), this, [this] { useMeasuredTimes(); });
+  m_use_measured->setToolTip(tr("Calibrate the cost model with the node times of the latest measured run"));
+  m_reset_costs = run->addAction(tr("&Reset cost model"), this, [this] {
+    m_doc->resetCosts();
+    m_status->showMessage(tr("Cost model reset to the estimates the model was loaded with"));
+  });
+  run->addSeparator();
+  run->addAction(tr("Clear &runs"), m_doc, &StudioDocument::clearRuns)->setToolTip(tr("Forget the measured and imported runs"));
+
+  updateActions();
+  return run;
+}
+
+void RunController::updateActions() {
+  const bool running = isRunning();
+  const bool loading = m_loading && m_loading();
+  m_run_cpu->setEnabled(m_doc->hasModel() && !running && !loading);
+  m_run_cuda->setEnabled(m_cuda_unavailable.isEmpty() && m_doc->hasModel() && !running && !loading);
+  m_cancel_run->setEnabled(running);
+  const auto& runs = m_doc->runs();
+  m_use_measured->setEnabled(!running && std::any_of(runs.begin(), runs.end(), [](const core::Timeline& r) { return r.kind == core::RunKind::Measured; }));
+  m_reset_costs->setEnabled(m_doc->hasModel() && m_doc->costsCalibrated());
+}
+
+bool RunController::runOnCpu() { return startRun(Backend::Cpu); }
+
+bool RunController::runOnCuda() { return startRun(Backend::Cuda); }
+
+bool RunController::refuse(const QString& why) {
+  m_status->showMessage(why, true);
+  emit runFinished(false, why);
+  return false;
+}
+
+bool RunController::startRun(Backend backend) {
+  const QString where = backend == Backend::Cuda ? tr("CUDA") : tr("the CPU");
+  if (!m_doc->hasModel()) return refuse(tr("Open a model before running it"));
+  if ((m_loading && m_loading()) || isRunning()) return refuse(tr("Busy: wait for the current load or run to finish"));
+  if (backend == Backend::Cuda && !m_cuda_unavailable.isEmpty()) return refuse(tr("Cannot run on CUDA: %1").arg(m_cuda_unavailable));
+  // Checked here too so an unsupported model is refused at once, with the operator named.
+  if (auto ok = check_supported(backend, m_doc->graph()); !ok)
+    return refuse(tr("Cannot run on %1: %2").arg(where, QString::fromStdString(ok.error().message)));
+  RunRequest request;
+  request.backend = backend;
+  request.graph = m_doc->graphPtr();
+  request.schedule = m_doc->schedule();
+  request.iterations = m_run_iterations;
+  m_job = start_run(std::move(request));
+  m_run_active = true;
+  m_watcher.setFuture(m_job.future);
+  m_status->startProgress(tr("Running %p%"));
+  m_status->showMessage(tr("Running %1 on %2...").arg(QString::fromStdString(m_doc->schedule().strategy), where));
+  updateActions();
+  return true;
+}
+
+void RunController::cancelRun() {
+  if (!isRunning()) return;
+  // The executor finishes the pass in flight in the background; its result is dropped.
+  m_watcher.future().cancel();
+  m_status->showMessage(tr("Run cancelled"));
+}
+
+void RunController::onRunFinished() {
+  m_run_active = false;
+  if (!(m_loading && m_loading())) m_status->hideProgress();
+  updateActions();
+  QFuture<RunReport> future = m_watcher.future();
+  if (future.isCanceled() || future.resultCount() == 0) {
+    const QString why = future.isCanceled() ? tr("Run cancelled") : tr("Run refused: %1").arg(*m_job.error);
+    m_status->showMessage(why, !future.isCanceled());
+    emit runFinished(false, why);
+    return;
+  }
+  const RunReport r = future.result();
+  if (r.graph != m_doc->graphPtr()) {
+    const QString why = tr("Run result dropped: the model changed while it ran");
+    m_status->showMessage(why, true);
+    emit runFinished(false, why);
+    return;
+  }
+  m_last_measured = r.measured.label;
+  m_doc->addRun(r.sequential);
+  m_doc->addRun(r.measured);
+
+  const double speedup = r.wall_ms > 0 ? r.sequential_ms / r.wall_ms : 0.0;
+  const bool agree = r.identical || r.max_abs_diff == 0;
+  const QString diff = std::isnan(r.max_abs_diff) ? tr("differ (shape or NaN)")
+                       : r.identical          ? tr("bit-identical")
+                                              : tr("max abs diff %1").arg(r.max_abs_diff, 0, 'g', 3);
+  QString rows;
+  auto add = [&rows](const QString& k, const QString& v) {
+    rows += QString("<tr><td nowrap>%1</td><td nowrap align=right>&nbsp;<b>%2</b></td></tr>").arg(k, v);
+  };
+  const QString backend = QString::fromLatin1(backend_name(r.backend));
+  add(tr("%1 run").arg(backend), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
+  add(tr("%1 sequential").arg(backend), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
+  add(tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
+  // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one
+  // (`weft run --backend cuda` measures CUDA Graph replays).
+  const auto& predicted = m_doc->predictedRuns();
+  if (predicted.size() == 3 && predicted[0].makespan_us() > 0)
+    add(tr("vs seq. graph"), tr("%1× predicted").arg(predicted[2].makespan_us() / predicted[0].makespan_us(), 0, 'f', 2));
+  else
+    add(tr("vs seq. graph"), tr("n/a"));
+  add(tr("outputs"), diff);
+  if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
+  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 stream(s) · median of %4</p><table>%5</table>")
+                            .arg(backend.toUpper())
+                            .arg(QString::fromStdString(r.measured.label.substr(r.measured.label.rfind(' ') + 1)).toHtmlEscaped())
+                            .arg(r.measured.stream_count)
+                            .arg(r.iterations)
+                            .arg(rows));
+  const QString msg = tr("Ran on %1: %2 ms vs %3 ms sequential (%4×), outputs %5")
+                          .arg(r.backend == Backend::Cuda ? tr("CUDA") : tr("the CPU"))
+                          .arg(r.wall_ms, 0, 'f', 2)
+                          .arg(r.sequential_ms, 0, 'f', 2)
+                          .arg(speedup, 0, 'f', 2)
+                          .arg(diff);
+  m_status->showMessage(msg, !agree);
+  emit runFinished(true, msg);
+}
+
+bool RunController::useMeasuredTimes() {
+  if (!m_doc->hasModel()) return false;
+  // The latest run of the schedule; else the last measured run the document holds (an import).
+  const auto& runs = m_doc->runs();
+  auto last = std::find_if(runs.rbegin(), runs.rend(), [this](const core::Timeline& r) { return r.label == m_last_measured; });
+  if (last == runs.rend())
+    last = std::find_if(runs.rbegin(), runs.rend(), [](const core::Timeline& r) { return r.kind == core::RunKind::Measured; });
+  if (last == runs.rend()) {
+    m_status->showMessage(tr("No measured run yet: Run ▸ Run on CPU first"), true);
+    return false;
+  }
+  const core::Timeline run = *last;  // setCosts() may not touch runs, but keep a copy regardless
+  m_doc->setCosts(core::calibrate_costs(m_doc->analysis().costs, run), tr("measured (%1)").arg(QString::fromStdString(run.label)));
+  m_status->showMessage(tr("Cost model calibrated with %1 measured node times from '%2' (Run ▸ Reset cost model reverts)")
+                  .arg(run.items.size())
+                  .arg(QString::fromStdString(run.label)));
+  return true;
+}
+
+}  // namespace weft::ui
