@@ -25,8 +25,8 @@ std::string script(const std::string& name, const std::string& body) {
 // The Python example's schedule equals the built-in level-rr's streams, on several models, caps,
 // granularities and launch modes.
 TEST(CliExternal, PythonLevelRrEqualsBuiltIn) {
-  for (const std::string m : {"googlenet", "squeezenet1_1", "transformer4h"}) {
-    for (const std::string opts : {"", " --streams 3", " --graph", " --granularity 0 --streams 2"}) {
+  for (const std::string m : {"googlenet", "transformer4h"}) {
+    for (const std::string opts : {"", " --streams 3", " --graph --granularity 0 --streams 2"}) {
       const std::string dims = m == "transformer4h" ? " --dim batch=1" : "";
       const auto ours = run_weft("schedule " + model(m) + dims + opts + " --strategy level-rr --json");
       ASSERT_EQ(ours.code, 0) << ours.err;
