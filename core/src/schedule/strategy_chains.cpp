@@ -200,8 +200,6 @@ std::vector<NodeId> complementary_order(const StrategyInput& in) {
   return order;
 }
 
-}  // namespace
-
 Schedule chains(const StrategyInput& in) {
   const ChainCover cover = min_chain_cover(in.graph);
   std::vector<int> stream_of = assign_chains(in, cover, /*complementary=*/false);
@@ -218,4 +216,13 @@ Schedule resource_aware(const StrategyInput& in) {
   return s;
 }
 
+}  // namespace
 }  // namespace weft::core::detail
+
+WEFT_STRATEGY_FILE(chains) {
+  using namespace weft::core;
+  register_strategy(make_strategy("chains", "a minimum chain cover as streams, merged down to the cap losing the least concurrency", 40,
+                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::chains(in); }));
+  register_strategy(make_strategy("resource-aware", "chains with merges and a launch order pairing compute- and memory-bound operators (after Opara)", 60,
+                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::resource_aware(in); }));
+}
