@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "strategy_detail.h"
+#include "weft/core/check.h"
 #include "weft/core/analysis.h"
 
 namespace weft::core::detail {
@@ -221,8 +222,8 @@ Schedule resource_aware(const StrategyInput& in) {
 
 WEFT_STRATEGY_FILE(chains) {
   using namespace weft::core;
-  register_strategy(make_strategy("chains", "a minimum chain cover as streams, merged down to the cap losing the least concurrency", 40,
-                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::chains(in); }));
-  register_strategy(make_strategy("resource-aware", "chains with merges and a launch order pairing compute- and memory-bound operators (after Opara)", 60,
-                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::resource_aware(in); }));
+  WEFT_CHECK(register_strategy(make_strategy("chains", "a minimum chain cover as streams, merged down to the cap losing the least concurrency", 40,
+                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::chains(in); })));
+  WEFT_CHECK(register_strategy(make_strategy("resource-aware", "chains with merges and a launch order pairing compute- and memory-bound operators (after Opara)", 60,
+                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::resource_aware(in); })));
 }

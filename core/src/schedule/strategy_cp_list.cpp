@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "strategy_detail.h"
+#include "weft/core/check.h"
 
 namespace weft::core::detail {
 namespace {
@@ -61,6 +62,6 @@ Schedule cp_list(const StrategyInput& in) {
 
 WEFT_STRATEGY_FILE(cp_list) {
   using namespace weft::core;
-  register_strategy(make_strategy("cp-list", "critical-path-first list scheduling with streams as processors (HEFT), events charged", 50,
-                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::cp_list(in); }));
+  WEFT_CHECK(register_strategy(make_strategy("cp-list", "critical-path-first list scheduling with streams as processors (HEFT), events charged", 50,
+                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::cp_list(in); })));
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "strategy_detail.h"
+#include "weft/core/check.h"
 #include "weft/core/simulator.h"
 #include "weft/core/sync.h"
 
@@ -224,9 +225,9 @@ Expected<Schedule> search(const StrategyInput& in) {
 
 WEFT_STRATEGY_FILE(search) {
   using namespace weft::core;
-  register_strategy(make_strategy(
+  WEFT_CHECK(register_strategy(make_strategy(
       "search",
       "simulated annealing over streams and issue order with the simulator as objective, from the best fixed strategy "
       "(--budget-ms, --search-evals, --seed)",
-      70, detail::search, /*iterative=*/true));
+      70, detail::search, /*iterative=*/true)));
 }

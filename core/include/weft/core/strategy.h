@@ -69,5 +69,6 @@ std::vector<StrategyInfo> strategy_list();
 }  // namespace weft::core
 
 /// Defines the registration function of strategy file strategy_<id>.cpp; its body registers the
-/// file's strategies (register_strategy(make_strategy(...))).
+/// file's strategies (WEFT_CHECK(register_strategy(make_strategy(...))): a built-in that cannot
+/// register is a bug).
 #define WEFT_STRATEGY_FILE(id) void weft_register_strategy_file_##id()
