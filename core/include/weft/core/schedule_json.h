@@ -13,11 +13,17 @@ namespace weft::core {
 /// options and device name. On a merged graph (merge_graph) it also writes "merges": each merged
 /// node's key and its members' keys in the unmerged model, so that loading re-applies them.
 std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::string_view device);
+struct ScheduleImport {
+  /// A file without an "events" key gets the minimal events (compute_events) instead of being
+  /// refused for the data edges it leaves unenforced. External strategies may omit them.
+  bool compute_missing_events = false;
+};
+
 /// Parses and validates: refuses (InvalidInput, with the reason) a schedule for another model,
 /// unknown, missing or duplicate nodes, malformed JSON and deadlocks. A schedule that records
 /// merges loads only onto the merged graph they describe (load_schedule_with_merges() builds it);
 /// on any other graph it is refused, naming the merges.
-Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_text);
+Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_text, const ScheduleImport& how = {});
 
 /// The merge groups schedule JSON records, as node ids of `graph` (the unmerged model), in file
 /// order; empty when it records none. Errors (InvalidInput): malformed JSON or "merges", an unknown
