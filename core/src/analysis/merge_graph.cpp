@@ -44,7 +44,7 @@ Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, co
     for (NodeId v : plan.groups[g].nodes) {
       if (v < 0 || static_cast<std::size_t>(v) >= n)
         return make_error(ErrorKind::InvalidInput, "merge_graph: node " + std::to_string(v) + " is not in the graph");
-      else if (group_of[static_cast<std::size_t>(v)] >= 0)
+      if (group_of[static_cast<std::size_t>(v)] >= 0)
         return make_error(ErrorKind::InvalidInput, "merge_graph: node '" + graph.key(v) + "' is in two merge groups");
       group_of[static_cast<std::size_t>(v)] = static_cast<int>(g);
     }
