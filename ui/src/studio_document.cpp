@@ -187,6 +187,18 @@ bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOpti
   return pushEdit(tr("Apply strategy %1").arg(name), std::move(s));
 }
 
+bool StudioDocument::applyComputedStrategy(const QString& name, const std::shared_ptr<const core::Graph>& from,
+                                           core::Expected<core::Schedule> result,
+                                           const core::StrategyOptions& options) {
+  if (!hasModel()) return false;
+  if (from != m_graph)
+    result = core::make_error(core::ErrorKind::InvalidInput,
+                              "the model was replaced while " + name.toStdString() + " ran; its schedule is dropped");
+  // make_schedule validated the schedule for `from`, which is this graph.
+  if (result) m_options = options;
+  return pushEdit(tr("Apply strategy %1").arg(name), std::move(result));
+}
+
 bool StudioDocument::isSelected(core::NodeId n) const {
   return n >= 0 && static_cast<std::size_t>(n) < m_selected.size() && m_selected[static_cast<std::size_t>(n)];
 }

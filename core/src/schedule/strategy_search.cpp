@@ -14,6 +14,7 @@
 
 #include "strategy_detail.h"
 #include "weft/core/check.h"
+#include "weft/core/critical_path.h"
 #include "weft/core/simulator.h"
 #include "weft/core/sync.h"
 
@@ -213,8 +214,13 @@ Expected<Schedule> search(const StrategyInput& in) {
     }
   }
   if (o.progress) o.progress(1.0, best_us);
+  // How close it came: no schedule beats the critical path over the launch mode's node weights.
+  const double bound_us =
+      find_critical_path(in.graph, launch_weights(in.costs, in.device, o.cuda_graph ? LaunchMode::Graph : LaunchMode::Eager))
+          .span_us;
   Schedule s = from_assignment(std::move(best.stream_of), best.order);
   s.options = "from=" + from + " start_us=" + fixed2(start_us) + " best_us=" + fixed2(best_us) +
+              " span_bound_us=" + fixed2(bound_us) +
               " evaluations=" + std::to_string(search.evaluations()) + " accepted=" + std::to_string(accepted) +
               " improved=" + std::to_string(improved) + " seed=" + std::to_string(o.seed);
   return s;

@@ -80,6 +80,11 @@ class StudioDocument : public QObject {
   bool removeStream(int stream);
   bool mergeStreams(int into, int from);
   bool applyStrategy(const QString& name, const core::StrategyOptions& options);
+  /// Applies a schedule that strategy `name` computed elsewhere (off the GUI thread) from
+  /// `from`, the graph it was given: one undo step, or refused (editRefused) when it failed or
+  /// the model was replaced meanwhile.
+  bool applyComputedStrategy(const QString& name, const std::shared_ptr<const core::Graph>& from,
+                             core::Expected<core::Schedule> result, const core::StrategyOptions& options);
   const QString& lastRefusal() const { return m_last_refusal; }
 
   // Runs of the current model shown by the timeline view and exported (Chrome trace, CSV):
