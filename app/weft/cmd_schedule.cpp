@@ -171,7 +171,8 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 }  // namespace
 
 int cmd_schedule(Args& args) {
-  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare"}, true); !ok)
+  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "memory-budget=", "graph", "o=", "output=", "json", "compare"}, true);
+      !ok)
     return usage_error("schedule", ok.error().message);
   if (args.positional().size() != 1) return usage_error("schedule", "expected one MODEL");
   const bool compare_all = args.flag("compare");
@@ -180,20 +181,22 @@ int cmd_schedule(Args& args) {
   auto choice = schedule_choice(args, "sequential", args.flag("graph"));
   if (!choice) return usage_error("schedule", choice.error().message);
   const core::StrategyOptions options = choice->options;
-  const std::string* strategy = compare_all ? nullptr : &choice->strategy;
   auto model = load_model(args);
   if (!model) return report("schedule", model.error());
   const bool json = args.flag("json");
+  if (compare_all && choice->memory_budget > 0)
+    return usage_error("schedule", "--memory-budget applies to one --strategy (weft frontier MODEL fits every strategy to budgets)");
 
   if (compare_all) return compare(*model, options, json);
 
-  auto made = core::make_schedule(*strategy, model->graph, model->costs, model->device, options);
+  std::optional<core::BudgetFit> fit;
+  auto made = obtain_schedule("schedule", *choice, model->graph, model->costs, model->device, &fit);
   if (!made) return report("schedule", made.error());
   core::StudyOptions study;
   study.mode = core::launch_mode_of(options);
   study.counterfactuals = false;
   Figures row;
-  row.warnings = core::schedule_warnings(*made, options, model->device);
+  row.warnings = core::schedule_warnings(*made, options, model->device);  // obtain_schedule printed them
   auto studied = core::study_schedule(model->graph, model->costs, model->device, std::move(*made), study);
   if (!studied) return report("schedule", studied.error());
   row.study = std::move(*studied);
@@ -204,12 +207,14 @@ int cmd_schedule(Args& args) {
       return report("schedule", saved.error());
   }
   if (json) {
-    std::cout << to_json(model->graph, *f).dump(2) << "\n";
+    nlohmann::ordered_json j = to_json(model->graph, *f);
+    if (fit) j["memory_budget"] = budget_json(*fit);
+    std::cout << j.dump(2) << "\n";
   } else {
     print_report(*model, *f);
+    if (fit) std::cout << budget_line(*fit) << "\n";
     if (out) std::cout << "schedule written to " << *out << "\n";
   }
-  for (const std::string& w : f->warnings) std::cerr << "weft schedule: warning: " << w << "\n";
   return 0;
 }
 
