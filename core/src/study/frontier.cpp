@@ -13,6 +13,8 @@ namespace weft::core {
 
 namespace {
 
+constexpr std::size_t kFittedFastest = 6;
+
 std::string fixed(double x, int digits) {
   std::ostringstream s;
   s.setf(std::ios::fixed);
@@ -124,8 +126,17 @@ Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, c
     budgets.push_back(f.sequential_arena_bytes +
                       (widest - f.sequential_arena_bytes) * k / (options.budget_levels + 1));
   budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
+  // Fitted: the front's points and the fastest few (equally fast schedules on more streams can
+  // fit a budget better: merging leaves more choice than the schedule made for fewer streams).
+  std::vector<std::size_t> to_fit(f.points.size());
+  std::iota(to_fit.begin(), to_fit.end(), std::size_t{0});
+  std::stable_sort(to_fit.begin(), to_fit.end(),
+                   [&](std::size_t a, std::size_t b) { return f.points[a].predicted_us < f.points[b].predicted_us; });
+  if (to_fit.size() > kFittedFastest) to_fit.resize(kFittedFastest);
+  for (std::size_t i : unconstrained)
+    if (std::find(to_fit.begin(), to_fit.end(), i) == to_fit.end()) to_fit.push_back(i);
   for (std::int64_t b : budgets)
-    for (std::size_t i : unconstrained) {
+    for (std::size_t i : to_fit) {
       if (f.points[i].arena_bytes <= b) continue;
       budget.budget_bytes = b;
       WEFT_TRY_ASSIGN(BudgetFit fit, fit_memory_budget(graph, costs, device, f.points[i].schedule, budget));

@@ -20,7 +20,8 @@ struct FrontierOptions {
   StrategyOptions strategy;
   std::vector<int> stream_caps{1, 2, 4, 8};
   /// Budgets spread evenly between the sequential arena and the fastest schedule's arena (both
-  /// ends excluded, plus the sequential arena itself); each front point above a budget is fitted to it.
+  /// ends excluded, plus the sequential arena itself); the unconstrained front's points and the six
+  /// fastest schedules are each fitted to every budget below their arena.
   int budget_levels = 3;
   std::string planner{kReferencePlanner};
   PlanOptions plan = reference_plan_options();
@@ -55,9 +56,9 @@ struct Frontier {
 std::vector<std::size_t> pareto_front(const std::vector<FrontierPoint>& points);
 
 /// Every strategy × stream cap (distinct schedules only), planned and predicted, then the
-/// budget-constrained variants of the front's points, then the front. Errors: the strategies',
-/// planners' and fit_memory_budget's (InvalidInput). Cost: (strategies × caps + front ×
-/// budget_levels) plans and predictions, each fit a few more.
+/// budget-constrained variants (of the front's points and the fastest six), then the front.
+/// Errors: the strategies', planners' and fit_memory_budget's (InvalidInput). Cost: (strategies ×
+/// caps) plans and predictions plus (front + 6) × (budget_levels + 1) fits.
 Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                                    const FrontierOptions& options = {});
 
