@@ -218,7 +218,8 @@ struct IntervalInstance {
 };
 
 /// Parses the CSV (header line first; blank lines ignored). Errors: InvalidInput naming the
-/// source and line (bad number, upper <= lower, size <= 0, duplicate id, wrong column count).
+/// source and line (bad number, upper <= lower, size <= 0, duplicate id, wrong column count,
+/// a time over 2^40, a size over 2^48 bytes or sizes totalling over 2^60: planners add them).
 Expected<IntervalInstance> parse_minimalloc_csv(std::string_view text, std::string_view source_name = "csv");
 
 /// Blocks = intervals; conflict iff the half-open lifetimes overlap. Alignment 1. O(n log n + C).
