@@ -184,7 +184,10 @@ TEST(MemoryBudget, StrategyUnderBudget) {
   auto reference = core::study_plan(g, core::reference_schedule(g));
   ASSERT_TRUE(reference);
   bo.budget_bytes = reference->arena_bytes;
-  auto fit = core::make_budgeted_schedule("chains", g, costs, d, {.max_streams = 4, .granularity_us = 0}, bo);
+  core::StrategyOptions so;
+  so.max_streams = 4;
+  so.granularity_us = 0;
+  auto fit = core::make_budgeted_schedule("chains", g, costs, d, so, bo);
   ASSERT_TRUE(fit) << fit.error().message;
   expect_fits(g, *fit, bo.budget_bytes);
 }
