@@ -100,7 +100,9 @@ Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, c
   f.sequential_us = predicted_makespan_us(graph, reference, costs, device, f.mode);
   add(FrontierPoint{"sequential", 1, 0, reference, f.sequential_arena_bytes, f.sequential_us, 1.0, false});
 
-  for (const std::string& name : strategy_names())
+  // The fixed strategies only: each builds its schedule deterministically and quickly (search is
+  // bounded by wall time, so its points would depend on the machine's load).
+  for (const std::string& name : fixed_strategy_names())
     for (int cap : options.stream_caps) {
       StrategyOptions so = options.strategy;
       so.max_streams = cap;

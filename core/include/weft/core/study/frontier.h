@@ -55,7 +55,7 @@ struct Frontier {
 /// than every point with no more memory; of equal points the first). O(P log P).
 std::vector<std::size_t> pareto_front(const std::vector<FrontierPoint>& points);
 
-/// Every strategy × stream cap (distinct schedules only), planned and predicted, then the
+/// Every fixed strategy (fixed_strategy_names()) × stream cap (distinct schedules only), planned and predicted, then the
 /// budget-constrained variants (of the front's points and the fastest six), then the front.
 /// Errors: the strategies', planners' and fit_memory_budget's (InvalidInput). Cost: (strategies ×
 /// caps) plans and predictions plus (front + 6) × (budget_levels + 1) fits.
