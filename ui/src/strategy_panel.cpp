@@ -4,11 +4,13 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include "weft/core/strategies.h"
+#include "weft/core/study/memory_budget.h"
 #include "weft/ui/model_loader.h"
 #include "weft/ui/studio_document.h"
 
@@ -40,6 +42,11 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
                           "predictions use graph replay."));
   form->addRow(tr("Granularity"), m_grain);
   form->addRow(tr("Launch"), m_launch);
+  m_budget = new QLineEdit(this);
+  m_budget->setPlaceholderText(tr("none (e.g. 4MiB)"));
+  m_budget->setToolTip(tr("Largest arena the schedule may plan: orders live ranges or merges streams until it fits, "
+                          "and says what that cost in predicted time. Refused below the sequential order's arena."));
+  form->addRow(tr("Memory budget"), m_budget);
   auto* button = new QPushButton(tr("Apply"), this);
   m_note = new QLabel(this);
   m_note->setWordWrap(true);
@@ -68,10 +75,23 @@ bool StrategyPanel::apply() {
   opt.max_streams = m_cap->value();
   opt.granularity_us = m_grain->value();
   opt.cuda_graph = m_launch->currentIndex() == 1;
-  const bool ok = m_doc->applyStrategy(m_strategy->currentText(), opt);
-  m_note->setText(ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(m_strategy->currentText())
-                     : tr("Refused: %1").arg(m_doc->lastRefusal()));
+  std::int64_t budget = 0;
+  if (const QString text = m_budget->text().trimmed(); !text.isEmpty()) {
+    auto bytes = core::parse_byte_size(text.toStdString());
+    if (!bytes) {
+      m_note->setText(tr("Refused: %1").arg(QString::fromStdString(bytes.error().message)));
+      return false;
+    }
+    budget = *bytes;
+  }
+  const bool ok = m_doc->applyStrategy(m_strategy->currentText(), opt, budget);
+  QString note = ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(m_strategy->currentText())
+                    : tr("Refused: %1").arg(m_doc->lastRefusal());
+  if (ok && !m_doc->lastBudgetNote().isEmpty()) note += " " + tr("Memory budget: %1").arg(m_doc->lastBudgetNote());
+  m_note->setText(note);
   return ok;
 }
+
+QString StrategyPanel::noteText() const { return m_note->text(); }
 
 }  // namespace weft::ui

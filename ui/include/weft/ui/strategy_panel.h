@@ -5,6 +5,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QSpinBox;
 
 namespace weft::ui {
@@ -21,6 +22,10 @@ class StrategyPanel : public QWidget {
   QDoubleSpinBox* granularity() const { return m_grain; }
   /// Launch mode the schedule is made and predicted for: 0 eager launches, 1 CUDA Graph replay.
   QComboBox* launchMode() const { return m_launch; }
+  /// Memory budget (empty: none): bytes with an optional unit, e.g. "4MiB" or "4MB".
+  QLineEdit* memoryBudget() const { return m_budget; }
+  /// The note under Apply (what was applied, what the budget cost, or the refusal).
+  QString noteText() const;
   /// Applies the chosen settings; false (and the reason in the panel) when refused.
   bool apply();
 
@@ -30,6 +35,7 @@ class StrategyPanel : public QWidget {
   QSpinBox* m_cap;
   QDoubleSpinBox* m_grain;
   QComboBox* m_launch;
+  QLineEdit* m_budget;
   QLabel* m_note;
 };
 

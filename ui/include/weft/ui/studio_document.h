@@ -79,8 +79,15 @@ class StudioDocument : public QObject {
   bool addStream();
   bool removeStream(int stream);
   bool mergeStreams(int into, int from);
-  bool applyStrategy(const QString& name, const core::StrategyOptions& options);
+  /// Makes the strategy's schedule; with `memory_budget_bytes` > 0 fitted to that arena
+  /// (core::make_budgeted_schedule: refused below the sequential order's arena), and
+  /// lastBudgetNote() says what the budget cost in predicted time.
+  bool applyStrategy(const QString& name, const core::StrategyOptions& options, std::int64_t memory_budget_bytes = 0);
+  /// Replaces the schedule with `schedule` (validated first) as one undo step named `text`.
+  bool applySchedule(const core::Schedule& schedule, const QString& text);
   const QString& lastRefusal() const { return m_last_refusal; }
+  /// The last budgeted Apply's core::BudgetFit::summary() (empty after an Apply without budget).
+  const QString& lastBudgetNote() const { return m_last_budget_note; }
 
   // Runs of the current model shown by the timeline view and exported (Chrome trace, CSV):
   // predicted, measured and baseline timelines. At most one run per label: a run added with a
@@ -145,6 +152,7 @@ class StudioDocument : public QObject {
   ScheduleFigures m_figures;
   QString m_path;
   QString m_last_refusal;
+  QString m_last_budget_note;
   QUndoStack m_undo;
 };
 
