@@ -5,6 +5,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -15,6 +16,8 @@
 #include <cmath>
 
 #include "weft/core/strategy.h"
+#include "weft/core/study/memory_budget.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/ui/model_loader.h"
 #include "weft/ui/studio_document.h"
 
@@ -58,13 +61,18 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
                           "predictions use graph replay."));
   form->addRow(tr("Granularity"), m_grain);
   form->addRow(tr("Launch"), m_launch);
-  m_budget = new QSpinBox(this);
-  m_budget->setRange(10, 3'600'000);
-  m_budget->setSingleStep(500);
-  m_budget->setValue(static_cast<int>(core::StrategyOptions{}.search_budget_ms));
-  m_budget->setSuffix(tr(" ms"));
-  m_budget->setToolTip(tr("Time the search may take; Cancel stops it earlier and keeps the best schedule found"));
-  form->addRow(tr("Search budget"), m_budget);
+  m_memory_budget = new QLineEdit(this);
+  m_memory_budget->setPlaceholderText(tr("none (e.g. 4MiB)"));
+  m_memory_budget->setToolTip(tr("Largest arena the schedule may plan: orders live ranges or merges streams until it fits, "
+                                 "and says what that cost in predicted time. Refused below the sequential order's arena."));
+  form->addRow(tr("Memory budget"), m_memory_budget);
+  m_search_budget = new QSpinBox(this);
+  m_search_budget->setRange(10, 3'600'000);
+  m_search_budget->setSingleStep(500);
+  m_search_budget->setValue(static_cast<int>(core::StrategyOptions{}.search_budget_ms));
+  m_search_budget->setSuffix(tr(" ms"));
+  m_search_budget->setToolTip(tr("Time the search may take; Cancel stops it earlier and keeps the best schedule found"));
+  form->addRow(tr("Search budget"), m_search_budget);
   m_apply = new QPushButton(tr("Apply"), this);
   m_cancel = new QPushButton(tr("Cancel"), this);
   m_cancel->setToolTip(tr("Stop the search and apply the best schedule it found so far"));
@@ -85,7 +93,7 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
   m_poll = new QTimer(this);
   m_poll->setInterval(100);
   connect(m_poll, &QTimer::timeout, this, &StrategyPanel::showProgress);
-  connect(&m_watcher, &QFutureWatcher<core::Expected<core::Schedule>>::finished, this, &StrategyPanel::searchDone);
+  connect(&m_watcher, &QFutureWatcher<SearchOutcome>::finished, this, &StrategyPanel::searchDone);
   connect(m_apply, &QPushButton::clicked, this, &StrategyPanel::apply);
   connect(m_cancel, &QPushButton::clicked, this, &StrategyPanel::cancelSearch);
   connect(m_strategy, &QComboBox::currentTextChanged, this, &StrategyPanel::updateControls);
@@ -114,7 +122,7 @@ StrategyPanel::~StrategyPanel() {
 void StrategyPanel::updateControls() {
   const bool running = searching();
   const bool iterative = is_iterative(m_strategy->currentText());
-  m_budget->setEnabled(iterative && !running);
+  m_search_budget->setEnabled(iterative && !running);
   m_apply->setEnabled(!running);
   m_strategy->setEnabled(!running);
   m_cancel->setVisible(running);
@@ -127,13 +135,24 @@ bool StrategyPanel::apply() {
   opt.max_streams = m_cap->value();
   opt.granularity_us = m_grain->value();
   opt.cuda_graph = m_launch->currentIndex() == 1;
+  std::int64_t budget = 0;
+  if (const QString text = m_memory_budget->text().trimmed(); !text.isEmpty()) {
+    auto bytes = core::parse_byte_size(text.toStdString());
+    if (!bytes) {
+      m_note->setText(tr("Refused: %1").arg(QString::fromStdString(bytes.error().message)));
+      return false;
+    }
+    budget = *bytes;
+  }
   const QString name = m_strategy->currentText();
   if (!is_iterative(name)) {
-    const bool ok = m_doc->applyStrategy(name, opt);
-    m_note->setText(ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(name) : tr("Refused: %1").arg(m_doc->lastRefusal()));
+    const bool ok = m_doc->applyStrategy(name, opt, budget);
+    QString note = ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(name) : tr("Refused: %1").arg(m_doc->lastRefusal());
+    if (ok && !m_doc->lastBudgetNote().isEmpty()) note += " " + tr("Memory budget: %1").arg(m_doc->lastBudgetNote());
+    m_note->setText(note);
     return ok;
   }
-  opt.search_budget_ms = m_budget->value();
+  opt.search_budget_ms = m_search_budget->value();
   auto state = std::make_shared<Progress>();
   opt.progress = [state](double fraction, double best_us) {
     state->fraction = fraction;
@@ -145,16 +164,35 @@ bool StrategyPanel::apply() {
   m_search_options = opt;
   m_search_name = name;
   // The worker owns copies of the costs and device and shares the immutable graph, so edits or a
-  // new model on the GUI thread meanwhile cannot touch what it reads.
-  m_watcher.setFuture(QtConcurrent::run(
-      [graph = m_search_graph, costs = m_doc->analysis().costs, device = m_doc->device(), opt,
-       strategy = name.toStdString()]() { return core::make_schedule(strategy, *graph, costs, device, opt); }));
+  // new model on the GUI thread meanwhile cannot touch what it reads. With a memory budget the
+  // search's result is fitted to it as `weft schedule --memory-budget` does.
+  m_watcher.setFuture(QtConcurrent::run([graph = m_search_graph, costs = m_doc->analysis().costs,
+                                         device = m_doc->device(), opt, budget, strategy = name.toStdString()]() {
+    SearchOutcome out;
+    if (budget <= 0) {
+      out.schedule = core::make_schedule(strategy, *graph, costs, device, opt);
+      return out;
+    }
+    core::BudgetOptions b;
+    b.budget_bytes = budget;
+    b.mode = core::launch_mode_of(opt);
+    auto fit = core::make_budgeted_schedule(strategy, *graph, costs, device, opt, b);
+    if (!fit) {
+      out.schedule = fit.error();
+      return out;
+    }
+    out.budget_note = fit->summary();
+    out.schedule = std::move(fit->schedule);
+    return out;
+  }));
   m_progress->setValue(0);
-  m_note->setText(tr("Searching (%1 ms budget)...").arg(m_budget->value()));
+  m_note->setText(tr("Searching (%1 ms budget)...").arg(m_search_budget->value()));
   m_poll->start();
   updateControls();
   return true;
 }
+
+QString StrategyPanel::noteText() const { return m_note->text(); }
 
 void StrategyPanel::cancelSearch() {
   if (!searching() || !m_state) return;
@@ -173,18 +211,22 @@ void StrategyPanel::searchDone() {
   m_poll->stop();
   const bool cancelled = m_state && m_state->cancel;
   m_state.reset();
-  core::Expected<core::Schedule> result = m_watcher.result();
+  SearchOutcome outcome = m_watcher.result();
   const QString what = cancelled ? tr("stopped early") : tr("finished");
   QString summary;
-  if (result) {
+  if (outcome.schedule) {
     // The search states what it did in its options: where it started, the best it reached.
-    const QString words = QString::fromStdString(result->options);
+    const QString words = QString::fromStdString(outcome.schedule->options);
     summary = words.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(words);
   }
-  const bool ok = m_doc->applyComputedStrategy(m_search_name, m_search_graph, std::move(result), m_search_options);
+  const bool ok =
+      m_doc->applyComputedStrategy(m_search_name, m_search_graph, std::move(outcome.schedule), m_search_options);
   m_search_graph.reset();
-  m_note->setText(ok ? tr("Applied %1, %2%3 (Ctrl+Z undoes).").arg(m_search_name, what, summary)
-                     : tr("Refused: %1").arg(m_doc->lastRefusal()));
+  QString note = ok ? tr("Applied %1, %2%3 (Ctrl+Z undoes).").arg(m_search_name, what, summary)
+                    : tr("Refused: %1").arg(m_doc->lastRefusal());
+  if (ok && !outcome.budget_note.empty())
+    note += " " + tr("Memory budget: %1").arg(QString::fromStdString(outcome.budget_note));
+  m_note->setText(note);
   updateControls();
   emit searchFinished(ok);
 }

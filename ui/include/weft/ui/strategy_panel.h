@@ -15,6 +15,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QLineEdit;
 class QSpinBox;
 class QTimer;
 
@@ -34,11 +35,15 @@ class StrategyPanel : public QWidget {
   /// Launch mode the schedule is made and predicted for: 0 eager launches, 1 CUDA Graph replay.
   QComboBox* launchMode() const { return m_launch; }
   /// Time budget of iterative strategies (search), in milliseconds.
-  QSpinBox* searchBudget() const { return m_budget; }
+  QSpinBox* searchBudget() const { return m_search_budget; }
   QPushButton* applyButton() const { return m_apply; }
   QPushButton* cancelButton() const { return m_cancel; }
   QProgressBar* progressBar() const { return m_progress; }
   QLabel* note() const { return m_note; }
+  /// Memory budget (empty: none): bytes with an optional unit, e.g. "4MiB" or "4MB".
+  QLineEdit* memoryBudget() const { return m_memory_budget; }
+  /// The note under Apply (what was applied, what the budget cost, or the refusal).
+  QString noteText() const;
   /// Applies the chosen settings. A fixed strategy applies at once: false (and the reason in
   /// the panel) when refused. An iterative one starts off the GUI thread and returns true;
   /// searchFinished reports the outcome.
@@ -52,6 +57,12 @@ class StrategyPanel : public QWidget {
   void searchFinished(bool applied);
 
  private:
+  /// What a search in the worker gives back: the schedule (fitted to the memory budget when one
+  /// was set) and what the budget cost.
+  struct SearchOutcome {
+    core::Expected<core::Schedule> schedule = core::Schedule{};
+    std::string budget_note;
+  };
   struct Progress {
     std::atomic<double> fraction{0};
     std::atomic<double> best_us{0};
@@ -66,7 +77,8 @@ class StrategyPanel : public QWidget {
   QSpinBox* m_cap;
   QDoubleSpinBox* m_grain;
   QComboBox* m_launch;
-  QSpinBox* m_budget;
+  QSpinBox* m_search_budget;
+  QLineEdit* m_memory_budget;
   QPushButton* m_apply;
   QPushButton* m_cancel;
   QProgressBar* m_progress;
@@ -77,7 +89,7 @@ class StrategyPanel : public QWidget {
   std::shared_ptr<const core::Graph> m_search_graph;
   core::StrategyOptions m_search_options;
   QString m_search_name;
-  QFutureWatcher<core::Expected<core::Schedule>> m_watcher;
+  QFutureWatcher<SearchOutcome> m_watcher;
 };
 
 }  // namespace weft::ui
