@@ -68,7 +68,7 @@ int plan_intervals(const Args& args, const std::string& path, const core::PlanOp
 }  // namespace
 
 int cmd_plan(Args& args) {
-  if (auto ok = args.parse({"intervals=", "schedule=", "strategy=", "streams=", "granularity=", "graph", "planner=", "alignment=", "outputs",
+  if (auto ok = args.parse({"intervals=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "planner=", "alignment=", "outputs",
                             "search-ms=", "search-steps=", "json", "merge"},
                            true);
       !ok)
@@ -110,7 +110,9 @@ int cmd_plan(Args& args) {
   if (!model) return report("plan", model.error());
   // Merges (--merge, or recorded in a loaded schedule): the plan is the merged model's, whose
   // merged nodes write all their members' outputs at once.
-  auto obtained = obtain_merged_schedule("plan", *choice, args.flag("merge"), model->graph, model->costs, model->device);
+  std::optional<core::BudgetFit> fit;
+  auto obtained = obtain_merged_schedule("plan", *choice, args.flag("merge"), model->graph, model->costs, model->device, &fit,
+                                         planner, options);
   if (!obtained) return report("plan", obtained.error());
   const core::Graph& graph = obtained->graph(model->graph);
   const core::Schedule& schedule = obtained->schedule;
@@ -153,6 +155,7 @@ int cmd_plan(Args& args) {
                      {"price_of_concurrency", m.price_of_concurrency()},
                      {"planners", per_planner},
                      {"tensors", tensors}};
+    if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -170,6 +173,7 @@ int cmd_plan(Args& args) {
             << "sequential arena       " << m.reference_arena_bytes() << " bytes; price of concurrency (arena / sequential) "
             << fixed(m.price_of_concurrency(), 3) << "\n"
             << "no reuse               " << m.no_reuse_bytes << " bytes\n";
+  if (fit) std::cout << budget_line(*fit) << "\n";
   return 0;
 }
 

@@ -28,7 +28,7 @@ namespace {
 int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro);
 
 int cmd_run(Args& args) {
-  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "planner=", "iterations=", "warmup=", "seed=",
+  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "seed=",
                             "trace=", "json", "graph", "tf32", "merge"},
                            true);
       !ok)
@@ -63,7 +63,8 @@ int cmd_run(Args& args) {
   if (!model) return report("run", model.error());
   const core::Graph& unmerged = model->graph;
 
-  auto obtained = obtain_merged_schedule("run", *choice, args.flag("merge"), unmerged, model->costs, model->device);
+  std::optional<core::BudgetFit> fit;
+  auto obtained = obtain_merged_schedule("run", *choice, args.flag("merge"), unmerged, model->costs, model->device, &fit, planner);
   if (!obtained) return report("run", obtained.error());
   const core::Schedule& schedule = obtained->schedule;
   const core::Graph& graph = obtained->graph(unmerged);
@@ -101,6 +102,7 @@ int cmd_run(Args& args) {
       for (const auto& m : obtained->merged->members) groups += m.size() > 1 ? 1 : 0;
       j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
     }
+    if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, "
@@ -116,6 +118,7 @@ int cmd_run(Args& args) {
               << " planner)\n"
               << "speedup: " << fixed(speedup, 2) << "x\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
+    if (fit) std::cout << budget_line(*fit) << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
   }
