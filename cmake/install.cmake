@@ -61,7 +61,5 @@ if(TARGET weft-studio)
 endif()
 
 if(TARGET weft_python)
-  set(WEFT_PYTHON_INSTALL_DIR lib/python3/dist-packages CACHE STRING
-      "Where the Python module is installed, relative to the prefix (Debian's dist-packages)")
   install(TARGETS weft_python LIBRARY DESTINATION ${WEFT_PYTHON_INSTALL_DIR})
 endif()

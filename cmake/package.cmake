@@ -25,6 +25,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 
 set(CPACK_DEBIAN_WEFT_PACKAGE_NAME weft)
 set(CPACK_DEBIAN_WEFT_PACKAGE_SHLIBDEPS ON)
+# A shlibs file for libweft.so and libweft_gpu.so: dpkg-shlibdeps resolves the package's own
+# libraries from it, and packages built against them depend on this one.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_WEFT_DESCRIPTION
 "Parallel schedules of neural-network graphs
  Weft opens ONNX models and answers how much of a model can run concurrently on one

@@ -26,6 +26,7 @@
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/sync.h"
+#include "weft/gpu/cuda_executor.h"
 #include "weft_python.h"
 
 namespace weft::python {
@@ -493,11 +494,11 @@ void register_model(py::module_& m) {
           "Predicted timeline and speedup against both sequential baselines; graph=True: CUDA Graph replay.")
       .def(
           "run",
-          [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& backend, int iterations, int warmup,
-             std::uint64_t seed, const std::string& planner) {
+          [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& backend, bool graph, int iterations,
+             int warmup, std::uint64_t seed, const std::string& planner) {
             const core::Schedule s = schedule_of(mo, spec);
-            if (backend != "cpu")
-              usage("backend '" + backend + "' is not available from Python; use 'cpu' (the CUDA executor runs from `weft run --backend cuda`)");
+            if (backend != "cpu" && backend != "cuda") usage("backend must be 'cpu' or 'cuda', got '" + backend + "'");
+            if (graph && backend != "cuda") usage("graph=True (CUDA Graph replay) needs backend='cuda'");
             if (iterations < 1) usage("iterations must be >= 1");
             if (warmup < 0) usage("warmup must be >= 0");
             if (!planner.empty()) check(core::check_planner(planner));
@@ -507,13 +508,18 @@ void register_model(py::module_& m) {
             o.run.seed = seed;
             o.planner = planner;
             return Run{mo, take(without_gil([&] {
-                         auto executor = core::make_cpu_executor();
+                         // The CUDA executor loads the CUDA module on first use; where it or a GPU
+                         // is missing, run() returns the Runtime error that says which.
+                         gpu::CudaRunOptions cuda;
+                         cuda.cuda_graph = graph;
+                         auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
                          return core::compare_runs(*executor, mo->graph, s, o);
                        }))};
           },
-          py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("iterations") = 3, py::arg("warmup") = 1,
-          py::arg("seed") = 42, py::arg("planner") = "",
-          "Runs the reference and the schedule on the CPU executor; median times, speedup, outputs compared.")
+          py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false, py::arg("iterations") = 3,
+          py::arg("warmup") = 1, py::arg("seed") = 42, py::arg("planner") = "",
+          "Runs the reference and the schedule on the CPU executor (backend='cuda': the CUDA executor, graph=True: "
+          "replayed as a CUDA Graph); median times, speedup, outputs compared. No GPU or CUDA module: RuntimeFailure.")
       .def(
           "chrome_trace",
           [](const std::shared_ptr<Model>& mo, const std::vector<PyTimeline>& runs, std::optional<std::string> path) -> py::object {

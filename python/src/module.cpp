@@ -12,6 +12,7 @@
 #include "weft/core/memory_planner.h"
 #include "weft/core/strategies.h"
 #include "weft/core/strategy.h"
+#include "weft/gpu/devices.h"
 #include "weft_python.h"
 
 namespace weft::python {
@@ -132,6 +133,25 @@ PYBIND11_MODULE(weft, m) {
         return out;
       },
       "The registered strategies: name, description, iterative (searches under a budget).");
+  m.def(
+      "gpus",
+      [] {
+        auto gpus = weft::gpu::list_gpus();
+        if (!gpus) weft::python::raise(gpus.error());
+        py::list out;
+        for (const weft::gpu::GpuInfo& g : *gpus) {
+          py::dict d;
+          d["index"] = g.index;
+          d["name"] = g.name;
+          d["sm_count"] = g.sm_count;
+          d["memory_bytes"] = g.memory_bytes;
+          d["compute_capability"] = std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor);
+          out.append(d);
+        }
+        return out;
+      },
+      "The CUDA GPUs (loads the CUDA module). RuntimeFailure naming what is missing: the module, a library, "
+      "the driver or a device.");
   m.def("devices", &core::device_names, "Names of the device presets (cost models) in the assets folder.");
   m.def("default_device", [] { return std::string(core::default_device_name()); });
   m.def("planners", &core::planner_names, "Names of the memory planners (plan(planner=...)); '' runs every one.");

@@ -249,6 +249,25 @@ class PlanSimulateRunTest(unittest.TestCase):
         self.assertTrue(np.all(np.isfinite(out)))
         with self.assertRaises(weft.UsageError):
             model.run(model.reference(), backend="tpu")
+        with self.assertRaises(weft.UsageError):
+            model.run(model.reference(), graph=True)
+
+    def test_run_on_cuda_or_a_runtime_failure(self):
+        model = weft.load(SQUEEZENET)
+        try:
+            gpus = weft.gpus()
+        except weft.RuntimeFailure as e:
+            gpus = []
+            self.assertEqual(e.kind, "runtime")
+        if not gpus:
+            # No GPU here: the CUDA run fails as a runtime error that says what is missing.
+            with self.assertRaises(weft.RuntimeFailure) as caught:
+                model.run(model.schedule("chains"), backend="cuda", iterations=1, warmup=0)
+            self.assertIsInstance(caught.exception, RuntimeError)
+            self.assertTrue(caught.exception.message)
+            return
+        run = model.run(model.schedule("chains"), backend="cuda", iterations=1, warmup=0)
+        self.assertLess(run.max_abs_diff, 1e-3)
 
     def test_schedules_of_another_model_are_refused(self):
         other = weft.load(SQUEEZENET)
