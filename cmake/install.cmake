@@ -43,7 +43,7 @@ install(FILES ${WEFT_GENERATED_INCLUDE_DIR}/weft/build_info.h DESTINATION ${CMAK
 install(EXPORT WeftTargets NAMESPACE Weft:: DESTINATION ${WEFT_CMAKE_INSTALL_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/WeftConfig.cmake.in
                               ${CMAKE_BINARY_DIR}/generated/WeftConfig.cmake
-                              INSTALL_DESTINATION ${WEFT_CMAKE_INSTALL_DIR})
+                              INSTALL_DESTINATION ${WEFT_CMAKE_INSTALL_DIR} PATH_VARS CMAKE_INSTALL_DATADIR)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/generated/WeftConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/generated/WeftConfig.cmake ${CMAKE_BINARY_DIR}/generated/WeftConfigVersion.cmake

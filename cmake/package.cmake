@@ -6,8 +6,6 @@
 set(CPACK_PACKAGE_NAME weft)
 set(CPACK_PACKAGE_VENDOR "Weft")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Parallel schedules of neural-network graphs: analyse, edit, run, export")
-set(CPACK_PACKAGE_HOMEPAGE_URL "https://github.com/weft-project/weft")
 set(CPACK_PACKAGE_CONTACT "Weft maintainers <maintainers@weft.invalid>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
@@ -28,15 +26,17 @@ set(CPACK_DEBIAN_WEFT_PACKAGE_SHLIBDEPS ON)
 # A shlibs file for libweft.so and libweft_gpu.so: dpkg-shlibdeps resolves the package's own
 # libraries from it, and packages built against them depend on this one.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+# Each package's first description line is its summary (no CPACK_PACKAGE_DESCRIPTION_SUMMARY:
+# CPack would put that one line above both); CPack indents the rest.
 set(CPACK_DEBIAN_WEFT_DESCRIPTION
-"Parallel schedules of neural-network graphs
- Weft opens ONNX models and answers how much of a model can run concurrently on one
- GPU, at what memory cost: parallelism analysis, stream schedules with minimal events,
- memory plans, a multi-stream simulator, a CPU executor and exports.
- .
- This package holds the weft command-line tool, the weft-studio desktop application,
- libweft.so with its headers and CMake package (find_package(Weft)), and the Python
- module weft.")
+"parallel schedules of neural-network graphs
+Weft opens ONNX models and answers how much of a model can run concurrently on one
+GPU, at what memory cost: parallelism analysis, stream schedules with minimal events,
+memory plans, a multi-stream simulator, a CPU executor and exports.
+
+This package holds the weft command-line tool, the weft-studio desktop application,
+libweft.so with its headers and CMake package (find_package(Weft)), and the Python
+module weft.")
 if(TARGET weft_python)
   # The module is built for this Python (major.minor) and imports numpy for its arrays.
   string(REPLACE "." ";" _weft_py "${WEFT_PYTHON_VERSION}")
@@ -52,8 +52,8 @@ set(CPACK_DEBIAN_CUDA_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_CUDA_PACKAGE_DEPENDS "weft (= ${PROJECT_VERSION})")
 set(CPACK_DEBIAN_CUDA_DESCRIPTION
 "CUDA executor module for Weft
- libweft_cuda.so, loaded by weft and weft-studio to run schedules on CUDA GPUs. It needs
- the NVIDIA driver and, from NVIDIA's installation, cuBLAS and cuDNN (built against
- CUDA ${WEFT_INFO_CUDA_VERSION}, cuDNN ${WEFT_INFO_CUDNN_VERSION}); `weft devices` says what it found.")
+libweft_cuda.so, loaded by weft, weft-studio and the Python module to run schedules on
+CUDA GPUs. It needs the NVIDIA driver and, from NVIDIA's installation, cuBLAS and cuDNN
+(built against CUDA ${WEFT_INFO_CUDA_VERSION}, cuDNN ${WEFT_INFO_CUDNN_VERSION}); `weft devices` says what it found.")
 
 include(CPack)

@@ -21,6 +21,9 @@ for lib in libonnx libprotobuf libopenblas libc6 libstdc++6; do
   grep -q "$lib" <<< "$depends" || fail "Depends lacks $lib"
 done
 
+summary=$(dpkg-deb -f "$deb" Description | head -1)
+[ "$summary" = "parallel schedules of neural-network graphs" ] || fail "package summary: '$summary'"
+
 root=$scratch/root
 dpkg -x "$deb" "$root"
 for cuda_deb in "$scratch"/out/weft-cuda_*.deb; do
@@ -52,6 +55,9 @@ if grep -q 'kStudio = true' "$build/generated/include/weft/build_info.h"; then
 fi
 
 # The unpacked programs, with nothing pointing back at the build or source tree.
+for f in "$root"/usr/bin/* $(find "$root/usr/lib" -name '*.so*' -type f); do
+  if readelf -d "$f" | grep -q "R.*PATH.*$build"; then fail "$f has a RUNPATH into the build tree"; fi
+done
 unset WEFT_ASSETS_DIR WEFT_CUDA_MODULE
 weft=$root/usr/bin/weft
 "$weft" --version | tee "$scratch/version.txt"

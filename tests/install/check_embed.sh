@@ -8,6 +8,7 @@ build=$1 source=$2
 scratch=$build/install-check/embed
 prefix=$scratch/prefix
 rm -rf "$scratch"
+mkdir -p "$scratch"
 cmake --install "$build" --prefix "$prefix" --component weft > "$scratch.install.log" 2>&1 ||
   { cat "$scratch.install.log"; exit 1; }
 for f in bin/weft include/weft/core/graph.h include/weft/build_info.h share/weft/assets/models/googlenet.onnx; do
