@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "cli.h"
+#include "weft/build_info.h"
+#include "weft/core/cost_model.h"
 #include "weft/core/strategy.h"
 
 namespace {
@@ -71,6 +73,20 @@ void print_usage(std::ostream& out) {
   }
 }
 
+/// The version and what this build contains (weft/build_info.h), and where assets are read from.
+void print_version(std::ostream& out) {
+  namespace b = weft::build;
+  auto built = [](bool yes, std::string_view what) { return yes ? "built (" + std::string(what) + ")" : std::string("not built"); };
+  out << "weft " << b::kVersion << " (" << b::kBuildType << ", " << b::kCompiler << ")\n"
+      << "  CUDA module:   "
+      << built(b::kCudaModule, "CUDA " + std::string(b::kCudaVersion) + ", cuDNN " + std::string(b::kCudnnVersion))
+      << (b::kCudaModule ? "; 'weft devices' loads it and lists the GPUs" : "") << "\n"
+      << "  studio:        " << built(b::kStudio, "Qt " + std::string(b::kQtVersion)) << "\n"
+      << "  Python module: " << built(b::kPythonModule, "Python " + std::string(b::kPythonVersion)) << "\n"
+      << "  ONNX " << b::kOnnxVersion << ", protobuf " << b::kProtobufVersion << ", BLAS " << b::kBlas << "\n"
+      << "  assets:        " << weft::core::assets_dir() << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,7 +99,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command == "--version" || command == "version") {
-      std::cout << "weft 0.1.0\n";
+      print_version(std::cout);
       return 0;
     }
     if (command == "analyze") return weft::cli::cmd_analyze(args);

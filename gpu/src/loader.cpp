@@ -38,14 +38,19 @@ struct Loaded {
 
 core::Error runtime(std::string message) { return core::make_error(core::ErrorKind::Runtime, std::move(message)); }
 
+#ifndef WEFT_MODULE_FROM_BINDIR
+#define WEFT_MODULE_FROM_BINDIR "../lib/weft"
+#endif
+
 /// Folders beside the running program where a module may sit: the bundle keeps it in lib/, an
-/// installation in ../lib/.
+/// installation (`cmake --install`, the Debian package) in <libdir>/weft/, i.e.
+/// WEFT_MODULE_FROM_BINDIR from the program's folder; ../lib/ for older layouts.
 std::vector<fs::path> program_folders() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   const fs::path dir = exe.parent_path();
-  return {dir, dir / "lib", dir.parent_path() / "lib"};
+  return {dir, dir / "lib", (dir / WEFT_MODULE_FROM_BINDIR).lexically_normal(), dir.parent_path() / "lib"};
 }
 
 /// dlopen's own message names the file that failed (the module, or a library it needs).

@@ -4,8 +4,8 @@
 // The CUDA backend lives in a module, libweft_cuda.so, that the programs load (dlopen) the first
 // time a CUDA function below is called; `weft` and `weft-studio` link no CUDA library, so their
 // other commands start without loading cuBLAS or cuDNN. Where the module is looked for:
-// $WEFT_CUDA_MODULE when set (that file only); else beside the program, in its lib/ and ../lib/
-// folders, then the program's RUNPATH and LD_LIBRARY_PATH.
+// $WEFT_CUDA_MODULE when set (that file only); else beside the program, in its lib/ folder, in
+// the installation's <libdir>/weft/ and in ../lib/, then the RUNPATH and LD_LIBRARY_PATH.
 #include <cstdint>
 #include <string>
 #include <vector>

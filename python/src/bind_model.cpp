@@ -1,0 +1,596 @@
+// The Python classes: Model (a loaded ONNX graph with a device's cost model), Schedule,
+// Timeline, and the results of analyze(), plan(), simulate() and run(). Every long computation
+// runs with the GIL released; results become plain Python values and numpy arrays afterwards.
+// Schedules cross the boundary in the schedule JSON shape (docs/schedule-format.md), the same
+// shape external strategies reply in (docs/strategy-protocol.md).
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "weft/core/analysis.h"
+#include "weft/core/chrome_trace.h"
+#include "weft/core/cpu_executor.h"
+#include "weft/core/file_io.h"
+#include "weft/core/onnx_import.h"
+#include "weft/core/schedule_edit.h"
+#include "weft/core/schedule_json.h"
+#include "weft/core/strategies.h"
+#include "weft/core/strategy_external.h"
+#include "weft/core/study/memory_report.h"
+#include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
+#include "weft/core/study/run_comparison.h"
+#include "weft/core/sync.h"
+#include "weft/gpu/cuda_executor.h"
+#include "weft_python.h"
+
+namespace weft::python {
+
+namespace {
+
+template <class T>
+py::array_t<T> to_array(const std::vector<T>& v) {
+  py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+  if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * sizeof(T));
+  return a;
+}
+
+py::list node_keys(const core::Graph& g, const std::vector<core::NodeId>& nodes) {
+  py::list out;
+  for (core::NodeId n : nodes) out.append(g.key(n));
+  return out;
+}
+
+[[noreturn]] void usage(const std::string& message) { raise(core::make_error(core::ErrorKind::Usage, message)); }
+
+py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+std::string json_dumps(const py::handle& value) { return py::cast<std::string>(py::module_::import("json").attr("dumps")(value)); }
+
+/// A node given as its key (str) or index (int).
+core::NodeId node_id(const Model& m, const py::handle& node) {
+  if (py::isinstance<py::str>(node)) {
+    const auto key = py::cast<std::string>(node);
+    if (auto n = m.graph.find_node(key)) return *n;
+    raise(core::make_error(core::ErrorKind::InvalidInput, "no node '" + key + "' in " + m.graph.info().model_path));
+  }
+  const auto n = py::cast<long long>(node);
+  if (n < 0 || static_cast<std::size_t>(n) >= m.graph.node_count())
+    raise(core::make_error(core::ErrorKind::InvalidInput,
+                           "node index " + std::to_string(n) + " is out of range (" + std::to_string(m.graph.node_count()) + " nodes)"));
+  return static_cast<core::NodeId>(n);
+}
+
+/// A schedule given as a Schedule of this model, a dict in the schedule JSON shape, or JSON
+/// text. Dicts and text may leave out "format" and "version" (the current ones are meant) and
+/// "events" (the minimal events are computed), as external strategies may.
+/// Runs f() with the GIL released, so other Python threads run meanwhile. f must not touch
+/// Python objects; its Expected is taken (errors raised) by the caller once the GIL is back.
+template <class F>
+auto without_gil(F&& f) {
+  py::gil_scoped_release release;
+  return f();
+}
+
+core::Schedule schedule_of(const ModelPtr& model, const py::handle& spec) {
+  if (py::isinstance<PySchedule>(spec)) {
+    const auto& s = py::cast<const PySchedule&>(spec);
+    if (s.model != model) usage("the schedule belongs to another model (" + s.model->graph.info().model_path + ")");
+    return s.schedule;
+  }
+  py::object object;
+  if (py::isinstance<py::dict>(spec)) {
+    object = py::reinterpret_borrow<py::object>(spec);
+  } else if (py::isinstance<py::str>(spec)) {
+    std::string parse_error;
+    try {
+      object = json_loads(py::cast<std::string>(spec));
+    } catch (py::error_already_set& e) {
+      parse_error = e.what();
+    }
+    if (!parse_error.empty()) raise(core::make_error(core::ErrorKind::InvalidInput, "schedule JSON does not parse: " + parse_error));
+    if (!py::isinstance<py::dict>(object)) raise(core::make_error(core::ErrorKind::InvalidInput, "schedule JSON must be an object"));
+  } else {
+    usage("a schedule is a weft.Schedule, a dict or JSON text, not " + py::cast<std::string>(py::str(spec.get_type())));
+  }
+  py::dict d(object);
+  py::dict filled;
+  if (!d.contains("format")) filled["format"] = "weft-schedule";
+  if (!d.contains("version")) filled["version"] = 1;
+  for (auto item : d) filled[item.first] = item.second;
+  const std::string text = json_dumps(filled);
+  core::ScheduleImport how;
+  how.compute_missing_events = true;
+  return take(without_gil([&] { return core::schedule_from_json(model->graph, text, how); }));
+}
+
+core::StrategyOptions strategy_options(int max_streams, std::optional<double> granularity_us, bool cuda_graph,
+                                       std::optional<double> budget_ms, std::optional<long long> evaluations,
+                                       std::optional<unsigned long long> seed) {
+  core::StrategyOptions o;
+  o.max_streams = max_streams;
+  if (granularity_us) {
+    if (*granularity_us < 0) usage("granularity_us must be >= 0 (microseconds), or None for automatic");
+    o.granularity_us = *granularity_us;
+  }
+  o.cuda_graph = cuda_graph;
+  if (budget_ms) {
+    if (*budget_ms <= 0) usage("budget_ms must be > 0");
+    o.search_budget_ms = *budget_ms;
+  }
+  if (evaluations) {
+    if (*evaluations <= 0) usage("evaluations must be > 0");
+    o.search_evaluations = *evaluations;
+    if (!budget_ms) o.search_budget_ms = 1e12;  // a count alone: the result depends on the seed only
+  }
+  if (seed) o.seed = *seed;
+  return o;
+}
+
+PySchedule make(const ModelPtr& model, core::Schedule s) { return PySchedule{model, std::move(s)}; }
+
+// ---- Results -----------------------------------------------------------------------------
+
+struct Analysis {
+  ModelPtr model;
+  core::AnalysisReport report;
+};
+
+struct Plan {
+  ModelPtr model;
+  core::MemoryReport report;
+};
+
+struct Prediction {
+  ModelPtr model;
+  core::Prediction p;
+};
+
+struct Run {
+  ModelPtr model;
+  core::RunComparison c;
+};
+
+py::array tensor_array(const core::HostTensor& t) {
+  const char* format = nullptr;
+  switch (t.dtype) {
+    case core::DType::Float32: format = "float32"; break;
+    case core::DType::Float64: format = "float64"; break;
+    case core::DType::Float16: format = "float16"; break;
+    case core::DType::Int64: format = "int64"; break;
+    case core::DType::Int32: format = "int32"; break;
+    case core::DType::Int16: format = "int16"; break;
+    case core::DType::Int8: format = "int8"; break;
+    case core::DType::UInt8: format = "uint8"; break;
+    case core::DType::UInt16: format = "uint16"; break;
+    case core::DType::UInt32: format = "uint32"; break;
+    case core::DType::UInt64: format = "uint64"; break;
+    case core::DType::Bool: format = "bool"; break;
+    default: break;
+  }
+  if (!format) {
+    // bfloat16 and others numpy lacks: the raw little-endian bytes.
+    return py::array_t<std::uint8_t>(static_cast<py::ssize_t>(t.bytes.size()), t.bytes.data());
+  }
+  const py::dtype dtype(format);
+  std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end());
+  py::array a(dtype, shape);
+  if (static_cast<std::size_t>(a.nbytes()) != t.bytes.size())
+    raise(core::make_error(core::ErrorKind::Internal, "output bytes do not match its shape"));
+  if (!t.bytes.empty()) std::memcpy(a.mutable_data(), t.bytes.data(), t.bytes.size());
+  return a;
+}
+
+PyTimeline timeline(const ModelPtr& m, core::Timeline t) { return PyTimeline{m, std::move(t)}; }
+
+}  // namespace
+
+void register_model(py::module_& m) {
+  // ---- Schedule ----
+  py::class_<PySchedule>(m, "Schedule",
+                         "Operators on streams, in order, with the cross-stream events that enforce the data edges. "
+                         "Immutable: edits return a new Schedule.")
+      .def_property_readonly("strategy", [](const PySchedule& s) { return s.schedule.strategy; })
+      .def_property_readonly("options", [](const PySchedule& s) { return s.schedule.options; })
+      .def_property_readonly("stream_count", [](const PySchedule& s) { return s.schedule.stream_count(); })
+      .def_property_readonly(
+          "streams", [](const PySchedule& s) {
+            py::list out;
+            for (const auto& stream : s.schedule.streams) out.append(node_keys(s.model->graph, stream));
+            return out;
+          },
+          "Node keys per stream, in issue order.")
+      .def_property_readonly(
+          "stream_ids", [](const PySchedule& s) {
+            py::list out;
+            for (const auto& stream : s.schedule.streams) out.append(to_array<core::NodeId>(stream));
+            return out;
+          },
+          "Node indices per stream (numpy int32 arrays).")
+      .def_property_readonly(
+          "events", [](const PySchedule& s) {
+            py::list out;
+            for (const core::Event& e : s.schedule.events) out.append(py::make_tuple(s.model->graph.key(e.from), s.model->graph.key(e.to)));
+            return out;
+          },
+          "Cross-stream waits as (recorded after, waited before) node keys.")
+      .def(
+          "to_json", [](const PySchedule& s) { return core::schedule_to_json(s.model->graph, s.schedule, s.model->device.name); },
+          "Schedule JSON text (docs/schedule-format.md), as `weft schedule -o` writes it.")
+      .def(
+          "to_dict", [](const PySchedule& s) { return json_loads(core::schedule_to_json(s.model->graph, s.schedule, s.model->device.name)); },
+          "The schedule JSON as a dict.")
+      .def(
+          "save", [](const PySchedule& s, const std::string& path) { check(core::save_schedule(path, s.model->graph, s.schedule, s.model->device.name)); },
+          py::arg("path"), "Writes schedule JSON atomically.")
+      .def(
+          "move",
+          [](const PySchedule& s, const py::handle& node, int stream, int position) {
+            const core::NodeId n = node_id(*s.model, node);
+            return make(s.model, take(core::move_node(s.model->graph, s.schedule, n, stream, position)));
+          },
+          py::arg("node"), py::arg("stream"), py::arg("position"),
+          "Moves a node (key or index) to `stream` at `position`; refused (InvalidInputError, with the reason) "
+          "when the result would deadlock.")
+      .def("add_stream", [](const PySchedule& s) { return make(s.model, take(core::add_stream(s.model->graph, s.schedule))); })
+      .def(
+          "remove_stream", [](const PySchedule& s, int stream) { return make(s.model, take(core::remove_stream(s.model->graph, s.schedule, stream))); },
+          py::arg("stream"), "Removes an empty stream.")
+      .def(
+          "merge_streams",
+          [](const PySchedule& s, int a, int b) { return make(s.model, take(core::merge_streams(s.model->graph, s.schedule, a, b))); },
+          py::arg("a"), py::arg("b"))
+      .def("__repr__", [](const PySchedule& s) {
+        return "<weft.Schedule " + s.schedule.strategy + ": " + std::to_string(s.schedule.stream_count()) + " streams, " +
+               std::to_string(s.schedule.events.size()) + " events>";
+      });
+
+  // ---- Timeline ----
+  py::class_<PyTimeline>(m, "Timeline", "Per-node start and end on streams: predicted, measured or a baseline.")
+      .def_property_readonly("label", [](const PyTimeline& t) { return t.timeline.label; })
+      .def_property_readonly("kind", [](const PyTimeline& t) { return std::string(core::run_kind_name(t.timeline.kind)); })
+      .def_property_readonly("device", [](const PyTimeline& t) { return t.timeline.device; })
+      .def_property_readonly("stream_count", [](const PyTimeline& t) { return t.timeline.stream_count; })
+      .def_property_readonly("makespan_us", [](const PyTimeline& t) { return t.timeline.makespan_us(); })
+      .def_property_readonly(
+          "node", [](const PyTimeline& t) {
+            std::vector<core::NodeId> v;
+            for (const auto& i : t.timeline.items) v.push_back(i.node);
+            return to_array(v);
+          },
+          "Node index per item (numpy int32).")
+      .def_property_readonly("stream", [](const PyTimeline& t) {
+        std::vector<std::int32_t> v;
+        for (const auto& i : t.timeline.items) v.push_back(i.stream);
+        return to_array(v);
+      })
+      .def_property_readonly("start_us", [](const PyTimeline& t) {
+        std::vector<double> v;
+        for (const auto& i : t.timeline.items) v.push_back(i.start_us);
+        return to_array(v);
+      })
+      .def_property_readonly("end_us", [](const PyTimeline& t) {
+        std::vector<double> v;
+        for (const auto& i : t.timeline.items) v.push_back(i.end_us);
+        return to_array(v);
+      })
+      .def_property_readonly("stream_busy_us", [](const PyTimeline& t) { return to_array(t.timeline.stream_busy_us()); })
+      .def_property_readonly(
+          "arena_bytes", [](const PyTimeline& t) {
+            std::vector<double> time, value;
+            for (const auto& c : t.timeline.arena_bytes) {
+              time.push_back(c.time_us);
+              value.push_back(c.value);
+            }
+            return py::make_tuple(to_array(time), to_array(value));
+          },
+          "Arena bytes over time: (time_us, bytes) numpy arrays.")
+      .def("to_json", [](const PyTimeline& t) { return core::timeline_to_json(t.model->graph, t.timeline); },
+           "Timeline JSON (docs/trace-format.md).")
+      .def("__repr__", [](const PyTimeline& t) {
+        return "<weft.Timeline '" + t.timeline.label + "': " + std::to_string(t.timeline.makespan_us()) + " us>";
+      });
+
+  // ---- Analysis ----
+  py::class_<Analysis>(m, "Analysis", "Parallelism of a model: levels, width, critical path, work/span, verdict.")
+      .def_property_readonly("asap", [](const Analysis& a) { return to_array(a.report.levels.asap); }, "ASAP level per node.")
+      .def_property_readonly("alap", [](const Analysis& a) { return to_array(a.report.levels.alap); }, "ALAP level per node.")
+      .def_property_readonly("slack", [](const Analysis& a) { return to_array(a.report.levels.slack); })
+      .def_property_readonly("level_widths", [](const Analysis& a) { return to_array(a.report.levels.width); },
+                             "Nodes per ASAP level.")
+      .def_property_readonly("depth", [](const Analysis& a) { return a.report.levels.depth; })
+      .def_property_readonly("widest_level", [](const Analysis& a) { return a.report.levels.widest_level; })
+      .def_property_readonly("width", [](const Analysis& a) { return a.report.antichain_width; },
+                             "Maximum antichain: the streams needed for full concurrency.")
+      .def_property_readonly("antichain", [](const Analysis& a) { return node_keys(a.model->graph, a.report.antichain); })
+      .def_property_readonly("critical_path", [](const Analysis& a) { return node_keys(a.model->graph, a.report.critical.nodes); },
+                             "Node keys of the longest cost-weighted path, source to sink.")
+      .def_property_readonly("critical_path_ids", [](const Analysis& a) { return to_array(a.report.critical.nodes); })
+      .def_property_readonly("span_us", [](const Analysis& a) { return a.report.critical.span_us; })
+      .def_property_readonly("work_us", [](const Analysis& a) { return a.report.critical.work_us; })
+      .def_property_readonly("parallelism", [](const Analysis& a) { return a.report.critical.parallelism(); },
+                             "work / span: no schedule's speedup exceeds it.")
+      .def_property_readonly("verdict", [](const Analysis& a) { return a.report.verdict; })
+      .def_property_readonly("notes", [](const Analysis& a) { return a.report.notes; })
+      .def_property_readonly("unknown_costs", [](const Analysis& a) { return a.report.unknown_costs; })
+      .def("__repr__", [](const Analysis& a) {
+        return "<weft.Analysis width " + std::to_string(a.report.antichain_width) + ", depth " + std::to_string(a.report.levels.depth) +
+               ": " + a.report.verdict + ">";
+      });
+
+  // ---- Plan ----
+  py::class_<Plan>(m, "Plan", "A schedule's memory plan beside the sequential reference's, with the lower bounds.")
+      .def_property_readonly("planner", [](const Plan& p) { return p.report.plan.planner; })
+      .def_property_readonly("arena_bytes", [](const Plan& p) { return p.report.arena_bytes(); })
+      .def_property_readonly("reference_arena_bytes", [](const Plan& p) { return p.report.reference_arena_bytes(); })
+      .def_property_readonly("concurrent_bound_bytes", [](const Plan& p) { return p.report.bound.bytes; })
+      .def_property_readonly("linear_bound_bytes", [](const Plan& p) { return p.report.linear_bound_bytes; })
+      .def_property_readonly("no_reuse_bytes", [](const Plan& p) { return p.report.no_reuse_bytes; })
+      .def_property_readonly("price_of_concurrency", [](const Plan& p) { return p.report.price_of_concurrency(); },
+                             "Arena / sequential arena.")
+      .def_property_readonly("planners", [](const Plan& p) {
+        py::dict d;
+        for (const auto& a : p.report.planners) d[py::str(a.planner)] = a.arena_bytes;
+        return d;
+      })
+      .def_property_readonly("offsets", [](const Plan& p) { return to_array(p.report.plan.offset); },
+                             "Arena offset per tensor (numpy int64; meaningful where sizes > 0).")
+      .def_property_readonly("sizes", [](const Plan& p) { return to_array(p.report.plan.size); },
+                             "Planned bytes per tensor (0: not in the arena).")
+      .def("__repr__", [](const Plan& p) { return "<weft.Plan " + p.report.plan.planner + ": " + std::to_string(p.report.arena_bytes()) + " bytes>"; });
+
+  // ---- Prediction ----
+  py::class_<Prediction>(m, "Prediction", "A schedule's simulated run beside both sequential baselines.")
+      .def_property_readonly("mode", [](const Prediction& p) { return std::string(core::launch_mode_name(p.p.mode)); })
+      .def_property_readonly("makespan_us", [](const Prediction& p) { return p.p.makespan_us; })
+      .def_property_readonly("sequential_eager_us", [](const Prediction& p) { return p.p.sequential_eager_us; })
+      .def_property_readonly("sequential_graph_us", [](const Prediction& p) { return p.p.sequential_graph_us; })
+      .def_property_readonly("speedup", [](const Prediction& p) { return p.p.speedup(); },
+                             "Against the sequential baseline in the same launch mode.")
+      .def_property_readonly("speedup_vs_graph", [](const Prediction& p) { return p.p.speedup_vs_graph; })
+      .def_property_readonly("speedup_vs_eager", [](const Prediction& p) { return p.p.speedup_vs_eager; })
+      .def_property_readonly("verdict", [](const Prediction& p) { return p.p.verdict; })
+      .def_property_readonly("timeline", [](const Prediction& p) { return timeline(p.model, p.p.timeline); })
+      .def_property_readonly("sequential_eager", [](const Prediction& p) { return timeline(p.model, p.p.sequential_eager); })
+      .def_property_readonly("sequential_graph", [](const Prediction& p) { return timeline(p.model, p.p.sequential_graph); })
+      .def("__repr__", [](const Prediction& p) { return "<weft.Prediction " + std::to_string(p.p.speedup()) + "x>"; });
+
+  // ---- Run ----
+  py::class_<Run>(m, "Run", "A schedule run for real beside the sequential reference run on the same executor.")
+      .def_property_readonly("sequential_ms", [](const Run& r) { return r.c.sequential.wall_ms; })
+      .def_property_readonly("scheduled_ms", [](const Run& r) { return r.c.scheduled.wall_ms; })
+      .def_property_readonly("speedup", [](const Run& r) { return r.c.speedup(); })
+      .def_property_readonly("iteration_ms", [](const Run& r) { return to_array(r.c.scheduled.iteration_ms); })
+      .def_property_readonly("identical", [](const Run& r) { return r.c.diff.identical; },
+                             "The schedule's outputs are bit-identical to the sequential run's.")
+      .def_property_readonly("max_abs_diff", [](const Run& r) { return r.c.diff.max_abs_diff; })
+      .def_property_readonly("arena_bytes", [](const Run& r) { return r.c.scheduled.arena_bytes; })
+      .def_property_readonly("timeline", [](const Run& r) { return timeline(r.model, r.c.scheduled.timeline); })
+      .def_property_readonly("sequential_timeline", [](const Run& r) { return timeline(r.model, r.c.sequential.timeline); })
+      .def_property_readonly(
+          "outputs", [](const Run& r) {
+            py::dict d;
+            for (const auto& [name, t] : r.c.scheduled.outputs) d[py::str(name)] = tensor_array(t);
+            return d;
+          },
+          "The schedule's outputs by graph-output name (numpy arrays).")
+      .def("__repr__", [](const Run& r) { return "<weft.Run " + std::to_string(r.c.speedup()) + "x>"; });
+
+  // ---- Model ----
+  py::class_<Model, std::shared_ptr<Model>>(m, "Model", "An ONNX model loaded by weft.load(), with a device's cost model.")
+      .def_property_readonly("path", [](const Model& mo) { return mo.graph.info().model_path; })
+      .def_property_readonly("sha256", [](const Model& mo) { return mo.graph.info().model_sha256; })
+      .def_property_readonly("device", [](const Model& mo) { return mo.device.name; })
+      .def_property_readonly("node_count", [](const Model& mo) { return mo.graph.node_count(); })
+      .def_property_readonly("tensor_count", [](const Model& mo) { return mo.graph.tensor_count(); })
+      .def_property_readonly("nodes", [](const Model& mo) {
+        py::list out;
+        for (std::size_t n = 0; n < mo.graph.node_count(); ++n) out.append(mo.graph.key(static_cast<core::NodeId>(n)));
+        return out;
+      }, "Node keys (names; '#<index>:<op>' for unnamed nodes), by index.")
+      .def_property_readonly("ops", [](const Model& mo) {
+        py::list out;
+        for (const core::Node& n : mo.graph.nodes()) out.append(n.op_type);
+        return out;
+      })
+      .def_property_readonly("edges", [](const Model& mo) {
+        py::array_t<core::NodeId> a({static_cast<py::ssize_t>(mo.graph.edge_count()), py::ssize_t{2}});
+        auto r = a.mutable_unchecked<2>();
+        py::ssize_t i = 0;
+        for (std::size_t u = 0; u < mo.graph.node_count(); ++u)
+          for (core::NodeId v : mo.graph.successors(static_cast<core::NodeId>(u))) {
+            r(i, 0) = static_cast<core::NodeId>(u);
+            r(i, 1) = v;
+            ++i;
+          }
+        return a;
+      }, "Producer -> consumer node index pairs (numpy int32, shape (E, 2)).")
+      .def_property_readonly("node_time_us", [](const Model& mo) { return to_array(core::node_times(mo.costs)); },
+                             "Predicted time per node on the model's device (µs).")
+      .def_property_readonly("folded_nodes", [](const Model& mo) { return mo.graph.info().folded_nodes; })
+      .def_property_readonly("unresolved_dims", [](const Model& mo) { return mo.graph.info().unresolved_dims; })
+      .def(
+          "analyze",
+          [](const std::shared_ptr<Model>& mo) {
+            return Analysis{mo, without_gil([&] { return core::analyze(mo->graph, mo->costs); })};
+          },
+          "Levels, width (maximum antichain), critical path, work/span and the verdict (as `weft analyze`).")
+      .def(
+          "schedule",
+          [](const std::shared_ptr<Model>& mo, const py::object& strategy, int max_streams, std::optional<double> granularity_us,
+             bool cuda_graph, std::optional<double> budget_ms, std::optional<long long> evaluations,
+             std::optional<unsigned long long> seed) {
+            if (!py::isinstance<py::str>(strategy) || py::cast<std::string>(strategy).starts_with("{"))
+              return make(mo, schedule_of(mo, strategy));
+            const auto name = py::cast<std::string>(strategy);
+            const core::StrategyOptions o = strategy_options(max_streams, granularity_us, cuda_graph, budget_ms, evaluations, seed);
+            check(core::check_strategy(name, o));
+            return make(mo, take(without_gil([&] { return core::make_schedule(name, mo->graph, mo->costs, mo->device, o); })));
+          },
+          py::arg("strategy") = "cp-list", py::kw_only(), py::arg("max_streams") = core::kDefaultMaxStreams,
+          py::arg("granularity_us") = py::none(), py::arg("cuda_graph") = false, py::arg("budget_ms") = py::none(),
+          py::arg("evaluations") = py::none(), py::arg("seed") = py::none(),
+          "A schedule: by strategy name (weft.strategies()), or imported from a dict or JSON text in the schedule "
+          "JSON shape (validated; events may be left out).")
+      .def(
+          "reference", [](const std::shared_ptr<Model>& mo) { return make(mo, core::reference_schedule(mo->graph)); },
+          "The sequential reference schedule every figure is quoted against.")
+      .def(
+          "strategy_input",
+          [](const std::shared_ptr<Model>& mo, int max_streams, std::optional<double> granularity_us, bool cuda_graph) {
+            const core::StrategyOptions o = strategy_options(max_streams, granularity_us, cuda_graph, {}, {}, {});
+            return json_loads(core::strategy_input_json(mo->graph, mo->costs, mo->device, o));
+          },
+          py::kw_only(), py::arg("max_streams") = core::kDefaultMaxStreams, py::arg("granularity_us") = py::none(),
+          py::arg("cuda_graph") = false,
+          "The external strategy input (docs/strategy-protocol.md) as a dict.")
+      .def(
+          "schedule_with",
+          [](const std::shared_ptr<Model>& mo, const py::object& strategy, int max_streams, std::optional<double> granularity_us,
+             bool cuda_graph) {
+            const core::StrategyOptions o = strategy_options(max_streams, granularity_us, cuda_graph, {}, {}, {});
+            py::object input = json_loads(core::strategy_input_json(mo->graph, mo->costs, mo->device, o));
+            py::object reply = strategy(input);
+            core::Schedule s = schedule_of(mo, reply);
+            if (s.strategy.empty() || s.strategy == "hand") s.strategy = "python";
+            return make(mo, std::move(s));
+          },
+          py::arg("strategy"), py::kw_only(), py::arg("max_streams") = core::kDefaultMaxStreams,
+          py::arg("granularity_us") = py::none(), py::arg("cuda_graph") = false,
+          "Runs a Python strategy: strategy(input) gets the external strategy input dict and returns a schedule "
+          "dict (the same shapes an external program reads and writes).")
+      .def(
+          "validate",
+          [](const std::shared_ptr<Model>& mo, const py::object& spec) {
+            const core::Schedule s = schedule_of(mo, spec);
+            check(without_gil([&] { return core::validate_schedule(mo->graph, s); }));
+          },
+          py::arg("schedule"),
+          "Returns None when the schedule is valid for the model; raises InvalidInputError with the reason otherwise.")
+      .def(
+          "plan",
+          [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& planner) {
+            const core::Schedule s = schedule_of(mo, spec);
+            if (!planner.empty()) check(core::check_planner(planner));
+            core::MemoryReportOptions o;
+            o.planner = planner;
+            return Plan{mo, take(without_gil([&] { return core::memory_report(mo->graph, s, o); }))};
+          },
+          py::arg("schedule"), py::arg("planner") = "",
+          "Memory plan of the schedule and of the reference ('' : every planner, smallest arena), bounds, price of concurrency.")
+      .def(
+          "simulate",
+          [](const std::shared_ptr<Model>& mo, const py::object& spec, bool graph) {
+            const core::Schedule s = schedule_of(mo, spec);
+            core::PredictOptions o;
+            o.mode = graph ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+            return Prediction{mo, take(without_gil([&] { return core::predict(mo->graph, s, mo->costs, mo->device, o); }))};
+          },
+          py::arg("schedule"), py::kw_only(), py::arg("graph") = false,
+          "Predicted timeline and speedup against both sequential baselines; graph=True: CUDA Graph replay.")
+      .def(
+          "run",
+          [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& backend, bool graph, int iterations,
+             int warmup, std::uint64_t seed, const std::string& planner) {
+            const core::Schedule s = schedule_of(mo, spec);
+            if (backend != "cpu" && backend != "cuda") usage("backend must be 'cpu' or 'cuda', got '" + backend + "'");
+            if (graph && backend != "cuda") usage("graph=True (CUDA Graph replay) needs backend='cuda'");
+            if (iterations < 1) usage("iterations must be >= 1");
+            if (warmup < 0) usage("warmup must be >= 0");
+            if (!planner.empty()) check(core::check_planner(planner));
+            core::RunComparisonOptions o;
+            o.run.iterations = iterations;
+            o.run.warmup = warmup;
+            o.run.seed = seed;
+            o.planner = planner;
+            return Run{mo, take(without_gil([&] {
+                         // The CUDA executor loads the CUDA module on first use; where it or a GPU
+                         // is missing, run() returns the Runtime error that says which.
+                         gpu::CudaRunOptions cuda;
+                         cuda.cuda_graph = graph;
+                         auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
+                         return core::compare_runs(*executor, mo->graph, s, o);
+                       }))};
+          },
+          py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false, py::arg("iterations") = 3,
+          py::arg("warmup") = 1, py::arg("seed") = 42, py::arg("planner") = "",
+          "Runs the reference and the schedule on the CPU executor (backend='cuda': the CUDA executor, graph=True: "
+          "replayed as a CUDA Graph); median times, speedup, outputs compared. No GPU or CUDA module: RuntimeFailure.")
+      .def(
+          "chrome_trace",
+          [](const std::shared_ptr<Model>& mo, const std::vector<PyTimeline>& runs, std::optional<std::string> path) -> py::object {
+            std::vector<core::Timeline> ts;
+            for (const PyTimeline& t : runs) {
+              if (t.model != mo) usage("a timeline belongs to another model");
+              ts.push_back(t.timeline);
+            }
+            core::TraceInfo info;
+            info.model = mo->graph.info().model_path;
+            info.sha256 = mo->graph.info().model_sha256;
+            info.device = mo->device.name;
+            if (path) {
+              check(core::save_chrome_trace(*path, mo->graph, ts, &mo->costs, info));
+              return py::none();
+            }
+            return py::str(core::chrome_trace_json(mo->graph, ts, &mo->costs, info));
+          },
+          py::arg("timelines"), py::arg("path") = py::none(),
+          "Chrome trace JSON of the timelines (one process per run; opens in Perfetto); written atomically to path, "
+          "or returned as text.")
+      .def("__repr__", [](const Model& mo) {
+        return "<weft.Model " + mo.graph.info().model_path + ": " + std::to_string(mo.graph.node_count()) + " operators, device " +
+               mo.device.name + ">";
+      });
+
+  m.def(
+      "load",
+      [](const py::object& source, std::optional<std::map<std::string, long long>> dims, bool fold, std::optional<std::string> device,
+         std::optional<std::string> name) {
+        core::ImportOptions options;
+        options.fold = fold;
+        if (dims)
+          for (const auto& [k, v] : *dims) {
+            if (v <= 0) usage("dims['" + k + "'] must be a positive integer, got " + std::to_string(v));
+            options.dims[k] = v;
+          }
+        const std::string device_name = device ? *device : std::string(core::default_device_name());
+        check(core::check_device_name(device_name));
+        std::string bytes, path;
+        const bool from_bytes =
+            py::isinstance<py::bytes>(source) || py::isinstance<py::bytearray>(source) || py::isinstance<py::memoryview>(source);
+        if (from_bytes) {
+          auto copy = py::reinterpret_steal<py::object>(PyBytes_FromObject(source.ptr()));
+          if (!copy) throw py::error_already_set();
+          bytes = py::cast<std::string>(copy);
+          path = name ? *name : std::string("<bytes>");
+        } else {
+          if (name) usage("name= is for models given as bytes");
+          path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
+        }
+        core::Expected<core::Graph> graph = core::make_error(core::ErrorKind::Internal, "not loaded");
+        {
+          py::gil_scoped_release release;
+          if (from_bytes) {
+            graph = core::import_onnx_bytes(bytes, path, options);
+          } else if (auto read = core::read_file(path); !read) {
+            // The model is the call's input: missing or unreadable is invalid input, as in `weft`.
+            graph = core::make_error(core::ErrorKind::InvalidInput, read.error().message);
+          } else {
+            graph = core::import_onnx_bytes(*read, path, options);
+          }
+        }
+        auto model = std::make_shared<Model>(Model{take(std::move(graph)), take(core::load_device(device_name)), {}});
+        model->costs = core::estimate_costs(model->graph, model->device);
+        return model;
+      },
+      py::arg("source"), py::kw_only(), py::arg("dims") = py::none(), py::arg("fold") = true, py::arg("device") = py::none(),
+      py::arg("name") = py::none(),
+      "Loads an ONNX model from a path or from bytes; dims binds symbolic dimensions ({'batch': 8} or {'input:0': 1}); "
+      "device names the preset of the cost model (weft.devices()).");
+}
+
+}  // namespace weft::python

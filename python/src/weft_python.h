@@ -1,0 +1,56 @@
+#pragma once
+// Shared by the Python module's files: the objects it hands to Python and the error bridge.
+// A Model owns the immutable graph, its device preset and cost table; every object made from
+// it (schedules, timelines, analyses) keeps the Model alive through a shared_ptr.
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+
+#include "weft/core/cost_model.h"
+#include "weft/core/expected.h"
+#include "weft/core/graph.h"
+#include "weft/core/schedule.h"
+#include "weft/core/timeline.h"
+
+namespace weft::python {
+
+namespace py = pybind11;
+
+struct Model {
+  core::Graph graph;
+  core::DeviceSpec device;
+  core::CostTable costs;
+};
+using ModelPtr = std::shared_ptr<const Model>;
+
+struct PySchedule {
+  ModelPtr model;
+  core::Schedule schedule;
+};
+
+struct PyTimeline {
+  ModelPtr model;
+  core::Timeline timeline;
+};
+
+/// Raises the Python exception for `error` (weft.InvalidInputError, weft.RuntimeFailure, ...,
+/// all subclasses of weft.Error) with .kind and .message set. Never returns.
+[[noreturn]] void raise(const core::Error& error);
+
+/// The value of `e`, or raises its error.
+template <class T>
+T take(core::Expected<T>&& e) {
+  if (!e) raise(e.error());
+  return std::move(*e);
+}
+inline void check(const core::Status& s) {
+  if (!s) raise(s.error());
+}
+
+/// Registers weft.Error and its subclasses on `m` (module.cpp).
+void register_errors(py::module_& m);
+/// Registers Model, Schedule, Timeline, Analysis, Plan, Prediction, Run (bind_model.cpp).
+void register_model(py::module_& m);
+
+}  // namespace weft::python

@@ -1,0 +1,304 @@
+"""The Python module `weft` on real models: loading, analysis, schedules, plans, simulation, CPU runs,
+exports, errors as exceptions, and the GIL released during long calls."""
+import json
+import os
+import threading
+import time
+import unittest
+
+import numpy as np
+
+import weft
+
+DATA = os.environ.get("WEFT_TEST_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "data"))
+GOOGLENET = os.path.join(DATA, "models", "googlenet.onnx")
+SQUEEZENET = os.path.join(DATA, "models", "squeezenet1_1.onnx")
+GROUPED_MLP = os.path.join(DATA, "models", "grouped_mlp.onnx")
+
+
+class LoadTest(unittest.TestCase):
+    """A model loads from a path or from bytes into the same graph; bad input raises with the kind."""
+
+    def test_path_and_bytes_give_the_same_graph(self):
+        a = weft.load(GOOGLENET)
+        with open(GOOGLENET, "rb") as f:
+            b = weft.load(f.read(), name="googlenet-in-memory.onnx")
+        self.assertEqual(a.node_count, b.node_count)
+        self.assertEqual(a.sha256, b.sha256)
+        self.assertEqual(a.nodes, b.nodes)
+        self.assertEqual(b.path, "googlenet-in-memory.onnx")
+        self.assertGreater(a.node_count, 50)
+        self.assertEqual(len(a.ops), a.node_count)
+
+    def test_missing_file_is_invalid_input(self):
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            weft.load("/nonexistent/model.onnx")
+        e = caught.exception
+        self.assertIsInstance(e, weft.Error)
+        self.assertIsInstance(e, ValueError)
+        self.assertEqual(e.kind, "invalid-input")
+        self.assertIn("/nonexistent/model.onnx", e.message)
+
+    def test_garbage_bytes_are_invalid_input(self):
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            weft.load(b"this is not a protobuf", name="junk.onnx")
+        self.assertIn("junk.onnx", str(caught.exception))
+
+    def test_unknown_device_names_the_known_ones(self):
+        with self.assertRaises(weft.Error) as caught:
+            weft.load(GOOGLENET, device="no-such-gpu")
+        self.assertEqual(caught.exception.kind, "invalid-input")
+        self.assertIn("h100-sxm", caught.exception.message)
+
+    def test_dims_bind_symbols(self):
+        unbound = weft.load(GROUPED_MLP)
+        self.assertTrue(unbound.unresolved_dims)
+        bound = weft.load(GROUPED_MLP, dims={"batch": 4})
+        self.assertEqual(bound.unresolved_dims, [])
+        with self.assertRaises(weft.UsageError):
+            weft.load(GROUPED_MLP, dims={"batch": 0})
+
+    def test_module_facts(self):
+        features = weft.features()
+        self.assertEqual(features["version"], weft.__version__)
+        self.assertIn("cuda_module", features)
+        self.assertIn("h100-sxm", weft.devices())
+        names = [s["name"] for s in weft.strategies()]
+        for n in ("sequential", "chains", "cp-list", "search"):
+            self.assertIn(n, names)
+        self.assertTrue(weft.planners())
+
+
+class AnalyzeTest(unittest.TestCase):
+    """analyze() gives levels that respect every edge, a true critical path and a width with its antichain."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = weft.load(GOOGLENET)
+        cls.a = cls.model.analyze()
+
+    def test_levels_respect_every_edge(self):
+        a, edges = self.a, self.model.edges
+        self.assertEqual(a.asap.dtype, np.int32)
+        self.assertEqual(edges.shape[1], 2)
+        self.assertTrue(np.all(a.asap[edges[:, 1]] > a.asap[edges[:, 0]]))
+        self.assertTrue(np.all(a.alap[edges[:, 1]] > a.alap[edges[:, 0]]))
+        self.assertTrue(np.array_equal(a.slack, a.alap - a.asap))
+        self.assertEqual(int(a.level_widths.sum()), self.model.node_count)
+        self.assertEqual(len(a.level_widths), a.depth)
+
+    def test_critical_path_is_a_path_with_the_span(self):
+        ids = self.a.critical_path_ids
+        edge_set = {(int(u), int(v)) for u, v in self.model.edges}
+        for u, v in zip(ids[:-1], ids[1:]):
+            self.assertIn((int(u), int(v)), edge_set)
+        times = self.model.node_time_us
+        self.assertAlmostEqual(float(times[ids].sum()), self.a.span_us, places=6)
+        self.assertAlmostEqual(float(times.sum()), self.a.work_us, places=6)
+        self.assertGreater(self.a.parallelism, 1.0)
+        self.assertEqual(self.a.critical_path, [self.model.nodes[i] for i in ids])
+
+    def test_width_is_an_antichain(self):
+        a = self.a
+        self.assertEqual(a.width, len(a.antichain))
+        self.assertGreaterEqual(a.width, 2)
+        self.assertGreaterEqual(a.width, 1)
+        self.assertTrue(a.verdict)
+
+
+class ScheduleTest(unittest.TestCase):
+    """Every strategy, imports from dict and JSON, Python strategies and edits give valid schedules."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = weft.load(GOOGLENET)
+
+    def assert_places_every_node_once(self, s):
+        placed = sorted(k for stream in s.streams for k in stream)
+        self.assertEqual(placed, sorted(self.model.nodes))
+
+    def test_every_strategy(self):
+        for info in weft.strategies():
+            name = info["name"]
+            with self.subTest(strategy=name):
+                options = {"evaluations": 20, "seed": 3} if name == "search" else {}
+                s = self.model.schedule(name, max_streams=4, **options)
+                self.assert_places_every_node_once(s)
+                self.assertLessEqual(s.stream_count, 4 if name != "seed-greedy" else s.stream_count)
+                self.assertIsNone(self.model.validate(s))
+
+    def test_bad_strategy_and_cap(self):
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            self.model.schedule("no-such-strategy")
+        self.assertIn("cp-list", caught.exception.message)
+        with self.assertRaises(weft.Error):
+            self.model.schedule("chains", max_streams=0)
+
+    def test_dict_and_json_round_trip(self):
+        s = self.model.schedule("chains", cuda_graph=True)
+        d = s.to_dict()
+        self.assertEqual(d["format"], "weft-schedule")
+        again = self.model.schedule(d)
+        self.assertEqual(again.streams, s.streams)
+        self.assertEqual(again.events, s.events)
+        from_text = self.model.schedule(s.to_json())
+        self.assertEqual(from_text.streams, s.streams)
+        # Events, format and version may be left out: the minimal events are computed.
+        bare = self.model.schedule({"streams": d["streams"]})
+        self.assertEqual(sorted(bare.events), sorted(s.events))
+
+    def test_invalid_schedules_are_refused_with_the_reason(self):
+        d = self.model.schedule("chains").to_dict()
+        missing = {"streams": [d["streams"][0][:-1]] + d["streams"][1:]}
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            self.model.validate(missing)
+        self.assertIn("on no stream", caught.exception.message)
+        # The reverse of a topological order on one stream deadlocks.
+        backwards = {"streams": [list(reversed(self.model.reference().streams[0]))]}
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            self.model.validate(backwards)
+        self.assertIn("deadlock", caught.exception.message)
+        with self.assertRaises(weft.InvalidInputError):
+            self.model.schedule("{not json")
+
+    def test_python_strategy_speaks_the_external_protocol(self):
+        seen = {}
+
+        def one_stream(inp):
+            seen.update(inp)
+            return {"strategy": "topo", "streams": [[inp["nodes"][i]["key"] for i in inp["topo_order"]]]}
+
+        s = self.model.schedule_with(one_stream)
+        self.assertEqual(seen["format"], "weft-strategy-input")
+        self.assertEqual(len(seen["nodes"]), self.model.node_count)
+        self.assertEqual(self.model.strategy_input()["format"], "weft-strategy-input")
+        self.assertEqual(s.stream_count, 1)
+        self.assertEqual(s.events, [])
+        with self.assertRaises(weft.InvalidInputError):
+            self.model.schedule_with(lambda inp: {"streams": [["no-such-node"]]})
+
+    def test_edits_return_new_schedules(self):
+        s = self.model.reference()
+        wider = s.add_stream()
+        self.assertEqual(s.stream_count, 1)
+        self.assertEqual(wider.stream_count, 2)
+        # The last node moved alone to the new stream: still valid, one event more.
+        last = s.streams[0][-1]
+        moved = wider.move(last, 1, 0)
+        self.assertEqual(moved.streams[1], [last])
+        self.assertIsNone(self.model.validate(moved))
+        self.assertGreaterEqual(len(moved.events), 1)
+        merged = moved.merge_streams(0, 1)
+        self.assertEqual(merged.stream_count, 1)
+        with self.assertRaises(weft.Error):
+            wider.move("no-such-node", 1, 0)
+
+
+class PlanSimulateRunTest(unittest.TestCase):
+    """plan, simulate and run agree with their definitions: bounds hold, timelines are consistent."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = weft.load(GOOGLENET)
+        cls.schedule = cls.model.schedule("cp-list", cuda_graph=True)
+
+    def test_plan_respects_its_bounds(self):
+        p = self.model.plan(self.schedule)
+        self.assertGreaterEqual(p.arena_bytes, p.concurrent_bound_bytes)
+        self.assertLessEqual(p.arena_bytes, p.no_reuse_bytes)
+        self.assertGreaterEqual(p.reference_arena_bytes, p.linear_bound_bytes)
+        self.assertAlmostEqual(p.price_of_concurrency, p.arena_bytes / p.reference_arena_bytes)
+        self.assertEqual(len(p.offsets), self.model.tensor_count)
+        planned = p.sizes > 0
+        self.assertTrue(np.all(p.offsets[planned] + p.sizes[planned] <= p.arena_bytes))
+        self.assertIn(p.planner, p.planners)
+        self.assertEqual(min(p.planners.values()), p.arena_bytes)
+        with self.assertRaises(weft.InvalidInputError):
+            self.model.plan(self.schedule, planner="no-such-planner")
+
+    def test_simulate_gives_a_consistent_timeline(self):
+        pred = self.model.simulate(self.schedule, graph=True)
+        t = pred.timeline
+        self.assertEqual(pred.mode, "graph")
+        self.assertEqual(len(t.node), self.model.node_count)
+        self.assertEqual(sorted(t.node.tolist()), list(range(self.model.node_count)))
+        self.assertTrue(np.all(t.end_us >= t.start_us))
+        self.assertAlmostEqual(t.makespan_us, float(t.end_us.max() - t.start_us.min()), places=6)
+        self.assertAlmostEqual(pred.makespan_us, t.makespan_us, places=6)
+        self.assertAlmostEqual(pred.speedup, pred.sequential_graph_us / pred.makespan_us, places=9)
+        self.assertEqual(pred.sequential_graph.kind, "sequential-graph")
+        # The stream of each item is the stream the schedule put its node on.
+        stream_of = {n: i for i, ids in enumerate(self.schedule.stream_ids) for n in ids.tolist()}
+        self.assertTrue(all(stream_of[n] == s for n, s in zip(t.node.tolist(), t.stream.tolist())))
+        trace = json.loads(self.model.chrome_trace([pred.timeline, pred.sequential_graph]))
+        self.assertIn("traceEvents", trace)
+        self.assertEqual(json.loads(t.to_json())["format"], "weft-timeline")
+
+    def test_run_on_the_cpu(self):
+        model = weft.load(SQUEEZENET)
+        run = model.run(model.schedule("chains"), iterations=1, warmup=0)
+        self.assertTrue(run.identical)
+        self.assertEqual(run.max_abs_diff, 0.0)
+        self.assertGreater(run.scheduled_ms, 0)
+        self.assertAlmostEqual(run.speedup, run.sequential_ms / run.scheduled_ms)
+        self.assertEqual(len(run.timeline.node), model.node_count)
+        self.assertEqual(run.timeline.kind, "measured")
+        (name, out), = run.outputs.items()
+        self.assertEqual(out.dtype, np.float32)
+        self.assertEqual(out.shape, (1, 1000))
+        self.assertTrue(np.all(np.isfinite(out)))
+        with self.assertRaises(weft.UsageError):
+            model.run(model.reference(), backend="tpu")
+        with self.assertRaises(weft.UsageError):
+            model.run(model.reference(), graph=True)
+
+    def test_run_on_cuda_or_a_runtime_failure(self):
+        model = weft.load(SQUEEZENET)
+        try:
+            gpus = weft.gpus()
+        except weft.RuntimeFailure as e:
+            gpus = []
+            self.assertEqual(e.kind, "runtime")
+        if not gpus:
+            # No GPU here: the CUDA run fails as a runtime error that says what is missing.
+            with self.assertRaises(weft.RuntimeFailure) as caught:
+                model.run(model.schedule("chains"), backend="cuda", iterations=1, warmup=0)
+            self.assertIsInstance(caught.exception, RuntimeError)
+            self.assertTrue(caught.exception.message)
+            return
+        run = model.run(model.schedule("chains"), backend="cuda", iterations=1, warmup=0)
+        self.assertLess(run.max_abs_diff, 1e-3)
+
+    def test_schedules_of_another_model_are_refused(self):
+        other = weft.load(SQUEEZENET)
+        with self.assertRaises(weft.UsageError):
+            self.model.plan(other.reference())
+
+
+class GilTest(unittest.TestCase):
+    """Long calls release the GIL: another Python thread keeps running while a search schedules."""
+
+    def test_search_lets_other_threads_run(self):
+        model = weft.load(GOOGLENET)
+        done = threading.Event()
+
+        def work():
+            model.schedule("search", budget_ms=400)
+            done.set()
+
+        t = threading.Thread(target=work)
+        ticks = 0
+        start = time.monotonic()
+        t.start()
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.001)
+        t.join()
+        elapsed = time.monotonic() - start
+        self.assertGreater(elapsed, 0.3)
+        # With the GIL held for the whole search this loop would run about once.
+        self.assertGreater(ticks, 50)
+
+
+if __name__ == "__main__":
+    unittest.main()
