@@ -15,10 +15,12 @@
 #include "weft/core/cost_model.h"
 #include "weft/core/critical_path.h"
 #include "weft/core/levels.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
 #include "weft/core/sync.h"
 
 using namespace weft;
@@ -121,6 +123,37 @@ void BM_Validate(benchmark::State& state) {
   counters(state, c);
 }
 
+// Liveness of the chains schedule (vector clocks, conflict lists): the planners' input.
+void BM_Liveness(benchmark::State& state) {
+  const Case& c = cached_case(state);
+  std::size_t conflicts = 0, blocks = 0;
+  for (auto _ : state) {
+    auto live = core::compute_liveness(c.graph, c.chains);
+    blocks = live->problem.block_count();
+    conflicts = 0;
+    for (const auto& list : live->problem.conflicts) conflicts += list.size();
+  }
+  state.counters["blocks"] = static_cast<double>(blocks);
+  state.counters["conflicts"] = static_cast<double>(conflicts);
+  counters(state, c);
+}
+
+// One planner on the chains schedule's liveness (arg 2: index in planner_names()).
+void BM_Planner(benchmark::State& state) {
+  const Case& c = cached_case(state);
+  const auto live = core::compute_liveness(c.graph, c.chains);
+  const std::string planner = core::planner_names()[static_cast<std::size_t>(state.range(2))];
+  for (auto _ : state) benchmark::DoNotOptimize(core::plan_memory(c.graph, *live, planner, core::reference_plan_options()));
+  counters(state, c);
+  state.SetLabel(planner);
+}
+
+void BM_ConcurrentBound(benchmark::State& state) {
+  const Case& c = cached_case(state);
+  for (auto _ : state) benchmark::DoNotOptimize(core::concurrent_lower_bound(c.graph, c.chains));
+  counters(state, c);
+}
+
 void BM_MemoryReport(benchmark::State& state) {
   const Case& c = cached_case(state);
   std::int64_t arena = 0;
@@ -171,6 +204,13 @@ void sizes(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMillisecond);
 }
 
+void planners(benchmark::internal::Benchmark* b) {
+  for (int family = 0; family < 4; ++family)
+    for (int n : {1000, 10000, 100000})
+      for (int p = 0; p < static_cast<int>(core::planner_names().size()); ++p) b->Args({n, family, p});
+  b->Unit(benchmark::kMillisecond);
+}
+
 }  // namespace
 
 BENCHMARK(BM_Import)->Apply(sizes);
@@ -182,6 +222,9 @@ BENCHMARK(BM_Analyze)->Apply(sizes);
 BENCHMARK(BM_Chains)->Apply(sizes);
 BENCHMARK(BM_Events)->Apply(sizes);
 BENCHMARK(BM_Validate)->Apply(sizes);
+BENCHMARK(BM_Liveness)->Apply(sizes);
+BENCHMARK(BM_Planner)->Apply(planners);
+BENCHMARK(BM_ConcurrentBound)->Apply(sizes);
 BENCHMARK(BM_MemoryReport)->Apply(sizes);
 BENCHMARK(BM_Predict)->Apply(sizes);
 BENCHMARK(BM_EndToEnd)->Apply(sizes);
