@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "weft/core/memory_planner.h"
@@ -42,14 +43,22 @@ class Decoder {
   /// Moves blocks down where they fit (others fixed), in offset order, then recomputes the arena.
   /// Keeps the placement valid; never raises the arena.
   void compact(Placement& placement);
-  /// Lowest aligned offset >= `from` where block b fits beside its placed neighbours (placed[n]).
-  std::int64_t lowest_fit(std::int32_t b, const std::vector<std::int64_t>& offset, const std::vector<char>& placed,
-                          std::int64_t from = 0);
 
  private:
+  // Placed blocks as [lo, hi) byte ranges, one pair per block; hi = -1 while unplaced.
+  void reset();
+  void place(std::int32_t b, std::int64_t at);
+  // Lowest aligned offset where block b fits beside its placed neighbours.
+  std::int64_t first_fit(std::int32_t b);
+  // Smallest gap that holds block b (the lowest of equal ones), else the top of the busy span.
+  std::int64_t best_fit(std::int32_t b);
+  // Sorts the gathered busy ranges by (lo, hi): as 64-bit keys when every bound fits in 32 bits.
+  void sort_busy(std::int64_t max_hi);
+
   const AllocationProblem& m_p;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_range;  ///< per block
   std::vector<std::pair<std::int64_t, std::int64_t>> m_busy;
-  std::vector<char> m_placed;
+  std::vector<std::uint64_t> m_keys;
 };
 
 /// Orders used by the named planners.
