@@ -83,7 +83,10 @@ std::vector<std::vector<std::int32_t>> skyline_preorders(const AllocationProblem
 /// Iterated greedy + local search from the seeds (then, on interval structure, the skyline
 /// restarts) within options.search_steps (and the options.search_ms guard); returns the best
 /// placement found (never worse than the seeds' decodings).
+/// `decoded` (optional): the seeds' first-fit and best-fit decodings already made, in the order
+/// seed 0 first fit, seed 0 best fit, seed 1 first fit, ...; seeds beyond it are decoded here.
 Placement search_placement(const AllocationProblem& p, std::vector<std::vector<std::int32_t>> seeds,
-                           const PlanOptions& options, std::int64_t lower_bound);
+                           const PlanOptions& options, std::int64_t lower_bound,
+                           std::vector<Placement> decoded = {});
 
 }  // namespace weft::core::detail
