@@ -384,10 +384,13 @@ class MinFlow {
     m_queue.clear();
     m_queue.push_back(m_t);
     m_level[static_cast<std::size_t>(m_t)] = 0;
+    // Levels beyond s's cannot lead to s: the search stops at s's level (the blocking flow then
+    // skips those vertices instead of visiting them as dead ends; the same paths are found).
+    const auto s = static_cast<std::size_t>(m_s);
     for (std::size_t qi = 0; qi < m_queue.size(); ++qi) {
       const int x = m_queue[qi];
-      if (x == m_s) continue;
       const auto xi = static_cast<std::size_t>(x);
+      if (m_level[s] != kNone && m_level[xi] >= m_level[s]) break;
       for (std::size_t k = m_begin[xi]; k < m_begin[xi + 1]; ++k) {
         const auto y = static_cast<std::size_t>(m_to[k]);
         if (m_cap[k] > 0 && m_level[y] == kNone) {
