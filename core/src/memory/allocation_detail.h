@@ -48,17 +48,18 @@ class Decoder {
   // Placed blocks as [lo, hi) byte ranges, one pair per block; hi = -1 while unplaced.
   void reset();
   void place(std::int32_t b, std::int64_t at);
-  // Lowest aligned offset where block b fits beside its placed neighbours.
-  std::int64_t first_fit(std::int32_t b);
-  // Smallest gap that holds block b (the lowest of equal ones), else the top of the busy span.
-  std::int64_t best_fit(std::int32_t b);
-  // Sorts the gathered busy ranges by (lo, hi): as 64-bit keys when every bound fits in 32 bits.
-  void sort_busy(std::int64_t max_hi);
+  // Lowest aligned offset where block b fits beside its placed neighbours (Fit::First), or the
+  // smallest gap that holds it, the lowest of equal ones, else the top of the busy span (Fit::Best).
+  std::int64_t fit(std::int32_t b, Fit fit);
+  // The same over the busy ranges sorted by (lo, hi).
+  std::int64_t fit_sorted(std::int64_t size, Fit fit, std::int64_t max_hi);
+  // The same over a bitmap of aligned slots, when every bound and the size are aligned.
+  std::int64_t fit_slots(std::int64_t size, Fit fit, std::int64_t max_hi);
 
   const AllocationProblem& m_p;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_range;  ///< per block
   std::vector<std::pair<std::int64_t, std::int64_t>> m_busy;
-  std::vector<std::uint64_t> m_keys;
+  std::vector<std::uint64_t> m_keys, m_slots;
 };
 
 /// Orders used by the named planners.
