@@ -21,21 +21,25 @@ std::int64_t Decoder::fit(std::int32_t b, Fit fit) {
   const std::int64_t a = m_p.alignment;
   // Placed neighbours only (hi = -1 while unplaced; placed blocks have hi >= size > 0).
   m_busy.clear();
-  std::int64_t max_hi = 0, length = 0, misaligned = size % a;
+  std::int64_t max_hi = 0, length = 0, bounds = size;
   for (std::int32_t n : m_p.conflicts[static_cast<std::size_t>(b)]) {
     const auto range = m_range[static_cast<std::size_t>(n)];
     if (range.second > 0) {
       m_busy.push_back(range);
       max_hi = std::max(max_hi, range.second);
       length += range.second - range.first;
-      misaligned |= range.first % a | range.second % a;
+      bounds |= range.first | range.second;
     }
   }
   if (m_busy.empty()) return 0;
+  // All bounds aligned: one mask test for a power-of-two alignment (the usual case).
+  bool misaligned = std::has_single_bit(static_cast<std::uint64_t>(a)) ? (bounds & (a - 1)) != 0 : size % a != 0;
+  if (!std::has_single_bit(static_cast<std::uint64_t>(a)))
+    for (auto [lo, hi] : m_busy) misaligned = misaligned || lo % a != 0 || hi % a != 0;
   // A slot bitmap costs the arena's words plus the ranges' words; sorting costs d log d.
   const auto d = static_cast<std::int64_t>(m_busy.size());
   const std::int64_t bitmap_cost = max_hi / a / 64 + length / a / 64 + 2 * d;
-  if (misaligned == 0 && bitmap_cost <= 8 * d) return fit_slots(size, fit, max_hi);
+  if (!misaligned && bitmap_cost <= 8 * d) return fit_slots(size, fit, max_hi);
   return fit_sorted(size, fit, max_hi);
 }
 
