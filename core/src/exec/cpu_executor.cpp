@@ -13,6 +13,8 @@
 #include <numeric>
 #include <thread>
 
+#include <unistd.h>
+
 #include "kernel.h"
 
 namespace weft::core {
@@ -59,6 +61,24 @@ class Buffer {
   std::uint8_t* m_data = nullptr;
   std::size_t m_size = 0;
 };
+
+// Bytes a run holds at once: the arena plus every tensor with its own buffer (sources, outputs).
+// Refused before any allocation when over the machine's memory: a hostile or simply huge model
+// gets a Runtime error naming the sizes, never an allocation failure mid-run.
+Status check_host_memory(const Graph& graph, const MemoryPlan& plan) {
+  double need = static_cast<double>(plan.arena_bytes);
+  for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
+    const Tensor& t = graph.tensor(static_cast<TensorId>(i));
+    if (t.producer == kNoNode || t.kind == TensorKind::Output) need += static_cast<double>(std::max<std::int64_t>(t.bytes(), 0));
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const double have = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
+  if (have > 0 && need > have)
+    return make_error(ErrorKind::Runtime, "the run needs " + std::to_string(static_cast<std::int64_t>(need / (1 << 20))) +
+                                              " MiB of memory, more than this machine's " +
+                                              std::to_string(static_cast<std::int64_t>(have / (1 << 20))) + " MiB");
+  return {};
+}
 
 /// Everything one run() needs, shared by the worker threads.
 struct RunState {
@@ -168,6 +188,18 @@ class CpuExecutor final : public Executor {
                           const RunOptions& options) override {
     WEFT_TRY(cpu_check_supported(graph));
     WEFT_TRY(check_run(graph, schedule, plan, options));
+    WEFT_TRY(check_host_memory(graph, plan));
+    try {
+      return run_checked(graph, schedule, plan, options);
+    } catch (const std::bad_alloc&) {
+      return make_error(ErrorKind::Runtime, "out of memory: the run's buffers (arena " + std::to_string(plan.arena_bytes) +
+                                                " bytes, plus inputs, weights and outputs) could not be allocated");
+    }
+  }
+
+ private:
+  Expected<RunResult> run_checked(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                  const RunOptions& options) {
 
     RunState state;
     state.graph = &graph;
@@ -219,7 +251,6 @@ class CpuExecutor final : public Executor {
     return result;
   }
 
- private:
   static Status prepare_sources(const Graph& graph, const RunOptions& options, RunState& state) {
     for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
       const Tensor& t = graph.tensor(static_cast<TensorId>(i));

@@ -8,6 +8,7 @@
 #include "half.h"
 #include "weft/core/executor.h"
 #include "weft/core/tensor_pb.h"
+#include "weft/core/tensor_size.h"
 
 namespace weft::core {
 namespace {
@@ -30,11 +31,7 @@ std::uint64_t fnv1a(std::string_view s) {
   return h;
 }
 
-std::int64_t elements_of(const std::vector<std::int64_t>& shape) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
-  return n;
-}
+std::int64_t elements_of(const std::vector<std::int64_t>& shape) { return checked_elements(shape).value_or(-1); }
 
 }  // namespace
 
@@ -83,7 +80,8 @@ Expected<HostTensor> initial_value(const Graph& graph, TensorId id, const RunOpt
   if (!is_weight) {
     if (auto it = options.inputs.find(t.name); it != options.inputs.end()) {
       const HostTensor& h = it->second;
-      if (h.dtype != t.dtype || h.bytes.size() != static_cast<std::size_t>(elements_of(h.shape)) * dtype_size(h.dtype))
+      const std::int64_t given = elements_of(h.shape);
+      if (h.dtype != t.dtype || given < 0 || h.bytes.size() != static_cast<std::size_t>(given) * dtype_size(h.dtype))
         return make_error(ErrorKind::InvalidInput, "input '" + t.name + "': given " + std::string(dtype_name(h.dtype)) +
                                                        " data does not match the model's " + std::string(dtype_name(t.dtype)));
       if (t.shape_known() && t.shape() != h.shape)

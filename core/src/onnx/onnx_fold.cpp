@@ -62,7 +62,9 @@ std::optional<HostTensor> decode_external(const onnx::TensorProto& t, const std:
   w.rank_known = true;
   for (std::int64_t d : t.dims()) w.dims.push_back(Dim{d, {}});
   w.kind = TensorKind::Weight;
-  w.data = external_weight(t, model_dir);
+  auto data = external_weight(t, model_dir);
+  if (!data) return std::nullopt;  // outside the folder: the importer has refused it with a message
+  w.data = std::move(*data);
   const Shape shape(t.dims().begin(), t.dims().end());
   if (dtype_size(w.dtype) == 0 || !numel(shape) || w.data.external_path.empty()) return std::nullopt;
   auto bytes = read_weight_bytes(w);
@@ -304,9 +306,9 @@ FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::s
       return 2;
     }
     if (is_external(t)) {
-      const WeightData w = external_weight(t, model_dir);
+      const auto w = external_weight(t, model_dir);
       std::error_code ec;
-      if (w.external_path.empty() || !std::filesystem::is_regular_file(w.external_path, ec)) {
+      if (!w || w->external_path.empty() || !std::filesystem::is_regular_file(w->external_path, ec)) {
         dataless.emplace(name, t.data_type());
         return 2;
       }

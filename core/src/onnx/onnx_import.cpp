@@ -15,9 +15,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "attribute_guards.h"
 #include "onnx_fold.h"
 #include "onnx_proto_util.h"
 #include "weft/core/file_io.h"
+#include "weft/core/tensor_size.h"
 
 namespace weft::core {
 namespace {
@@ -47,6 +49,22 @@ Status parse_model(std::string_view bytes, const std::string& path, onnx::ModelP
   if (!model.has_graph()) return invalid(path, "not an ONNX model: it holds no graph");
   if (model.graph().node_size() == 0 && model.graph().input_size() == 0 && model.graph().output_size() == 0)
     return invalid(path, "not an ONNX model: its graph is empty");
+  return {};
+}
+
+// Operator sets newer than this build's ONNX have schemas it cannot know: inference and folding
+// would guess. Custom domains carry no version range and pass.
+Status check_opsets(const onnx::ModelProto& model, const std::string& path) {
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  for (const auto& op : model.opset_import()) {
+    const std::string domain = op.domain() == "ai.onnx" ? std::string() : op.domain();
+    const std::string shown = domain.empty() ? std::string("ai.onnx") : domain;
+    if (op.version() < 1) return invalid(path, "opset " + std::to_string(op.version()) + " of domain '" + shown + "' is not a version");
+    auto it = known.find(domain);
+    if (it != known.end() && op.version() > it->second.second)
+      return invalid(path, "opset " + std::to_string(op.version()) + " of domain '" + shown +
+                               "' is too new: this build's ONNX knows up to opset " + std::to_string(it->second.second));
+  }
   return {};
 }
 
@@ -294,9 +312,14 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
     std::vector<std::int64_t> shape(init.dims().begin(), init.dims().end());
     for (std::int64_t d : shape)
       if (d < 0) return invalid(path, "initializer '" + init.name() + "' has a negative dimension");
+    // Sizes before anything is read or allocated: a short file never claims a huge tensor.
+    if (!checked_elements(shape, dtype_size(detail::dtype_from_onnx(init.data_type()))))
+      return invalid(path, "initializer '" + init.name() + "': its size overflows (a tensor may hold at most 2^48 bytes)");
     WeightData data;
     if (detail::is_external(init)) {
-      data = detail::external_weight(init, dir);
+      auto external = detail::external_weight(init, dir);
+      if (!external) return invalid(path, external.error().message);
+      data = std::move(*external);
     } else if (types && detail::has_inline_data(init)) {
       auto bytes = std::make_shared<std::vector<std::uint8_t>>();
       std::string why;
@@ -389,6 +412,7 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
   try {
     onnx::ModelProto model;
     if (auto st = parse_model(bytes, model_path, model); !st) return st.error();
+    WEFT_TRY(check_opsets(model, model_path));
 
     GraphInfo info;
     info.model_path = model_path;
@@ -405,6 +429,8 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     if (auto structure = build_graph(model, model_path, symbols, GraphInfo{}, false); !structure)
       return structure.error();
 
+    // libonnx's inference divides by some attributes: a zero there would be a SIGFPE.
+    if (auto st = detail::check_inference_attributes(g); !st) return invalid(model_path, st.error().message);
     const std::vector<onnx::ValueInfoProto> file_value_info(g.value_info().begin(), g.value_info().end());
     for (int round = 0;; ++round) {
       run_shape_inference(model, file_value_info, model_path, info);

@@ -345,7 +345,7 @@ TEST(CpuExecutor, EveryStrategyMatchesSequentialOnSqueezenet) {
   auto exec = core::make_cpu_executor();
   auto seq = test::run_sequential(g);
   ASSERT_TRUE(seq) << seq.error().message;
-  for (const std::string& name : core::strategy_names()) {
+  for (const std::string& name : core::fixed_strategy_names()) {
     core::StrategyOptions so;
     so.max_streams = 4;
     so.granularity_us = 0;  // split even small operators: the most concurrency to race on
