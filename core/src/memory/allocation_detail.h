@@ -186,9 +186,11 @@ struct ExactResult {
 /// then restarts of the canonical search over preorders and capacities until the incumbent meets
 /// the lower bound or `step_budget` (or the deadline) runs out. Deterministic for a budget and a
 /// seed when the deadline does not strike.
+/// `decoded` (optional): the seeds' first-fit and best-fit decodings already made, as for
+/// search_placement.
 ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vector<std::int32_t>> seeds,
                             std::int64_t lower_bound, std::int64_t step_budget, Clock::time_point deadline,
-                            std::uint64_t seed);
+                            std::uint64_t seed, std::span<const Placement> decoded = {});
 
 /// Iterated greedy + local search from the seeds (then, on interval structure, the skyline
 /// restarts) within options.search_steps (and the options.search_ms guard); returns the best

@@ -98,8 +98,9 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, s
 Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Liveness& liveness,
                                                   const PlanOptions& options, std::int64_t lower_bound) {
   const AllocationProblem& problem = liveness.problem;
-  // The three greedy planners are three of the six decodings `best` starts from (each order by
-  // first and best fit): decoded once here, in the order search_placement takes them.
+  // The three greedy planners are three of the six decodings `exact` and `best` start from (each
+  // order by first and best fit), and `best` starts from `exact`'s result (place_blocks runs the
+  // same exact search for both): each is computed once here, with the same arguments.
   std::vector<std::vector<std::int32_t>> seeds{detail::order_by_size(problem), detail::order_by_breadth(problem),
                                                 detail::order_by_start(problem)};
   detail::Decoder decoder(problem);
@@ -110,7 +111,16 @@ Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Live
   }
   std::vector<Placement> placements{decoded[0], decoded[2], decoded[5]};
   if (lower_bound <= 0 && problem.conflicts_are_overlaps) lower_bound = interval_lower_bound(problem);
-  placements.push_back(detail::search_placement(problem, std::move(seeds), options, lower_bound, std::move(decoded)));
+  const auto deadline =
+      detail::Clock::now() + std::chrono::microseconds(static_cast<std::int64_t>(options.search_ms * 1000));
+  auto exact = detail::exact_placement(problem, seeds, lower_bound, options.search_steps, deadline, options.seed, decoded);
+  placements.push_back(exact.placement);
+  Placement best = std::move(exact.placement);
+  if (!exact.optimal) {
+    Placement other = detail::search_placement(problem, std::move(seeds), options, exact.lower_bound, std::move(decoded));
+    if (other.arena_bytes < best.arena_bytes) best = std::move(other);
+  }
+  placements.push_back(std::move(best));
   const auto names = planner_names();
   WEFT_CHECK(names.size() == placements.size());
   std::vector<MemoryPlan> plans;
