@@ -225,34 +225,39 @@ class MinFlow {
     // Vertices: v_in = 2v, v_out = 2v + 1, s = 2n, t = 2n + 1.
     m_s = static_cast<int>(2 * m_n);
     m_t = m_s + 1;
-    m_first.assign(2 * m_n + 2, kNone);
     const std::vector<NodeId> next = greedy_next(g);
     std::vector<char> has_prev(m_n, 0);
     for (NodeId v : next)
       if (v != kNone) has_prev[idx(v)] = 1;
     // Each original arc x→y (lower bound l, flow f, no upper bound) becomes the residual pair
-    // y→x with capacity f − l (flow that may be cancelled) and x→y unbounded.
+    // y→x with capacity f − l (flow that may be cancelled) and x→y unbounded. Arcs are listed
+    // per vertex newest first (the order the searches visit them), then laid out contiguously.
+    Builder b(2 * m_n + 2, 3 * m_n + g.edge_count());
     m_node_arc.resize(m_n);
     m_source_arc.resize(m_n);
     m_sink_arc.resize(m_n);
     m_edge_arc_begin.resize(m_n + 1, 0);
     for (std::size_t v = 0; v < m_n; ++v) {
       const int in = static_cast<int>(2 * v), out = in + 1;
-      m_node_arc[v] = add(out, in, 0);  // flow 1, lower bound 1
-      m_source_arc[v] = add(in, m_s, has_prev[v] ? 0 : 1);
-      m_sink_arc[v] = add(m_t, out, next[v] == kNone ? 1 : 0);
+      m_node_arc[v] = b.add(out, in, 0);  // flow 1, lower bound 1
+      m_source_arc[v] = b.add(in, m_s, has_prev[v] ? 0 : 1);
+      m_sink_arc[v] = b.add(m_t, out, next[v] == kNone ? 1 : 0);
     }
     for (std::size_t u = 0; u < m_n; ++u) {
       m_edge_arc_begin[u] = m_edge_arc.size();
       for (NodeId v : g.successors(static_cast<NodeId>(u)))
-        m_edge_arc.push_back(add(static_cast<int>(2 * idx(v)), static_cast<int>(2 * u + 1), next[u] == v ? 1 : 0));
+        m_edge_arc.push_back(b.add(static_cast<int>(2 * idx(v)), static_cast<int>(2 * u + 1), next[u] == v ? 1 : 0));
     }
     m_edge_arc_begin[m_n] = m_edge_arc.size();
+    // Compressed form: arc ids become positions in per-vertex runs (same visiting order).
+    const std::vector<int> pos = b.compress(m_begin, m_to, m_cap, m_rev);
+    for (auto* arcs : {&m_node_arc, &m_source_arc, &m_sink_arc, &m_edge_arc})
+      for (std::size_t& a : *arcs) a = static_cast<std::size_t>(pos[a]);
   }
 
   void run() {
     while (bfs()) {
-      m_it = m_first;
+      m_it.assign(m_begin.begin(), m_begin.end() - 1);
       dfs();
     }
   }
@@ -304,14 +309,16 @@ class MinFlow {
     std::vector<char> in_x(2 * m_n + 2, 0);
     std::vector<int> queue{m_t};
     in_x[static_cast<std::size_t>(m_t)] = 1;
-    for (std::size_t qi = 0; qi < queue.size(); ++qi)
-      for (int e = m_first[static_cast<std::size_t>(queue[qi])]; e != kNone; e = m_next[static_cast<std::size_t>(e)]) {
-        const auto to = static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)]);
-        if (m_cap[static_cast<std::size_t>(e)] > 0 && !in_x[to]) {
+    for (std::size_t qi = 0; qi < queue.size(); ++qi) {
+      const auto x = static_cast<std::size_t>(queue[qi]);
+      for (std::size_t k = m_begin[x]; k < m_begin[x + 1]; ++k) {
+        const auto to = static_cast<std::size_t>(m_to[k]);
+        if (m_cap[k] > 0 && !in_x[to]) {
           in_x[to] = 1;
           queue.push_back(static_cast<int>(to));
         }
       }
+    }
     for (std::size_t v = 0; v < m_n; ++v)
       if (in_x[2 * v + 1] && !in_x[2 * v]) w.antichain.push_back(static_cast<NodeId>(v));
     return w;
@@ -320,32 +327,75 @@ class MinFlow {
  private:
   static constexpr std::int64_t kUnbounded = std::int64_t{1} << 50;
 
-  // Adds x→y with capacity `cap` and its partner y→x unbounded; returns the index of x→y.
-  std::size_t add(int x, int y, std::int64_t cap) {
-    const std::size_t e = m_to.size();
-    push(x, y, cap);
-    push(y, x, kUnbounded);
-    return e;
-  }
-  void push(int x, int y, std::int64_t cap) {
-    m_to.push_back(y);
-    m_cap.push_back(cap);
-    m_next.push_back(m_first[static_cast<std::size_t>(x)]);
-    m_first[static_cast<std::size_t>(x)] = static_cast<int>(m_to.size() - 1);
-  }
+  // Collects arcs as per-vertex linked lists (newest first), then lays them out contiguously
+  // per vertex in that order: the searches scan runs of memory instead of chasing links.
+  class Builder {
+   public:
+    Builder(std::size_t vertices, std::size_t pairs) : m_first(vertices, kNone) {
+      m_to.reserve(2 * pairs);
+      m_cap.reserve(2 * pairs);
+      m_next.reserve(2 * pairs);
+    }
+    // Adds x→y with capacity `cap` and its partner y→x unbounded; returns the id of x→y (its
+    // partner is id ^ 1).
+    std::size_t add(int x, int y, std::int64_t cap) {
+      const std::size_t e = m_to.size();
+      push(x, y, cap);
+      push(y, x, kUnbounded);
+      return e;
+    }
+    // Fills the compressed arrays; returns each arc id's position.
+    std::vector<int> compress(std::vector<std::size_t>& begin, std::vector<int>& to, std::vector<std::int64_t>& cap,
+                              std::vector<std::size_t>& rev) const {
+      const std::size_t vertices = m_first.size(), arcs = m_to.size();
+      std::vector<int> pos(arcs);
+      begin.assign(vertices + 1, 0);
+      std::size_t k = 0;
+      for (std::size_t x = 0; x < vertices; ++x) {
+        begin[x] = k;
+        for (int e = m_first[x]; e != kNone; e = m_next[static_cast<std::size_t>(e)]) pos[static_cast<std::size_t>(e)] = static_cast<int>(k++);
+      }
+      begin[vertices] = k;
+      to.resize(arcs);
+      cap.resize(arcs);
+      rev.resize(arcs);
+      for (std::size_t e = 0; e < arcs; ++e) {
+        const auto p = static_cast<std::size_t>(pos[e]);
+        to[p] = m_to[e];
+        cap[p] = m_cap[e];
+        rev[p] = static_cast<std::size_t>(pos[e ^ 1u]);
+      }
+      return pos;
+    }
+
+   private:
+    void push(int x, int y, std::int64_t cap) {
+      m_to.push_back(y);
+      m_cap.push_back(cap);
+      m_next.push_back(m_first[static_cast<std::size_t>(x)]);
+      m_first[static_cast<std::size_t>(x)] = static_cast<int>(m_to.size() - 1);
+    }
+    std::vector<int> m_first, m_next, m_to;
+    std::vector<std::int64_t> m_cap;
+  };
 
   bool bfs() {
     m_level.assign(2 * m_n + 2, kNone);
-    std::vector<int> queue{m_t};
+    m_queue.clear();
+    m_queue.push_back(m_t);
     m_level[static_cast<std::size_t>(m_t)] = 0;
-    for (std::size_t qi = 0; qi < queue.size(); ++qi) {
-      const int x = queue[qi];
-      if (x == m_s) continue;
-      for (int e = m_first[static_cast<std::size_t>(x)]; e != kNone; e = m_next[static_cast<std::size_t>(e)]) {
-        const int y = m_to[static_cast<std::size_t>(e)];
-        if (m_cap[static_cast<std::size_t>(e)] > 0 && m_level[static_cast<std::size_t>(y)] == kNone) {
-          m_level[static_cast<std::size_t>(y)] = m_level[static_cast<std::size_t>(x)] + 1;
-          queue.push_back(y);
+    // Levels beyond s's cannot lead to s: the search stops at s's level (the blocking flow then
+    // skips those vertices instead of visiting them as dead ends; the same paths are found).
+    const auto s = static_cast<std::size_t>(m_s);
+    for (std::size_t qi = 0; qi < m_queue.size(); ++qi) {
+      const int x = m_queue[qi];
+      const auto xi = static_cast<std::size_t>(x);
+      if (m_level[s] != kNone && m_level[xi] >= m_level[s]) break;
+      for (std::size_t k = m_begin[xi]; k < m_begin[xi + 1]; ++k) {
+        const auto y = static_cast<std::size_t>(m_to[k]);
+        if (m_cap[k] > 0 && m_level[y] == kNone) {
+          m_level[y] = m_level[xi] + 1;
+          m_queue.push_back(static_cast<int>(y));
         }
       }
     }
@@ -354,47 +404,49 @@ class MinFlow {
 
   // Blocking flow in the level graph, iteratively (paths can be as long as the graph is deep).
   void dfs() {
-    std::vector<int> path;  // edge indices from t
+    std::vector<std::size_t> path;  // arc positions from t
     int x = m_t;
     while (true) {
       if (x == m_s) {
         std::int64_t push_amount = kUnbounded;
-        for (int e : path) push_amount = std::min(push_amount, m_cap[static_cast<std::size_t>(e)]);
+        for (std::size_t e : path) push_amount = std::min(push_amount, m_cap[e]);
         std::size_t first_saturated = path.size();
         for (std::size_t i = 0; i < path.size(); ++i) {
-          const auto e = static_cast<std::size_t>(path[i]);
+          const std::size_t e = path[i];
           m_cap[e] -= push_amount;
-          m_cap[e ^ 1u] += push_amount;
+          m_cap[m_rev[e]] += push_amount;
           if (m_cap[e] == 0 && first_saturated == path.size()) first_saturated = i;
         }
         path.resize(first_saturated);
-        x = path.empty() ? m_t : m_to[static_cast<std::size_t>(path.back())];
+        x = path.empty() ? m_t : m_to[path.back()];
         continue;
       }
-      int& e = m_it[static_cast<std::size_t>(x)];
-      while (e != kNone && !(m_cap[static_cast<std::size_t>(e)] > 0 &&
-                             m_level[static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)])] ==
-                                 m_level[static_cast<std::size_t>(x)] + 1))
-        e = m_next[static_cast<std::size_t>(e)];
-      if (e != kNone) {
+      const auto xi = static_cast<std::size_t>(x);
+      std::size_t& e = m_it[xi];
+      const std::size_t end = m_begin[xi + 1];
+      const int next_level = m_level[xi] + 1;
+      while (e < end && !(m_cap[e] > 0 && m_level[static_cast<std::size_t>(m_to[e])] == next_level)) ++e;
+      if (e < end) {
         path.push_back(e);
-        x = m_to[static_cast<std::size_t>(e)];
+        x = m_to[e];
         continue;
       }
       // Dead end: drop x from the level graph and retreat.
-      m_level[static_cast<std::size_t>(x)] = kNone;
+      m_level[xi] = kNone;
       if (path.empty()) return;
-      const int back = path.back();
+      const std::size_t back = path.back();
       path.pop_back();
-      x = m_to[static_cast<std::size_t>(back) ^ 1u];
-      m_it[static_cast<std::size_t>(x)] = m_next[static_cast<std::size_t>(back)];
+      x = m_to[m_rev[back]];
+      m_it[static_cast<std::size_t>(x)] = back + 1;
     }
   }
 
   const Graph& m_g;
   std::size_t m_n;
   int m_s = 0, m_t = 0;
-  std::vector<int> m_first, m_next, m_to, m_level, m_it;
+  // Residual arcs, grouped by tail vertex: m_begin[x]..m_begin[x + 1]; m_rev is the partner.
+  std::vector<std::size_t> m_begin, m_rev, m_it;
+  std::vector<int> m_to, m_level, m_queue;
   std::vector<std::int64_t> m_cap;
   std::vector<std::size_t> m_node_arc, m_source_arc, m_sink_arc, m_edge_arc, m_edge_arc_begin;
 };

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "weft/core/memory_planner.h"
@@ -42,14 +43,23 @@ class Decoder {
   /// Moves blocks down where they fit (others fixed), in offset order, then recomputes the arena.
   /// Keeps the placement valid; never raises the arena.
   void compact(Placement& placement);
-  /// Lowest aligned offset >= `from` where block b fits beside its placed neighbours (placed[n]).
-  std::int64_t lowest_fit(std::int32_t b, const std::vector<std::int64_t>& offset, const std::vector<char>& placed,
-                          std::int64_t from = 0);
 
  private:
+  // Placed blocks as [lo, hi) byte ranges, one pair per block; hi = -1 while unplaced.
+  void reset();
+  void place(std::int32_t b, std::int64_t at);
+  // Lowest aligned offset where block b fits beside its placed neighbours (Fit::First), or the
+  // smallest gap that holds it, the lowest of equal ones, else the top of the busy span (Fit::Best).
+  std::int64_t fit(std::int32_t b, Fit fit);
+  // The same over the busy ranges sorted by (lo, hi).
+  std::int64_t fit_sorted(std::int64_t size, Fit fit, std::int64_t max_hi);
+  // The same over a bitmap of aligned slots, when every bound and the size are aligned.
+  std::int64_t fit_slots(std::int64_t size, Fit fit, std::int64_t max_hi);
+
   const AllocationProblem& m_p;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_range;  ///< per block
   std::vector<std::pair<std::int64_t, std::int64_t>> m_busy;
-  std::vector<char> m_placed;
+  std::vector<std::uint64_t> m_keys, m_slots;
 };
 
 /// Orders used by the named planners.
@@ -176,14 +186,19 @@ struct ExactResult {
 /// then restarts of the canonical search over preorders and capacities until the incumbent meets
 /// the lower bound or `step_budget` (or the deadline) runs out. Deterministic for a budget and a
 /// seed when the deadline does not strike.
+/// `decoded` (optional): the seeds' first-fit and best-fit decodings already made, as for
+/// search_placement.
 ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vector<std::int32_t>> seeds,
                             std::int64_t lower_bound, std::int64_t step_budget, Clock::time_point deadline,
-                            std::uint64_t seed);
+                            std::uint64_t seed, std::span<const Placement> decoded = {});
 
 /// Iterated greedy + local search from the seeds (then, on interval structure, the skyline
 /// restarts) within options.search_steps (and the options.search_ms guard); returns the best
 /// placement found (never worse than the seeds' decodings).
+/// `decoded` (optional): the seeds' first-fit and best-fit decodings already made, in the order
+/// seed 0 first fit, seed 0 best fit, seed 1 first fit, ...; seeds beyond it are decoded here.
 Placement search_placement(const AllocationProblem& p, std::vector<std::vector<std::int32_t>> seeds,
-                           const PlanOptions& options, std::int64_t lower_bound);
+                           const PlanOptions& options, std::int64_t lower_bound,
+                           std::vector<Placement> decoded = {});
 
 }  // namespace weft::core::detail

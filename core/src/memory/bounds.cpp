@@ -67,8 +67,11 @@ class MaxFlow {
     std::fill(m_level.begin(), m_level.end(), -1);
     std::vector<std::size_t> queue{s};
     m_level[s] = 0;
+    // Levels at or beyond t's cannot lead to t: the search stops there (the augmenting searches
+    // then skip those vertices instead of visiting them as dead ends; the same paths are found).
     for (std::size_t i = 0; i < queue.size(); ++i) {
       const std::size_t u = queue[i];
+      if (m_level[t] >= 0 && m_level[u] >= m_level[t]) break;
       for (std::int32_t e = m_head[u]; e >= 0; e = m_next[static_cast<std::size_t>(e)]) {
         const auto v = static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)]);
         if (m_cap[static_cast<std::size_t>(e)] > 0 && m_level[v] < 0) {

@@ -66,7 +66,7 @@ std::int64_t arena_of(const AllocationProblem& p, const std::vector<std::int64_t
 
 ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vector<std::int32_t>> seeds,
                             std::int64_t lower_bound, std::int64_t step_budget, Clock::time_point deadline,
-                            std::uint64_t seed) {
+                            std::uint64_t seed, std::span<const Placement> decoded) {
   const std::size_t n = p.block_count();
   ExactResult out;
   Decoder decoder(p);
@@ -81,9 +81,10 @@ ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vec
     preorders = canonical_preorders(p, cover);
     lower_bound = std::max(lower_bound, clique_cover_bound(p, cover));
   }
-  for (const auto& order : seeds) {
-    consider(decoder.decode(order, Fit::First));
-    consider(decoder.decode(order, Fit::Best));
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    const bool known = 2 * i + 1 < decoded.size();
+    consider(known ? decoded[2 * i] : decoder.decode(seeds[i], Fit::First));
+    consider(known ? decoded[2 * i + 1] : decoder.decode(seeds[i], Fit::Best));
   }
   for (const auto& order : preorders) consider(decoder.decode(order, Fit::First));
   if (out.placement.offset.empty()) consider(decoder.decode(order_by_size(p), Fit::First));

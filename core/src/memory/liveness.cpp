@@ -10,6 +10,20 @@
 
 namespace weft::core {
 namespace detail {
+namespace {
+
+// Sorts every list of a symmetric adjacency in O(V + C), without comparisons: visiting x in
+// increasing order and appending x to each neighbour's new list leaves every new list ascending
+// (the same multiset, so the same sorted list).
+void sort_symmetric(std::vector<std::vector<std::int32_t>>& adjacency) {
+  std::vector<std::vector<std::int32_t>> sorted(adjacency.size());
+  for (std::size_t x = 0; x < adjacency.size(); ++x) sorted[x].reserve(adjacency[x].size());
+  for (std::size_t x = 0; x < adjacency.size(); ++x)
+    for (std::int32_t y : adjacency[x]) sorted[static_cast<std::size_t>(y)].push_back(static_cast<std::int32_t>(x));
+  adjacency = std::move(sorted);
+}
+
+}  // namespace
 
 std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::int64_t> start,
                                                           std::span<const std::int64_t> end) {
@@ -36,7 +50,7 @@ std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::i
     }
     active.push_back(b);
   }
-  for (auto& c : conflicts) std::sort(c.begin(), c.end());
+  sort_symmetric(conflicts);
   return conflicts;
 }
 
@@ -265,7 +279,7 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
       }
     }
   }
-  for (auto& c : live.problem.conflicts) std::sort(c.begin(), c.end());
+  detail::sort_symmetric(live.problem.conflicts);
   return live;
 }
 

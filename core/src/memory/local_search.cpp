@@ -88,7 +88,7 @@ void skyline_phase(const AllocationProblem& p, std::int64_t lower_bound, std::in
 }  // namespace
 
 Placement search_placement(const AllocationProblem& p, std::vector<std::vector<std::int32_t>> seeds,
-                           const PlanOptions& options, std::int64_t lower_bound) {
+                           const PlanOptions& options, std::int64_t lower_bound, std::vector<Placement> decoded) {
   const std::size_t n = p.block_count();
   Decoder decoder(p);
   Candidate best;
@@ -105,9 +105,11 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
   const bool exact = p.conflicts_are_overlaps && lower_bound > 0 && n <= kExactBlockLimit;
   if (exact)
     for (auto& pre : skyline_preorders(p)) seeds.push_back(std::move(pre));
-  for (const auto& seed : seeds) {
-    consider(seed, decoder.decode(seed, Fit::First));
-    consider(seed, decoder.decode(seed, Fit::Best));
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    const auto& seed = seeds[i];
+    const bool known = 2 * i + 1 < decoded.size();
+    consider(seed, known ? std::move(decoded[2 * i]) : decoder.decode(seed, Fit::First));
+    consider(seed, known ? std::move(decoded[2 * i + 1]) : decoder.decode(seed, Fit::Best));
   }
   if (n < 2 || best.placement.arena_bytes <= lower_bound) {
     decoder.compact(best.placement);

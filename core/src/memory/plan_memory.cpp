@@ -68,9 +68,10 @@ std::int64_t interval_lower_bound(const AllocationProblem& problem) {
   return peak;
 }
 
-Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, std::string_view planner,
-                                 const PlanOptions& options, std::int64_t lower_bound) {
-  WEFT_TRY_ASSIGN(auto placement, place_blocks(liveness.problem, planner, options, lower_bound));
+namespace {
+
+MemoryPlan to_plan(const Graph& graph, const Liveness& liveness, std::string_view planner, const PlanOptions& options,
+                   const Placement& placement) {
   MemoryPlan plan;
   plan.planner = std::string(planner);
   plan.alignment = options.alignment;
@@ -84,6 +85,51 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, s
     plan.size[t] = liveness.problem.size[b];
   }
   return plan;
+}
+
+}  // namespace
+
+Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, std::string_view planner,
+                                 const PlanOptions& options, std::int64_t lower_bound) {
+  WEFT_TRY_ASSIGN(auto placement, place_blocks(liveness.problem, planner, options, lower_bound));
+  return to_plan(graph, liveness, planner, options, placement);
+}
+
+Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Liveness& liveness,
+                                                  const PlanOptions& options, std::int64_t lower_bound) {
+  const AllocationProblem& problem = liveness.problem;
+  // The three greedy planners are three of the six decodings `exact` and `best` start from (each
+  // order by first and best fit), and `best` starts from `exact`'s result (place_blocks runs the
+  // same exact search for both): each is computed once here, with the same arguments.
+  std::vector<std::vector<std::int32_t>> seeds{detail::order_by_size(problem), detail::order_by_breadth(problem),
+                                                detail::order_by_start(problem)};
+  detail::Decoder decoder(problem);
+  std::vector<Placement> decoded;
+  for (const auto& seed : seeds) {
+    decoded.push_back(decoder.decode(seed, detail::Fit::First));
+    decoded.push_back(decoder.decode(seed, detail::Fit::Best));
+  }
+  std::vector<Placement> placements{decoded[0], decoded[2], decoded[5]};
+  if (lower_bound <= 0 && problem.conflicts_are_overlaps) lower_bound = interval_lower_bound(problem);
+  const auto deadline =
+      detail::Clock::now() + std::chrono::microseconds(static_cast<std::int64_t>(options.search_ms * 1000));
+  auto exact = detail::exact_placement(problem, seeds, lower_bound, options.search_steps, deadline, options.seed, decoded);
+  placements.push_back(exact.placement);
+  Placement best = std::move(exact.placement);
+  if (!exact.optimal) {
+    Placement other = detail::search_placement(problem, std::move(seeds), options, exact.lower_bound, std::move(decoded));
+    if (other.arena_bytes < best.arena_bytes) best = std::move(other);
+  }
+  placements.push_back(std::move(best));
+  const auto names = planner_names();
+  WEFT_CHECK(names.size() == placements.size());
+  std::vector<MemoryPlan> plans;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    placements[i].planner = names[i];
+    WEFT_CHECK(check_placement(problem, placements[i]));
+    plans.push_back(to_plan(graph, liveness, names[i], options, placements[i]));
+  }
+  return plans;
 }
 
 Expected<MemoryPlan> plan_memory(const Graph& graph, const Schedule& schedule, std::string_view planner,

@@ -18,10 +18,16 @@ Expected<MemoryPlan> study_plan(const Graph& graph, const Schedule& schedule, st
     WEFT_TRY_ASSIGN(const ConcurrentBound cb, concurrent_lower_bound(graph, schedule, options));
     lower_bound = cb.bytes;
   }
+  std::vector<MemoryPlan> plans;
+  if (planner.empty()) {
+    WEFT_TRY_ASSIGN(plans, plan_memory_all(graph, live, options, lower_bound));
+  } else {
+    WEFT_TRY_ASSIGN(MemoryPlan plan, plan_memory(graph, live, planner, options, lower_bound));
+    plans.push_back(std::move(plan));
+  }
   std::optional<MemoryPlan> best;
-  for (const std::string& name : planner_names()) {
-    if (!planner.empty() && name != planner) continue;
-    WEFT_TRY_ASSIGN(MemoryPlan plan, plan_memory(graph, live, name, options, lower_bound));
+  for (MemoryPlan& plan : plans) {
+    const std::string name = plan.planner;
     if (verify)
       if (auto ok = check_plan(graph, schedule, plan); !ok)
         return make_error(ErrorKind::Internal, "planner " + name + ": " + ok.error().message);

@@ -119,3 +119,30 @@ TEST(Planners, PlaceBlocksOnConflictGraph) {
   core::Placement bad{"hand", {0, 50, 300, 0}, 700};
   EXPECT_FALSE(core::check_placement(p, bad));
 }
+
+// plan_memory_all shares the greedy decodings and the exact search between planners: every plan
+// must equal the one plan_memory makes for that planner alone (one stream and several; budgets
+// in steps, so the comparison does not depend on timing).
+TEST(Planners, AllPlannersAtOnceMatchEachPlannerAlone) {
+  core::PlanOptions options;
+  options.search_steps = 20'000;
+  options.search_ms = 600'000;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const core::Graph g = test::make_random_dag(40 + static_cast<int>(seed * 37 % 200), 0.1, seed);
+    const core::Schedule s = test::random_schedule(g, 1 + static_cast<int>(seed % 4), seed * 17, {.drop_empty_streams = true});
+    auto live = core::compute_liveness(g, s, options);
+    ASSERT_TRUE(live) << live.error().message;
+    const std::int64_t bound = seed % 2 ? 0 : core::concurrent_lower_bound(g, s, options)->bytes;
+    auto all = core::plan_memory_all(g, *live, options, bound);
+    ASSERT_TRUE(all) << all.error().message;
+    const auto names = core::planner_names();
+    ASSERT_EQ(all->size(), names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto alone = core::plan_memory(g, *live, names[i], options, bound);
+      ASSERT_TRUE(alone) << names[i];
+      EXPECT_EQ((*all)[i].planner, names[i]);
+      EXPECT_EQ((*all)[i].arena_bytes, alone->arena_bytes) << names[i] << " seed " << seed;
+      EXPECT_EQ((*all)[i].offset, alone->offset) << names[i] << " seed " << seed;
+    }
+  }
+}

@@ -151,6 +151,11 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const Schedule& schedule, s
 Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, std::string_view planner,
                                  const PlanOptions& options = {}, std::int64_t lower_bound = 0);
 
+/// Every planner of planner_names() on one liveness, in that order: the same plans as
+/// plan_memory() per name, with the greedy decodings the `best` search starts from done once.
+Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Liveness& liveness,
+                                                  const PlanOptions& options = {}, std::int64_t lower_bound = 0);
+
 /// Verifies: every planned tensor placed, offsets aligned, no two conflicting tensors overlap
 /// (conflict = neither dead-before the other under the schedule's happens-before).
 /// The error names the two tensors (or the unplaced one).

@@ -1,0 +1,115 @@
+// One edit in the studio, end to end: a random valid node move (move_node: re-synchronised and
+// re-validated), then the schedule's study as the studio makes it after every edit (ideal
+// makespan, memory report with every planner against the kept reference plan, prediction
+// beside both baselines, no counterfactuals). Goal (issue 16): under 16 ms at 5k operators.
+// Args: operators, family (0 layered, 1 transformer, 2 moe, 3 randwire).
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <random>
+
+#include "synthetic_models.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/onnx_import.h"
+#include "weft/core/schedule_edit.h"
+#include "weft/core/strategies.h"
+#include "weft/core/study/memory_report.h"
+#include "weft/core/study/reference.h"
+#include "weft/core/study/schedule_study.h"
+
+using namespace weft;
+
+namespace {
+
+struct Move {
+  core::NodeId node;
+  int stream, position;
+};
+
+struct Case {
+  core::Graph graph;
+  core::DeviceSpec device;
+  core::CostTable costs;
+  core::Schedule schedule;
+  core::MemoryPlan reference_plan;
+  std::vector<Move> moves;  // each valid from `schedule`
+};
+
+const Case& cached_case(const benchmark::State& state) {
+  static std::map<std::pair<int, int>, std::unique_ptr<Case>> cache;
+  const auto key = std::make_pair(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  auto& slot = cache[key];
+  if (!slot) {
+    const auto model = bench::make_synthetic_model(bench::synthetic_families()[static_cast<std::size_t>(key.second)], key.first);
+    auto graph = core::import_onnx_bytes(model.bytes, "synthetic.onnx");
+    auto device = core::load_device(core::default_device_name());
+    if (!graph || !device) std::abort();
+    core::CostTable costs = core::estimate_costs(*graph, *device);
+    core::StrategyOptions options;
+    options.cuda_graph = true;  // split at every operator: several streams to move between
+    auto schedule = core::make_schedule("chains", *graph, costs, *device, options);
+    auto reference_plan = core::study_plan(*graph, core::reference_schedule(*graph));
+    if (!schedule || !reference_plan) std::abort();
+    std::vector<Move> moves;
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<core::NodeId> any_node(0, static_cast<core::NodeId>(graph->node_count()) - 1);
+    std::uniform_int_distribution<int> any_stream(0, static_cast<int>(schedule->stream_count()) - 1);
+    for (int tries = 0; tries < 100000 && moves.size() < 64; ++tries) {
+      const core::NodeId v = any_node(rng);
+      const int s = any_stream(rng);
+      const auto& target = schedule->streams[static_cast<std::size_t>(s)];
+      std::uniform_int_distribution<int> any_pos(0, static_cast<int>(target.size()) - 1);
+      const int pos = target.empty() ? 0 : any_pos(rng);
+      if (core::move_node(*graph, *schedule, v, s, pos)) moves.push_back({v, s, pos});
+    }
+    if (moves.empty()) std::abort();
+    slot = std::make_unique<Case>(Case{std::move(*graph), std::move(*device), std::move(costs), std::move(*schedule),
+                                       std::move(*reference_plan), std::move(moves)});
+  }
+  return *slot;
+}
+
+void BM_MoveAndStudy(benchmark::State& state) {
+  const Case& c = cached_case(state);
+  core::StudyOptions options;
+  options.mode = core::LaunchMode::Graph;
+  options.counterfactuals = false;
+  options.memory_options.reference_plan = &c.reference_plan;
+  std::size_t k = 0;
+  for (auto _ : state) {
+    const Move& m = c.moves[k++ % c.moves.size()];
+    auto edited = core::move_node(c.graph, c.schedule, m.node, m.stream, m.position);
+    auto study = core::study_schedule(c.graph, c.costs, c.device, std::move(*edited), options);
+    if (!study) {
+      state.SkipWithError(study.error().message.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(study);
+  }
+  state.SetLabel(std::string(bench::family_name(bench::synthetic_families()[static_cast<std::size_t>(state.range(1))])));
+  state.counters["nodes"] = static_cast<double>(c.graph.node_count());
+  state.counters["streams"] = static_cast<double>(c.schedule.stream_count());
+}
+
+// The move alone: re-synchronised (minimal events) and re-validated.
+void BM_Move(benchmark::State& state) {
+  const Case& c = cached_case(state);
+  std::size_t k = 0;
+  for (auto _ : state) {
+    const Move& m = c.moves[k++ % c.moves.size()];
+    benchmark::DoNotOptimize(core::move_node(c.graph, c.schedule, m.node, m.stream, m.position));
+  }
+  state.counters["nodes"] = static_cast<double>(c.graph.node_count());
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  for (int family = 0; family < 4; ++family)
+    for (int n : {1000, 5000}) b->Args({n, family});
+  b->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+BENCHMARK(BM_Move)->Apply(sizes);
+BENCHMARK(BM_MoveAndStudy)->Apply(sizes);
