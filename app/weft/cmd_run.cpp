@@ -14,6 +14,7 @@
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/schedule_json.h"
@@ -78,6 +79,16 @@ int cmd_run(Args& args) {
   const double speedup = compared->speedup();
   const std::string used_planner = compared->plan.planner;
 
+  // The prediction for the same schedule on the CPU device calibrated from the sequential run:
+  // its measured node times (and, second, the fitted device's times from shapes alone).
+  auto calibration = core::fit_cpu_device(graph, seq->timeline);
+  if (!calibration) return report("run", calibration.error());
+  auto predicted = core::predicted_cpu_speedup(graph, schedule, calibration->measured, calibration->device);
+  if (!predicted) return report("run", predicted.error());
+  auto predicted_fitted = core::predicted_cpu_speedup(graph, schedule, calibration->fitted, calibration->device);
+  if (!predicted_fitted) return report("run", predicted_fitted.error());
+  const double error = speedup > 0 ? std::abs(*predicted - speedup) / speedup : 0.0;
+
   if (auto trace = args.value("trace")) {
     const std::vector<core::Timeline> runs{seq->timeline, run->timeline};
     core::TraceInfo info;
@@ -87,7 +98,12 @@ int cmd_run(Args& args) {
   }
 
   if (args.flag("json")) {
-    const nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
+    nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
+    j["predicted_speedup"] = *predicted;
+    j["prediction_error"] = error;
+    j["predicted_speedup_fitted"] = *predicted_fitted;
+    j["cpu_cores"] = calibration->device.sm_count;
+    j["latch_us"] = calibration->device.event_wait_us;
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, "
@@ -98,7 +114,9 @@ int cmd_run(Args& args) {
               << " warm-up), arena " << mib(seq->arena_bytes) << "\n"
               << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
-              << "speedup: " << fixed(speedup, 2) << "x\n"
+              << "speedup: " << fixed(speedup, 2) << "x measured, " << fixed(*predicted, 2)
+              << "x predicted (cpu device from the sequential run's node times; error " << fixed(100 * error, 1)
+              << "%), " << fixed(*predicted_fitted, 2) << "x from the fitted device alone\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
