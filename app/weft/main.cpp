@@ -28,8 +28,9 @@ commands:
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
   simulate MODEL [--schedule F | --strategy S] [--graph] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
-  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--iterations N] [--trace OUT.json] [--json]
+  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--iterations N] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
+                                               (--tf32: allow TF32 tensor cores on CUDA)
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
                                                wire layering by the head rule; horizontal merges
                                                (one launch per layer's equal operators)
@@ -42,7 +43,7 @@ commands:
   calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--json]
                                                fit a CPU device to a sequential CPU run (per-node
                                                times); use the file as --device DEVICE.json
-  devices                                      list CUDA GPUs and device presets
+  devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets
   help                                         this text
 
 schedule options (with --strategy S; schedule/plan/simulate/run):
@@ -55,7 +56,7 @@ schedule options (with --strategy S; schedule/plan/simulate/run):
   --search-seed S    search: random seed (default 1)
 
 model options (every command that takes MODEL):
-  --dim NAME=VALUE   bind a symbolic dimension (repeatable)
+  --dim NAME=VALUE   bind a symbolic dimension (repeatable); INPUT:AXIS=VALUE binds one dim by position
   --no-fold          do not fold constant subgraphs at import
   --device NAME      device preset for the cost model (see 'weft devices'), or a device file
                      (a path with '/' or ending in .json, e.g. from 'weft calibrate')

@@ -67,7 +67,9 @@ Expected<std::string> find_batch_dim(const Graph& graph) {
   std::set<std::string> symbols;
   for (TensorId t : graph.inputs()) {
     const Tensor& tensor = graph.tensor(t);
-    if (!tensor.dims.empty() && !tensor.dims[0].known() && !tensor.dims[0].symbol.empty()) symbols.insert(tensor.dims[0].symbol);
+    if (tensor.dims.empty() || tensor.dims[0].known()) continue;
+    // An unnamed dim is bound by position (ImportOptions: "INPUT:AXIS").
+    symbols.insert(tensor.dims[0].symbol.empty() ? tensor.name + ":0" : tensor.dims[0].symbol);
   }
   if (symbols.size() == 1) return *symbols.begin();
   if (symbols.empty())

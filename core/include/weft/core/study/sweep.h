@@ -53,7 +53,7 @@ struct SweepOptions {
 };
 
 /// The batch dimension of a model imported without it bound: the one symbol at dim 0 of the
-/// graph inputs that is still unknown. Errors (InvalidInput): none (the batch is static: nothing
+/// graph inputs that is still unknown ("INPUT:0" for an unnamed one, bound by position). Errors (InvalidInput): none (the batch is static: nothing
 /// to sweep) or several (name one with batch_dim), listing what was found.
 Expected<std::string> find_batch_dim(const Graph& graph);
 
