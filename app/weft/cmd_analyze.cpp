@@ -18,7 +18,7 @@ std::string fmt(double v, int decimals) {
   return buf;
 }
 
-nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& a) {
+nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
   const core::Graph& g = m.graph;
   nlohmann::ordered_json j;
   j["model"] = g.info().model_path;
@@ -34,18 +34,19 @@ nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport&
   j["span_us"] = r.critical.span_us;
   j["parallelism"] = r.critical.parallelism();
   j["verdict"] = r.verdict;
-  j["advice"] = a.line;
+  j["advice"] = advice.line;
   nlohmann::ordered_json evidence;
-  evidence["kind"] = a.kind == core::Advice::Kind::Chain ? "chain"
-                     : a.kind == core::Advice::Kind::LittleToGain ? "little-to-gain" : "concurrency";
-  evidence["best_strategy"] = a.best_strategy;
-  evidence["best_mode"] = std::string(core::launch_mode_name(a.best_mode));
-  evidence["best_streams"] = a.best_streams;
-  evidence["best_speedup"] = a.best_speedup;
-  evidence["memory_ratio"] = a.memory_ratio;
-  evidence["launch_share"] = a.launch_share;
-  evidence["launch_bound"] = a.launch_bound;
-  evidence["split_batch"] = a.split_batch;
+  evidence["kind"] = advice.kind == core::Advice::Kind::Chain ? "chain"
+                     : advice.kind == core::Advice::Kind::LittleToGain ? "little-to-gain" : "concurrency";
+  evidence["best_strategy"] = advice.best_strategy;
+  evidence["best_mode"] = std::string(core::launch_mode_name(advice.best_mode));
+  evidence["best_streams"] = advice.best_streams;
+  evidence["best_speedup"] = advice.best_speedup;
+  evidence["memory_ratio"] = advice.memory_ratio;
+  evidence["launch_share"] = advice.launch_share;
+  evidence["launch_bound"] = advice.launch_bound;
+  evidence["split_batch"] = advice.split_batch;
+  evidence["split_refusal"] = advice.split_refusal;
   j["advice_evidence"] = evidence;
   j["unknown_shapes"] = r.unknown_shapes;
   j["unknown_costs"] = r.unknown_costs;
@@ -78,7 +79,7 @@ nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport&
   return j;
 }
 
-void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& a) {
+void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
   const core::Graph& g = m.graph;
   std::cout << "model           " << g.info().model_path << "\n"
             << "device          " << m.device.name << " (" << m.device.display_name << ")\n"
@@ -94,7 +95,7 @@ void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core:
             << r.critical.nodes.size() << " operators)\n"
             << "work/span       " << fmt(r.critical.parallelism(), 2) << "\n"
             << "verdict         " << r.verdict << "\n"
-            << "advice          " << a.line << "\n";
+            << "advice          " << advice.line << "\n";
   // The heaviest operators on the critical path: where shortening the span would pay.
   std::vector<core::NodeId> heavy = r.critical.nodes;
   std::stable_sort(heavy.begin(), heavy.end(),

@@ -88,7 +88,7 @@ int cmd_run(Args& args) {
   if (!predicted) return report("run", predicted.error());
   auto predicted_fitted = core::predicted_cpu_speedup(graph, schedule, calibration->fitted, calibration->device);
   if (!predicted_fitted) return report("run", predicted_fitted.error());
-  const double error = speedup > 0 ? std::abs(*predicted - speedup) / speedup : 0.0;
+  const double prediction_error = speedup > 0 ? std::abs(*predicted - speedup) / speedup : 0.0;
 
   if (auto trace = args.value("trace")) {
     const std::vector<core::Timeline> runs{seq->timeline, run->timeline};
@@ -101,7 +101,7 @@ int cmd_run(Args& args) {
   if (args.flag("json")) {
     nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
     j["predicted_speedup"] = *predicted;
-    j["prediction_error"] = error;
+    j["prediction_error"] = prediction_error;
     j["predicted_speedup_fitted"] = *predicted_fitted;
     j["cpu_cores"] = calibration->device.sm_count;
     j["latch_us"] = calibration->device.event_wait_us;
@@ -116,7 +116,7 @@ int cmd_run(Args& args) {
               << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
               << "speedup: " << fixed(speedup, 2) << "x measured, " << fixed(*predicted, 2)
-              << "x predicted (cpu device from the sequential run's node times; error " << fixed(100 * error, 1)
+              << "x predicted (cpu device from the sequential run's node times; error " << fixed(100 * prediction_error, 1)
               << "%), " << fixed(*predicted_fitted, 2) << "x from the fitted device alone\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
     if (run->random_weights > 0)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
+#include <memory>
 #include <iostream>
 #include <sstream>
 

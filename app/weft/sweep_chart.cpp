@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -209,7 +210,7 @@ std::string sweep_chart_png(const std::vector<core::SweepPoint>& points, const s
   };
   const auto py = [&](double s) { return bottom - (s - lo) / (hi - lo) * (bottom - top); };
 
-  text(c, left, 20, title, ink);
+  text(c, left, 10, title, ink);
   // Grid and y labels: about six steps of a round size.
   const double raw_step = (hi - lo) / 6;
   const double mag = std::pow(10.0, std::floor(std::log10(raw_step)));
@@ -256,10 +257,15 @@ std::string sweep_chart_png(const std::vector<core::SweepPoint>& points, const s
         }
       }
     }
-    // Legend, top right, one row per strategy.
+  }
+  // Legend, top right, on white over the lines: one row per strategy.
+  const int rows = static_cast<int>(strategies.size()) + (measured ? 1 : 0);
+  c.rect(right - 270, top + 2, right - 2, top + 14 + rows * 22, grid);
+  c.rect(right - 268, top + 4, right - 4, top + 12 + rows * 22, {255, 255, 255});
+  for (std::size_t s = 0; s < strategies.size(); ++s) {
     const int ly = top + 10 + static_cast<int>(s) * 22;
     const int lx = right - 260;
-    c.line(lx, ly + 7, lx + 30, ly + 7, col, 3);
+    c.line(lx, ly + 7, lx + 30, ly + 7, kColours[s % std::size(kColours)], 3);
     text(c, lx + 40, ly, strategies[s], ink);
   }
   if (measured) {

@@ -2,6 +2,9 @@
 // line of `weft analyze`, through the built binary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -160,4 +163,22 @@ TEST(CliAnalyzeAdvice, OneLinePerModel) {
   EXPECT_TRUE(contains(wide.out, "advice          ")) << wide.out;
   EXPECT_TRUE(contains(wide.out, " streams")) << wide.out;
   EXPECT_TRUE(contains(wide.out, "x the memory")) << wide.out;
+}
+
+// scripts/sweep-array.sh: points run one by one (as GNU parallel or a Slurm array would) and the
+// merge give one CSV and one chart per model.
+TEST(CliSweepArray, PointsThenMerge) {
+  const std::string out = temp("weft_sweep_array");
+  std::filesystem::remove_all(out);
+  const std::string env = "MODELS='" + model("randwire_ws") + "' BATCHES='1 4' STRATEGIES=cp-list OUT='" + out + "' WEFT='" +
+                          WEFT_CLI_PATH + "' ";
+  const std::string script = std::string(WEFT_TEST_DATA_DIR) + "/../../scripts/sweep-array.sh";
+  const auto sh = [&](const std::string& args) { return std::system((env + "bash " + script + " " + args + " > /dev/null 2>&1").c_str()); };
+  ASSERT_EQ(sh("point 0"), 0);
+  ASSERT_EQ(sh("point 1"), 0);
+  EXPECT_NE(sh("point 2"), 0);  // only 2 points
+  ASSERT_EQ(sh("merge"), 0);
+  const std::string csv = slurp(out + "/randwire_ws.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
+  EXPECT_TRUE(std::filesystem::exists(out + "/randwire_ws.png"));
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "weft/core/batch_split.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
@@ -24,33 +25,37 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
-// Time-weighted median occupancy of the kernels (the share of the device one kernel's grid
-// covers): with it at o < 1 at batch b, a kernel fills the device at about b / o; half a batch
-// still fills it from twice that, where splitting stops costing device fill.
+// Time-weighted median fill of the device by one kernel: its threads (one per output element)
+// over the threads the device holds at once. At fill o < 1 at batch b, a kernel fills the device
+// at about b / o; half a batch still fills it from twice that, where splitting stops costing fill.
 std::int64_t split_batch(const Graph& graph, const CostTable& costs, const DeviceSpec& device, std::int64_t batch) {
-  if (device.kind == DeviceKind::Cpu || batch <= 0) return 0;
-  std::vector<std::pair<double, double>> occ;  // (occupancy, time)
+  if (device.kind == DeviceKind::Cpu || batch <= 0 || device.sm_count <= 0) return 0;
+  const double capacity = static_cast<double>(device.sm_count) * std::max(1, device.max_threads_per_sm);
+  std::vector<std::pair<double, double>> fill;  // (fill, time)
   double total = 0;
   for (std::size_t v = 0; v < graph.node_count(); ++v) {
     const double t = device_time_us(costs.nodes[v], device);
     if (t <= 0) continue;
-    occ.emplace_back(kernel_demand(graph, static_cast<NodeId>(v), costs.nodes[v], device).occupancy, t);
+    double elems = 0;
+    for (TensorId o : graph.node(static_cast<NodeId>(v)).outputs)
+      if (o != kNoTensor) elems += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(o).elements()));
+    fill.emplace_back(std::min(1.0, elems / capacity), t);
     total += t;
   }
-  if (occ.empty()) return 0;
-  std::sort(occ.begin(), occ.end());
-  double acc = 0, median = occ.back().first;
-  for (const auto& [o, t] : occ) {
+  if (fill.empty()) return 0;
+  std::sort(fill.begin(), fill.end());
+  double acc = 0, median = fill.back().first;
+  for (const auto& [f, t] : fill) {
     acc += t;
     if (acc >= total / 2) {
-      median = o;
+      median = f;
       break;
     }
   }
   if (median <= 0) return 0;
-  const double fill = static_cast<double>(batch) / std::min(1.0, median);
+  const double full = static_cast<double>(batch) / median;
   std::int64_t n = 1;
-  while (static_cast<double>(n) < 2 * fill && n < (std::int64_t{1} << 40)) n *= 2;
+  while (static_cast<double>(n) < 2 * full && n < (std::int64_t{1} << 40)) n *= 2;
   return std::max<std::int64_t>(n, 2 * batch);
 }
 
@@ -72,6 +77,8 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   a.width = analysis.antichain_width;
   const bool cpu = device.kind == DeviceKind::Cpu;
   const std::int64_t batch = graph_batch(graph);
+  const BatchSplitCheck split = check_batch_split(graph);
+  if (!split.splittable) a.split_refusal = split.reason;
   if (!(device.peak_fp32_flops > 0 && device.memory_bandwidth > 0)) {
     a.line = analysis.verdict + " (no prediction: the device has no rates)";
     return a;
@@ -124,29 +131,33 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   if (a.launch_bound)
     launch = "launch-bound in eager mode (launches are " + fixed(100 * a.launch_share, 0) +
              "% of the sequential run): replay as a CUDA Graph; ";
+  // Where concurrency has nothing to work with, micro-batch splitting is the lever left.
+  const auto split_hint = [&](bool why) -> std::string {
+    if (!a.split_refusal.empty()) return "; micro-batch splitting is refused: " + a.split_refusal;
+    if (a.split_batch <= 0) return "";
+    return "; try micro-batch splitting at batch >= " + std::to_string(a.split_batch) +
+           (why ? " (half a batch then still fills the device)" : "");
+  };
   if (a.width <= 1) {
     a.kind = Advice::Kind::Chain;
-    a.split_batch = split_batch(graph, analysis.costs, device, batch);
-    a.line = launch + "chain: concurrency cannot help" + at_batch;
-    if (a.split_batch > 0)
-      a.line += "; try micro-batch splitting at batch >= " + std::to_string(a.split_batch) +
-                " (half a batch then still fills the device)";
+    if (split.splittable) a.split_batch = split_batch(graph, analysis.costs, device, batch);
+    a.line = launch + "chain: concurrency cannot help" + at_batch + split_hint(true);
     return a;
   }
   if (a.best_speedup < kWorthwhile) {
     a.kind = Advice::Kind::LittleToGain;
-    a.split_batch = split_batch(graph, analysis.costs, device, batch);
+    if (split.splittable) a.split_batch = split_batch(graph, analysis.costs, device, batch);
     a.line = launch + "little to gain from concurrency" + at_batch + ": the best schedule (" + a.best_strategy +
              ") predicts " + fixed(a.best_speedup, 2) + "x over " + baseline_name + " (work/span " +
              fixed(a.parallelism, 2) + ", width " + std::to_string(a.width) + ")";
-    if (a.split_batch > 0) a.line += "; try micro-batch splitting at batch >= " + std::to_string(a.split_batch);
+    a.line += split_hint(false);
     return a;
   }
   a.kind = Advice::Kind::Concurrency;
   a.line = launch + "width " + std::to_string(a.width) + ": " + a.best_strategy + " on " + std::to_string(a.best_streams) +
            " streams" + (cpu ? "" : std::string(" (") + std::string(launch_mode_name(a.best_mode)) + ")") + " predicts " +
            fixed(a.best_speedup, 2) + "x over " + baseline_name + at_batch;
-  if (a.memory_ratio > 0) a.line += " at " + fixed(a.memory_ratio, 2) + "x the memory";
+  if (a.memory_ratio > 0) a.line += ", using " + fixed(a.memory_ratio, 2) + "x the memory";
   return a;
 }
 

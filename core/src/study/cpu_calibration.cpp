@@ -139,7 +139,8 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, const Timeline& sequ
 
 Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options) {
   const Schedule reference = reference_schedule(graph);
-  WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference));
+  // Any valid plan runs the same kernels; the quickest planner will do.
+  WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
   auto executor = make_cpu_executor();
   RunOptions ro = run;
   ro.per_node_timing = true;

@@ -113,7 +113,8 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
     std::optional<RunResult> sequential;
     if (options.executor) {
       const Schedule reference = reference_schedule(graph);
-      WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference));
+      // Any valid plan runs the same kernels; the quickest planner keeps each point short.
+      WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
       WEFT_TRY_ASSIGN(sequential, options.executor->run(graph, reference, plan, options.run));
       WEFT_TRY_ASSIGN(auto cal, fit_cpu_device(graph, sequential->timeline));
       device = cal.device;
@@ -140,7 +141,7 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
       pt.predicted_sequential_us = p.sequential_us();
       pt.predicted_speedup = p.speedup();
       if (options.executor) {
-        WEFT_TRY_ASSIGN(auto plan, study_plan(graph, schedule));
+        WEFT_TRY_ASSIGN(auto plan, study_plan(graph, schedule, "greedy-by-size"));
         WEFT_TRY_ASSIGN(auto run, options.executor->run(graph, schedule, plan, options.run));
         if (!compare_outputs(*sequential, run).identical)
           return make_error(ErrorKind::Internal, "batch " + std::to_string(batch) + ", " + name +

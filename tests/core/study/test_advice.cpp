@@ -2,6 +2,8 @@
 // configuration with its speedup and memory price, CPU devices no CUDA Graph talk.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "weft/core/analysis.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/advice.h"

@@ -37,9 +37,11 @@ TEST(Sweep, FindsTheBatchDimension) {
 }
 
 // Every strategy at every batch: sequential is 1x, the work grows with the batch, and a wide
-// model's concurrent schedule gains over the reference at batch 1.
+// model's concurrent schedule gains over the reference under CUDA Graph replay.
 TEST(Sweep, PredictedPointsPerBatchAndStrategy) {
-  auto points = core::sweep(model("randwire_ws"), options({1, 8}, {"sequential", "cp-list"}));
+  core::SweepOptions o = options({1, 8}, {"sequential", "cp-list"});
+  o.mode = core::LaunchMode::Graph;
+  auto points = core::sweep(model("randwire_ws"), o);
   ASSERT_TRUE(points) << points.error().message;
   ASSERT_EQ(points->size(), 4u);
   EXPECT_EQ((*points)[0].batch, 1);
@@ -48,7 +50,7 @@ TEST(Sweep, PredictedPointsPerBatchAndStrategy) {
   EXPECT_EQ((*points)[2].batch, 8);
   for (const core::SweepPoint& p : *points) {
     EXPECT_EQ(p.device, "h100-sxm");
-    EXPECT_EQ(p.mode, "eager");
+    EXPECT_EQ(p.mode, "graph");
     EXPECT_FALSE(p.measured_speedup);
     if (p.strategy == "sequential") EXPECT_NEAR(p.predicted_speedup, 1.0, 1e-9);
   }

@@ -21,7 +21,7 @@ struct AdviceOptions {
 
 /// The advice and the evidence it rests on.
 struct Advice {
-  std::string line;            ///< e.g. "width 4: cp-list on 4 streams predicts 1.80x over the sequential CUDA Graph at 1.30x the memory"
+  std::string line;            ///< e.g. "width 4: cp-list on 4 streams predicts 1.80x over the sequential CUDA Graph at batch 1, using 1.30x the memory"
   enum class Kind : std::uint8_t { Chain, LittleToGain, Concurrency } kind = Kind::Chain;
   double parallelism = 1;      ///< work / span of the analysis
   std::size_t width = 1;       ///< antichain width
@@ -35,11 +35,13 @@ struct Advice {
   /// Chains: the batch at which half a batch still fills the device with the typical kernel,
   /// where micro-batch splitting could start to pay (0 when it cannot be derived).
   std::int64_t split_batch = 0;
+  /// Why the batch cannot be split (check_batch_split's reason), empty when it can.
+  std::string split_refusal;
 };
 
 /// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device) and
 /// words the result: chains get "chain: concurrency cannot help; ..." with the batch from which
-/// micro-batch splitting could pay; graphs where no schedule gains 5% get "little to gain"; the
+/// micro-batch splitting could pay (or why the split is refused: check_batch_split); graphs where no schedule gains 5% get "little to gain"; the
 /// rest name the best configuration, its predicted speedup and its memory price, led by
 /// "launch-bound in eager mode: replay as a CUDA Graph;" where launches dominate. Errors: a
 /// strategy's or the planner's (InvalidInput). Cost: 2 × strategies × (make_schedule + 2

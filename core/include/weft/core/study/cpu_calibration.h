@@ -43,7 +43,7 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
 
 /// One-way latency of the CPU executor's latch (an atomic flag with wait/notify) between two
 /// threads, µs: the median of `round_trips` ping-pongs, halved. Takes about round_trips × 2 wake-ups.
-double latch_latency_us(int round_trips = 2000);
+double latch_latency_us(int round_trips = 200);
 
 /// Predicted speedup of `schedule` over the reference schedule on a CPU device: both simulated
 /// with `costs` (measured or fitted). Errors (InvalidInput): a schedule that misplaces nodes or
