@@ -54,7 +54,7 @@ int cmd_calibrate(Args& args) {
   if (args.flag("json")) {
     nlohmann::ordered_json j;
     j["model"] = model->graph.info().model_path;
-    j["device"] = nlohmann::json::parse(text);
+    j["device"] = nlohmann::ordered_json::parse(text);
     j["fitted_nodes"] = cal->fitted_nodes;
     j["median_node_error"] = cal->median_node_error;
     j["total_error"] = cal->total_error;

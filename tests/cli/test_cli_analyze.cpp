@@ -101,7 +101,9 @@ TEST(CliAnalyze, EveryModelIsConsistent) {
     EXPECT_GE(j["parallelism"].get<double>(), 1.0 - 1e-9) << name;
     EXPECT_FALSE(j["advice"].get<std::string>().empty()) << name;
     EXPECT_GE(j["advice_evidence"]["best_speedup"].get<double>(), 1.0) << name;
-    if (j["antichain_width"] == 1) EXPECT_EQ(j["advice_evidence"]["kind"], "chain") << name;
+    if (j["antichain_width"] == 1) {
+      EXPECT_EQ(j["advice_evidence"]["kind"], "chain") << name;
+    }
     if (name != "silero_vad_v5") {
       EXPECT_EQ(j["unknown_shapes"], 0) << name;
       EXPECT_EQ(j["unknown_costs"], 0) << name;

@@ -86,5 +86,7 @@ TEST(Advice, CpuDeviceSpeaksOfTheSequentialRun) {
   EXPECT_EQ(a.best_mode, core::LaunchMode::Eager);
   EXPECT_EQ(a.line.find("CUDA Graph"), std::string::npos) << a.line;
   EXPECT_EQ(a.split_batch, 0);
-  if (a.kind == core::Advice::Kind::Concurrency) EXPECT_NE(a.line.find("over the sequential run"), std::string::npos) << a.line;
+  if (a.kind == core::Advice::Kind::Concurrency) {
+    EXPECT_NE(a.line.find("over the sequential run"), std::string::npos) << a.line;
+  }
 }

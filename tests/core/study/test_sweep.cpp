@@ -52,7 +52,9 @@ TEST(Sweep, PredictedPointsPerBatchAndStrategy) {
     EXPECT_EQ(p.device, "h100-sxm");
     EXPECT_EQ(p.mode, "graph");
     EXPECT_FALSE(p.measured_speedup);
-    if (p.strategy == "sequential") EXPECT_NEAR(p.predicted_speedup, 1.0, 1e-9);
+    if (p.strategy == "sequential") {
+      EXPECT_NEAR(p.predicted_speedup, 1.0, 1e-9);
+    }
   }
   EXPECT_GT((*points)[2].predicted_sequential_us, (*points)[0].predicted_sequential_us);
   EXPECT_GT((*points)[1].predicted_speedup, 1.05);
