@@ -9,6 +9,12 @@
 
 namespace weft::ui {
 
+namespace {
+// Advice schedules and simulates every fixed strategy twice: as live predictions, only up to a
+// size where that stays interactive (the document's live-prediction size).
+constexpr std::size_t kAdviceNodes = 4000;
+}  // namespace
+
 SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   m_label = new QLabel(this);
   m_label->setTextFormat(Qt::RichText);
@@ -37,6 +43,11 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
 void SummaryPanel::updateAdvice() {
   m_advice.clear();
   if (!m_doc->hasModel()) return;
+  if (m_doc->graph().node_count() > kAdviceNodes) {
+    m_advice = tr("not computed above %1 operators (weft analyze gives it)").arg(kAdviceNodes);
+    refresh();
+    return;
+  }
   // The same core call as `weft analyze`: one wording for the CLI and the studio.
   const auto advice = core::advise(m_doc->graph(), m_doc->analysis(), m_doc->device());
   m_advice = QString::fromStdString(advice ? advice->line : "unavailable: " + advice.error().message);
