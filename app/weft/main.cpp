@@ -43,6 +43,9 @@ commands:
   calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--json]
                                                fit a CPU device to a sequential CPU run (per-node
                                                times); use the file as --device DEVICE.json
+  frontier MODEL [--graph] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--json]
+                                               Pareto front of predicted time against arena bytes
+                                               over strategies, stream caps and memory budgets
   devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets
   help                                         this text
 
@@ -50,6 +53,9 @@ schedule options (with --strategy S; schedule/plan/simulate/run):
   --streams N        cap on streams (default 8, the hardware work queues)
   --granularity US   operators shorter than US stay on a producer's stream (default: two event
                      costs of the device for eager launches, 0 with --graph: CUDA Graph replay)
+  --memory-budget B  fit the schedule (strategy or file) to an arena of B bytes (4MiB, 4MB, ...)
+                     by ordering live ranges or merging streams; says what it cost in predicted
+                     time; exit 2 when even the sequential order does not fit
   --budget-ms MS     search: wall-time budget (default 2000; the best schedule so far is kept)
   --search-evals N   search: stop after N simulated candidates (alone: no time limit, so the
                      result depends only on the seed)
@@ -97,6 +103,7 @@ int main(int argc, char** argv) {
     if (command == "layers") return weft::cli::cmd_layers(args);
     if (command == "sweep") return weft::cli::cmd_sweep(args);
     if (command == "calibrate") return weft::cli::cmd_calibrate(args);
+    if (command == "frontier") return weft::cli::cmd_frontier(args);
     if (command == "devices") return weft::cli::cmd_devices(args);
   } catch (const std::exception& e) {
     // Exceptions are not part of any module's contract; one reaching here is a bug.

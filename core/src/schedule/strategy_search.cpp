@@ -14,6 +14,7 @@
 
 #include "strategy_detail.h"
 #include "weft/core/check.h"
+#include "weft/core/critical_path.h"
 #include "weft/core/simulator.h"
 #include "weft/core/sync.h"
 
@@ -171,6 +172,25 @@ std::string fixed2(double x) {
   return s.str();
 }
 
+/// A lower bound on any schedule's simulated makespan: the critical path over the launch mode's
+/// node weights, and the device's two shared resources: kernels running together never use more
+/// than all of the SMs or all of the bandwidth (the simulator slows them so), so the makespan is
+/// at least the sum over kernels of isolated time x compute demand, and the same for bandwidth.
+double makespan_bound_us(const Graph& graph, const CostTable& costs, const DeviceSpec& device, bool cuda_graph) {
+  const double span =
+      find_critical_path(graph, launch_weights(costs, device, cuda_graph ? LaunchMode::Graph : LaunchMode::Eager)).span_us;
+  double compute = 0, bandwidth = 0;
+  for (std::size_t i = 0; i < graph.node_count(); ++i) {
+    const auto v = static_cast<NodeId>(i);
+    const double t = device_time_us(costs[v], device);
+    if (t <= 0) continue;
+    const KernelDemand d = kernel_demand(graph, v, costs[v], device);
+    compute += t * d.compute;
+    bandwidth += t * d.bandwidth;
+  }
+  return std::max({span, compute, bandwidth});
+}
+
 Expected<Schedule> search(const StrategyInput& in) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -213,8 +233,10 @@ Expected<Schedule> search(const StrategyInput& in) {
     }
   }
   if (o.progress) o.progress(1.0, best_us);
+  const double bound_us = makespan_bound_us(in.graph, in.costs, in.device, o.cuda_graph);
   Schedule s = from_assignment(std::move(best.stream_of), best.order);
   s.options = "from=" + from + " start_us=" + fixed2(start_us) + " best_us=" + fixed2(best_us) +
+              " bound_us=" + fixed2(bound_us) +
               " evaluations=" + std::to_string(search.evaluations()) + " accepted=" + std::to_string(accepted) +
               " improved=" + std::to_string(improved) + " seed=" + std::to_string(o.seed);
   return s;
