@@ -172,23 +172,28 @@ std::string fixed2(double x) {
   return s.str();
 }
 
-/// A lower bound on any schedule's simulated makespan: the critical path over the launch mode's
-/// node weights, and the device's two shared resources: kernels running together never use more
-/// than all of the SMs or all of the bandwidth (the simulator slows them so), so the makespan is
-/// at least the sum over kernels of isolated time x compute demand, and the same for bandwidth.
+/// A lower bound on any schedule's simulated makespan (first start to last end), the largest of:
+/// the critical path of device times (a kernel starts after its inputs' kernels end); the host's
+/// time from the first kernel's issue to the last's (every kernel after the first costs the host a
+/// launch, or its per-node share of a CUDA Graph replay); and the device's two shared resources (kernels running together never use
+/// more than all of the SMs or all of the bandwidth: the simulator slows them so), so at least the
+/// sum over kernels of isolated time x compute demand, and the same for bandwidth.
 double makespan_bound_us(const Graph& graph, const CostTable& costs, const DeviceSpec& device, bool cuda_graph) {
-  const double span =
-      find_critical_path(graph, launch_weights(costs, device, cuda_graph ? LaunchMode::Graph : LaunchMode::Eager)).span_us;
-  double compute = 0, bandwidth = 0;
+  std::vector<double> time(graph.node_count(), 0.0);
+  double compute = 0, bandwidth = 0, host = 0;
+  bool first = true;
   for (std::size_t i = 0; i < graph.node_count(); ++i) {
     const auto v = static_cast<NodeId>(i);
-    const double t = device_time_us(costs[v], device);
-    if (t <= 0) continue;
+    if (costs[v].time_us <= 0) continue;  // launches nothing
+    if (!first) host += cuda_graph ? device.graph_launch_per_node_us : device.launch_us;
+    first = false;
+    time[i] = device_time_us(costs[v], device);
     const KernelDemand d = kernel_demand(graph, v, costs[v], device);
-    compute += t * d.compute;
-    bandwidth += t * d.bandwidth;
+    compute += time[i] * d.compute;
+    bandwidth += time[i] * d.bandwidth;
   }
-  return std::max({span, compute, bandwidth});
+  const double span = find_critical_path(graph, time).span_us;
+  return std::max({span, host, compute, bandwidth});
 }
 
 Expected<Schedule> search(const StrategyInput& in) {
