@@ -60,7 +60,8 @@ void print_table(std::ostream& out, const std::vector<core::SweepPoint>& points)
 std::string chart_title(const std::vector<core::SweepPoint>& points) {
   if (points.empty()) return "weft sweep";
   const std::string model = std::filesystem::path(points.front().model).stem().string();
-  return model + " on " + points.front().device + " (" + points.front().mode + ")";
+  const core::SweepPoint& p = points.front();
+  return model + " on " + p.device + (p.mode == p.device ? std::string() : " (" + p.mode + ")");
 }
 
 int write_outputs(Args& args, const std::vector<core::SweepPoint>& points) {
