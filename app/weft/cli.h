@@ -12,6 +12,7 @@
 #include "weft/core/graph.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/schedule.h"
+#include "weft/core/study/merge_study.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/memory_budget.h"
 
@@ -94,6 +95,30 @@ core::Expected<core::Schedule> obtain_schedule(std::string_view command, const S
 /// ordering_events, merged_streams, sequential, summary).
 std::string budget_line(const core::BudgetFit& fit);
 nlohmann::ordered_json budget_json(const core::BudgetFit& fit);
+
+/// A schedule and, when it runs merged operators, the merged model it is a schedule of.
+struct ObtainedSchedule {
+  std::optional<core::MergedModel> merged;
+  core::Schedule schedule;
+  const core::Graph& graph(const core::Graph& unmerged) const { return merged ? merged->graph : unmerged; }
+  const core::CostTable& costs(const core::CostTable& unmerged) const { return merged ? merged->costs : unmerged; }
+};
+/// obtain_schedule with horizontal merges: a loaded file brings the merges it records (with
+/// `merge` it must record some, else a usage error); a strategy schedules merge_model() of the
+/// model when `merge` is set, else the model as it is. A memory budget fits the schedule of the
+/// graph it runs on (the merged one when merged).
+core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, bool merge,
+                                                        const core::Graph& graph, const core::CostTable& costs,
+                                                        const core::DeviceSpec& device, std::optional<core::BudgetFit>* fit = nullptr,
+                                                        std::string_view planner = core::kReferencePlanner,
+                                                        const core::PlanOptions& plan = core::reference_plan_options());
+/// The memory-budget step of obtain_schedule alone: `made` unchanged without a budget, else
+/// fitted (core::fit_memory_budget), the fit going to `fit` when given.
+core::Expected<core::Schedule> fit_schedule(const ScheduleChoice& choice, const core::Graph& graph, const core::CostTable& costs,
+                                           const core::DeviceSpec& device, core::Schedule made,
+                                           std::optional<core::BudgetFit>* fit = nullptr,
+                                           std::string_view planner = core::kReferencePlanner,
+                                           const core::PlanOptions& plan = core::reference_plan_options());
 
 /// `x` with `digits` decimals ("12.35"); and a byte count as MiB with two decimals ("6.13 MiB").
 std::string fixed(double x, int digits = 1);

@@ -75,6 +75,13 @@ core::Expected<core::Schedule> obtain_schedule(std::string_view command, const S
     for (const std::string& w : core::schedule_warnings(made, choice.options, device))
       std::cerr << "weft " << command << ": warning: " << w << "\n";
   }
+  return fit_schedule(choice, graph, costs, device, std::move(made), fit, planner, plan);
+}
+
+core::Expected<core::Schedule> fit_schedule(const ScheduleChoice& choice, const core::Graph& graph, const core::CostTable& costs,
+                                           const core::DeviceSpec& device, core::Schedule made,
+                                           std::optional<core::BudgetFit>* fit, std::string_view planner,
+                                           const core::PlanOptions& plan) {
   if (choice.memory_budget <= 0) return made;
   core::BudgetOptions budget;
   budget.budget_bytes = choice.memory_budget;
@@ -103,6 +110,28 @@ nlohmann::ordered_json budget_json(const core::BudgetFit& fit) {
   j["sequential"] = fit.sequential;
   j["summary"] = fit.summary();
   return j;
+}
+
+core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, bool merge,
+                                                        const core::Graph& graph, const core::CostTable& costs,
+                                                        const core::DeviceSpec& device, std::optional<core::BudgetFit>* fit,
+                                                        std::string_view planner, const core::PlanOptions& plan) {
+  ObtainedSchedule out;
+  if (!choice.file) {
+    if (merge) {
+      WEFT_TRY_ASSIGN(auto merged, core::merge_model(graph, costs, device));
+      out.merged = std::move(merged);
+    }
+    WEFT_TRY_ASSIGN(out.schedule, obtain_schedule(command, choice, out.graph(graph), out.costs(costs), device, fit, planner, plan));
+    return out;
+  }
+  WEFT_TRY_ASSIGN(auto loaded, core::load_schedule_with_merges(*choice.file, graph, costs, device));
+  if (merge && !loaded.merged)
+    return usage("--merge: " + *choice.file + " records no merges (save a merged schedule with 'weft schedule --merge -o FILE')");
+  out.merged = std::move(loaded.merged);
+  WEFT_TRY_ASSIGN(out.schedule, fit_schedule(choice, out.graph(graph), out.costs(costs), device, std::move(loaded.schedule), fit,
+                                             planner, plan));
+  return out;
 }
 
 }  // namespace weft::cli

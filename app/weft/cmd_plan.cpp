@@ -69,7 +69,7 @@ int plan_intervals(const Args& args, const std::string& path, const core::PlanOp
 
 int cmd_plan(Args& args) {
   if (auto ok = args.parse({"intervals=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "planner=", "alignment=", "outputs",
-                            "search-ms=", "search-steps=", "json"},
+                            "search-ms=", "search-steps=", "json", "merge"},
                            true);
       !ok)
     return usage_error("plan", ok.error().message);
@@ -108,12 +108,16 @@ int cmd_plan(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report("plan", model.error());
-  const core::Graph& graph = model->graph;
-
+  // Merges (--merge, or recorded in a loaded schedule): the plan is the merged model's, whose
+  // merged nodes write all their members' outputs at once.
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_schedule("plan", *choice, graph, model->costs, model->device, &fit, planner, options);
+  auto obtained = obtain_merged_schedule("plan", *choice, args.flag("merge"), model->graph, model->costs, model->device, &fit,
+                                         planner, options);
   if (!obtained) return report("plan", obtained.error());
-  const core::Schedule schedule = std::move(*obtained);
+  const core::Graph& graph = obtained->graph(model->graph);
+  const core::Schedule& schedule = obtained->schedule;
+  if (obtained->merged && !args.flag("json"))
+    std::cout << "merged: " << model->graph.node_count() << " -> " << graph.node_count() << " operators\n";
 
   // The memory report: every planner (or --planner alone), the smallest arena, the reference
   // schedule planned the same way, bounds; every plan re-checked against the schedule.

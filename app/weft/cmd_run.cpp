@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -30,13 +31,15 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
 
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "seed=",
-                            "trace=", "json", "graph", "tf32"},
+                            "trace=", "json", "graph", "tf32", "merge"},
                            true);
       !ok)
     return usage_error("run", ok.error().message);
   const std::string backend = args.value("backend").value_or("cpu");
   if (backend != "cpu" && backend != "cuda") return usage_error("run", "--backend must be cpu or cuda, got '" + backend + "'");
   if (args.flag("graph") && backend != "cuda") return usage_error("run", "--graph needs --backend cuda");
+  if (args.flag("merge") && backend != "cpu")
+    return usage_error("run", "--merge runs on --backend cpu (the CUDA executor has no merged kernels yet)");
   if (args.flag("tf32") && backend != "cuda") return usage_error("run", "--tf32 needs --backend cuda");
   auto choice = schedule_choice(args, "cp-list", args.flag("graph"));
   if (!choice) return usage_error("run", choice.error().message);
@@ -60,18 +63,21 @@ int cmd_run(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report("run", model.error());
-  const core::Graph& graph = model->graph;
+  const core::Graph& unmerged = model->graph;
 
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_schedule("run", *choice, graph, model->costs, model->device, &fit, planner);
+  auto obtained = obtain_merged_schedule("run", *choice, args.flag("merge"), unmerged, model->costs, model->device, &fit, planner);
   if (!obtained) return report("run", obtained.error());
-  const core::Schedule schedule = std::move(*obtained);
+  const core::Schedule& schedule = obtained->schedule;
+  const core::Graph& graph = obtained->graph(unmerged);
 
-  // The run comparison: the reference and the schedule on the CPU executor, outputs compared.
+  // The run comparison: the reference and the schedule on the CPU executor, outputs compared. A
+  // merged schedule is compared with the unmerged model's sequential run.
   auto executor = core::make_cpu_executor();
   core::RunComparisonOptions compare;
   compare.run = ro;
   compare.planner = planner;
+  if (obtained->merged) compare.reference_graph = &unmerged;
   auto compared = core::compare_runs(*executor, graph, schedule, compare);
   if (!compared) return report("run", compared.error());
   core::RunResult* seq = &compared->sequential;
@@ -82,30 +88,50 @@ int cmd_run(Args& args) {
   const std::string used_planner = compared->plan.planner;
 
   // The prediction for the same schedule on the CPU device calibrated from the sequential run:
-  // its measured node times (and, second, the fitted device's times from shapes alone).
-  auto calibration = core::fit_cpu_device(graph, seq->timeline);
-  if (!calibration) return report("run", calibration.error());
-  auto predicted = core::predicted_cpu_speedup(graph, schedule, calibration->measured, calibration->device);
-  if (!predicted) return report("run", predicted.error());
-  auto predicted_fitted = core::predicted_cpu_speedup(graph, schedule, calibration->fitted, calibration->device);
-  if (!predicted_fitted) return report("run", predicted_fitted.error());
-  const double prediction_error = speedup > 0 ? std::abs(*predicted - speedup) / speedup : 0.0;
+  // its measured node times (and, second, the fitted device's times from shapes alone). A merged
+  // run's reference ran another graph, whose node times do not fit it: no prediction then.
+  std::optional<double> predicted, predicted_fitted;
+  double prediction_error = 0;
+  int cpu_cores = 0;
+  double latch_us = 0;
+  if (!obtained->merged) {
+    auto calibration = core::fit_cpu_device(graph, seq->timeline);
+    if (!calibration) return report("run", calibration.error());
+    auto p = core::predicted_cpu_speedup(graph, schedule, calibration->measured, calibration->device);
+    if (!p) return report("run", p.error());
+    auto pf = core::predicted_cpu_speedup(graph, schedule, calibration->fitted, calibration->device);
+    if (!pf) return report("run", pf.error());
+    predicted = *p;
+    predicted_fitted = *pf;
+    prediction_error = speedup > 0 ? std::abs(*p - speedup) / speedup : 0.0;
+    cpu_cores = calibration->device.sm_count;
+    latch_us = calibration->device.event_wait_us;
+  }
 
   if (auto trace = args.value("trace")) {
-    const std::vector<core::Timeline> runs{seq->timeline, run->timeline};
+    // A trace names the nodes of one graph: a merged run's trace holds the merged run only.
+    std::vector<core::Timeline> runs{seq->timeline, run->timeline};
+    if (obtained->merged) runs.erase(runs.begin());
     core::TraceInfo info;
     info.device = "cpu";
     info.strategy = schedule.strategy;
-    if (auto ok = core::save_chrome_trace(*trace, graph, runs, &model->costs, info); !ok) return report("run", ok.error());
+    if (auto ok = core::save_chrome_trace(*trace, graph, runs, &obtained->costs(model->costs), info); !ok) return report("run", ok.error());
   }
 
   if (args.flag("json")) {
     nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
-    j["predicted_speedup"] = *predicted;
-    j["prediction_error"] = prediction_error;
-    j["predicted_speedup_fitted"] = *predicted_fitted;
-    j["cpu_cores"] = calibration->device.sm_count;
-    j["latch_us"] = calibration->device.event_wait_us;
+    if (predicted) {
+      j["predicted_speedup"] = *predicted;
+      j["prediction_error"] = prediction_error;
+      j["predicted_speedup_fitted"] = *predicted_fitted;
+      j["cpu_cores"] = cpu_cores;
+      j["latch_us"] = latch_us;
+    }
+    if (obtained->merged) {
+      std::size_t groups = 0;
+      for (const auto& m : obtained->merged->members) groups += m.size() > 1 ? 1 : 0;
+      j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
+    }
     if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
   } else {
@@ -113,13 +139,19 @@ int cmd_run(Args& args) {
               << std::thread::hardware_concurrency() << " hardware threads\n"
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
               << " stream(s), " << schedule.events.size() << " events\n"
+              << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
+                                         std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
+                                   : std::string())
               << "sequential: " << fixed(seq->wall_ms, 2) << " ms (median of " << ro.iterations << " after " << ro.warmup
               << " warm-up), arena " << mib(seq->arena_bytes) << "\n"
               << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
-              << "speedup: " << fixed(speedup, 2) << "x measured, " << fixed(*predicted, 2)
-              << "x predicted (cpu device from the sequential run's node times; error " << fixed(100 * prediction_error, 1)
-              << "%), " << fixed(*predicted_fitted, 2) << "x from the fitted device alone\n"
+              << "speedup: " << fixed(speedup, 2) << "x measured"
+              << (predicted ? ", " + fixed(*predicted, 2) + "x predicted (cpu device from the sequential run's node times; error " +
+                                  fixed(100 * prediction_error, 1) + "%), " + fixed(*predicted_fitted, 2) +
+                                  "x from the fitted device alone"
+                            : std::string())
+              << "\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
     if (fit) std::cout << budget_line(*fit) << "\n";
     if (run->random_weights > 0)

@@ -174,7 +174,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 int cmd_schedule(Args& args) {
   const auto external = args.take_after("--external");
   if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "memory-budget=", "graph", "o=", "output=", "json", "compare",
-                            "external-timeout="},
+                            "external-timeout=", "merge"},
                            true);
       !ok)
     return usage_error("schedule", ok.error().message);
@@ -185,6 +185,8 @@ int cmd_schedule(Args& args) {
     return usage_error("schedule", "--external PROGRAM replaces --strategy and --compare; give one of them");
   if (!external && compare_all == args.value("strategy").has_value())
     return usage_error("schedule", "give either --strategy S (one of the strategies), --compare or --external PROGRAM");
+  if (external && args.flag("merge"))
+    return usage_error("schedule", "--merge schedules the merged model with a built-in strategy, not --external");
   auto timeout = args.double_value("external-timeout");
   if (!timeout) return usage_error("schedule", timeout.error().message);
   if (*timeout && (!external || **timeout <= 0))
@@ -197,6 +199,14 @@ int cmd_schedule(Args& args) {
   const bool json = args.flag("json");
   if (compare_all && choice->memory_budget > 0)
     return usage_error("schedule", "--memory-budget applies to one --strategy (weft frontier MODEL fits every strategy to budgets)");
+  if (args.flag("merge")) {
+    // Schedule the merged model: every figure below is its own, and a saved schedule records the
+    // merges so that loading it re-applies them.
+    auto merged = core::merge_model(model->graph, model->costs, model->device);
+    if (!merged) return report("schedule", merged.error());
+    model->graph = std::move(merged->graph);
+    model->costs = std::move(merged->costs);
+  }
 
   if (compare_all) return compare(*model, options, json);
 
@@ -251,10 +261,15 @@ int cmd_validate(Args& args) {
   if (args.positional().size() != 2) return usage_error("validate", "expected MODEL SCHEDULE.json");
   auto model = load_model(args);
   if (!model) return report("validate", model.error());
-  auto schedule = core::load_schedule(args.positional()[1], model->graph);
-  if (!schedule) return report("validate", schedule.error());
-  std::cout << "valid: " << schedule->stream_count() << " streams, " << schedule->events.size() << " events, ideal makespan "
-            << fixed(core::ideal_makespan_us(model->graph, *schedule, core::node_times(model->costs))) << " us\n";
+  auto loaded = core::load_schedule_with_merges(args.positional()[1], model->graph, model->costs, model->device);
+  if (!loaded) return report("validate", loaded.error());
+  const core::Schedule& schedule = loaded->schedule;
+  const core::Graph& graph = loaded->merged ? loaded->merged->graph : model->graph;
+  const core::CostTable& costs = loaded->merged ? loaded->merged->costs : model->costs;
+  std::cout << "valid: " << schedule.stream_count() << " streams, " << schedule.events.size() << " events, ideal makespan "
+            << fixed(core::ideal_makespan_us(graph, schedule, core::node_times(costs))) << " us";
+  if (loaded->merged) std::cout << ", " << model->graph.node_count() << " -> " << graph.node_count() << " operators merged";
+  std::cout << "\n";
   return 0;
 }
 

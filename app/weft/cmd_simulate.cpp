@@ -5,6 +5,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+
 #include "cli.h"
 #include "weft/core/calibrate.h"
 #include "weft/core/chrome_trace.h"
@@ -24,7 +25,7 @@ constexpr std::string_view kDefaultStrategy = "cp-list";
 }  // namespace
 
 int cmd_simulate(Args& args) {
-  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "calibrate=", "trace=", "json"}, true);
+  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "calibrate=", "trace=", "json", "merge"}, true);
       !ok)
     return usage_error(kCommand, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
@@ -33,25 +34,29 @@ int cmd_simulate(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report(kCommand, model.error());
-  const core::Graph& graph = model->graph;
+  const core::Graph& unmerged = model->graph;
   const core::DeviceSpec& device = model->device;
-  core::CostTable costs = std::move(model->costs);
+  core::CostTable unmerged_costs = std::move(model->costs);
 
   std::size_t calibrated = 0;
   if (const auto cal = args.value("calibrate")) {
-    auto measured = core::load_timeline(*cal, graph);
+    auto measured = core::load_timeline(*cal, unmerged);
     if (!measured) return report(kCommand, measured.error());
-    costs = core::calibrate_costs(costs, *measured);
-    for (const core::NodeCost& c : costs.nodes) calibrated += c.measured ? 1 : 0;
-    if (calibrated < graph.node_count())
-      std::cerr << "weft simulate: warning: " << *cal << " times " << calibrated << " of " << graph.node_count()
+    unmerged_costs = core::calibrate_costs(unmerged_costs, *measured);
+    for (const core::NodeCost& c : unmerged_costs.nodes) calibrated += c.measured ? 1 : 0;
+    if (calibrated < unmerged.node_count())
+      std::cerr << "weft simulate: warning: " << *cal << " times " << calibrated << " of " << unmerged.node_count()
                 << " nodes; the others keep their predicted times\n";
   }
 
+  // With merges (--merge, or recorded in a loaded schedule) the schedule runs on the merged model;
+  // the merge's gain is quoted against the unmerged model's sequential baselines.
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_schedule(kCommand, *choice, graph, costs, device, &fit);
+  auto obtained = obtain_merged_schedule(kCommand, *choice, args.flag("merge"), unmerged, unmerged_costs, device, &fit);
   if (!obtained) return report(kCommand, obtained.error());
-  const core::Schedule schedule = std::move(*obtained);
+  const core::Schedule& schedule = obtained->schedule;
+  const core::Graph& graph = obtained->graph(unmerged);
+  const core::CostTable& costs = obtained->costs(unmerged_costs);
 
   // One study: the memory report (its plan gives the timeline an arena track) and the prediction
   // in the launch mode asked for, with both baselines and the verdict.
@@ -64,6 +69,12 @@ int cmd_simulate(Args& args) {
                                                                                "' has no peak rates to simulate with"));
   const core::Prediction& p = *studied->prediction;
   const core::MemoryReport* plan = studied->memory ? &*studied->memory : nullptr;
+  std::optional<core::MergeGain> gain;
+  if (obtained->merged) {
+    auto g = core::merge_gain(unmerged, unmerged_costs, device, *obtained->merged, p);
+    if (!g) return report(kCommand, g.error());
+    gain = *g;
+  }
 
   if (const auto trace = args.value("trace")) {
     const std::vector<core::Timeline> runs = {p.timeline, p.sequential_graph, p.sequential_eager};
@@ -95,6 +106,16 @@ int cmd_simulate(Args& args) {
     j["calibrated_nodes"] = calibrated;
     j["verdict"] = p.verdict;
     j["stream_busy_us"] = busy;
+    if (gain) {
+      // The baselines above are the merged model's own sequential runs; these are the unmerged model's.
+      j["merge"] = {{"groups", gain->groups},
+                    {"launches_before", gain->launches_before},
+                    {"launches_after", gain->launches_after},
+                    {"unmerged_sequential_eager_us", gain->unmerged_eager_us},
+                    {"unmerged_sequential_graph_us", gain->unmerged_graph_us},
+                    {"speedup_vs_unmerged_graph", gain->speedup_vs_graph},
+                    {"speedup_vs_unmerged_eager", gain->speedup_vs_eager}};
+    }
     if (plan) {
       j["arena_bytes"] = plan->arena_bytes();
       j["sequential_arena_bytes"] = plan->reference_arena_bytes();
@@ -116,8 +137,16 @@ int cmd_simulate(Args& args) {
             << "schedule  " << schedule.strategy << (schedule.options.empty() ? "" : " (" + schedule.options + ")") << ", "
             << schedule.stream_count() << " streams, " << events << " events, "
             << (p.mode == core::LaunchMode::Graph ? "launched as a CUDA Graph" : "eager launches") << "\n"
-            << "makespan  " << fixed(p.makespan_us) << " us\n"
-            << "speedup   " << fixed(p.speedup_vs_graph, 2) << "x vs sequential CUDA Graph (" << fixed(p.sequential_graph_us)
+            << (gain ? "merges    " + std::to_string(gain->groups) + " groups, launches " + std::to_string(gain->launches_before) +
+                           " -> " + std::to_string(gain->launches_after) + "\n"
+                     : std::string())
+            << "makespan  " << fixed(p.makespan_us) << " us\n";
+  if (gain)
+    std::cout << "merged    " << fixed(gain->speedup_vs_graph, 2) << "x vs the unmerged sequential CUDA Graph ("
+              << fixed(gain->unmerged_graph_us) << " us), " << fixed(gain->speedup_vs_eager, 2)
+              << "x vs unmerged sequential eager (" << fixed(gain->unmerged_eager_us) << " us)\n";
+  std::cout << "speedup   " << fixed(p.speedup_vs_graph, 2) << "x vs " << (gain ? "the merged model's " : "")
+            << "sequential CUDA Graph (" << fixed(p.sequential_graph_us)
             << " us), " << fixed(p.speedup_vs_eager, 2) << "x vs sequential eager (" << fixed(p.sequential_eager_us) << " us)\n"
             << "bound     work " << fixed(p.critical.work_us) << " us / span " << fixed(p.critical.span_us)
             << " us = " << fixed(p.critical.parallelism(), 2) << "x\n";

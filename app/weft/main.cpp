@@ -16,7 +16,7 @@ usage: weft COMMAND [ARGS]
 
 commands:
   analyze  MODEL [--json]                      parallelism of a model: levels, width, critical path, work/span
-  schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [-o FILE] [--json] | --compare
+  schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [--merge] [-o FILE] [--json] | --compare
                                                assign operators to streams; events; ideal makespan
                                                (strategies: listed below)
   schedule MODEL [SCHEDULE OPTIONS] [-o FILE] [--json] [--external-timeout S] --external PROGRAM [ARGS...]
@@ -24,16 +24,18 @@ commands:
                                                options as JSON on its stdin, schedule JSON on its
                                                stdout (docs/strategy-protocol.md); no shell
   validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
-  plan     MODEL [--schedule F | --strategy S] [--graph] [--planner P] [--json]
+  plan     MODEL [--schedule F | --strategy S] [--graph] [--merge] [--planner P] [--json]
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
-  simulate MODEL [--schedule F | --strategy S] [--graph] [--calibrate T.json] [--trace OUT.json] [--json]
+  simulate MODEL [--schedule F | --strategy S] [--graph] [--merge] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
-  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--iterations N] [--trace OUT.json] [--json]
+  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--iterations N] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
-                                               (--tf32: allow TF32 tensor cores on CUDA)
+                                               (--tf32: allow TF32 tensor cores on CUDA; --merge: cpu only)
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
                                                wire layering by the head rule; horizontal merges
-                                               (one launch per layer's equal operators)
+                                               (one launch per layer's equal operators); --merge in
+                                               schedule/plan/simulate/run runs them merged (a saved schedule
+                                               records its merges and reloads them)
   sweep    MODEL --batches 1,2,4,... [--strategies S,...] [--backend cpu] [--batch-dim NAME]
            [--graph] [--csv F] [--png F] [--json]
                                                speedup per strategy against batch size (predicted;

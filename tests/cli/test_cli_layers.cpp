@@ -1,7 +1,8 @@
 // `weft layers` through the built binary: the grouped MLP's 48 -> 12 launches, schedule and user
-// wires, and the usage and input errors with their exit codes.
+// wires, and the usage and input errors with their exit codes; --merge in schedule, simulate, run.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -77,6 +78,96 @@ TEST(CliLayers, Errors) {
   const auto r = run_weft("layers " + model("googlenet") + " --strategy nope");
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(contains(r.err, "unknown strategy")) << r.err;
+}
+
+// simulate --merge: the grouped MLP merged (48 -> 12 launches) and replayed as a CUDA Graph beats
+// the unmerged sequential CUDA Graph at least 3x on the H200 preset.
+TEST(CliMerge, SimulateMergedGroupedMlp) {
+  for (const char* batch : {"1", "32"}) {
+    const auto r = run_weft("simulate " + model("grouped_mlp") + " --dim batch=" + batch + " --device h200 --graph --merge --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.contains("merge"));
+    EXPECT_EQ(j["merge"]["groups"], 12);
+    EXPECT_EQ(j["merge"]["launches_before"], 48);
+    EXPECT_EQ(j["merge"]["launches_after"], 12);
+    EXPECT_GE(j["merge"]["speedup_vs_unmerged_graph"].get<double>(), 3.0) << "batch " << batch;
+    EXPECT_NEAR(j["merge"]["speedup_vs_unmerged_graph"].get<double>(),
+                j["merge"]["unmerged_sequential_graph_us"].get<double>() / j["makespan_us"].get<double>(), 1e-9);
+    std::size_t merged_nodes = 0;
+    for (const auto& n : j["nodes"]) merged_nodes += n["op"] == "Merged" ? 1 : 0;
+    EXPECT_EQ(merged_nodes, 12u);
+  }
+  const auto plain = run_weft("simulate " + model("grouped_mlp") + " --dim batch=1 --device h200 --graph --json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("merge"));
+  const auto text = run_weft("simulate " + model("grouped_mlp") + " --dim batch=1 --device h200 --graph --merge");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "launches 48 -> 12")) << text.out;
+  EXPECT_TRUE(contains(text.out, "vs the unmerged sequential CUDA Graph")) << text.out;
+}
+
+// schedule --merge -o saves the merges with the schedule; simulate, run, validate and plan reload
+// them without --merge.
+TEST(CliMerge, SavedScheduleReloadsItsMerges) {
+  const std::string path = weft::test::temp_path("weft_merged_schedule.json");
+  const std::string m = model("transformer4h") + " --dim batch=1 --device h200";
+  auto r = run_weft("schedule " + m + " --strategy cp-list --merge -o " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(path);
+  const auto saved = nlohmann::json::parse(in);
+  ASSERT_TRUE(saved.contains("merges"));
+  EXPECT_GT(saved["merges"].size(), 0u);
+
+  r = run_weft("simulate " + m + " --schedule " + path + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("merge"));
+  EXPECT_EQ(j["merge"]["groups"], saved["merges"].size());
+  EXPECT_LT(j["merge"]["launches_after"].get<int>(), j["merge"]["launches_before"].get<int>());
+
+  r = run_weft("run " + m + " --backend cpu --schedule " + path + " --iterations 1 --warmup 0 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["bit_identical"], true);
+  EXPECT_EQ(j["merge"]["groups"], saved["merges"].size());
+
+  r = run_weft("validate " + m + " " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "operators merged")) << r.out;
+
+  r = run_weft("plan " + m + " --schedule " + path + " --planner best-fit");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "merged: 72 -> 17 operators")) << r.out;
+  std::remove(path.c_str());
+}
+
+// run --merge on the CPU: bit-identical to the unmerged sequential run, under every planner.
+TEST(CliMerge, RunMergedOnCpuIsBitIdentical) {
+  for (const char* planner : {"greedy-by-size", "best-fit", "best"}) {
+    const auto r = run_weft("run " + model("grouped_mlp") + " --dim batch=4 --backend cpu --merge --planner " + planner +
+                            " --iterations 1 --warmup 0 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["bit_identical"], true) << planner;
+    EXPECT_EQ(j["max_abs_diff"], 0.0);
+    EXPECT_EQ(j["merge"]["groups"], 12);
+    EXPECT_EQ(j["merge"]["nodes_before"].get<int>() - j["merge"]["nodes_after"].get<int>(), 36);
+  }
+}
+
+// --merge's usage errors exit 1 and say why.
+TEST(CliMerge, Errors) {
+  auto r = run_weft("run " + model("grouped_mlp") + " --dim batch=1 --backend cuda --merge");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "--merge runs on --backend cpu")) << r.err;
+  const std::string path = weft::test::temp_path("weft_unmerged_schedule.json");
+  r = run_weft("schedule " + model("grouped_mlp") + " --dim batch=1 --strategy chains -o " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_weft("simulate " + model("grouped_mlp") + " --dim batch=1 --schedule " + path + " --merge");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "records no merges")) << r.err;
+  std::remove(path.c_str());
 }
 
 }  // namespace

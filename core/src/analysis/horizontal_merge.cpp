@@ -106,8 +106,32 @@ double merged_time_us(const Graph& graph, const CostTable& costs, const DeviceSp
   return std::max(compute_us, memory_us) + device.launch_us;
 }
 
-MergePlan find_merge_groups(const Graph& graph, const WireLayering& layering, const CostTable& costs,
-                            const DeviceSpec& device) {
+MergeGroup make_merge_group(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
+                            std::vector<NodeId> nodes) {
+  MergeGroup g;
+  g.nodes = std::move(nodes);
+  std::sort(g.nodes.begin(), g.nodes.end());
+  if (g.nodes.empty()) return g;
+  const Node& head = graph.node(g.nodes.front());
+  const TensorId first = head.inputs.empty() ? kNoTensor : head.inputs[0];
+  g.shared_input = first != kNoTensor && std::all_of(g.nodes.begin(), g.nodes.end(), [&](NodeId n) {
+    return !graph.node(n).inputs.empty() && graph.node(n).inputs[0] == first;
+  });
+  g.time_us = merged_time_us(graph, costs, device, g.nodes);
+  if (g.shared_input) {
+    // The merged launch reads the shared input once.
+    const std::int64_t in_bytes = graph.tensor(first).bytes();
+    const double saved_us = device.memory_bandwidth > 0 && in_bytes > 0
+                                ? static_cast<double>(in_bytes) * static_cast<double>(g.nodes.size() - 1) /
+                                      device.memory_bandwidth * 1e6
+                                : 0;
+    g.time_us = std::max(device.launch_us, g.time_us - saved_us);
+  }
+  return g;
+}
+
+MergePlan make_merge_plan(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
+                          std::vector<std::vector<NodeId>> groups) {
   MergePlan plan;
   plan.group_of.assign(graph.node_count(), -1);
   for (std::size_t i = 0; i < graph.node_count(); ++i) {
@@ -115,26 +139,26 @@ MergePlan find_merge_groups(const Graph& graph, const WireLayering& layering, co
     plan.time_before_us += c.time_us;
     if (c.time_us > 0) ++plan.launches_before;
   }
-  auto add_group = [&](std::vector<NodeId> members) {
-    MergeGroup g;
-    g.nodes = std::move(members);
-    const TensorId first = graph.node(g.nodes.front()).inputs.empty() ? kNoTensor : graph.node(g.nodes.front()).inputs[0];
-    g.shared_input = first != kNoTensor && std::all_of(g.nodes.begin(), g.nodes.end(), [&](NodeId n) {
-      return !graph.node(n).inputs.empty() && graph.node(n).inputs[0] == first;
-    });
-    g.time_us = merged_time_us(graph, costs, device, g.nodes);
-    if (g.shared_input) {
-      // The merged launch reads the shared input once.
-      const std::int64_t in_bytes = graph.tensor(first).bytes();
-      const double saved_us = device.memory_bandwidth > 0 && in_bytes > 0
-                                  ? static_cast<double>(in_bytes) * static_cast<double>(g.nodes.size() - 1) /
-                                        device.memory_bandwidth * 1e6
-                                  : 0;
-      g.time_us = std::max(device.launch_us, g.time_us - saved_us);
-    }
-    for (NodeId n : g.nodes) plan.group_of[static_cast<std::size_t>(n)] = static_cast<int>(plan.groups.size());
-    plan.groups.push_back(std::move(g));
-  };
+  for (auto& members : groups) plan.groups.push_back(make_merge_group(graph, costs, device, std::move(members)));
+  std::sort(plan.groups.begin(), plan.groups.end(), [](const MergeGroup& a, const MergeGroup& b) {
+    return !a.nodes.empty() && (b.nodes.empty() || a.nodes.front() < b.nodes.front());
+  });
+  for (std::size_t gi = 0; gi < plan.groups.size(); ++gi)
+    for (NodeId n : plan.groups[gi].nodes) plan.group_of[static_cast<std::size_t>(n)] = static_cast<int>(gi);
+  plan.launches_after = plan.launches_before;
+  plan.time_after_us = plan.time_before_us;
+  for (const MergeGroup& g : plan.groups) {
+    if (g.nodes.empty()) continue;
+    plan.launches_after -= g.nodes.size() - 1;
+    for (NodeId n : g.nodes) plan.time_after_us -= costs[n].time_us;
+    plan.time_after_us += g.time_us;
+  }
+  return plan;
+}
+
+MergePlan find_merge_groups(const Graph& graph, const WireLayering& layering, const CostTable& costs,
+                            const DeviceSpec& device) {
+  std::vector<std::vector<NodeId>> groups;
   for (const auto& layer : layering.layers) {
     // Equal signatures first (batched launches), then what is left by shared input (concat merges).
     std::map<std::string, std::vector<NodeId>> by_signature, by_input;
@@ -146,30 +170,16 @@ MergePlan find_merge_groups(const Graph& graph, const WireLayering& layering, co
     }
     for (auto& [sig, members] : by_signature) {
       if (members.size() >= 2) {
-        add_group(std::move(members));
+        groups.push_back(std::move(members));
         continue;
       }
       const std::string key = concat_signature(graph, graph.node(members.front()));
       if (!key.empty()) by_input[key].push_back(members.front());
     }
-    for (auto& [key, members] : by_input) {
-      if (members.size() < 2) continue;
-      std::sort(members.begin(), members.end());
-      add_group(std::move(members));
-    }
+    for (auto& [key, members] : by_input)
+      if (members.size() >= 2) groups.push_back(std::move(members));
   }
-  std::sort(plan.groups.begin(), plan.groups.end(),
-            [](const MergeGroup& a, const MergeGroup& b) { return a.nodes.front() < b.nodes.front(); });
-  for (std::size_t gi = 0; gi < plan.groups.size(); ++gi)
-    for (NodeId n : plan.groups[gi].nodes) plan.group_of[static_cast<std::size_t>(n)] = static_cast<int>(gi);
-  plan.launches_after = plan.launches_before;
-  plan.time_after_us = plan.time_before_us;
-  for (const MergeGroup& g : plan.groups) {
-    plan.launches_after -= g.nodes.size() - 1;
-    for (NodeId n : g.nodes) plan.time_after_us -= costs[n].time_us;
-    plan.time_after_us += g.time_us;
-  }
-  return plan;
+  return make_merge_plan(graph, costs, device, std::move(groups));
 }
 
 }  // namespace weft::core

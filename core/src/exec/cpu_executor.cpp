@@ -164,7 +164,7 @@ void run_node(RunState& state, NodeId n, int stream) {
     for (std::size_t i = 0; i < node.inputs.size(); ++i)
       if (node.inputs[i] != kNoTensor) inputs[i] = state.values[static_cast<std::size_t>(node.inputs[i])];
     NodeContext ctx(state, n, inputs);
-    const detail::KernelFn* fn = detail::kernel_registry().find(node.op_type);
+    const detail::KernelFn* fn = detail::kernel_registry().find(detail::kernel_key(node));
     Status s = fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
     if (!s) state.fail(s.error());
   }
@@ -285,7 +285,7 @@ Status check_graph_supported(const Graph& graph, bool is_body) {
                                                      std::string(dtype_name(d)));
   }
   for (const Node& node : graph.nodes()) {
-    if ((!node.domain.empty() && node.domain != "ai.onnx") || !registry.find(node.op_type))
+    if (!registry.find(detail::kernel_key(node)))
       return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "': operator '" +
                                                      (node.domain.empty() ? std::string() : node.domain + "::") + node.op_type +
                                                      "' has no CPU kernel");

@@ -78,6 +78,14 @@ Error kernel_error(const KernelContext& ctx, std::string_view what);
 Error unsupported(const KernelContext& ctx, std::string_view what);
 inline bool is_unsupported_error(const Error& e) { return e.message.find("unsupported") != std::string::npos; }
 
+/// The registry key of an operator: its name in the default domain ("" or "ai.onnx"), else
+/// "<domain>.<name>" (Weft's own operators: "weft.Merged").
+inline std::string kernel_key(std::string_view domain, std::string_view op) {
+  if (domain.empty() || domain == "ai.onnx") return std::string(op);
+  return std::string(domain) + "." + std::string(op);
+}
+inline std::string kernel_key(const Node& node) { return kernel_key(node.domain, node.op_type); }
+
 class KernelRegistry {
  public:
   void add(std::string op, KernelFn fn) { m_fns[std::move(op)] = std::move(fn); }

@@ -93,7 +93,7 @@ Expected<std::vector<HostTensor>> run_subgraph(const KernelContext& ctx, const G
     for (std::size_t i = 0; i < node.inputs.size(); ++i)
       if (node.inputs[i] != kNoTensor) in[i] = values[static_cast<std::size_t>(node.inputs[i])];
     BodyContext bctx(body, n, in, ctx.opset(), values, own);
-    const KernelFn* fn = registry.find(node.op_type);
+    const KernelFn* fn = registry.find(kernel_key(node));
     if (!fn) return unsupported(bctx, "operator");
     if (auto s = run_kernel(*fn, bctx); !s) return s.error();
   }

@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "weft/core/file_io.h"
+#include "weft/core/merge_graph.h"
 #include "weft/core/sync.h"
 
 namespace weft::core {
@@ -34,6 +37,17 @@ std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::
   auto events = nlohmann::ordered_json::array();
   for (const Event& e : schedule.events) events.push_back({{"from", graph.key(e.from)}, {"to", graph.key(e.to)}});
   j["events"] = std::move(events);
+  auto merges = nlohmann::ordered_json::array();
+  for (std::size_t v = 0; v < graph.node_count(); ++v) {
+    const Node& node = graph.node(static_cast<NodeId>(v));
+    if (!is_merged_node(node)) continue;
+    const Attribute* body = node.attribute("body");
+    auto members = nlohmann::ordered_json::array();
+    if (body && body->graph)
+      for (const Node& m : body->graph->nodes()) members.push_back(m.name);
+    merges.push_back({{"node", node.name}, {"members", std::move(members)}});
+  }
+  if (!merges.empty()) j["merges"] = std::move(merges);
   return j.dump(2) + "\n";
 }
 
@@ -66,6 +80,29 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
       return refuse("it was made for another model ('" + path + "', sha256 " + sha.substr(0, 12) + "...), not '" +
                     graph.info().model_path + "' (sha256 " + graph.info().model_sha256.substr(0, 12) + "...)");
   }
+  // Merges: the graph must be the merged model they describe (each listed node merged, with those
+  // members), and every merged node of the graph must be listed.
+  std::size_t merged_nodes = 0;
+  for (const Node& node : graph.nodes()) merged_nodes += is_merged_node(node) ? 1 : 0;
+  std::size_t listed = 0;
+  if (auto merges = j.find("merges"); merges != j.end()) {
+    if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
+    listed = merges->size();
+    if (listed > 0 && merged_nodes == 0)
+      return refuse("it runs " + std::to_string(listed) +
+                    " merge group(s) of operators; load it with its merges (weft applies them to the model it loads)");
+    for (const auto& m : *merges) {
+      if (!m.is_object() || !m.contains("node") || !m["node"].is_string())
+        return refuse("each entry of 'merges' must be {\"node\": key, \"members\": [keys]}");
+      const std::string key = m["node"].get<std::string>();
+      auto v = graph.find_node(key);
+      if (!v || !is_merged_node(graph.node(*v)))
+        return refuse("merges: '" + key + "' is not a merged node of the model it was loaded onto");
+    }
+  }
+  if (listed != merged_nodes)
+    return refuse("the model has " + std::to_string(merged_nodes) + " merged node(s), the schedule records " +
+                  std::to_string(listed) + " merge(s)");
   Schedule s;
   if (auto it = j.find("strategy"); it != j.end() && !string_field(j, "strategy", s.strategy))
     return refuse("'strategy' must be a string");
@@ -129,6 +166,41 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
   }
   if (Status ok = validate_schedule(graph, s); !ok) return refuse(ok.error().message);
   return s;
+}
+
+Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    return refuse(std::string("malformed JSON: ") + e.what());
+  }
+  std::vector<std::vector<NodeId>> groups;
+  if (!j.is_object()) return refuse("the top level must be an object");
+  auto merges = j.find("merges");
+  if (merges == j.end()) return groups;
+  if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
+  std::vector<int> group_of(graph.node_count(), -1);
+  for (std::size_t i = 0; i < merges->size(); ++i) {
+    const auto& m = (*merges)[i];
+    const std::string where = "merge " + std::to_string(i);
+    if (!m.is_object() || !m.contains("members") || !m["members"].is_array())
+      return refuse(where + " must be {\"node\": key, \"members\": [keys]}");
+    auto& group = groups.emplace_back();
+    for (const auto& key : m["members"]) {
+      if (!key.is_string()) return refuse(where + ": member keys must be strings");
+      const auto k = key.get<std::string>();
+      auto v = graph.find_node(k);
+      if (!v) return refuse(where + ": unknown node '" + k + "' (not in the model)");
+      int& in = group_of[static_cast<std::size_t>(*v)];
+      if (in >= 0) return refuse(where + ": node '" + k + "' is already in merge " + std::to_string(in));
+      in = static_cast<int>(i);
+      group.push_back(*v);
+    }
+    if (group.size() < 2) return refuse(where + " has " + std::to_string(group.size()) + " member(s); a merge needs two or more");
+    std::sort(group.begin(), group.end());
+  }
+  return groups;
 }
 
 Status save_schedule(const std::string& path, const Graph& graph, const Schedule& schedule, std::string_view device) {

@@ -13,11 +13,12 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
     return !c.cancelled;
   };
   if (!stage(2, "Planning memory")) return c;
-  c.reference = reference_schedule(graph);
-  WEFT_TRY_ASSIGN(c.reference_plan, study_plan(graph, c.reference, options.planner, options.plan));
+  const Graph& reference_graph = options.reference_graph ? *options.reference_graph : graph;
+  c.reference = reference_schedule(reference_graph);
+  WEFT_TRY_ASSIGN(c.reference_plan, study_plan(reference_graph, c.reference, options.planner, options.plan));
   WEFT_TRY_ASSIGN(c.plan, study_plan(graph, schedule, options.planner, options.plan));
   if (!stage(10, "Running sequentially")) return c;
-  WEFT_TRY_ASSIGN(c.sequential, executor.run(graph, c.reference, c.reference_plan, options.run));
+  WEFT_TRY_ASSIGN(c.sequential, executor.run(reference_graph, c.reference, c.reference_plan, options.run));
   // The executor cannot be interrupted mid-run: a cancel takes effect here, between the runs.
   if (!stage(55, "Running " + (schedule.strategy.empty() ? std::string("the schedule") : schedule.strategy))) return c;
   WEFT_TRY_ASSIGN(c.scheduled, executor.run(graph, schedule, c.plan, options.run));

@@ -39,6 +39,17 @@ bool mergeable_op(std::string_view op_type);
 double merged_time_us(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                       std::span<const NodeId> nodes);
 
+/// One merge group of `nodes` (sorted here), priced as find_merge_groups prices it: merged_time_us,
+/// less the repeated reads of a shared first input. O(|nodes| + inputs).
+MergeGroup make_merge_group(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
+                            std::vector<NodeId> nodes);
+
+/// A plan of the given groups (each made by make_merge_group) with its launch and time totals;
+/// group_of is -1 outside the groups. Groups are kept in the order of their first node. The
+/// groups are not checked (merge_graph refuses members that are not independent). O(V + Σ|group|).
+MergePlan make_merge_plan(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
+                          std::vector<std::vector<NodeId>> groups);
+
 /// Groups each layer's mergeable nodes by signature (operator, domain, attributes, input and
 /// output dtypes and shapes) into batched launches; of the nodes left alone, convolutions and
 /// GEMMs that read the same input with the same attributes and differ only in output channels

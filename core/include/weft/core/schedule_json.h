@@ -2,6 +2,7 @@
 // Schedule JSON (docs/schedule-format.md): export, validated import, atomic save.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
@@ -9,7 +10,8 @@
 namespace weft::core {
 
 /// Serialises a schedule with the model's path and sha256, node keys, streams, events, strategy,
-/// options and device name.
+/// options and device name. On a merged graph (merge_graph) it also writes "merges": each merged
+/// node's key and its members' keys in the unmerged model, so that loading re-applies them.
 std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::string_view device);
 struct ScheduleImport {
   /// A file without an "events" key gets the minimal events (compute_events) instead of being
@@ -18,8 +20,15 @@ struct ScheduleImport {
 };
 
 /// Parses and validates: refuses (InvalidInput, with the reason) a schedule for another model,
-/// unknown, missing or duplicate nodes, malformed JSON and deadlocks.
+/// unknown, missing or duplicate nodes, malformed JSON and deadlocks. A schedule that records
+/// merges loads only onto the merged graph they describe (load_schedule_with_merges() builds it);
+/// on any other graph it is refused, naming the merges.
 Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_text, const ScheduleImport& how = {});
+
+/// The merge groups schedule JSON records, as node ids of `graph` (the unmerged model), in file
+/// order; empty when it records none. Errors (InvalidInput): malformed JSON or "merges", an unknown
+/// node, a group of fewer than two nodes, a node in two groups. O(size of the text).
+Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text);
 
 Status save_schedule(const std::string& path, const Graph& graph, const Schedule& schedule, std::string_view device);
 Expected<Schedule> load_schedule(const std::string& path, const Graph& graph);

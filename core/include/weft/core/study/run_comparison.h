@@ -22,11 +22,15 @@ struct RunComparisonOptions {
   std::string planner{kReferencePlanner};  ///< "" every planner, smallest arena; or one
   PlanOptions plan = reference_plan_options();
   RunProgress progress;  ///< optional
+  /// When set, the reference runs this graph instead of `graph`: the unmerged model of a merged
+  /// `graph` (merge_graph keeps inputs, outputs and weights by name and order), so the comparison
+  /// measures merging and scheduling together against the plain sequential run.
+  const Graph* reference_graph = nullptr;
 };
 
 struct RunComparison {
   bool cancelled = false;    ///< the callback asked to stop: the fields below are partial
-  Schedule reference;        ///< reference_schedule(graph)
+  Schedule reference;        ///< reference_schedule(graph), or of options.reference_graph
   MemoryPlan reference_plan, plan;
   RunResult sequential;      ///< the reference run (timeline: "measured <backend> sequential")
   RunResult scheduled;       ///< the schedule's run (timeline: "measured <backend> <strategy>")
