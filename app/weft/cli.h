@@ -54,6 +54,8 @@ struct LoadedModel {
   core::CostTable costs;
 };
 
+/// The import options given by the model options (--dim NAME=VALUE, --no-fold); usage errors.
+core::Expected<core::ImportOptions> import_options(const Args& args);
 /// Loads positional()[0] as an ONNX model with the model options; reports unresolved dims on stderr.
 core::Expected<LoadedModel> load_model(const Args& args);
 /// The same error as a usage error when it is InvalidInput: core never returns Usage, but a bad
@@ -134,6 +136,8 @@ int cmd_simulate(Args& args);
 int cmd_run(Args& args);
 int cmd_devices(Args& args);
 int cmd_layers(Args& args);
+int cmd_calibrate(Args& args);
+int cmd_sweep(Args& args);
 int cmd_frontier(Args& args);
 
 }  // namespace weft::cli

@@ -8,6 +8,8 @@ namespace weft::cli {
 
 core::Expected<core::DeviceSpec> load_device_option(const Args& args) {
   const std::string name = args.value("device").value_or(std::string(core::default_device_name()));
+  // A device file (e.g. from `weft calibrate`): its problems are the input's (exit 2).
+  if (core::is_device_file(name)) return core::load_device_file(name);
   // An unknown name is the option's fault (usage); a broken preset file is invalid input.
   if (auto known = core::check_device_name(name); !known) return as_usage(known.error());
   return core::load_device(name);
@@ -18,8 +20,7 @@ core::Error as_usage(core::Error error) {
   return error;
 }
 
-core::Expected<LoadedModel> load_model(const Args& args) {
-  if (args.positional().empty()) return core::make_error(core::ErrorKind::Usage, "missing MODEL (an .onnx file)");
+core::Expected<core::ImportOptions> import_options(const Args& args) {
   core::ImportOptions options;
   options.fold = !args.flag("no-fold");
   for (const std::string& d : args.values("dim")) {
@@ -35,6 +36,12 @@ core::Expected<LoadedModel> load_model(const Args& args) {
       return core::make_error(core::ErrorKind::Usage, "--dim " + d + ": the value must be a positive integer");
     }
   }
+  return options;
+}
+
+core::Expected<LoadedModel> load_model(const Args& args) {
+  if (args.positional().empty()) return core::make_error(core::ErrorKind::Usage, "missing MODEL (an .onnx file)");
+  WEFT_TRY_ASSIGN(auto options, import_options(args));
   WEFT_TRY_ASSIGN(auto device, load_device_option(args));
   // The model file is the command's input: missing or unreadable is invalid input (exit 2), in
   // every command, not an environment failure.

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "weft/core/analysis.h"
+#include "weft/core/study/advice.h"
 
 namespace weft::cli {
 
@@ -17,7 +18,7 @@ std::string fmt(double v, int decimals) {
   return buf;
 }
 
-nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport& r) {
+nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
   const core::Graph& g = m.graph;
   nlohmann::ordered_json j;
   j["model"] = g.info().model_path;
@@ -33,6 +34,20 @@ nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport&
   j["span_us"] = r.critical.span_us;
   j["parallelism"] = r.critical.parallelism();
   j["verdict"] = r.verdict;
+  j["advice"] = advice.line;
+  nlohmann::ordered_json evidence;
+  evidence["kind"] = advice.kind == core::Advice::Kind::Chain ? "chain"
+                     : advice.kind == core::Advice::Kind::LittleToGain ? "little-to-gain" : "concurrency";
+  evidence["best_strategy"] = advice.best_strategy;
+  evidence["best_mode"] = std::string(core::launch_mode_name(advice.best_mode));
+  evidence["best_streams"] = advice.best_streams;
+  evidence["best_speedup"] = advice.best_speedup;
+  evidence["memory_ratio"] = advice.memory_ratio;
+  evidence["launch_share"] = advice.launch_share;
+  evidence["launch_bound"] = advice.launch_bound;
+  evidence["split_batch"] = advice.split_batch;
+  evidence["split_refusal"] = advice.split_refusal;
+  j["advice_evidence"] = evidence;
   j["unknown_shapes"] = r.unknown_shapes;
   j["unknown_costs"] = r.unknown_costs;
   j["unresolved_dims"] = g.info().unresolved_dims;
@@ -64,7 +79,7 @@ nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport&
   return j;
 }
 
-void print_text(const LoadedModel& m, const core::AnalysisReport& r) {
+void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
   const core::Graph& g = m.graph;
   std::cout << "model           " << g.info().model_path << "\n"
             << "device          " << m.device.name << " (" << m.device.display_name << ")\n"
@@ -79,7 +94,8 @@ void print_text(const LoadedModel& m, const core::AnalysisReport& r) {
             << "span            " << fmt(r.critical.span_us, 1) << " us (critical path of "
             << r.critical.nodes.size() << " operators)\n"
             << "work/span       " << fmt(r.critical.parallelism(), 2) << "\n"
-            << "verdict         " << r.verdict << "\n";
+            << "verdict         " << r.verdict << "\n"
+            << "advice          " << advice.line << "\n";
   // The heaviest operators on the critical path: where shortening the span would pay.
   std::vector<core::NodeId> heavy = r.critical.nodes;
   std::stable_sort(heavy.begin(), heavy.end(),
@@ -126,10 +142,12 @@ int cmd_analyze(Args& args) {
     return report("analyze", model.error());
   }
   const core::AnalysisReport r = core::analyze(model->graph, model->costs);
+  auto advice = core::advise(model->graph, r, model->device);
+  if (!advice) return report("analyze", advice.error());
   if (args.flag("json"))
-    std::cout << to_json(*model, r).dump(2) << "\n";
+    std::cout << to_json(*model, r, *advice).dump(2) << "\n";
   else
-    print_text(*model, r);
+    print_text(*model, r, *advice);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/schedule_json.h"
@@ -85,6 +87,27 @@ int cmd_run(Args& args) {
   const double speedup = compared->speedup();
   const std::string used_planner = compared->plan.planner;
 
+  // The prediction for the same schedule on the CPU device calibrated from the sequential run:
+  // its measured node times (and, second, the fitted device's times from shapes alone). A merged
+  // run's reference ran another graph, whose node times do not fit it: no prediction then.
+  std::optional<double> predicted, predicted_fitted;
+  double prediction_error = 0;
+  int cpu_cores = 0;
+  double latch_us = 0;
+  if (!obtained->merged) {
+    auto calibration = core::fit_cpu_device(graph, seq->timeline);
+    if (!calibration) return report("run", calibration.error());
+    auto p = core::predicted_cpu_speedup(graph, schedule, calibration->measured, calibration->device);
+    if (!p) return report("run", p.error());
+    auto pf = core::predicted_cpu_speedup(graph, schedule, calibration->fitted, calibration->device);
+    if (!pf) return report("run", pf.error());
+    predicted = *p;
+    predicted_fitted = *pf;
+    prediction_error = speedup > 0 ? std::abs(*p - speedup) / speedup : 0.0;
+    cpu_cores = calibration->device.sm_count;
+    latch_us = calibration->device.event_wait_us;
+  }
+
   if (auto trace = args.value("trace")) {
     // A trace names the nodes of one graph: a merged run's trace holds the merged run only.
     std::vector<core::Timeline> runs{seq->timeline, run->timeline};
@@ -97,6 +120,13 @@ int cmd_run(Args& args) {
 
   if (args.flag("json")) {
     nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
+    if (predicted) {
+      j["predicted_speedup"] = *predicted;
+      j["prediction_error"] = prediction_error;
+      j["predicted_speedup_fitted"] = *predicted_fitted;
+      j["cpu_cores"] = cpu_cores;
+      j["latch_us"] = latch_us;
+    }
     if (obtained->merged) {
       std::size_t groups = 0;
       for (const auto& m : obtained->merged->members) groups += m.size() > 1 ? 1 : 0;
@@ -116,7 +146,12 @@ int cmd_run(Args& args) {
               << " warm-up), arena " << mib(seq->arena_bytes) << "\n"
               << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
-              << "speedup: " << fixed(speedup, 2) << "x\n"
+              << "speedup: " << fixed(speedup, 2) << "x measured"
+              << (predicted ? ", " + fixed(*predicted, 2) + "x predicted (cpu device from the sequential run's node times; error " +
+                                  fixed(100 * prediction_error, 1) + "%), " + fixed(*predicted_fitted, 2) +
+                                  "x from the fitted device alone"
+                            : std::string())
+              << "\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
     if (fit) std::cout << budget_line(*fit) << "\n";
     if (run->random_weights > 0)

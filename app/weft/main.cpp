@@ -38,6 +38,15 @@ commands:
                                                (one launch per layer's equal operators); --merge in
                                                schedule/plan/simulate/run runs them merged (a saved schedule
                                                records its merges and reloads them)
+  sweep    MODEL --batches 1,2,4,... [--strategies S,...] [--backend cpu] [--batch-dim NAME]
+           [--graph] [--csv F] [--png F] [--json]
+                                               speedup per strategy against batch size (predicted;
+                                               measured too with --backend cpu); table, CSV, chart
+  sweep    --merge A.csv B.csv ... [--csv F] [--png F]
+                                               join sweep points run elsewhere (job arrays)
+  calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--json]
+                                               fit a CPU device to a sequential CPU run (per-node
+                                               times); use the file as --device DEVICE.json
   frontier MODEL [--graph] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--json]
                                                Pareto front of predicted time against arena bytes
                                                over strategies, stream caps and memory budgets
@@ -59,7 +68,8 @@ schedule options (with --strategy S; schedule/plan/simulate/run):
 model options (every command that takes MODEL):
   --dim NAME=VALUE   bind a symbolic dimension (repeatable); INPUT:AXIS=VALUE binds one dim by position
   --no-fold          do not fold constant subgraphs at import
-  --device NAME      device preset for the cost model (see 'weft devices')
+  --device NAME      device preset for the cost model (see 'weft devices'), or a device file
+                     (a path with '/' or ending in .json, e.g. from 'weft calibrate')
 
 exit codes: 0 ok, 1 usage, 2 invalid input, 3 device or runtime, 4 internal
 )";
@@ -109,6 +119,8 @@ int main(int argc, char** argv) {
     if (command == "simulate") return weft::cli::cmd_simulate(args);
     if (command == "run") return weft::cli::cmd_run(args);
     if (command == "layers") return weft::cli::cmd_layers(args);
+    if (command == "sweep") return weft::cli::cmd_sweep(args);
+    if (command == "calibrate") return weft::cli::cmd_calibrate(args);
     if (command == "frontier") return weft::cli::cmd_frontier(args);
     if (command == "devices") return weft::cli::cmd_devices(args);
   } catch (const std::exception& e) {

@@ -73,7 +73,7 @@ TEST(CliAnalyze, EveryModelIsConsistent) {
     ASSERT_TRUE(j.is_object()) << name;
     for (const char* key : {"operators", "edges", "tensors", "folded", "depth", "widest_level", "antichain_width",
                             "work_us", "span_us", "parallelism", "verdict", "unknown_shapes", "device",
-                            "level_widths", "critical_path", "nodes"})
+                            "level_widths", "critical_path", "nodes", "advice", "advice_evidence"})
       EXPECT_TRUE(j.contains(key)) << name << ": missing " << key;
     const auto& nodes = j["nodes"];
     ASSERT_EQ(nodes.size(), j["operators"].get<std::size_t>()) << name;
@@ -99,6 +99,11 @@ TEST(CliAnalyze, EveryModelIsConsistent) {
     EXPECT_LE(j["widest_level"].get<int>(), j["antichain_width"].get<int>()) << name;
     EXPECT_EQ(j["antichain"].size(), j["antichain_width"].get<std::size_t>()) << name;
     EXPECT_GE(j["parallelism"].get<double>(), 1.0 - 1e-9) << name;
+    EXPECT_FALSE(j["advice"].get<std::string>().empty()) << name;
+    EXPECT_GE(j["advice_evidence"]["best_speedup"].get<double>(), 1.0) << name;
+    if (j["antichain_width"] == 1) {
+      EXPECT_EQ(j["advice_evidence"]["kind"], "chain") << name;
+    }
     if (name != "silero_vad_v5") {
       EXPECT_EQ(j["unknown_shapes"], 0) << name;
       EXPECT_EQ(j["unknown_costs"], 0) << name;

@@ -21,6 +21,7 @@
 #include "weft/ui/main_window.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
+#include "weft/core/study/advice.h"
 #include "weft/ui/summary_panel.h"
 #include "weft/ui/synthetic_model.h"
 
@@ -113,6 +114,12 @@ void TestMainWindow::opensRealModel() {
   QVERIFY(w.document()->schedule().stream_count() > 1);
   QVERIFY(weft::core::validate_schedule(w.document()->graph(), w.document()->schedule()));
   QVERIFY(w.summaryPanel()->text().contains("streams"));
+  // The summary's advice is core::advise's line for the document (the same call as weft analyze).
+  const auto advice = weft::core::advise(w.document()->graph(), w.document()->analysis(), w.document()->device());
+  QVERIFY(advice);
+  QCOMPARE(w.summaryPanel()->advice(), QString::fromStdString(advice->line));
+  QVERIFY(w.summaryPanel()->text().contains("advice:"));
+  QVERIFY(w.summaryPanel()->advice().contains("streams"));
   QVERIFY(w.windowTitle().contains("googlenet.onnx"));
   QVERIFY(!w.document()->analysis().critical.nodes.empty());
   // A missing file is reported, not crashed on, and the loaded model stays.

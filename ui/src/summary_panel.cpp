@@ -3,10 +3,17 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include "weft/core/study/advice.h"
 #include "weft/ui/byte_format.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {
+
+namespace {
+// Advice schedules and simulates every fixed strategy twice: as live predictions, only up to a
+// size where that stays interactive (the document's live-prediction size).
+constexpr std::size_t kAdviceNodes = 4000;
+}  // namespace
 
 SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   m_label = new QLabel(this);
@@ -25,10 +32,29 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   layout->addWidget(m_run);
   layout->addStretch();
   connect(doc, &StudioDocument::modelChanged, this, [this] { setRunText({}); });
+  connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::updateAdvice);
+  connect(doc, &StudioDocument::costsChanged, this, &SummaryPanel::updateAdvice);
   connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::refresh);
   connect(doc, &StudioDocument::scheduleChanged, this, &SummaryPanel::refresh);
+  updateAdvice();
   refresh();
 }
+
+void SummaryPanel::updateAdvice() {
+  m_advice.clear();
+  if (!m_doc->hasModel()) return;
+  if (m_doc->graph().node_count() > kAdviceNodes) {
+    m_advice = tr("not computed above %1 operators (weft analyze gives it)").arg(kAdviceNodes);
+    refresh();
+    return;
+  }
+  // The same core call as `weft analyze`: one wording for the CLI and the studio.
+  const auto advice = core::advise(m_doc->graph(), m_doc->analysis(), m_doc->device());
+  m_advice = QString::fromStdString(advice ? advice->line : "unavailable: " + advice.error().message);
+  refresh();
+}
+
+QString SummaryPanel::advice() const { return m_advice; }
 
 QString SummaryPanel::text() const { return m_label->text(); }
 QString SummaryPanel::runText() const { return m_run->text(); }
@@ -70,7 +96,9 @@ void SummaryPanel::refresh() {
   add(tr("work / span"), QString::number(an.critical.parallelism(), 'f', 2));
   add(tr("width"), QString::number(an.antichain_width));
   add(tr("depth"), QString::number(an.levels.depth));
-  m_label->setText(QString("<table>%1</table><p><b>verdict:</b> %2</p>").arg(rows, QString::fromStdString(an.verdict).toHtmlEscaped()));
+  QString html = QString("<table>%1</table><p><b>verdict:</b> %2</p>").arg(rows, QString::fromStdString(an.verdict).toHtmlEscaped());
+  if (!m_advice.isEmpty()) html += QString("<p><b>advice:</b> %1</p>").arg(m_advice.toHtmlEscaped());
+  m_label->setText(html);
 }
 
 }  // namespace weft::ui

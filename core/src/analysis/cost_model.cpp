@@ -65,6 +65,8 @@ std::string join_names(const std::vector<std::string>& names) {
 
 }  // namespace
 
+std::string_view device_kind_name(DeviceKind kind) { return kind == DeviceKind::Cpu ? "cpu" : "gpu"; }
+
 Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view origin) {
   nlohmann::json j;
   try {
@@ -75,12 +77,20 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
   if (!j.is_object()) return preset_error(origin, "a device preset must be a JSON object");
 
   DeviceSpec d;
+  if (j.contains("kind")) {
+    if (!j["kind"].is_string() || (j["kind"] != "gpu" && j["kind"] != "cpu"))
+      return preset_error(origin, "key 'kind' must be \"gpu\" or \"cpu\"");
+    d.kind = j["kind"] == "cpu" ? DeviceKind::Cpu : DeviceKind::Gpu;
+  }
+  const bool cpu = d.kind == DeviceKind::Cpu;
+  // A CPU device has cores instead of SMs, and no CUDA Graph or kernel floor of its own.
   static constexpr NumberKey kNumbers[] = {
       {"peak_fp32_tflops", &DeviceSpec::peak_fp32_flops, 1e12, true},
       {"peak_tf32_tflops", &DeviceSpec::peak_tf32_flops, 1e12, false},
       {"peak_fp16_tflops", &DeviceSpec::peak_fp16_flops, 1e12, false},
       {"memory_bandwidth_gb_s", &DeviceSpec::memory_bandwidth, 1e9, true},
       {"sm_count", nullptr, 1, true},
+      {"cores", nullptr, 1, true},
       {"max_threads_per_sm", nullptr, 1, false},
       {"hardware_queues", nullptr, 1, false},
       {"launch_us", &DeviceSpec::launch_us, 1, true},
@@ -89,16 +99,24 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
       {"event_wait_us", &DeviceSpec::event_wait_us, 1, true},
       {"kernel_min_us", &DeviceSpec::kernel_min_us, 1, true},
   };
+  const auto applies = [&](std::string_view key) {
+    if (key == "sm_count" || key == "graph_launch_per_node_us" || key == "max_threads_per_sm") return !cpu;
+    if (key == "cores") return cpu;
+    return true;
+  };
+  const auto required = [&](const NumberKey& k) { return k.required && !(cpu && k.key == "kernel_min_us"); };
 
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
-    if (key == "name" || key == "display_name" || key == "source") {
+    if (key == "name" || key == "display_name" || key == "source" || key == "kind") {
       if (!it->is_string()) return preset_error(origin, "key '" + key + "' must be a string");
       continue;
     }
     const auto known = std::find_if(std::begin(kNumbers), std::end(kNumbers),
                                     [&](const NumberKey& k) { return k.key == key; });
     if (known == std::end(kNumbers)) return preset_error(origin, "unknown key '" + key + "'");
+    if (!applies(key))
+      return preset_error(origin, "key '" + key + "' does not apply to a " + std::string(device_kind_name(d.kind)) + " device");
     if (!it->is_number()) return preset_error(origin, "key '" + key + "' must be a number");
   }
   if (!j.contains("name")) return preset_error(origin, "missing key 'name'");
@@ -106,11 +124,13 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
   if (!valid_preset_name(d.name))
     return preset_error(origin, "name '" + d.name + "' must be lower-case letters, digits, '-', '_' or '.'");
   d.display_name = j.contains("display_name") ? j["display_name"].get<std::string>() : d.name;
+  if (j.contains("source")) d.source = j["source"].get<std::string>();
 
   for (const NumberKey& k : kNumbers) {
     const std::string key(k.key);
+    if (!applies(key)) continue;
     if (!j.contains(key)) {
-      if (k.required) return preset_error(origin, "missing key '" + key + "'");
+      if (required(k)) return preset_error(origin, "missing key '" + key + "'");
       continue;
     }
     const double v = j[key].get<double>();
@@ -121,7 +141,7 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
       if (v != static_cast<double>(static_cast<int>(v)) || v > 1e6)
         return preset_error(origin, "key '" + key + "' must be a whole number");
       const int iv = static_cast<int>(v);
-      if (key == "sm_count") d.sm_count = iv;
+      if (key == "sm_count" || key == "cores") d.sm_count = iv;
       else if (key == "max_threads_per_sm") d.max_threads_per_sm = iv;
       else d.hardware_queues = iv;
       continue;
@@ -132,6 +152,39 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
   if (d.peak_tf32_flops == 0) d.peak_tf32_flops = d.peak_fp32_flops;
   if (d.peak_fp16_flops == 0) d.peak_fp16_flops = d.peak_fp32_flops;
   return d;
+}
+
+std::string device_to_json(const DeviceSpec& d) {
+  const bool cpu = d.kind == DeviceKind::Cpu;
+  nlohmann::ordered_json j;
+  j["name"] = d.name;
+  j["display_name"] = d.display_name.empty() ? d.name : d.display_name;
+  if (cpu) j["kind"] = "cpu";
+  j["peak_fp32_tflops"] = d.peak_fp32_flops / 1e12;
+  j["peak_tf32_tflops"] = d.peak_tf32_flops / 1e12;
+  j["peak_fp16_tflops"] = d.peak_fp16_flops / 1e12;
+  j["memory_bandwidth_gb_s"] = d.memory_bandwidth / 1e9;
+  j[cpu ? "cores" : "sm_count"] = d.sm_count;
+  if (!cpu) j["max_threads_per_sm"] = d.max_threads_per_sm;
+  j["hardware_queues"] = d.hardware_queues;
+  j["launch_us"] = d.launch_us;
+  if (!cpu) j["graph_launch_per_node_us"] = d.graph_launch_per_node_us;
+  j["event_record_us"] = d.event_record_us;
+  j["event_wait_us"] = d.event_wait_us;
+  j["kernel_min_us"] = d.kernel_min_us;
+  if (!d.source.empty()) j["source"] = d.source;
+  return j.dump(2) + "\n";
+}
+
+bool is_device_file(std::string_view name_or_path) {
+  return name_or_path.find('/') != std::string_view::npos ||
+         (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+}
+
+Expected<DeviceSpec> load_device_file(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return make_error(ErrorKind::InvalidInput, "device file: " + text.error().message);
+  return parse_device(*text, path);
 }
 
 std::string assets_dir() {

@@ -105,11 +105,19 @@ void push_sample(std::vector<CounterSample>& v, double t, double value) {
 double device_time_us(const NodeCost& cost, const DeviceSpec& device) {
   if (cost.time_us <= 0) return 0;
   if (cost.measured) return cost.time_us;
+  // On a CPU the stream's own thread pays the per-operator overhead: it is part of the run.
+  if (device.kind == DeviceKind::Cpu) return std::max(device.kernel_min_us, cost.time_us);
   return std::max(device.kernel_min_us, cost.time_us - device.launch_us);
 }
 
 KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, const DeviceSpec& device) {
   KernelDemand d;
+  if (device.kind == DeviceKind::Cpu) {
+    // One thread runs the operator on one core for its whole duration, whatever it computes;
+    // memory bandwidth contention between cores is not modelled.
+    d.occupancy = d.compute = device.sm_count > 0 ? 1.0 / device.sm_count : 1.0;
+    return d;
+  }
   double elems = 0;
   for (TensorId t : graph.node(n).outputs)
     if (t != kNoTensor) elems += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(t).elements()));
@@ -151,7 +159,13 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
 
   // Host issue times: the kernel launch returns at issue[n]; a record returns at record_at[e].
   std::vector<double> issue(n, 0.0), record_at(schedule.events.size(), 0.0);
-  if (options.cuda_graph) {
+  // An event's consumer starts this long after the producer ends: nothing for a GPU (the host's
+  // record and wait are charged on the host), a latch's store and wake-up for a CPU.
+  double event_latency = 0;
+  if (device.kind == DeviceKind::Cpu) {
+    // Each stream thread issues its own operators: no shared host thread to wait for.
+    event_latency = device.event_record_us + device.event_wait_us;
+  } else if (options.cuda_graph) {
     // One cudaGraphLaunch, then the graph executor releases the nodes in order at its per-node
     // rate; dependencies (events included) are graph edges and cost the host nothing.
     double h = device.launch_us;
@@ -255,7 +269,7 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
       const auto& stream = schedule.streams[static_cast<std::size_t>(sync.stream_of[idx(v)])];
       const auto next = static_cast<std::size_t>(sync.position[idx(v)]) + 1;
       if (next < stream.size()) release(stream[next], now);
-      for (std::size_t e : sync.events_out[idx(v)]) release(schedule.events[e].to, std::max(now, record_at[e]));
+      for (std::size_t e : sync.events_out[idx(v)]) release(schedule.events[e].to, std::max(now + event_latency, record_at[e]));
     }
     running.resize(kept);
   }
@@ -291,7 +305,8 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
 std::string_view launch_mode_name(LaunchMode mode) { return mode == LaunchMode::Graph ? "graph" : "eager"; }
 
 std::vector<double> launch_weights(const CostTable& costs, const DeviceSpec& device, LaunchMode mode) {
-  const double per_node = mode == LaunchMode::Graph ? device.graph_launch_per_node_us : device.launch_us;
+  double per_node = mode == LaunchMode::Graph ? device.graph_launch_per_node_us : device.launch_us;
+  if (device.kind == DeviceKind::Cpu) per_node = 0;  // in device_time_us already
   std::vector<double> w(costs.nodes.size(), 0.0);
   for (std::size_t v = 0; v < w.size(); ++v)
     if (costs.nodes[v].time_us > 0) w[v] = device_time_us(costs.nodes[v], device) + per_node;

@@ -3,4 +3,5 @@ weft_add_test(test_critical_path SOURCES analysis/test_critical_path.cpp LABELS 
 weft_add_test(test_antichain SOURCES analysis/test_antichain.cpp LABELS core)
 weft_add_test(test_analyze SOURCES analysis/test_analyze.cpp LABELS core)
 weft_add_test(test_wire_layering SOURCES analysis/test_wire_layering.cpp LABELS core)
+weft_add_test(test_batch_split SOURCES analysis/test_batch_split.cpp LABELS core)
 weft_add_test(test_merge_graph SOURCES analysis/test_merge_graph.cpp LABELS core)

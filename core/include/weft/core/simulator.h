@@ -9,6 +9,10 @@
 // predecessor has finished and every event it waits on has fired. A running kernel has a compute
 // demand and a bandwidth demand (kernel_demand()); while the demands of the running kernels on a
 // resource sum to more than 1, each kernel using it progresses at 1/sum of its isolated rate.
+// A CPU device (DeviceKind::Cpu, the CPU executor's model): no host thread (each stream thread
+// runs its own operators, the per-operator overhead included in their time); each running
+// operator holds one core (demand 1/cores); an event wakes its consumer event_record_us +
+// event_wait_us after its producer ends (latch store and wake-up). Launch modes do not apply.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -1,0 +1,185 @@
+// `weft sweep`: predicted (and, with --backend cpu, measured) speedup per strategy against batch
+// size, as a table, a CSV and a PNG chart; `--merge` joins the CSVs of points run elsewhere.
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <memory>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "sweep_chart.h"
+#include "weft/core/cpu_executor.h"
+#include "weft/core/file_io.h"
+#include "weft/core/study/sweep.h"
+
+namespace weft::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void print_table(std::ostream& out, const std::vector<core::SweepPoint>& points) {
+  std::vector<std::string> strategies;
+  std::vector<std::int64_t> batches;
+  bool measured = false;
+  for (const core::SweepPoint& p : points) {
+    if (std::find(strategies.begin(), strategies.end(), p.strategy) == strategies.end()) strategies.push_back(p.strategy);
+    if (std::find(batches.begin(), batches.end(), p.batch) == batches.end()) batches.push_back(p.batch);
+    measured = measured || p.measured_speedup.has_value();
+  }
+  std::sort(batches.begin(), batches.end());
+  const int width = measured ? 18 : 10;
+  out << std::left << std::setw(8) << "batch";
+  for (const std::string& s : strategies) out << std::right << std::setw(std::max<int>(width, static_cast<int>(s.size()) + 2)) << s;
+  out << "\n";
+  for (std::int64_t b : batches) {
+    out << std::left << std::setw(8) << b;
+    for (const std::string& s : strategies) {
+      std::string cell = "-";
+      for (const core::SweepPoint& p : points)
+        if (p.batch == b && p.strategy == s) {
+          cell = fixed(p.predicted_speedup, 2) + "x";
+          if (p.measured_speedup) cell += " / " + fixed(*p.measured_speedup, 2) + "x";
+        }
+      out << std::right << std::setw(std::max<int>(width, static_cast<int>(s.size()) + 2)) << cell;
+    }
+    out << "\n";
+  }
+  out << (measured ? "predicted / measured speedup over the reference schedule\n"
+                   : "predicted speedup over the reference schedule\n");
+}
+
+std::string chart_title(const std::vector<core::SweepPoint>& points) {
+  if (points.empty()) return "weft sweep";
+  const std::string model = std::filesystem::path(points.front().model).stem().string();
+  const core::SweepPoint& p = points.front();
+  return model + " on " + p.device + (p.mode == p.device ? std::string() : " (" + p.mode + ")");
+}
+
+int write_outputs(Args& args, const std::vector<core::SweepPoint>& points) {
+  if (auto csv = args.value("csv"))
+    if (auto ok = core::write_file_atomic(*csv, core::sweep_csv(points)); !ok) return report("sweep", ok.error());
+  if (auto png = args.value("png"))
+    if (auto ok = core::write_file_atomic(*png, sweep_chart_png(points, chart_title(points))); !ok)
+      return report("sweep", ok.error());
+  if (args.flag("json")) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const core::SweepPoint& p : points) {
+      nlohmann::ordered_json e;
+      e["model"] = p.model;
+      e["batch"] = p.batch;
+      e["strategy"] = p.strategy;
+      e["device"] = p.device;
+      e["mode"] = p.mode;
+      e["streams"] = p.streams;
+      e["events"] = p.events;
+      e["predicted_us"] = p.predicted_us;
+      e["predicted_sequential_us"] = p.predicted_sequential_us;
+      e["predicted_speedup"] = p.predicted_speedup;
+      if (p.measured_speedup) {
+        e["measured_ms"] = *p.measured_ms;
+        e["measured_sequential_ms"] = *p.measured_sequential_ms;
+        e["measured_speedup"] = *p.measured_speedup;
+      }
+      j.push_back(e);
+    }
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_table(std::cout, points);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cmd_sweep(Args& args) {
+  if (auto ok = args.parse({"batches=", "strategies=", "batch-dim=", "backend=", "graph", "streams=", "granularity=",
+                            "budget-ms=", "search-evals=", "search-seed=", "iterations=", "warmup=", "csv=", "png=",
+                            "json", "merge"},
+                           true);
+      !ok)
+    return usage_error("sweep", ok.error().message);
+
+  if (args.flag("merge")) {
+    // Points run elsewhere (one CSV each, e.g. from a job array) joined into one table and chart.
+    if (args.positional().empty()) return usage_error("sweep", "--merge needs the CSV files to join");
+    if (args.value("batches") || args.value("backend"))
+      return usage_error("sweep", "--merge joins CSV files; --batches and --backend do not apply");
+    std::vector<core::SweepPoint> all;
+    for (const std::string& file : args.positional()) {
+      auto text = core::read_file(file);
+      if (!text) return report("sweep", core::make_error(core::ErrorKind::InvalidInput, text.error().message));
+      auto points = core::sweep_from_csv(*text, file);
+      if (!points) return report("sweep", points.error());
+      all.insert(all.end(), points->begin(), points->end());
+    }
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.batch < b.batch; });
+    return write_outputs(args, all);
+  }
+
+  if (args.positional().size() != 1) return usage_error("sweep", "expected one MODEL");
+  const auto batches_text = args.value("batches");
+  if (!batches_text) return usage_error("sweep", "missing --batches (e.g. --batches 1,2,4,8)");
+  core::SweepOptions options;
+  for (const std::string& b : split_list(*batches_text)) {
+    std::int64_t v = 0;
+    try {
+      std::size_t used = 0;
+      v = std::stoll(b, &used);
+      if (used != b.size() || v <= 0) throw std::invalid_argument(b);
+    } catch (const std::exception&) {
+      return usage_error("sweep", "--batches takes positive integers separated by commas, got '" + b + "'");
+    }
+    if (std::find(options.batches.begin(), options.batches.end(), v) == options.batches.end()) options.batches.push_back(v);
+  }
+  if (options.batches.empty()) return usage_error("sweep", "--batches is empty");
+  std::sort(options.batches.begin(), options.batches.end());
+  if (auto s = args.value("strategies")) options.strategies = split_list(*s);
+  options.batch_dim = args.value("batch-dim").value_or("");
+  const std::string backend = args.value("backend").value_or("");
+  if (!backend.empty() && backend != "cpu")
+    return usage_error("sweep", "--backend must be cpu (measured sweeps on CUDA are not supported yet), got '" + backend + "'");
+  if (!backend.empty() && args.flag("graph")) return usage_error("sweep", "--graph is a CUDA launch mode; it does not apply to --backend cpu");
+  auto choice = schedule_choice(args, "cp-list", args.flag("graph"));
+  if (!choice) return usage_error("sweep", choice.error().message);
+  options.strategy = choice->options;
+  for (const std::string& s : options.strategies)
+    if (auto ok = core::check_strategy(s, options.strategy); !ok) return usage_error("sweep", ok.error().message);
+  options.mode = args.flag("graph") ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+  auto io = import_options(args);
+  if (!io) return report("sweep", io.error());
+  options.import = *io;
+  auto device = load_device_option(args);
+  if (!device) return report("sweep", device.error());
+  options.device = *device;
+  auto iterations = args.int_value("iterations");
+  auto warmup = args.int_value("warmup");
+  for (const auto* v : {&iterations, &warmup})
+    if (!*v) return usage_error("sweep", v->error().message);
+  if (*iterations && **iterations < 1) return usage_error("sweep", "--iterations must be >= 1");
+  if (*warmup && **warmup < 0) return usage_error("sweep", "--warmup must be >= 0");
+  options.run.iterations = *iterations ? static_cast<int>(**iterations) : 3;
+  options.run.warmup = *warmup ? static_cast<int>(**warmup) : 1;
+
+  const std::string& model = args.positional()[0];
+  if (auto bytes = core::read_file(model); !bytes)
+    return report("sweep", core::make_error(core::ErrorKind::InvalidInput, bytes.error().message));
+  std::unique_ptr<core::Executor> executor;
+  if (backend == "cpu") {
+    executor = core::make_cpu_executor();
+    options.executor = executor.get();
+  }
+  auto points = core::sweep(model, options);
+  if (!points) return report("sweep", points.error());
+  return write_outputs(args, *points);
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,52 @@
+#pragma once
+// One line of advice per model: what to do and how much it gains, derived from the analysis and
+// the predictions of every fixed strategy in both launch modes. `weft analyze` prints it and the
+// studio's summary panel shows it; both call advise().
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "weft/core/analysis.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/graph.h"
+#include "weft/core/simulator.h"
+#include "weft/core/strategies.h"
+
+namespace weft::core {
+
+struct AdviceOptions {
+  StrategyOptions strategy;  ///< stream cap and granularity the strategies are tried with
+  bool memory = true;        ///< plan the best schedule's memory (one greedy planner) for its price
+};
+
+/// The advice and the evidence it rests on.
+struct Advice {
+  std::string line;            ///< e.g. "width 4: cp-list on 4 streams predicts 1.80x over the sequential CUDA Graph at batch 1, using 1.30x the memory"
+  enum class Kind : std::uint8_t { Chain, LittleToGain, Concurrency } kind = Kind::Chain;
+  double parallelism = 1;      ///< work / span of the analysis
+  std::size_t width = 1;       ///< antichain width
+  bool launch_bound = false;   ///< eager launches cost ≥ 20% over CUDA Graph replay of the sequential run
+  double launch_share = 0;     ///< 1 − sequential graph / sequential eager (0 on a CPU device)
+  std::string best_strategy;   ///< the fastest predicted schedule among strategies × launch modes
+  LaunchMode best_mode = LaunchMode::Graph;
+  int best_streams = 1;
+  double best_speedup = 1;     ///< over the sequential baseline quoted (CUDA Graph; eager on a CPU device)
+  double memory_ratio = 0;     ///< best schedule's arena / the reference's (0 when not planned)
+  /// Chains: the batch at which half a batch still fills the device with the typical kernel,
+  /// where micro-batch splitting could start to pay (0 when it cannot be derived).
+  std::int64_t split_batch = 0;
+  /// Why the batch cannot be split (check_batch_split's reason), empty when it can.
+  std::string split_refusal;
+};
+
+/// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device) and
+/// words the result: chains get "chain: concurrency cannot help; ..." with the batch from which
+/// micro-batch splitting could pay (or why the split is refused: check_batch_split); graphs where no schedule gains 5% get "little to gain"; the
+/// rest name the best configuration, its predicted speedup and its memory price, led by
+/// "launch-bound in eager mode: replay as a CUDA Graph;" where launches dominate. Errors: a
+/// strategy's or the planner's (InvalidInput). Cost: 2 × strategies × (make_schedule + 2
+/// simulations) + one memory plan.
+Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
+                        const AdviceOptions& options = {});
+
+}  // namespace weft::core

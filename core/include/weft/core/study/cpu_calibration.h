@@ -1,0 +1,54 @@
+#pragma once
+// The calibrated CPU device: per-node times of a sequential run on the CPU executor, fitted into
+// the cost model's per-device parameters (a DeviceSpec of kind Cpu), so that the simulator
+// predicts the CPU executor's runs. `weft calibrate`, `weft run --backend cpu` (its predicted
+// speedup) and `weft sweep --backend cpu` all take their CPU device from here.
+#include <cstddef>
+#include <string>
+
+#include "weft/core/cost_model.h"
+#include "weft/core/executor.h"
+#include "weft/core/graph.h"
+#include "weft/core/schedule.h"
+#include "weft/core/timeline.h"
+
+namespace weft::core {
+
+struct CpuFitOptions {
+  int cores = 0;          ///< the resource concurrent operators share; 0: the host's hardware threads
+  double latch_us = -1;   ///< one-way latch latency; < 0: measured (latch_latency_us())
+  std::string name = "cpu";
+};
+
+struct CpuCalibration {
+  DeviceSpec device;        ///< kind Cpu: fitted peak, bandwidth and per-operator overhead; cores; latch
+  CostTable measured;       ///< the graph's costs with the run's per-node times (calibrate_costs)
+  CostTable fitted;         ///< the graph's costs predicted by `device` from shapes alone
+  std::size_t fitted_nodes = 0;  ///< nodes the fit used (known cost, measured time > 0)
+  double median_node_error = 0;  ///< median over those of |fitted − measured| / measured
+  double total_error = 0;        ///< |Σ fitted − Σ measured| / Σ measured over those nodes
+};
+
+/// Fits a CPU device to the per-node times of a sequential run (its timeline): per node
+/// t = max(flops / peak, bytes / bandwidth) + overhead, the three parameters chosen to minimise
+/// the squared log ratio of fitted to measured time (coordinate descent). Nodes of unknown cost
+/// or no measured time are left out. Errors (InvalidInput) when fewer than 3 nodes remain.
+/// O(V · iterations), iterations bounded (~10³).
+Expected<CpuCalibration> fit_cpu_device(const Graph& graph, const Timeline& sequential_run,
+                                        const CpuFitOptions& options = {});
+
+/// Runs the reference schedule on the CPU executor (options.warmup warm-up runs, the median of
+/// options.iterations) and fits the device to it. Errors: the executor's and fit_cpu_device's.
+Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options = {});
+
+/// One-way latency of the CPU executor's latch (an atomic flag with wait/notify) between two
+/// threads, µs: the median of `round_trips` ping-pongs, halved. Takes about round_trips × 2 wake-ups.
+double latch_latency_us(int round_trips = 200);
+
+/// Predicted speedup of `schedule` over the reference schedule on a CPU device: both simulated
+/// with `costs` (measured or fitted). Errors (InvalidInput): a schedule that misplaces nodes or
+/// deadlocks, a cost table of another size.
+Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,
+                                       const DeviceSpec& device);
+
+}  // namespace weft::core

@@ -1,0 +1,164 @@
+// One line of advice per model, from the analysis and the predictions of every fixed strategy.
+#include "weft/core/study/advice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "weft/core/batch_split.h"
+#include "weft/core/study/memory_report.h"
+#include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
+#include "weft/core/verdict.h"
+
+namespace weft::core {
+
+namespace {
+
+constexpr double kWorthwhile = 1.05;    // below this a schedule's gain is noise of the model
+constexpr double kLaunchBound = 0.20;   // eager launches add this share or more: replay as a graph
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// Time-weighted median fill of the device by one kernel: its threads (one per output element)
+// over the threads the device holds at once. At fill o < 1 at batch b, a kernel fills the device
+// at about b / o; half a batch still fills it from twice that, where splitting stops costing fill.
+std::int64_t split_batch(const Graph& graph, const CostTable& costs, const DeviceSpec& device, std::int64_t batch) {
+  if (device.kind == DeviceKind::Cpu || batch <= 0 || device.sm_count <= 0) return 0;
+  const double capacity = static_cast<double>(device.sm_count) * std::max(1, device.max_threads_per_sm);
+  std::vector<std::pair<double, double>> fill;  // (fill, time)
+  double total = 0;
+  for (std::size_t v = 0; v < graph.node_count(); ++v) {
+    const double t = device_time_us(costs.nodes[v], device);
+    if (t <= 0) continue;
+    double elems = 0;
+    for (TensorId o : graph.node(static_cast<NodeId>(v)).outputs)
+      if (o != kNoTensor) elems += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(o).elements()));
+    fill.emplace_back(std::min(1.0, elems / capacity), t);
+    total += t;
+  }
+  if (fill.empty()) return 0;
+  std::sort(fill.begin(), fill.end());
+  double acc = 0, median = fill.back().first;
+  for (const auto& [f, t] : fill) {
+    acc += t;
+    if (acc >= total / 2) {
+      median = f;
+      break;
+    }
+  }
+  if (median <= 0) return 0;
+  const double full = static_cast<double>(batch) / median;
+  std::int64_t n = 1;
+  while (static_cast<double>(n) < 2 * full && n < (std::int64_t{1} << 40)) n *= 2;
+  return std::max<std::int64_t>(n, 2 * batch);
+}
+
+// The batch the graph was imported at: dim 0 of the first input with a known shape.
+std::int64_t graph_batch(const Graph& graph) {
+  for (TensorId t : graph.inputs()) {
+    const Tensor& tensor = graph.tensor(t);
+    if (!tensor.dims.empty() && tensor.dims[0].known()) return tensor.dims[0].value;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
+                        const AdviceOptions& options) {
+  Advice a;
+  a.parallelism = analysis.critical.parallelism();
+  a.width = analysis.antichain_width;
+  const bool cpu = device.kind == DeviceKind::Cpu;
+  const std::int64_t batch = graph_batch(graph);
+  const BatchSplitCheck split = check_batch_split(graph);
+  if (!split.splittable) a.split_refusal = split.reason;
+  if (!(device.peak_fp32_flops > 0 && device.memory_bandwidth > 0)) {
+    a.line = analysis.verdict + " (no prediction: the device has no rates)";
+    return a;
+  }
+
+  // The reference in both modes (predict() simulates both baselines with every schedule).
+  const Schedule reference = reference_schedule(graph);
+  PredictOptions po;
+  po.counterfactuals = false;
+  WEFT_TRY_ASSIGN(auto base, predict(graph, reference, analysis.costs, device, po));
+  const double baseline_us = cpu ? base.sequential_eager_us : base.sequential_graph_us;
+  if (!cpu && base.sequential_eager_us > 0) a.launch_share = 1 - base.sequential_graph_us / base.sequential_eager_us;
+  a.launch_bound = a.launch_share >= kLaunchBound;
+
+  // The fastest configuration among strategies × launch modes, against the sequential baseline.
+  a.best_strategy = "sequential";
+  a.best_mode = cpu ? LaunchMode::Eager : LaunchMode::Graph;
+  double best_us = baseline_us;
+  Schedule best_schedule = reference;
+  for (LaunchMode mode : {LaunchMode::Eager, LaunchMode::Graph}) {
+    if (cpu && mode == LaunchMode::Graph) continue;
+    StrategyOptions so = options.strategy;
+    so.cuda_graph = mode == LaunchMode::Graph;
+    for (const std::string& name : fixed_strategy_names()) {
+      if (name == "sequential") continue;
+      WEFT_TRY_ASSIGN(auto s, make_schedule(name, graph, analysis.costs, device, so));
+      SimOptions sim;
+      sim.cuda_graph = mode == LaunchMode::Graph;
+      const double us = simulate(graph, s, analysis.costs, device, sim).makespan_us();
+      if (us < best_us * 0.999) {
+        best_us = us;
+        a.best_strategy = name;
+        a.best_mode = mode;
+        best_schedule = std::move(s);
+      }
+    }
+  }
+  a.best_streams = static_cast<int>(best_schedule.stream_count());
+  a.best_speedup = best_us > 0 ? baseline_us / best_us : 1.0;
+  if (options.memory && a.best_streams > 1) {
+    PlanOptions plan = reference_plan_options();
+    WEFT_TRY_ASSIGN(auto mine, study_plan(graph, best_schedule, "greedy-by-size", plan));
+    WEFT_TRY_ASSIGN(auto ref, study_plan(graph, reference, "greedy-by-size", plan));
+    a.memory_ratio = ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
+  }
+
+  const std::string baseline_name = cpu ? "the sequential run" : "the sequential CUDA Graph";
+  const std::string at_batch = batch > 0 ? " at batch " + std::to_string(batch) : std::string();
+  std::string launch;
+  if (a.launch_bound)
+    launch = "launch-bound in eager mode (launches are " + fixed(100 * a.launch_share, 0) +
+             "% of the sequential run): replay as a CUDA Graph; ";
+  // Where concurrency has nothing to work with, micro-batch splitting is the lever left.
+  const auto split_hint = [&](bool why) -> std::string {
+    if (!a.split_refusal.empty()) return "; micro-batch splitting is refused: " + a.split_refusal;
+    if (a.split_batch <= 0) return "";
+    return "; try micro-batch splitting at batch >= " + std::to_string(a.split_batch) +
+           (why ? " (half a batch then still fills the device)" : "");
+  };
+  if (a.width <= 1) {
+    a.kind = Advice::Kind::Chain;
+    if (split.splittable) a.split_batch = split_batch(graph, analysis.costs, device, batch);
+    a.line = launch + "chain: concurrency cannot help" + at_batch + split_hint(true);
+    return a;
+  }
+  if (a.best_speedup < kWorthwhile) {
+    a.kind = Advice::Kind::LittleToGain;
+    if (split.splittable) a.split_batch = split_batch(graph, analysis.costs, device, batch);
+    a.line = launch + "little to gain from concurrency" + at_batch + ": the best schedule (" + a.best_strategy +
+             ") predicts " + fixed(a.best_speedup, 2) + "x over " + baseline_name + " (work/span " +
+             fixed(a.parallelism, 2) + ", width " + std::to_string(a.width) + ")";
+    a.line += split_hint(false);
+    return a;
+  }
+  a.kind = Advice::Kind::Concurrency;
+  a.line = launch + "width " + std::to_string(a.width) + ": " + a.best_strategy + " on " + std::to_string(a.best_streams) +
+           " streams" + (cpu ? "" : std::string(" (") + std::string(launch_mode_name(a.best_mode)) + ")") + " predicts " +
+           fixed(a.best_speedup, 2) + "x over " + baseline_name + at_batch;
+  if (a.memory_ratio > 0) a.line += ", using " + fixed(a.memory_ratio, 2) + "x the memory";
+  return a;
+}
+
+}  // namespace weft::core

@@ -1,0 +1,181 @@
+// The calibrated CPU device: a sequential CPU run's node times fitted into a DeviceSpec.
+#include "weft/core/study/cpu_calibration.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "weft/core/calibrate.h"
+#include "weft/core/cpu_executor.h"
+#include "weft/core/study/memory_report.h"
+#include "weft/core/study/prediction.h"
+#include "weft/core/study/reference.h"
+
+namespace weft::core {
+
+namespace {
+
+struct Sample {
+  double flops, bytes, us;
+};
+
+struct Fit {
+  double peak, bandwidth, overhead;  // FLOP/µs, bytes/µs, µs
+  double time(const Sample& s) const { return std::max(s.flops / peak, s.bytes / bandwidth) + overhead; }
+};
+
+double loss(const Fit& f, const std::vector<Sample>& samples) {
+  double sum = 0;
+  for (const Sample& s : samples) {
+    const double r = std::log(f.time(s) / s.us);
+    sum += r * r;
+  }
+  return sum;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// Coordinate descent on the logs of the three parameters, with shrinking multiplicative steps:
+// the loss is smooth in each and the parameters differ by orders of magnitude.
+Fit fit_roofline(const std::vector<Sample>& samples) {
+  std::vector<double> rates, bws, times;
+  for (const Sample& s : samples) {
+    if (s.flops > 0) rates.push_back(s.flops / s.us);
+    else if (s.bytes > 0) bws.push_back(s.bytes / s.us);
+    times.push_back(s.us);
+  }
+  Fit f{};
+  f.peak = rates.empty() ? 1e3 : median(rates);
+  f.bandwidth = bws.empty() ? 1e3 : median(bws);
+  f.overhead = std::max(1e-3, 0.5 * *std::min_element(times.begin(), times.end()));
+  double best = loss(f, samples);
+  for (double step : {8.0, 2.0, 1.3, 1.1, 1.03, 1.01, 1.003}) {
+    for (int round = 0; round < 60; ++round) {
+      bool improved = false;
+      for (double Fit::*p : {&Fit::peak, &Fit::bandwidth, &Fit::overhead})
+        for (double factor : {step, 1.0 / step}) {
+          Fit g = f;
+          g.*p *= factor;
+          if (g.overhead < 1e-4) continue;
+          const double l = loss(g, samples);
+          if (l < best) {
+            best = l;
+            f = g;
+            improved = true;
+          }
+        }
+      if (!improved) break;
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+Expected<CpuCalibration> fit_cpu_device(const Graph& graph, const Timeline& sequential_run, const CpuFitOptions& options) {
+  CpuCalibration cal;
+  DeviceSpec& d = cal.device;
+  d.kind = DeviceKind::Cpu;
+  d.name = options.name;
+  d.sm_count = options.cores > 0 ? options.cores : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  d.hardware_queues = d.sm_count;
+  const double latch = options.latch_us >= 0 ? options.latch_us : latch_latency_us();
+  d.event_record_us = 0;  // a store: the producer's thread barely notices it
+  d.event_wait_us = latch;
+  d.display_name = "CPU, " + std::to_string(d.sm_count) + " cores (calibrated)";
+  d.source = "weft calibrate: " + std::string(graph.info().model_path);
+
+  // Flops and bytes do not depend on the device's rates: any positive ones will do.
+  DeviceSpec unit = d;
+  unit.peak_fp32_flops = unit.peak_tf32_flops = unit.peak_fp16_flops = unit.memory_bandwidth = 1e12;
+  unit.launch_us = 0;
+  const CostTable shapes = estimate_costs(graph, unit);
+  cal.measured = calibrate_costs(shapes, sequential_run);
+
+  std::vector<Sample> samples;
+  std::vector<std::size_t> used;
+  for (std::size_t v = 0; v < shapes.nodes.size(); ++v) {
+    const NodeCost& c = shapes.nodes[v];
+    const NodeCost& m = cal.measured.nodes[v];
+    if (!c.known || !m.measured || m.time_us <= 0 || (c.flops <= 0 && c.bytes <= 0)) continue;
+    samples.push_back({c.flops, c.bytes, m.time_us});
+    used.push_back(v);
+  }
+  if (samples.size() < 3)
+    return make_error(ErrorKind::InvalidInput, "calibration: only " + std::to_string(samples.size()) +
+                                                   " nodes with a known cost and a measured time (3 needed) in " +
+                                                   graph.info().model_path);
+  const Fit f = fit_roofline(samples);
+  d.peak_fp32_flops = d.peak_tf32_flops = d.peak_fp16_flops = f.peak * 1e6;
+  d.memory_bandwidth = f.bandwidth * 1e6;
+  d.launch_us = f.overhead;
+  d.kernel_min_us = 0;
+  d.source += ", " + std::to_string(samples.size()) + " nodes";
+
+  cal.fitted = estimate_costs(graph, d);
+  std::vector<double> errors;
+  double sum_fit = 0, sum_meas = 0;
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    const double fit = cal.fitted.nodes[used[i]].time_us;
+    errors.push_back(std::abs(fit - samples[i].us) / samples[i].us);
+    sum_fit += fit;
+    sum_meas += samples[i].us;
+  }
+  cal.fitted_nodes = used.size();
+  cal.median_node_error = median(errors);
+  cal.total_error = sum_meas > 0 ? std::abs(sum_fit - sum_meas) / sum_meas : 0;
+  // The measured table gets the fitted device's name: it is that device's view of this graph.
+  cal.measured.device = cal.fitted.device = d.name;
+  return cal;
+}
+
+Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options) {
+  const Schedule reference = reference_schedule(graph);
+  // Any valid plan runs the same kernels; the quickest planner will do.
+  WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
+  auto executor = make_cpu_executor();
+  RunOptions ro = run;
+  ro.per_node_timing = true;
+  WEFT_TRY_ASSIGN(auto result, executor->run(graph, reference, plan, ro));
+  return fit_cpu_device(graph, result.timeline, options);
+}
+
+double latch_latency_us(int round_trips) {
+  using Clock = std::chrono::steady_clock;
+  std::atomic<std::uint32_t> ping{0}, pong{0};
+  std::vector<double> trips;
+  trips.reserve(static_cast<std::size_t>(round_trips));
+  std::jthread echo([&] {
+    for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
+      while (ping.load(std::memory_order_acquire) < i) ping.wait(i - 1, std::memory_order_acquire);
+      pong.store(i, std::memory_order_release);
+      pong.notify_all();
+    }
+  });
+  for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
+    const auto t0 = Clock::now();
+    ping.store(i, std::memory_order_release);
+    ping.notify_all();
+    while (pong.load(std::memory_order_acquire) < i) pong.wait(i - 1, std::memory_order_acquire);
+    trips.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  return 0.5 * median(std::move(trips));
+}
+
+Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,
+                                       const DeviceSpec& device) {
+  PredictOptions po;
+  po.counterfactuals = false;
+  WEFT_TRY_ASSIGN(auto p, predict(graph, schedule, costs, device, po));
+  return p.speedup_vs_eager;
+}
+
+}  // namespace weft::core

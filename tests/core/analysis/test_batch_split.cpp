@@ -1,0 +1,101 @@
+// The batch split check: per-sample operators keep the batch, the first operator that mixes it
+// is named with the reason, and weights never carry it.
+#include <gtest/gtest.h>
+
+#include "weft/core/batch_split.h"
+#include "weft/core/onnx_import.h"
+
+using namespace weft;
+
+namespace {
+
+core::Attribute int_attr(const std::string& name, std::int64_t v) {
+  core::Attribute a;
+  a.name = name;
+  a.type = core::Attribute::Type::Int;
+  a.i = v;
+  return a;
+}
+
+core::Attribute ints_attr(const std::string& name, std::vector<std::int64_t> v) {
+  core::Attribute a;
+  a.name = name;
+  a.type = core::Attribute::Type::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
+// x [4, 8] -> Relu -> (op under test with `attrs`, output shape `out`) -> Relu.
+core::Graph one_op(const std::string& op, std::vector<core::Attribute> attrs, std::vector<std::int64_t> out) {
+  core::GraphBuilder b;
+  b.add_input("x", core::DType::Float32, {core::Dim{4, {}}, core::Dim{8, {}}});
+  b.add_node("r0", "Relu", {"x"}, {"a"});
+  b.set_shape("a", core::DType::Float32, {4, 8});
+  const std::vector<std::string> in{"a"}, o{"b"};
+  b.add_node("op", op, std::span<const std::string>(in), std::span<const std::string>(o), std::move(attrs));
+  b.set_shape("b", core::DType::Float32, out);
+  b.add_node("r1", "Relu", {"b"}, {"c"});
+  b.set_shape("c", core::DType::Float32, out);
+  b.mark_output("c");
+  auto g = std::move(b).build();
+  EXPECT_TRUE(g) << g.error().message;
+  return std::move(*g);
+}
+
+core::BatchSplitCheck model(const std::string& name) {
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx");
+  EXPECT_TRUE(g) << g.error().message;
+  return core::check_batch_split(*g);
+}
+
+}  // namespace
+
+// Operators over other axes keep the batch; the same operators over axis 0 are the blocker.
+TEST(BatchSplit, AxisRules) {
+  EXPECT_TRUE(core::check_batch_split(one_op("Softmax", {int_attr("axis", 1)}, {4, 8})).splittable);
+  const auto softmax = core::check_batch_split(one_op("Softmax", {int_attr("axis", 0)}, {4, 8}));
+  EXPECT_FALSE(softmax.splittable);
+  EXPECT_EQ(softmax.reason, "Softmax 'op': normalises over the batch axis");
+  EXPECT_EQ(softmax.blocker, 1);
+  EXPECT_TRUE(core::check_batch_split(one_op("ReduceMean", {ints_attr("axes", {1})}, {4, 1})).splittable);
+  EXPECT_EQ(core::check_batch_split(one_op("ReduceMean", {ints_attr("axes", {0})}, {1, 8})).reason,
+            "ReduceMean 'op': reduces over the batch axis");
+  EXPECT_EQ(core::check_batch_split(one_op("Transpose", {ints_attr("perm", {1, 0})}, {8, 4})).reason,
+            "Transpose 'op': moves the batch axis");
+  EXPECT_EQ(core::check_batch_split(one_op("Flatten", {int_attr("axis", 0)}, {1, 32})).reason,
+            "Flatten 'op': flattens the batch into one row");
+  EXPECT_TRUE(core::check_batch_split(one_op("Flatten", {int_attr("axis", 1)}, {4, 8})).splittable);
+  const auto reshape = core::check_batch_split(one_op("Reshape", {}, {2, 16}));
+  EXPECT_EQ(reshape.reason, "Reshape 'op': changes dim 0 from 4 to 2, merging the batch");
+  EXPECT_EQ(core::check_batch_split(one_op("BatchNormalization", {int_attr("training_mode", 1)}, {4, 8})).reason,
+            "BatchNormalization 'op': BatchNormalization in training mode computes statistics over the batch");
+  EXPECT_EQ(core::check_batch_split(one_op("FancyOp", {}, {4, 8})).reason,
+            "FancyOp 'op': its treatment of the batch is unknown (not in the split rules)");
+}
+
+// A MatMul whose right operand is a weight keeps the batch in the rows; weights carry no batch.
+TEST(BatchSplit, WeightsDoNotCarryTheBatch) {
+  core::GraphBuilder b;
+  b.add_input("x", core::DType::Float32, {core::Dim{4, {}}, core::Dim{8, {}}});
+  b.add_weight("w", core::DType::Float32, {8, 3});
+  b.add_node("mm", "MatMul", {"x", "w"}, {"y"});
+  b.set_shape("y", core::DType::Float32, {4, 3});
+  b.mark_output("y");
+  auto g = std::move(b).build();
+  ASSERT_TRUE(g) << g.error().message;
+  const auto c = core::check_batch_split(*g);
+  EXPECT_TRUE(c.splittable) << c.reason;
+  EXPECT_TRUE(c.carries_batch[static_cast<std::size_t>(g->outputs()[0])]);
+  EXPECT_FALSE(c.carries_batch[1]);  // w
+}
+
+// The CNNs split; ViT's class token joins the batch with a weight; silero's control flow is refused.
+TEST(BatchSplit, TestModels) {
+  for (const char* name : {"squeezenet1_1", "resnet50", "googlenet", "mobilenet_v3_large", "mnasnet1_0"}) {
+    const auto c = model(name);
+    EXPECT_TRUE(c.splittable) << name << ": " << c.reason;
+  }
+  const auto vit = model("vit_b_16");
+  EXPECT_FALSE(vit.splittable);
+  EXPECT_NE(vit.reason.find("Concat"), std::string::npos) << vit.reason;
+}

@@ -1,0 +1,174 @@
+// The calibrated CPU device: its file format, the simulator's CPU model (cores shared, latches,
+// no host thread) and the fit of per-node times into device parameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim_fixtures.h"
+#include "test_graphs.h"
+#include "weft/core/onnx_import.h"
+#include "weft/core/simulator.h"
+#include "weft/core/study/cpu_calibration.h"
+#include "weft/core/study/reference.h"
+
+using namespace weft;
+
+namespace {
+
+core::DeviceSpec cpu_device(int cores, double latch_us = 0) {
+  core::DeviceSpec d;
+  d.name = "cpu-test";
+  d.kind = core::DeviceKind::Cpu;
+  d.sm_count = cores;
+  d.peak_fp32_flops = d.peak_tf32_flops = d.peak_fp16_flops = 1e10;
+  d.memory_bandwidth = 1e10;
+  d.launch_us = 1;
+  d.event_wait_us = latch_us;
+  return d;
+}
+
+core::NodeCost measured(double us) {
+  core::NodeCost c;
+  c.time_us = us;
+  c.measured = true;
+  c.known = true;
+  return c;
+}
+
+// Two independent chains n0..n2 and n3..n5, one per stream.
+core::Schedule two_streams() {
+  core::Schedule s;
+  s.streams = {{0, 1, 2}, {3, 4, 5}};
+  s.strategy = "hand";
+  return s;
+}
+
+}  // namespace
+
+// A CPU device file round-trips through device_to_json; "cores" replaces "sm_count".
+TEST(CpuDevice, FileRoundTrip) {
+  const core::DeviceSpec d = cpu_device(6, 3.5);
+  const std::string text = core::device_to_json(d);
+  EXPECT_NE(text.find("\"kind\": \"cpu\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"cores\": 6"), std::string::npos) << text;
+  EXPECT_EQ(text.find("sm_count"), std::string::npos) << text;
+  auto back = core::parse_device(text, "test");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->kind, core::DeviceKind::Cpu);
+  EXPECT_EQ(back->sm_count, 6);
+  EXPECT_DOUBLE_EQ(back->event_wait_us, 3.5);
+  EXPECT_DOUBLE_EQ(back->peak_fp32_flops, 1e10);
+  EXPECT_DOUBLE_EQ(back->launch_us, 1);
+}
+
+// Keys of the other kind are refused by name; a bad kind too.
+TEST(CpuDevice, KindSpecificKeysRefused) {
+  const std::string cpu = R"({"name": "c", "kind": "cpu", "peak_fp32_tflops": 0.1, "memory_bandwidth_gb_s": 10,
+    "launch_us": 1, "event_record_us": 0, "event_wait_us": 2, )";
+  EXPECT_TRUE(core::parse_device(cpu + R"("cores": 4})", "t"));
+  auto with_sms = core::parse_device(cpu + R"("cores": 4, "sm_count": 4})", "t");
+  ASSERT_FALSE(with_sms);
+  EXPECT_NE(with_sms.error().message.find("'sm_count' does not apply to a cpu device"), std::string::npos);
+  EXPECT_FALSE(core::parse_device(cpu + R"("launch_us": 1})", "t"));  // no cores
+  auto kind = core::parse_device(R"({"name": "c", "kind": "tpu"})", "t");
+  ASSERT_FALSE(kind);
+  EXPECT_NE(kind.error().message.find("'kind'"), std::string::npos);
+}
+
+// Two streams on two cores run side by side; on one core they share it and take as long as one stream.
+TEST(CpuDevice, CoresAreTheSharedResource) {
+  const core::Graph g = test::make_two_branches(3);
+  const auto costs = test::table({measured(10), measured(10), measured(10), measured(10), measured(10), measured(10)});
+  const auto wide = core::simulate(g, two_streams(), costs, cpu_device(2));
+  EXPECT_DOUBLE_EQ(wide.makespan_us(), 30);
+  const auto narrow = core::simulate(g, two_streams(), costs, cpu_device(1));
+  EXPECT_DOUBLE_EQ(narrow.makespan_us(), 60);
+  // No host thread: the first operator starts at once, with no launch before it.
+  EXPECT_DOUBLE_EQ(wide.items[0].start_us, 0);
+}
+
+// An event's consumer starts one latch latency after its producer ends.
+TEST(CpuDevice, EventsCostTheLatch) {
+  const core::Graph g = test::make_chain(2);
+  core::Schedule s;
+  s.streams = {{0}, {1}};
+  s.events = {{0, 1}};
+  const auto costs = test::table({measured(10), measured(10)});
+  const auto tl = core::simulate(g, s, costs, cpu_device(2, 7));
+  EXPECT_DOUBLE_EQ(tl.items[1].start_us, 17);
+  EXPECT_DOUBLE_EQ(tl.makespan_us(), 27);
+}
+
+// Predicted (not measured) CPU times keep their per-operator overhead on the device.
+TEST(CpuDevice, PredictedTimesKeepTheOverhead) {
+  core::NodeCost c;
+  c.time_us = 12;
+  EXPECT_DOUBLE_EQ(core::device_time_us(c, cpu_device(2)), 12);
+  core::DeviceSpec gpu = cpu_device(2);
+  gpu.kind = core::DeviceKind::Gpu;
+  EXPECT_DOUBLE_EQ(core::device_time_us(c, gpu), 11);
+}
+
+// The fit recovers the rates and overhead that generated the node times (googlenet's shapes).
+TEST(CpuDevice, FitRecoversGeneratingParameters) {
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/googlenet.onnx");
+  ASSERT_TRUE(g) << g.error().message;
+  core::DeviceSpec truth = cpu_device(4);
+  truth.peak_fp32_flops = truth.peak_tf32_flops = truth.peak_fp16_flops = 3e10;  // 30 GFLOP/s
+  truth.memory_bandwidth = 5e9;                                                   // 5 GB/s
+  truth.launch_us = 4;
+  const core::CostTable costs = core::estimate_costs(*g, truth);
+  core::Timeline run;
+  double t = 0;
+  for (std::size_t v = 0; v < g->node_count(); ++v) {
+    run.items.push_back({static_cast<core::NodeId>(v), 0, t, t + costs.nodes[v].time_us});
+    t += costs.nodes[v].time_us;
+  }
+  core::CpuFitOptions o;
+  o.cores = 4;
+  o.latch_us = 2;
+  auto cal = core::fit_cpu_device(*g, run, o);
+  ASSERT_TRUE(cal) << cal.error().message;
+  EXPECT_EQ(cal->device.kind, core::DeviceKind::Cpu);
+  EXPECT_EQ(cal->device.sm_count, 4);
+  EXPECT_DOUBLE_EQ(cal->device.event_wait_us, 2);
+  EXPECT_NEAR(cal->device.peak_fp32_flops / 3e10, 1.0, 0.03);
+  EXPECT_NEAR(cal->device.memory_bandwidth / 5e9, 1.0, 0.03);
+  EXPECT_NEAR(cal->device.launch_us / 4, 1.0, 0.05);
+  EXPECT_LT(cal->median_node_error, 0.02);
+  EXPECT_LT(cal->total_error, 0.02);
+  EXPECT_GT(cal->fitted_nodes, 50u);
+}
+
+// Too few timed nodes: refused with the count.
+TEST(CpuDevice, FitNeedsNodes) {
+  const core::Graph g = test::make_chain(2);
+  core::Timeline run;
+  run.items.push_back({0, 0, 0, 5});
+  core::CpuFitOptions o;
+  o.latch_us = 1;
+  auto cal = core::fit_cpu_device(g, run, o);
+  ASSERT_FALSE(cal);
+  EXPECT_NE(cal.error().message.find("3 needed"), std::string::npos) << cal.error().message;
+}
+
+// A real sequential run calibrates a device whose prediction of the reference schedule is 1x
+// and of two concurrent streams on as many cores is above 1x.
+TEST(CpuDevice, CalibrateFromARealRun) {
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/squeezenet1_1.onnx");
+  ASSERT_TRUE(g) << g.error().message;
+  core::RunOptions ro;
+  ro.iterations = 1;
+  ro.warmup = 0;
+  core::CpuFitOptions o;
+  o.cores = 2;
+  auto cal = core::calibrate_cpu(*g, ro, o);
+  ASSERT_TRUE(cal) << cal.error().message;
+  EXPECT_GT(cal->device.peak_fp32_flops, 0);
+  EXPECT_GE(cal->device.event_wait_us, 0);  // measured latch
+  for (const core::NodeCost& c : cal->measured.nodes) EXPECT_TRUE(c.measured);
+  auto one = core::predicted_cpu_speedup(*g, core::reference_schedule(*g), cal->measured, cal->device);
+  ASSERT_TRUE(one);
+  EXPECT_DOUBLE_EQ(*one, 1.0);
+  EXPECT_GE(core::latch_latency_us(50), 0.0);
+}

@@ -1,0 +1,92 @@
+// One line of advice per model: chains get the micro-batch hint, wide graphs the best
+// configuration with its speedup and memory price, CPU devices no CUDA Graph talk.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "weft/core/analysis.h"
+#include "weft/core/onnx_import.h"
+#include "weft/core/study/advice.h"
+
+using namespace weft;
+
+namespace {
+
+core::Advice advise_model(const std::string& name, const core::DeviceSpec& device, std::map<std::string, std::int64_t> dims = {}) {
+  core::ImportOptions o;
+  o.dims = std::move(dims);
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx", o);
+  EXPECT_TRUE(g) << g.error().message;
+  const auto report = core::analyze(*g, core::estimate_costs(*g, device));
+  auto a = core::advise(*g, report, device);
+  EXPECT_TRUE(a) << a.error().message;
+  return *a;
+}
+
+core::DeviceSpec h100() { return *core::load_device("h100-sxm"); }
+
+}  // namespace
+
+// A chain (mnasnet, width 1): concurrency cannot help; splitting pays from a batch above 1.
+TEST(Advice, ChainGetsTheSplitHint) {
+  const core::Advice a = advise_model("mnasnet1_0", h100());
+  EXPECT_EQ(a.kind, core::Advice::Kind::Chain);
+  EXPECT_EQ(a.width, 1u);
+  EXPECT_NE(a.line.find("chain: concurrency cannot help at batch 1"), std::string::npos) << a.line;
+  EXPECT_GE(a.split_batch, 2);
+  EXPECT_NE(a.line.find("micro-batch splitting at batch >= " + std::to_string(a.split_batch)), std::string::npos) << a.line;
+}
+
+// A wide graph (googlenet's inception branches): the best configuration, its gain and memory price.
+TEST(Advice, WideGraphNamesTheBestConfiguration) {
+  const core::Advice a = advise_model("googlenet", h100());
+  EXPECT_EQ(a.kind, core::Advice::Kind::Concurrency) << a.line;
+  EXPECT_GT(a.width, 1u);
+  EXPECT_GT(a.best_speedup, 1.05);
+  EXPECT_GT(a.best_streams, 1);
+  EXPECT_GT(a.memory_ratio, 0);
+  EXPECT_NE(a.line.find(a.best_strategy + " on " + std::to_string(a.best_streams) + " streams"), std::string::npos) << a.line;
+  EXPECT_NE(a.line.find("over the sequential CUDA Graph"), std::string::npos) << a.line;
+  EXPECT_NE(a.line.find("x the memory"), std::string::npos) << a.line;
+}
+
+// The advice's speedup is a real optimum: no fixed strategy in either mode beats it (checked
+// through its own figures: it is never below 1x, the reference being a candidate).
+TEST(Advice, NeverBelowTheReference) {
+  for (const char* name : {"squeezenet1_1", "resnet50", "randwire_ws", "transformer4h"}) {
+    std::map<std::string, std::int64_t> dims;
+    if (std::string(name) == "randwire_ws" || std::string(name) == "transformer4h") dims["batch"] = 1;
+    const core::Advice a = advise_model(name, h100(), dims);
+    EXPECT_GE(a.best_speedup, 1.0) << name;
+    EXPECT_FALSE(a.line.empty()) << name;
+  }
+}
+
+// Tiny kernels at batch 1 on an H100 (randwire): launches dominate the eager run, so the advice
+// leads with CUDA Graph replay.
+TEST(Advice, LaunchBoundLeadsWithGraphReplay) {
+  const core::Advice a = advise_model("randwire_ws", h100(), {{"batch", 1}});
+  EXPECT_TRUE(a.launch_bound) << a.line;
+  EXPECT_GT(a.launch_share, 0.2);
+  EXPECT_EQ(a.line.rfind("launch-bound in eager mode", 0), 0u) << a.line;
+}
+
+// On a CPU device there is no launch mode to change: the baseline is the sequential run.
+TEST(Advice, CpuDeviceSpeaksOfTheSequentialRun) {
+  core::DeviceSpec cpu;
+  cpu.name = "cpu";
+  cpu.kind = core::DeviceKind::Cpu;
+  cpu.sm_count = 4;
+  cpu.peak_fp32_flops = cpu.peak_tf32_flops = cpu.peak_fp16_flops = 2e10;
+  cpu.memory_bandwidth = 1e10;
+  cpu.launch_us = 2;
+  cpu.event_wait_us = 5;
+  const core::Advice a = advise_model("googlenet", cpu);
+  EXPECT_FALSE(a.launch_bound);
+  EXPECT_EQ(a.best_mode, core::LaunchMode::Eager);
+  EXPECT_EQ(a.line.find("CUDA Graph"), std::string::npos) << a.line;
+  EXPECT_EQ(a.split_batch, 0);
+  if (a.kind == core::Advice::Kind::Concurrency) {
+    EXPECT_NE(a.line.find("over the sequential run"), std::string::npos) << a.line;
+  }
+}

@@ -1,0 +1,135 @@
+// The batch sweep: batch binding, predicted speedups per strategy and batch, the CPU-measured
+// variant, and the CSV that joins points run elsewhere.
+#include <gtest/gtest.h>
+
+#include "weft/core/cpu_executor.h"
+#include "weft/core/onnx_import.h"
+#include "weft/core/study/sweep.h"
+
+using namespace weft;
+
+namespace {
+std::string model(const std::string& name) { return std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx"; }
+
+core::SweepOptions options(std::vector<std::int64_t> batches, std::vector<std::string> strategies) {
+  core::SweepOptions o;
+  o.batches = std::move(batches);
+  o.strategies = std::move(strategies);
+  auto d = core::load_device("h100-sxm");
+  EXPECT_TRUE(d);
+  o.device = *d;
+  return o;
+}
+}  // namespace
+
+// The batch dimension is found on a model with a symbolic batch; a static one is refused by name.
+TEST(Sweep, FindsTheBatchDimension) {
+  auto mlp = core::import_onnx(model("grouped_mlp"));
+  ASSERT_TRUE(mlp) << mlp.error().message;
+  auto dim = core::find_batch_dim(*mlp);
+  ASSERT_TRUE(dim) << dim.error().message;
+  EXPECT_EQ(*dim, "batch");
+  auto resnet = core::import_onnx(model("resnet50"));
+  ASSERT_TRUE(resnet);
+  auto none = core::find_batch_dim(*resnet);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("no unbound symbolic batch dimension"), std::string::npos);
+}
+
+// Every strategy at every batch: sequential is 1x, the work grows with the batch, and a wide
+// model's concurrent schedule gains over the reference under CUDA Graph replay.
+TEST(Sweep, PredictedPointsPerBatchAndStrategy) {
+  core::SweepOptions o = options({1, 8}, {"sequential", "cp-list"});
+  o.mode = core::LaunchMode::Graph;
+  auto points = core::sweep(model("randwire_ws"), o);
+  ASSERT_TRUE(points) << points.error().message;
+  ASSERT_EQ(points->size(), 4u);
+  EXPECT_EQ((*points)[0].batch, 1);
+  EXPECT_EQ((*points)[0].strategy, "sequential");
+  EXPECT_EQ((*points)[1].strategy, "cp-list");
+  EXPECT_EQ((*points)[2].batch, 8);
+  for (const core::SweepPoint& p : *points) {
+    EXPECT_EQ(p.device, "h100-sxm");
+    EXPECT_EQ(p.mode, "graph");
+    EXPECT_FALSE(p.measured_speedup);
+    if (p.strategy == "sequential") {
+      EXPECT_NEAR(p.predicted_speedup, 1.0, 1e-9);
+    }
+  }
+  EXPECT_GT((*points)[2].predicted_sequential_us, (*points)[0].predicted_sequential_us);
+  EXPECT_GT((*points)[1].predicted_speedup, 1.05);
+  EXPECT_GT((*points)[1].streams, 1);
+}
+
+// Bad requests: an unknown strategy, a non-positive batch, a static model.
+TEST(Sweep, Refusals) {
+  EXPECT_FALSE(core::sweep(model("randwire_ws"), options({1}, {"no-such"})));
+  EXPECT_FALSE(core::sweep(model("randwire_ws"), options({0}, {"cp-list"})));
+  auto st = core::sweep(model("squeezenet1_1"), options({1, 2}, {"cp-list"}));
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().kind, core::ErrorKind::InvalidInput);
+}
+
+// With the CPU executor each point is also measured, and the prediction comes from a CPU device
+// calibrated on that batch's sequential run.
+TEST(Sweep, MeasuredOnTheCpu) {
+  auto executor = core::make_cpu_executor();
+  core::SweepOptions o = options({1, 2}, {"cp-list"});
+  o.executor = executor.get();
+  o.run.iterations = 1;
+  o.run.warmup = 0;
+  auto points = core::sweep(model("grouped_mlp"), o);
+  ASSERT_TRUE(points) << points.error().message;
+  ASSERT_EQ(points->size(), 2u);
+  for (const core::SweepPoint& p : *points) {
+    EXPECT_EQ(p.mode, "cpu");
+    ASSERT_TRUE(p.measured_speedup);
+    EXPECT_GT(*p.measured_speedup, 0);
+    EXPECT_GT(*p.measured_sequential_ms, 0);
+    EXPECT_GT(p.predicted_speedup, 0);
+  }
+}
+
+// CSV: written points read back equal (repeated headers from concatenated files are fine);
+// malformed rows are refused with the line.
+TEST(Sweep, CsvRoundTrip) {
+  core::SweepPoint a;
+  a.model = "m,odel.onnx";
+  a.batch = 4;
+  a.strategy = "cp-list";
+  a.device = "cpu";
+  a.mode = "cpu";
+  a.streams = 3;
+  a.events = 7;
+  a.predicted_us = 120.5;
+  a.predicted_sequential_us = 200;
+  a.predicted_speedup = 200 / 120.5;
+  a.measured_ms = 1.5;
+  a.measured_sequential_ms = 2.0;
+  a.measured_speedup = 2.0 / 1.5;
+  core::SweepPoint b = a;
+  b.batch = 8;
+  b.measured_ms.reset();
+  b.measured_sequential_ms.reset();
+  b.measured_speedup.reset();
+  const std::string text = core::sweep_csv({a}) + core::sweep_csv({b});
+  auto back = core::sweep_from_csv(text, "t.csv");
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[0].model, "m,odel.onnx");
+  EXPECT_EQ((*back)[0].events, 7u);
+  EXPECT_NEAR((*back)[0].predicted_speedup, a.predicted_speedup, 1e-9);
+  ASSERT_TRUE((*back)[0].measured_speedup);
+  EXPECT_NEAR(*(*back)[0].measured_speedup, 2.0 / 1.5, 1e-9);
+  EXPECT_FALSE((*back)[1].measured_speedup);
+  auto bad = core::sweep_from_csv("model,batch\n1,2\n", "x.csv");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("x.csv:1"), std::string::npos) << bad.error().message;
+  const std::string header = core::sweep_csv({});
+  auto short_row = core::sweep_from_csv(header + "a,1,2\n", "y.csv");
+  ASSERT_FALSE(short_row);
+  EXPECT_NE(short_row.error().message.find("y.csv:2: expected 13 fields"), std::string::npos);
+  auto nan = core::sweep_from_csv(header + "m,one,s,d,eager,1,0,1,1,1,,,\n", "z.csv");
+  ASSERT_FALSE(nan);
+  EXPECT_NE(nan.error().message.find("batch 'one'"), std::string::npos);
+}
