@@ -2,7 +2,9 @@
 # Installs what is missing (Debian 12), builds Weft and runs it or its tests.
 #   scripts/bootstrap.sh demo   build, then open weft-studio on the sample model
 #                               (no display: print `weft analyze` of it instead)
-#   scripts/bootstrap.sh test   build with the CI preset (warnings are errors), run every test
+#   scripts/bootstrap.sh test   build with the CI preset (warnings are errors), run every test, then
+#                               the core and CLI tests under the asan and tsan presets
+#                               (WEFT_SANITIZERS=0: skip those)
 set -euo pipefail
 mode=${1:-demo}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +50,16 @@ case "$mode" in
         { cat build/ci/onnx-conformance.log >&2; echo "bootstrap: generating the ONNX conformance cases failed" >&2; exit 1; }
       mv build/ci/onnx-conformance.tmp build/ci/onnx-conformance
     fi
-    exec ctest --preset ci -j2
+    ctest --preset ci -j2
+    # The core, CLI and CPU-executor tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+    # and ThreadSanitizer (tests labelled slow excluded). WEFT_SANITIZERS=0 skips them locally.
+    if [ "${WEFT_SANITIZERS:-1}" != 0 ]; then
+      for preset in asan tsan; do
+        cmake --preset "$preset" >/dev/null
+        cmake --build --preset "$preset"
+        ctest --preset "$preset" -j2
+      done
+    fi
     ;;
   *)
     echo "usage: scripts/bootstrap.sh demo|test" >&2

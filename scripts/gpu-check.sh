@@ -1,85 +1,227 @@
 #!/usr/bin/env bash
-# One-shot check of the CUDA executor for a session that has a GPU (written for an H200 with
-# 16 cores; budget: under 8 minutes). Configures the release preset for sm_90 (UI and benchmarks
-# off), builds weft and the GPU tests, runs `ctest -L gpu`, then for googlenet, squeezenet1_1 and
-# resnet50 (weights absent: seeded values, as on the CPU) prints one table per model: strategy,
-# streams, events, sequential eager / sequential graph / schedule eager / schedule graph ms,
-# measured speedup vs the graph baseline, predicted speedup (weft simulate --graph), overlapped
-# node pairs and the max abs error vs the CPU reference.
-# Usage: scripts/gpu-check.sh [BUILD_DIR]   (default build/release); env ITER (20), WARMUP (3),
-#        TABLE_ONLY=1 (skip configure, build and ctest: reuse BUILD_DIR's weft).
+# The one-shot check of Weft's CUDA backend on a GPU machine, run from the GPU bundle
+# (scripts/gpu-bundle.sh builds it; docs/gpu-run.md gives the exact device call). Nothing is
+# built here: the machine needs only an NVIDIA driver and NVIDIA's libraries (a CUDA toolkit's
+# lib64 or the Python wheels' site-packages/nvidia/*/lib), plus python3 for the summaries.
+# Steps, each with its own time limit inside a total budget (BUDGET, 330 s by default):
+#   1. NVIDIA's libraries found and the versions weft loads (weft devices), nvidia-smi
+#   2. the GPU tests (test_cuda_check, test_cuda_module, test_cuda_executor)
+#   3. the table: googlenet, squeezenet1_1, resnet50, vit_b_16 at batch 1 and ppocr_v4_det at
+#      batch 1 and 8, every strategy (weft run --backend cuda --graph, weft simulate --graph)
+#   4. PyTorch/torchvision baselines of the same architectures (torch_baseline.py)
+#   5. compute-sanitizer memcheck and racecheck on one multi-stream googlenet run
+# Results go to $OUT when set (the device tool brings that folder back), else ./results:
+#   summary.txt (the compact tables), gpu-check.log (everything), tests.log, weft-runs.json,
+#   torch.json, sanitizer.log. At most 8 files, as the device tool returns.
+# Usage: ./gpu-check.sh   env: ITER (20), WARMUP (3), BUDGET (330), STEPS ("libs tests table torch
+#        sanitizer"), WEFT_NVIDIA_LIBS (colon-separated folders: skip the search),
+#        NVIDIA_TOOLKIT_DIRS (toolkit folders to try instead of $CUDA_HOME/lib64 and
+#        /usr/local/cuda's), NVIDIA_SITE_PACKAGES (a site-packages folder besides python3's)
 set -uo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build/release}
+here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -x "$here/weft" ]; then
+  # Run from a checkout's scripts/: use the bundle built beside it.
+  if [ -x "$here/../build/gpu-bundle/weft" ]; then exec "$here/../build/gpu-bundle/gpu-check.sh" "$@"; fi
+  echo "gpu-check: no weft beside this script; build the bundle first (scripts/gpu-bundle.sh)" >&2
+  exit 2
+fi
+cd "$here"
+out=${OUT:-$here/results}
+mkdir -p "$out"  # before any log is written into it
 iter=${ITER:-20}
 warmup=${WARMUP:-3}
-jobs=$(nproc 2>/dev/null || echo 8)
+budget=${BUDGET:-330}
+steps=${STEPS:-libs tests table torch sanitizer}
+log="$out/gpu-check.log"
+summary="$out/summary.txt"
+: >"$log"
+: >"$summary"
 t0=$(date +%s)
-step() { echo; echo "== $* ($(( $(date +%s) - t0 )) s)"; }
+elapsed() { echo $(( $(date +%s) - t0 )); }
+left() { echo $(( budget - $(elapsed) )); }
+# A step's limit: its own cap, or what is left of the budget (keeping `reserve` s for later steps).
+limit() { local cap=$1 reserve=${2:-0} l; l=$(( $(left) - reserve )); [ "$l" -lt "$cap" ] && cap=$l; [ "$cap" -lt 5 ] && cap=5; echo "$cap"; }
+say() { echo "$*" | tee -a "$log" "$summary"; }
+step() { say ""; say "== $* ($(elapsed) s)"; }
+want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 
-step "GPU"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "nvidia-smi failed"
+export WEFT_ASSETS_DIR="$here/assets" WEFT_TEST_DATA_DIR="$here/data" WEFT_CLI="$here/weft"
+export WEFT_SPAWN_MEASURE="$here/weft_spawn_measure"
 
-ctest_rc=0
-if [ -z "${TABLE_ONLY:-}" ]; then
-  step "configure ($build)"
-  if ! cmake --preset release -B "$build" -DWEFT_BUILD_BENCH=OFF -DWEFT_BUILD_UI=OFF -DWEFT_BUILD_GPU=ON \
-       -DCMAKE_CUDA_ARCHITECTURES=90 >"$build.configure.log" 2>&1; then
-    tail -30 "$build.configure.log"
-    echo "gpu-check: configure failed (missing packages? see scripts/bootstrap.sh)"; exit 2
-  fi
-  if ! grep -q "cuda_kernels.cu" "$build/build.ninja"; then
-    grep -i "weft:" "$build.configure.log"
-    echo "gpu-check: this configuration has no CUDA executor (toolkit or cuDNN not found)"; exit 2
-  fi
+# ---- 1. NVIDIA's libraries -------------------------------------------------------------------
+nvidia_dirs() {
+  if [ -n "${WEFT_NVIDIA_LIBS:-}" ]; then echo "$WEFT_NVIDIA_LIBS" | tr ':' '\n'; return; fi
+  local d sp
+  for d in ${NVIDIA_TOOLKIT_DIRS:-"${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib}; do
+    [ -d "$d" ] && ls "$d"/libcublas.so* >/dev/null 2>&1 && readlink -f "$d"
+  done
+  {
+    [ -n "${NVIDIA_SITE_PACKAGES:-}" ] && echo "$NVIDIA_SITE_PACKAGES"
+    python3 -c 'import site, sys; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null
+    ls -d /opt/*/.venv/lib/python3*/site-packages /usr/local/lib/python3*/dist-packages 2>/dev/null
+  } | while read -r sp; do
+    for d in "$sp"/nvidia/*/lib; do
+      [ -d "$d" ] && ls "$d"/*.so* >/dev/null 2>&1 && readlink -f "$d"
+    done
+  done
+}
+mapfile -t libdirs < <(nvidia_dirs | awk 'NF && !seen[$0]++')
+nvpath=$(IFS=:; echo "${libdirs[*]}")
+machine_ldpath=${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH="$nvpath${machine_ldpath:+:$machine_ldpath}"
 
-  step "build weft + GPU tests (-j$jobs)"
-  if ! cmake --build "$build" -j"$jobs" --target weft test_cuda_check test_cuda_executor >"$build.build.log" 2>&1; then
-    grep -E "error|Error" "$build.build.log" | head -40
-    echo "gpu-check: build failed (full log: $build.build.log)"; exit 2
-  fi
+step "GPU and NVIDIA libraries"
+say "bundle: $(head -1 "$here/README.txt" 2>/dev/null)"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | tee -a "$log" "$summary" ||
+  say "nvidia-smi failed"
+say "library folders searched (LD_LIBRARY_PATH): ${nvpath:-none found}"
+for d in "${libdirs[@]}"; do say "  $d: $(cd "$d" && ls libcudart.so.* libcublas.so.* libcudnn.so.* libnvrtc.so.* 2>/dev/null | tr '\n' ' ')"; done
+timeout 60 ./weft devices 2>&1 | tee -a "$log" | grep -E "^  [0-9]|no CUDA|cannot|CUDA module|driver CUDA|loaded|warning" | tee -a "$summary"
+devices_rc=${PIPESTATUS[0]}
+if [ "$devices_rc" -ne 0 ]; then say "gpu-check: weft devices exited $devices_rc: no usable GPU; GPU steps will report it"; fi
+if want libs && [ -x ./closure.sh ]; then ./closure.sh "$here" >>"$log" 2>&1 && say "library closure: ok" || say "library closure: FAILED (see gpu-check.log)"; fi
 
-  step "ctest -L gpu"
-  timeout 240 ctest --test-dir "$build" -L gpu --output-on-failure
-  ctest_rc=$?
+# ---- 2. GPU tests ------------------------------------------------------------------------------
+tests_rc=0
+if want tests; then
+  step "GPU tests"
+  : >"$out/tests.log"
+  for t in test_cuda_check test_cuda_module test_cuda_executor; do
+    lim=$(limit 150 200)
+    timeout "$lim" "./$t" >>"$out/tests.log" 2>&1
+    rc=$?
+    case $rc in
+      0) verdict="passed" ;;
+      77) verdict="skipped (exit 77: $(grep -m1 'skipped:' "$out/tests.log" | sed 's/.*skipped: //'))" ;;
+      124) verdict="TIMED OUT after ${lim} s"; tests_rc=1 ;;
+      *) verdict="FAILED (exit $rc)"; tests_rc=1 ;;
+    esac
+    say "$(printf '%-20s %s' "$t" "$verdict")"
+  done
+  grep -E "^\[  FAILED  \]|Failure|^\[ startup \]" "$out/tests.log" | sort -u | head -40 | tee -a "$summary" >>"$log"
 fi
 
-weft="$build/app/weft/weft"
-[ -x "$weft" ] || weft=$(find "$build" -type f -name weft -perm -u+x | head -1)
+# ---- 3. The table ------------------------------------------------------------------------------
 strategies="sequential seed-greedy level-rr chains cp-list resource-aware"
-out=$(mktemp -d)
-for model in googlenet squeezenet1_1 resnet50; do
-  step "$model"
-  path=tests/data/models/$model.onnx
-  for s in $strategies; do
-    timeout 60 "$weft" run "$path" --backend cuda --device h200 --strategy "$s" --graph \
-      --iterations "$iter" --warmup "$warmup" --json >"$out/$model.$s.run.json" 2>"$out/$model.$s.run.err" || true
-    timeout 30 "$weft" simulate "$path" --device h200 --strategy "$s" --graph --json \
-      >"$out/$model.$s.sim.json" 2>/dev/null || true
+runs=$(mktemp -d)  # per-run files stay out of $OUT (the device tool returns at most 8 files)
+if want table; then
+  step "weft: measured vs predicted, every strategy (--graph schedules; $iter iterations after $warmup warm-up)"
+  configs=("googlenet 1" "squeezenet1_1 1" "resnet50 1" "vit_b_16 1" "ppocr_v4_det 1" "ppocr_v4_det 8")
+  for cfg in "${configs[@]}"; do
+    read -r model batch <<<"$cfg"
+    dims=()
+    if [ "$model" = ppocr_v4_det ]; then
+      dims=(--dim "p2o.DynamicDimension.0=$batch" --dim p2o.DynamicDimension.1=640 --dim p2o.DynamicDimension.2=640)
+    fi
+    for s in $strategies; do
+      if [ "$(left)" -lt 110 ]; then say "  $model b$batch $s: skipped (budget: $(left) s left)"; continue; fi
+      base="$runs/$model.b$batch.$s"
+      timeout "$(limit 90 100)" ./weft run "data/models/$model.onnx" "${dims[@]}" --backend cuda --device h200 --strategy "$s" --graph \
+        --iterations "$iter" --warmup "$warmup" --json >"$base.run.json" 2>"$base.run.err"
+      echo "$?" >"$base.rc"
+      timeout 30 ./weft simulate "data/models/$model.onnx" "${dims[@]}" --device h200 --strategy "$s" --graph --json \
+        >"$base.sim.json" 2>/dev/null
+      cat "$base.run.err" >>"$log"
+      # An operator the CUDA executor lacks fails every strategy alike: say it once.
+      if grep -q "unsupported: operator" "$base.run.err"; then break; fi
+    done
   done
-  python3 - "$out" "$model" $strategies <<'PY'
-import json, sys
-out, model, strategies = sys.argv[1], sys.argv[2], sys.argv[3:]
+  python3 - "$runs" "$out/weft-runs.json" "$strategies" <<'PY' 2>&1 | tee -a "$log" "$summary"
+import json, os, sys
+runs, dest, strategies = sys.argv[1], sys.argv[2], sys.argv[3].split()
 def load(p):
     try:
-        return json.load(open(p))
+        with open(p) as f:
+            return json.load(f)
     except Exception:
         return None
-hdr = f"{'strategy':<15}{'streams':>8}{'events':>7}{'seq eager':>11}{'seq graph':>11}{'sch eager':>11}{'sch graph':>11}{'vs graph':>10}{'predicted':>10}{'overlaps':>9}{'err vs cpu':>12}"
-print(hdr)
-for s in strategies:
-    r = load(f"{out}/{model}.{s}.run.json")
-    p = load(f"{out}/{model}.{s}.sim.json")
-    pred = f"{p['speedup_vs_graph']:.2f}x" if p else "-"
-    if not r:
-        err = open(f"{out}/{model}.{s}.run.err").read().strip().splitlines()
-        print(f"{s:<15} FAILED: {err[-1] if err else 'no output'}  (predicted {pred})")
-        continue
-    e = r.get("max_abs_error_vs_cpu")
-    print(f"{s:<15}{r['streams']:>8}{r['events']:>7}{r['sequential_ms']:>11.3f}{r['sequential_graph_ms']:>11.3f}"
-          f"{r['schedule_ms']:>11.3f}{r['schedule_graph_ms']:>11.3f}{r['speedup_vs_graph']:>9.2f}x{pred:>10}"
-          f"{r['overlapped_pairs']:>9}{('%.2e' % e) if e is not None else 'NaN':>12}")
+def text(p):
+    try:
+        with open(p) as f:
+            return f.read().strip()
+    except Exception:
+        return ""
+configs = []
+for name in sorted(os.listdir(runs)):
+    if name.endswith(".rc"):
+        model, batch, strategy = name[:-3].rsplit(".", 2)
+        if (model, batch) not in configs:
+            configs.append((model, batch))
+order = ["googlenet", "squeezenet1_1", "resnet50", "vit_b_16", "ppocr_v4_det"]
+configs.sort(key=lambda c: (order.index(c[0]) if c[0] in order else 99, int(c[1][1:])))
+everything = []
+hdr = (f"{'strategy':<15}{'streams':>8}{'events':>7}{'seq eager':>10}{'seq graph':>10}{'sch eager':>10}{'sch graph':>10}"
+       f"{'vs graph':>9}{'predicted':>10}{'overlaps':>9}{'err vs cpu':>11}")
+for model, batch in configs:
+    print(f"\n{model} batch {batch[1:]}   (ms: median iteration; vs graph: sequential graph / schedule graph)")
+    print(hdr)
+    for s in strategies:
+        base = os.path.join(runs, f"{model}.{batch}.{s}")
+        if not os.path.exists(base + ".rc"):
+            continue
+        r, p = load(base + ".run.json"), load(base + ".sim.json")
+        pred = f"{p['speedup_vs_graph']:.2f}x" if p and p.get("speedup_vs_graph") is not None else "-"
+        everything.append({"model": model, "batch": int(batch[1:]), "strategy": s, "run": r, "simulate": p,
+                           "exit": text(base + ".rc"), "error": text(base + ".run.err")[-2000:]})
+        if not r:
+            err = [l for l in text(base + ".run.err").splitlines() if l.strip()]
+            rc = text(base + ".rc")
+            why = err[-1] if err else ("timed out" if rc == "124" else f"exit {rc}, no output")
+            print(f"{s:<15} FAILED (exit {rc}): {why[:150]}   (predicted {pred})")
+            continue
+        e = r.get("max_abs_error_vs_cpu")
+        print(f"{s:<15}{r['streams']:>8}{r['events']:>7}{r['sequential_ms']:>10.3f}{r['sequential_graph_ms']:>10.3f}"
+              f"{r['schedule_ms']:>10.3f}{r['schedule_graph_ms']:>10.3f}{r['speedup_vs_graph']:>8.2f}x{pred:>10}"
+              f"{r['overlapped_pairs']:>9}{('%.2e' % e) if e is not None else 'NaN':>11}")
+    queues = {str(x["run"].get("max_connections")) for x in everything if x["run"] and x["model"] == model}
+    if queues:
+        print(f"hardware queues (CUDA_DEVICE_MAX_CONNECTIONS): {', '.join(sorted(queues))}")
+with open(dest, "w") as f:
+    json.dump(everything, f, indent=1)
 PY
-done
-step "done (ctest rc=$ctest_rc; per-run JSON in $out)"
-exit $ctest_rc
+fi
+
+# ---- 4. PyTorch baselines ----------------------------------------------------------------------
+if want torch; then
+  step "PyTorch/torchvision baselines (random weights, float32, TF32 off; eager and CUDA Graph replay)"
+  # PyTorch uses its own wheels' libraries: leave LD_LIBRARY_PATH as the machine had it.
+  env LD_LIBRARY_PATH="$machine_ldpath" PYTHONUNBUFFERED=1 timeout "$(limit 120 60)" \
+    python3 torch_baseline.py --out "$out/torch.json" --batches 1 8 >"$runs/torch.txt" 2>&1
+  rc=$?
+  cat "$runs/torch.txt" >>"$log"
+  # Library warnings stay in the log; the summary keeps the baseline's own lines.
+  grep -E "^(torch|model|googlenet|squeezenet1_1|resnet50|vit_b_16|ppocr)" "$runs/torch.txt" | tee -a "$summary"
+  [ "$rc" -eq 124 ] && say "torch baseline: TIMED OUT"
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && say "torch baseline: exit $rc: $(tail -1 "$runs/torch.txt")"
+fi
+
+# ---- 5. compute-sanitizer ----------------------------------------------------------------------
+if want sanitizer; then
+  step "compute-sanitizer on one multi-stream googlenet run (cp-list, 1 iteration, eager and graph)"
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
+  : >"$out/sanitizer.log"
+  if [ -z "$sanitizer" ]; then
+    say "compute-sanitizer not found"
+  else
+    for tool in memcheck racecheck; do
+      lim=$(limit 100 0)
+      if [ "$(left)" -lt 20 ]; then say "$tool: skipped (budget)"; continue; fi
+      echo "== $tool" >>"$out/sanitizer.log"
+      timeout "$lim" "$sanitizer" --tool "$tool" --error-exitcode 9 ./weft run data/models/googlenet.onnx --backend cuda \
+        --strategy cp-list --iterations 1 --warmup 0 >>"$out/sanitizer.log" 2>&1
+      rc=$?
+      summary_line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer.log" | tail -1)
+      case $rc in
+        0) say "$tool: clean (${summary_line:-no summary line})" ;;
+        9) say "$tool: ERRORS: $summary_line (sanitizer.log)" ;;
+        124) say "$tool: TIMED OUT after $lim s" ;;
+        *) say "$tool: exit $rc: $(grep -v '^=' "$out/sanitizer.log" | tail -1)" ;;
+      esac
+    done
+    cat "$out/sanitizer.log" >>"$log"
+  fi
+fi
+
+rm -rf "$runs"
+step "done in $(elapsed) s (tests: $([ $tests_rc -eq 0 ] && echo ok || echo FAILED)); results in $out"
+exit $tests_rc

@@ -13,6 +13,11 @@ is deliberately not written (executors seed absent weights). float32.
                         scores, Softmax, context, a head-local FFN (64 -> 256 -> 64, Relu); the
                         heads are concatenated and projected (256 -> 256) and added to x.
 
+  randwire_ws.onnx      a RandWire-WS stage (Xie et al. 2019): a Watts-Strogatz graph (n=32, k=4,
+                        p=0.75, seeded) made a DAG by node index; each node sums its inputs, then
+                        Relu, a 3x3 depthwise and a 1x1 convolution and BatchNormalization (64
+                        channels at 28x28); nodes without inputs read the stem, sinks are averaged.
+
 `batch` is a symbolic dimension: bind it with --dim batch=N (1 and 32 in the tests).
 usage: scripts/make-test-models.py [OUT_DIR]   (default tests/data/models)
 """
@@ -96,9 +101,63 @@ def transformer4h(heads=4, seq=64, d_model=256, d_head=64, d_ff=256):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
 
 
+def watts_strogatz(n, k, p, rng):
+    """Undirected WS graph: a ring lattice (each node to its k/2 neighbours on each side), each
+    edge rewired with probability p to a uniformly chosen node (no self-loops or duplicates)."""
+    edges = set()
+    for i in range(n):
+        for j in range(1, k // 2 + 1):
+            edges.add((i, (i + j) % n))
+    out = set()
+    for (a, b) in sorted(edges):
+        if rng.random() < p:
+            choices = [c for c in range(n) if c != a and (min(a, c), max(a, c)) not in out]
+            if choices:
+                b = choices[rng.integers(len(choices))]
+        out.add((min(a, b), max(a, b)))
+    return sorted(out)
+
+
+def randwire_ws(n=32, k=4, p=0.75, channels=64, size=28, seed=3):
+    rng = np.random.default_rng(seed)
+    weight = Weights("randwire_ws.weights.bin")
+    nodes, inits = [], []
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", channels, size, size])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", channels, size, size])
+    preds = {i: [] for i in range(n)}
+    succs = {i: [] for i in range(n)}
+    for a, b in watts_strogatz(n, k, p, rng):  # a < b: edges point up the node index
+        preds[b].append(a)
+        succs[a].append(b)
+    for i in range(n):
+        ins = [f"n{j}_out" for j in preds[i]] or ["x"]
+        agg = ins[0]
+        if len(ins) > 1:
+            agg = f"n{i}_sum"
+            nodes.append(helper.make_node("Sum", ins, [agg], name=f"n{i}_sum"))
+        nodes.append(helper.make_node("Relu", [agg], [f"n{i}_relu"], name=f"n{i}_relu"))
+        inits.append(weight(f"n{i}_dw_w", [channels, 1, 3, 3]))
+        nodes.append(helper.make_node("Conv", [f"n{i}_relu", f"n{i}_dw_w"], [f"n{i}_dw"], name=f"n{i}_dw",
+                                      group=channels, kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+        inits.append(weight(f"n{i}_pw_w", [channels, channels, 1, 1]))
+        nodes.append(helper.make_node("Conv", [f"n{i}_dw", f"n{i}_pw_w"], [f"n{i}_pw"], name=f"n{i}_pw",
+                                      kernel_shape=[1, 1]))
+        for part in ("scale", "bias", "mean", "var"):
+            inits.append(weight(f"n{i}_bn_{part}", [channels]))
+        nodes.append(helper.make_node("BatchNormalization", [f"n{i}_pw"] + [f"n{i}_bn_{q}" for q in ("scale", "bias", "mean", "var")],
+                                      [f"n{i}_out"], name=f"n{i}_bn"))
+    sinks = [f"n{i}_out" for i in range(n) if not succs[i]]
+    if len(sinks) == 1:
+        nodes.append(helper.make_node("Identity", sinks, ["y"], name="output"))
+    else:
+        nodes.append(helper.make_node("Mean", sinks, ["y"], name="output"))
+    graph = helper.make_graph(nodes, "randwire_ws", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "models")
-    for name, model in (("grouped_mlp", grouped_mlp()), ("transformer4h", transformer4h())):
+    for name, model in (("grouped_mlp", grouped_mlp()), ("transformer4h", transformer4h()), ("randwire_ws", randwire_ws())):
         # The checker would open the absent weight file; strict shape inference checks the
         # operators, attributes and types instead.
         onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)

@@ -1,7 +1,7 @@
 // weft-studio: the desktop front end.
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
 //               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
-//               [--strategy NAME] [--granularity US] [--graph]
+//               [--strategy NAME] [--granularity US] [--graph] [--recover]
 // --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
 // has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
 // without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
@@ -47,7 +47,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption strategy("strategy", "Strategy of the first schedule (default: the studio's).", "name");
   const QCommandLineOption granularity("granularity", "Strategy granularity, µs (-1: automatic).", "us");
   const QCommandLineOption graph("graph", "Make and predict the first schedule for CUDA Graph replay.");
-  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph});
+  const QCommandLineOption recover("recover",
+                                   "Recover the unsaved edits a crashed session left without asking "
+                                   "(also WEFT_RECOVER=accept; WEFT_RECOVER=discard drops them).");
+  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -123,6 +126,10 @@ int main(int argc, char** argv) {
         if (ok) window.useMeasuredTimes();
       });
   }
+  // Edits a crashed session autosaved: offered back (never in a screenshot run).
+  if (shot.isEmpty())
+    window.offerRecovery(parser.isSet(recover) ? weft::ui::MainWindow::RecoveryChoice::Accept
+                                               : weft::ui::MainWindow::RecoveryChoice::Ask);
   if (!shot.isEmpty()) {
     if (loading && run_cpu) {
       QObject::connect(&window, &weft::ui::MainWindow::runFinished, &window, [take_shot](bool, const QString& msg) {

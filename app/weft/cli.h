@@ -27,6 +27,10 @@ class Args {
   /// With model_options, the model options (--dim, --no-fold, --device) are known too.
   core::Status parse(std::initializer_list<std::string_view> known, bool model_options = false);
   const std::vector<std::string>& positional() const { return m_positional; }
+  /// Removes `flag` and every argument after it, and returns those arguments (empty when the flag
+  /// is absent): for `--external PROGRAM ARGS...`, whose arguments belong to the program. Call
+  /// before parse().
+  std::optional<std::vector<std::string>> take_after(std::string_view flag);
   bool flag(std::string_view name) const;
   std::optional<std::string> value(std::string_view name) const;
   std::vector<std::string> values(std::string_view name) const;

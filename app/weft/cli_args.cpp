@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -5,10 +6,21 @@
 
 namespace weft::cli {
 
+std::optional<std::vector<std::string>> Args::take_after(std::string_view flag) {
+  const auto it = std::find(m_argv.begin(), m_argv.end(), flag);
+  if (it == m_argv.end()) return std::nullopt;
+  std::vector<std::string> rest(it + 1, m_argv.end());
+  m_argv.erase(it, m_argv.end());
+  return rest;
+}
+
 core::Status Args::parse(std::initializer_list<std::string_view> known_options, bool model_options) {
   // The model options every MODEL-taking command accepts: --dim N=V (repeatable), --no-fold, --device D.
   std::vector<std::string_view> known(known_options);
   if (model_options) known.insert(known.end(), {"dim=", "no-fold", "device="});
+  // Every command that takes --strategy takes the search strategy's options too.
+  if (std::find(known.begin(), known.end(), "strategy=") != known.end())
+    known.insert(known.end(), {"budget-ms=", "search-evals=", "search-seed="});
   auto find = [&](std::string_view name) -> std::optional<bool> {  // value-taking?
     for (std::string_view k : known) {
       if (!k.empty() && k.back() == '=' && k.substr(0, k.size() - 1) == name) return true;

@@ -43,7 +43,8 @@ core::Expected<LoadedModel> load_model(const Args& args) {
   if (!bytes) return core::make_error(core::ErrorKind::InvalidInput, bytes.error().message);
   WEFT_TRY_ASSIGN(auto graph, core::import_onnx_bytes(*bytes, path, options));
   for (const std::string& u : graph.info().unresolved_dims)
-    std::cerr << "weft: warning: unresolved dimension " << u << " (bind it with --dim NAME=VALUE)\n";
+    std::cerr << "weft: warning: unresolved dimension " << u
+              << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";
   LoadedModel m{std::move(graph), std::move(device), {}};
   m.costs = core::estimate_costs(m.graph, m.device);
   return m;

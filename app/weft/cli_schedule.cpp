@@ -32,6 +32,25 @@ core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_vie
     if (*granularity < 0) return usage("--granularity must be >= 0 (microseconds)");
     choice.options.granularity_us = *granularity;
   }
+  WEFT_TRY_ASSIGN(auto budget, args.double_value("budget-ms"));
+  WEFT_TRY_ASSIGN(auto evaluations, args.int_value("search-evals"));
+  WEFT_TRY_ASSIGN(auto seed, args.int_value("search-seed"));
+  if (choice.file && (budget || evaluations || seed))
+    return usage("--budget-ms, --search-evals and --search-seed shape --strategy search, not a loaded --schedule");
+  if (budget) {
+    if (*budget <= 0) return usage("--budget-ms must be > 0 (milliseconds)");
+    choice.options.search_budget_ms = *budget;
+  }
+  if (evaluations) {
+    if (*evaluations <= 0) return usage("--search-evals must be > 0");
+    choice.options.search_evaluations = *evaluations;
+    // A count alone makes the result depend on the seed only: no time limit unless one is given.
+    if (!budget) choice.options.search_budget_ms = 1e12;
+  }
+  if (seed) {
+    if (*seed < 0) return usage("--search-seed must be >= 0");
+    choice.options.seed = static_cast<std::uint64_t>(*seed);
+  }
   choice.options.cuda_graph = cuda_graph;
   choice.strategy = strategy ? *strategy : std::string(default_strategy);
   if (auto ok = core::check_strategy(choice.strategy, choice.options); !ok) return as_usage(ok.error());

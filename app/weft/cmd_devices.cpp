@@ -1,4 +1,6 @@
-// weft devices: the CUDA GPUs this machine has, and the cost model's device presets.
+// weft devices: the CUDA GPUs this machine has, the NVIDIA libraries the CUDA module runs on, and
+// the cost model's device presets. Loads the CUDA module (the only command besides `run --backend
+// cuda` that does); where it or a library it needs is missing, says which and exits 3.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@ int cmd_devices(Args& args) {
   if (auto st = args.parse({"json"}); !st) return usage_error("devices", st.error().message);
   if (!args.positional().empty()) return usage_error("devices", "takes no arguments");
 
+  const auto runtime = gpu::cuda_runtime_info();
   const auto gpus = gpu::list_gpus();
   std::vector<core::DeviceSpec> presets;
   std::vector<std::string> preset_errors;
@@ -31,6 +34,19 @@ int cmd_devices(Args& args) {
                         {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)}});
     j["gpus"] = std::move(list);
     if (!gpus) j["gpu_error"] = gpus.error().message;
+    if (runtime) {
+      j["cuda"] = {{"module", runtime->module_path},
+                   {"built_against", runtime->built_against},
+                   {"driver_version", runtime->driver_version},
+                   {"runtime_version", runtime->runtime_version},
+                   {"cublas_version", runtime->cublas_version},
+                   {"cudnn_version", runtime->cudnn_version},
+                   {"max_connections", runtime->max_connections},
+                   {"libraries", runtime->libraries},
+                   {"warnings", runtime->warnings}};
+    } else {
+      j["cuda"] = nullptr;
+    }
     auto ps = nlohmann::ordered_json::array();
     for (const core::DeviceSpec& d : presets)
       ps.push_back({{"name", d.name},
@@ -62,7 +78,16 @@ int cmd_devices(Args& args) {
         std::cout << line;
       }
     }
-    if (!gpus) std::cout << "no CUDA GPU: " << gpus.error().message << "\n";
+    if (!gpus) std::cout << gpus.error().message << "\n";
+    if (runtime) {
+      const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+      std::cout << "\nCUDA module: " << runtime->module_path << " (built against " << runtime->built_against << ")\n"
+                << "  driver CUDA " << (runtime->driver_version ? version(runtime->driver_version) : std::string("none")) << ", runtime "
+                << version(runtime->runtime_version) << ", cuBLAS " << runtime->cublas_version << ", cuDNN " << runtime->cudnn_version
+                << ", " << runtime->max_connections << " hardware queues (CUDA_DEVICE_MAX_CONNECTIONS)\n";
+      for (const std::string& lib : runtime->libraries) std::cout << "  loaded " << lib << "\n";
+      for (const std::string& w : runtime->warnings) std::cout << "  warning: " << w << "\n";
+    }
     std::cout << "\n" << "device presets (" << core::assets_dir() << "/devices):\n";
     std::cout << "  name        fp32 TF/s  fp16 TF/s   GB/s   SMs  launch us  display name\n";
     for (const core::DeviceSpec& d : presets) {
@@ -75,7 +100,7 @@ int cmd_devices(Args& args) {
     for (const std::string& e : preset_errors) std::cerr << "weft devices: warning: " << e << "\n";
   }
   if (!gpus) {
-    if (args.flag("json")) std::cerr << "weft devices: no CUDA GPU: " << gpus.error().message << "\n";
+    if (args.flag("json")) std::cerr << "weft devices: " << gpus.error().message << "\n";
     return core::exit_code(core::ErrorKind::Runtime);
   }
   return 0;

@@ -94,8 +94,8 @@ int cmd_plan(Args& args) {
   if (auto intervals = args.value("intervals")) {
     if (*alignment) return usage_error("plan", "--alignment does not apply to --intervals (sizes are taken as given)");
     // Raw instances: search harder (deterministic step budget, a generous wall-clock guard).
-    if (!*search_steps) options.search_steps = 600'000;
-    if (!*search_ms) options.search_ms = 30000;
+    if (!*search_steps) options.search_steps = 15'000'000;
+    if (!*search_ms) options.search_ms = 10000;
     return plan_intervals(args, *intervals, options, planner);
   }
   if (*alignment) {

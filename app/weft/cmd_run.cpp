@@ -29,13 +29,14 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
 
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "planner=", "iterations=", "warmup=", "seed=",
-                            "trace=", "json", "graph"},
+                            "trace=", "json", "graph", "tf32"},
                            true);
       !ok)
     return usage_error("run", ok.error().message);
   const std::string backend = args.value("backend").value_or("cpu");
   if (backend != "cpu" && backend != "cuda") return usage_error("run", "--backend must be cpu or cuda, got '" + backend + "'");
   if (args.flag("graph") && backend != "cuda") return usage_error("run", "--graph needs --backend cuda");
+  if (args.flag("tf32") && backend != "cuda") return usage_error("run", "--tf32 needs --backend cuda");
   auto choice = schedule_choice(args, "cp-list", args.flag("graph"));
   if (!choice) return usage_error("run", choice.error().message);
   auto iterations = args.int_value("iterations");

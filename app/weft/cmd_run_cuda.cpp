@@ -37,11 +37,24 @@ void put_ms(nlohmann::ordered_json& j, const char* key, double v) {
   else j[key] = v;
 }
 
+/// A run's error; after a kernel fault (the CUDA context is then unusable, and asynchronous
+/// launches cannot name the node) the process reruns itself once with blocking launches, whose
+/// error names the node.
+int cuda_failure(const core::Error& e) {
+  if (gpu::cuda_context_faulted() && !gpu::is_blocking_rerun()) {
+    std::cerr << "weft run: " << e.message << "\nweft run: kernel fault; rerunning once with blocking launches (CUDA_LAUNCH_BLOCKING=1) "
+              << "to name the node\n";
+    const core::Error why = gpu::rerun_with_blocking_launches();  // returns only if no rerun started
+    std::cerr << "weft run: " << why.message << "\n";
+  }
+  return report("run", e);
+}
+
 }  // namespace
 
 int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro) {
-  if (!gpu::built_with_cuda())
-    return report("run", core::make_error(core::ErrorKind::Runtime, "built without CUDA / no GPU: this weft has no CUDA executor"));
+  // The CUDA module is loaded here, not at start: which file or library is missing is the error.
+  if (auto module = gpu::load_cuda_module(); !module) return report("run", module.error());
   if (auto gpus = gpu::list_gpus(); !gpus) return report("run", gpus.error());
 
   auto model = load_model(args);
@@ -60,21 +73,22 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   throughput.per_node_timing = false;
   timed.per_node_timing = true;
   gpu::CudaRunOptions eager_mode, graph_mode;
+  eager_mode.tf32 = graph_mode.tf32 = args.flag("tf32");
   graph_mode.cuda_graph = true;
   auto eager = gpu::make_cuda_executor(eager_mode);
   auto graphed = gpu::make_cuda_executor(graph_mode);
   auto seq = eager->run(graph, sequential, pair->sequential_plan, throughput);
-  if (!seq) return report("run", seq.error());
+  if (!seq) return cuda_failure(seq.error());
   auto run = eager->run(graph, schedule, pair->plan, throughput);
-  if (!run) return report("run", run.error());
+  if (!run) return cuda_failure(run.error());
   auto seq_timed = eager->run(graph, sequential, pair->sequential_plan, timed);
-  if (!seq_timed) return report("run", seq_timed.error());
+  if (!seq_timed) return cuda_failure(seq_timed.error());
   auto run_timed = eager->run(graph, schedule, pair->plan, timed);
-  if (!run_timed) return report("run", run_timed.error());
+  if (!run_timed) return cuda_failure(run_timed.error());
   auto seq_graph = graphed->run(graph, sequential, pair->sequential_plan, throughput);
-  if (!seq_graph) return report("run", seq_graph.error());
+  if (!seq_graph) return cuda_failure(seq_graph.error());
   auto run_graph = graphed->run(graph, schedule, pair->plan, throughput);
-  if (!run_graph) return report("run", run_graph.error());
+  if (!run_graph) return cuda_failure(run_graph.error());
 
   core::RunOptions reference = ro;
   reference.iterations = 1;
@@ -90,6 +104,9 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   const double speedup = run->wall_ms > 0 ? seq->wall_ms / run->wall_ms : 0.0;
   const double speedup_vs_graph = run_graph->wall_ms > 0 ? seq_graph->wall_ms / run_graph->wall_ms : 0.0;
   const std::int64_t overlaps = overlapped_pairs(run_timed->timeline);
+  // Hardware queues of this process's CUDA context: streams beyond them share queues.
+  const auto runtime = gpu::cuda_runtime_info();
+  const int connections = runtime ? runtime->max_connections : 0;
 
   if (auto trace = args.value("trace")) {
     seq_timed->timeline.label = "measured cuda sequential";
@@ -111,6 +128,9 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     put_ms(j, "max_abs_diff_graph_vs_eager", graph_error);
     j["sequential_timed_ms"] = seq_timed->wall_ms;
     j["schedule_timed_ms"] = run_timed->wall_ms;
+    j["tf32"] = args.flag("tf32");
+    j["max_connections"] = connections;
+    j["blocking_rerun"] = gpu::is_blocking_rerun();
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cuda on "
@@ -121,12 +141,17 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
               << "sequential:    " << std::setw(10) << fixed(seq->wall_ms, 3) << " " << std::setw(10) << fixed(seq_graph->wall_ms, 3) << "\n"
               << "scheduled:     " << std::setw(10) << fixed(run->wall_ms, 3) << " " << std::setw(10) << fixed(run_graph->wall_ms, 3) << "\n"
               << "speedup: " << fixed(speedup, 2) << "x eager, " << fixed(speedup_vs_graph, 2) << "x vs the graph baseline\n"
-              << "overlapped node pairs (per-node timed run): " << overlaps << "\n"
+              << "overlapped node pairs (per-node timed run): " << overlaps << "; hardware queues: " << connections
+              << " (CUDA_DEVICE_MAX_CONNECTIONS)" << (args.flag("tf32") ? "; TF32 on" : "") << "\n"
               << "max abs error vs CPU: " << cpu_error << "; scheduled vs sequential: " << diff << (identical ? " (bit-identical)" : "")
               << "; graph vs eager: " << graph_error << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
   }
+  if (gpu::is_blocking_rerun()) std::cerr << "weft run: the kernel fault did not recur with blocking launches\n";
+  if (schedule.stream_count() > static_cast<std::size_t>(connections))
+    std::cerr << "weft run: warning: " << schedule.stream_count() << " streams share " << connections
+              << " hardware queues (CUDA_DEVICE_MAX_CONNECTIONS)\n";
   return 0;
 }
 

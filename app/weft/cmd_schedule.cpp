@@ -11,6 +11,7 @@
 #include "weft/core/memory_planner.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
+#include "weft/core/strategy_external.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
 
@@ -171,12 +172,23 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 }  // namespace
 
 int cmd_schedule(Args& args) {
-  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare"}, true); !ok)
+  const auto external = args.take_after("--external");
+  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare",
+                            "external-timeout="},
+                           true);
+      !ok)
     return usage_error("schedule", ok.error().message);
   if (args.positional().size() != 1) return usage_error("schedule", "expected one MODEL");
   const bool compare_all = args.flag("compare");
-  if (compare_all == args.value("strategy").has_value())
-    return usage_error("schedule", "give either --strategy S (one of the strategies) or --compare");
+  if (external && external->empty()) return usage_error("schedule", "--external needs a PROGRAM (and its arguments)");
+  if (external && (compare_all || args.value("strategy")))
+    return usage_error("schedule", "--external PROGRAM replaces --strategy and --compare; give one of them");
+  if (!external && compare_all == args.value("strategy").has_value())
+    return usage_error("schedule", "give either --strategy S (one of the strategies), --compare or --external PROGRAM");
+  auto timeout = args.double_value("external-timeout");
+  if (!timeout) return usage_error("schedule", timeout.error().message);
+  if (*timeout && (!external || **timeout <= 0))
+    return usage_error("schedule", "--external-timeout S (> 0 seconds) applies to --external");
   auto choice = schedule_choice(args, "sequential", args.flag("graph"));
   if (!choice) return usage_error("schedule", choice.error().message);
   const core::StrategyOptions options = choice->options;
@@ -187,7 +199,9 @@ int cmd_schedule(Args& args) {
 
   if (compare_all) return compare(*model, options, json);
 
-  auto made = core::make_schedule(*strategy, model->graph, model->costs, model->device, options);
+  auto made = external ? core::run_external_strategy(core::ExternalStrategy{*external, timeout->value_or(60.0)},
+                                                      model->graph, model->costs, model->device, options)
+                       : core::make_schedule(*strategy, model->graph, model->costs, model->device, options);
   if (!made) return report("schedule", made.error());
   core::StudyOptions study;
   study.mode = core::launch_mode_of(options);

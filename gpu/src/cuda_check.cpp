@@ -12,9 +12,29 @@ core::Error runtime(std::string_view call, std::string_view what) {
 
 }  // namespace
 
+bool is_sticky_fault(cudaError_t code) {
+  switch (code) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
 core::Status check(cudaError_t code, std::string_view call) {
   if (code == cudaSuccess) return {};
-  return runtime(call, std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
+  std::string what = std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
+  if (is_sticky_fault(code)) what += " (kernel fault: this process's CUDA context is unusable)";
+  return runtime(call, what);
 }
 
 core::Status check(cublasStatus_t code, std::string_view call) {

@@ -10,7 +10,12 @@
 
 namespace weft::gpu::detail {
 
-/// Ok, or a Runtime error "<call>: <library> error <name> (<description>)".
+/// Errors after which the CUDA context is unusable (every later call returns them): faults of a
+/// kernel (illegal address or instruction, trap, assert...) or of the device.
+bool is_sticky_fault(cudaError_t code);
+
+/// Ok, or a Runtime error "<call>: <library> error <name> (<description>)"; sticky faults add
+/// "(kernel fault: this process's CUDA context is unusable)".
 core::Status check(cudaError_t code, std::string_view call);
 core::Status check(cublasStatus_t code, std::string_view call);
 core::Status check(cudnnStatus_t code, std::string_view call);

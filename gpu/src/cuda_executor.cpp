@@ -3,12 +3,15 @@
 #include "weft/gpu/cuda_executor.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
 #include <numeric>
+#include <string_view>
 
 #include "cuda_check.h"
+#include "cuda_devices.h"
 #include "cuda_ops.h"
 #include "cuda_resources.h"
 #include "nvtx_trace.h"
@@ -90,9 +93,16 @@ Status create_event(CudaEvent& e, bool timing) {
   return {};
 }
 
+/// CUDA_LAUNCH_BLOCKING=1: launches are synchronous, and the executor synchronises each node too,
+/// so that a fault (also one inside cuBLAS or cuDNN) is reported at the node that caused it.
+bool blocking_launches() {
+  const char* v = std::getenv("CUDA_LAUNCH_BLOCKING");
+  return v && std::string_view(v) == "1";
+}
+
 class CudaExecutor final : public core::Executor {
  public:
-  explicit CudaExecutor(const CudaRunOptions& options) : m_options(options) {}
+  explicit CudaExecutor(const CudaRunOptions& options) : m_options(options), m_blocking(blocking_launches()) {}
   std::string name() const override { return m_options.cuda_graph ? "cuda-graph" : "cuda"; }
 
   core::Expected<core::RunResult> run(const Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan,
@@ -108,11 +118,9 @@ class CudaExecutor final : public core::Executor {
  private:
   core::Expected<core::RunResult> run_checked(const Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan,
                                               const core::RunOptions& options) {
-    if (auto s = cuda_check_supported(graph); !s) return s.error();
+    if (auto s = detail::check_graph(graph); !s) return s.error();
     if (auto s = core::check_run(graph, schedule, plan, options); !s) return s.error();
-    int devices = 0;
-    if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0)
-      return core::make_error(core::ErrorKind::Runtime, "no usable CUDA GPU: " + std::string(e == cudaSuccess ? "no device found" : cudaGetErrorString(e)));
+    if (auto s = detail::require_device(); !s) return s.error();
     WEFT_CUDA_CHECK(cudaSetDevice(m_options.device));
     cudaDeviceProp prop{};
     WEFT_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_options.device));
@@ -160,6 +168,14 @@ class CudaExecutor final : public core::Executor {
 
     detail::CudaGraphExec exec;
     if (m_options.cuda_graph) {
+      // The run's cuBLAS and cuDNN handles are fresh: their first use may allocate, load kernels
+      // or synchronise, none of which a capture allows. One eager iteration, finished, first.
+      if (auto s = enqueue(graph, r, false); !s) {
+        static_cast<void>(cudaDeviceSynchronize());
+        return s.error();
+      }
+      if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+        return synchronise_error(e, "cudaDeviceSynchronize (the eager iteration before capture)");
       if (auto s = capture(graph, r, exec); !s) return s.error();
     }
     const cudaStream_t s0 = r.streams[0].get();
@@ -174,7 +190,8 @@ class CudaExecutor final : public core::Executor {
         return s.error();
       }
       WEFT_CUDA_CHECK(cudaEventRecord(r.stop.get(), s0));
-      WEFT_CUDA_CHECK(cudaEventSynchronize(r.stop.get()));
+      if (const cudaError_t e = cudaEventSynchronize(r.stop.get()); e != cudaSuccess)
+        return synchronise_error(e, "cudaEventSynchronize (end of iteration)");
       float ms = 0;
       WEFT_CUDA_CHECK(cudaEventElapsedTime(&ms, r.start.get(), r.stop.get()));
       if (it < warmup) continue;
@@ -251,6 +268,10 @@ class CudaExecutor final : public core::Executor {
         r.ptr[i] = r.arena.bytes() + plan.offset[i];
       }
     }
+    // cudaMemcpy from pageable memory returns once the bytes are staged, possibly before they
+    // reach the device, and the run's streams are non-blocking (no implicit order with the
+    // legacy stream it used): wait here so that no kernel reads a weight still in flight.
+    WEFT_CUDA_CHECK(cudaDeviceSynchronize());
     return {};
   }
 
@@ -295,7 +316,7 @@ class CudaExecutor final : public core::Executor {
 
   /// Enqueues one iteration: fork every stream from stream 0, each node after its waits (timed
   /// by an event pair when asked), its records after it, then join every stream back into 0.
-  Status enqueue(const Graph& graph, DeviceRun& r, bool timing) const {
+  Status enqueue(const Graph& graph, DeviceRun& r, bool timing, bool capturing = false) const {
     const cudaStream_t s0 = r.streams[0].get();
     WEFT_CUDA_CHECK(cudaEventRecord(r.fork.get(), s0));
     for (std::size_t s = 1; s < r.streams.size(); ++s) WEFT_CUDA_CHECK(cudaStreamWaitEvent(r.streams[s].get(), r.fork.get(), 0));
@@ -307,6 +328,8 @@ class CudaExecutor final : public core::Executor {
         for (std::size_t e : r.waits[v]) WEFT_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream, r.events[e].get(), 0));
         if (timing) WEFT_CUDA_CHECK(cudaEventRecord(r.node_start[v].get(), ctx.stream));
         if (auto s = r.prepared[v].launch(ctx); !s) return s.error();
+        // Never while capturing (a synchronise would invalidate the capture).
+        if (m_blocking && !capturing) WEFT_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
         if (timing) WEFT_CUDA_CHECK(cudaEventRecord(r.node_end[v].get(), ctx.stream));
         for (std::size_t e : r.records[v]) WEFT_CUDA_CHECK(cudaEventRecord(r.events[e].get(), ctx.stream));
         return {};
@@ -325,7 +348,7 @@ class CudaExecutor final : public core::Executor {
   Status capture(const Graph& graph, DeviceRun& r, detail::CudaGraphExec& exec) const {
     const cudaStream_t s0 = r.streams[0].get();
     WEFT_CUDA_CHECK(cudaStreamBeginCapture(s0, cudaStreamCaptureModeThreadLocal));
-    const Status enqueued = enqueue(graph, r, false);
+    const Status enqueued = enqueue(graph, r, false, true);
     detail::CudaGraph captured;
     // End the capture whatever happened, so that the stream is usable and the error is the first one.
     const cudaError_t ended = cudaStreamEndCapture(s0, captured.out());
@@ -338,19 +361,24 @@ class CudaExecutor final : public core::Executor {
     return {};
   }
 
+  /// The error of a synchronise. A sticky fault found there cannot be pinned on a node with
+  /// asynchronous launches, so the error says how to find it (the CLI reruns itself that way).
+  core::Error synchronise_error(cudaError_t code, std::string_view call) const {
+    core::Error e = detail::check(code, call).error();
+    if (detail::is_sticky_fault(code) && !m_blocking)
+      e.message += "; launches are asynchronous, so the faulting node is unknown: rerun with CUDA_LAUNCH_BLOCKING=1 "
+                   "(the executor then synchronises after each node and names it)";
+    return e;
+  }
+
   CudaRunOptions m_options;
+  bool m_blocking = false;
 };
 
 }  // namespace
 
-std::unique_ptr<core::Executor> make_cuda_executor(const CudaRunOptions& options) { return std::make_unique<CudaExecutor>(options); }
-
-std::vector<std::string> cuda_supported_ops() { return detail::supported_op_names(); }
-
-core::Status cuda_check_supported(const Graph& graph) {
-  for (std::size_t v = 0; v < graph.node_count(); ++v)
-    if (auto s = detail::check_node(graph, static_cast<NodeId>(v)); !s) return s.error();
-  return {};
-}
+namespace detail {
+core::Executor* create_executor(const CudaRunOptions& options) { return new CudaExecutor(options); }
+}  // namespace detail
 
 }  // namespace weft::gpu

@@ -28,6 +28,8 @@ __device__ float apply_unary(UnaryOp op, float x, float p0, float p1) {
     case UnaryOp::HardSwish: return x * fmaxf(0.0f, fminf(1.0f, x / 6.0f + 0.5f));
     case UnaryOp::Clip: return fminf(fmaxf(x, p0), p1);
     case UnaryOp::LeakyRelu: return x >= 0.0f ? x : p0 * x;
+    case UnaryOp::Sqrt: return sqrtf(x);
+    case UnaryOp::Erf: return erff(x);
   }
   return x;
 }
@@ -38,6 +40,7 @@ __device__ float apply_binary(BinaryOp op, float a, float b) {
     case BinaryOp::Sub: return a - b;
     case BinaryOp::Mul: return a * b;
     case BinaryOp::Div: return a / b;
+    case BinaryOp::Pow: return powf(a, b);
   }
   return a;
 }
@@ -67,6 +70,16 @@ __global__ void broadcast_copy_kernel(Broadcast shape, const float* a, float* y,
       rem /= shape.dims[d];
     }
     y[i] = a[ia];
+  }
+}
+
+__global__ void gather_kernel(std::int64_t outer, std::int64_t dim, std::int64_t n, std::int64_t inner, const float* x,
+                              const std::int64_t* idx, float* y) {
+  WEFT_GRID_STRIDE(i, outer * n * inner) {
+    const std::int64_t in = i % inner, j = (i / inner) % n, o = i / (inner * n);
+    std::int64_t k = idx[j];
+    if (k < 0) k += dim;
+    y[i] = x[(o * dim + k) * inner + in];
   }
 }
 
@@ -176,6 +189,12 @@ cudaError_t launch_binary(cudaStream_t s, BinaryOp op, const Broadcast& shape, c
 
 cudaError_t launch_broadcast_copy(cudaStream_t s, const Broadcast& shape, const float* a, float* y, std::int64_t n) {
   if (n > 0) broadcast_copy_kernel<<<grid_for(n), kBlock, 0, s>>>(shape, a, y, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_gather(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t n, std::int64_t inner, const float* x,
+                          const std::int64_t* idx, float* y) {
+  if (outer * n * inner > 0) gather_kernel<<<grid_for(outer * n * inner), kBlock, 0, s>>>(outer, dim, n, inner, x, idx, y);
   return cudaGetLastError();
 }
 

@@ -17,15 +17,20 @@ struct Broadcast {
   std::int64_t b_stride[kMaxRank] = {};
 };
 
-enum class UnaryOp : int { Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, LeakyRelu };
-enum class BinaryOp : int { Add, Sub, Mul, Div };
+enum class UnaryOp : int { Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, LeakyRelu, Sqrt, Erf };
+enum class BinaryOp : int { Add, Sub, Mul, Div, Pow };
 
 /// y[i] = op(x[i]); p0/p1: HardSigmoid alpha/beta, Clip min/max, LeakyRelu alpha.
 cudaError_t launch_unary(cudaStream_t s, UnaryOp op, float p0, float p1, const float* x, float* y, std::int64_t n);
 /// y = a op b with numpy broadcasting described by `b` (y contiguous, n = product of dims).
 cudaError_t launch_binary(cudaStream_t s, BinaryOp op, const Broadcast& shape, const float* a, const float* b, float* y, std::int64_t n);
-/// y = a broadcast to shape (a_stride only), n = product of dims.
+/// y = a broadcast to shape (a_stride only), n = product of dims. Any strides work (a strided
+/// copy: Transpose permutes them, Slice scales them by its steps and offsets `a`).
 cudaError_t launch_broadcast_copy(cudaStream_t s, const Broadcast& shape, const float* a, float* y, std::int64_t n);
+/// y[o, j, i] = x[o, idx[j], i] over x viewed as [outer, dim, inner] (negative indices count from
+/// the end; the caller checked the range).
+cudaError_t launch_gather(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t n, std::int64_t inner, const float* x,
+                          const std::int64_t* idx, float* y);
 
 struct Pool2d {
   std::int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;

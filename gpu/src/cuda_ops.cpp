@@ -29,10 +29,11 @@ using Shape = std::vector<std::int64_t>;
 
 const std::set<std::string, std::less<>>& op_set() {
   static const std::set<std::string, std::less<>> ops = {
-      "Add",        "AveragePool", "BatchNormalization", "Clip",      "Concat",  "Conv",      "Div",     "Dropout",
-      "Flatten",    "Gemm",        "GlobalAveragePool",  "GlobalMaxPool", "HardSigmoid", "HardSwish", "Identity", "LRN",
-      "LeakyRelu",  "MatMul",      "MaxPool",            "Mul",       "ReduceMean", "Relu",   "Reshape", "Sigmoid",
-      "Softmax",    "Squeeze",     "Sub",                "Tanh",      "Unsqueeze"};
+      "Add",       "AveragePool", "BatchNormalization", "Clip",          "Concat",      "Conv",      "Div",      "Dropout",
+      "Erf",       "Flatten",     "Gather",             "Gemm",          "GlobalAveragePool", "GlobalMaxPool", "HardSigmoid",
+      "HardSwish", "Identity",    "LRN",                "LeakyRelu",     "MatMul",      "MaxPool",   "Mul",      "Pow",
+      "ReduceMean", "Relu",       "Reshape",            "Sigmoid",       "Slice",       "Softmax",   "Sqrt",     "Squeeze",
+      "Sub",       "Tanh",        "Transpose",          "Unsqueeze"};
   return ops;
 }
 
@@ -61,7 +62,8 @@ TensorId input(const Node& node, std::size_t i) { return i < node.inputs.size() 
 bool is_meta_input(const Node& node, std::size_t i) {
   const std::string& op = node.op_type;
   if (i == 0) return false;
-  return op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "ReduceMean" || op == "Dropout" || op == "Clip";
+  return op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "ReduceMean" || op == "Dropout" || op == "Clip" ||
+         op == "Slice" || op == "Gather";
 }
 
 /// Spatial pads (top, left, bottom, right) from pads / auto_pad, given in, out, kernel, stride, dilation.
@@ -293,6 +295,108 @@ core::Expected<GemmGeometry> gemm_geometry(const Graph& g, NodeId n) {
   return m;
 }
 
+/// Row-major element strides of `shape`.
+Shape strides_of(const Shape& shape) {
+  Shape st(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) st[d - 1] = st[d] * shape[d];
+  return st;
+}
+
+/// Transpose as a strided copy: output dim d reads input dim perm[d].
+core::Expected<Broadcast> transpose_geometry(const Graph& g, NodeId n) {
+  const Node& node = g.node(n);
+  const Shape x = shape_of(g, input(node, 0)), y = shape_of(g, node.outputs[0]);
+  if (x.size() > static_cast<std::size_t>(kMaxRank)) return unsupported(g, n, "rank above " + std::to_string(kMaxRank));
+  Shape perm = node.attr_ints("perm");
+  if (perm.empty())
+    for (std::size_t d = x.size(); d-- > 0;) perm.push_back(static_cast<std::int64_t>(d));
+  if (perm.size() != x.size() || y.size() != x.size()) return unsupported(g, n, "perm does not match the rank");
+  const Shape in_strides = strides_of(x);
+  Broadcast bc;
+  bc.rank = static_cast<int>(x.size());
+  std::vector<char> seen(x.size(), 0);
+  for (std::size_t d = 0; d < perm.size(); ++d) {
+    const std::int64_t p = normalise_axis(perm[d], x.size());
+    if (p < 0 || p >= static_cast<std::int64_t>(x.size()) || seen[static_cast<std::size_t>(p)]) return unsupported(g, n, "perm is not a permutation");
+    seen[static_cast<std::size_t>(p)] = 1;
+    if (y[d] != x[static_cast<std::size_t>(p)]) return unsupported(g, n, "output shape is not the permuted input's");
+    bc.dims[d] = y[d];
+    bc.a_stride[d] = in_strides[static_cast<std::size_t>(p)];
+  }
+  if (x.empty()) {
+    bc.rank = 1;
+    bc.dims[0] = 1;
+  }
+  return bc;
+}
+
+/// Slice as a strided copy from an offset (ONNX clamping, as the CPU reference computes it):
+/// the element offset of the first element read, and the strides. Needs the starts/ends/axes/
+/// steps on the host (attributes before opset 10, int64 weights after).
+core::Expected<std::pair<Broadcast, std::int64_t>> slice_geometry(const Graph& g, NodeId n, const std::map<TensorId, core::HostTensor>* host) {
+  const Node& node = g.node(n);
+  const Shape x = shape_of(g, input(node, 0)), y = shape_of(g, node.outputs[0]);
+  if (x.size() > static_cast<std::size_t>(kMaxRank) || y.size() != x.size()) return unsupported(g, n, "rank above " + std::to_string(kMaxRank));
+  Shape starts, ends, axes, steps;
+  if (node.attribute("starts")) {
+    starts = node.attr_ints("starts");
+    ends = node.attr_ints("ends");
+    axes = node.attr_ints("axes");
+  } else {
+    auto read = [&](std::size_t i, Shape& v) -> bool {
+      const TensorId t = input(node, i);
+      if (t == core::kNoTensor) return true;
+      auto ints = host_ints(host, t);
+      if (!ints) return false;
+      v = *ints;
+      return true;
+    };
+    if (!read(1, starts) || !read(2, ends) || !read(3, axes) || !read(4, steps)) return unsupported(g, n, "starts/ends/axes/steps must be int64 weights");
+  }
+  if (axes.empty())
+    for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    return unsupported(g, n, "starts/ends/axes/steps lengths differ");
+  Shape out = x, begin(x.size(), 0), step(x.size(), 1);
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const std::int64_t a = normalise_axis(axes[i], x.size());
+    if (a < 0 || a >= static_cast<std::int64_t>(x.size())) return unsupported(g, n, "axis out of range");
+    const auto d = static_cast<std::size_t>(a);
+    const std::int64_t dim = x[d], st = steps[i];
+    if (st == 0) return unsupported(g, n, "step 0");
+    std::int64_t b = starts[i], e = ends[i];
+    if (b < 0) b += dim;
+    if (e < 0) e += dim;
+    if (st > 0) {
+      b = std::clamp<std::int64_t>(b, 0, dim);
+      e = std::clamp<std::int64_t>(e, 0, dim);
+      out[d] = e > b ? (e - b + st - 1) / st : 0;
+    } else {
+      b = std::clamp<std::int64_t>(b, -1, dim - 1);
+      e = std::clamp<std::int64_t>(e, -1, dim - 1);
+      out[d] = b > e ? (b - e - st - 1) / -st : 0;
+    }
+    begin[d] = b;
+    step[d] = st;
+  }
+  if (out != y) return unsupported(g, n, "the slice's shape differs from the graph's output shape");
+  const Shape in_strides = strides_of(x);
+  Broadcast bc;
+  bc.rank = static_cast<int>(x.size());
+  std::int64_t base = 0;
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    bc.dims[d] = out[d];
+    bc.a_stride[d] = in_strides[d] * step[d];
+    base += begin[d] * in_strides[d];
+  }
+  if (x.empty()) {
+    bc.rank = 1;
+    bc.dims[0] = 1;
+  }
+  return std::pair<Broadcast, std::int64_t>{bc, base};
+}
+
 }  // namespace
 
 std::vector<std::string> supported_op_names() { return {op_set().begin(), op_set().end()}; }
@@ -346,10 +450,26 @@ Status check_node(const Graph& g, NodeId n) {
     auto r = reduce_geometry(g, n, nullptr);
     return r ? Status{} : r.error();
   }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
     const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1));
     auto bc = broadcast_geometry(g, n, a, &b, out.shape());
     return bc ? Status{} : bc.error();
+  }
+  if (op == "Transpose") {
+    auto t = transpose_geometry(g, n);
+    return t ? Status{} : t.error();
+  }
+  if (op == "Slice") {
+    // The bounds are read at prepare time (weights); here: rank and the attribute form.
+    if (shape_of(g, input(node, 0)).size() > static_cast<std::size_t>(kMaxRank)) return unsupported(g, n, "rank above " + std::to_string(kMaxRank));
+    if (!node.attribute("starts") && node.inputs.size() < 3) return unsupported(g, n, "needs starts and ends");
+  }
+  if (op == "Gather") {
+    const Shape x = shape_of(g, input(node, 0));
+    const std::int64_t axis = normalise_axis(node.attr_int("axis", 0), x.size());
+    if (axis < 0 || axis >= static_cast<std::int64_t>(x.size())) return unsupported(g, n, "axis out of range");
+    const core::Tensor& idx = g.tensor(input(node, 1));
+    if (idx.dtype != core::DType::Int64) return unsupported(g, n, "indices must be int64");
   }
   if (op == "BatchNormalization") {
     if (node.attr_int("training_mode", 0) != 0) return unsupported(g, n, "training_mode");
@@ -361,6 +481,12 @@ Status check_node(const Graph& g, NodeId n) {
     if (axis < 0 || axis >= static_cast<std::int64_t>(out.shape().size())) return unsupported(g, n, "axis out of range");
   }
   if (is_copy_op(op) && g.tensor(input(node, 0)).bytes() != out.bytes()) return unsupported(g, n, "view changes the byte size");
+  return {};
+}
+
+Status check_graph(const Graph& g) {
+  for (std::size_t v = 0; v < g.node_count(); ++v)
+    if (auto s = check_node(g, static_cast<NodeId>(v)); !s) return s.error();
   return {};
 }
 
@@ -399,6 +525,8 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     unary = UnaryOp::LeakyRelu;
     p0 = node.attr_float("alpha", 0.01f);
   }
+  if (op == "Sqrt") unary = UnaryOp::Sqrt;
+  if (op == "Erf") unary = UnaryOp::Erf;
   if (op == "Clip") {
     unary = UnaryOp::Clip;
     p0 = node.attr_float("min", -std::numeric_limits<float>::infinity());
@@ -420,14 +548,57 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     return p;
   }
 
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
     const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1));
     auto bc = broadcast_geometry(g, n, a, &b, out);
     if (!bc) return bc.error();
-    const BinaryOp bop = op == "Add" ? BinaryOp::Add : op == "Sub" ? BinaryOp::Sub : op == "Mul" ? BinaryOp::Mul : BinaryOp::Div;
+    const BinaryOp bop = op == "Add"   ? BinaryOp::Add
+                         : op == "Sub" ? BinaryOp::Sub
+                         : op == "Mul" ? BinaryOp::Mul
+                         : op == "Div" ? BinaryOp::Div
+                                       : BinaryOp::Pow;
     const float* xb = dev(input(node, 1));
     p.launch = [bop, bc = *bc, x, xb, y, count](const StreamContext& s) -> Status {
       WEFT_CUDA_CHECK(launch_binary(s.stream, bop, bc, x, xb, y, count));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "Transpose" || op == "Slice") {
+    Broadcast bc;
+    std::int64_t base = 0;
+    if (op == "Transpose") {
+      auto t = transpose_geometry(g, n);
+      if (!t) return t.error();
+      bc = *t;
+    } else {
+      auto sl = slice_geometry(g, n, ctx.host);
+      if (!sl) return sl.error();
+      bc = sl->first;
+      base = sl->second;
+    }
+    p.launch = [bc, x, base, y, count](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_broadcast_copy(s.stream, bc, x + base, y, count));
+      return {};
+    };
+    return p;
+  }
+
+  if (op == "Gather") {
+    const Shape xs = shape_of(g, input(node, 0));
+    const auto axis = static_cast<std::size_t>(normalise_axis(node.attr_int("axis", 0), xs.size()));
+    auto indices = host_ints(ctx.host, input(node, 1));
+    if (!indices) return unsupported(g, n, "indices must be an int64 weight");
+    const std::int64_t dim = xs[axis];
+    for (const std::int64_t k : *indices)
+      if (k < -dim || k >= dim) return unsupported(g, n, "index " + std::to_string(k) + " out of range");
+    const std::int64_t outer = product(xs, 0, axis), inner = product(xs, axis + 1, xs.size());
+    const auto nidx = static_cast<std::int64_t>(indices->size());
+    if (outer * nidx * inner != count) return unsupported(g, n, "output size differs from the gathered size");
+    const auto* idx = static_cast<const std::int64_t*>((*ctx.device)[static_cast<std::size_t>(input(node, 1))]);
+    p.launch = [=](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_gather(s.stream, outer, dim, nidx, inner, x, idx, y));
       return {};
     };
     return p;
@@ -557,9 +728,9 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
                                                     to_int(cg.stride[1]), to_int(cg.dilation[0]), to_int(cg.dilation[1]),
                                                     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     WEFT_CUDA_CHECK(cudnnSetConvolutionGroupCount(conv->get(), to_int(cg.group)));
-    // FMA-only maths unless TF32 is asked for: outputs then compare with the CPU reference.
-    const cudnnMathType_t math = ctx.tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
-    WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), math));
+    // FMA-only maths unless TF32 is asked for: outputs then compare with the CPU reference
+    // (CUDNN_DEFAULT_MATH would let cuDNN use TF32 on Ampere and later).
+    WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), ctx.tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
     int on = 0, oc = 0, oh = 0, ow = 0;
     WEFT_CUDA_CHECK(cudnnGetConvolution2dForwardOutputDim(conv->get(), x_desc->get(), w_desc->get(), &on, &oc, &oh, &ow));
     if (Shape{on, oc, oh, ow} != cg.y) return unsupported(g, n, "cuDNN's output shape differs from the graph's");
@@ -567,14 +738,19 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     int returned = 0;
     WEFT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(),
                                                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-    // Heuristic order is expected speed; take the first that works with the chosen maths.
+    // Heuristic order is expected speed; take the first that works with the chosen maths and
+    // whose workspace stays reasonable (each stream holds its largest).
+    constexpr std::size_t kMaxWorkspace = std::size_t{512} << 20;
     const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
     for (int i = 0; i < returned && !chosen; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace &&
           (ctx.tf32 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH && perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
         chosen = &perf[i];
     if (!chosen) return unsupported(g, n, "cuDNN offers no forward algorithm for this convolution");
     const cudnnConvolutionFwdAlgo_t algo = chosen->algo;
+    // With TF32 allowed the algorithm may be one that runs on tensor cores or one that does not:
+    // the descriptor must carry the math type cuDNN chose it for. Without TF32 it stays FMA.
+    if (ctx.tf32) WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), chosen->mathType));
     std::size_t ws = 0;
     WEFT_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(), algo, &ws));
     p.workspace_bytes = ws;

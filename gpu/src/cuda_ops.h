@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "weft/core/executor.h"
+#include "weft/gpu/cuda_executor.h"
 
 namespace weft::gpu::detail {
 
@@ -41,11 +42,16 @@ struct PrepareContext {
   bool tf32 = false;
 };
 
+/// A new CUDA executor (cuda_executor.cpp); the module's entry point hands it to the program.
+core::Executor* create_executor(const CudaRunOptions& options);
+
 /// Sorted names of the supported operators.
 std::vector<std::string> supported_op_names();
 /// Host-only check of one node (operator, dtypes, static shapes, attributes the kernels handle).
 /// InvalidInput "unsupported: operator X at node Y: ..." on failure.
 core::Status check_node(const core::Graph& graph, core::NodeId n);
+/// check_node over every node: the first unsupported one's error. O(V+E).
+core::Status check_graph(const core::Graph& graph);
 /// Builds the node's launch (descriptors, algorithm). Runtime errors name the cuDNN call.
 core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, core::NodeId n);
 

@@ -7,6 +7,8 @@
 #include <string>
 
 #if WEFT_NVTX
+// NVTX keeps its symbols hidden in the module: tools attach through NVTX_INJECTION64_PATH (as
+// Nsight Systems does, and the GPU tests' counter library).
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
 #endif

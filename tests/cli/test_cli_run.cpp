@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sys/wait.h>
@@ -56,11 +57,21 @@ TEST(CliRun, TextReport) {
   EXPECT_TRUE(contains(r.out, "bit-identical")) << r.out;
 }
 
-// No CUDA executor in this build: exit 3 with the reason; bad options: exit 1.
+// --backend cuda: exit 3 with the reason where CUDA cannot run (no module, or no GPU as on CI
+// machines), exit 0 where a GPU is (`weft devices` says which); bad options: exit 1.
 TEST(CliRun, BackendAndUsageErrors) {
-  const Result cuda = run_weft("run " + model("squeezenet1_1") + " --backend cuda");
-  EXPECT_EQ(cuda.code, 3) << cuda.out;
-  EXPECT_TRUE(contains(cuda.out, "CUDA")) << cuda.out;
+  ::setenv("WEFT_CUDA_MODULE", "/nonexistent/libweft_cuda.so", 1);
+  const Result absent = run_weft("run " + model("squeezenet1_1") + " --backend cuda");
+  ::unsetenv("WEFT_CUDA_MODULE");
+  EXPECT_EQ(absent.code, 3) << absent.out;
+  EXPECT_TRUE(contains(absent.out, "CUDA module")) << absent.out;
+  const bool gpu = run_weft("devices").code == 0;
+  const Result cuda = run_weft("run " + model("squeezenet1_1") + " --backend cuda --iterations 1 --warmup 0");
+  EXPECT_EQ(cuda.code, gpu ? 0 : 3) << cuda.out;
+  if (!gpu) {
+    EXPECT_TRUE(contains(cuda.out, "CUDA")) << cuda.out;
+  }
+  EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --tf32").code, 1);
   EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --backend tpu").code, 1);
   EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --iterations 0").code, 1);
   EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --strategy nope").code, 1);

@@ -1,11 +1,12 @@
-// A static NVTX injection for the GPU tests: defining InitializeInjectionNvtx2_fnptr (a weak
-// symbol in every NVTX3 user) makes NVTX hand its calls to the functions below, which count
-// range pushes and pops and keep the pushed messages.
-#include <cstdint>
+// An NVTX injection library for the GPU tests (libweft_nvtx_counter.so): NVTX hands the ranges of
+// the CUDA module to the functions below, which count pushes and pops and keep the messages. The
+// module hides its NVTX symbols, so a static injection in the test program cannot reach it; the
+// dynamic one can: this library, linked into the test, names itself in NVTX_INJECTION64_PATH when
+// it is loaded (before main), and NVTX's dlopen of that path finds the copy already in the process.
+#include <dlfcn.h>
 
-// The header's implementation refers to the symbol this file defines (below): declare it first.
-#define NVTX_STATIC_INJECTION_IMPL
-extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(std::uint32_t));
+#include <cstdint>
+#include <cstdlib>
 #include <nvtx3/nvToolsExt.h>
 
 #include <mutex>
@@ -51,6 +52,16 @@ NvtxCounts nvtx_counts() {
 
 }  // namespace weft::test
 
-extern "C" {
-NvtxInitializeInjectionNvtxFunc_t InitializeInjectionNvtx2_fnptr = &weft::test::initialise;
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table) {
+  return weft::test::initialise(get_table);
 }
+
+namespace {
+
+__attribute__((constructor)) void name_this_library() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&InitializeInjectionNvtx2), &info) && info.dli_fname)
+    ::setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+}
+
+}  // namespace

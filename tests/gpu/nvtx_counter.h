@@ -1,5 +1,5 @@
 #pragma once
-// What the static NVTX injection of the GPU tests (nvtx_counter.cpp) has seen so far.
+// What the NVTX injection of the GPU tests (nvtx_counter.cpp, libweft_nvtx_counter.so) has seen so far.
 #include <string>
 #include <vector>
 
@@ -11,6 +11,6 @@ struct NvtxCounts {
   std::vector<std::string> messages;  ///< ASCII messages of pushed ranges, in order
 };
 
-NvtxCounts nvtx_counts();
+__attribute__((visibility("default"))) NvtxCounts nvtx_counts();
 
 }  // namespace weft::test

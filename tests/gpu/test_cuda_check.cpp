@@ -2,12 +2,19 @@
 // "unsupported" errors it gives before any launch, and the errors of a build or machine without CUDA.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
+#include "gpu_test_paths.h"
+#include "module_api.h"
+#if WEFT_TEST_NVTX
+#include "nvtx_counter.h"
+#endif
 
 namespace {
 
@@ -40,11 +47,11 @@ core::Schedule one_stream(const core::Graph& g) {
   return s;
 }
 
-// The four CNN models of the issue use only operators the CUDA executor accepts.
-TEST(CudaCheck, AcceptsTheCnnModels) {
+// The CNN models and vit_b_16 use only operators the CUDA executor accepts.
+TEST(CudaCheck, AcceptsTheCnnModelsAndVit) {
   if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
-  for (const char* model : {"googlenet", "squeezenet1_1", "resnet50", "mobilenet_v3_large"}) {
-    auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + model + ".onnx");
+  for (const char* model : {"googlenet", "squeezenet1_1", "resnet50", "mobilenet_v3_large", "vit_b_16"}) {
+    auto g = core::import_onnx(test::model_file(model));
     ASSERT_TRUE(g) << g.error().message;
     const auto s = gpu::cuda_check_supported(*g);
     EXPECT_TRUE(s) << model << ": " << (s ? "" : s.error().message);
@@ -54,16 +61,16 @@ TEST(CudaCheck, AcceptsTheCnnModels) {
 // An operator without a CUDA kernel is refused by name and node, as InvalidInput, before any launch.
 TEST(CudaCheck, RefusesUnsupportedOperatorNamingNode) {
   if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
-  const core::Graph g = tiny_graph("Erf");
+  const core::Graph g = tiny_graph("Softplus");
   const auto s = gpu::cuda_check_supported(g);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().kind, core::ErrorKind::InvalidInput);
-  EXPECT_EQ(s.error().message.rfind("unsupported: operator Erf at node 'odd'", 0), 0u) << s.error().message;
+  EXPECT_EQ(s.error().message.rfind("unsupported: operator Softplus at node 'odd'", 0), 0u) << s.error().message;
   // run() gives the same error, whether or not a GPU is present (the check comes first).
   auto r = gpu::make_cuda_executor()->run(g, one_stream(g), core::plan_no_reuse(g), {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, core::ErrorKind::InvalidInput);
-  EXPECT_NE(r.error().message.find("Erf"), std::string::npos);
+  EXPECT_NE(r.error().message.find("Softplus"), std::string::npos);
 }
 
 // The supported list is sorted and holds the CNN operators the issue names.
@@ -91,15 +98,60 @@ TEST(CudaCheck, RefusesNonFloatData) {
   EXPECT_NE(s.error().message.find("'x' is int64"), std::string::npos) << s.error().message;
 }
 
-// Without a device (or without CUDA in the build) run() fails with a Runtime error that says so.
+// Without a device (or without the CUDA module) run() fails with a Runtime error that says which.
 TEST(CudaCheck, NoDeviceIsARuntimeError) {
-  if (gpu::built_with_cuda() && gpu::list_gpus()) GTEST_SKIP() << "a GPU is present";
+  if (gpu::list_gpus()) GTEST_SKIP() << "a GPU is present";
   const core::Graph g = tiny_graph("Sigmoid");
   auto r = gpu::make_cuda_executor()->run(g, one_stream(g), core::plan_no_reuse(g), {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, core::ErrorKind::Runtime);
   const std::string& m = r.error().message;
-  EXPECT_TRUE(m.find("built without") != std::string::npos || m.find("no usable CUDA GPU") != std::string::npos) << m;
+  if (gpu::load_cuda_module()) {
+    EXPECT_EQ(m.rfind("no CUDA device: ", 0), 0u) << m;
+  } else {
+    EXPECT_NE(m.find("libweft_cuda.so"), std::string::npos) << m;
+  }
 }
+
+// A build that made the CUDA module loads it here (the toolkit's libraries are on this machine):
+// the module comes from this build and reports the libraries it runs on, GPU or not.
+TEST(CudaCheck, ModuleLoadsAndReportsLibraries) {
+  if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  auto path = gpu::load_cuda_module();
+  ASSERT_TRUE(path) << path.error().message;
+  EXPECT_NE(path->find("libweft_cuda.so"), std::string::npos) << *path;
+  auto info = gpu::cuda_runtime_info();
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->module_path, *path);
+  EXPECT_EQ(info->built_against.rfind("weft ", 0), 0u) << info->built_against;
+  EXPECT_GE(info->runtime_version, 12000);
+  EXPECT_FALSE(info->cublas_version.empty());
+  EXPECT_EQ(info->cudnn_version.rfind("9.", 0), 0u) << info->cudnn_version;
+  EXPECT_TRUE(std::any_of(info->libraries.begin(), info->libraries.end(),
+                          [](const std::string& f) { return f.find("libcudnn.so") != std::string::npos; }));
+  // The module sets the hardware queues (32 unless the environment chose a value) and reports them.
+  const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  ASSERT_NE(connections, nullptr);
+  EXPECT_EQ(info->max_connections, std::atoi(connections));
+  EXPECT_FALSE(gpu::cuda_context_faulted());
+}
+
+#if WEFT_TEST_NVTX
+// The module's NVTX ranges reach a tool (an injection library named by NVTX_INJECTION64_PATH, as
+// Nsight Systems injects itself), without a GPU.
+TEST(CudaCheck, ModuleNvtxRangesReachTheProgramsInjection) {
+  if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  ASSERT_TRUE(gpu::load_cuda_module());
+  const auto* api = gpu::detail::module_api();
+  ASSERT_NE(api, nullptr);
+  const auto before = test::nvtx_counts();
+  api->nvtx_mark("weft nvtx probe");
+  const auto after = test::nvtx_counts();
+  EXPECT_EQ(after.pushes, before.pushes + 1);
+  EXPECT_EQ(after.pops, before.pops + 1);
+  ASSERT_FALSE(after.messages.empty());
+  EXPECT_EQ(after.messages.back(), "weft nvtx probe");
+}
+#endif
 
 }  // namespace

@@ -7,4 +7,6 @@ weft_add_test(test_exports SOURCES test_exports.cpp ui_test_support.h LABELS ui 
 target_compile_definitions(test_exports PRIVATE WEFT_VERSION_FOR_TESTS="${PROJECT_VERSION}")
 weft_add_test(test_timeline_view SOURCES test_timeline_view.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
 weft_add_test(test_run_menu SOURCES test_run_menu.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
+weft_add_test(test_bad_inputs_studio SOURCES test_bad_inputs_studio.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
+weft_add_test(test_recovery SOURCES test_recovery.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
 weft_add_test(test_study_consistency SOURCES test_study_consistency.cpp ui_test_support.h LABELS ui cli slow LIBS weft_ui Qt6::Test nlohmann_json::nlohmann_json)

@@ -1,5 +1,6 @@
 #include "weft/ui/main_window.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -15,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -25,6 +27,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "weft/core/project_file.h"
 #include "weft/core/schedule_json.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
@@ -34,6 +37,7 @@
 #include "weft/ui/node_table_model.h"
 #include "weft/ui/preferences.h"
 #include "weft/ui/properties_panel.h"
+#include "weft/ui/recovery_store.h"
 #include "weft/ui/run_controller.h"
 #include "weft/ui/status_area.h"
 #include "weft/ui/strategy_panel.h"
@@ -77,6 +81,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
   connect(m_doc, &StudioDocument::editRefused, this, [this](const QString& why) { showMessage(tr("Edit refused: %1").arg(why), true); });
   connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitleAndStatus);
 
+  // Unsaved edits are autosaved as a project document; a clean stack leaves nothing to recover.
+  m_recovery = new RecoveryStore(this);
+  m_recovery->setWriter([this](const QString& path) -> core::Status {
+    if (!m_doc->hasModel()) return core::make_error(core::ErrorKind::InvalidInput, "no model");
+    return save_project(path, *m_doc, currentSettings());
+  });
+  connect(m_doc->undoStack(), &QUndoStack::indexChanged, this, &MainWindow::updateRecoveryState);
+  connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateRecoveryState);
+
   resize(1400, 900);
   QSettings settings;
   if (settings.value("layout/version").toInt() == kLayoutVersion) {
@@ -86,6 +99,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
 }
 
 MainWindow::~MainWindow() {
+  // The document's undo stack clears as it goes: nothing of this window may hear it.
+  disconnect(m_doc->undoStack(), nullptr, this, nullptr);
   if (isLoading()) {
     m_watcher.future().cancel();
     m_watcher.waitForFinished();
@@ -251,7 +266,9 @@ void MainWindow::openGraph(const QString& label, GraphSource source) {
   startLoad(std::move(r));
 }
 
-void MainWindow::openProject(const QString& path) {
+void MainWindow::openProject(const QString& path) { openProjectFile(path, false); }
+
+void MainWindow::openProjectFile(const QString& path, bool recovering) {
   auto project = load_project(path);
   if (!project) {
     showMessage(QString::fromStdString(project.error().message), true);
@@ -268,7 +285,8 @@ void MainWindow::openProject(const QString& path) {
   m_loading_is_file = true;
   startLoad(std::move(r));
   m_pending_project = std::move(*project);  // after startLoad, which clears nothing of it
-  addRecent(QFileInfo(path).absoluteFilePath());
+  m_recovering_file = recovering ? path : QString();
+  if (!recovering) addRecent(QFileInfo(path).absoluteFilePath());
 }
 
 void MainWindow::startLoad(LoadRequest request) {
@@ -296,6 +314,7 @@ void MainWindow::onLoaded() {
     const QString why = future.isCanceled() ? tr("Loading cancelled")
                                             : tr("Could not open %1: %2").arg(m_loading_path, *m_job.error);
     m_pending_project.reset();
+    m_recovering_file.clear();  // kept on disk: offered again next time
     showMessage(why, !future.isCanceled());
     emit loadFinished(false, why);
     return;
@@ -319,6 +338,10 @@ void MainWindow::onLoaded() {
     if (!reason.isEmpty()) showMessage(tr("The project's schedule was refused (%1); using a fresh one").arg(reason), true);
   }
   if (m_loading_is_file) addRecent(m_loading_path);
+  m_recovered = !m_recovering_file.isEmpty();
+  if (m_recovered) m_recovery->discard(m_recovering_file);  // its edits are this session's now
+  m_recovering_file.clear();
+  updateRecoveryState();
   updateTitleAndStatus();
   const QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
   showMessage(msg);
@@ -332,6 +355,9 @@ bool MainWindow::saveProject(const QString& path) {
     return false;
   }
   m_doc->undoStack()->setClean();
+  m_recovered = false;
+  updateRecoveryState();
+  updateTitleAndStatus();
   addRecent(QFileInfo(path).absoluteFilePath());
   showMessage(tr("Saved %1").arg(path));
   return true;
@@ -347,6 +373,48 @@ ProjectSettings MainWindow::currentSettings() const {
   return s;
 }
 
+void MainWindow::updateRecoveryState() {
+  if (m_doc->hasModel() && (!m_doc->undoStack()->isClean() || m_recovered)) m_recovery->markDirty();
+  else m_recovery->markClean();
+}
+
+int MainWindow::offerRecovery(RecoveryChoice choice) {
+  const QString env = qEnvironmentVariable("WEFT_RECOVER");
+  if (choice == RecoveryChoice::Ask && env == "accept") choice = RecoveryChoice::Accept;
+  if (choice == RecoveryChoice::Ask && env == "discard") choice = RecoveryChoice::Discard;
+  const QStringList files = m_recovery->orphans();
+  if (files.isEmpty()) return 0;
+  const QString newest = files.front();
+  if (choice == RecoveryChoice::Discard) {
+    for (const QString& f : files) m_recovery->discard(f);
+  } else if (choice == RecoveryChoice::Accept) {
+    recoverSession(newest);
+  } else {
+    auto project = core::load_project_file(newest.toStdString());
+    const QString model = project ? QFileInfo(QString::fromStdString(project->model_path)).fileName() : tr("a model");
+    const QString when = QFileInfo(newest).lastModified().toString("yyyy-MM-dd HH:mm:ss");
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Recover unsaved edits?"),
+                                tr("Weft Studio closed unexpectedly with unsaved edits of %1 (autosaved %2). "
+                                   "Recover them?").arg(model, when),
+                                QMessageBox::Yes | QMessageBox::No, this);
+    box->button(QMessageBox::Yes)->setText(tr("Recover"));
+    box->button(QMessageBox::No)->setText(tr("Discard"));
+    box->setWindowModality(Qt::NonModal);  // the window stays usable while it waits
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, box, newest](QAbstractButton* b) {
+      if (box->standardButton(b) == QMessageBox::Yes) recoverSession(newest);
+      else m_recovery->discard(newest);
+    });
+    m_recovery_prompt = box;
+    box->show();
+  }
+  return static_cast<int>(files.size());
+}
+
+void MainWindow::recoverSession(const QString& file) { openProjectFile(file, true); }
+
+QMessageBox* MainWindow::recoveryPrompt() const { return m_recovery_prompt.data(); }
+
 void MainWindow::showMessage(const QString& text, bool error) { m_status->showMessage(text, error); }
 
 const QString& MainWindow::lastMessage() const { return m_status->lastMessage(); }
@@ -354,7 +422,8 @@ const QString& MainWindow::lastMessage() const { return m_status->lastMessage();
 void MainWindow::updateTitleAndStatus() {
   if (!m_doc->hasModel()) return;
   const QString name = QFileInfo(m_doc->modelPath()).fileName();
-  setWindowTitle(tr("%1%2 — Weft Studio").arg(name, m_doc->undoStack()->isClean() ? "" : " *"));
+  const bool unsaved = !m_doc->undoStack()->isClean() || m_recovered;
+  setWindowTitle(tr("%1%2%3 — Weft Studio").arg(name, m_recovered ? tr(" (recovered)") : QString(), unsaved ? " *" : ""));
   const core::Graph& g = m_doc->graph();
   const auto& an = m_doc->analysis();
   const auto& f = m_doc->figures();

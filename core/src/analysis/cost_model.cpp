@@ -141,6 +141,8 @@ std::string assets_dir() {
   if (!ec) {
     const fs::path installed = exe.parent_path().parent_path() / "share" / "weft" / "assets";
     if (is_dir(installed)) return installed.string();
+    const fs::path beside = exe.parent_path() / "assets";  // the GPU bundle (scripts/gpu-bundle.sh)
+    if (is_dir(beside)) return beside.string();
   }
   return WEFT_SOURCE_ASSETS_DIR;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "half.h"
 #include "weft/core/executor.h"
 
 namespace weft::core {
@@ -23,6 +24,20 @@ std::vector<double> values_of(const HostTensor& t) {
     }
   };
   switch (t.dtype) {
+    case DType::Float16:
+      for (std::size_t i = 0; i < n; ++i) {
+        detail::Float16 x;
+        std::memcpy(&x, t.bytes.data() + i * 2, 2);
+        v[i] = x.to_float();
+      }
+      break;
+    case DType::BFloat16:
+      for (std::size_t i = 0; i < n; ++i) {
+        detail::BFloat16 x;
+        std::memcpy(&x, t.bytes.data() + i * 2, 2);
+        v[i] = x.to_float();
+      }
+      break;
     case DType::Float32: read(float{}); break;
     case DType::Float64: read(double{}); break;
     case DType::Int32: read(std::int32_t{}); break;

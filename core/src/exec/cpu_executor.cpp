@@ -13,6 +13,8 @@
 #include <numeric>
 #include <thread>
 
+#include <unistd.h>
+
 #include "kernel.h"
 
 namespace weft::core {
@@ -60,6 +62,24 @@ class Buffer {
   std::size_t m_size = 0;
 };
 
+// Bytes a run holds at once: the arena plus every tensor with its own buffer (sources, outputs).
+// Refused before any allocation when over the machine's memory: a hostile or simply huge model
+// gets a Runtime error naming the sizes, never an allocation failure mid-run.
+Status check_host_memory(const Graph& graph, const MemoryPlan& plan) {
+  double need = static_cast<double>(plan.arena_bytes);
+  for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
+    const Tensor& t = graph.tensor(static_cast<TensorId>(i));
+    if (t.producer == kNoNode || t.kind == TensorKind::Output) need += static_cast<double>(std::max<std::int64_t>(t.bytes(), 0));
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const double have = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
+  if (have > 0 && need > have)
+    return make_error(ErrorKind::Runtime, "the run needs " + std::to_string(static_cast<std::int64_t>(need / (1 << 20))) +
+                                              " MiB of memory, more than this machine's " +
+                                              std::to_string(static_cast<std::int64_t>(have / (1 << 20))) + " MiB");
+  return {};
+}
+
 /// Everything one run() needs, shared by the worker threads.
 struct RunState {
   const Graph* graph = nullptr;
@@ -87,7 +107,7 @@ struct RunState {
 class NodeContext final : public detail::KernelContext {
  public:
   NodeContext(RunState& state, NodeId n, std::span<const View> inputs)
-      : KernelContext(state.graph->node(n), inputs, state.opset), m_state(state), m_node_id(n) {}
+      : KernelContext(state.graph->node(n), inputs, state.opset, state.graph), m_state(state), m_node_id(n) {}
 
   Expected<View> output(std::size_t i, DType dtype, detail::Shape shape) override {
     const Node& node = this->node();
@@ -145,7 +165,7 @@ void run_node(RunState& state, NodeId n, int stream) {
       if (node.inputs[i] != kNoTensor) inputs[i] = state.values[static_cast<std::size_t>(node.inputs[i])];
     NodeContext ctx(state, n, inputs);
     const detail::KernelFn* fn = detail::kernel_registry().find(node.op_type);
-    Status s = fn ? (*fn)(ctx) : Status(detail::unsupported(ctx, "operator"));
+    Status s = fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
     if (!s) state.fail(s.error());
   }
   const double t1 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
@@ -168,6 +188,18 @@ class CpuExecutor final : public Executor {
                           const RunOptions& options) override {
     WEFT_TRY(cpu_check_supported(graph));
     WEFT_TRY(check_run(graph, schedule, plan, options));
+    WEFT_TRY(check_host_memory(graph, plan));
+    try {
+      return run_checked(graph, schedule, plan, options);
+    } catch (const std::bad_alloc&) {
+      return make_error(ErrorKind::Runtime, "out of memory: the run's buffers (arena " + std::to_string(plan.arena_bytes) +
+                                                " bytes, plus inputs, weights and outputs) could not be allocated");
+    }
+  }
+
+ private:
+  Expected<RunResult> run_checked(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                  const RunOptions& options) {
 
     RunState state;
     state.graph = &graph;
@@ -219,7 +251,6 @@ class CpuExecutor final : public Executor {
     return result;
   }
 
- private:
   static Status prepare_sources(const Graph& graph, const RunOptions& options, RunState& state) {
     for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
       const Tensor& t = graph.tensor(static_cast<TensorId>(i));
@@ -241,11 +272,15 @@ std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecu
 
 std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
 
-Status cpu_check_supported(const Graph& graph) {
+namespace {
+
+/// Every operator of `graph` and of its bodies has a kernel, and no input is a string; graph
+/// inputs of a main graph must be tensors (a body's captures are typed at run time).
+Status check_graph_supported(const Graph& graph, bool is_body) {
   const auto& registry = detail::kernel_registry();
   for (TensorId t : graph.inputs()) {
     const DType d = graph.tensor(t).dtype;
-    if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+    if (d == DType::String)
       return make_error(ErrorKind::InvalidInput, "unsupported: input '" + graph.tensor(t).name + "': dtype " +
                                                      std::string(dtype_name(d)));
   }
@@ -257,12 +292,21 @@ Status cpu_check_supported(const Graph& graph) {
     for (TensorId t : node.inputs) {
       if (t == kNoTensor) continue;
       const DType d = graph.tensor(t).dtype;
-      if (d == DType::String || d == DType::Float16 || d == DType::BFloat16)
+      if (!is_body && d == DType::Undefined && graph.tensor(t).kind == TensorKind::Input)
+        return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type +
+                                                       "): non-tensor input '" + graph.tensor(t).name + "'");
+      if (d == DType::String)
         return make_error(ErrorKind::InvalidInput, "unsupported: node '" + node.name + "' (" + node.op_type + "): dtype " +
                                                        std::string(dtype_name(d)));
     }
+    for (const auto& [attr, body] : node_subgraphs(node))
+      if (auto s = check_graph_supported(*body, true); !s) return s;
   }
   return {};
 }
+
+}  // namespace
+
+Status cpu_check_supported(const Graph& graph) { return check_graph_supported(graph, false); }
 
 }  // namespace weft::core

@@ -5,8 +5,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "half.h"
 #include "weft/core/executor.h"
 #include "weft/core/tensor_pb.h"
+#include "weft/core/tensor_size.h"
 
 namespace weft::core {
 namespace {
@@ -29,11 +31,7 @@ std::uint64_t fnv1a(std::string_view s) {
   return h;
 }
 
-std::int64_t elements_of(const std::vector<std::int64_t>& shape) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
-  return n;
-}
+std::int64_t elements_of(const std::vector<std::int64_t>& shape) { return checked_elements(shape).value_or(-1); }
 
 }  // namespace
 
@@ -59,6 +57,12 @@ void fill_initial_value(const Tensor& t, std::uint64_t seed, bool is_weight, std
     case DType::Float64:
       for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<double*>(out)[i] = uniform();
       break;
+    case DType::Float16:
+      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<detail::Float16*>(out)[i] = detail::Float16::from(uniform());
+      break;
+    case DType::BFloat16:
+      for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<detail::BFloat16*>(out)[i] = detail::BFloat16::from(uniform());
+      break;
     case DType::Bool:
       for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(splitmix(s) & 1u);
       break;
@@ -76,7 +80,8 @@ Expected<HostTensor> initial_value(const Graph& graph, TensorId id, const RunOpt
   if (!is_weight) {
     if (auto it = options.inputs.find(t.name); it != options.inputs.end()) {
       const HostTensor& h = it->second;
-      if (h.dtype != t.dtype || h.bytes.size() != static_cast<std::size_t>(elements_of(h.shape)) * dtype_size(h.dtype))
+      const std::int64_t given = elements_of(h.shape);
+      if (h.dtype != t.dtype || given < 0 || h.bytes.size() != static_cast<std::size_t>(given) * dtype_size(h.dtype))
         return make_error(ErrorKind::InvalidInput, "input '" + t.name + "': given " + std::string(dtype_name(h.dtype)) +
                                                        " data does not match the model's " + std::string(dtype_name(t.dtype)));
       if (t.shape_known() && t.shape() != h.shape)
@@ -84,9 +89,19 @@ Expected<HostTensor> initial_value(const Graph& graph, TensorId id, const RunOpt
       return h;
     }
   }
-  if (!t.shape_known() || t.bytes() < 0)
+  if (!t.shape_known() || t.bytes() < 0) {
+    // Name every unbound dim as `weft analyze` does, with the --dim that binds it.
+    std::string dims;
+    if (!t.rank_known) dims = " (its rank is unknown)";
+    for (std::size_t d = 0; d < t.dims.size(); ++d) {
+      if (t.dims[d].known()) continue;
+      dims += (dims.empty() ? ": " : ", ") + std::string("dim ") + std::to_string(d) +
+              (t.dims[d].symbol.empty() ? " (unnamed; --dim " + t.name + ":" + std::to_string(d) + "=VALUE)"
+                                        : " '" + t.dims[d].symbol + "' (--dim " + t.dims[d].symbol + "=VALUE)");
+    }
     return make_error(ErrorKind::InvalidInput, std::string(is_weight ? "weight '" : "input '") + t.name +
-                                                   "' has no static shape (bind symbolic dims with --dim)");
+                                                   "' has no static shape" + dims);
+  }
   HostTensor h;
   h.dtype = t.dtype;
   h.shape = t.shape();

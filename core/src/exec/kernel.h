@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/core/executor.h"
 #include "weft/core/expected.h"
 #include "weft/core/graph.h"
 
@@ -36,8 +37,8 @@ struct View {
 /// What a kernel sees: its node, its input views and a way to get output buffers.
 class KernelContext {
  public:
-  KernelContext(const Node& node, std::span<const View> inputs, std::int64_t opset)
-      : m_node(node), m_inputs(inputs), m_opset(opset) {}
+  KernelContext(const Node& node, std::span<const View> inputs, std::int64_t opset, const Graph* graph = nullptr)
+      : m_node(node), m_inputs(inputs), m_opset(opset), m_graph(graph) {}
   virtual ~KernelContext() = default;
   KernelContext(const KernelContext&) = delete;
   KernelContext& operator=(const KernelContext&) = delete;
@@ -51,6 +52,12 @@ class KernelContext {
   const View& in(std::size_t i) const { return m_inputs[i]; }
   std::size_t output_count() const { return m_node.outputs.size(); }
   bool wants_output(std::size_t i) const { return i < m_node.outputs.size() && m_node.outputs[i] != kNoTensor; }
+  /// The graph the node belongs to (tensor names and declared dtypes), when the caller has one.
+  const Graph* graph() const { return m_graph; }
+  /// The dtype the graph declares for output i (Undefined when unknown or omitted).
+  DType declared_dtype(std::size_t i) const {
+    return m_graph && wants_output(i) ? m_graph->tensor(m_node.outputs[i]).dtype : DType::Undefined;
+  }
 
   /// The buffer for output i with this dtype and shape (arena view or own buffer). Errors when the
   /// shape does not fit the bytes the memory plan reserved. Omitted outputs get scratch bytes.
@@ -60,6 +67,7 @@ class KernelContext {
   const Node& m_node;
   std::span<const View> m_inputs;
   std::int64_t m_opset = 0;
+  const Graph* m_graph = nullptr;
 };
 
 using KernelFn = std::function<Status(KernelContext&)>;
@@ -83,6 +91,22 @@ class KernelRegistry {
   std::map<std::string, KernelFn, std::less<>> m_fns;
 };
 
+/// Runs a kernel on a node. Operators that compute (not those that only move bytes, nor Cast)
+/// see float16/bfloat16 inputs widened to float32, and their float32 outputs that the graph
+/// declares half (or, undeclared, of a node with half inputs) are rounded back, nearest-even.
+Status run_kernel(const KernelFn& fn, KernelContext& ctx);
+
+/// A view of a host tensor's bytes (the tensor must outlive the view).
+View view_of(const HostTensor& h);
+/// An owned copy of a view.
+HostTensor host_of(const View& v);
+/// The value an enclosing node holds for a name its bodies capture (its input of that name).
+const View* captured_input(const KernelContext& ctx, std::string_view name);
+/// Runs a body (If branch, Loop or Scan body) of ctx's node, sequentially on the calling thread:
+/// `formal` binds its formal inputs in order, captures come from the node's inputs by name.
+/// Returns the body's outputs. O(body work); every body tensor gets a buffer of its own.
+Expected<std::vector<HostTensor>> run_subgraph(const KernelContext& ctx, const Graph& body, std::span<const View> formal);
+
 /// The registry of every kernel family (built once, thread-safe after construction).
 const KernelRegistry& kernel_registry();
 
@@ -93,6 +117,13 @@ void register_pool_kernels(KernelRegistry& r);
 void register_norm_kernels(KernelRegistry& r);
 void register_reduce_kernels(KernelRegistry& r);
 void register_shape_kernels(KernelRegistry& r);
+void register_index_kernels(KernelRegistry& r);
+void register_detect_kernels(KernelRegistry& r);
+void register_signal_kernels(KernelRegistry& r);
+void register_quant_kernels(KernelRegistry& r);
+void register_loss_kernels(KernelRegistry& r);
+void register_rnn_kernels(KernelRegistry& r);
+void register_control_kernels(KernelRegistry& r);
 
 // ---- helpers shared by the families ----
 
@@ -109,6 +140,21 @@ bool normalize_axis(std::int64_t& axis, std::int64_t rank);
 bool read_ints(const View& v, std::vector<std::int64_t>& out);
 /// Reads a float tensor (float32 / float64) as doubles.
 bool read_floats(const View& v, std::vector<double>& out);
+
+/// True for the dtypes load_double/store_double handle: floats (half included), integers, bool.
+bool is_numeric(DType dtype);
+/// Element i of a numeric view as double (exact for every dtype but int64/uint64 beyond 2^53).
+double load_double(const View& v, std::int64_t i);
+/// Stores x into element i: integers truncate toward zero (saturating, NaN to 0), bool is x != 0,
+/// half types round nearest-even. Reference kernels that are not hot use these instead of templates.
+void store_double(const View& v, std::int64_t i, double x);
+/// A whole numeric view as doubles (false when the dtype is not numeric).
+bool read_doubles(const View& v, std::vector<double>& out);
+/// An Expected<View> output in one line: `WEFT_KERNEL_OUTPUT(y, ctx.output(0, dtype, shape));`.
+#define WEFT_KERNEL_OUTPUT(var, expr) \
+  auto var##_result = (expr);          \
+  if (!var##_result) return var##_result.error(); \
+  const View& var = *var##_result
 
 /// Calls f(T{}) with T the C++ type of dtype among float, double and the integer types; false for others.
 template <class F>

@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
+#include "half.h"
 #include "kernel.h"
 
 namespace weft::core::detail {
@@ -38,6 +41,13 @@ const KernelRegistry& kernel_registry() {
     register_norm_kernels(r);
     register_reduce_kernels(r);
     register_shape_kernels(r);
+    register_index_kernels(r);
+    register_detect_kernels(r);
+    register_signal_kernels(r);
+    register_quant_kernels(r);
+    register_loss_kernels(r);
+    register_rnn_kernels(r);
+    register_control_kernels(r);
     return r;
   }();
   return registry;
@@ -123,6 +133,72 @@ bool ints_from_attr_or_input(const KernelContext& ctx, std::string_view attr, st
     present = true;
     return read_ints(ctx.in(input), out);
   }
+  return true;
+}
+
+bool is_numeric(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: case DType::Float64: case DType::Float16: case DType::BFloat16: case DType::Int8:
+    case DType::Int16: case DType::Int32: case DType::Int64: case DType::UInt8: case DType::UInt16:
+    case DType::UInt32: case DType::UInt64: case DType::Bool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double load_double(const View& v, std::int64_t i) {
+  switch (v.dtype) {
+    case DType::Float32: return v.as<const float>()[i];
+    case DType::Float64: return v.as<const double>()[i];
+    case DType::Float16: return v.as<const Float16>()[i].to_float();
+    case DType::BFloat16: return v.as<const BFloat16>()[i].to_float();
+    case DType::Int8: return v.as<const std::int8_t>()[i];
+    case DType::Int16: return v.as<const std::int16_t>()[i];
+    case DType::Int32: return v.as<const std::int32_t>()[i];
+    case DType::Int64: return static_cast<double>(v.as<const std::int64_t>()[i]);
+    case DType::UInt8: return v.as<const std::uint8_t>()[i];
+    case DType::UInt16: return v.as<const std::uint16_t>()[i];
+    case DType::UInt32: return v.as<const std::uint32_t>()[i];
+    case DType::UInt64: return static_cast<double>(v.as<const std::uint64_t>()[i]);
+    case DType::Bool: return v.as<const std::uint8_t>()[i] != 0 ? 1.0 : 0.0;
+    default: return 0;
+  }
+}
+
+namespace {
+template <class T>
+T to_int(double x) {
+  if (std::isnan(x)) return T{};
+  if (x <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+  if (x >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(x);
+}
+}  // namespace
+
+void store_double(const View& v, std::int64_t i, double x) {
+  switch (v.dtype) {
+    case DType::Float32: v.as<float>()[i] = static_cast<float>(x); break;
+    case DType::Float64: v.as<double>()[i] = x; break;
+    case DType::Float16: v.as<Float16>()[i] = Float16::from(x); break;
+    case DType::BFloat16: v.as<BFloat16>()[i] = BFloat16::from(x); break;
+    case DType::Int8: v.as<std::int8_t>()[i] = to_int<std::int8_t>(x); break;
+    case DType::Int16: v.as<std::int16_t>()[i] = to_int<std::int16_t>(x); break;
+    case DType::Int32: v.as<std::int32_t>()[i] = to_int<std::int32_t>(x); break;
+    case DType::Int64: v.as<std::int64_t>()[i] = to_int<std::int64_t>(x); break;
+    case DType::UInt8: v.as<std::uint8_t>()[i] = to_int<std::uint8_t>(x); break;
+    case DType::UInt16: v.as<std::uint16_t>()[i] = to_int<std::uint16_t>(x); break;
+    case DType::UInt32: v.as<std::uint32_t>()[i] = to_int<std::uint32_t>(x); break;
+    case DType::UInt64: v.as<std::uint64_t>()[i] = to_int<std::uint64_t>(x); break;
+    case DType::Bool: v.as<std::uint8_t>()[i] = x != 0 ? 1 : 0; break;
+    default: break;
+  }
+}
+
+bool read_doubles(const View& v, std::vector<double>& out) {
+  if (!is_numeric(v.dtype)) return false;
+  out.resize(static_cast<std::size_t>(v.elements()));
+  for (std::int64_t i = 0; i < v.elements(); ++i) out[static_cast<std::size_t>(i)] = load_double(v, i);
   return true;
 }
 

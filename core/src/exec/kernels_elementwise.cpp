@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "half.h"
 #include "kernel.h"
 
 namespace weft::core::detail {
@@ -25,9 +26,14 @@ bool dispatch_any(DType dtype, F&& f) {
     case DType::Int64: f(std::int64_t{}); return true;
     case DType::UInt64: f(std::uint64_t{}); return true;
     case DType::Bool: f(bool{}); return true;
+    case DType::Float16: f(Float16{}); return true;
+    case DType::BFloat16: f(BFloat16{}); return true;
     default: return false;
   }
 }
+
+template <class T>
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 
 // ---- unary ----
 
@@ -94,7 +100,14 @@ Status dropout_kernel(KernelContext& ctx) {
 
 template <class To, class From>
 To convert(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (kIsHalf<From> && kIsHalf<To>) {
+    return To::from(v.to_float());
+  } else if constexpr (kIsHalf<From>) {
+    return convert<To>(v.to_float());
+  } else if constexpr (kIsHalf<To>) {
+    // Rounded once, from the exact value (double holds every float and the common integers).
+    return To::from(static_cast<double>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
     return v != From{};
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     if (std::isnan(v)) return To{};
@@ -210,6 +223,32 @@ KernelFn logic(Op op) {
     if (a.dtype != DType::Bool || b.dtype != DType::Bool) return unsupported(ctx, "non-bool operands");
     return binary_typed<bool, bool>(ctx, a, b, DType::Bool, op);
   };
+}
+
+Status bit_shift_kernel(KernelContext& ctx) {
+  const View& a = ctx.in(0);
+  const View& b = ctx.in(1);
+  if (a.dtype != b.dtype) return kernel_error(ctx, "operand dtypes differ");
+  const std::string direction = ctx.node().attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") return kernel_error(ctx, "direction must be LEFT or RIGHT");
+  const bool left = direction == "LEFT";
+  Status result;
+  auto body = [&](auto t) {
+    using T = decltype(t);
+    // Shifting by the width or more gives zero (the C++ shift would be undefined).
+    result = binary_typed<T, T>(ctx, a, b, a.dtype, [&](T x, T s) {
+      if (s >= static_cast<T>(sizeof(T) * 8)) return T{0};
+      return static_cast<T>(left ? x << s : x >> s);
+    });
+  };
+  switch (a.dtype) {
+    case DType::UInt8: body(std::uint8_t{}); break;
+    case DType::UInt16: body(std::uint16_t{}); break;
+    case DType::UInt32: body(std::uint32_t{}); break;
+    case DType::UInt64: body(std::uint64_t{}); break;
+    default: return unsupported(ctx, std::string("dtype ") + std::string(dtype_name(a.dtype)));
+  }
+  return result;
 }
 
 Status pow_kernel(KernelContext& ctx) {
@@ -380,6 +419,9 @@ T fmod_like(T a, T b, bool fmod) {
     return std::fmod(a, b);
   } else {
     if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T{-1}) return 0;  // also avoids the INT_MIN % -1 trap
+    }
     T r = static_cast<T>(a % b);
     // Integer Mod follows Python (sign of the divisor) unless fmod=1.
     if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
@@ -404,7 +446,13 @@ Status mod_kernel(KernelContext& ctx) {
 template <class T>
 T int_div(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    return b == 0 ? T{0} : static_cast<T>(a / b);
+    if (b == 0) return T{0};
+    if constexpr (std::is_signed_v<T>) {
+      // INT_MIN / -1 overflows (a hardware trap): negate with wrap-around instead.
+      using U = std::make_unsigned_t<T>;
+      if (b == T{-1}) return static_cast<T>(static_cast<U>(U{0} - static_cast<U>(a)));
+    }
+    return static_cast<T>(a / b);
   } else {
     return a / b;
   }
@@ -414,6 +462,7 @@ T int_div(T a, T b) {
 
 void register_elementwise_kernels(KernelRegistry& r) {
   using N = const Node&;
+  r.add("BitShift", bit_shift_kernel);
   r.add("Relu", unary_numeric([](auto v) { return v > decltype(v){0} ? v : decltype(v){0}; }));
   r.add("Neg", unary_numeric([](auto v) { return -v; }));
   r.add("Abs", unary_numeric([](auto v) {

@@ -272,19 +272,23 @@ Status slice_kernel(KernelContext& ctx) {
     std::int64_t a = axes[i];
     if (!normalize_axis(a, rank)) return kernel_error(ctx, "axis out of range");
     const auto d = static_cast<std::size_t>(a);
-    const std::int64_t dim = x.shape[d], s = steps[i];
-    if (s == 0) return kernel_error(ctx, "step 0");
+    const std::int64_t dim = x.shape[d];
+    if (steps[i] == 0) return kernel_error(ctx, "step 0");
+    // A step of at least the dim takes one element whatever its size: clamping it keeps the
+    // arithmetic below free of overflow on hostile steps.
+    const std::int64_t span = std::max<std::int64_t>(dim, 1);
+    const std::int64_t s = std::clamp<std::int64_t>(steps[i], -span, span);
     std::int64_t b = starts[i], e = ends[i];
     if (b < 0) b += dim;
     if (e < 0) e += dim;
     if (s > 0) {
       b = std::clamp<std::int64_t>(b, 0, dim);
       e = std::clamp<std::int64_t>(e, 0, dim);
-      out[d] = e > b ? (e - b + s - 1) / s : 0;
+      out[d] = e > b ? 1 + (e - b - 1) / s : 0;
     } else {
       b = std::clamp<std::int64_t>(b, -1, dim - 1);
       e = std::clamp<std::int64_t>(e, -1, dim - 1);
-      out[d] = b > e ? (b - e - s - 1) / -s : 0;
+      out[d] = b > e ? 1 + (b - e - 1) / -s : 0;
     }
     begin[d] = b;
     step[d] = s;

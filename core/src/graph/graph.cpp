@@ -5,6 +5,8 @@
 #include <queue>
 #include <sstream>
 
+#include "weft/core/tensor_size.h"
+
 namespace weft::core {
 
 std::size_t dtype_size(DType t) {
@@ -16,6 +18,22 @@ std::size_t dtype_size(DType t) {
     case DType::String: case DType::Undefined: return 0;
   }
   return 0;
+}
+
+std::optional<std::int64_t> checked_elements(std::span<const std::int64_t> dims, std::size_t element_size) {
+  // Each factor is bounded before it multiplies, so no product leaves 64 bits. Zero dims count as
+  // one in the bound: kernels form products of partial dims (strides) whatever the total.
+  std::int64_t bound = 1;
+  bool empty = false;
+  for (std::int64_t d : dims) {
+    if (d < 0 || d > kMaxTensorBytes) return std::nullopt;
+    if (d == 0) empty = true;
+    else if (bound > kMaxTensorBytes / d) return std::nullopt;
+    else bound *= d;
+  }
+  const auto es = static_cast<std::int64_t>(element_size);
+  if (es > 0 && bound > kMaxTensorBytes / es) return std::nullopt;
+  return empty ? 0 : bound;
 }
 
 std::string_view dtype_name(DType t) {
@@ -206,6 +224,18 @@ Expected<Graph> GraphBuilder::build() && {
   g.m_nodes.reserve(n);
   for (PendingNode& p : m_nodes) g.m_nodes.push_back(std::move(p.node));
 
+  // Sizes are checked once here, so no pass (analysis, planning, executors) multiplies its way
+  // out of 64 bits or allocates for a tensor no machine holds.
+  for (const Tensor& t : g.m_tensors) {
+    if (!t.shape_known()) continue;
+    std::vector<std::int64_t> shape;
+    shape.reserve(t.dims.size());
+    for (const Dim& d : t.dims) shape.push_back(d.value);
+    if (!checked_elements(shape, dtype_size(t.dtype)))
+      return make_error(ErrorKind::InvalidInput, "tensor '" + t.name + "' of shape " + format_shape(t) +
+                                                     ": its size overflows (a tensor may hold at most 2^48 bytes)");
+  }
+
   // Stable keys: unnamed nodes get "#<index>:<op>"; duplicate names are an error.
   for (std::size_t i = 0; i < n; ++i) {
     Node& node = g.m_nodes[i];
@@ -320,6 +350,16 @@ Expected<Graph> GraphBuilder::build() && {
     return make_error(ErrorKind::InvalidInput, os.str());
   }
   return g;
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> node_subgraphs(const Node& node) {
+  std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> out;
+  for (const Attribute& a : node.attributes) {
+    if (a.graph) out.emplace_back(a.name, a.graph);
+    for (const auto& g : a.graphs)
+      if (g) out.emplace_back(a.name, g);
+  }
+  return out;
 }
 
 std::string format_shape(const Tensor& t) {

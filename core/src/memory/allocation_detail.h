@@ -71,6 +71,115 @@ SearchOutcome skyline_search(const AllocationProblem& p, std::int64_t capacity, 
 /// Static block orders tried in turn by the skyline search (by section total, size, area, length).
 std::vector<std::vector<std::int32_t>> skyline_preorders(const AllocationProblem& p);
 
+/// Cliques of the conflict graph used for inference by the canonical search: the elementary
+/// sections of the position intervals (blocks alive at once), each cut down to a clique where
+/// positions are only a hint (checked against the conflict lists). Consecutive duplicates
+/// dropped. O(Σ section sizes), plus a B² bit matrix and O(Σ section size²) checks when
+/// conflicts are not overlaps.
+struct CliqueCover {
+  std::vector<std::vector<std::int32_t>> members;   ///< per clique: its blocks, sorted
+  std::vector<std::vector<std::int32_t>> of_block;  ///< per block: the cliques holding it
+};
+CliqueCover position_cliques(const AllocationProblem& p);
+
+/// Largest clique weight in the cover (and the largest block): a lower bound on any arena.
+std::int64_t clique_cover_bound(const AllocationProblem& p, const CliqueCover& cover);
+
+/// The exact decision search over canonical solutions (canonical_search.cpp): finds offsets
+/// with arena <= capacity, proves there are none, or runs out of steps (one per search node and
+/// one per placement tried) or time. Works on any conflict graph.
+class CanonicalSearch {
+ public:
+  CanonicalSearch(const AllocationProblem& p, const CliqueCover& cover);
+  CanonicalSearch(const CanonicalSearch&) = delete;
+  CanonicalSearch& operator=(const CanonicalSearch&) = delete;
+
+  struct Trial {
+    std::int64_t capacity = 0;
+    std::span<const std::int32_t> preorder;  ///< ranks the blocks: ties at one offset go to the lower rank
+    std::uint64_t preorder_id = 0;           ///< names the preorder in the table of failed states
+    std::int64_t step_limit = 0;
+    Clock::time_point deadline = Clock::time_point::max();
+    double noise = 0;        ///< chance of swapping two neighbouring candidates (0: none)
+    std::uint64_t seed = 1;  ///< for the noise
+  };
+  /// Failed states are remembered across calls (keyed by capacity and preorder), so a restart
+  /// with a larger step limit does not search again what an earlier one proved infeasible.
+  SearchOutcome solve(const Trial& trial, std::vector<std::int64_t>& offsets);
+  /// Steps spent by the last solve.
+  std::int64_t steps_used() const;
+
+ private:
+  struct Group {
+    std::vector<std::int32_t> blocks;   // unplaced when the group was formed (some placed since)
+    std::vector<std::int32_t> cliques;  // the cliques holding its blocks
+  };
+  struct Cand {
+    std::int64_t offset;
+    std::int32_t rank;
+    std::int32_t block;
+  };
+  struct Change {
+    std::int32_t index;
+    std::int64_t old;
+  };
+  struct Slot {
+    std::uint64_t key = 0;  // the unplaced blocks, their min offsets, capacity and preorder; 0: empty
+    std::int64_t last_offset = 0;
+    std::int32_t last_rank = 0;
+  };
+  static constexpr std::size_t kProbes = 8;
+
+  std::vector<Group> split(const Group& group);
+  SearchOutcome solve_group(const Group& group, std::int64_t last_offset, std::int32_t last_rank);
+  SearchOutcome dfs(const Group& group, std::int64_t last_offset, std::int32_t last_rank);
+  bool place(std::int32_t block, std::int64_t offset);
+  void unplace(std::int32_t block, std::size_t mins_mark, std::size_t floors_mark);
+  bool feasible(const Group& group, std::int64_t last_offset) const;
+  bool known_infeasible(std::uint64_t key, std::int64_t last_offset, std::int32_t last_rank) const;
+  void remember_infeasible(std::uint64_t key, std::int64_t last_offset, std::int32_t last_rank);
+
+  const AllocationProblem& m_p;
+  const CliqueCover& m_cover;
+  std::int64_t m_capacity = 0;
+  std::int64_t m_steps_left = 0, m_steps_granted = 0;
+  Clock::time_point m_deadline;
+  std::vector<std::int64_t> m_offset, m_min, m_solution;
+  std::vector<std::int32_t> m_rank, m_free_degree, m_dirty, m_stuck;
+  std::vector<std::int64_t> m_total, m_floor;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_scratch;
+  std::vector<std::uint32_t> m_mark, m_clique_mark;
+  std::uint32_t m_epoch = 0;
+  std::vector<Change> m_min_log, m_floor_log;
+  std::vector<std::uint64_t> m_key;
+  std::vector<Slot> m_table;
+  std::uint64_t m_salt = 0;
+  double m_noise = 0;
+  std::mt19937_64 m_rng{1};
+};
+
+/// Static block orders for the canonical search's ties: by MiniMalloc's keys (position width,
+/// area, heaviest clique holding the block) and by size. O(B log B + Σ clique sizes).
+std::vector<std::vector<std::int32_t>> canonical_preorders(const AllocationProblem& p, const CliqueCover& cover);
+
+/// Above this many blocks the exact searches are skipped (their nodes cost O(B)).
+inline constexpr std::size_t kExactBlockLimit = 5000;
+
+struct ExactResult {
+  Placement placement;
+  bool optimal = false;          ///< arena_bytes == lower_bound: proven optimal
+  std::int64_t lower_bound = 0;  ///< the bound the search ended with (raised by infeasibility proofs)
+  std::int64_t steps = 0;        ///< steps spent
+};
+
+/// The `exact` planner: greedy decodings of `seeds` (and of the preorders) as the incumbent,
+/// then restarts of the canonical search over preorders and capacities until the incumbent meets
+/// the lower bound or `step_budget` (or the deadline) runs out. Deterministic for a budget and a
+/// seed when the deadline does not strike.
+ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vector<std::int32_t>> seeds,
+                            std::int64_t lower_bound, std::int64_t step_budget, Clock::time_point deadline,
+                            std::uint64_t seed);
+
 /// Iterated greedy + local search from the seeds (then, on interval structure, the skyline
 /// restarts) within options.search_steps (and the options.search_ms guard); returns the best
 /// placement found (never worse than the seeds' decodings).

@@ -5,9 +5,13 @@
 
 #include "allocation_detail.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/tensor_size.h"
 
 namespace weft::core {
 namespace {
+
+constexpr std::int64_t kMaxIntervalTime = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxTotalBytes = std::int64_t{1} << 60;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -22,6 +26,7 @@ Expected<IntervalInstance> parse_minimalloc_csv(std::string_view text, std::stri
   std::unordered_set<std::string> ids;
   std::size_t line_no = 0;
   bool header = true;
+  std::int64_t total = 0;
   const auto where = [&] { return std::string(source_name) + ":" + std::to_string(line_no) + ": "; };
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
@@ -54,6 +59,14 @@ Expected<IntervalInstance> parse_minimalloc_csv(std::string_view text, std::stri
     if (v[0] < 0 || v[1] <= v[0])
       return make_error(ErrorKind::InvalidInput, where() + "lifetime [" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ") is empty or negative");
     if (v[2] <= 0) return make_error(ErrorKind::InvalidInput, where() + "size must be positive");
+    // Planners add sizes and step through times: bounded here, no sum leaves 64 bits.
+    if (v[1] > kMaxIntervalTime)
+      return make_error(ErrorKind::InvalidInput, where() + "time " + std::to_string(v[1]) + " is too large (at most 2^40)");
+    if (v[2] > kMaxTensorBytes)
+      return make_error(ErrorKind::InvalidInput, where() + "size " + std::to_string(v[2]) + " is too large (at most 2^48 bytes)");
+    total += v[2];
+    if (total > kMaxTotalBytes)
+      return make_error(ErrorKind::InvalidInput, where() + "sizes too large: their total passes 2^60 bytes");
     std::string id(cols[0]);
     if (id.empty() || !ids.insert(id).second)
       return make_error(ErrorKind::InvalidInput, where() + "id '" + id + "' is empty or repeated");

@@ -100,8 +100,8 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
     }
   };
   // The exact search's preorders and nodes cost O(B · sections) and O(B log B + sections): worth
-  // it up to a few thousand blocks; larger instances get the greedy seeds and local search only.
-  constexpr std::size_t kExactBlockLimit = 5000;
+  // it up to a few thousand blocks (kExactBlockLimit); larger instances get the greedy seeds and
+  // local search only.
   const bool exact = p.conflicts_are_overlaps && lower_bound > 0 && n <= kExactBlockLimit;
   if (exact)
     for (auto& pre : skyline_preorders(p)) seeds.push_back(std::move(pre));

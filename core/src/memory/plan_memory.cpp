@@ -1,5 +1,6 @@
 // The planning pipeline: liveness over the schedule → a planner's placement → MemoryPlan.
 #include <algorithm>
+#include <chrono>
 
 #include "allocation_detail.h"
 #include "weft/core/check.h"
@@ -7,7 +8,7 @@
 
 namespace weft::core {
 
-std::vector<std::string> planner_names() { return {"greedy-by-size", "greedy-by-breadth", "best-fit", "best"}; }
+std::vector<std::string> planner_names() { return {"greedy-by-size", "greedy-by-breadth", "best-fit", "exact", "best"}; }
 
 Status check_planner(std::string_view planner) {
   const auto names = planner_names();
@@ -27,12 +28,21 @@ Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_v
     out = decoder.decode(detail::order_by_breadth(problem), detail::Fit::First);
   } else if (planner == "best-fit") {
     out = decoder.decode(detail::order_by_start(problem), detail::Fit::Best);
-  } else if (planner == "best") {
+  } else if (planner == "exact" || planner == "best") {
     // Interval structure gives the exact bound for free: the search may stop as soon as it is met.
     if (lower_bound <= 0 && problem.conflicts_are_overlaps) lower_bound = interval_lower_bound(problem);
-    out = detail::search_placement(
-        problem, {detail::order_by_size(problem), detail::order_by_breadth(problem), detail::order_by_start(problem)},
-        options, lower_bound);
+    const std::vector<std::vector<std::int32_t>> seeds{detail::order_by_size(problem), detail::order_by_breadth(problem),
+                                                       detail::order_by_start(problem)};
+    const auto deadline =
+        detail::Clock::now() + std::chrono::microseconds(static_cast<std::int64_t>(options.search_ms * 1000));
+    auto exact = detail::exact_placement(problem, seeds, lower_bound, options.search_steps, deadline, options.seed);
+    out = std::move(exact.placement);
+    // `best` adds the iterated greedy and skyline restarts where the exact search did not prove
+    // its placement optimal, and keeps the smaller arena.
+    if (planner == "best" && !exact.optimal) {
+      Placement other = detail::search_placement(problem, seeds, options, exact.lower_bound);
+      if (other.arena_bytes < out.arena_bytes) out = std::move(other);
+    }
   } else {
     return check_planner(planner).error();
   }

@@ -32,4 +32,7 @@ inline constexpr std::int64_t kMaxFoldElements = std::int64_t{1} << 22;
 /// Names a node's subgraphs (If/Loop/Scan bodies) read from the enclosing scope, sorted.
 std::vector<std::string> outer_scope_inputs(const onnx::NodeProto& node);
 
+/// Names a body reads from enclosing scopes (its nested bodies included), sorted.
+std::vector<std::string> subgraph_captures(const onnx::GraphProto& body);
+
 }  // namespace weft::core::detail

@@ -15,9 +15,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "attribute_guards.h"
 #include "onnx_fold.h"
 #include "onnx_proto_util.h"
 #include "weft/core/file_io.h"
+#include "weft/core/tensor_size.h"
 
 namespace weft::core {
 namespace {
@@ -47,6 +49,22 @@ Status parse_model(std::string_view bytes, const std::string& path, onnx::ModelP
   if (!model.has_graph()) return invalid(path, "not an ONNX model: it holds no graph");
   if (model.graph().node_size() == 0 && model.graph().input_size() == 0 && model.graph().output_size() == 0)
     return invalid(path, "not an ONNX model: its graph is empty");
+  return {};
+}
+
+// Operator sets newer than this build's ONNX have schemas it cannot know: inference and folding
+// would guess. Custom domains carry no version range and pass.
+Status check_opsets(const onnx::ModelProto& model, const std::string& path) {
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  for (const auto& op : model.opset_import()) {
+    const std::string domain = op.domain() == "ai.onnx" ? std::string() : op.domain();
+    const std::string shown = domain.empty() ? std::string("ai.onnx") : domain;
+    if (op.version() < 1) return invalid(path, "opset " + std::to_string(op.version()) + " of domain '" + shown + "' is not a version");
+    auto it = known.find(domain);
+    if (it != known.end() && op.version() > it->second.second)
+      return invalid(path, "opset " + std::to_string(op.version()) + " of domain '" + shown +
+                               "' is too new: this build's ONNX knows up to opset " + std::to_string(it->second.second));
+  }
   return {};
 }
 
@@ -117,6 +135,17 @@ Status constants_to_initializers(onnx::GraphProto& g, const std::string& path, G
     ++info.constant_nodes;
   }
   while (nodes->size() > keep) nodes->RemoveLast();
+  // Bodies' Constant nodes become the bodies' initializers the same way (so a body's constant
+  // whose data is absent gets seeded values like any weight); info counts the main graph's only.
+  for (auto& node : *g.mutable_node())
+    for (auto& a : *node.mutable_attribute()) {
+      GraphInfo body_info;
+      if (a.has_g())
+        if (auto st = constants_to_initializers(*a.mutable_g(), path, body_info); !st) return st;
+      for (auto& sg : *a.mutable_graphs())
+        if (auto st = constants_to_initializers(sg, path, body_info); !st) return st;
+      for (std::string& w : body_info.warnings) info.warnings.push_back(std::move(w));
+    }
   return {};
 }
 
@@ -143,6 +172,12 @@ std::vector<InputSymbols> bind_dims(onnx::GraphProto& g, const ImportOptions& op
       auto* dim = shape->mutable_dim(d);
       s.symbols.push_back(dim->has_dim_param() ? dim->dim_param() : std::string());
       if (dim->has_dim_value()) continue;
+      // INPUT:AXIS=VALUE binds one dim of one input by position (the only way for unnamed dims).
+      if (auto it = options.dims.find(in.name() + ":" + std::to_string(d)); it != options.dims.end()) {
+        used.insert(it->first);
+        dim->set_dim_value(it->second);
+        continue;
+      }
       const std::string where = in.name() + ": dim " + std::to_string(d);
       if (dim->has_dim_param()) {
         auto it = options.dims.find(dim->dim_param());
@@ -205,40 +240,45 @@ void apply_type(Tensor& t, const onnx::TypeProto& type) {
   }
 }
 
-Attribute convert_attribute(const onnx::AttributeProto& a) {
-  Attribute r;
-  r.name = a.name();
-  auto type = a.type();
-  if (type == onnx::AttributeProto::UNDEFINED) {
-    // Pre-IR-3 files omit the type; infer it from the field that is set.
-    if (a.has_f()) type = onnx::AttributeProto::FLOAT;
-    else if (a.has_i()) type = onnx::AttributeProto::INT;
-    else if (a.has_s()) type = onnx::AttributeProto::STRING;
-    else if (a.has_t()) type = onnx::AttributeProto::TENSOR;
-    else if (a.has_g()) type = onnx::AttributeProto::GRAPH;
-    else if (a.floats_size()) type = onnx::AttributeProto::FLOATS;
-    else if (a.ints_size()) type = onnx::AttributeProto::INTS;
-    else if (a.strings_size()) type = onnx::AttributeProto::STRINGS;
-    else if (a.graphs_size()) type = onnx::AttributeProto::GRAPHS;
-  }
-  switch (type) {
-    case onnx::AttributeProto::FLOAT: r.type = Attribute::Type::Float; r.f = a.f(); break;
-    case onnx::AttributeProto::INT: r.type = Attribute::Type::Int; r.i = a.i(); break;
-    case onnx::AttributeProto::STRING: r.type = Attribute::Type::String; r.s = a.s(); break;
-    case onnx::AttributeProto::FLOATS: r.type = Attribute::Type::Floats; r.floats.assign(a.floats().begin(), a.floats().end()); break;
-    case onnx::AttributeProto::INTS: r.type = Attribute::Type::Ints; r.ints.assign(a.ints().begin(), a.ints().end()); break;
-    case onnx::AttributeProto::STRINGS: r.type = Attribute::Type::Strings; r.strings.assign(a.strings().begin(), a.strings().end()); break;
-    case onnx::AttributeProto::TENSOR: {
-      r.type = Attribute::Type::Tensor;
-      r.tensor_dtype = detail::dtype_from_onnx(a.t().data_type());
-      r.tensor_dims.assign(a.t().dims().begin(), a.t().dims().end());
-      std::string why;
-      if (!detail::tensor_bytes(a.t(), r.tensor_bytes, why)) r.tensor_bytes.clear();
+struct BuildContext {
+  const std::string& path;
+  std::string dir;
+  bool types = true;
+  std::int64_t opset = 0;
+};
+
+Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext& bc, const std::vector<InputSymbols>& symbols,
+                                  GraphInfo info);
+
+/// A body (If/Loop/Scan) as a Graph of its own: its formal inputs, then what it reads from
+/// enclosing scopes as further inputs.
+Expected<std::shared_ptr<const Graph>> build_subgraph(const onnx::GraphProto& body, const BuildContext& bc) {
+  GraphInfo info;
+  info.model_path = bc.path;
+  info.opset = bc.opset;
+  info.captures = detail::subgraph_captures(body);
+  auto graph = build_graph_proto(body, bc, {}, std::move(info));
+  if (!graph) return graph.error();
+  return std::make_shared<const Graph>(std::move(*graph));
+}
+
+Expected<Attribute> convert_attribute(const onnx::AttributeProto& a, const BuildContext& bc) {
+  Attribute r = detail::attribute_from_onnx(a);
+  switch (r.type) {
+    case Attribute::Type::Graph: {
+      auto body = build_subgraph(a.g(), bc);
+      if (!body) return body.error();
+      r.graph = std::move(*body);
       break;
     }
-    case onnx::AttributeProto::GRAPH: r.type = Attribute::Type::Graph; r.i = 1; break;
-    case onnx::AttributeProto::GRAPHS: r.type = Attribute::Type::Graphs; r.i = a.graphs_size(); break;
-    default: r.type = Attribute::Type::Undefined; break;
+    case Attribute::Type::Graphs:
+      for (const auto& sg : a.graphs()) {
+        auto body = build_subgraph(sg, bc);
+        if (!body) return body.error();
+        r.graphs.push_back(std::move(*body));
+      }
+      break;
+    default: break;
   }
   return r;
 }
@@ -252,8 +292,17 @@ std::string model_dir_of(const std::string& path) {
 // built: used to validate the file before anything is folded.
 Expected<Graph> build_graph(const onnx::ModelProto& model, const std::string& path,
                             const std::vector<InputSymbols>& symbols, GraphInfo info, bool types) {
-  const onnx::GraphProto& g = model.graph();
-  const std::string dir = model_dir_of(path);
+  const BuildContext bc{path, model_dir_of(path), types, info.opset};
+  return build_graph_proto(model.graph(), bc, symbols, std::move(info));
+}
+
+// One graph (the model's, or a body): initializers, inputs (then info.captures as inputs),
+// nodes (with their bodies), outputs, types from value_info.
+Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext& bc, const std::vector<InputSymbols>& symbols,
+                                  GraphInfo info) {
+  const std::string& path = bc.path;
+  const std::string& dir = bc.dir;
+  const bool types = bc.types;
   GraphBuilder b;
 
   std::unordered_set<std::string> init_names;
@@ -263,9 +312,14 @@ Expected<Graph> build_graph(const onnx::ModelProto& model, const std::string& pa
     std::vector<std::int64_t> shape(init.dims().begin(), init.dims().end());
     for (std::int64_t d : shape)
       if (d < 0) return invalid(path, "initializer '" + init.name() + "' has a negative dimension");
+    // Sizes before anything is read or allocated: a short file never claims a huge tensor.
+    if (!checked_elements(shape, dtype_size(detail::dtype_from_onnx(init.data_type()))))
+      return invalid(path, "initializer '" + init.name() + "': its size overflows (a tensor may hold at most 2^48 bytes)");
     WeightData data;
     if (detail::is_external(init)) {
-      data = detail::external_weight(init, dir);
+      auto external = detail::external_weight(init, dir);
+      if (!external) return invalid(path, external.error().message);
+      data = std::move(*external);
     } else if (types && detail::has_inline_data(init)) {
       auto bytes = std::make_shared<std::vector<std::uint8_t>>();
       std::string why;
@@ -304,6 +358,12 @@ Expected<Graph> build_graph(const onnx::ModelProto& model, const std::string& pa
         if (t.dims[d].symbol.empty()) t.dims[d].symbol = s->second->symbols[d];
   }
 
+  for (const std::string& name : info.captures) {
+    if (input_names.count(name) || init_names.count(name)) continue;
+    const TensorId id = b.add_input(name, DType::Undefined, {});
+    b.tensor_ref(id).rank_known = false;
+  }
+
   std::vector<std::string> produced;
   for (const auto& node : g.node()) {
     std::vector<std::string> inputs(node.input().begin(), node.input().end());
@@ -313,7 +373,11 @@ Expected<Graph> build_graph(const onnx::ModelProto& model, const std::string& pa
     std::vector<std::string> outputs(node.output().begin(), node.output().end());
     std::vector<Attribute> attrs;
     attrs.reserve(static_cast<std::size_t>(node.attribute_size()));
-    for (const auto& a : node.attribute()) attrs.push_back(convert_attribute(a));
+    for (const auto& a : node.attribute()) {
+      auto attr = convert_attribute(a, bc);
+      if (!attr) return attr.error();
+      attrs.push_back(std::move(*attr));
+    }
     const std::string domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
     b.add_node(node.name(), node.op_type(), inputs, outputs, std::move(attrs), domain);
     for (const std::string& o : outputs)
@@ -348,6 +412,7 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
   try {
     onnx::ModelProto model;
     if (auto st = parse_model(bytes, model_path, model); !st) return st.error();
+    WEFT_TRY(check_opsets(model, model_path));
 
     GraphInfo info;
     info.model_path = model_path;
@@ -364,6 +429,8 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     if (auto structure = build_graph(model, model_path, symbols, GraphInfo{}, false); !structure)
       return structure.error();
 
+    // libonnx's inference divides by some attributes: a zero there would be a SIGFPE.
+    if (auto st = detail::check_inference_attributes(g); !st) return invalid(model_path, st.error().message);
     const std::vector<onnx::ValueInfoProto> file_value_info(g.value_info().begin(), g.value_info().end());
     for (int round = 0;; ++round) {
       run_shape_inference(model, file_value_info, model_path, info);

@@ -1,8 +1,11 @@
 #include "onnx_proto_util.h"
 
 #include <cstring>
-#include <filesystem>
 #include <limits>
+#include <optional>
+
+#include "weft/core/external_data.h"
+#include "weft/core/tensor_size.h"
 
 namespace weft::core::detail {
 
@@ -30,37 +33,48 @@ bool is_external(const onnx::TensorProto& t) {
   return t.data_location() == onnx::TensorProto::EXTERNAL;
 }
 
-WeightData external_weight(const onnx::TensorProto& t, const std::string& model_dir) {
-  WeightData w;
-  std::string location;
+namespace {
+
+// A non-negative decimal integer, or nullopt (signs, spaces, junk and overflow are refused).
+std::optional<std::int64_t> parse_count(const std::string& text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  std::int64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+Expected<WeightData> external_weight(const onnx::TensorProto& t, const std::string& model_dir) {
+  ExternalDataRef ref;
   for (const auto& kv : t.external_data()) {
-    // Malformed numbers are treated as absent: analysis never reads the bytes, and the
-    // executor reports the bad reference when it tries.
     if (kv.key() == "location") {
-      location = kv.value();
-    } else if (kv.key() == "offset") {
-      try { w.external_offset = std::stoll(kv.value()); } catch (const std::exception&) { w.external_offset = 0; }
-    } else if (kv.key() == "length") {
-      try { w.external_length = std::stoll(kv.value()); } catch (const std::exception&) { w.external_length = -1; }
+      ref.location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      const auto v = parse_count(kv.value());
+      if (!v)
+        return make_error(ErrorKind::InvalidInput, "tensor '" + t.name() + "': external data " + kv.key() + " '" +
+                                                       kv.value() + "' is not a byte count");
+      (kv.key() == "offset" ? ref.offset : ref.length) = *v;
     }
   }
-  if (location.empty()) return w;
-  std::filesystem::path p(location);
-  if (p.is_relative()) p = std::filesystem::path(model_dir.empty() ? "." : model_dir) / p;
-  std::error_code ec;
-  const std::filesystem::path abs = std::filesystem::absolute(p, ec);
-  w.external_path = (ec ? p : abs).lexically_normal().string();
-  return w;
+  return resolve_external_data(ref, model_dir, byte_count(t), t.name());
 }
 
 std::int64_t element_count(const onnx::TensorProto& t) {
-  std::int64_t n = 1;
-  for (std::int64_t d : t.dims()) {
-    if (d < 0) return -1;
-    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) return -1;
-    n *= d;
-  }
-  return n;
+  const std::vector<std::int64_t> dims(t.dims().begin(), t.dims().end());
+  return checked_elements(dims).value_or(-1);
+}
+
+std::int64_t byte_count(const onnx::TensorProto& t) {
+  const std::size_t es = dtype_size(dtype_from_onnx(t.data_type()));
+  if (es == 0) return -1;
+  const std::vector<std::int64_t> dims(t.dims().begin(), t.dims().end());
+  const auto n = checked_elements(dims, es);
+  return n ? *n * static_cast<std::int64_t>(es) : -1;
 }
 
 bool has_inline_data(const onnx::TensorProto& t) {
@@ -99,11 +113,11 @@ bool tensor_bytes(const onnx::TensorProto& t, std::vector<std::uint8_t>& out, st
     return false;
   }
   const std::int64_t n = element_count(t);
-  if (n < 0) {
-    why = "its shape is invalid";
+  if (n < 0 || byte_count(t) < 0) {
+    why = "its shape is invalid (a negative dimension, or a size that overflows)";
     return false;
   }
-  const auto want = static_cast<std::size_t>(n) * es;
+  const auto want = static_cast<std::size_t>(byte_count(t));
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
     if (raw.size() != want) {
@@ -146,6 +160,44 @@ bool tensor_bytes(const onnx::TensorProto& t, std::vector<std::uint8_t>& out, st
     return false;
   }
   return true;
+}
+
+Attribute attribute_from_onnx(const onnx::AttributeProto& a) {
+  Attribute r;
+  r.name = a.name();
+  auto type = a.type();
+  if (type == onnx::AttributeProto::UNDEFINED) {
+    // Pre-IR-3 files omit the type; infer it from the field that is set.
+    if (a.has_f()) type = onnx::AttributeProto::FLOAT;
+    else if (a.has_i()) type = onnx::AttributeProto::INT;
+    else if (a.has_s()) type = onnx::AttributeProto::STRING;
+    else if (a.has_t()) type = onnx::AttributeProto::TENSOR;
+    else if (a.has_g()) type = onnx::AttributeProto::GRAPH;
+    else if (a.floats_size()) type = onnx::AttributeProto::FLOATS;
+    else if (a.ints_size()) type = onnx::AttributeProto::INTS;
+    else if (a.strings_size()) type = onnx::AttributeProto::STRINGS;
+    else if (a.graphs_size()) type = onnx::AttributeProto::GRAPHS;
+  }
+  switch (type) {
+    case onnx::AttributeProto::FLOAT: r.type = Attribute::Type::Float; r.f = a.f(); break;
+    case onnx::AttributeProto::INT: r.type = Attribute::Type::Int; r.i = a.i(); break;
+    case onnx::AttributeProto::STRING: r.type = Attribute::Type::String; r.s = a.s(); break;
+    case onnx::AttributeProto::FLOATS: r.type = Attribute::Type::Floats; r.floats.assign(a.floats().begin(), a.floats().end()); break;
+    case onnx::AttributeProto::INTS: r.type = Attribute::Type::Ints; r.ints.assign(a.ints().begin(), a.ints().end()); break;
+    case onnx::AttributeProto::STRINGS: r.type = Attribute::Type::Strings; r.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case onnx::AttributeProto::TENSOR: {
+      r.type = Attribute::Type::Tensor;
+      r.tensor_dtype = dtype_from_onnx(a.t().data_type());
+      r.tensor_dims.assign(a.t().dims().begin(), a.t().dims().end());
+      std::string why;
+      if (!tensor_bytes(a.t(), r.tensor_bytes, why)) r.tensor_bytes.clear();
+      break;
+    }
+    case onnx::AttributeProto::GRAPH: r.type = Attribute::Type::Graph; r.i = 1; break;
+    case onnx::AttributeProto::GRAPHS: r.type = Attribute::Type::Graphs; r.i = a.graphs_size(); break;
+    default: r.type = Attribute::Type::Undefined; break;
+  }
+  return r;
 }
 
 }  // namespace weft::core::detail

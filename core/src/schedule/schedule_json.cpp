@@ -37,7 +37,7 @@ std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::
   return j.dump(2) + "\n";
 }
 
-Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_text) {
+Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_text, const ScheduleImport& how) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
@@ -115,6 +115,17 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
       WEFT_TRY_ASSIGN(auto to, node_of(e["to"], where));
       s.events.push_back(Event{from, to});
     }
+  } else if (how.compute_missing_events) {
+    // compute_events needs data edges ∪ stream order acyclic. With an event on every cross-stream
+    // data edge, validation fails exactly when that union has a cycle, and names it.
+    std::vector<int> on(graph.node_count(), -1);
+    for (std::size_t si = 0; si < s.streams.size(); ++si)
+      for (NodeId v : s.streams[si]) on[static_cast<std::size_t>(v)] = static_cast<int>(si);
+    for (std::size_t u = 0; u < graph.node_count(); ++u)
+      for (NodeId v : graph.successors(static_cast<NodeId>(u)))
+        if (on[u] != on[static_cast<std::size_t>(v)]) s.events.push_back(Event{static_cast<NodeId>(u), v});
+    if (Status ok = validate_schedule(graph, s); !ok) return refuse(ok.error().message);
+    s.events = compute_events(graph, s);
   }
   if (Status ok = validate_schedule(graph, s); !ok) return refuse(ok.error().message);
   return s;

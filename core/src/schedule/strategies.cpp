@@ -3,6 +3,7 @@
 #include "weft/core/strategies.h"
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 
@@ -12,18 +13,58 @@
 namespace weft::core {
 namespace {
 
-struct Entry {
-  const char* name;
-  Schedule (*run)(const detail::StrategyInput&);
-};
-constexpr Entry kStrategies[] = {
-    {"sequential", detail::sequential}, {"seed-greedy", detail::seed_greedy}, {"level-rr", detail::level_rr},
-    {"chains", detail::chains},         {"cp-list", detail::cp_list},         {"resource-aware", detail::resource_aware},
+class FunctionStrategy final : public Strategy {
+ public:
+  FunctionStrategy(std::string name, std::string description, int rank,
+                   std::function<Expected<Schedule>(const StrategyInput&)> run, bool iterative)
+      : m_name(std::move(name)), m_description(std::move(description)), m_rank(rank), m_iterative(iterative),
+        m_run(std::move(run)) {}
+  std::string name() const override { return m_name; }
+  std::string description() const override { return m_description; }
+  int rank() const override { return m_rank; }
+  bool iterative() const override { return m_iterative; }
+  Expected<Schedule> schedule(const StrategyInput& input) const override { return m_run(input); }
+
+ private:
+  std::string m_name, m_description;
+  int m_rank;
+  bool m_iterative;
+  std::function<Expected<Schedule>(const StrategyInput&)> m_run;
 };
 
-const Entry* find_entry(std::string_view name) {
-  for (const Entry& e : kStrategies)
-    if (name == e.name) return &e;
+// The registry. Built-ins are registered once, before anything else reads or adds to it, so a
+// program's own strategy can never take a built-in's name.
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<const Strategy>> strategies;  // by rank, then registration order
+};
+
+Registry& storage() {
+  static Registry* r = new Registry;  // never destroyed: strategies may be looked up at exit
+  return *r;
+}
+
+thread_local bool t_registering_builtins = false;
+
+void ensure_builtins() {
+  static std::once_flag once;
+  if (t_registering_builtins) return;
+  std::call_once(once, [] {
+    t_registering_builtins = true;
+    detail::register_builtin_strategies();
+    t_registering_builtins = false;
+  });
+}
+
+std::vector<std::shared_ptr<const Strategy>> all_strategies() {
+  ensure_builtins();
+  std::lock_guard lock(storage().mutex);
+  return storage().strategies;
+}
+
+std::shared_ptr<const Strategy> find_strategy(std::string_view name) {
+  for (auto& s : all_strategies())
+    if (s->name() == name) return s;
   return nullptr;
 }
 
@@ -35,9 +76,44 @@ std::string format_number(double x) {
 
 }  // namespace
 
+Status register_strategy(std::shared_ptr<const Strategy> strategy) {
+  ensure_builtins();
+  if (!strategy) return make_error(ErrorKind::InvalidInput, "register_strategy: no strategy");
+  const std::string name = strategy->name();
+  if (name.empty() || name.find_first_of(" \t\n") != std::string::npos)
+    return make_error(ErrorKind::InvalidInput, "a strategy name must be one word, got '" + name + "'");
+  std::lock_guard lock(storage().mutex);
+  auto& list = storage().strategies;
+  for (const auto& s : list)
+    if (s->name() == name) return make_error(ErrorKind::InvalidInput, "strategy '" + name + "' is already registered");
+  const int rank = strategy->rank();
+  const auto at = std::find_if(list.begin(), list.end(), [&](const auto& s) { return s->rank() > rank; });
+  list.insert(at, std::move(strategy));
+  return {};
+}
+
+std::shared_ptr<const Strategy> make_strategy(std::string name, std::string description, int rank,
+                                              std::function<Expected<Schedule>(const StrategyInput&)> run,
+                                              bool iterative) {
+  return std::make_shared<FunctionStrategy>(std::move(name), std::move(description), rank, std::move(run), iterative);
+}
+
+std::vector<StrategyInfo> strategy_list() {
+  std::vector<StrategyInfo> out;
+  for (const auto& s : all_strategies()) out.push_back({s->name(), s->description(), s->iterative()});
+  return out;
+}
+
+std::vector<std::string> fixed_strategy_names() {
+  std::vector<std::string> names;
+  for (const auto& s : all_strategies())
+    if (!s->iterative()) names.push_back(s->name());
+  return names;
+}
+
 std::vector<std::string> strategy_names() {
   std::vector<std::string> names;
-  for (const Entry& e : kStrategies) names.emplace_back(e.name);
+  for (const auto& s : all_strategies()) names.push_back(s->name());
   return names;
 }
 
@@ -60,9 +136,9 @@ std::vector<std::string> schedule_warnings(const Schedule& schedule, const Strat
 }
 
 Status check_strategy(std::string_view strategy, const StrategyOptions& options) {
-  if (!find_entry(strategy)) {
+  if (!find_strategy(strategy)) {
     std::string known;
-    for (const Entry& e : kStrategies) known += (known.empty() ? "" : ", ") + std::string(e.name);
+    for (const std::string& n : strategy_names()) known += (known.empty() ? "" : ", ") + n;
     return make_error(ErrorKind::InvalidInput, "unknown strategy '" + std::string(strategy) + "' (known: " + known + ")");
   }
   if (options.max_streams < 1 || static_cast<std::size_t>(options.max_streams) > kMaxScheduleStreams)
@@ -75,14 +151,10 @@ Status check_strategy(std::string_view strategy, const StrategyOptions& options)
 Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,
                                  const DeviceSpec& device, const StrategyOptions& options) {
   WEFT_TRY(check_strategy(strategy, options));
-  const Entry* entry = find_entry(strategy);
-  detail::StrategyInput in{graph, costs, device, options, {}, device.event_record_us + device.event_wait_us};
-  in.options.granularity_us = resolved_granularity_us(options, device);
-  in.time_us.assign(graph.node_count(), 1.0);
-  for (std::size_t v = 0; v < graph.node_count() && v < costs.nodes.size(); ++v) in.time_us[v] = costs.nodes[v].time_us;
-
-  Schedule s = entry->run(in);
-  s.strategy = entry->name;
+  const auto entry = find_strategy(strategy);
+  const StrategyInput in = detail::make_input(graph, costs, device, options);
+  WEFT_TRY_ASSIGN(Schedule s, entry->schedule(in));
+  s.strategy = entry->name();
   const std::string extra = s.options;
   s.options = "streams=" + std::to_string(options.max_streams) + " granularity_us=" + format_number(in.options.granularity_us);
   if (options.cuda_graph) s.options += " cuda_graph=on";
@@ -94,6 +166,15 @@ Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, 
 }
 
 namespace detail {
+
+StrategyInput make_input(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
+                         const StrategyOptions& options) {
+  StrategyInput in{graph, costs, device, options, {}, device.event_record_us + device.event_wait_us};
+  in.options.granularity_us = resolved_granularity_us(options, device);
+  in.time_us.assign(graph.node_count(), 1.0);
+  for (std::size_t v = 0; v < graph.node_count() && v < costs.nodes.size(); ++v) in.time_us[v] = costs.nodes[v].time_us;
+  return in;
+}
 
 Schedule from_assignment(std::vector<int> stream_of, const std::vector<NodeId>& order) {
   std::vector<int> renumber;

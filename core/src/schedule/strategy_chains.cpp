@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "strategy_detail.h"
+#include "weft/core/check.h"
 #include "weft/core/analysis.h"
 
 namespace weft::core::detail {
@@ -200,8 +201,6 @@ std::vector<NodeId> complementary_order(const StrategyInput& in) {
   return order;
 }
 
-}  // namespace
-
 Schedule chains(const StrategyInput& in) {
   const ChainCover cover = min_chain_cover(in.graph);
   std::vector<int> stream_of = assign_chains(in, cover, /*complementary=*/false);
@@ -218,4 +217,13 @@ Schedule resource_aware(const StrategyInput& in) {
   return s;
 }
 
+}  // namespace
 }  // namespace weft::core::detail
+
+WEFT_STRATEGY_FILE(chains) {
+  using namespace weft::core;
+  WEFT_CHECK(register_strategy(make_strategy("chains", "a minimum chain cover as streams, merged down to the cap losing the least concurrency", 40,
+                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::chains(in); })));
+  WEFT_CHECK(register_strategy(make_strategy("resource-aware", "chains with merges and a launch order pairing compute- and memory-bound operators (after Opara)", 60,
+                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::resource_aware(in); })));
+}

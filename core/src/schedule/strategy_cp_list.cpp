@@ -5,8 +5,10 @@
 #include <limits>
 
 #include "strategy_detail.h"
+#include "weft/core/check.h"
 
 namespace weft::core::detail {
+namespace {
 
 Schedule cp_list(const StrategyInput& in) {
   const std::size_t n = in.graph.node_count();
@@ -55,4 +57,11 @@ Schedule cp_list(const StrategyInput& in) {
   return from_assignment(std::move(stream_of), order);
 }
 
+}  // namespace
 }  // namespace weft::core::detail
+
+WEFT_STRATEGY_FILE(cp_list) {
+  using namespace weft::core;
+  WEFT_CHECK(register_strategy(make_strategy("cp-list", "critical-path-first list scheduling with streams as processors (HEFT), events charged", 50,
+                                  [](const StrategyInput& in) -> Expected<Schedule> { return detail::cp_list(in); })));
+}

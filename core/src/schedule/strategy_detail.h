@@ -3,26 +3,18 @@
 // assignment plus a topological order into a Schedule.
 #include <vector>
 
-#include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 
 namespace weft::core::detail {
 
-/// What every strategy gets: the graph, costs, device and resolved options (granularity ≥ 0).
-struct StrategyInput {
-  const Graph& graph;
-  const CostTable& costs;
-  const DeviceSpec& device;
-  StrategyOptions options;
-  std::vector<double> time_us;  ///< per node (1 µs where the table has no entry)
-  double event_us = 0;          ///< one record + one wait
-};
+using core::StrategyInput;
 
-Schedule sequential(const StrategyInput& in);
-Schedule seed_greedy(const StrategyInput& in);
-Schedule level_rr(const StrategyInput& in);
-Schedule chains(const StrategyInput& in);
-Schedule cp_list(const StrategyInput& in);
-Schedule resource_aware(const StrategyInput& in);
+/// Registers the strategy files listed in core/src/schedule/CMakeLists.txt (generated).
+void register_builtin_strategies();
+
+/// StrategyInput for `options` on `graph`: granularity resolved, per-node times from `costs`.
+StrategyInput make_input(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
+                         const StrategyOptions& options);
 
 /// Streams from an assignment: stream s lists its nodes in `order` (a topological order of the
 /// graph, so every stream order agrees with it and data ∪ stream order stays acyclic). Empty

@@ -3,10 +3,12 @@
 #include <algorithm>
 
 #include "strategy_detail.h"
+#include "weft/core/check.h"
 #include "weft/core/levels.h"
 #include "weft/core/study/reference.h"
 
 namespace weft::core::detail {
+namespace {
 
 Schedule sequential(const StrategyInput& in) {
   // The studies' reference, defined once: one stream in the memory-aware order.
@@ -51,4 +53,18 @@ Schedule level_rr(const StrategyInput& in) {
   return from_assignment(std::move(stream_of), order);
 }
 
+}  // namespace
 }  // namespace weft::core::detail
+
+WEFT_STRATEGY_FILE(simple) {
+  using namespace weft::core;
+  auto wrap = [](Schedule (*f)(const StrategyInput&)) {
+    return [f](const StrategyInput& in) -> Expected<Schedule> { return f(in); };
+  };
+  WEFT_CHECK(register_strategy(make_strategy("sequential", "one stream in the memory-aware order (the reference)", 10,
+                                  wrap(detail::sequential))));
+  WEFT_CHECK(register_strategy(make_strategy("seed-greedy", "the design notes' naive greedy: a node joins the first queue holding none of its producers (a baseline)", 20,
+                                  wrap(detail::seed_greedy))));
+  WEFT_CHECK(register_strategy(make_strategy("level-rr", "level round-robin: the i-th node of each ASAP level on stream i mod N (Taskflow's default)", 30,
+                                  wrap(detail::level_rr))));
+}

@@ -57,6 +57,95 @@ TEST(CpuExecutor, RandomSchedulesMatchSequentialOnRandomDags) {
   }
 }
 
+namespace {
+
+/// A random DAG (test::random_edges) whose operators are not idempotent and whose tensors hold
+/// distinct values, so that a plan that lets two live tensors share bytes changes some output:
+/// a source multiplies its own graph input by its own weight, one predecessor gets its own
+/// weight added, two are subtracted (order matters), more are averaged. float32 [elems].
+core::Graph make_distinct_value_dag(int nodes, double p, std::uint64_t seed, std::int64_t elems) {
+  std::vector<std::vector<std::string>> ins(static_cast<std::size_t>(nodes));
+  std::vector<bool> has_succ(static_cast<std::size_t>(nodes), false);
+  for (auto [u, v] : test::random_edges(nodes, p, seed)) {
+    ins[static_cast<std::size_t>(v)].push_back("n" + std::to_string(u));
+    has_succ[static_cast<std::size_t>(u)] = true;
+  }
+  core::GraphBuilder b;
+  for (int i = 0; i < nodes; ++i) {
+    auto& in = ins[static_cast<std::size_t>(i)];
+    const std::string out = "n" + std::to_string(i);
+    const std::string w = "w" + std::to_string(i);
+    std::string op = in.size() == 2 ? "Sub" : in.size() > 2 ? "Mean" : in.empty() ? "Mul" : "Add";
+    if (in.size() <= 1) {
+      if (in.empty()) {
+        in.push_back("x" + std::to_string(i));
+        b.add_input(in.back(), core::DType::Float32, {core::Dim{elems, {}}});
+      }
+      std::vector<float> wv(static_cast<std::size_t>(elems));
+      for (std::size_t k = 0; k < wv.size(); ++k) wv[k] = 0.25f + 0.01f * static_cast<float>(i) + 0.001f * static_cast<float>(k % 7);
+      b.add_weight(w, core::DType::Float32, {elems}, test::inline_weight(wv));
+      in.push_back(w);
+    }
+    b.add_node(out, op, std::span<const std::string>(in), std::span<const std::string>(&out, 1));
+    b.set_shape(out, core::DType::Float32, {elems});
+  }
+  for (int i = 0; i < nodes; ++i)
+    if (!has_succ[static_cast<std::size_t>(i)]) b.mark_output("n" + std::to_string(i));
+  auto g = std::move(b).build();
+  if (!g) std::abort();
+  return std::move(*g);
+}
+
+}  // namespace
+
+// Memory-reusing plans from every planner, under the sequential schedule and random 2..4-stream
+// schedules, give outputs bit-identical to the no-reuse sequential run on DAGs whose tensors all
+// hold different values (a wrongly shared byte would show).
+TEST(CpuExecutor, EveryPlannerMatchesSequentialOnDistinctValueDags) {
+  auto exec = core::make_cpu_executor();
+  core::PlanOptions po;
+  po.search_steps = 5000;
+  int reusing_plans = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const core::Graph g = make_distinct_value_dag(40, 0.12, seed, 256 + 64 * static_cast<std::int64_t>(seed));
+    auto seq = test::run_sequential(g);
+    ASSERT_TRUE(seq) << seq.error().message;
+    const std::int64_t no_reuse = core::plan_no_reuse(g).arena_bytes;
+    for (int streams : {1, 2, 3, 4}) {
+      const core::Schedule s = streams == 1 ? test::sequential_schedule(g)
+                                            : test::random_schedule(g, streams, seed * 10 + static_cast<std::uint64_t>(streams),
+                                                                    {.events_for_cross_edges = true});
+      for (const std::string& planner : core::planner_names()) {
+        auto plan = core::plan_memory(g, s, planner, po);
+        ASSERT_TRUE(plan) << planner << ": " << plan.error().message;
+        reusing_plans += plan->arena_bytes < no_reuse ? 1 : 0;
+        core::RunOptions o;
+        o.warmup = 0;
+        auto r = exec->run(g, s, *plan, o);
+        ASSERT_TRUE(r) << planner << ": " << r.error().message;
+        SCOPED_TRACE(planner + " on " + std::to_string(streams) + " streams, seed " + std::to_string(seed));
+        expect_bit_identical(*seq, *r);
+      }
+    }
+  }
+  // The check means something only if the plans do reuse memory, and only if a wrong sharing
+  // shows: every tensor at offset 0 (the checker turned off) must change some output.
+  EXPECT_GT(reusing_plans, 30);
+  const core::Graph g = make_distinct_value_dag(40, 0.12, 1, 320);
+  auto seq = test::run_sequential(g);
+  ASSERT_TRUE(seq);
+  core::MemoryPlan broken = core::plan_no_reuse(g);
+  for (auto& off : broken.offset)
+    if (off != core::kNotPlanned) off = 0;
+  broken.arena_bytes = *std::max_element(broken.size.begin(), broken.size.end());
+  core::RunOptions o;
+  o.warmup = 0;
+  o.check_plan = false;
+  auto r = exec->run(g, test::sequential_schedule(g), broken, o);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(core::compare_outputs(*seq, *r).max_abs_diff, 0.0);
+}
+
 // Real models (random weights, seeded): squeezenet under random 4-stream schedules and googlenet
 // under one, bit-identical to the sequential run.
 TEST(CpuExecutor, RandomSchedulesMatchSequentialOnModels) {
@@ -256,7 +345,7 @@ TEST(CpuExecutor, EveryStrategyMatchesSequentialOnSqueezenet) {
   auto exec = core::make_cpu_executor();
   auto seq = test::run_sequential(g);
   ASSERT_TRUE(seq) << seq.error().message;
-  for (const std::string& name : core::strategy_names()) {
+  for (const std::string& name : core::fixed_strategy_names()) {
     core::StrategyOptions so;
     so.max_streams = 4;
     so.granularity_us = 0;  // split even small operators: the most concurrency to race on

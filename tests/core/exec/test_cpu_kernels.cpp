@@ -287,10 +287,82 @@ TEST(CpuKernels, OperatorsDocMatchesRegistry) {
   ASSERT_TRUE(in.good());
   std::vector<std::string> documented;
   for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## Not supported", 0) == 0) break;  // the refusals table follows
     if (line.rfind("| `", 0) != 0) continue;
     const auto end = line.find('`', 3);
     documented.push_back(line.substr(3, end - 3));
   }
   std::sort(documented.begin(), documented.end());
   EXPECT_EQ(documented, core::cpu_supported_ops());
+}
+
+namespace {
+
+core::HostTensor host_u16(DType dtype, std::vector<std::uint16_t> bits) {
+  core::HostTensor h;
+  h.dtype = dtype;
+  h.shape = {static_cast<std::int64_t>(bits.size())};
+  h.bytes.resize(bits.size() * 2);
+  std::memcpy(h.bytes.data(), bits.data(), h.bytes.size());
+  return h;
+}
+
+std::vector<std::uint16_t> bits_of(const core::HostTensor& h) {
+  std::vector<std::uint16_t> v(h.bytes.size() / 2);
+  std::memcpy(v.data(), h.bytes.data(), h.bytes.size());
+  return v;
+}
+
+/// Runs one node `op` over graph inputs a (and b) of dtype `in`, writing y of dtype `out`.
+core::Expected<core::RunResult> run_typed(const std::string& op, DType in, DType out, std::vector<core::HostTensor> values,
+                                          std::vector<Attribute> attrs = {}) {
+  core::GraphBuilder b;
+  std::vector<std::string> names;
+  core::RunOptions o;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    names.push_back(std::string(1, static_cast<char>('a' + i)));
+    b.add_input(names.back(), in, {core::Dim{values[i].shape[0], {}}});
+    o.inputs[names.back()] = values[i];
+  }
+  const std::vector<std::string> outs = {"y"};
+  b.add_node("n", op, names, outs, std::move(attrs));
+  b.set_shape("y", out, {values[0].shape[0]});
+  b.mark_output("y");
+  auto g = std::move(b).build();
+  if (!g) return g.error();
+  return test::run_sequential(*g, o);
+}
+
+}  // namespace
+
+// float32 -> float16 / bfloat16 rounds to nearest, ties to even, with subnormals, overflow to
+// infinity, signed zero and NaN; back to float32 is exact.
+TEST(CpuKernels, HalfPrecisionCastsRoundToNearestEven) {
+  const std::vector<float> x = {1.0f, 1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 65504.0f, 65520.0f, 0x1p-24f, 0x1p-25f,
+                                0.75f * 0x1p-24f, -0.0f, std::nanf("")};
+  core::HostTensor in = test::host_f32({static_cast<std::int64_t>(x.size())}, x);
+  auto h = run_typed("Cast", DType::Float32, DType::Float16, {in}, {one_int("to", 10)});
+  ASSERT_TRUE(h) << h.error().message;
+  EXPECT_EQ(bits_of(h->outputs.at("y")),
+            (std::vector<std::uint16_t>{0x3C00, 0x3C00, 0x3C02, 0x7BFF, 0x7C00, 0x0001, 0x0000, 0x0001, 0x8000, 0x7E00}));
+  const std::vector<float> xb = {1.0f, 1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, -2.5f};
+  auto bf = run_typed("Cast", DType::Float32, DType::BFloat16, {test::host_f32({4}, xb)}, {one_int("to", 16)});
+  ASSERT_TRUE(bf) << bf.error().message;
+  EXPECT_EQ(bits_of(bf->outputs.at("y")), (std::vector<std::uint16_t>{0x3F80, 0x3F80, 0x3F82, 0xC020}));
+  auto back = run_typed("Cast", DType::Float16, DType::Float32, {host_u16(DType::Float16, {0x3C02, 0x0001, 0xFBFF})},
+                        {one_int("to", 1)});
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(test::as_f32(back->outputs.at("y")), (std::vector<float>{1.0f + 0x1p-9f, 0x1p-24f, -65504.0f}));
+}
+
+// Arithmetic on float16 runs in float32 and rounds each result once: 1 + 2^-11 is a tie that
+// goes to 1 (even); (1 + 2^-10) + 2^-11 is a tie that goes to 1 + 2^-9.
+TEST(CpuKernels, HalfPrecisionArithmeticRoundsOnce) {
+  auto r = run_typed("Add", DType::Float16, DType::Float16,
+                     {host_u16(DType::Float16, {0x3C00, 0x3C01}), host_u16(DType::Float16, {0x1000, 0x1000})});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(bits_of(r->outputs.at("y")), (std::vector<std::uint16_t>{0x3C00, 0x3C02}));
+  auto s = run_typed("Sigmoid", DType::BFloat16, DType::BFloat16, {host_u16(DType::BFloat16, {0x0000})});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(bits_of(s->outputs.at("y")), (std::vector<std::uint16_t>{0x3F00}));  // 0.5
 }

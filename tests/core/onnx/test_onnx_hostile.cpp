@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <random>
@@ -211,4 +212,93 @@ TEST(OnnxHostile, IfOuterScopeReadsAreEdges) {
   ASSERT_EQ(g->successors(relu).size(), 1u);
   EXPECT_EQ(g->successors(relu)[0], branch);
   EXPECT_EQ(g->node(branch).attribute("else_branch")->type, core::Attribute::Type::Graph);
+}
+
+namespace {
+
+// A model file in a fresh folder, so external data can be placed beside it (or not).
+std::string model_in_folder(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("weft_hostile_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return (dir / "model.onnx").string();
+}
+
+core::Expected<core::Graph> import_at(const OnnxModel& m, const std::string& path) {
+  EXPECT_TRUE(core::write_file_atomic(path, m.bytes()));
+  return core::import_onnx(path);
+}
+
+}  // namespace
+
+// The report: external data naming ../../../../etc/passwd is refused at import (every
+// command), naming the initializer, and so is an absolute location.
+TEST(OnnxHostile, ExternalDataOutsideTheFolderRefused) {
+  const std::string path = model_in_folder("passwd");
+  for (const std::string location : {"../../../../etc/passwd", "/etc/passwd", "sub/../../model.onnx"}) {
+    OnnxModel m;
+    m.input("x", {1, 4}).output("y");
+    m.init_external("stolen", {1, 4}, location);
+    m.node("Add", {"x", "stolen"}, {"y"}, "add");
+    auto g = import_at(m, path);
+    ASSERT_FALSE(g) << location;
+    EXPECT_EQ(g.error().kind, core::ErrorKind::InvalidInput);
+    EXPECT_NE(g.error().message.find("'stolen'"), std::string::npos) << g.error().message;
+    EXPECT_NE(g.error().message.find(location), std::string::npos) << g.error().message;
+  }
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
+// A 10-byte file claiming 10^12 elements is refused with the tensor's name, never read.
+TEST(OnnxHostile, ShortExternalFileClaimingHugeTensor) {
+  const std::string path = model_in_folder("short");
+  const auto bin = std::filesystem::path(path).parent_path() / "w.bin";
+  ASSERT_TRUE(core::write_file_atomic(bin.string(), std::string(10, 'x')));
+  OnnxModel m;
+  m.input("x", {1}).output("y");
+  m.init_external("huge", {1'000'000, 1'000'000}, "w.bin");
+  m.node("Add", {"x", "huge"}, {"y"}, "add");
+  auto g = import_at(m, path);
+  ASSERT_FALSE(g);
+  EXPECT_EQ(g.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(g.error().message.find("'huge'"), std::string::npos) << g.error().message;
+  EXPECT_NE(g.error().message.find("past the end"), std::string::npos) << g.error().message;
+  std::filesystem::remove_all(bin.parent_path());
+}
+
+// An offset that is not a byte count is refused, not read as zero.
+TEST(OnnxHostile, MalformedExternalOffsetRefused) {
+  OnnxModel m;
+  m.input("x", {1, 4}).output("y");
+  m.init_external("w", {1, 4}, "w.bin");
+  m.graph().mutable_initializer(0)->mutable_external_data(1)->set_value("12abc");
+  m.node("Add", {"x", "w"}, {"y"}, "add");
+  expect_invalid(import(m), "'12abc'");
+}
+
+// Sizes overflowing 64 bits (input dims, initializer dims, raw data claims) are refused naming
+// the tensor and saying "overflow", never attempted.
+TEST(OnnxHostile, OverflowingSizesRefused) {
+  {
+    OnnxModel m;
+    m.input("big", {std::int64_t{1} << 40, std::int64_t{1} << 40}).output("y");
+    m.node("Relu", {"big"}, {"y"}, "relu");
+    expect_invalid(import(m), "'big'");
+    expect_invalid(import(m), "overflow");
+  }
+  {
+    OnnxModel m;
+    m.input("x", {1}).output("y");
+    m.init_f32("w", {std::int64_t{1} << 62, 4}, {1, 2, 3});
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    expect_invalid(import(m), "'w'");
+    expect_invalid(import(m), "overflow");
+  }
+  {
+    // Inference would carry the huge dim to the output: refused at the first tensor holding it.
+    OnnxModel m;
+    m.input("x", {std::int64_t{1} << 50}).output("y");
+    m.node("Relu", {"x"}, {"y"}, "relu");
+    expect_invalid(import(m), "overflow");
+  }
 }

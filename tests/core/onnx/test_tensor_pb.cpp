@@ -152,6 +152,7 @@ TEST(TensorPb, WeightBytes) {
   w.data.external_offset = 28;  // only 4 bytes left
   auto past = core::read_weight_bytes(w);
   ASSERT_FALSE(past);
-  EXPECT_EQ(past.error().kind, core::ErrorKind::Runtime);
+  EXPECT_EQ(past.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(past.error().message.find("'w'"), std::string::npos);
   EXPECT_NE(past.error().message.find("weights.bin"), std::string::npos);
 }

@@ -51,7 +51,7 @@ TEST(Strategies, EveryStrategyValidOnRandomDags) {
     }
     for (int cap : {1, 2, 3, 8}) {
       for (double gran : {0.0, 3.0}) {
-        for (const std::string& name : core::strategy_names()) {
+        for (const std::string& name : core::fixed_strategy_names()) {
           const Schedule s = run(name, g, c, opts(cap, gran));
           EXPECT_TRUE(core::validate_schedule(g, s)) << name << " seed " << seed;
           EXPECT_EQ(s.events, core::compute_events(g, s)) << name;
@@ -199,7 +199,9 @@ TEST(Strategies, ErrorsAndWarnings) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("16"), std::string::npos);
   EXPECT_TRUE(core::schedule_warnings(s, opts(8), core::DeviceSpec{}).empty());
-  EXPECT_EQ(core::strategy_names(),
+  EXPECT_EQ(core::strategy_names(), (std::vector<std::string>{"sequential", "seed-greedy", "level-rr", "chains", "cp-list",
+                                                              "resource-aware", "search"}));
+  EXPECT_EQ(core::fixed_strategy_names(),
             (std::vector<std::string>{"sequential", "seed-greedy", "level-rr", "chains", "cp-list", "resource-aware"}));
 }
 
@@ -225,7 +227,7 @@ TEST(Strategies, RealModels) {
     auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx");
     ASSERT_TRUE(g) << g.error().message;
     const core::CostTable c = test::uniform_costs(*g, 1.0);
-    for (const std::string& strategy : core::strategy_names()) {
+    for (const std::string& strategy : core::fixed_strategy_names()) {
       const Schedule s = run(strategy, *g, c, opts(8));
       EXPECT_TRUE(core::validate_schedule(*g, s)) << name << " " << strategy;
     }

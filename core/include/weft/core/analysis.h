@@ -68,4 +68,10 @@ std::string make_verdict(std::size_t width, const CriticalPath& critical);
 /// levels → critical path → width → verdict and notes. O(V + E) plus compute_width().
 AnalysisReport analyze(const Graph& graph, const CostTable& costs);
 
+/// The parallelism inside a control-flow node: analyze() of each body it holds (If's branches,
+/// Loop's or Scan's body; node_subgraphs order), with costs estimated for `device`. The node
+/// itself stays one node of its graph (its body runs inside it); this reports what a body
+/// alone could overlap. Empty for ordinary nodes. O(body size) per body.
+std::vector<std::pair<std::string, AnalysisReport>> analyze_subgraphs(const Graph& graph, NodeId node, const DeviceSpec& device);
+
 }  // namespace weft::core

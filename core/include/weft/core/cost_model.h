@@ -39,7 +39,8 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
 std::vector<std::string> device_names();
 /// The default preset's name ("h100-sxm").
 std::string_view default_device_name();
-/// Assets folder: $WEFT_ASSETS_DIR, else <exe>/../share/weft/assets, else the source tree's assets/.
+/// Assets folder: $WEFT_ASSETS_DIR, else <exe>/../share/weft/assets, else <exe>/assets (the GPU
+/// bundle), else the source tree's assets/ (none in a relocatable build).
 std::string assets_dir();
 
 /// Roofline class. Metadata-only operators (Reshape, Flatten, Squeeze, ...: no kernel) are Memory

@@ -69,7 +69,13 @@ struct Tensor {
   std::int64_t bytes() const;
 };
 
-/// An ONNX attribute, kept generic (graph-valued attributes of If/Loop/Scan are kept opaque as a count).
+class Graph;
+
+/// An ONNX attribute, kept generic. Graph-valued attributes (If/Loop/Scan bodies) hold the body as
+/// an immutable Graph of its own (`graph`, or `graphs` for a list; `i` is their count), so the
+/// control-flow node stays one node of the enclosing graph and passes that do not look inside
+/// see an ordinary node. A body's inputs() are its formal inputs, then the names it reads from
+/// enclosing scopes (its GraphInfo::captures, in that order).
 struct Attribute {
   enum class Type : std::uint8_t { Undefined, Float, Int, String, Tensor, Floats, Ints, Strings, Graph, Graphs };
   std::string name;
@@ -84,6 +90,8 @@ struct Attribute {
   DType tensor_dtype = DType::Undefined;
   std::vector<std::int64_t> tensor_dims;
   std::vector<std::uint8_t> tensor_bytes;
+  std::shared_ptr<const Graph> graph;                ///< Type::Graph
+  std::vector<std::shared_ptr<const Graph>> graphs;  ///< Type::Graphs
 };
 
 struct Node {
@@ -109,6 +117,9 @@ struct GraphInfo {
   std::int64_t folded_nodes = 0;   ///< nodes removed by constant folding at import
   std::int64_t constant_nodes = 0; ///< Constant nodes turned into weights
   std::vector<std::string> unresolved_dims;  ///< symbolic dims left unbound, e.g. "x: dim 0 'batch'"
+  /// For a subgraph (If/Loop/Scan body): the enclosing-scope names it reads, sorted; they are its
+  /// last inputs(). Empty for a model's main graph.
+  std::vector<std::string> captures;
   std::vector<std::string> warnings;
 };
 
@@ -203,6 +214,10 @@ class GraphBuilder {
   std::vector<std::string> m_errors;
   GraphInfo m_info;
 };
+
+/// The subgraphs a node holds (If's branches, Loop's and Scan's body), by attribute name, in
+/// attribute order. Empty for ordinary nodes. O(attributes).
+std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> node_subgraphs(const Node& node);
 
 /// Formats a shape for people: "1x3x224x224", "?x3x224x224" (unknown dims) or "batchx3" (symbols).
 std::string format_shape(const Tensor& t);

@@ -17,13 +17,15 @@ namespace weft::core {
 struct PlanOptions {
   std::int64_t alignment = kDefaultAlignment;
   bool outputs_in_arena = false;
-  /// Work budget of the `best` planner's search (iterated greedy, local search and, on interval
-  /// structure, the skyline branch and bound): one unit is one placement tried by the exact
-  /// search; a decoded visiting order costs 1 + (blocks + conflicts) / 64. Results depend only on
-  /// the budget and the seed. It stops earlier when it reaches the lower bound. 0: greedy seeds only.
+  /// Work budget of the `exact` planner's canonical search (one unit: a search node or a placement
+  /// tried), and again of `best`'s iterated greedy, local search and, on interval structure, skyline
+  /// restarts when the exact search did not prove optimality (there a decoded visiting order costs
+  /// 1 + (blocks + conflicts) / 64). Results depend only on the budget and the seed. Both stop
+  /// when they reach the lower bound. 0: greedy seeds only.
   std::int64_t search_steps = 200'000;
-  /// Wall-clock cap on the same search, ms (a guard for huge instances or starved machines; when
-  /// it, not search_steps, ends the search, the result depends on timing). 0: greedy seeds only.
+  /// Wall-clock cap on each of the same searches, ms (a guard for huge instances or starved
+  /// machines; when it, not search_steps, ends a search, the result depends on timing). 0: greedy
+  /// seeds only.
   double search_ms = 1000;
   std::uint64_t seed = 1;  ///< the search's random seed (results are deterministic for a seed)
 };
@@ -52,7 +54,11 @@ struct Placement {
   std::int64_t arena_bytes = 0;      ///< max over blocks of offset + size
 };
 
-/// Planner names: greedy-by-size, greedy-by-breadth, best-fit, best.
+/// Planner names: greedy-by-size, greedy-by-breadth, best-fit, exact, best. `exact` is a search
+/// over canonical placements after MiniMalloc (Moffitt, ASPLOS 2023), generalised to any conflict
+/// graph: optimal when it meets the lower bound within its budget, the best found otherwise.
+/// `best` is `exact`, then (unless that was proven optimal) the iterated greedy and skyline search,
+/// keeping the smaller arena.
 std::vector<std::string> planner_names();
 
 /// Fails (InvalidInput, listing the known names) for a name planner_names() lacks. O(planners).
@@ -212,7 +218,8 @@ struct IntervalInstance {
 };
 
 /// Parses the CSV (header line first; blank lines ignored). Errors: InvalidInput naming the
-/// source and line (bad number, upper <= lower, size <= 0, duplicate id, wrong column count).
+/// source and line (bad number, upper <= lower, size <= 0, duplicate id, wrong column count,
+/// a time over 2^40, a size over 2^48 bytes or sizes totalling over 2^60: planners add them).
 Expected<IntervalInstance> parse_minimalloc_csv(std::string_view text, std::string_view source_name = "csv");
 
 /// Blocks = intervals; conflict iff the half-open lifetimes overlap. Alignment 1. O(n log n + C).

@@ -9,7 +9,9 @@
 namespace weft::core {
 
 struct ImportOptions {
-  std::map<std::string, std::int64_t> dims;  ///< symbolic dimension bindings (--dim NAME=VALUE)
+  /// Dimension bindings (--dim): a symbol's name (dim_param), or "INPUT:AXIS" for one dim of one
+  /// graph input by position (named or unnamed).
+  std::map<std::string, std::int64_t> dims;
   bool fold = true;                          ///< fold constant subgraphs (--no-fold turns off)
 };
 

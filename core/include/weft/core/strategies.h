@@ -1,5 +1,7 @@
 #pragma once
 // Scheduling strategies: pure functions of graph, costs and options, found by name.
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,16 @@ struct StrategyOptions {
   /// The schedule will be replayed as a CUDA Graph: cross-stream dependencies become graph
   /// edges that cost the host nothing, so the automatic granularity splits at every operator.
   bool cuda_graph = false;
+
+  /// `search`: stop after this much wall time (anytime: the best schedule so far is returned) ...
+  double search_budget_ms = 2000;
+  /// ... or after this many simulated candidates (> 0; with a large time budget the result then
+  /// depends only on the seed, not on the machine's speed).
+  std::int64_t search_evaluations = 0;
+  std::uint64_t seed = 1;  ///< seeds randomised strategies (search)
+  /// Called by long strategies now and then with the fraction done (0..1) and the best predicted
+  /// makespan so far (µs); returning false stops them early (they still return their best).
+  std::function<bool(double fraction, double best_us)> progress;
 };
 
 /// The granularity threshold the options mean on `device`: granularity_us, or when automatic
@@ -31,8 +43,12 @@ double resolved_granularity_us(const StrategyOptions& options, const DeviceSpec&
 std::vector<std::string> schedule_warnings(const Schedule& schedule, const StrategyOptions& options,
                                            const DeviceSpec& device);
 
-/// Names of the registered strategies: sequential, seed-greedy, level-rr, chains, cp-list, resource-aware.
+/// Names of the registered strategies (strategy.h): sequential, seed-greedy, level-rr, chains,
+/// cp-list, resource-aware, search, then any a program registered.
 std::vector<std::string> strategy_names();
+/// The names of the strategies that are not iterative: each builds one schedule, deterministically
+/// and quickly (what search starts from, and what property tests sweep).
+std::vector<std::string> fixed_strategy_names();
 
 /// Checks a strategy request before any work: a registered name and a stream cap in
 /// 1..kMaxScheduleStreams. Errors (InvalidInput) name the problem; an unknown name lists the

@@ -5,6 +5,7 @@
 // window keeps thin forwards to them so callers have one entry point.
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QPointer>
 #include <QString>
 
 #include "weft/ui/model_loader.h"
@@ -15,6 +16,7 @@
 class QDockWidget;
 class QLineEdit;
 class QMenu;
+class QMessageBox;
 class QTableView;
 
 namespace weft::ui {
@@ -27,6 +29,7 @@ class MemoryView;
 class NodeTableModel;
 class Preferences;
 class PropertiesPanel;
+class RecoveryStore;
 class RunController;
 class StatusArea;
 class StrategyPanel;
@@ -115,6 +118,20 @@ class MainWindow : public QMainWindow {
   /// The About box's text: versions of Weft, Qt, protobuf, ONNX, CUDA.
   QString aboutText() const;
 
+  // Crash recovery (docs/reliability.md): unsaved edits are autosaved by recoveryStore(); files
+  // left by crashed sessions are offered back.
+  enum class RecoveryChoice { Ask, Accept, Discard };
+  /// Looks for recovery files crashed sessions left (newest first). Ask: a non-modal prompt for
+  /// the newest (recoveryPrompt(): Yes recovers, No discards); Accept: recovers it at once;
+  /// Discard: deletes them all. $WEFT_RECOVER=accept|discard turns Ask into the other two.
+  /// Returns how many were found.
+  int offerRecovery(RecoveryChoice choice = RecoveryChoice::Ask);
+  /// Reopens a recovery file's model with its schedule and settings, marked unsaved; the file
+  /// is deleted once the model has loaded.
+  void recoverSession(const QString& file);
+  QMessageBox* recoveryPrompt() const;
+  RecoveryStore* recoveryStore() const { return m_recovery; }
+
  signals:
   /// After every load attempt: ok, and the message shown (error or summary).
   void loadFinished(bool ok, const QString& message);
@@ -164,6 +181,12 @@ class MainWindow : public QMainWindow {
   bool m_loading_is_file = false;
   /// Schedule and settings to apply once the project's model has loaded.
   std::optional<Project> m_pending_project;
+  void openProjectFile(const QString& path, bool recovering);
+  void updateRecoveryState();
+  RecoveryStore* m_recovery = nullptr;
+  QPointer<QMessageBox> m_recovery_prompt;
+  QString m_recovering_file;  // the recovery file being loaded
+  bool m_recovered = false;   // the document came from a recovery file and is not saved yet
 };
 
 }  // namespace weft::ui

@@ -1,0 +1,233 @@
+// search: simulated annealing over stream assignments and issue priorities with the simulator as
+// the objective, started from the best of the fixed strategies (so never worse than them).
+// Moves: one node to another (or a new) stream; a node's run of stream-mates to another stream;
+// two streams merged; two independent neighbours swapped in the priority order. Each candidate
+// gets its minimal events and is simulated in the launch mode of the options. Anytime: the best
+// schedule so far is kept; the budget is wall time, or a count of candidates for results that
+// depend only on the seed.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "strategy_detail.h"
+#include "weft/core/check.h"
+#include "weft/core/simulator.h"
+#include "weft/core/sync.h"
+
+namespace weft::core::detail {
+namespace {
+
+struct Candidate {
+  std::vector<int> stream_of;  // by node
+  std::vector<NodeId> order;   // a topological order: the priority in which streams list nodes
+};
+
+class Search {
+ public:
+  explicit Search(const StrategyInput& in) : m_in(in), m_rng(in.options.seed) {
+    m_sim.cuda_graph = in.options.cuda_graph;
+  }
+
+  double makespan(const Candidate& c) {
+    ++m_evaluations;
+    Schedule s = from_assignment(c.stream_of, c.order);
+    s.events = compute_events(m_in.graph, s);
+    return simulate(m_in.graph, s, m_in.costs, m_in.device, m_sim).makespan_us();
+  }
+
+  // The fixed strategies' schedules as candidates; the best one starts the search.
+  Candidate start(std::string& from, double& best_us) {
+    Candidate best;
+    best_us = std::numeric_limits<double>::infinity();
+    for (const std::string& name : fixed_strategy_names()) {
+      auto made = make_schedule(name, m_in.graph, m_in.costs, m_in.device, m_in.options);
+      if (!made || static_cast<int>(made->stream_count()) > m_in.options.max_streams) continue;
+      Candidate c = from_schedule(*made);
+      const double t = makespan(c);
+      if (t < best_us) {
+        best_us = t;
+        best = std::move(c);
+        from = name;
+      }
+    }
+    return best;
+  }
+
+  Candidate from_schedule(const Schedule& s) const {
+    Candidate c;
+    c.stream_of.assign(m_in.graph.node_count(), 0);
+    for (std::size_t i = 0; i < s.streams.size(); ++i)
+      for (NodeId v : s.streams[i]) c.stream_of[static_cast<std::size_t>(v)] = static_cast<int>(i);
+    // Issue order: a topological order of data edges and stream order (Kahn, smallest id first).
+    const std::size_t n = m_in.graph.node_count();
+    std::vector<std::vector<NodeId>> succ(n);
+    std::vector<int> indegree(n, 0);
+    for (std::size_t u = 0; u < n; ++u)
+      for (NodeId v : m_in.graph.successors(static_cast<NodeId>(u))) {
+        succ[u].push_back(v);
+        ++indegree[static_cast<std::size_t>(v)];
+      }
+    for (const auto& st : s.streams)
+      for (std::size_t i = 1; i < st.size(); ++i) {
+        succ[static_cast<std::size_t>(st[i - 1])].push_back(st[i]);
+        ++indegree[static_cast<std::size_t>(st[i])];
+      }
+    std::vector<NodeId> ready;
+    for (std::size_t v = 0; v < n; ++v)
+      if (indegree[v] == 0) ready.push_back(static_cast<NodeId>(v));
+    std::make_heap(ready.begin(), ready.end(), std::greater<>());
+    while (!ready.empty()) {
+      std::pop_heap(ready.begin(), ready.end(), std::greater<>());
+      const NodeId u = ready.back();
+      ready.pop_back();
+      c.order.push_back(u);
+      for (NodeId v : succ[static_cast<std::size_t>(u)])
+        if (--indegree[static_cast<std::size_t>(v)] == 0) {
+          ready.push_back(v);
+          std::push_heap(ready.begin(), ready.end(), std::greater<>());
+        }
+    }
+    WEFT_CHECK_MSG(c.order.size() == n, "a valid schedule's stream order is acyclic");
+    return c;
+  }
+
+  // A random neighbour of `c`; false when the move changed nothing.
+  bool mutate(Candidate& c) {
+    const std::size_t n = c.stream_of.size();
+    if (n == 0) return false;
+    int streams = 0;
+    for (int s : c.stream_of) streams = std::max(streams, s + 1);
+    const int cap = m_in.options.max_streams;
+    std::uniform_int_distribution<std::size_t> pick_node(0, n - 1);
+    const NodeId v = static_cast<NodeId>(pick_node(m_rng));
+    const int from = c.stream_of[static_cast<std::size_t>(v)];
+    auto other_stream = [&]() {
+      const int choices = std::min(streams + 1, cap);  // an existing stream or a new one, under the cap
+      if (choices <= 1) return from;
+      std::uniform_int_distribution<int> pick(0, choices - 2);
+      const int t = pick(m_rng);
+      return t >= from ? t + 1 : t;
+    };
+    switch (std::uniform_int_distribution<int>(0, 9)(m_rng)) {
+      case 0:
+      case 1:
+      case 2:
+      case 3: {  // one node elsewhere
+        const int to = other_stream();
+        if (to == from) return false;
+        c.stream_of[static_cast<std::size_t>(v)] = to;
+        return true;
+      }
+      case 4:
+      case 5:
+      case 6: {  // v and its stream-mates reachable by single edges, as a run, elsewhere
+        const int to = other_stream();
+        if (to == from) return false;
+        std::vector<NodeId> run = {v};
+        for (std::size_t i = 0; i < run.size() && run.size() < 64; ++i)
+          for (NodeId w : m_in.graph.successors(run[i]))
+            if (c.stream_of[static_cast<std::size_t>(w)] == from && m_in.graph.predecessors(w).size() == 1) run.push_back(w);
+        for (NodeId w : run) c.stream_of[static_cast<std::size_t>(w)] = to;
+        return true;
+      }
+      case 7: {  // merge v's stream into another
+        const int to = other_stream();
+        if (to == from || to >= streams) return false;
+        for (int& s : c.stream_of)
+          if (s == from) s = to;
+        return true;
+      }
+      default: {  // swap v with its successor in the priority order when no edge joins them
+        std::size_t at = 0;
+        while (c.order[at] != v) ++at;
+        if (at + 1 >= c.order.size()) return false;
+        const NodeId w = c.order[at + 1];
+        const auto succ = m_in.graph.successors(v);
+        if (std::binary_search(succ.begin(), succ.end(), w)) return false;
+        std::swap(c.order[at], c.order[at + 1]);
+        return true;
+      }
+    }
+  }
+
+  std::int64_t evaluations() const { return m_evaluations; }
+  std::mt19937_64& rng() { return m_rng; }
+
+ private:
+  const StrategyInput& m_in;
+  std::mt19937_64 m_rng;
+  SimOptions m_sim;
+  std::int64_t m_evaluations = 0;
+};
+
+std::string fixed2(double x) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(2);
+  s << x;
+  return s.str();
+}
+
+Expected<Schedule> search(const StrategyInput& in) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const StrategyOptions& o = in.options;
+  Search search(in);
+  std::string from;
+  double best_us = 0;
+  Candidate best = search.start(from, best_us);
+  if (best.stream_of.empty() && in.graph.node_count() > 0)
+    return make_error(ErrorKind::Internal, "search: no fixed strategy gave a schedule to start from");
+  const double start_us = best_us;
+  Candidate current = best;
+  double current_us = best_us;
+  const std::int64_t cap = o.search_evaluations > 0 ? o.search_evaluations : std::numeric_limits<std::int64_t>::max();
+  const double budget_ms = std::max(0.0, o.search_budget_ms);
+  auto elapsed_ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+  // Temperature: 2% of the start's makespan, falling linearly to 0 over the budget.
+  const double t_start = 0.02 * start_us;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::int64_t accepted = 0, improved = 0;
+  while (in.graph.node_count() > 1 && search.evaluations() < cap) {
+    const double by_time = budget_ms > 0 ? elapsed_ms() / budget_ms : 1.0;
+    const double by_count = o.search_evaluations > 0 ? static_cast<double>(search.evaluations()) / static_cast<double>(cap) : 0.0;
+    const double done = std::max(by_time, by_count);
+    if (done >= 1.0) break;
+    if (o.progress && search.evaluations() % 64 == 0 && !o.progress(done, best_us)) break;
+    Candidate next = current;
+    if (!search.mutate(next)) continue;
+    const double t = search.makespan(next);
+    const double temperature = t_start * (1.0 - done);
+    if (t < current_us || (temperature > 0 && unit(search.rng()) < std::exp((current_us - t) / temperature))) {
+      current = std::move(next);
+      current_us = t;
+      ++accepted;
+      if (t < best_us - 1e-9) {
+        best = current;
+        best_us = t;
+        ++improved;
+      }
+    }
+  }
+  if (o.progress) o.progress(1.0, best_us);
+  Schedule s = from_assignment(std::move(best.stream_of), best.order);
+  s.options = "from=" + from + " start_us=" + fixed2(start_us) + " best_us=" + fixed2(best_us) +
+              " evaluations=" + std::to_string(search.evaluations()) + " accepted=" + std::to_string(accepted) +
+              " improved=" + std::to_string(improved) + " seed=" + std::to_string(o.seed);
+  return s;
+}
+
+}  // namespace
+}  // namespace weft::core::detail
+
+WEFT_STRATEGY_FILE(search) {
+  using namespace weft::core;
+  WEFT_CHECK(register_strategy(make_strategy(
+      "search",
+      "simulated annealing over streams and issue order with the simulator as objective, from the best fixed strategy "
+      "(--budget-ms, --search-evals, --seed)",
+      70, detail::search, /*iterative=*/true)));
+}

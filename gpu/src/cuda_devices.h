@@ -1,0 +1,20 @@
+#pragma once
+// Private: device detection inside the CUDA module.
+#include <vector>
+
+#include "weft/core/expected.h"
+#include "weft/gpu/devices.h"
+
+namespace weft::gpu::detail {
+
+/// Ok when cudaGetDeviceCount finds a device; else Runtime "no CUDA device: <why>", where why
+/// tells a missing driver (libcuda.so.1 not loadable) from a driver without devices.
+core::Status require_device();
+
+/// The CUDA GPUs (require_device's error when there are none).
+core::Expected<std::vector<GpuInfo>> device_list();
+
+/// Versions and files of the CUDA, cuBLAS and cuDNN libraries in this process. Needs no GPU.
+core::Expected<CudaRuntimeInfo> runtime_info();
+
+}  // namespace weft::gpu::detail

@@ -1,0 +1,391 @@
+#!/usr/bin/python3
+"""Writes the malformed-input corpus, tests/data/bad/, and its manifest.
+
+Every case is a file Weft must refuse (or, for the few controls, accept) with a distinct exit
+code and a message naming the problem, never a crash. The manifest lists, per case, every
+command that takes the file (argv relative to tests/data/bad/), the exit code expected and a
+fragment the output must contain; tests/cli/test_bad_inputs.cpp replays it through `weft`, and
+the studio's tests replay the models and project files through its loaders.
+
+Run with Debian's python3-onnx:  /usr/bin/python3 scripts/make-bad-corpus.py
+The output is deterministic; commit it (the files are small).
+"""
+import hashlib
+import json
+import os
+import random
+import shutil
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "bad")
+cases = []
+
+
+def write(rel, data):
+    path = os.path.join(ROOT, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def model_bytes(nodes, inputs, outputs, inits=(), opset=13, name="bad"):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="weft-bad-corpus")
+    m.ir_version = 8
+    return m.SerializeToString()
+
+
+def vi(name, dims, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def out(name):
+    v = onnx.ValueInfoProto()
+    v.name = name
+    return v
+
+
+# The control model: x feeds two branches that meet, then a weight multiplies them in.
+#   A: Relu(x), B: Sigmoid(x), C: Add(a, b), D: Mul(c, w) -> y
+def tiny_nodes(second="Sigmoid"):
+    return [helper.make_node("Relu", ["x"], ["a"], name="A"),
+            helper.make_node(second, ["x"], ["b"], name="B"),
+            helper.make_node("Add", ["a", "b"], ["c"], name="C"),
+            helper.make_node("Mul", ["c", "w"], ["y"], name="D")]
+
+
+def weight(name="w", dims=(1, 4)):
+    return helper.make_tensor(name, TensorProto.FLOAT, list(dims), [0.5] * (dims[0] * dims[1]))
+
+
+TINY = model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [weight()], name="tiny")
+OTHER = model_bytes(tiny_nodes("Tanh"), [vi("x", [1, 4])], [vi("y", [1, 4])], [weight()], name="other")
+
+
+def schedule_json(model_bytes_, stream_lists, event_pairs, **extra):
+    doc = {"format": "weft-schedule", "version": 1,
+           "model": {"path": "tiny.onnx", "sha256": hashlib.sha256(model_bytes_).hexdigest()},
+           "device": "h100-sxm", "strategy": "hand", "options": "",
+           "streams": stream_lists, "events": [{"from": a, "to": b} for a, b in event_pairs]}
+    doc.update(extra)
+    return json.dumps(doc, indent=2) + "\n"
+
+
+GOOD_STREAMS = [["A", "C", "D"], ["B"]]
+GOOD_EVENTS = [("B", "C")]
+
+# Commands per kind of file. {f} is the case's file; paths are relative to tests/data/bad.
+MODEL_COMMANDS = {
+    "analyze": ["analyze", "{f}"],
+    "schedule": ["schedule", "{f}", "--strategy", "cp-list"],
+    "plan": ["plan", "{f}", "--strategy", "cp-list"],
+    "simulate": ["simulate", "{f}", "--strategy", "cp-list"],
+    "run": ["run", "{f}", "--backend", "cpu", "--strategy", "cp-list", "--iterations", "1", "--warmup", "0"],
+    "validate": ["validate", "{f}", "tiny.schedule.json"],
+}
+SCHEDULE_COMMANDS = {
+    "validate": ["validate", "tiny.onnx", "{f}"],
+    "plan": ["plan", "tiny.onnx", "--schedule", "{f}"],
+    "simulate": ["simulate", "tiny.onnx", "--schedule", "{f}"],
+    "run": ["run", "tiny.onnx", "--backend", "cpu", "--schedule", "{f}", "--iterations", "1", "--warmup", "0"],
+}
+INTERVAL_COMMANDS = {"plan": ["plan", "--intervals", "{f}"]}
+
+
+def case(kind, name, rel, code, message, overrides=None, studio=True):
+    """One case: every command of its kind expects (code, message) unless overridden."""
+    commands = {"model": MODEL_COMMANDS, "schedule": SCHEDULE_COMMANDS, "intervals": INTERVAL_COMMANDS,
+                "project": {}}[kind]
+    overrides = dict(overrides or {})
+    if kind == "model" and rel != "tiny.onnx" and "validate" not in overrides and (code == 0 or "analyze" in overrides):
+        # A model weft accepts is not the one tiny.schedule.json was made for.
+        overrides["validate"] = (2, "made for another model")
+    runs = []
+    for cmd, argv in commands.items():
+        c, m = overrides.get(cmd, (code, message))
+        runs.append({"command": cmd, "args": [a.replace("{f}", rel) for a in argv], "code": c, "message": m})
+    prefix = {"model": "model", "schedule": "schedule", "intervals": "csv", "project": "project"}[kind]
+    entry = {"name": name if name.startswith("control_") else f"{prefix}_{name}", "kind": kind, "file": rel, "code": code, "message": message, "runs": runs}
+    if kind in ("model", "project"):
+        entry["studio"] = studio  # the studio's loader refuses it too (or, for controls, opens it)
+    cases.append(entry)
+
+
+def model_case(name, data, message, code=2, overrides=None, folder="models", studio=True):
+    rel = f"{folder}/{name}.onnx"
+    write(rel, data)
+    case("model", name, rel, code, message, overrides, studio)
+
+
+def main():
+    if os.path.isdir(ROOT):
+        shutil.rmtree(ROOT)
+    os.makedirs(ROOT)
+    write("tiny.onnx", TINY)
+    write("other.onnx", OTHER)
+    write("tiny.schedule.json", schedule_json(TINY, GOOD_STREAMS, GOOD_EVENTS))
+
+    # --- controls: the harness must see these succeed, or it proves nothing -------------------
+    case("model", "control_tiny", "tiny.onnx", 0, "")
+    case("schedule", "control_schedule", "tiny.schedule.json", 0, "")
+
+    # --- bytes that are not a model -----------------------------------------------------------
+    model_case("empty", b"", "empty")
+    model_case("truncated_half", TINY[: len(TINY) // 2], "truncated or corrupt")
+    model_case("truncated_last_byte", TINY[:-1], "truncated or corrupt")
+    model_case("bitflip_tag", bytes([TINY[0] | 0x07]) + TINY[1:], "truncated or corrupt")  # wire type 7
+    g = onnx.load_from_string(TINY).graph.SerializeToString()
+    head = onnx.load_from_string(TINY)
+    head.ClearField("graph")
+    # The graph's length prefix claims 1 MB more than the file holds.
+    length = len(g) + (1 << 20)
+    varint = b""
+    while True:
+        b = length & 0x7F
+        length >>= 7
+        varint += bytes([b | (0x80 if length else 0)])
+        if not length:
+            break
+    model_case("bitflip_length", head.SerializeToString() + b"\x3a" + varint + g, "truncated or corrupt")
+    rng = random.Random(13)
+    model_case("garbage", bytes(rng.randrange(256) for _ in range(512)), "not a valid ONNX protobuf")
+    model_case("text", b"this is a text file, not a model\n", "not a valid ONNX protobuf")
+    m = onnx.ModelProto()
+    m.ir_version = 8
+    model_case("no_graph", m.SerializeToString(), "no graph")
+    model_case("empty_graph", model_bytes([], [], []), "empty")
+
+    # --- sizes ----------------------------------------------------------------------------------
+    big = 1 << 40
+    model_case("huge_input_dims", model_bytes([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                                              [vi("x", [big, big])], [vi("y", [big, big])]),
+               "'x' of shape 1099511627776x1099511627776: its size overflows")
+    model_case("huge_dim_through_inference", model_bytes([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                                                         [vi("x", [1 << 50])], [out("y")]), "overflows")
+    # 1 TiB: a legal size (under 2^48) that analysis handles and a run refuses before allocating.
+    tib = [1 << 16, 1 << 16, 64]
+    model_case("terabyte_input", model_bytes([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", tib)],
+                                             [vi("y", tib)]), "",
+               overrides={"analyze": (0, ""), "schedule": (0, ""), "plan": (0, ""), "simulate": (0, ""),
+                          "run": (3, "of memory, more than this machine's")})
+    t = helper.make_tensor("w", TensorProto.FLOAT, [1, 4], [0.5] * 4)
+    t.dims[0] = -3
+    model_case("negative_dim_initializer", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [t]),
+               "initializer 'w' has a negative dimension")
+    t = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1 << 62, 4], raw_data=b"\0" * 12)
+    model_case("overflow_initializer", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [t]),
+               "initializer 'w': its size overflows")
+    t = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1, 4], raw_data=b"\0" * 8)
+    model_case("raw_size_mismatch", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [t]),
+               "raw_data holds 8 bytes, its shape needs 16")
+    t = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1000000, 1000000], raw_data=b"\0" * 10)
+    model_case("claims_terabytes_inline", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [t]),
+               "initializer 'w'")
+
+    # A stride of 0: libonnx's Conv inference would divide by it (SIGFPE; found by the fuzzer).
+    conv = helper.make_node("Conv", ["x", "k"], ["y"], name="conv0", strides=[0, 1], kernel_shape=[3, 3])
+    model_case("zero_stride", model_bytes([conv], [vi("x", [1, 1, 8, 8])], [out("y")],
+                                          [helper.make_tensor("k", TensorProto.FLOAT, [1, 1, 3, 3], [0.1] * 9)]),
+               "node 'conv0' (Conv): attribute 'strides' must be positive, got [0, 1]")
+    conv = helper.make_node("MaxPool", ["x"], ["y"], name="pool0", kernel_shape=[2, 2], dilations=[1, 0])
+    model_case("zero_dilation", model_bytes([conv], [vi("x", [1, 1, 8, 8])], [out("y")], opset=13),
+               "node 'pool0' (MaxPool): attribute 'dilations' must be positive, got [1, 0]")
+
+    # --- structure ------------------------------------------------------------------------------
+    def relu(i, o, n):
+        return helper.make_node("Relu", [i], [o], name=n)
+
+    model_case("cycle", model_bytes([relu("x", "a", "A"), helper.make_node("Add", ["a", "c"], ["b"], name="B"),
+                                     relu("b", "c", "C")], [vi("x", [1, 4])], [out("c")]), "cycle")
+    model_case("self_loop", model_bytes([helper.make_node("Add", ["x", "s"], ["s"], name="loop")],
+                                        [vi("x", [1, 4])], [out("s")]), "cycle")
+    model_case("dangling_input", model_bytes([helper.make_node("Add", ["x", "ghost"], ["y"], name="adder")],
+                                             [vi("x", [1, 4])], [out("y")]),
+               "node 'adder' (Add) reads tensor 'ghost', which no node, input or initializer defines")
+    model_case("undefined_output", model_bytes([relu("x", "y", "A")], [vi("x", [1, 4])], [out("nowhere")]),
+               "graph output 'nowhere' is not defined")
+    model_case("duplicate_node_names", model_bytes([relu("x", "a", "same"), relu("a", "y", "same")],
+                                                   [vi("x", [1, 4])], [out("y")]), "duplicate node name 'same'")
+    model_case("duplicate_producers", model_bytes([relu("x", "y", "first"),
+                                                   helper.make_node("Sigmoid", ["x"], ["y"], name="second")],
+                                                  [vi("x", [1, 4])], [out("y")]), "produced by two nodes")
+    model_case("duplicate_graph_input", model_bytes([relu("x", "y", "A")], [vi("x", [1, 4]), vi("x", [1, 4])],
+                                                    [out("y")]), "graph input 'x' is listed twice")
+    model_case("duplicate_initializer", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])],
+                                                    [weight(), weight()]), "initializer 'w' is defined twice")
+    model_case("writes_initializer", model_bytes([relu("x", "w", "clobber")], [vi("x", [1, 4])], [out("w")],
+                                                 [weight()]), "node 'clobber' writes tensor 'w'")
+    t = weight("")
+    model_case("unnamed_initializer", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [weight(), t]),
+               "an initializer has no name")
+    model_case("constant_without_value",
+               model_bytes([helper.make_node("Constant", [], ["k"], name="empty_constant"),
+                            helper.make_node("Add", ["x", "k"], ["y"], name="add")], [vi("x", [1])], [out("y")]),
+               "Constant node 'empty_constant' must have exactly one value attribute")
+
+    # --- operators, domains, opsets ---------------------------------------------------------------
+    # Unknown operators are kept as opaque nodes (analysis proceeds: their outputs have no shape);
+    # what needs shapes or a kernel refuses them by name.
+    def analysed_not_run(analyze_message, run_message, others=""):
+        return {"analyze": (0, analyze_message), "schedule": (0, others), "plan": (0, others),
+                "simulate": (0, others), "run": (2, run_message)}
+
+    model_case("unknown_op", model_bytes([relu("x", "a", "A"), helper.make_node("NotARealOp", ["a"], ["y"], name="mystery")],
+                                         [vi("x", [1, 4])], [out("y")]), "",
+               overrides=analysed_not_run("unknown cost: mystery (NotARealOp)",
+                                          "node 'mystery': operator 'NotARealOp' has no CPU kernel"))
+    n = helper.make_node("FancyOp", ["a"], ["y"], name="fancy", domain="com.example")
+    g = helper.make_graph([relu("x", "a", "A"), n], "bad", [vi("x", [1, 4])], [out("y")])
+    mm = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
+    mm.ir_version = 8
+    model_case("unknown_domain", mm.SerializeToString(), "",
+               overrides=analysed_not_run("unknown cost: fancy (FancyOp)", "node 'fancy': operator 'com.example::FancyOp' has no CPU kernel"))
+    model_case("too_new_opset", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [weight()], opset=999),
+               "opset 999 of domain 'ai.onnx' is too new")
+    model_case("opset_zero", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [weight()], opset=0),
+               "opset 0 of domain 'ai.onnx' is not a version")
+
+    # --- nested graphs ----------------------------------------------------------------------------
+    def if_node(name, then_g, else_g, cond="c", outputs=("y",)):
+        return helper.make_node("If", [cond], list(outputs), name=name, then_branch=then_g, else_branch=else_g)
+
+    def branch(name, reads, output):
+        return helper.make_graph([helper.make_node("Neg", [reads], [output], name=name + "_neg")], name, [], [out(output)])
+
+    model_case("nested_reads_undefined",
+               model_bytes([if_node("branch", branch("then", "ghost", "t"), branch("else", "x", "e"))],
+                           [vi("x", [2]), vi("c", [], TensorProto.BOOL)], [out("y")]), "'ghost'")
+    # Deeper than protobuf's recursion limit (100 messages): refused by the parser, no stack overflow.
+    inner = branch("leaf", "x", "t0")
+    for d in range(60):
+        inner = helper.make_graph([if_node(f"if{d}", inner, branch(f"e{d}", "x", f"e{d}"), outputs=(f"t{d + 1}",))],
+                                  f"level{d}", [], [out(f"t{d + 1}")])
+    model_case("nested_too_deep",
+               model_bytes([if_node("outer", inner, branch("else", "x", "e"))],
+                           [vi("x", [2]), vi("c", [], TensorProto.BOOL)], [out("y")]),
+               "truncated or corrupt")
+
+    # --- symbolic shapes: analysis proceeds, what needs sizes says which dim to bind ------------------
+    model_case("unbound_symbolic_dim",
+               model_bytes([relu("x", "y", "A")], [vi("x", ["batch", 4])], [vi("y", ["batch", 4])]),
+               "", overrides=analysed_not_run("unresolved dimension x: dim 0 'batch'",
+                                              "input 'x' has no static shape (bind symbolic dims with --dim)",
+                                              "unresolved dimension x: dim 0 'batch'"))
+
+    # --- external data: confined to the model's folder, ranges checked --------------------------------
+    def ext_tensor(location, dims=(1, 4), offset=None, length=None):
+        t = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=list(dims))
+        t.data_location = TensorProto.EXTERNAL
+        for k, v in (("location", location), ("offset", offset), ("length", length)):
+            if v is not None:
+                e = t.external_data.add()
+                e.key, e.value = k, str(v)
+        return t
+
+    def ext_model(name, tensor, message, code=2, overrides=None):
+        model_case(name, model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [tensor]), message, code,
+                   overrides, folder="external")
+
+    write("external/w16.bin", bytes(range(16)))
+    write("external/w10.bin", b"0123456789")
+    os.symlink("../tiny.onnx", os.path.join(ROOT, "external", "link.bin"))
+    os.symlink("..", os.path.join(ROOT, "external", "up"))
+    os.symlink("../../../../etc/hostname", os.path.join(ROOT, "external", "dangling_out.bin"))
+    case("model", "control_external", "external/ext_good.onnx", 0, "")
+    write("external/ext_good.onnx", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [ext_tensor("w16.bin")]))
+    ext_model("ext_parent", ext_tensor("../../../../etc/passwd"),
+              "tensor 'w': external data location '../../../../etc/passwd' leaves the model's folder")
+    ext_model("ext_absolute", ext_tensor("/etc/passwd"), "location '/etc/passwd' is an absolute path")
+    ext_model("ext_symlink_file", ext_tensor("link.bin"), "location 'link.bin' leaves the model's folder through a symbolic link")
+    ext_model("ext_symlink_dir", ext_tensor("up/tiny.onnx"), "leaves the model's folder through a symbolic link")
+    ext_model("ext_symlink_dangling", ext_tensor("dangling_out.bin"), "is a symbolic link leaving the model's folder")
+    ext_model("ext_short_file", ext_tensor("w10.bin", dims=(1000000, 1000000)), "lies past the end of 'w10.bin' (10 bytes)")
+    ext_model("ext_offset_past_end", ext_tensor("w16.bin", offset=100), "range [100, 100 + 16) lies past the end")
+    ext_model("ext_length_mismatch", ext_tensor("w16.bin", length=3), "length 3 differs from the 16 bytes its shape needs")
+    ext_model("ext_offset_not_number", ext_tensor("w16.bin", offset="12abc"), "offset '12abc' is not a byte count")
+    ext_model("ext_offset_negative", ext_tensor("w16.bin", offset=-4), "offset '-4' is not a byte count")
+    ext_model("ext_directory", ext_tensor("."), "location '.' is not a regular file")
+    # Absent data is not an error for analysis (structure-only models); a run seeds the weight.
+    ext_model("ext_absent_file", ext_tensor("absent.bin"), "", code=0,
+              overrides={"run": (0, "weights: 1 without data in the model's files, seeded random values used")})
+
+    # --- schedules for tiny.onnx -----------------------------------------------------------------------
+    def sched_case(name, text, message):
+        rel = f"schedules/{name}.json"
+        write(rel, text)
+        case("schedule", name, rel, 2, message)
+
+    sched_case("unknown_node", schedule_json(TINY, [["A", "C", "D"], ["B", "Z"]], GOOD_EVENTS), "unknown node 'Z'")
+    sched_case("missing_node", schedule_json(TINY, [["A", "C"], ["B"]], GOOD_EVENTS), "1 node(s) of the model are on no stream (first: 'D')")
+    sched_case("duplicate_node", schedule_json(TINY, [["A", "C", "D"], ["B", "A"]], GOOD_EVENTS), "duplicate node 'A'")
+    sched_case("deadlock", schedule_json(TINY, [["C", "A", "D"], ["B"]], GOOD_EVENTS), "deadlock")
+    sched_case("missing_event", schedule_json(TINY, GOOD_STREAMS, []), "is not enforced")
+    sched_case("event_unknown_node", schedule_json(TINY, GOOD_STREAMS, [("B", "nope")]), "unknown node 'nope'")
+    sched_case("other_model", schedule_json(OTHER, GOOD_STREAMS, GOOD_EVENTS), "made for another model")
+    sched_case("malformed_json", schedule_json(TINY, GOOD_STREAMS, GOOD_EVENTS)[:60], "malformed JSON")
+    sched_case("not_object", "[1, 2, 3]\n", "the top level must be an object")
+    sched_case("wrong_format", schedule_json(TINY, GOOD_STREAMS, GOOD_EVENTS, format="weft-project"), "'format' must be")
+    sched_case("wrong_version", schedule_json(TINY, GOOD_STREAMS, GOOD_EVENTS, version=99), "unsupported 'version'")
+    sched_case("key_not_string", schedule_json(TINY, [["A", "C", "D"], [7]], GOOD_EVENTS), "node keys must be strings")
+    sched_case("streams_not_list", schedule_json(TINY, GOOD_STREAMS, GOOD_EVENTS, streams="A,B,C,D"), "streams")
+    sched_case("empty_file", "", "malformed JSON")
+
+    # --- MiniMalloc interval CSVs (weft plan --intervals) ---------------------------------------------------
+    def csv_case(name, text, message):
+        rel = f"intervals/{name}.csv"
+        write(rel, text)
+        case("intervals", name, rel, 2, message)
+
+    csv_case("empty", "", "empty file (no header)")
+    csv_case("bad_header", "name,from,to,bytes\n0,0,4,16\n", "expected the header 'id,lower,upper,size'")
+    csv_case("three_columns", "id,lower,upper,size\n0,0,4\n", "expected 4 columns, found 3")
+    csv_case("not_integer", "id,lower,upper,size\n0,0,four,16\n", "'four' is not an integer")
+    csv_case("empty_lifetime", "id,lower,upper,size\n0,5,5,16\n", "lifetime [5, 5) is empty or negative")
+    csv_case("negative_lower", "id,lower,upper,size\n0,-3,5,16\n", "is empty or negative")
+    csv_case("zero_size", "id,lower,upper,size\n0,0,4,0\n", "size must be positive")
+    csv_case("repeated_id", "id,lower,upper,size\n0,0,4,16\n0,1,5,16\n", "id '0' is empty or repeated")
+    csv_case("number_overflow", "id,lower,upper,size\n0,0,4,99999999999999999999\n", "is not an integer")
+    csv_case("sizes_overflow_sum",
+             "id,lower,upper,size\n" + "".join(f"{k},0,4,{(1 << 62) - 1}\n" for k in range(4)), "too large")
+    csv_case("time_too_large", f"id,lower,upper,size\n0,0,{(1 << 63) - 1},16\n", "too large")
+
+    # --- studio project files (.weft) ----------------------------------------------------------------------
+    def project(name, doc_or_text, message):
+        rel = f"projects/{name}.weft"
+        text = doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text, indent=2) + "\n"
+        write(rel, text)
+        case("project", name, rel, 2, message)
+
+    good_schedule = json.loads(schedule_json(TINY, GOOD_STREAMS, GOOD_EVENTS))
+    good = {"format": "weft-project", "version": 1, "model": "", "model_relative": "../tiny.onnx",
+            "schedule": good_schedule,
+            "settings": {"strategy": "cp-list", "max_streams": 8, "granularity_us": -1, "cuda_graph": False,
+                         "lane_widths": "time"}}
+    write("projects/good.weft", json.dumps(good, indent=2) + "\n")
+    case("project", "control_project", "projects/good.weft", 0, "")
+    project("not_json", "{ this is not json\n", "not a JSON object")
+    project("not_object", "[\"weft-project\", 1]\n", "not a JSON object")
+    project("empty_file", "", "not a JSON object")
+    project("wrong_format", dict(good, format="weft-schedule"), "'format' is not weft-project")
+    project("wrong_version", dict(good, version=7), "unsupported version 7")
+    project("version_not_number", dict(good, version="1"), "unsupported version")
+    project("no_model", {k: v for k, v in good.items() if k not in ("model", "model_relative")}, "no model path")
+    project("no_schedule", {k: v for k, v in good.items() if k != "schedule"}, "no schedule")
+    project("schedule_not_object", dict(good, schedule=[1, 2]), "no schedule")
+    project("settings_wrong_types", dict(good, settings={"max_streams": "eight"}), "'max_streams' must be")
+
+    manifest = {"about": "Generated by scripts/make-bad-corpus.py; replayed by tests/cli/test_bad_inputs.cpp "
+                         "(weft) and tests/ui/test_bad_inputs_studio.cpp (the studio's loaders). Paths are "
+                         "relative to this folder.",
+                "cases": cases}
+    # One case per line: diffs of the generated manifest stay readable.
+    lines = ",\n  ".join(json.dumps(c, separators=(",", ":")) for c in cases)
+    write("manifest.json", '{"about": ' + json.dumps(manifest["about"]) + ',\n "cases": [\n  ' + lines + "\n ]\n}\n")
+    print(f"{len(cases)} cases written to {os.path.relpath(ROOT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
