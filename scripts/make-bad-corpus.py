@@ -272,7 +272,7 @@ def main():
     model_case("unbound_symbolic_dim",
                model_bytes([relu("x", "y", "A")], [vi("x", ["batch", 4])], [vi("y", ["batch", 4])]),
                "", overrides=analysed_not_run("unresolved dimension x: dim 0 'batch'",
-                                              "input 'x' has no static shape (bind symbolic dims with --dim)",
+                                              "input 'x' has no static shape: dim 0 'batch' (--dim batch=VALUE)",
                                               "unresolved dimension x: dim 0 'batch'"))
 
     # --- external data: confined to the model's folder, ranges checked --------------------------------

@@ -18,6 +18,11 @@ is deliberately not written (executors seed absent weights). float32.
                         Relu, a 3x3 depthwise and a 1x1 convolution and BatchNormalization (64
                         channels at 28x28); nodes without inputs read the stem, sinks are averaged.
 
+  inception_v3.onnx     Inception-v3 as torchvision builds it for inference (Szegedy et al. 2016):
+                        x [batch, 3, 299, 299] -> y [batch, 1000]; every BasicConv2d is a Conv with
+                        the BatchNormalization folded in (bias) and a Relu, as exporters write it;
+                        no auxiliary head. The model the search and layering goals are quoted on.
+
 `batch` is a symbolic dimension: bind it with --dim batch=N (1 and 32 in the tests).
 usage: scripts/make-test-models.py [OUT_DIR]   (default tests/data/models)
 """
@@ -155,9 +160,112 @@ def randwire_ws(n=32, k=4, p=0.75, channels=64, size=28, seed=3):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
 
 
+def inception_v3(num_classes=1000):
+    weight = Weights("inception_v3.weights.bin")
+    nodes, inits = [], []
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 299, 299])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", num_classes])
+
+    def conv(name, src, cin, cout, k, stride=1, pad=(0, 0)):
+        kh, kw = (k, k) if isinstance(k, int) else k
+        ph, pw = pad
+        inits.extend([weight(f"{name}_w", [cout, cin, kh, kw]), weight(f"{name}_b", [cout])])
+        nodes.append(helper.make_node("Conv", [src, f"{name}_w", f"{name}_b"], [f"{name}_conv"], name=f"{name}_conv",
+                                      kernel_shape=[kh, kw], strides=[stride, stride], pads=[ph, pw, ph, pw]))
+        nodes.append(helper.make_node("Relu", [f"{name}_conv"], [name], name=f"{name}_relu"))
+        return name
+
+    def max_pool(name, src):
+        nodes.append(helper.make_node("MaxPool", [src], [name], name=name, kernel_shape=[3, 3], strides=[2, 2]))
+        return name
+
+    def avg_pool(name, src):  # 3x3, stride 1, padding 1, padding counted (torchvision's default)
+        nodes.append(helper.make_node("AveragePool", [src], [name], name=name, kernel_shape=[3, 3], strides=[1, 1],
+                                      pads=[1, 1, 1, 1], count_include_pad=1))
+        return name
+
+    def concat(name, srcs):
+        nodes.append(helper.make_node("Concat", srcs, [name], name=name, axis=1))
+        return name
+
+    def block_a(n, src, cin, pool_features):
+        b1 = conv(f"{n}_b1x1", src, cin, 64, 1)
+        b5 = conv(f"{n}_b5x5_2", conv(f"{n}_b5x5_1", src, cin, 48, 1), 48, 64, 5, pad=(2, 2))
+        b3 = conv(f"{n}_b3x3dbl_1", src, cin, 64, 1)
+        b3 = conv(f"{n}_b3x3dbl_2", b3, 64, 96, 3, pad=(1, 1))
+        b3 = conv(f"{n}_b3x3dbl_3", b3, 96, 96, 3, pad=(1, 1))
+        bp = conv(f"{n}_bpool", avg_pool(f"{n}_pool", src), cin, pool_features, 1)
+        return concat(n, [b1, b5, b3, bp]), 224 + pool_features
+
+    def block_b(n, src, cin):
+        b3 = conv(f"{n}_b3x3", src, cin, 384, 3, stride=2)
+        bd = conv(f"{n}_b3x3dbl_1", src, cin, 64, 1)
+        bd = conv(f"{n}_b3x3dbl_2", bd, 64, 96, 3, pad=(1, 1))
+        bd = conv(f"{n}_b3x3dbl_3", bd, 96, 96, 3, stride=2)
+        return concat(n, [b3, bd, max_pool(f"{n}_pool", src)]), 480 + cin
+
+    def block_c(n, src, cin, c7):
+        b1 = conv(f"{n}_b1x1", src, cin, 192, 1)
+        b7 = conv(f"{n}_b7x7_1", src, cin, c7, 1)
+        b7 = conv(f"{n}_b7x7_2", b7, c7, c7, (1, 7), pad=(0, 3))
+        b7 = conv(f"{n}_b7x7_3", b7, c7, 192, (7, 1), pad=(3, 0))
+        bd = conv(f"{n}_b7x7dbl_1", src, cin, c7, 1)
+        bd = conv(f"{n}_b7x7dbl_2", bd, c7, c7, (7, 1), pad=(3, 0))
+        bd = conv(f"{n}_b7x7dbl_3", bd, c7, c7, (1, 7), pad=(0, 3))
+        bd = conv(f"{n}_b7x7dbl_4", bd, c7, c7, (7, 1), pad=(3, 0))
+        bd = conv(f"{n}_b7x7dbl_5", bd, c7, 192, (1, 7), pad=(0, 3))
+        bp = conv(f"{n}_bpool", avg_pool(f"{n}_pool", src), cin, 192, 1)
+        return concat(n, [b1, b7, bd, bp]), 768
+
+    def block_d(n, src, cin):
+        b3 = conv(f"{n}_b3x3_2", conv(f"{n}_b3x3_1", src, cin, 192, 1), 192, 320, 3, stride=2)
+        b7 = conv(f"{n}_b7x7x3_1", src, cin, 192, 1)
+        b7 = conv(f"{n}_b7x7x3_2", b7, 192, 192, (1, 7), pad=(0, 3))
+        b7 = conv(f"{n}_b7x7x3_3", b7, 192, 192, (7, 1), pad=(3, 0))
+        b7 = conv(f"{n}_b7x7x3_4", b7, 192, 192, 3, stride=2)
+        return concat(n, [b3, b7, max_pool(f"{n}_pool", src)]), 512 + cin
+
+    def block_e(n, src, cin):
+        b1 = conv(f"{n}_b1x1", src, cin, 320, 1)
+        b3 = conv(f"{n}_b3x3_1", src, cin, 384, 1)
+        b3 = concat(f"{n}_b3x3", [conv(f"{n}_b3x3_2a", b3, 384, 384, (1, 3), pad=(0, 1)),
+                                  conv(f"{n}_b3x3_2b", b3, 384, 384, (3, 1), pad=(1, 0))])
+        bd = conv(f"{n}_b3x3dbl_1", src, cin, 448, 1)
+        bd = conv(f"{n}_b3x3dbl_2", bd, 448, 384, 3, pad=(1, 1))
+        bd = concat(f"{n}_b3x3dbl", [conv(f"{n}_b3x3dbl_3a", bd, 384, 384, (1, 3), pad=(0, 1)),
+                                     conv(f"{n}_b3x3dbl_3b", bd, 384, 384, (3, 1), pad=(1, 0))])
+        bp = conv(f"{n}_bpool", avg_pool(f"{n}_pool", src), cin, 192, 1)
+        return concat(n, [b1, b3, bd, bp]), 2048
+
+    t = conv("Conv2d_1a_3x3", "x", 3, 32, 3, stride=2)
+    t = conv("Conv2d_2a_3x3", t, 32, 32, 3)
+    t = conv("Conv2d_2b_3x3", t, 32, 64, 3, pad=(1, 1))
+    t = max_pool("maxpool1", t)
+    t = conv("Conv2d_3b_1x1", t, 64, 80, 1)
+    t = conv("Conv2d_4a_3x3", t, 80, 192, 3)
+    t = max_pool("maxpool2", t)
+    c = 192
+    t, c = block_a("Mixed_5b", t, c, 32)
+    t, c = block_a("Mixed_5c", t, c, 64)
+    t, c = block_a("Mixed_5d", t, c, 64)
+    t, c = block_b("Mixed_6a", t, c)
+    for n, c7 in (("Mixed_6b", 128), ("Mixed_6c", 160), ("Mixed_6d", 160), ("Mixed_6e", 192)):
+        t, c = block_c(n, t, c, c7)
+    t, c = block_d("Mixed_7a", t, c)
+    t, c = block_e("Mixed_7b", t, c)
+    t, c = block_e("Mixed_7c", t, c)
+    nodes.append(helper.make_node("GlobalAveragePool", [t], ["avgpool"], name="avgpool"))
+    nodes.append(helper.make_node("Flatten", ["avgpool"], ["flatten"], name="flatten", axis=1))
+    inits.extend([weight("fc_w", [num_classes, c]), weight("fc_b", [num_classes])])
+    nodes.append(helper.make_node("Gemm", ["flatten", "fc_w", "fc_b"], ["y"], name="fc", transB=1))
+    graph = helper.make_graph(nodes, "inception_v3", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "models")
-    for name, model in (("grouped_mlp", grouped_mlp()), ("transformer4h", transformer4h()), ("randwire_ws", randwire_ws())):
+    for name, model in (("grouped_mlp", grouped_mlp()), ("transformer4h", transformer4h()), ("randwire_ws", randwire_ws()),
+                        ("inception_v3", inception_v3())):
         # The checker would open the absent weight file; strict shape inference checks the
         # operators, attributes and types instead.
         onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)

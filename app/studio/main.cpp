@@ -7,6 +7,7 @@
 // without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
 // with --screenshot it floats the dock at --size and shoots it alone; --range selects a time range (µs) in it; --use-measured calibrates the cost model after the run.
 #include <QApplication>
+#include <QLineEdit>
 #include <QComboBox>
 #include <QCommandLineParser>
 #include <QDockWidget>
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption recover("recover",
                                    "Recover the unsaved edits a crashed session left without asking "
                                    "(also WEFT_RECOVER=accept; WEFT_RECOVER=discard drops them).");
-  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover});
+  const QCommandLineOption memory_budget("memory-budget", "After loading, apply the strategy within an arena of BYTES (4MiB, 4MB, ...).", "bytes");
+  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover, memory_budget});
   parser.process(app);
 
   weft::ui::MainWindow window;
@@ -63,6 +65,13 @@ int main(int argc, char** argv) {
   if (parser.isSet(strategy)) window.strategyPanel()->strategyBox()->setCurrentText(parser.value(strategy));
   if (parser.isSet(granularity)) window.strategyPanel()->granularity()->setValue(parser.value(granularity).toDouble());
   if (parser.isSet(graph)) window.strategyPanel()->launchMode()->setCurrentIndex(1);
+  if (parser.isSet(memory_budget)) {
+    window.strategyPanel()->memoryBudget()->setText(parser.value(memory_budget));
+    QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window](bool ok) {
+      if (ok && !window.strategyPanel()->apply())
+        std::fprintf(stderr, "%s\n", qPrintable(window.strategyPanel()->noteText()));
+    });
+  }
 
   // --show VIEW with --screenshot: float that dock at --size and shoot it alone.
   const QString show_view = parser.value(show);

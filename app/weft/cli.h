@@ -13,6 +13,9 @@
 #include "weft/core/onnx_import.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/memory_budget.h"
+
+#include <nlohmann/json.hpp>
 
 namespace weft::cli {
 
@@ -66,16 +69,29 @@ struct ScheduleChoice {
   std::optional<std::string> file;
   std::string strategy;
   core::StrategyOptions options;
+  /// `--memory-budget BYTES` (suffixes B, KB, MB, GB, KiB, MiB, GiB); 0: none. Commands that
+  /// accept it declare "memory-budget=" in parse().
+  std::int64_t memory_budget = 0;
 };
 /// Checks the schedule options (usage errors name the option: both sources given, an unknown
-/// strategy, a cap outside 1..1024, a negative granularity, strategy options with a file).
+/// strategy, a cap outside 1..1024, a negative granularity, strategy options with a file, a
+/// memory budget that is not a positive byte count).
 /// `cuda_graph`: the schedule will be replayed as a CUDA Graph (automatic granularity 0).
 core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_view default_strategy, bool cuda_graph = false);
 /// Loads the file or runs the strategy on the model's costs; strategy warnings go to stderr
-/// as "weft <command>: warning: ...".
+/// as "weft <command>: warning: ...". With a memory budget the schedule is then fitted to it
+/// (core::fit_memory_budget, judged by `planner` and `plan`, the command's own planning) and the
+/// fit goes to `fit` when given; a budget below the sequential order's arena is InvalidInput.
 core::Expected<core::Schedule> obtain_schedule(std::string_view command, const ScheduleChoice& choice,
                                               const core::Graph& graph, const core::CostTable& costs,
-                                              const core::DeviceSpec& device);
+                                              const core::DeviceSpec& device, std::optional<core::BudgetFit>* fit = nullptr,
+                                              std::string_view planner = core::kReferencePlanner,
+                                              const core::PlanOptions& plan = core::reference_plan_options());
+/// The fit's summary as one line ("memory budget: ...") and as a JSON object (budget_bytes,
+/// arena_bytes, original_arena_bytes, original_us, fitted_us, cost_us, serialised_pairs,
+/// ordering_events, merged_streams, sequential, summary).
+std::string budget_line(const core::BudgetFit& fit);
+nlohmann::ordered_json budget_json(const core::BudgetFit& fit);
 
 /// `x` with `digits` decimals ("12.35"); and a byte count as MiB with two decimals ("6.13 MiB").
 std::string fixed(double x, int digits = 1);
@@ -93,5 +109,6 @@ int cmd_simulate(Args& args);
 int cmd_run(Args& args);
 int cmd_devices(Args& args);
 int cmd_layers(Args& args);
+int cmd_frontier(Args& args);
 
 }  // namespace weft::cli

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "weft/core/schedule_json.h"
+#include "weft/core/study/schedule_study.h"
 
 namespace weft::cli {
 
@@ -51,6 +52,11 @@ core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_vie
     if (*seed < 0) return usage("--search-seed must be >= 0");
     choice.options.seed = static_cast<std::uint64_t>(*seed);
   }
+  if (const auto memory_budget = args.value("memory-budget")) {
+    auto bytes = core::parse_byte_size(*memory_budget);
+    if (!bytes) return usage("--memory-budget: " + bytes.error().message);
+    choice.memory_budget = *bytes;
+  }
   choice.options.cuda_graph = cuda_graph;
   choice.strategy = strategy ? *strategy : std::string(default_strategy);
   if (auto ok = core::check_strategy(choice.strategy, choice.options); !ok) return as_usage(ok.error());
@@ -59,12 +65,44 @@ core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_vie
 
 core::Expected<core::Schedule> obtain_schedule(std::string_view command, const ScheduleChoice& choice,
                                               const core::Graph& graph, const core::CostTable& costs,
-                                              const core::DeviceSpec& device) {
-  if (choice.file) return core::load_schedule(*choice.file, graph);
-  WEFT_TRY_ASSIGN(auto made, core::make_schedule(choice.strategy, graph, costs, device, choice.options));
-  for (const std::string& w : core::schedule_warnings(made, choice.options, device))
-    std::cerr << "weft " << command << ": warning: " << w << "\n";
+                                              const core::DeviceSpec& device, std::optional<core::BudgetFit>* fit,
+                                              std::string_view planner, const core::PlanOptions& plan) {
+  core::Schedule made;
+  if (choice.file) {
+    WEFT_TRY_ASSIGN(made, core::load_schedule(*choice.file, graph));
+  } else {
+    WEFT_TRY_ASSIGN(made, core::make_schedule(choice.strategy, graph, costs, device, choice.options));
+    for (const std::string& w : core::schedule_warnings(made, choice.options, device))
+      std::cerr << "weft " << command << ": warning: " << w << "\n";
+  }
+  if (choice.memory_budget <= 0) return made;
+  core::BudgetOptions budget;
+  budget.budget_bytes = choice.memory_budget;
+  budget.mode = core::launch_mode_of(choice.options);
+  budget.planner = std::string(planner);
+  budget.plan = plan;
+  WEFT_TRY_ASSIGN(core::BudgetFit fitted, core::fit_memory_budget(graph, costs, device, std::move(made), budget));
+  made = fitted.schedule;
+  if (fit) *fit = std::move(fitted);
   return made;
+}
+
+std::string budget_line(const core::BudgetFit& fit) { return "memory budget: " + fit.summary(); }
+
+nlohmann::ordered_json budget_json(const core::BudgetFit& fit) {
+  nlohmann::ordered_json j;
+  j["budget_bytes"] = fit.budget_bytes;
+  j["arena_bytes"] = fit.plan.arena_bytes;
+  j["original_arena_bytes"] = fit.original_arena_bytes;
+  j["original_us"] = fit.original_us;
+  j["fitted_us"] = fit.fitted_us;
+  j["cost_us"] = fit.cost_us();
+  j["serialised_pairs"] = fit.serialised_pairs;
+  j["ordering_events"] = fit.ordering_events;
+  j["merged_streams"] = fit.merged_streams;
+  j["sequential"] = fit.sequential;
+  j["summary"] = fit.summary();
+  return j;
 }
 
 }  // namespace weft::cli

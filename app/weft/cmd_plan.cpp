@@ -68,7 +68,7 @@ int plan_intervals(const Args& args, const std::string& path, const core::PlanOp
 }  // namespace
 
 int cmd_plan(Args& args) {
-  if (auto ok = args.parse({"intervals=", "schedule=", "strategy=", "streams=", "granularity=", "graph", "planner=", "alignment=", "outputs",
+  if (auto ok = args.parse({"intervals=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "planner=", "alignment=", "outputs",
                             "search-ms=", "search-steps=", "json"},
                            true);
       !ok)
@@ -110,7 +110,8 @@ int cmd_plan(Args& args) {
   if (!model) return report("plan", model.error());
   const core::Graph& graph = model->graph;
 
-  auto obtained = obtain_schedule("plan", *choice, graph, model->costs, model->device);
+  std::optional<core::BudgetFit> fit;
+  auto obtained = obtain_schedule("plan", *choice, graph, model->costs, model->device, &fit, planner, options);
   if (!obtained) return report("plan", obtained.error());
   const core::Schedule schedule = std::move(*obtained);
 
@@ -150,6 +151,7 @@ int cmd_plan(Args& args) {
                      {"price_of_concurrency", m.price_of_concurrency()},
                      {"planners", per_planner},
                      {"tensors", tensors}};
+    if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -167,6 +169,7 @@ int cmd_plan(Args& args) {
             << "sequential arena       " << m.reference_arena_bytes() << " bytes; price of concurrency (arena / sequential) "
             << fixed(m.price_of_concurrency(), 3) << "\n"
             << "no reuse               " << m.no_reuse_bytes << " bytes\n";
+  if (fit) std::cout << budget_line(*fit) << "\n";
   return 0;
 }
 

@@ -28,7 +28,7 @@ namespace {
 int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro);
 
 int cmd_run(Args& args) {
-  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "planner=", "iterations=", "warmup=", "seed=",
+  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "seed=",
                             "trace=", "json", "graph", "tf32"},
                            true);
       !ok)
@@ -61,7 +61,8 @@ int cmd_run(Args& args) {
   if (!model) return report("run", model.error());
   const core::Graph& graph = model->graph;
 
-  auto obtained = obtain_schedule("run", *choice, graph, model->costs, model->device);
+  std::optional<core::BudgetFit> fit;
+  auto obtained = obtain_schedule("run", *choice, graph, model->costs, model->device, &fit, planner);
   if (!obtained) return report("run", obtained.error());
   const core::Schedule schedule = std::move(*obtained);
 
@@ -88,7 +89,8 @@ int cmd_run(Args& args) {
   }
 
   if (args.flag("json")) {
-    const nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
+    nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
+    if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, "
@@ -101,6 +103,7 @@ int cmd_run(Args& args) {
               << " planner)\n"
               << "speedup: " << fixed(speedup, 2) << "x\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
+    if (fit) std::cout << budget_line(*fit) << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
   }

@@ -173,7 +173,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 
 int cmd_schedule(Args& args) {
   const auto external = args.take_after("--external");
-  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "graph", "o=", "output=", "json", "compare",
+  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "memory-budget=", "graph", "o=", "output=", "json", "compare",
                             "external-timeout="},
                            true);
       !ok)
@@ -192,22 +192,39 @@ int cmd_schedule(Args& args) {
   auto choice = schedule_choice(args, "sequential", args.flag("graph"));
   if (!choice) return usage_error("schedule", choice.error().message);
   const core::StrategyOptions options = choice->options;
-  const std::string* strategy = compare_all ? nullptr : &choice->strategy;
   auto model = load_model(args);
   if (!model) return report("schedule", model.error());
   const bool json = args.flag("json");
+  if (compare_all && choice->memory_budget > 0)
+    return usage_error("schedule", "--memory-budget applies to one --strategy (weft frontier MODEL fits every strategy to budgets)");
 
   if (compare_all) return compare(*model, options, json);
 
-  auto made = external ? core::run_external_strategy(core::ExternalStrategy{*external, timeout->value_or(60.0)},
-                                                      model->graph, model->costs, model->device, options)
-                       : core::make_schedule(*strategy, model->graph, model->costs, model->device, options);
+  std::optional<core::BudgetFit> fit;
+  core::Expected<core::Schedule> made = core::Schedule{};
+  if (external) {
+    made = core::run_external_strategy(core::ExternalStrategy{*external, timeout->value_or(60.0)}, model->graph, model->costs,
+                                       model->device, options);
+    if (made && choice->memory_budget > 0) {
+      core::BudgetOptions budget;
+      budget.budget_bytes = choice->memory_budget;
+      budget.mode = core::launch_mode_of(options);
+      auto fitted = core::fit_memory_budget(model->graph, model->costs, model->device, std::move(*made), budget);
+      if (!fitted) return report("schedule", fitted.error());
+      made = fitted->schedule;
+      fit = std::move(*fitted);
+    }
+  } else {
+    made = obtain_schedule("schedule", *choice, model->graph, model->costs, model->device, &fit);
+  }
   if (!made) return report("schedule", made.error());
   core::StudyOptions study;
   study.mode = core::launch_mode_of(options);
   study.counterfactuals = false;
   Figures row;
   row.warnings = core::schedule_warnings(*made, options, model->device);
+  if (external)  // obtain_schedule printed a strategy's
+    for (const std::string& w : row.warnings) std::cerr << "weft schedule: warning: " << w << "\n";
   auto studied = core::study_schedule(model->graph, model->costs, model->device, std::move(*made), study);
   if (!studied) return report("schedule", studied.error());
   row.study = std::move(*studied);
@@ -218,12 +235,14 @@ int cmd_schedule(Args& args) {
       return report("schedule", saved.error());
   }
   if (json) {
-    std::cout << to_json(model->graph, *f).dump(2) << "\n";
+    nlohmann::ordered_json j = to_json(model->graph, *f);
+    if (fit) j["memory_budget"] = budget_json(*fit);
+    std::cout << j.dump(2) << "\n";
   } else {
     print_report(*model, *f);
+    if (fit) std::cout << budget_line(*fit) << "\n";
     if (out) std::cout << "schedule written to " << *out << "\n";
   }
-  for (const std::string& w : f->warnings) std::cerr << "weft schedule: warning: " << w << "\n";
   return 0;
 }
 

@@ -24,7 +24,7 @@ constexpr std::string_view kDefaultStrategy = "cp-list";
 }  // namespace
 
 int cmd_simulate(Args& args) {
-  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "graph", "calibrate=", "trace=", "json"}, true);
+  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "calibrate=", "trace=", "json"}, true);
       !ok)
     return usage_error(kCommand, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
@@ -48,7 +48,8 @@ int cmd_simulate(Args& args) {
                 << " nodes; the others keep their predicted times\n";
   }
 
-  auto obtained = obtain_schedule(kCommand, *choice, graph, costs, device);
+  std::optional<core::BudgetFit> fit;
+  auto obtained = obtain_schedule(kCommand, *choice, graph, costs, device, &fit);
   if (!obtained) return report(kCommand, obtained.error());
   const core::Schedule schedule = std::move(*obtained);
 
@@ -99,6 +100,7 @@ int cmd_simulate(Args& args) {
       j["sequential_arena_bytes"] = plan->reference_arena_bytes();
       j["price_of_concurrency"] = plan->price_of_concurrency();
     }
+    if (fit) j["memory_budget"] = budget_json(*fit);
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (const core::TimelineItem& it : p.timeline.items)
       nodes.push_back({{"name", graph.key(it.node)}, {"op", graph.node(it.node).op_type}, {"stream", it.stream},
@@ -124,6 +126,7 @@ int cmd_simulate(Args& args) {
     std::cout << (s ? ", " : " ") << "s" << s << " " << fixed(busy[s]) << " us ("
               << fixed(p.makespan_us > 0 ? 100.0 * busy[s] / p.makespan_us : 0.0, 0) << "%)";
   std::cout << "\nverdict   " << p.verdict << "\n";
+  if (fit) std::cout << "budget    " << fit->summary() << "\n";
   if (const auto trace = args.value("trace")) std::cout << "trace     " << *trace << " (3 runs: predicted, sequential graph, sequential eager)\n";
   return 0;
 }

@@ -34,6 +34,9 @@ commands:
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
                                                wire layering by the head rule; horizontal merges
                                                (one launch per layer's equal operators)
+  frontier MODEL [--graph] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--json]
+                                               Pareto front of predicted time against arena bytes
+                                               over strategies, stream caps and memory budgets
   devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets
   help                                         this text
 
@@ -41,6 +44,9 @@ schedule options (with --strategy S; schedule/plan/simulate/run):
   --streams N        cap on streams (default 8, the hardware work queues)
   --granularity US   operators shorter than US stay on a producer's stream (default: two event
                      costs of the device for eager launches, 0 with --graph: CUDA Graph replay)
+  --memory-budget B  fit the schedule (strategy or file) to an arena of B bytes (4MiB, 4MB, ...)
+                     by ordering live ranges or merging streams; says what it cost in predicted
+                     time; exit 2 when even the sequential order does not fit
   --budget-ms MS     search: wall-time budget (default 2000; the best schedule so far is kept)
   --search-evals N   search: stop after N simulated candidates (alone: no time limit, so the
                      result depends only on the seed)
@@ -85,6 +91,7 @@ int main(int argc, char** argv) {
     if (command == "simulate") return weft::cli::cmd_simulate(args);
     if (command == "run") return weft::cli::cmd_run(args);
     if (command == "layers") return weft::cli::cmd_layers(args);
+    if (command == "frontier") return weft::cli::cmd_frontier(args);
     if (command == "devices") return weft::cli::cmd_devices(args);
   } catch (const std::exception& e) {
     // Exceptions are not part of any module's contract; one reaching here is a bug.

@@ -12,7 +12,7 @@ core::Expected<RunPair> prepare_run(const ScheduleChoice& choice, const LoadedMo
   const core::Graph& graph = model.graph;
   RunPair pair;
   pair.sequential = core::reference_schedule(graph);
-  WEFT_TRY_ASSIGN(pair.schedule, obtain_schedule("run", choice, graph, model.costs, model.device));
+  WEFT_TRY_ASSIGN(pair.schedule, obtain_schedule("run", choice, graph, model.costs, model.device, nullptr, planner));
   WEFT_TRY_ASSIGN(pair.sequential_plan, core::study_plan(graph, pair.sequential, planner));
   WEFT_TRY_ASSIGN(pair.plan, core::study_plan(graph, pair.schedule, planner));
   return pair;

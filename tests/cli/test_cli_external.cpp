@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -81,7 +82,14 @@ TEST(CliExternal, FailuresAreReportedWithTheReason) {
   const std::string echo_args =
       "import json,sys\nopen(sys.argv[1],'w').write(json.dumps(sys.argv[2:]))\nsys.exit(1)\n";
   const std::string seen = weft::test::temp_path("weft_ext_args.json");
-  r = run_weft(base + "python3 " + script("weft_ext_args.py", echo_args) + " " + seen + " '$HOME' 'a;touch /tmp/x'");
+  {
+    std::vector<std::string> argv;
+    std::istringstream words(base + "python3 " + script("weft_ext_args.py", echo_args) + " " + seen);
+    for (std::string w; words >> w;) argv.push_back(w);
+    argv.push_back("$HOME");
+    argv.push_back("a;touch /tmp/x");
+    r = weft::test::run_argv(argv, weft::test::StderrMode::Separate);
+  }
   EXPECT_EQ(r.code, 3);
   std::ifstream in(seen);
   const auto args = nlohmann::json::parse(in);

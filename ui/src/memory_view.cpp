@@ -1,5 +1,7 @@
 #include "weft/ui/memory_view.h"
 
+#include "weft/ui/frontier_view.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -303,9 +305,12 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(m_chart_view);
   split->addWidget(m_map);
+  m_front = new FrontierView(doc, this);
+  split->addWidget(m_front);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
-  split->setSizes({600, 400});
+  split->setStretchFactor(2, 2);
+  split->setSizes({500, 330, 300});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);

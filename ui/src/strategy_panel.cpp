@@ -3,21 +3,42 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
 
-#include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
+#include "weft/core/study/memory_budget.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/ui/model_loader.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {
+namespace {
+
+bool is_iterative(const QString& name) {
+  for (const core::StrategyInfo& s : core::strategy_list())
+    if (QString::fromStdString(s.name) == name) return s.iterative;
+  return false;
+}
+
+}  // namespace
 
 StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   auto* form = new QFormLayout;
   m_strategy = new QComboBox(this);
-  for (const std::string& name : core::strategy_names()) m_strategy->addItem(QString::fromStdString(name));
+  for (const core::StrategyInfo& s : core::strategy_list()) {
+    m_strategy->addItem(QString::fromStdString(s.name));
+    m_strategy->setItemData(m_strategy->count() - 1, QString::fromStdString(s.description), Qt::ToolTipRole);
+  }
   m_strategy->setCurrentText(default_strategy());
   m_cap = new QSpinBox(this);
   m_cap->setRange(1, 64);
@@ -40,15 +61,42 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
                           "predictions use graph replay."));
   form->addRow(tr("Granularity"), m_grain);
   form->addRow(tr("Launch"), m_launch);
-  auto* button = new QPushButton(tr("Apply"), this);
+  m_memory_budget = new QLineEdit(this);
+  m_memory_budget->setPlaceholderText(tr("none (e.g. 4MiB)"));
+  m_memory_budget->setToolTip(tr("Largest arena the schedule may plan: orders live ranges or merges streams until it fits, "
+                                 "and says what that cost in predicted time. Refused below the sequential order's arena."));
+  form->addRow(tr("Memory budget"), m_memory_budget);
+  m_search_budget = new QSpinBox(this);
+  m_search_budget->setRange(10, 3'600'000);
+  m_search_budget->setSingleStep(500);
+  m_search_budget->setValue(static_cast<int>(core::StrategyOptions{}.search_budget_ms));
+  m_search_budget->setSuffix(tr(" ms"));
+  m_search_budget->setToolTip(tr("Time the search may take; Cancel stops it earlier and keeps the best schedule found"));
+  form->addRow(tr("Search budget"), m_search_budget);
+  m_apply = new QPushButton(tr("Apply"), this);
+  m_cancel = new QPushButton(tr("Cancel"), this);
+  m_cancel->setToolTip(tr("Stop the search and apply the best schedule it found so far"));
+  m_progress = new QProgressBar(this);
+  m_progress->setRange(0, 1000);
+  m_progress->setTextVisible(false);
   m_note = new QLabel(this);
   m_note->setWordWrap(true);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(m_apply);
+  buttons->addWidget(m_cancel);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
-  layout->addWidget(button);
+  layout->addLayout(buttons);
+  layout->addWidget(m_progress);
   layout->addWidget(m_note);
   layout->addStretch();
-  connect(button, &QPushButton::clicked, this, &StrategyPanel::apply);
+  m_poll = new QTimer(this);
+  m_poll->setInterval(100);
+  connect(m_poll, &QTimer::timeout, this, &StrategyPanel::showProgress);
+  connect(&m_watcher, &QFutureWatcher<SearchOutcome>::finished, this, &StrategyPanel::searchDone);
+  connect(m_apply, &QPushButton::clicked, this, &StrategyPanel::apply);
+  connect(m_cancel, &QPushButton::clicked, this, &StrategyPanel::cancelSearch);
+  connect(m_strategy, &QComboBox::currentTextChanged, this, &StrategyPanel::updateControls);
   connect(m_cap, &QSpinBox::valueChanged, this, [this](int v) {
     m_note->setText(v > core::kDefaultMaxStreams ? tr("More than %1 streams: the GPU has %1 hardware queues by default; "
                                                       "extra streams share them.")
@@ -61,17 +109,126 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
     m_launch->setCurrentIndex(m_doc->strategyOptions().cuda_graph ? 1 : 0);
     m_strategy->setCurrentText(QString::fromStdString(m_doc->schedule().strategy));
   });
+  updateControls();
+}
+
+StrategyPanel::~StrategyPanel() {
+  // The worker holds copies of what it reads, but the watcher must not outlive its future's
+  // thread mid-run: stop the search and wait for it.
+  if (m_state) m_state->cancel = true;
+  m_watcher.waitForFinished();
+}
+
+void StrategyPanel::updateControls() {
+  const bool running = searching();
+  const bool iterative = is_iterative(m_strategy->currentText());
+  m_search_budget->setEnabled(iterative && !running);
+  m_apply->setEnabled(!running);
+  m_strategy->setEnabled(!running);
+  m_cancel->setVisible(running);
+  m_progress->setVisible(running);
 }
 
 bool StrategyPanel::apply() {
+  if (searching() || !m_doc->hasModel()) return false;
   core::StrategyOptions opt;
   opt.max_streams = m_cap->value();
   opt.granularity_us = m_grain->value();
   opt.cuda_graph = m_launch->currentIndex() == 1;
-  const bool ok = m_doc->applyStrategy(m_strategy->currentText(), opt);
-  m_note->setText(ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(m_strategy->currentText())
-                     : tr("Refused: %1").arg(m_doc->lastRefusal()));
-  return ok;
+  std::int64_t budget = 0;
+  if (const QString text = m_memory_budget->text().trimmed(); !text.isEmpty()) {
+    auto bytes = core::parse_byte_size(text.toStdString());
+    if (!bytes) {
+      m_note->setText(tr("Refused: %1").arg(QString::fromStdString(bytes.error().message)));
+      return false;
+    }
+    budget = *bytes;
+  }
+  const QString name = m_strategy->currentText();
+  if (!is_iterative(name)) {
+    const bool ok = m_doc->applyStrategy(name, opt, budget);
+    QString note = ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(name) : tr("Refused: %1").arg(m_doc->lastRefusal());
+    if (ok && !m_doc->lastBudgetNote().isEmpty()) note += " " + tr("Memory budget: %1").arg(m_doc->lastBudgetNote());
+    m_note->setText(note);
+    return ok;
+  }
+  opt.search_budget_ms = m_search_budget->value();
+  auto state = std::make_shared<Progress>();
+  opt.progress = [state](double fraction, double best_us) {
+    state->fraction = fraction;
+    state->best_us = best_us;
+    return !state->cancel.load();
+  };
+  m_state = state;
+  m_search_graph = m_doc->graphPtr();
+  m_search_options = opt;
+  m_search_name = name;
+  // The worker owns copies of the costs and device and shares the immutable graph, so edits or a
+  // new model on the GUI thread meanwhile cannot touch what it reads. With a memory budget the
+  // search's result is fitted to it as `weft schedule --memory-budget` does.
+  m_watcher.setFuture(QtConcurrent::run([graph = m_search_graph, costs = m_doc->analysis().costs,
+                                         device = m_doc->device(), opt, budget, strategy = name.toStdString()]() {
+    SearchOutcome out;
+    if (budget <= 0) {
+      out.schedule = core::make_schedule(strategy, *graph, costs, device, opt);
+      return out;
+    }
+    core::BudgetOptions b;
+    b.budget_bytes = budget;
+    b.mode = core::launch_mode_of(opt);
+    auto fit = core::make_budgeted_schedule(strategy, *graph, costs, device, opt, b);
+    if (!fit) {
+      out.schedule = fit.error();
+      return out;
+    }
+    out.budget_note = fit->summary();
+    out.schedule = std::move(fit->schedule);
+    return out;
+  }));
+  m_progress->setValue(0);
+  m_note->setText(tr("Searching (%1 ms budget)...").arg(m_search_budget->value()));
+  m_poll->start();
+  updateControls();
+  return true;
+}
+
+QString StrategyPanel::noteText() const { return m_note->text(); }
+
+void StrategyPanel::cancelSearch() {
+  if (!searching() || !m_state) return;
+  m_state->cancel = true;
+  m_note->setText(tr("Stopping: the best schedule found so far will be applied..."));
+}
+
+void StrategyPanel::showProgress() {
+  if (!m_state || m_state->cancel) return;
+  m_progress->setValue(static_cast<int>(std::lround(1000 * std::clamp(m_state->fraction.load(), 0.0, 1.0))));
+  const double best = m_state->best_us;
+  if (best > 0) m_note->setText(tr("Searching: best predicted %1 µs so far").arg(best, 0, 'f', 1));
+}
+
+void StrategyPanel::searchDone() {
+  m_poll->stop();
+  const bool cancelled = m_state && m_state->cancel;
+  m_state.reset();
+  SearchOutcome outcome = m_watcher.result();
+  const QString what = cancelled ? tr("stopped early") : tr("finished");
+  QString summary;
+  if (outcome.schedule) {
+    // The search states what it did in its options: where it started, the best it reached.
+    const QString words = QString::fromStdString(outcome.schedule->options);
+    summary = words.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(words);
+  }
+  const bool ok =
+      m_doc->applyComputedStrategy(m_search_name, m_search_graph, std::move(outcome.schedule), m_search_options);
+  m_search_graph.reset();
+  QString note = ok ? tr("Applied %1, %2%3 (Ctrl+Z undoes).").arg(m_search_name, what, summary)
+                    : tr("Refused: %1").arg(m_doc->lastRefusal());
+  if (ok && !outcome.budget_note.empty())
+    note += " " + tr("Memory budget: %1").arg(QString::fromStdString(outcome.budget_note));
+  m_note->setText(note);
+  updateControls();
+  emit searchFinished(ok);
 }
 
 }  // namespace weft::ui

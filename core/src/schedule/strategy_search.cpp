@@ -14,6 +14,7 @@
 
 #include "strategy_detail.h"
 #include "weft/core/check.h"
+#include "weft/core/critical_path.h"
 #include "weft/core/simulator.h"
 #include "weft/core/sync.h"
 
@@ -171,6 +172,30 @@ std::string fixed2(double x) {
   return s.str();
 }
 
+/// A lower bound on any schedule's simulated makespan (first start to last end), the largest of:
+/// the critical path of device times (a kernel starts after its inputs' kernels end); the host's
+/// time from the first kernel's issue to the last's (every kernel after the first costs the host a
+/// launch, or its per-node share of a CUDA Graph replay); and the device's two shared resources (kernels running together never use
+/// more than all of the SMs or all of the bandwidth: the simulator slows them so), so at least the
+/// sum over kernels of isolated time x compute demand, and the same for bandwidth.
+double makespan_bound_us(const Graph& graph, const CostTable& costs, const DeviceSpec& device, bool cuda_graph) {
+  std::vector<double> time(graph.node_count(), 0.0);
+  double compute = 0, bandwidth = 0, host = 0;
+  bool first = true;
+  for (std::size_t i = 0; i < graph.node_count(); ++i) {
+    const auto v = static_cast<NodeId>(i);
+    if (costs[v].time_us <= 0) continue;  // launches nothing
+    if (!first) host += cuda_graph ? device.graph_launch_per_node_us : device.launch_us;
+    first = false;
+    time[i] = device_time_us(costs[v], device);
+    const KernelDemand d = kernel_demand(graph, v, costs[v], device);
+    compute += time[i] * d.compute;
+    bandwidth += time[i] * d.bandwidth;
+  }
+  const double span = find_critical_path(graph, time).span_us;
+  return std::max({span, host, compute, bandwidth});
+}
+
 Expected<Schedule> search(const StrategyInput& in) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -213,8 +238,10 @@ Expected<Schedule> search(const StrategyInput& in) {
     }
   }
   if (o.progress) o.progress(1.0, best_us);
+  const double bound_us = makespan_bound_us(in.graph, in.costs, in.device, o.cuda_graph);
   Schedule s = from_assignment(std::move(best.stream_of), best.order);
   s.options = "from=" + from + " start_us=" + fixed2(start_us) + " best_us=" + fixed2(best_us) +
+              " bound_us=" + fixed2(bound_us) +
               " evaluations=" + std::to_string(search.evaluations()) + " accepted=" + std::to_string(accepted) +
               " improved=" + std::to_string(improved) + " seed=" + std::to_string(o.seed);
   return s;

@@ -17,6 +17,7 @@ class QValueAxis;
 namespace weft::ui {
 
 class StudioDocument;
+class FrontierView;
 
 /// Offset map: x = step or predicted time, y = byte offset in the arena (0 at the bottom); one
 /// rectangle per planned tensor, coloured by its producer's stream. Hover names the tensor; a
@@ -85,6 +86,8 @@ class MemoryView : public QWidget {
   QChartView* chartView() const { return m_chart_view; }
   QChart* chart() const { return m_chart; }
   OffsetMapView* offsetMap() const { return m_map; }
+  /// The speed/memory front below the offset map (click a point to apply its schedule).
+  FrontierView* frontierView() const { return m_front; }
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -115,6 +118,7 @@ class MemoryView : public QWidget {
   QLineSeries* m_concurrent_bound = nullptr;
   QLineSeries* m_linear_bound = nullptr;
   OffsetMapView* m_map = nullptr;
+  FrontierView* m_front = nullptr;
 };
 
 }  // namespace weft::ui

@@ -1,11 +1,23 @@
 #pragma once
 // The Strategy panel: strategy, stream cap, granularity and launch mode; Apply is undoable.
+// Iterative strategies (search) run off the GUI thread with progress, the best prediction so
+// far, and Cancel (which keeps the best schedule found).
+#include <QFutureWatcher>
 #include <QWidget>
+#include <atomic>
+#include <memory>
+
+#include "weft/core/expected.h"
+#include "weft/core/strategies.h"
 
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QProgressBar;
+class QPushButton;
+class QLineEdit;
 class QSpinBox;
+class QTimer;
 
 namespace weft::ui {
 
@@ -16,21 +28,68 @@ class StrategyPanel : public QWidget {
   Q_OBJECT
  public:
   explicit StrategyPanel(StudioDocument* doc, QWidget* parent = nullptr);
+  ~StrategyPanel() override;
   QComboBox* strategyBox() const { return m_strategy; }
   QSpinBox* streamCap() const { return m_cap; }
   QDoubleSpinBox* granularity() const { return m_grain; }
   /// Launch mode the schedule is made and predicted for: 0 eager launches, 1 CUDA Graph replay.
   QComboBox* launchMode() const { return m_launch; }
-  /// Applies the chosen settings; false (and the reason in the panel) when refused.
+  /// Time budget of iterative strategies (search), in milliseconds.
+  QSpinBox* searchBudget() const { return m_search_budget; }
+  QPushButton* applyButton() const { return m_apply; }
+  QPushButton* cancelButton() const { return m_cancel; }
+  QProgressBar* progressBar() const { return m_progress; }
+  QLabel* note() const { return m_note; }
+  /// Memory budget (empty: none): bytes with an optional unit, e.g. "4MiB" or "4MB".
+  QLineEdit* memoryBudget() const { return m_memory_budget; }
+  /// The note under Apply (what was applied, what the budget cost, or the refusal).
+  QString noteText() const;
+  /// Applies the chosen settings. A fixed strategy applies at once: false (and the reason in
+  /// the panel) when refused. An iterative one starts off the GUI thread and returns true;
+  /// searchFinished reports the outcome.
   bool apply();
+  bool searching() const { return m_watcher.isRunning(); }
+  /// Stops a running search early; it still applies the best schedule it found.
+  void cancelSearch();
+
+ signals:
+  /// An iterative strategy finished (completed or cancelled): applied, or refused (see note()).
+  void searchFinished(bool applied);
 
  private:
+  /// What a search in the worker gives back: the schedule (fitted to the memory budget when one
+  /// was set) and what the budget cost.
+  struct SearchOutcome {
+    core::Expected<core::Schedule> schedule = core::Schedule{};
+    std::string budget_note;
+  };
+  struct Progress {
+    std::atomic<double> fraction{0};
+    std::atomic<double> best_us{0};
+    std::atomic<bool> cancel{false};
+  };
+  void updateControls();
+  void showProgress();
+  void searchDone();
+
   StudioDocument* m_doc;
   QComboBox* m_strategy;
   QSpinBox* m_cap;
   QDoubleSpinBox* m_grain;
   QComboBox* m_launch;
+  QSpinBox* m_search_budget;
+  QLineEdit* m_memory_budget;
+  QPushButton* m_apply;
+  QPushButton* m_cancel;
+  QProgressBar* m_progress;
   QLabel* m_note;
+  QTimer* m_poll;
+  // The running search: its progress (shared with the worker), its input graph and options.
+  std::shared_ptr<Progress> m_state;
+  std::shared_ptr<const core::Graph> m_search_graph;
+  core::StrategyOptions m_search_options;
+  QString m_search_name;
+  QFutureWatcher<SearchOutcome> m_watcher;
 };
 
 }  // namespace weft::ui

@@ -86,8 +86,20 @@ class StudioDocument : public QObject {
   bool addStream();
   bool removeStream(int stream);
   bool mergeStreams(int into, int from);
-  bool applyStrategy(const QString& name, const core::StrategyOptions& options);
+  /// Makes the strategy's schedule; with `memory_budget_bytes` > 0 fitted to that arena
+  /// (core::make_budgeted_schedule: refused below the sequential order's arena), and
+  /// lastBudgetNote() says what the budget cost in predicted time.
+  bool applyStrategy(const QString& name, const core::StrategyOptions& options, std::int64_t memory_budget_bytes = 0);
+  /// Replaces the schedule with `schedule` (validated first) as one undo step named `text`.
+  bool applySchedule(const core::Schedule& schedule, const QString& text);
+  /// Applies a schedule that strategy `name` computed elsewhere (off the GUI thread) from
+  /// `from`, the graph it was given: one undo step, or refused (editRefused) when it failed or
+  /// the model was replaced meanwhile.
+  bool applyComputedStrategy(const QString& name, const std::shared_ptr<const core::Graph>& from,
+                             core::Expected<core::Schedule> result, const core::StrategyOptions& options);
   const QString& lastRefusal() const { return m_last_refusal; }
+  /// The last budgeted Apply's core::BudgetFit::summary() (empty after an Apply without budget).
+  const QString& lastBudgetNote() const { return m_last_budget_note; }
 
   // Runs of the current model shown by the timeline view and exported (Chrome trace, CSV):
   // predicted, measured and baseline timelines. At most one run per label: a run added with a
@@ -193,6 +205,7 @@ class StudioDocument : public QObject {
   ScheduleFigures m_figures;
   QString m_path;
   QString m_last_refusal;
+  QString m_last_budget_note;
   QUndoStack m_undo;
 };
 

@@ -1,0 +1,142 @@
+// weft frontier: the Pareto front of predicted time against arena bytes over strategies, stream
+// caps and budget-constrained variants (core::memory_frontier), as a table, CSV or an SVG plot.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "weft/core/file_io.h"
+#include "weft/core/study/frontier.h"
+#include "weft/core/sync.h"
+
+namespace weft::cli {
+
+namespace {
+
+constexpr std::string_view kCommand = "frontier";
+
+core::Expected<std::vector<int>> parse_caps(const std::string& text) {
+  std::vector<int> caps;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    int cap = 0;
+    try {
+      std::size_t used = 0;
+      cap = std::stoi(item, &used);
+      if (used != item.size()) cap = 0;
+    } catch (const std::exception&) {
+      cap = 0;
+    }
+    if (cap < 1 || static_cast<std::size_t>(cap) > core::kMaxScheduleStreams)
+      return core::make_error(core::ErrorKind::Usage, "--caps needs stream caps between 1 and " +
+                                                          std::to_string(core::kMaxScheduleStreams) + ", got '" + item + "'");
+    caps.push_back(cap);
+  }
+  if (caps.empty()) return core::make_error(core::ErrorKind::Usage, "--caps needs at least one stream cap");
+  return caps;
+}
+
+void print_table(const core::Frontier& f, bool all) {
+  std::cout << std::left << std::setw(44) << "schedule" << std::right << std::setw(9) << "streams" << std::setw(8) << "events"
+            << std::setw(14) << "arena bytes" << std::setw(11) << "arena MiB" << std::setw(14) << "predicted us"
+            << std::setw(9) << "speedup" << (all ? "  front" : "") << "\n";
+  auto row = [&](const core::FrontierPoint& p) {
+    std::cout << std::left << std::setw(44) << p.label() << std::right << std::setw(9) << p.schedule.stream_count()
+              << std::setw(8) << p.schedule.events.size() << std::setw(14) << p.arena_bytes << std::setw(11)
+              << fixed(static_cast<double>(p.arena_bytes) / 1048576.0, 2) << std::setw(14) << fixed(p.predicted_us)
+              << std::setw(8) << fixed(p.speedup, 2) << "x" << (all ? (p.on_front ? "  *" : "") : "") << "\n";
+  };
+  if (all) {
+    for (const core::FrontierPoint& p : f.points) row(p);
+  } else {
+    for (std::size_t i : f.front) row(f.points[i]);
+  }
+}
+
+}  // namespace
+
+int cmd_frontier(Args& args) {
+  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json"}, true); !ok)
+    return usage_error(kCommand, ok.error().message);
+  if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
+  if (args.value("png"))
+    return usage_error(kCommand, "the weft command line is built without Qt and writes no PNG: use --svg FILE "
+                                 "(the studio's memory view exports the front as PNG)");
+  core::FrontierOptions options;
+  options.strategy.cuda_graph = args.flag("graph");
+  auto granularity = args.double_value("granularity");
+  if (!granularity) return usage_error(kCommand, granularity.error().message);
+  if (*granularity) {
+    if (**granularity < 0) return usage_error(kCommand, "--granularity must be >= 0 (microseconds)");
+    options.strategy.granularity_us = **granularity;
+  }
+  if (const auto caps = args.value("caps")) {
+    auto parsed = parse_caps(*caps);
+    if (!parsed) return usage_error(kCommand, parsed.error().message);
+    options.stream_caps = std::move(*parsed);
+  }
+  auto levels = args.int_value("levels");
+  if (!levels) return usage_error(kCommand, levels.error().message);
+  if (*levels) {
+    if (**levels < 0 || **levels > 32) return usage_error(kCommand, "--levels must be between 0 and 32");
+    options.budget_levels = static_cast<int>(**levels);
+  }
+
+  auto model = load_model(args);
+  if (!model) return report(kCommand, model.error());
+  auto frontier = core::memory_frontier(model->graph, model->costs, model->device, options);
+  if (!frontier) return report(kCommand, frontier.error());
+  const core::Frontier& f = *frontier;
+
+  if (const auto csv = args.value("csv")) {
+    const std::string text = core::frontier_csv(f);
+    if (*csv == "-") {
+      std::cout << text;
+      return 0;
+    }
+    if (auto ok = core::write_file_atomic(*csv, text); !ok) return report(kCommand, ok.error());
+  }
+  if (const auto svg = args.value("svg")) {
+    const std::string title = model->graph.info().model_path + ": predicted time vs arena (" +
+                              std::string(core::launch_mode_name(f.mode)) + ", " + model->device.name + ")";
+    if (auto ok = core::write_file_atomic(*svg, core::frontier_svg(f, title)); !ok) return report(kCommand, ok.error());
+  }
+  if (args.flag("json")) {
+    nlohmann::ordered_json j;
+    j["model"] = model->graph.info().model_path;
+    j["device"] = model->device.name;
+    j["mode"] = core::launch_mode_name(f.mode);
+    j["sequential_us"] = f.sequential_us;
+    j["sequential_arena_bytes"] = f.sequential_arena_bytes;
+    auto points = nlohmann::ordered_json::array();
+    for (const core::FrontierPoint& p : f.points)
+      points.push_back({{"strategy", p.strategy},
+                        {"stream_cap", p.stream_cap},
+                        {"budget_bytes", p.budget_bytes},
+                        {"streams", p.schedule.stream_count()},
+                        {"events", p.schedule.events.size()},
+                        {"arena_bytes", p.arena_bytes},
+                        {"predicted_us", p.predicted_us},
+                        {"speedup", p.speedup},
+                        {"on_front", p.on_front}});
+    j["points"] = std::move(points);
+    j["front"] = f.front;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "model: " << model->graph.info().model_path << " (" << model->graph.node_count() << " operators), device "
+            << model->device.name << ", predicted with "
+            << (f.mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches") << "\n"
+            << "sequential: " << fixed(f.sequential_us) << " us, arena " << f.sequential_arena_bytes << " bytes ("
+            << mib(f.sequential_arena_bytes) << "); " << f.points.size() << " distinct schedules, " << f.front.size()
+            << " on the front" << (args.flag("all") ? " (*)" : "") << "\n";
+  print_table(f, args.flag("all"));
+  if (const auto csv = args.value("csv")) std::cout << "csv written to " << *csv << "\n";
+  if (const auto svg = args.value("svg")) std::cout << "plot written to " << *svg << " (SVG)\n";
+  return 0;
+}
+
+}  // namespace weft::cli
