@@ -117,6 +117,7 @@ void TestExports::everyExportIsValid() {
   QVERIFY(QTest::qWaitForWindowExposed(&w));
   QVERIFY(load(w, kGooglenet));
   auto* doc = w.document();
+  doc->waitForStudy();  // the predicted runs come from the document's worker
   const auto& g = doc->graph();
   // Two runs beside the document's three predicted ones (current, sequential eager and graph), as
   // a measured run would be added: the current schedule and the sequential one.

@@ -55,12 +55,14 @@ void TestFrontierView::clickAppliesAFrontPoint() {
   QCOMPARE(doc.schedule().streams, f->points[static_cast<std::size_t>(fastest)].schedule.streams);
   QCOMPARE(front->currentPoint(), fastest);
   QVERIFY(front->frontier() == f);  // applying a point does not recompute the front
-  // Its figures are the point's: the same study, the same planning.
+  // Its figures are the point's: the same study, the same planning (made in the document's worker).
+  doc.waitForStudy();
   QCOMPARE(doc.figures().arena_bytes, f->points[static_cast<std::size_t>(fastest)].arena_bytes);
   // The cheapest front point, then undo back to the fastest.
   const int cheapest = static_cast<int>(f->front.front());
   QTest::mouseClick(front, Qt::LeftButton, {}, front->pointCenter(cheapest).toPoint());
   QCOMPARE(front->currentPoint(), cheapest);
+  doc.waitForStudy();
   QVERIFY(doc.figures().arena_bytes < f->points[static_cast<std::size_t>(fastest)].arena_bytes);
   doc.undoStack()->undo();
   QCOMPARE(front->currentPoint(), fastest);
@@ -74,6 +76,7 @@ void TestFrontierView::strategyPanelFitsTheBudget() {
   panel.launchMode()->setCurrentIndex(1);
   panel.memoryBudget()->setText("2.25MiB");
   QVERIFY2(panel.apply(), qPrintable(panel.noteText()));
+  doc.waitForStudy();  // the figures come from the document's worker
   QVERIFY(doc.figures().arena_bytes > 0);
   QVERIFY(doc.figures().arena_bytes <= 2359296);
   QVERIFY(!doc.lastBudgetNote().isEmpty());
@@ -90,6 +93,7 @@ void TestFrontierView::strategyPanelFitsTheBudget() {
   panel.memoryBudget()->clear();
   QVERIFY(panel.apply());
   QVERIFY(doc.lastBudgetNote().isEmpty());
+  doc.waitForStudy();
   QVERIFY(doc.figures().arena_bytes > 2359296);
 }
 

@@ -1,6 +1,7 @@
 // The main window: a 10k-node model loads off the GUI thread (the event loop keeps turning),
 // loading can be cancelled, a real model opens, a project saves and reopens with the same
-// schedule, a broken project is refused, recent files drop missing entries.
+// schedule, a broken project is refused, recent files drop missing entries, an edit returns before
+// its re-study in the worker and the latest edit's study wins.
 #include <QElapsedTimer>
 #include <QApplication>
 #include <QComboBox>
@@ -8,17 +9,24 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
 
 #include "ui_test_support.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/main_window.h"
+#include "weft/ui/memory_view.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
 #include "weft/core/study/advice.h"
@@ -56,6 +64,7 @@ class TestMainWindow : public QObject {
   void droppedFileOpens();
   void strategyPanelApplyIsUndoable();
   void launchModeShapesScheduleAndPrediction();
+  void editReturnsBeforeItsStudyAndLatestWins();
 };
 
 void TestMainWindow::largeModelLoadsWithoutBlocking() {
@@ -305,9 +314,11 @@ void TestMainWindow::launchModeShapesScheduleAndPrediction() {
   panel->launchMode()->setCurrentIndex(0);
   QVERIFY(panel->apply());
   QCOMPARE(w.document()->schedule().stream_count(), std::size_t{1});
+  w.document()->waitForStudy();  // predictions arrive from the document's worker
   const double eager_baseline = w.document()->figures().predicted_sequential_us;
   panel->launchMode()->setCurrentIndex(1);
   QVERIFY(panel->apply());
+  w.document()->waitForStudy();
   const auto& f = w.document()->figures();
   QVERIFY(w.document()->schedule().stream_count() >= 4);
   QVERIFY(w.document()->strategyOptions().cuda_graph);
@@ -323,6 +334,116 @@ void TestMainWindow::launchModeShapesScheduleAndPrediction() {
   QCOMPARE(w2.strategyPanel()->launchMode()->currentIndex(), 1);
   QVERIFY(w2.document()->strategyOptions().cuda_graph);
   QFile::remove(project);
+}
+
+
+void TestMainWindow::editReturnsBeforeItsStudyAndLatestWins() {
+  // Pins the off-GUI-thread re-study: a click on Apply returns while the edit's study is still
+  // held in the worker (the studied figures stay the previous schedule's, marked as such), and of
+  // two edits made before a study returns only the latest one's result is applied.
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGooglenet);
+  QVERIFY(wait_loaded(done));
+  QVERIFY(w.showView("memory"));
+  auto* doc = w.document();
+  doc->waitForStudy();
+  const weft::ui::ScheduleFigures before = doc->figures();
+  QVERIFY(!before.stale && before.predicted_us > 0 && before.arena_bytes > 0);
+
+  // Every study job waits at a gate the test opens; the gate gives up after 30 s, which would
+  // only happen if an edit waited for its own study on the GUI thread.
+  struct Gate {
+    std::promise<void> open;
+    std::shared_future<void> opened = open.get_future().share();
+    std::atomic<int> entered{0};
+    std::atomic<bool> gave_up{false};
+    std::mutex mutex;
+    std::vector<std::uint64_t> generations;
+    std::vector<bool> cancelled;
+    std::atomic<bool> released{false};
+    void release() {
+      if (!released.exchange(true)) open.set_value();
+    }
+  };
+  auto gate = std::make_shared<Gate>();
+  // A failed check returns early: open the gate then too, so the held job ends with the window.
+  const auto release_on_exit = std::shared_ptr<void>(nullptr, [gate](void*) { gate->release(); });
+  doc->setStudyRunner([gate](const weft::ui::StudyRequest& r) {
+    ++gate->entered;
+    if (gate->opened.wait_for(std::chrono::seconds(30)) != std::future_status::ready) gate->gave_up = true;
+    weft::ui::StudyResult result = weft::ui::run_study(r);
+    std::lock_guard lock(gate->mutex);
+    gate->generations.push_back(r.generation);
+    gate->cancelled.push_back(result.study && result.study->cancelled);
+    return result;
+  });
+  const int applied = doc->studiesApplied();
+  const int dropped = doc->studiesDropped();
+  QSignalSpy studied(doc, &weft::ui::StudioDocument::studyChanged);
+  auto* panel = w.strategyPanel();
+  QPushButton* apply = panel->applyButton();
+  QVERIFY(apply && apply->isEnabled());
+
+  // First edit: the click returns with the schedule changed and its study held in the worker.
+  panel->strategyBox()->setCurrentText("sequential");
+  QTest::mouseClick(apply, Qt::LeftButton);
+  QCOMPARE(doc->schedule().stream_count(), std::size_t{1});
+  QVERIFY(weft::test::wait_until([&] { return gate->entered == 1; }));
+  QVERIFY(doc->studyPending());
+  QVERIFY(!gate->gave_up);
+  QCOMPARE(doc->figures().streams, 1);  // follows the edit at once
+  QVERIFY(doc->figures().stale);
+  QCOMPARE(doc->figures().predicted_us, before.predicted_us);  // the previous schedule's...
+  QCOMPARE(doc->figures().arena_bytes, before.arena_bytes);
+  QVERIFY(w.summaryPanel()->text().contains("re-studying"));  // ...and shown as such
+  QVERIFY(w.memoryView()->isReplanning());
+  QCOMPARE(studied.count(), 0);
+
+  // Second edit while the first study is held: it supersedes it; still no study runs beside it.
+  panel->strategyBox()->setCurrentText("chains");
+  panel->launchMode()->setCurrentIndex(1);  // CUDA Graph replay: chains spreads googlenet's branches
+  QTest::mouseClick(apply, Qt::LeftButton);
+  const auto final_streams = doc->schedule().streams;
+  QVERIFY(final_streams.size() > 1);
+  QTest::qWait(20);
+  QCOMPARE(gate->entered.load(), 1);
+  QCOMPARE(studied.count(), 0);
+
+  // Open the gate: the first study stops at its first stage and is dropped, the second runs and
+  // is the only one applied.
+  gate->release();
+  QVERIFY(studied.wait(60000));
+  QTest::qWait(50);  // a late result of the first edit would show up as a second signal
+  QCOMPARE(studied.count(), 1);
+  QCOMPARE(gate->entered.load(), 2);
+  {
+    std::lock_guard lock(gate->mutex);
+    QCOMPARE(gate->generations.size(), std::size_t{2});
+    QVERIFY(gate->generations[0] < gate->generations[1]);
+    QVERIFY(gate->cancelled[0]);   // stopped early: a newer edit superseded it
+    QVERIFY(!gate->cancelled[1]);
+  }
+  QCOMPARE(doc->studiesDropped(), dropped + 1);
+  QCOMPARE(doc->studiesApplied(), applied + 1);
+  QVERIFY(!doc->studyPending());
+  QVERIFY(!doc->figures().stale);
+  QVERIFY(doc->study());
+  QCOMPARE(doc->study()->schedule.streams, final_streams);
+  QVERIFY(!w.summaryPanel()->text().contains("re-studying"));
+  QVERIFY(!w.memoryView()->isReplanning());
+  // The applied figures are core's study of the final schedule with the studio's options.
+  const auto options = weft::ui::studio_study_options(doc->graph().node_count(), weft::core::launch_mode_of(doc->strategyOptions()));
+  auto expected = weft::core::study_schedule(doc->graph(), doc->analysis().costs, doc->device(), doc->schedule(), options);
+  QVERIFY(expected && expected->prediction && expected->memory);
+  QCOMPARE(doc->figures().predicted_us, expected->prediction->makespan_us);
+  QCOMPARE(doc->figures().arena_bytes, expected->memory->arena_bytes());
+  QCOMPARE(w.memoryView()->model().arena_bytes, expected->memory->arena_bytes());
+  QCOMPARE(doc->predictedRuns().at(0).makespan_us(), expected->prediction->makespan_us);
+  doc->setStudyRunner({});
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -151,10 +151,13 @@ void TestMemoryView::viewReplansAfterEdit() {
   view.resize(900, 700);
   view.show();
   QVERIFY(QTest::qWaitForWindowExposed(&view));
-  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);  // same planner as the summary
+  doc.waitForStudy();
+  QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);  // the document's study, as the summary
   QCOMPARE(view.model().arena_bytes, std::int64_t{4 * 4096});
   const int before = view.recomputeCount();
   QVERIFY(doc.mergeStreams(0, 1));
+  QVERIFY(view.isReplanning());  // the study runs in the document's worker
+  doc.waitForStudy();
   QVERIFY(view.recomputeCount() > before);
   QVERIFY(view.model().arena_bytes < 4 * 4096);
   QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
@@ -179,8 +182,8 @@ void TestMemoryView::viewReplansAfterEdit() {
 }
 
 void TestMemoryView::largeModelReplansInWorker() {
-  // Past kSyncNodes an edit re-plans in a worker: the GUI thread returns at once, the result
-  // arrives by signal and matches the document's own figures.
+  // An edit re-plans in the document's worker: the GUI thread returns at once, the result
+  // arrives by signal and the view shows the document's own figures.
   auto graph = weft::ui::make_synthetic_graph(1500, 3);
   QVERIFY(graph);
   weft::ui::StudioDocument doc;
@@ -203,6 +206,7 @@ void TestMemoryView::largeModelReplansInWorker() {
   // Two edits in a row: only the last one's result is kept.
   QVERIFY(doc.addStream());
   QVERIFY(doc.mergeStreams(0, 1));
+  doc.waitForStudy();
   QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
   QCOMPARE(view.model().steps.size(), std::size_t{1500});
 }

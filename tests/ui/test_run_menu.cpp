@@ -95,6 +95,7 @@ void TestRunMenu::realModelRunsAndCalibrates() {
   QVERIFY(wait_signal(loaded));
   QVERIFY2(loaded.last().at(0).toBool(), qPrintable(loaded.last().at(1).toString()));
   auto& doc = *w.document();
+  doc.waitForStudy();  // predictions arrive from the document's worker
   QVERIFY(doc.predictedRuns().size() == 3);
   const double predicted_before = doc.figures().predicted_us;
   const double node0_before = doc.nodeTimes()[0];
@@ -120,12 +121,14 @@ void TestRunMenu::realModelRunsAndCalibrates() {
   for (const auto& it : measured->items)
     if (it.node == 0) measured0 = it.end_us - it.start_us;
   QCOMPARE(doc.nodeTimes()[0], measured0);
+  doc.waitForStudy();
   QVERIFY(doc.figures().predicted_us != predicted_before);
   QVERIFY(w.resetCostsAction()->isEnabled());
   QVERIFY(w.summaryPanel()->text().contains("measured"));
   w.resetCostsAction()->trigger();
   QVERIFY(!doc.costsCalibrated());
   QCOMPARE(doc.nodeTimes()[0], node0_before);
+  doc.waitForStudy();
   QCOMPARE(doc.figures().predicted_us, predicted_before);
   QVERIFY(!w.resetCostsAction()->isEnabled());
 }

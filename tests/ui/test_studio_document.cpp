@@ -6,7 +6,9 @@
 #include <QTest>
 
 #include "ui_test_support.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/ui/node_table_model.h"
+#include "weft/ui/synthetic_model.h"
 
 using weft::core::NodeId;
 using weft::test::make_loaded;
@@ -24,6 +26,9 @@ class TestStudioDocument : public QObject {
   void addRemoveMergeStreams();
   void strategyApplyAndUndo();
   void figuresFollowEdits();
+  void studyArrivesAfterEdit();
+  void latestStudyWins();
+  void largeEditsStudyInWorker();
   void nodeTableModelPassesTester();
   void selectionIsShared();
   void runsReplaceByLabelAndClearWithModel();
@@ -145,8 +150,97 @@ void TestStudioDocument::figuresFollowEdits() {
   QVERIFY(doc.applyStrategy("sequential", {}));
   QCOMPARE(doc.figures().streams, 1);
   QCOMPARE(doc.figures().events, 0);
+  doc.waitForStudy();  // the reference's figures come from the document's worker
   QVERIFY(qAbs(doc.figures().ideal_us - doc.figures().sequential_us) < 1e-9);
   QVERIFY(qAbs(doc.figures().speedup - 1.0) < 1e-9);
+}
+
+void TestStudioDocument::studyArrivesAfterEdit() {
+  // An edit returns before its study: the studied figures stay the previous schedule's, marked
+  // stale, until the worker's result arrives by signal; then they equal core's study of the new
+  // schedule with the studio's options (the CLI's figures).
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  QSignalSpy studied(&doc, &StudioDocument::studyChanged);
+  QVERIFY(doc.studyPending());
+  QVERIFY(studied.wait(20000));
+  QCOMPARE(studied.count(), 1);
+  QVERIFY(!doc.studyPending());
+  const weft::ui::ScheduleFigures two_streams = doc.figures();
+  QVERIFY(!two_streams.stale);
+  QVERIFY(two_streams.predicted_us > 0 && two_streams.arena_bytes > 0);
+
+  QVERIFY(doc.mergeStreams(0, 1));
+  QVERIFY(doc.studyPending());
+  QVERIFY(doc.figures().stale);
+  QCOMPARE(doc.figures().streams, 1);                               // follows the edit at once
+  QCOMPARE(doc.figures().predicted_us, two_streams.predicted_us);  // the previous schedule's, until...
+  QCOMPARE(doc.figures().arena_bytes, two_streams.arena_bytes);
+  QVERIFY(studied.wait(20000));                                     // ...the study arrives
+  QCOMPARE(studied.count(), 2);
+  QVERIFY(!doc.figures().stale);
+  const auto options = weft::ui::studio_study_options(doc.graph().node_count(), weft::core::LaunchMode::Eager);
+  auto expected = weft::core::study_schedule(doc.graph(), doc.analysis().costs, doc.device(), doc.schedule(), options);
+  QVERIFY(expected && expected->prediction && expected->memory);
+  QCOMPARE(doc.figures().predicted_us, expected->prediction->makespan_us);
+  QCOMPARE(doc.figures().arena_bytes, expected->memory->arena_bytes());
+  QCOMPARE(doc.figures().sequential_arena_bytes, expected->memory->reference_arena_bytes());
+  QVERIFY(doc.figures().arena_bytes < two_streams.arena_bytes);  // one stream reuses more
+  QCOMPARE(doc.predictedRuns().at(0).makespan_us(), doc.figures().predicted_us);
+}
+
+void TestStudioDocument::latestStudyWins() {
+  // Two edits before the event loop runs: the first edit's study is superseded and dropped, only
+  // the second edit's result is applied (one studyChanged, figures of the final schedule).
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  doc.waitForStudy();
+  const int dropped = doc.studiesDropped();
+  const int applied = doc.studiesApplied();
+  QSignalSpy studied(&doc, &StudioDocument::studyChanged);
+  QVERIFY(doc.mergeStreams(0, 1));  // study A starts in the worker
+  QVERIFY(doc.addStream());         // supersedes A: A's result will be dropped
+  QVERIFY(studied.wait(20000));
+  QTest::qWait(50);  // a late result of A would show up as a second signal
+  QCOMPARE(studied.count(), 1);
+  QCOMPARE(doc.studiesDropped(), dropped + 1);
+  QCOMPARE(doc.studiesApplied(), applied + 1);
+  QCOMPARE(doc.figures().streams, 2);
+  QVERIFY(doc.study());
+  QCOMPARE(doc.study()->schedule.streams, doc.schedule().streams);  // the final schedule's study
+  QCOMPARE(doc.predictedRuns().at(0).stream_count, 2);
+  // A new model drops whatever the previous one had pending.
+  QVERIFY(doc.mergeStreams(0, 1));
+  doc.setModel(make_loaded(weft::test::make_chain(4), {}));
+  QVERIFY(doc.predictedRuns().empty());
+  doc.waitForStudy();
+  QCOMPARE(doc.study()->schedule.streams.size(), std::size_t{1});
+  QCOMPARE(doc.predictedRuns().at(0).items.size(), std::size_t{4});
+}
+
+void TestStudioDocument::largeEditsStudyInWorker() {
+  // At 1k, 4k and 5k nodes (4 random streams) an edit returns before its study; the study's time
+  // in the worker is reported (bench_studio measures it; nothing is asserted about it here).
+  for (const int nodes : {1000, 4000, static_cast<int>(weft::ui::kLiveStudyNodes)}) {
+    auto graph = weft::ui::make_synthetic_graph(nodes, 7);
+    QVERIFY(graph);
+    auto loaded = make_loaded(std::move(*graph), {});
+    loaded.schedule = weft::test::random_schedule(*loaded.graph, 4, 3);
+    loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
+    StudioDocument doc;
+    doc.setModel(std::move(loaded));
+    doc.waitForStudy();
+    const double first_ms = doc.lastStudyMs();
+    QVERIFY(doc.figures().predicted_us > 0 && doc.figures().arena_bytes > 0);
+    QVERIFY(doc.mergeStreams(0, 1));
+    QVERIFY(doc.studyPending());
+    doc.waitForStudy();
+    QVERIFY(!doc.figures().stale);
+    QCOMPARE(doc.figures().streams, 3);
+    QVERIFY(doc.figures().arena_bytes > 0);
+    qInfo("%d nodes: first study %.1f ms (reference included), one edit's study %.1f ms in the worker", nodes, first_ms,
+          doc.lastStudyMs());
+  }
 }
 
 void TestStudioDocument::nodeTableModelPassesTester() {

@@ -43,7 +43,7 @@ void TestStudyConsistency::cliAndStudioAgree() {
   for (const std::string& path : models()) {
     auto graph = weft::core::import_onnx(path);
     QVERIFY2(graph, path.c_str());
-    if (graph->node_count() > 4000) continue;  // past the studio's live size: nothing to compare
+    if (graph->node_count() > weft::ui::kLiveStudyNodes) continue;  // past the studio's live size: nothing to compare
     auto loaded = weft::test::make_loaded(std::move(*graph), {});
     weft::ui::StudioDocument doc;
     doc.setModel(std::move(loaded));
@@ -82,7 +82,11 @@ void TestStudyConsistency::cliAndStudioAgree() {
         options.search_evaluations = 150;
         options.search_budget_ms = 1e12;
         QVERIFY2(doc.applyStrategy(QString::fromStdString(s), options), qPrintable(doc.lastRefusal()));
+        // The figures come from the study the document runs in its worker after the edit.
+        doc.waitForStudy();
+        QVERIFY(!doc.studyPending());
         const auto& f = doc.figures();
+        QVERIFY(!f.stale);
         QCOMPARE(f.predicted_us, sim["makespan_us"].get<double>());
         QCOMPARE(f.predicted_sequential_us,
                  sim[cuda_graph ? "sequential_graph_us" : "sequential_eager_us"].get<double>());

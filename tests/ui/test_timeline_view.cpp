@@ -226,6 +226,7 @@ void TestTimelineView::paintsRunsInStreamColours() {
   view.resize(900, 500);
   view.show();
   QVERIFY(QTest::qWaitForWindowExposed(&view));
+  doc.waitForStudy();  // the prediction arrives from the document's worker
   // The predicted schedule and both sequential baselines are there before any run.
   QVERIFY(track_of(view, "sequential eager") >= 0);
   QVERIFY(track_of(view, "sequential CUDA Graph") >= 0);  // core::predict's baseline label
@@ -381,6 +382,7 @@ void TestTimelineView::predictionFollowsEdits() {
   StudioDocument doc;
   doc.setModel(weft::test::make_loaded(weft::test::make_two_branches(3), {}));
   TimelineView view(&doc);
+  doc.waitForStudy();
   const int t = track_of(view, "predicted hand");
   QVERIFY(t >= 0);
   QCOMPARE(view.tracks()[static_cast<std::size_t>(t)].rows.size(), std::size_t{1});
@@ -393,15 +395,19 @@ void TestTimelineView::predictionFollowsEdits() {
   QCOMPARE(doc.predictedRuns()[0].items.size(), doc.graph().node_count());
   QVERIFY(doc.addStream());
   const auto& g = doc.graph();
-  // Move one branch head to the new stream: the predicted track gets a second row at once.
+  // Move one branch head to the new stream: the predicted track gets a second row once the
+  // edit's study arrives (until then it shows the previous schedule's prediction).
   weft::core::NodeId head = weft::core::kNoNode;
   for (weft::core::NodeId n = 0; n < static_cast<weft::core::NodeId>(g.node_count()); ++n)
     if (doc.streamOf(n) == 0 && doc.positionOf(n) == 1) head = n;
   QVERIFY(doc.moveNodes({head}, 1, 0));
+  QVERIFY(doc.studyPending());
+  doc.waitForStudy();
   const int t2 = track_of(view, doc.predictedRuns().front().label);
   QCOMPARE(view.tracks()[static_cast<std::size_t>(t2)].rows.size(), std::size_t{2});
   QCOMPARE(view.tracks()[static_cast<std::size_t>(t2)].rows[1].size(), std::size_t{1});
   doc.undoStack()->undo();
+  doc.waitForStudy();
   QCOMPARE(view.tracks()[static_cast<std::size_t>(track_of(view, doc.predictedRuns().front().label))].rows[1].size(), std::size_t{0});
 }
 

@@ -80,6 +80,7 @@ void ExportActions::createMenu(QMenu* file) {
   });
   menu->addAction(tr("&Chrome trace of runs..."), this, [this, base] {
     if (!m_doc->hasModel()) return;
+    m_doc->waitForStudy();  // the predicted runs offered must be the current schedule's
     const std::vector<const core::Timeline*> runs = exportable_runs(*m_doc);
     if (runs.empty()) {
       m_status->showMessage(tr("No runs to trace: this model is past the live-prediction size and nothing has run yet"), true);
@@ -174,6 +175,7 @@ bool ExportActions::exportViewImage(const QString& view, const QString& path) {
 
 bool ExportActions::exportChromeTrace(const QString& path, const std::vector<int>& runs) {
   if (!m_doc->hasModel()) return false;
+  m_doc->waitForStudy();  // predictions of the exported schedule, not of the one before the last edit
   auto ok = write_bytes(path, runs_chrome_trace(*m_doc, runs));
   m_status->showMessage(ok ? tr("Exported a Chrome trace of %1 runs to %2").arg(runs.size()).arg(path)
                  : tr("Could not export %1: %2").arg(path, QString::fromStdString(ok.error().message)),
@@ -183,6 +185,7 @@ bool ExportActions::exportChromeTrace(const QString& path, const std::vector<int
 
 bool ExportActions::exportNodeTimes(const QString& path) {
   if (!m_doc->hasModel()) return false;
+  m_doc->waitForStudy();
   auto ok = write_bytes(path, node_times_csv(*m_doc));
   m_status->showMessage(ok ? tr("Exported per-node times to %1").arg(path)
                  : tr("Could not export %1: %2").arg(path, QString::fromStdString(ok.error().message)),

@@ -31,6 +31,8 @@ FrontierView::FrontierView(StudioDocument* doc, QWidget* parent) : QWidget(paren
     if (m_doc->hasModel() && m_doc->strategyOptions().cuda_graph != m_cuda_graph) markStale();
     update();
   });
+  // The ring sits at the current schedule's studied figures, which arrive from the document's worker.
+  connect(doc, &StudioDocument::studyChanged, this, qOverload<>(&QWidget::update));
 }
 
 FrontierView::~FrontierView() { m_watcher.waitForFinished(); }
@@ -188,8 +190,9 @@ void FrontierView::paintEvent(QPaintEvent*) {
     p.drawEllipse(c, radius, radius);
   }
   // The current schedule: ringed where it is (its own figures, so an edited schedule shows too).
+  // (None while an edit's study runs: the figures are still the previous schedule's.)
   const ScheduleFigures& f = m_doc->figures();
-  if (f.arena_bytes >= 0 && f.predicted_us >= 0) {
+  if (!f.stale && f.arena_bytes >= 0 && f.predicted_us >= 0) {
     p.setPen(QPen(QColor(0xd1, 0x2f, 0x1f), 2));
     p.setBrush(Qt::NoBrush);
     p.drawEllipse(toWidget(static_cast<double>(f.arena_bytes), f.predicted_us), 8, 8);

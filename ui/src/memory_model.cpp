@@ -2,22 +2,18 @@
 
 #include <algorithm>
 
-#include <optional>
-
-#include "weft/core/study/schedule_study.h"
-
 namespace weft::ui {
 
 namespace {
 
 std::size_t idx(std::int32_t i) { return static_cast<std::size_t>(i); }
 
-MemoryCurve curve_of(core::MemoryGrowth growth, const core::Timeline* timeline) {
+MemoryCurve curve_of(const core::MemoryGrowth& growth, const core::Timeline* timeline) {
   MemoryCurve c;
-  c.live_bytes = std::move(growth.live_bytes);
-  c.high_water = std::move(growth.high_water);
-  c.live_over_time = std::move(growth.live_over_time);
-  c.high_water_over_time = std::move(growth.high_water_over_time);
+  c.live_bytes = growth.live_bytes;
+  c.high_water = growth.high_water;
+  c.live_over_time = growth.live_over_time;
+  c.high_water_over_time = growth.high_water_over_time;
   if (timeline) c.makespan_us = timeline->makespan_us();
   return c;
 }
@@ -36,49 +32,32 @@ int MemoryModel::blockAt(double x, bool over_time, double offset) const {
   return -1;
 }
 
-MemoryModel compute_memory_model(const core::Graph& graph, const core::Schedule& schedule,
-                                 const core::CostTable* costs, const core::DeviceSpec* device,
-                                 const MemoryModelOptions& options) {
+std::string memory_cutoff_note(std::size_t nodes, std::size_t max_nodes) {
+  return "The model has " + std::to_string(nodes) + " nodes; the memory view re-plans only up to " +
+         std::to_string(max_nodes) + " on every edit (use `weft plan` for this one).";
+}
+
+MemoryModel memory_model_from_study(const core::Graph& graph, const core::ScheduleStudy& study, core::LaunchMode mode) {
   MemoryModel m;
-  m.planner = options.planner;
-  if (graph.node_count() > options.max_nodes) {
-    m.note = "The model has " + std::to_string(graph.node_count()) + " nodes; the memory view re-plans only up to " +
-             std::to_string(options.max_nodes) + " on every edit (use `weft plan` for this one).";
+  if (!study.memory) {
+    m.note = "The schedule has not been planned.";
     return m;
   }
-  // Predicted timelines only when the device has rates to simulate with.
-  std::optional<core::Prediction> prediction;
-  if (costs && device && core::can_simulate(*device)) {
-    core::PredictOptions p;
-    p.mode = options.mode;
-    p.counterfactuals = false;
-    if (auto predicted = core::predict(graph, schedule, *costs, *device, p)) prediction = std::move(*predicted);
-  }
+  const core::MemoryReport& report = *study.memory;
+  const core::Prediction* prediction = study.prediction ? &*study.prediction : nullptr;
   const core::Timeline* run = prediction ? &prediction->timeline : nullptr;
   const core::Timeline* seq_run =
-      prediction ? (options.mode == core::LaunchMode::Graph ? &prediction->sequential_graph : &prediction->sequential_eager)
-                 : nullptr;
-  core::MemoryReportOptions report_options;
-  report_options.planner = options.planner;
-  report_options.plan = options.plan;
-  report_options.growth = true;
-  report_options.timeline = run;
-  report_options.reference_timeline = seq_run;
-  auto report = core::memory_report(graph, schedule, report_options);
-  if (!report) {
-    m.note = "The schedule cannot be planned: " + report.error().message;
-    return m;
-  }
-  const core::MemoryPlan* plan = &report->plan;
-  m.planner = report->plan.planner;
-  m.arena_bytes = report->arena_bytes();
-  m.sequential_arena_bytes = report->reference_arena_bytes();
-  m.concurrent_bound_bytes = report->bound.bytes;
-  m.linear_bound_bytes = report->linear_bound_bytes;
-  m.no_reuse_bytes = report->no_reuse_bytes;
-  m.steps = report->growth.steps;
-  m.current = curve_of(std::move(report->growth), run);
-  m.sequential = curve_of(std::move(report->reference_growth), seq_run);
+      prediction ? (mode == core::LaunchMode::Graph ? &prediction->sequential_graph : &prediction->sequential_eager) : nullptr;
+  const core::MemoryPlan* plan = &report.plan;
+  m.planner = report.plan.planner;
+  m.arena_bytes = report.arena_bytes();
+  m.sequential_arena_bytes = report.reference_arena_bytes();
+  m.concurrent_bound_bytes = report.bound.bytes;
+  m.linear_bound_bytes = report.linear_bound_bytes;
+  m.no_reuse_bytes = report.no_reuse_bytes;
+  m.steps = report.growth.steps;
+  m.current = curve_of(report.growth, run);
+  m.sequential = curve_of(report.reference_growth, seq_run);
 
   std::vector<int> step_of(graph.node_count(), 0);
   for (std::size_t i = 0; i < m.steps.size(); ++i) step_of[idx(m.steps[i])] = static_cast<int>(i);
@@ -107,6 +86,32 @@ MemoryModel compute_memory_model(const core::Graph& graph, const core::Schedule&
   }
   m.computed = true;
   return m;
+}
+
+MemoryModel compute_memory_model(const core::Graph& graph, const core::Schedule& schedule,
+                                 const core::CostTable* costs, const core::DeviceSpec* device,
+                                 const MemoryModelOptions& options) {
+  if (graph.node_count() > options.max_nodes) {
+    MemoryModel m;
+    m.planner = options.planner;
+    m.note = memory_cutoff_note(graph.node_count(), options.max_nodes);
+    return m;
+  }
+  core::StudyOptions study_options = studio_study_options(0, options.mode);
+  study_options.memory_options.planner = options.planner;
+  study_options.memory_options.plan = options.plan;
+  // Predicted timelines only when the device has rates to simulate with.
+  study_options.predict = costs && device;
+  const core::CostTable no_costs;
+  const core::DeviceSpec no_device;
+  auto study = core::study_schedule(graph, costs ? *costs : no_costs, device ? *device : no_device, schedule, study_options);
+  if (!study) {
+    MemoryModel m;
+    m.planner = options.planner;
+    m.note = "The schedule cannot be planned: " + study.error().message;
+    return m;
+  }
+  return memory_model_from_study(graph, *study, options.mode);
 }
 
 }  // namespace weft::ui

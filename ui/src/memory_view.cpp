@@ -16,7 +16,6 @@
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 
@@ -318,37 +317,26 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   layout->addWidget(m_note);
   layout->addWidget(split, 1);
 
-  connect(&m_watcher, &QFutureWatcher<MemoryModel>::finished, this, &MemoryView::takeResult);
   connect(doc, &StudioDocument::scheduleChanged, this, &MemoryView::scheduleStale);
   connect(doc, &StudioDocument::modelChanged, this, &MemoryView::scheduleStale);
+  connect(doc, &StudioDocument::studyChanged, this, &MemoryView::scheduleStale);
   applyPalette();
   recompute();
 }
 
-MemoryView::~MemoryView() {
-  m_map->setModel(nullptr, false);
-  m_watcher.waitForFinished();  // the worker holds only copies; wait so it never outlives the app
-}
+MemoryView::~MemoryView() { m_map->setModel(nullptr, false); }
+
+bool MemoryView::isReplanning() const { return m_doc->hasModel() && m_doc->studyPending(); }
 
 const MemoryModel& MemoryView::model() {
+  m_doc->waitForStudy();  // applies the study (studyChanged marks this view stale)
   if (m_stale) recompute();
-  if (m_result_pending) {
-    m_watcher.waitForFinished();
-    takeResult();
-  }
   return m_model;
-}
-
-void MemoryView::takeResult() {
-  if (!m_result_pending || !m_watcher.isFinished() || m_watcher.isCanceled()) return;
-  m_result_pending = false;
-  m_model = m_watcher.result();
-  rebuildChart();
 }
 
 void MemoryView::scheduleStale() {
   m_stale = true;
-  // Hidden (a background tab): re-plan when shown instead of on every edit.
+  // Hidden (a background tab): adapt when shown instead of on every study.
   if (isVisible()) recompute();
 }
 
@@ -371,29 +359,31 @@ void MemoryView::setOverTime(bool over_time) {
 
 void MemoryView::recompute() {
   m_stale = false;
-  ++m_recomputes;
-  m_result_pending = false;
   if (!m_doc->hasModel()) {
     m_model = MemoryModel{};
     m_model.note = "No model loaded";
-  } else if (m_doc->graph().node_count() <= kSyncNodes) {
-    MemoryModelOptions options;
-    options.mode = core::launch_mode_of(m_doc->strategyOptions());
-    m_model = compute_memory_model(m_doc->graph(), m_doc->schedule(), &m_doc->analysis().costs, &m_doc->device(), options);
-  } else {
-    // Large models re-plan in a worker on copies (the graph is shared and immutable); a newer
-    // edit replaces the watched future, so a stale result is never shown.
-    m_result_pending = true;
-    m_note->setText(tr("Re-planning the arena..."));
-    m_note->show();
-    m_watcher.setFuture(QtConcurrent::run(
-        [graph = m_doc->graphPtr(), schedule = m_doc->schedule(), costs = m_doc->analysis().costs, device = m_doc->device(),
-         mode = core::launch_mode_of(m_doc->strategyOptions())] {
-          MemoryModelOptions options;
-          options.mode = mode;
-          return compute_memory_model(*graph, schedule, &costs, &device, options);
-        }));
+    ++m_recomputes;
+    rebuildChart();
     return;
+  }
+  const std::size_t nodes = m_doc->graph().node_count();
+  if (m_doc->studyPending()) {
+    // The worker is re-planning: keep the previous schedule's figures, marked as such.
+    m_note->setText(m_model.computed ? tr("Re-planning the arena... (figures below are for the previous schedule)")
+                                     : tr("Re-planning the arena..."));
+    m_note->show();
+    return;
+  }
+  ++m_recomputes;
+  // The document's study is the one the summary and `weft plan` report: adapt it, plan nothing here.
+  if (nodes > kMemoryViewMaxNodes) {
+    m_model = MemoryModel{};
+    m_model.note = memory_cutoff_note(nodes, kMemoryViewMaxNodes);
+  } else if (!m_doc->study()) {
+    m_model = MemoryModel{};
+    m_model.note = "The schedule cannot be planned: " + m_doc->studyError().toStdString();
+  } else {
+    m_model = memory_model_from_study(m_doc->graph(), *m_doc->study(), core::launch_mode_of(m_doc->strategyOptions()));
   }
   rebuildChart();
 }

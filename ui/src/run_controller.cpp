@@ -151,8 +151,9 @@ void RunController::onRunFinished() {
   add(tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
   // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one
   // (`weft run --backend cuda` measures CUDA Graph replays).
+  // Only the current schedule's prediction: while an edit's study runs it is the previous one's.
   const auto& predicted = m_doc->predictedRuns();
-  if (predicted.size() == 3 && predicted[0].makespan_us() > 0)
+  if (!m_doc->studyPending() && predicted.size() == 3 && predicted[0].makespan_us() > 0)
     add(tr("vs seq. graph"), tr("%1× predicted").arg(predicted[2].makespan_us() / predicted[0].makespan_us(), 0, 'f', 2));
   else
     add(tr("vs seq. graph"), tr("n/a"));

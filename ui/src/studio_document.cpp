@@ -1,21 +1,15 @@
 #include "weft/ui/studio_document.h"
 
 #include <QUndoCommand>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "weft/core/memory_planner.h"
 #include "weft/core/schedule_edit.h"
 #include "weft/core/study/memory_budget.h"
-#include "weft/core/study/reference.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"
 
 namespace weft::ui {
-
-namespace {
-// Above this size the simulator and the planner are not re-run on every edit.
-constexpr std::size_t kLivePredictionNodes = 4000;
-}  // namespace
 
 /// One schedule edit: the core edit API computed `after` from `before`; undo and redo swap them.
 class ScheduleCommand : public QUndoCommand {
@@ -30,8 +24,17 @@ class ScheduleCommand : public QUndoCommand {
   core::Schedule m_before, m_after;
 };
 
-StudioDocument::StudioDocument(QObject* parent) : QObject(parent) {}
-StudioDocument::~StudioDocument() { m_undo.clear(); }
+StudioDocument::StudioDocument(QObject* parent) : QObject(parent) {
+  connect(&m_study_watcher, &QFutureWatcher<StudyResult>::finished, this, &StudioDocument::takeStudy);
+}
+
+StudioDocument::~StudioDocument() {
+  m_undo.clear();
+  // The worker holds shared copies only; stop it early and wait so it never outlives the app.
+  // (A future whose result was taken is reset: waiting on it would never return.)
+  if (m_cancel) m_cancel->store(true);
+  if (m_job_running) m_study_watcher.waitForFinished();
+}
 
 void StudioDocument::setModel(LoadedModel model) {
   m_undo.clear();
@@ -46,7 +49,13 @@ void StudioDocument::setModel(LoadedModel model) {
   m_runs.clear();
   m_selected.assign(m_graph->node_count(), false);
   m_schedule = {};
-  m_reference_plan.reset();
+  m_reference.reset();
+  ++m_model_serial;
+  // Nothing of the previous model's study applies to this one.
+  m_study.reset();
+  m_study_error.clear();
+  m_predicted.clear();
+  m_figures = {};
   refreshCosts();
   setScheduleInternal(std::move(model.schedule));
   emit modelChanged();
@@ -109,24 +118,82 @@ bool StudioDocument::replaceSchedule(const core::Schedule& schedule, QString* re
 void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   m_schedule = std::move(schedule);
   m_schedule.locate(m_graph->node_count(), m_stream_of, m_position);
+  // What an edit changes at once, O(V + E): counts and the ideal makespan. The rest (reference,
+  // prediction, memory) keeps the previous schedule's values, marked stale, until the study of
+  // this one arrives from the worker.
+  m_figures.streams = static_cast<int>(m_schedule.stream_count());
+  m_figures.events = static_cast<int>(m_schedule.events.size());
+  m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
+  m_figures.speedup = m_figures.sequential_us > 0 && m_figures.ideal_us > 0 ? m_figures.sequential_us / m_figures.ideal_us : 1.0;
+  m_figures.stale = true;
+  requestStudy();
+  emit scheduleChanged();
+}
+
+void StudioDocument::requestStudy() {
+  ++m_generation;
+  m_study_pending = true;
+  if (m_job_running) {
+    // The running study is for an earlier schedule: ask it to stop; takeStudy drops its result
+    // and starts this one.
+    if (m_cancel) m_cancel->store(true);
+    return;
+  }
+  launchStudy();
+}
+
+void StudioDocument::launchStudy() {
+  StudyRequest r;
+  r.generation = m_generation;
+  r.model = m_model_serial;
+  r.graph = m_graph;
+  r.analysis = m_analysis;
+  r.device = m_device;
+  r.schedule = m_schedule;
+  r.mode = core::launch_mode_of(m_options);
+  r.reference = m_reference;
+  m_cancel = std::make_shared<std::atomic<bool>>(false);
+  r.cancel = m_cancel;
+  m_job_running = true;
+  m_study_watcher.setFuture(QtConcurrent::run([r = std::move(r), run = m_study_runner] { return run(r); }));
+}
+
+void StudioDocument::takeStudy() {
+  // Also reached by waitForStudy, before the watcher's queued signal: take each result once.
+  // The future, not the watcher: the watcher learns of the end only when its queued event arrives.
+  if (!m_job_running || !m_study_watcher.future().isFinished()) return;
+  m_job_running = false;
+  StudyResult result = m_study_watcher.future().takeResult();
+  if (result.model == m_model_serial && result.reference) m_reference = result.reference;
+  if (result.generation != m_generation) {
+    // Superseded by a newer edit, cost or model change: drop it, study the latest.
+    ++m_studies_dropped;
+    launchStudy();
+    return;
+  }
+  applyStudy(std::move(result));
+}
+
+void StudioDocument::waitForStudy() {
+  while (m_job_running) {
+    m_study_watcher.waitForFinished();
+    takeStudy();
+  }
+}
+
+void StudioDocument::applyStudy(StudyResult result) {
+  m_study_pending = false;
+  m_last_study_ms = result.ms;
+  ++m_studies_applied;
   m_figures = {};
   m_figures.streams = static_cast<int>(m_schedule.stream_count());
   m_figures.events = static_cast<int>(m_schedule.events.size());
   m_predicted.clear();
   m_study.reset();
-  // The same study `weft schedule`, `weft simulate` and `weft plan` make: figures agree by construction.
-  core::StudyOptions options;
-  options.mode = core::launch_mode_of(m_options);
-  options.counterfactuals = false;
-  const bool live = m_graph->node_count() <= kLivePredictionNodes;
-  options.predict = live;
-  options.memory = live;
-  if (live && !m_reference_plan) {
-    if (auto plan = core::study_plan(*m_graph, core::reference_schedule(*m_graph))) m_reference_plan = std::move(*plan);
-  }
-  options.memory_options.reference_plan = m_reference_plan ? &*m_reference_plan : nullptr;
-  if (auto study = core::study_schedule(*m_graph, m_analysis->costs, m_device, m_schedule, options)) {
-    m_study = std::move(*study);
+  m_study_error = QString::fromStdString(result.error);
+  if (result.study) {
+    // The same study `weft schedule`, `weft simulate` and `weft plan` make: figures agree by construction.
+    m_study = std::move(*result.study);
     m_figures.sequential_us = m_study->reference_ideal_us;
     m_figures.ideal_us = m_study->ideal_makespan_us;
     m_figures.speedup = m_study->ideal_speedup();
@@ -140,8 +207,10 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
       m_figures.arena_bytes = m_study->memory->arena_bytes();
       m_figures.sequential_arena_bytes = m_study->memory->reference_arena_bytes();
     }
+  } else {
+    m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
   }
-  emit scheduleChanged();
+  emit studyChanged();
 }
 
 bool StudioDocument::pushEdit(const QString& text, core::Expected<core::Schedule> result) {

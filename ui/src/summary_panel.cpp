@@ -36,6 +36,7 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   connect(doc, &StudioDocument::costsChanged, this, &SummaryPanel::updateAdvice);
   connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::refresh);
   connect(doc, &StudioDocument::scheduleChanged, this, &SummaryPanel::refresh);
+  connect(doc, &StudioDocument::studyChanged, this, &SummaryPanel::refresh);
   updateAdvice();
   refresh();
 }
@@ -78,19 +79,24 @@ void SummaryPanel::refresh() {
   if (m_doc->costsCalibrated()) add(tr("cost model"), m_doc->costsOrigin().toHtmlEscaped());
   add(tr("streams"), QString::number(f.streams));
   add(tr("events"), QString::number(f.events));
-  add(tr("sequential"), tr("%1&nbsp;µs").arg(f.sequential_us, 0, 'f', 1));
+  // Until the worker's study of this schedule arrives, the studied figures are the previous
+  // schedule's: shown greyed, with a note, never as if they were current.
+  const auto studied = [&f](const QString& v) { return f.stale ? QString("<span style='color:gray'>%1</span>").arg(v) : v; };
+  add(tr("sequential"), f.sequential_us > 0 ? studied(tr("%1&nbsp;µs").arg(f.sequential_us, 0, 'f', 1)) : tr("…"));
   add(tr("ideal makespan"), tr("%1&nbsp;µs").arg(f.ideal_us, 0, 'f', 1));
-  add(tr("speedup"), tr("%1×").arg(f.speedup, 0, 'f', 2));
+  add(tr("speedup"), f.sequential_us > 0 ? studied(tr("%1×").arg(f.speedup, 0, 'f', 2)) : tr("…"));
   if (f.predicted_us >= 0) {
-    add(tr("predicted"), tr("%1&nbsp;µs").arg(f.predicted_us, 0, 'f', 1));
+    add(tr("predicted"), studied(tr("%1&nbsp;µs").arg(f.predicted_us, 0, 'f', 1)));
     if (f.predicted_sequential_us > 0)
-      add(tr("vs one stream"), tr("%1×").arg(f.predicted_sequential_us / f.predicted_us, 0, 'f', 2));
+      add(tr("vs one stream"), studied(tr("%1×").arg(f.predicted_sequential_us / f.predicted_us, 0, 'f', 2)));
   }
   if (f.arena_bytes >= 0) {
-    add(tr("arena"), format_bytes(f.arena_bytes));
+    add(tr("arena"), studied(format_bytes(f.arena_bytes)));
     if (f.sequential_arena_bytes > 0)
-      add(tr("vs one stream"), tr("%1×").arg(static_cast<double>(f.arena_bytes) / static_cast<double>(f.sequential_arena_bytes), 0, 'f', 2));
+      add(tr("vs one stream"),
+          studied(tr("%1×").arg(static_cast<double>(f.arena_bytes) / static_cast<double>(f.sequential_arena_bytes), 0, 'f', 2)));
   }
+  if (f.stale) add(tr("<i>re-studying</i>"), tr("<i>…</i>"));
   add(tr("work"), tr("%1&nbsp;µs").arg(an.critical.work_us, 0, 'f', 1));
   add(tr("span"), tr("%1&nbsp;µs").arg(an.critical.span_us, 0, 'f', 1));
   add(tr("work / span"), QString::number(an.critical.parallelism(), 'f', 2));

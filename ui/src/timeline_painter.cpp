@@ -237,6 +237,8 @@ void TimelinePainter::paintLabels() {
           title += TimelineView::tr(" · %1× vs %2")
                        .arg(other.run.makespan_us() / makespan, 0, 'f', 2)
                        .arg(other.run.kind == core::RunKind::BaselineEager ? TimelineView::tr("eager") : TimelineView::tr("graph"));
+      // An edit's prediction runs in the worker: until it arrives this is the previous schedule's.
+      if (v.m_doc->studyPending()) title += TimelineView::tr(" · previous schedule, updating…");
     }
     p.setFont(bold);
     p.setPen(pal.color(QPalette::WindowText));

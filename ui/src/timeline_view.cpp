@@ -53,6 +53,7 @@ TimelineView::TimelineView(StudioDocument* doc, QWidget* parent) : QAbstractScro
     fit();
   });
   connect(doc, &StudioDocument::scheduleChanged, this, &TimelineView::rebuild);
+  connect(doc, &StudioDocument::studyChanged, this, &TimelineView::rebuild);
   connect(doc, &StudioDocument::runsChanged, this, &TimelineView::rebuild);
   connect(doc, &StudioDocument::selectionChanged, viewport(), qOverload<>(&QWidget::update));
   rebuild();
@@ -97,7 +98,9 @@ void TimelineView::rebuild() {
     for (const core::Timeline& r : m_doc->runs()) add(r);
     add_predicted(1);
     add_predicted(2);
-    if (m_doc->predictedRuns().empty())
+    if (m_doc->predictedRuns().empty() && m_doc->studyPending())
+      m_note = tr("Predicting…");
+    else if (m_doc->predictedRuns().empty())
       m_note = tr("No live prediction for this model (too large to simulate on every edit, or no device rates).");
   }
   m_track_top.clear();

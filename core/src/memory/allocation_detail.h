@@ -1,6 +1,6 @@
 #pragma once
-// Internals shared by the memory passes: interval sweeps, linearisation of a schedule, and the
-// order → offsets decoder every planner is built on.
+// Internals shared by the memory passes: interval sweeps, dead-from frontiers on the schedule's
+// execution order, and the order → offsets decoder every planner is built on.
 #include <chrono>
 #include <cstdint>
 #include <random>
@@ -17,18 +17,11 @@ namespace weft::core::detail {
 std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::int64_t> start,
                                                           std::span<const std::int64_t> end);
 
-/// A topological order of H's generating edges (data ∪ stream order ∪ events), without the
-/// closure. Errors: InvalidInput on misplaced nodes or a cycle (deadlock).
-Expected<std::vector<NodeId>> linearize(const Graph& graph, const Schedule& schedule);
-
-/// H's generating edges as successor lists (sorted, unique). Assumes nodes are placed once.
-std::vector<std::vector<NodeId>> happens_before_edges(const Graph& graph, const Schedule& schedule);
-
 /// The dead-from frontier of a tensor: per stream, the index of the first node that happens
 /// strictly after all its readers (its producer when it has none), or the stream's length. Those
 /// nodes and everything after them are exactly where the tensor is dead. `need` is scratch.
 /// O(S² log V).
-std::vector<std::int32_t> dead_from(const Graph& graph, const StreamClocks& clocks, const Tensor& tensor,
+std::vector<std::int32_t> dead_from(const Graph& graph, const ExecutionOrder& clocks, const Tensor& tensor,
                                     std::vector<std::int32_t>& need);
 
 enum class Fit : std::uint8_t { First, Best };

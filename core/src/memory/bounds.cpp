@@ -175,9 +175,8 @@ std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> orde
 }
 
 Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Schedule& schedule, const PlanOptions& options) {
-  WEFT_TRY_ASSIGN(auto clocks, StreamClocks::build(graph, schedule));
+  WEFT_TRY_ASSIGN(const ExecutionOrder clocks, ExecutionOrder::build(graph, schedule));
   const std::size_t v_count = graph.node_count();
-  const auto succ = detail::happens_before_edges(graph, schedule);
 
   std::vector<TensorId> tensors;
   std::vector<std::int64_t> weight;
@@ -223,7 +222,7 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
     const auto k = static_cast<std::size_t>(clocks.index(nu));
     const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
     node_edge[u] = flow.add_edge(n_in(nu), n_out(nu), inf);
-    for (NodeId v : succ[u]) {
+    for (NodeId v : clocks.successors(u)) {
       const std::size_t e = flow.add_edge(n_out(nu), n_in(v), inf);
       if (v == next) chain_edge[u] = e;
     }

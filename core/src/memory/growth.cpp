@@ -27,8 +27,8 @@ Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedul
     if (out.steps.size() != graph.node_count())
       return make_error(ErrorKind::InvalidInput, "timeline does not cover every node of the model");
   } else {
-    WEFT_TRY_ASSIGN(auto order, detail::linearize(graph, schedule));
-    out.steps = std::move(order);
+    WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
+    out.steps = order.order();
   }
   const std::size_t n = out.steps.size();
   std::vector<std::int64_t> pos(graph.node_count());

@@ -54,67 +54,7 @@ std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::i
   return conflicts;
 }
 
-std::vector<std::vector<NodeId>> happens_before_edges(const Graph& graph, const Schedule& schedule) {
-  const std::size_t n = graph.node_count();
-  std::vector<std::vector<NodeId>> succ(n);
-  for (std::size_t u = 0; u < n; ++u)
-    for (NodeId v : graph.successors(static_cast<NodeId>(u))) succ[u].push_back(v);
-  for (const auto& stream : schedule.streams)
-    for (std::size_t i = 1; i < stream.size(); ++i) succ[static_cast<std::size_t>(stream[i - 1])].push_back(stream[i]);
-  for (const Event& e : schedule.events)
-    if (e.from >= 0 && e.to >= 0 && static_cast<std::size_t>(e.from) < n && static_cast<std::size_t>(e.to) < n)
-      succ[static_cast<std::size_t>(e.from)].push_back(e.to);
-  for (auto& s : succ) {
-    std::sort(s.begin(), s.end());
-    s.erase(std::unique(s.begin(), s.end()), s.end());
-  }
-  return succ;
-}
-
-Expected<std::vector<NodeId>> linearize(const Graph& graph, const Schedule& schedule) {
-  const std::size_t n = graph.node_count();
-  std::vector<int> placed(n, 0);
-  for (const auto& stream : schedule.streams)
-    for (NodeId v : stream) {
-      if (v < 0 || static_cast<std::size_t>(v) >= n)
-        return make_error(ErrorKind::InvalidInput, "schedule names node index " + std::to_string(v) + ", which the model does not have");
-      if (placed[static_cast<std::size_t>(v)]++)
-        return make_error(ErrorKind::InvalidInput, "node '" + graph.key(v) + "' is placed twice");
-    }
-  for (std::size_t v = 0; v < n; ++v)
-    if (!placed[v]) return make_error(ErrorKind::InvalidInput, "node '" + graph.key(static_cast<NodeId>(v)) + "' is on no stream");
-  for (const Event& e : schedule.events)
-    if (e.from < 0 || e.to < 0 || static_cast<std::size_t>(e.from) >= n || static_cast<std::size_t>(e.to) >= n)
-      return make_error(ErrorKind::InvalidInput, "event refers to a node the model does not have");
-  const auto succ = happens_before_edges(graph, schedule);
-  std::vector<std::uint32_t> indeg(n, 0);
-  for (const auto& s : succ)
-    for (NodeId v : s) ++indeg[static_cast<std::size_t>(v)];
-  // Streams drive the order (the first stream's next ready node first) so that a one-stream
-  // schedule linearises to exactly its stream order.
-  std::vector<NodeId> order;
-  order.reserve(n);
-  std::vector<NodeId> ready;
-  for (std::size_t v = 0; v < n; ++v)
-    if (indeg[v] == 0) ready.push_back(static_cast<NodeId>(v));
-  std::sort(ready.begin(), ready.end(), std::greater<>());
-  while (!ready.empty()) {
-    const NodeId u = ready.back();
-    ready.pop_back();
-    order.push_back(u);
-    for (NodeId v : succ[static_cast<std::size_t>(u)])
-      if (--indeg[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
-  }
-  if (order.size() != n) {
-    for (std::size_t v = 0; v < n; ++v)
-      if (indeg[v] > 0)
-        return make_error(ErrorKind::InvalidInput, "schedule would deadlock: node '" + graph.key(static_cast<NodeId>(v)) +
-                                                       "' waits on a cycle of stream order, events and data edges");
-  }
-  return order;
-}
-
-std::vector<std::int32_t> dead_from(const Graph& graph, const StreamClocks& clocks, const Tensor& tensor,
+std::vector<std::int32_t> dead_from(const Graph& graph, const ExecutionOrder& clocks, const Tensor& tensor,
                                     std::vector<std::int32_t>& need) {
   const std::size_t streams = clocks.stream_count();
   need.assign(streams, -1);
@@ -137,53 +77,6 @@ std::vector<std::int32_t> dead_from(const Graph& graph, const StreamClocks& cloc
 }
 
 }  // namespace detail
-
-Expected<StreamClocks> StreamClocks::build(const Graph& graph, const Schedule& schedule) {
-  WEFT_TRY_ASSIGN(auto order, detail::linearize(graph, schedule));
-  const std::size_t n = graph.node_count();
-  const std::size_t streams = schedule.stream_count();
-  StreamClocks out;
-  out.m_streams = schedule.streams;
-  out.m_order = std::move(order);
-  out.m_stream.assign(n, 0);
-  out.m_index.assign(n, 0);
-  for (std::size_t s = 0; s < streams; ++s)
-    for (std::size_t i = 0; i < schedule.streams[s].size(); ++i) {
-      out.m_stream[static_cast<std::size_t>(schedule.streams[s][i])] = static_cast<std::int32_t>(s);
-      out.m_index[static_cast<std::size_t>(schedule.streams[s][i])] = static_cast<std::int32_t>(i);
-    }
-  // Forward pass over a topological order: a node's clock is the componentwise max of its
-  // generating predecessors' clocks, plus its own index on its own stream.
-  out.m_clock.assign(n * streams, -1);
-  const auto succ = detail::happens_before_edges(graph, schedule);
-  for (NodeId v : out.m_order) {
-    const auto uv = static_cast<std::size_t>(v);
-    std::int32_t* cv = out.m_clock.data() + uv * streams;
-    cv[out.m_stream[uv]] = out.m_index[uv];
-    for (NodeId w : succ[uv]) {
-      std::int32_t* cw = out.m_clock.data() + static_cast<std::size_t>(w) * streams;
-      for (std::size_t s = 0; s < streams; ++s) cw[s] = std::max(cw[s], cv[s]);
-    }
-  }
-  return out;
-}
-
-std::int32_t StreamClocks::first_reaching(std::size_t s, std::span<const std::int32_t> need) const {
-  const auto& st = m_streams[s];
-  const auto reaches = [&](NodeId x) {
-    const auto c = clock(x);
-    for (std::size_t k = 0; k < need.size(); ++k)
-      if (c[k] < need[k]) return false;
-    return true;
-  };
-  std::size_t lo = 0, hi = st.size();  // answer in [lo, hi]
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    if (reaches(st[mid])) hi = mid;
-    else lo = mid + 1;
-  }
-  return static_cast<std::int32_t>(lo);
-}
 
 namespace {
 
@@ -235,12 +128,14 @@ Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> ord
 }
 
 Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule, const PlanOptions& options) {
-  WEFT_TRY_ASSIGN(auto order, detail::linearize(graph, schedule));
-  // One stream is a total order: liveness is interval overlap, no closure needed. (A stream
-  // order against a data edge was already refused by linearize as a cycle.)
+  // The schedule's execution order: its topological order positions the tensors, its clocks
+  // give the dead-from frontiers. (A misplaced node or a cycle is refused there, in the words
+  // every schedule pass uses.)
+  WEFT_TRY_ASSIGN(const ExecutionOrder clocks, ExecutionOrder::build(graph, schedule));
+  const std::vector<NodeId>& order = clocks.order();
+  // One stream is a total order: liveness is interval overlap, no closure needed.
   if (schedule.stream_count() <= 1) return compute_linear_liveness(graph, order, options);
 
-  WEFT_TRY_ASSIGN(auto clocks, StreamClocks::build(graph, schedule));
   Liveness live = planned_blocks(graph, options);
   set_positions(graph, live, positions(graph, order));
   const std::size_t b = live.tensors.size();

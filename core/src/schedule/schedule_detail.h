@@ -44,6 +44,12 @@ HEdges h_edges(const Graph& graph, const Schedule& schedule, bool data, bool eve
 /// stream 1 waits for B on stream 2, which runs after C on stream 2, which waits for A". O(V + E).
 Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, const Placement& placement);
 
+/// The one deadlock message: a cycle of `edges` among the nodes a topological sort left
+/// (left[v] != 0), "would deadlock: A on stream 1 waits for B on stream 2, which runs after C on
+/// stream 2, which waits for A". Predecessors are tried in `edges` order (data, stream, events).
+/// O(V + E).
+Error deadlock_error(const Graph& graph, const HEdges& edges, std::span<const std::uint32_t> left, const Placement& placement);
+
 /// Per-stream vector clocks over a DAG given by `edges` in topological order `order`:
 /// clock(v)[s] is the highest position on stream s that happens-before-or-is v (-1: none).
 /// Because each stream is totally ordered, u ≤ v iff clock(v)[stream(u)] ≥ position(u).

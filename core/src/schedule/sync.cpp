@@ -2,6 +2,7 @@
 // reduction of data edges ∪ stream order), validation and the ideal makespan.
 #include "weft/core/check.h"
 #include "weft/core/sync.h"
+#include "weft/core/execution_order.h"
 
 #include <algorithm>
 #include <sstream>
@@ -91,11 +92,17 @@ Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, c
       if (--indeg[static_cast<std::size_t>(succ[k])] == 0) order.push_back(succ[k]);
   if (order.size() == n) return order;
 
+  return deadlock_error(graph, edges, indeg, placement);
+}
+
+Error deadlock_error(const Graph& graph, const HEdges& edges, std::span<const std::uint32_t> left, const Placement& placement) {
+  const std::size_t n = edges.size();
   // Every node left has a predecessor left, so walking predecessors inside the remainder must
   // repeat a node: the cycle. (Walking successors could dead-end below the cycle.)
   NodeId cur = kNoNode;
   for (std::size_t v = 0; v < n && cur == kNoNode; ++v)
-    if (indeg[v] > 0) cur = static_cast<NodeId>(v);
+    if (left[v] > 0) cur = static_cast<NodeId>(v);
+  WEFT_CHECK_MSG(cur != kNoNode, "deadlock_error: no node left");
   std::vector<int> seen(n, -1);
   std::vector<NodeId> walk;
   std::vector<EdgeKind> via;  // via[i]: kind of the edge walk[i+1] → walk[i]
@@ -103,7 +110,7 @@ Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, c
     seen[static_cast<std::size_t>(cur)] = static_cast<int>(walk.size());
     walk.push_back(cur);
     for (auto [u, kind] : edges.pred(cur))
-      if (indeg[static_cast<std::size_t>(u)] > 0) {
+      if (left[static_cast<std::size_t>(u)] > 0) {
         cur = u;
         via.push_back(kind);
         break;
@@ -118,7 +125,7 @@ Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, c
     const bool closes = i + 1 == walk.size();
     msg << (closes ? graph.key(walk[first]) : where(graph, walk[i + 1], placement));
   }
-  return make_error(ErrorKind::InvalidInput, msg.str());
+  return Error{ErrorKind::InvalidInput, msg.str()};
 }
 
 VectorClocks::VectorClocks(const HEdges& edges, const std::vector<NodeId>& order, const Placement& placement,
@@ -168,27 +175,9 @@ std::vector<Event> compute_events(const Graph& graph, const Schedule& schedule) 
 }
 
 Status validate_schedule(const Graph& graph, const Schedule& schedule) {
-  WEFT_TRY_ASSIGN(auto placement, detail::place(graph, schedule));
-  const detail::Placement& p = placement;
-  const auto n = static_cast<NodeId>(graph.node_count());
-  for (const Event& e : schedule.events)
-    if (e.from < 0 || e.from >= n || e.to < 0 || e.to >= n)
-      return make_error(ErrorKind::InvalidInput, "an event refers to node index " +
-                                                     std::to_string(e.from < 0 || e.from >= n ? e.from : e.to) +
-                                                     ", which the model does not have");
-  const detail::HEdges h = detail::h_edges(graph, schedule, /*data=*/true, /*events=*/true);
-  WEFT_TRY_ASSIGN(auto order, detail::h_order(graph, h, p));
-  // Enforcement: only stream order and events exist on the device; data edges must follow from them.
-  const detail::HEdges r = detail::h_edges(graph, schedule, /*data=*/false, /*events=*/true);
-  const detail::VectorClocks clocks(r, order, p, schedule.streams.size());
-  for (NodeId v : order)
-    for (NodeId u : graph.predecessors(v))
-      if (!clocks.reaches(u, v, p))
-        return make_error(ErrorKind::InvalidInput,
-                          "data dependency " + graph.key(u) + " -> " + graph.key(v) +
-                              " is not enforced: the schedule does not enforce '" + graph.key(u) + "' -> '" +
-                              graph.key(v) + "' by stream order or an event (" + detail::where(graph, v, p) +
-                              " does not wait for " + detail::where(graph, u, p) + "; an event is missing)");
+  // The checked execution order is the validation: placement, events, H acyclic (the one
+  // deadlock message) and every data edge enforced by stream order or an event.
+  WEFT_TRY(ExecutionOrder::validate(graph, schedule));
   return {};
 }
 

@@ -86,7 +86,7 @@ class Fitter {
       WEFT_TRY_ASSIGN(auto fit, fitting_plan(s, &over, &bound));
       if (fit) return std::optional<std::pair<Schedule, MemoryPlan>>{std::pair{std::move(s), std::move(*fit)}};
       if (step >= m_options.max_serialisations) break;
-      WEFT_TRY_ASSIGN(const StreamClocks clocks, StreamClocks::build(m_graph, s));
+      WEFT_TRY_ASSIGN(const ExecutionOrder clocks, ExecutionOrder::build(m_graph, s));
       std::vector<std::pair<TensorId, TensorId>> pairs_to_try;
       if (bound) {
         pairs_to_try = antichain_pairs(*bound);
@@ -104,7 +104,7 @@ class Fitter {
 
   /// The events that put every reader of a before b's producer (a then dies before b is born),
   /// or nullopt when that would close a cycle (b's producer reads a, or happens before a reader).
-  std::optional<std::vector<Event>> ordering(const StreamClocks& clocks, TensorId a, TensorId b) const {
+  std::optional<std::vector<Event>> ordering(const ExecutionOrder& clocks, TensorId a, TensorId b) const {
     const Tensor& ta = m_graph.tensor(a);
     const NodeId p = m_graph.tensor(b).producer;
     if (p == kNoNode || ta.producer == kNoNode) return std::nullopt;
@@ -172,7 +172,7 @@ class Fitter {
   // Longest path over the launch weights through H plus the new events: the cheap first rank.
   double longest_path(const Schedule& s) const { return ideal_makespan_us(m_graph, s, m_weights); }
 
-  std::optional<std::vector<Event>> cheapest_serialisation(const Schedule& s, const StreamClocks& clocks,
+  std::optional<std::vector<Event>> cheapest_serialisation(const Schedule& s, const ExecutionOrder& clocks,
                                                            const std::vector<std::pair<TensorId, TensorId>>& pairs) const {
     struct Candidate {
       std::vector<Event> events;
@@ -222,7 +222,7 @@ Schedule drop_implied_events(const Graph& graph, Schedule s, std::size_t minimal
   for (std::size_t i = s.events.size(); i-- > minimal;) {
     Schedule without = s;
     without.events.erase(without.events.begin() + static_cast<std::ptrdiff_t>(i));
-    auto clocks = StreamClocks::build(graph, without);
+    auto clocks = ExecutionOrder::build(graph, without);
     if (clocks && clocks->before(s.events[i].from, s.events[i].to)) s = std::move(without);
   }
   return s;

@@ -47,6 +47,23 @@ double MemoryReport::price_of_concurrency() const {
   return static_cast<double>(plan.arena_bytes) / static_cast<double>(reference_plan.arena_bytes);
 }
 
+Status add_growth_over_time(const Graph& graph, const Schedule& schedule, const Schedule& reference, MemoryReport& report,
+                            const Timeline* timeline, const Timeline* reference_timeline) {
+  // memory_growth orders the steps of a timeline by start time, so only its time series are
+  // taken; the per-step series stay those of the schedule's linearisation.
+  if (timeline) {
+    WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth(graph, schedule, report.plan, timeline));
+    report.growth.live_over_time = std::move(timed.live_over_time);
+    report.growth.high_water_over_time = std::move(timed.high_water_over_time);
+  }
+  if (reference_timeline) {
+    WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth(graph, reference, report.reference_plan, reference_timeline));
+    report.reference_growth.live_over_time = std::move(timed.live_over_time);
+    report.reference_growth.high_water_over_time = std::move(timed.high_water_over_time);
+  }
+  return {};
+}
+
 Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedule, const MemoryReportOptions& options) {
   if (options.plan.alignment <= 0)
     return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
@@ -57,7 +74,8 @@ Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedul
                                      options.verify));
   for (std::int64_t o : r.plan.offset) r.planned_tensors += o != kNotPlanned ? 1 : 0;
 
-  const Schedule reference = reference_schedule(graph);
+  std::optional<Schedule> own_reference;
+  const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
   if (options.reference_plan) {
     r.reference_plan = *options.reference_plan;
   } else {
@@ -70,18 +88,7 @@ Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedul
   if (options.growth) {
     WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, schedule, r.plan));
     WEFT_TRY_ASSIGN(r.reference_growth, memory_growth(graph, reference, r.reference_plan));
-    // Over time: memory_growth orders the steps of a timeline by start time, so only its time
-    // series are taken; the per-step series stay those of the schedule's linearisation.
-    if (options.timeline) {
-      WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth(graph, schedule, r.plan, options.timeline));
-      r.growth.live_over_time = std::move(timed.live_over_time);
-      r.growth.high_water_over_time = std::move(timed.high_water_over_time);
-    }
-    if (options.reference_timeline) {
-      WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth(graph, reference, r.reference_plan, options.reference_timeline));
-      r.reference_growth.live_over_time = std::move(timed.live_over_time);
-      r.reference_growth.high_water_over_time = std::move(timed.high_water_over_time);
-    }
+    WEFT_TRY(add_growth_over_time(graph, schedule, reference, r, options.timeline, options.reference_timeline));
   }
   return r;
 }

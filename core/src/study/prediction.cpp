@@ -2,6 +2,8 @@
 // verdict that explains it.
 #include "weft/core/study/prediction.h"
 
+#include <optional>
+
 #include "weft/core/study/reference.h"
 #include "weft/core/verdict.h"
 
@@ -46,7 +48,8 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
   sim.plan = options.plan;
   p.timeline = simulate(graph, schedule, costs, device, sim);
 
-  const Schedule reference = reference_schedule(graph);
+  std::optional<Schedule> own_reference;
+  const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
   SimOptions base;
   base.label = "sequential eager";
   base.kind = RunKind::BaselineEager;

@@ -15,7 +15,7 @@ Schedule reference_schedule(const Graph& graph) {
 PlanOptions reference_plan_options() {
   PlanOptions o;
   // A step budget ends the search, not the clock: figures must not depend on machine load.
-  o.search_steps = 50'000;
+  o.search_steps = kReferenceSearchSteps;
   o.search_ms = 60'000;
   return o;
 }

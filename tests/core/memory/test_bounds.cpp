@@ -136,7 +136,7 @@ TEST(Bounds, LargerSchedulesCertifyTheBound) {
         ASSERT_TRUE(std::binary_search(c.begin(), c.end(), blocks[j])) << "streams " << streams;
     }
     EXPECT_EQ(w, bound->bytes) << "streams " << streams;
-    auto clocks = core::StreamClocks::build(g, s);
+    auto clocks = core::ExecutionOrder::build(g, s);
     ASSERT_TRUE(clocks);
     EXPECT_GE(bound->bytes, core::linear_lower_bound(g, clocks->order()));
     auto plan = core::plan_memory(g, *live, "greedy-by-size", {}, bound->bytes);

@@ -98,12 +98,12 @@ TEST(Liveness, MatchesDefinitionOnRandomSchedules) {
 
 // Vector clocks answer happens-before exactly like the closure: every ordered pair, on random
 // DAGs × random schedules (1-6 streams, some empty, with and without events).
-TEST(Liveness, StreamClocksMatchClosure) {
+TEST(Liveness, ExecutionOrderClocksMatchClosure) {
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const core::Graph g = test::make_random_dag(60, 0.08, seed);
     const int streams = 1 + static_cast<int>(seed % 6);
     const core::Schedule s = test::random_schedule(g, streams, seed * 11, {.events_for_cross_edges = seed % 2 == 0});
-    auto clocks = core::StreamClocks::build(g, s);
+    auto clocks = core::ExecutionOrder::build(g, s);
     ASSERT_TRUE(clocks) << clocks.error().message;
     auto hb = core::HappensBefore::build(g, s);
     ASSERT_TRUE(hb);
@@ -117,10 +117,10 @@ TEST(Liveness, StreamClocksMatchClosure) {
 }
 
 // Events order what data edges do not: a node after an event sees everything before its source.
-TEST(Liveness, StreamClocksFollowEvents) {
+TEST(Liveness, ExecutionOrderClocksFollowEvents) {
   const core::Graph g = test::make_two_branches(3);  // n0 n1 n2 | n3 n4 n5, no edges across
   const core::Schedule s{{{0, 1, 2}, {3, 4, 5}}, {{1, 4}}, "hand", ""};
-  auto clocks = core::StreamClocks::build(g, s);
+  auto clocks = core::ExecutionOrder::build(g, s);
   ASSERT_TRUE(clocks);
   EXPECT_TRUE(clocks->before(0, 4));
   EXPECT_TRUE(clocks->before(1, 5));
@@ -129,7 +129,7 @@ TEST(Liveness, StreamClocksFollowEvents) {
   EXPECT_FALSE(clocks->before(4, 4));
   // A schedule that deadlocks is refused, as by compute_liveness.
   const core::Schedule bad{{{0, 1, 2}, {3, 4, 5}}, {{1, 3}, {4, 0}}, "hand", ""};
-  EXPECT_FALSE(core::StreamClocks::build(g, bad));
+  EXPECT_FALSE(core::ExecutionOrder::build(g, bad));
 }
 
 // A medium graph with short lifetimes (the shape of real models): conflicts still equal the

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/core/execution_order.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_plan.h"
 #include "weft/core/schedule.h"
@@ -79,43 +80,6 @@ Status check_placement(const AllocationProblem& problem, const Placement& placem
 std::int64_t interval_lower_bound(const AllocationProblem& problem);
 
 // ---------------------------------------------------------------------------------------------
-// Happens-before by vector clocks.
-
-/// The happens-before order H of a schedule (data edges ∪ stream order ∪ events) by vector
-/// clocks over its streams: clock(v)[s] is the highest index on stream s of a node that happens
-/// before v or is v (-1: none). Then a happens strictly before b iff a != b and
-/// clock(b)[stream_of(a)] >= index(a). Built in one pass over a topological order, O((V + E)·S)
-/// time and V·S·4 bytes (S streams), O(1) queries; the same answers as HappensBefore::before,
-/// without its V² closure.
-class StreamClocks {
- public:
-  /// Errors: InvalidInput when the schedule misplaces nodes or deadlocks (as compute_liveness).
-  static Expected<StreamClocks> build(const Graph& graph, const Schedule& schedule);
-
-  bool before(NodeId a, NodeId b) const {
-    return a != b && clock(b)[static_cast<std::size_t>(stream_of(a))] >= index(a);
-  }
-  std::size_t stream_count() const { return m_streams.size(); }
-  std::int32_t stream_of(NodeId v) const { return m_stream[static_cast<std::size_t>(v)]; }
-  std::int32_t index(NodeId v) const { return m_index[static_cast<std::size_t>(v)]; }
-  std::span<const std::int32_t> clock(NodeId v) const {
-    return {m_clock.data() + static_cast<std::size_t>(v) * m_streams.size(), m_streams.size()};
-  }
-  const std::vector<NodeId>& stream(std::size_t s) const { return m_streams[s]; }
-  /// A topological order of H (the one compute_liveness positions tensors by).
-  const std::vector<NodeId>& order() const { return m_order; }
-  /// The first index i on stream s whose node x has clock(x) >= need componentwise (need[k] < 0:
-  /// no constraint), or the stream's length. Clocks grow along a stream, so this is a binary
-  /// search: O(S log V).
-  std::int32_t first_reaching(std::size_t s, std::span<const std::int32_t> need) const;
-
- private:
-  std::vector<std::vector<NodeId>> m_streams;
-  std::vector<std::int32_t> m_stream, m_index, m_clock;
-  std::vector<NodeId> m_order;
-};
-
-// ---------------------------------------------------------------------------------------------
 // Liveness under a schedule.
 
 /// The planned tensors of a graph under a schedule as an allocation problem: block i is tensor
@@ -128,7 +92,7 @@ struct Liveness {
 };
 
 /// Builds the liveness of `schedule`. One stream: interval overlap by a sweep, O(T log T + C).
-/// Several streams (S): vector clocks (StreamClocks); each tensor's dead-from frontier (per
+/// Several streams (S): vector clocks (the schedule's ExecutionOrder); each tensor's dead-from frontier (per
 /// stream, the first node after all its readers) by binary search, and its conflicts as one index
 /// range per stream: O((V + E)·S + T·S log V + C log C), no V² closure and no pair tests.
 /// Errors: InvalidInput when the schedule deadlocks or misplaces nodes.
@@ -179,7 +143,7 @@ struct ConcurrentBound {
 /// The concurrent lower bound, exactly: the maximum-weight antichain of the dead-before order,
 /// as Σ size − max flow in the split network (weighted Dilworth / min flow). The network follows
 /// H's generating edges (data, stream order, events); each tensor enters it at its dead-from
-/// frontier (at most one node per stream, from StreamClocks), so it is O(V + E + T·S) in size
+/// frontier (at most one node per stream, from the ExecutionOrder), so it is O(V + E + T·S) in size
 /// and needs no closure. An initial flow along the stream chains (O(V + T·S)) leaves Dinic's max
 /// flow little to do (100k nodes on 4 streams: ~0.3 s). One stream: the busiest step, exactly,
 /// O(V + E + T). Past 250k planned tensors on several streams: the busiest step of a

@@ -1,7 +1,8 @@
 #pragma once
 // The memory view's model (no Qt): the arena plan of the current schedule and of the sequential
 // schedule, their growth over steps and over predicted time, the bounds and one block per tensor
-// for the offset map. Recomputed by the view after every schedule edit.
+// for the offset map. Adapted from the document's study (core::ScheduleStudy) after every edit;
+// the view computes no memory report of its own.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,13 +12,16 @@
 #include "weft/core/memory_planner.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/core/schedule.h"
 #include "weft/core/timeline.h"
+#include "weft/ui/study_job.h"
 
 namespace weft::ui {
 
-/// Above this many nodes the view does not re-plan on every edit (it says so instead).
-inline constexpr std::size_t kMemoryViewMaxNodes = 4000;
+/// Above this many nodes the view does not re-plan on every edit (it says so instead): the
+/// document's live-study size.
+inline constexpr std::size_t kMemoryViewMaxNodes = kLiveStudyNodes;
 
 /// One planned tensor as drawn in the offset map: bytes [offset, offset + size) from its
 /// producer's step through its last reader's step (and the same over predicted time).
@@ -71,12 +75,20 @@ struct MemoryModelOptions {
   core::LaunchMode mode = core::LaunchMode::Eager;  ///< launch mode of the timelines over time
 };
 
-/// Adapts core::memory_report() for the view: the arena plan of `schedule` and of the reference
-/// schedule, their growth, the bounds and one block per planned tensor. With `costs` and
-/// `device` rates, also over predicted time (core::predict in options.mode).
-/// O(memory_report + predict).
+/// Adapts a study for the view: its memory report (made with growth) and, when it has one, its
+/// prediction (the time axis). A study without a memory report gives computed = false and a
+/// note. O(T + E) (no planning).
+MemoryModel memory_model_from_study(const core::Graph& graph, const core::ScheduleStudy& study,
+                                    core::LaunchMode mode = core::LaunchMode::Eager);
+
+/// Studies `schedule` as the studio does after an edit (the memory report with growth and, with
+/// `costs` and `device` rates, the prediction in options.mode) and adapts it. Tests and tools;
+/// the view adapts the document's study instead. O(core::study_schedule).
 MemoryModel compute_memory_model(const core::Graph& graph, const core::Schedule& schedule,
                                  const core::CostTable* costs = nullptr, const core::DeviceSpec* device = nullptr,
                                  const MemoryModelOptions& options = {});
+
+/// The note shown instead of the view above the live size.
+std::string memory_cutoff_note(std::size_t nodes, std::size_t max_nodes);
 
 }  // namespace weft::ui

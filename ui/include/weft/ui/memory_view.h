@@ -1,8 +1,8 @@
 #pragma once
 // The memory view: arena growth chart (Qt Charts) of the current and the sequential schedule with
 // the lower bounds, an offset map (one rectangle per tensor) and the figures that price the
-// current concurrency in memory. Recomputed after every schedule edit, up to a size cutoff.
-#include <QFutureWatcher>
+// current concurrency in memory. Adapted from the document's study after every edit (the study
+// runs in the document's worker), up to the live-study size.
 #include <QWidget>
 
 #include "weft/ui/memory_model.h"
@@ -69,19 +69,18 @@ class MemoryView : public QWidget {
   explicit MemoryView(StudioDocument* doc, QWidget* parent = nullptr);
   ~MemoryView() override;
 
-  /// Models up to this many nodes are planned on the GUI thread; larger ones in a worker.
-  static constexpr std::size_t kSyncNodes = 1000;
-  /// The model of the current schedule (recomputed first when an edit made it stale; waits for a
-  /// re-plan running in the worker).
+  /// The model of the current schedule (waits for the document's study when an edit made it
+  /// stale, then adapts it).
   const MemoryModel& model();
-  /// True while a re-plan runs in the worker.
-  bool isReplanning() const { return m_watcher.isRunning(); }
+  /// True while the document re-studies the schedule in its worker (the view shows the previous
+  /// schedule's figures, marked as such).
+  bool isReplanning() const;
   /// x axis: predicted time (µs) when true and the device has rates, else steps.
   void setOverTime(bool over_time);
   bool overTime() const { return m_over_time; }
   /// Figures shown above the chart: arena, bounds, price of concurrency, no-reuse total.
   QString figuresText() const;
-  /// How many times the model has been recomputed (tests: edits trigger it).
+  /// How many times the model has been adapted from a study (tests: edits trigger it).
   int recomputeCount() const { return m_recomputes; }
 
   QChartView* chartView() const { return m_chart_view; }
@@ -97,7 +96,6 @@ class MemoryView : public QWidget {
  private:
   void scheduleStale();
   void recompute();
-  void takeResult();
   void rebuildChart();
   void applyPalette();
 
@@ -106,8 +104,6 @@ class MemoryView : public QWidget {
   bool m_stale = true;
   bool m_over_time = false;
   int m_recomputes = 0;
-  QFutureWatcher<MemoryModel> m_watcher;
-  bool m_result_pending = false;  ///< the watcher's future has a result not yet taken
   QLabel* m_figures = nullptr;
   QLabel* m_note = nullptr;
   QComboBox* m_axis = nullptr;

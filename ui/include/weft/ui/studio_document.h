@@ -1,9 +1,12 @@
 #pragma once
 // The studio's document: one model (immutable Graph), its analysis, the current schedule, the
 // undo stack of schedule edits and the node selection shared by every view.
+#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -14,6 +17,7 @@
 #include "weft/core/strategies.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/timeline.h"
+#include "weft/ui/study_job.h"
 #include <optional>
 
 namespace weft::ui {
@@ -30,12 +34,15 @@ struct LoadedModel {
 };
 
 /// Figures of the current schedule, read from its core::ScheduleStudy (the CLI's figures).
+/// streams, events and ideal_us follow every edit at once; the others come from the study that
+/// runs in a worker after it: until it arrives they are the previous schedule's and `stale` is set.
 struct ScheduleFigures {
   int streams = 0;
   int events = 0;
-  double sequential_us = 0;  ///< ideal makespan of the reference schedule: the total work
+  double sequential_us = 0;  ///< ideal makespan of the reference schedule: the total work (0: not yet studied)
   double ideal_us = 0;       ///< ideal makespan of the current schedule
   double speedup = 1;        ///< sequential / ideal
+  bool stale = false;        ///< the fields below (and sequential_us) describe an earlier schedule
   // Predicted by the simulator and the memory planner; < 0 when not computed (no device
   // rates, or a model too large to re-plan on every edit).
   double predicted_us = -1;             ///< simulated makespan of the current schedule
@@ -101,13 +108,36 @@ class StudioDocument : public QObject {
   void addRun(core::Timeline run);
   void clearRuns();
 
-  /// Simulated timelines under the current cost model, refreshed before scheduleChanged: [0]
-  /// the current schedule (kind Predicted), [1] the reference schedule with a launch per node
-  /// (BaselineEager), [2] the same as one CUDA Graph (BaselineGraph). Empty above the
-  /// live-prediction size or without device rates.
+  /// Simulated timelines under the current cost model, from the latest study (see
+  /// studyPending): [0] the current schedule (kind Predicted), [1] the reference schedule with a
+  /// launch per node (BaselineEager), [2] the same as one CUDA Graph (BaselineGraph). Empty above
+  /// kLiveStudyNodes or without device rates.
   const std::vector<core::Timeline>& predictedRuns() const { return m_predicted; }
-  /// The current schedule's study (figures, prediction, memory report), when computed.
+  /// The latest study (figures, prediction, memory report with growth), when one has arrived.
+  /// While studyPending() it is the previous schedule's.
   const std::optional<core::ScheduleStudy>& study() const { return m_study; }
+  /// Why the latest study failed (empty when it did not).
+  const QString& studyError() const { return m_study_error; }
+
+  // Re-study off the GUI thread: every edit, model and cost change starts core::study_schedule
+  // in a worker (run_study); the latest request wins. An edit while a study runs asks that one to
+  // stop and runs the newest request once it returns, so results never arrive out of order and at
+  // most one study runs per document.
+  /// True from an edit until its study is applied (studyChanged).
+  bool studyPending() const { return m_study_pending; }
+  /// Blocks until the current schedule's study is applied (tests, exports that must match the
+  /// schedule); returns at once when none is pending. Emits studyChanged as usual.
+  void waitForStudy();
+  /// Wall time of the last applied study in its worker, ms.
+  double lastStudyMs() const { return m_last_study_ms; }
+  /// Studies applied since construction, and studies whose result was dropped because a newer
+  /// request superseded them (tests: the latest result wins).
+  int studiesApplied() const { return m_studies_applied; }
+  int studiesDropped() const { return m_studies_dropped; }
+  /// What a study job runs in the worker: run_study unless replaced. Tests wrap it (to hold a
+  /// job until they release it); a job already started keeps the runner it started with.
+  using StudyRunner = std::function<StudyResult(const StudyRequest&)>;
+  void setStudyRunner(StudyRunner runner) { m_study_runner = runner ? std::move(runner) : StudyRunner(run_study); }
 
   /// Replaces the node costs (e.g. calibrate_costs() from a measured run): analysis, critical
   /// path, node times, figures and predictions are recomputed from them; emits costsChanged,
@@ -129,6 +159,8 @@ class StudioDocument : public QObject {
   void editRefused(const QString& reason);
   void runsChanged();
   void costsChanged();
+  /// A study arrived: figures(), predictedRuns() and study() describe the current schedule.
+  void studyChanged();
 
  private:
   friend class ScheduleCommand;
@@ -136,6 +168,11 @@ class StudioDocument : public QObject {
   /// Node times and critical flags from m_analysis.
   void refreshCosts();
   bool pushEdit(const QString& text, core::Expected<core::Schedule> result);
+  /// Asks for the current schedule's study (supersedes a running one).
+  void requestStudy();
+  void launchStudy();
+  void takeStudy();
+  void applyStudy(StudyResult result);
 
   std::shared_ptr<const core::Graph> m_graph;
   std::shared_ptr<const core::AnalysisReport> m_analysis;
@@ -148,7 +185,18 @@ class StudioDocument : public QObject {
   std::vector<core::Timeline> m_runs;
   std::vector<core::Timeline> m_predicted;
   std::optional<core::ScheduleStudy> m_study;
-  std::optional<core::MemoryPlan> m_reference_plan;  ///< depends on the graph only: planned once per model
+  QString m_study_error;
+  std::shared_ptr<const StudyReference> m_reference;  ///< depends on the graph only: built once per model
+  QFutureWatcher<StudyResult> m_study_watcher;
+  std::uint64_t m_generation = 0;  ///< bumped by every request
+  std::uint64_t m_model_serial = 0;  ///< bumped by every model
+  bool m_job_running = false;      ///< m_study_watcher's future has a result not yet taken
+  bool m_study_pending = false;
+  std::shared_ptr<std::atomic<bool>> m_cancel;  ///< the running job's stop flag
+  double m_last_study_ms = 0;
+  int m_studies_applied = 0;
+  int m_studies_dropped = 0;
+  StudyRunner m_study_runner = run_study;
   /// The analysis the model was loaded with while calibrated costs are in use, else null.
   std::shared_ptr<const core::AnalysisReport> m_original_analysis;
   QString m_costs_origin;

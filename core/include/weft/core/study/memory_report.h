@@ -28,6 +28,8 @@ struct MemoryReportOptions {
   /// The reference schedule's plan from an earlier report with the same options (it depends only
   /// on the graph): reused instead of planned again, e.g. by the studio after every edit.
   const MemoryPlan* reference_plan = nullptr;
+  /// reference_schedule(graph), when the caller already has it (else it is built here).
+  const Schedule* reference = nullptr;
 };
 
 /// One planner's arena for the schedule.
@@ -63,6 +65,12 @@ struct MemoryReport {
 Expected<MemoryPlan> study_plan(const Graph& graph, const Schedule& schedule, std::string_view planner = kReferencePlanner,
                                 const PlanOptions& options = reference_plan_options(), std::int64_t lower_bound = -1,
                                 std::vector<PlannerArena>* arenas = nullptr, bool verify = false);
+
+/// Adds growth over time to a report made with `growth`: live and high-water bytes along the
+/// schedule's run and the reference's (either may be null: that series stays empty). Studies
+/// call it once the prediction they plan for exists. O(V + E + T log T) per run.
+Status add_growth_over_time(const Graph& graph, const Schedule& schedule, const Schedule& reference, MemoryReport& report,
+                            const Timeline* timeline, const Timeline* reference_timeline);
 
 /// Plans `schedule` and the reference schedule, computes the bounds and (optionally) growth.
 /// Errors: InvalidInput for an unknown planner, a bad alignment or an invalid schedule; Internal

@@ -21,6 +21,8 @@ struct PredictOptions {
   /// Simulate the three counterfactuals the verdict needs (events free, no bandwidth sharing, no
   /// SM sharing). Off: 3 simulations instead of 6, and the verdict judges without them.
   bool counterfactuals = true;
+  /// reference_schedule(graph), when the caller already has it (else it is built here).
+  const Schedule* reference = nullptr;
 };
 
 /// A schedule's prediction beside the sequential baselines of the same graph and cost model.

@@ -3,6 +3,7 @@
 // "sequential": one stream in the memory-aware order) and the default memory planning (every
 // planner, the smallest arena wins, with a deterministic search budget). `weft` and the studio
 // both take their baselines, speedups and prices of concurrency from here.
+#include <cstdint>
 #include <string_view>
 
 #include "weft/core/graph.h"
@@ -25,5 +26,13 @@ inline constexpr std::string_view kReferencePlanner = "";
 /// budget in steps (deterministic: the same figures in every process and on every machine). The
 /// wall-clock cap is only a guard far above what the budget takes on the bundled models.
 PlanOptions reference_plan_options();
+
+/// The `best` planner's search budget in every study (`weft plan`, `weft schedule`, `weft
+/// simulate`, `weft run` and the studio after each edit): 20,000 steps. A step costs about the
+/// same at any size (a decoded order counts (blocks + conflicts) / 64 steps), so the search takes
+/// ~25 ms of CPU on a 5000-node, 4-stream schedule and the studio's whole per-edit study stays
+/// near 50 ms there (bench_studio). Every bundled model gets the same arenas as with 50,000
+/// steps; `weft plan --search-steps N` searches longer.
+inline constexpr std::int64_t kReferenceSearchSteps = 20'000;
 
 }  // namespace weft::core

@@ -4,6 +4,7 @@
 // reference, the events' host cost, the prediction under a launch mode with both baselines, and
 // the memory report.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,14 @@ struct StudyOptions {
   bool predict = true;                  ///< simulate (needs device rates; skipped without them)
   bool counterfactuals = true;          ///< the verdict's three extra simulations
   bool memory = true;                   ///< plan memory (memory_report)
+  /// Options of the memory report. With `growth` and a prediction, the growth over time follows
+  /// the predicted runs (the schedule's, and the reference's in `mode`) unless timelines are given.
   MemoryReportOptions memory_options;
+  /// reference_schedule(graph), when the caller already has it (a studio keeps one per model).
+  const Schedule* reference = nullptr;
+  /// Asked between stages (memory report, prediction, growth); true stops the study early with
+  /// ScheduleStudy::cancelled set (a newer edit superseded it). Optional.
+  std::function<bool()> cancelled;
 };
 
 struct ScheduleStudy {
@@ -33,6 +41,7 @@ struct ScheduleStudy {
   std::size_t cross_stream_edges = 0;  ///< data edges whose ends sit on different streams
   std::optional<Prediction> prediction;
   std::optional<MemoryReport> memory;
+  bool cancelled = false;  ///< options.cancelled stopped it: prediction and memory may be missing
   double ideal_speedup() const { return ideal_makespan_us > 0 ? reference_ideal_us / ideal_makespan_us : 1.0; }
 };
 

@@ -1,0 +1,115 @@
+// The checked execution order every pass reads: its order is topological (a one-stream schedule's
+// is the stream), its successors are data ∪ stream order ∪ events, validation refuses an
+// unenforced data edge, and a deadlock reads the same in every pass that meets it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "schedule_test_util.h"
+#include "test_graphs.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/execution_order.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/simulator.h"
+#include "weft/core/sync.h"
+
+using namespace weft;
+using core::ExecutionOrder;
+using core::NodeId;
+using core::Schedule;
+
+// On random DAGs × random schedules the order is topological for H, every node once, and the
+// successors are exactly the sorted, distinct generating edges.
+TEST(ExecutionOrder, OrderIsTopologicalAndSuccessorsAreTheGeneratingEdges) {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const core::Graph g = test::make_random_dag(50, 0.1, seed);
+    const Schedule s = test::random_schedule(g, 1 + static_cast<int>(seed % 5), seed * 7, {.events_for_cross_edges = true});
+    auto o = ExecutionOrder::validate(g, s);
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_TRUE(o->enforced());
+    const std::size_t n = g.node_count();
+    ASSERT_EQ(o->order().size(), n);
+    std::vector<std::size_t> pos(n, n);
+    for (std::size_t i = 0; i < n; ++i) pos[static_cast<std::size_t>(o->order()[i])] = i;
+    for (std::size_t u = 0; u < n; ++u) {
+      std::vector<NodeId> expected(g.successors(static_cast<NodeId>(u)).begin(), g.successors(static_cast<NodeId>(u)).end());
+      if (const NodeId next = o->next_on_stream(static_cast<NodeId>(u)); next != core::kNoNode) expected.push_back(next);
+      for (const core::Event& e : s.events)
+        if (e.from == static_cast<NodeId>(u)) expected.push_back(e.to);
+      std::sort(expected.begin(), expected.end());
+      expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+      const auto succ = o->successors(static_cast<NodeId>(u));
+      EXPECT_EQ(std::vector<NodeId>(succ.begin(), succ.end()), expected) << "seed " << seed << " node " << u;
+      for (NodeId v : succ) EXPECT_LT(pos[u], pos[static_cast<std::size_t>(v)]) << "seed " << seed;
+    }
+  }
+  // One stream: the order is the stream itself.
+  const core::Graph g = test::make_two_branches(3);
+  const Schedule one{{{3, 0, 4, 1, 5, 2}}, {}, "hand", ""};
+  auto o = ExecutionOrder::validate(g, one);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->order(), one.streams[0]);
+}
+
+// A data edge across streams without an event: build() accepts it (the memory passes plan such
+// schedules) but says it is not enforced; validate() names the edge and both ends' streams.
+TEST(ExecutionOrder, ValidateNamesAnUnenforcedEdge) {
+  const core::Graph g = test::make_chain(3);  // n0 -> n1 -> n2
+  const Schedule s{{{0, 2}, {1}}, {{0, 1}}, "hand", ""};
+  auto built = ExecutionOrder::build(g, s);
+  ASSERT_TRUE(built) << built.error().message;
+  EXPECT_FALSE(built->enforced());
+  EXPECT_TRUE(built->before(1, 2));  // H has the data edge even without its event
+  auto checked = ExecutionOrder::validate(g, s);
+  ASSERT_FALSE(checked);
+  EXPECT_NE(checked.error().message.find("data dependency n1 -> n2 is not enforced"), std::string::npos)
+      << checked.error().message;
+  EXPECT_NE(checked.error().message.find("n2 on stream 0 does not wait for n1 on stream 1"), std::string::npos)
+      << checked.error().message;
+  EXPECT_EQ(core::validate_schedule(g, s).error().message, checked.error().message);
+}
+
+// One deadlock message: the order, validation, liveness, the memory bound, the simulator's issue
+// order and the closure all name the same cycle with its streams.
+TEST(ExecutionOrder, OneDeadlockMessageEverywhere) {
+  const core::Graph g = test::make_dag(5, {{1, 2}, {3, 4}});
+  const Schedule s{{{2, 3}, {4, 1, 0}}, {{1, 2}, {3, 4}}, "hand", ""};
+  const std::string expected =
+      "would deadlock: n1 on stream 1 runs after n4 on stream 1, which waits for n3 on stream 0, which runs after "
+      "n2 on stream 0, which waits for n1";
+  auto o = ExecutionOrder::build(g, s);
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().message, expected);
+  EXPECT_EQ(core::validate_schedule(g, s).error().message, expected);
+  EXPECT_EQ(core::compute_liveness(g, s).error().message, expected);
+  EXPECT_EQ(core::concurrent_lower_bound(g, s).error().message, expected);
+  EXPECT_EQ(core::HappensBefore::build(g, s).error().message, expected);
+  const core::CostTable costs = core::estimate_costs(g, core::DeviceSpec{});
+  EXPECT_EQ(core::issue_order(g, s, costs).error().message, expected);
+}
+
+// The clocks answer "first node of a stream after a set of nodes" like a scan along the stream.
+TEST(ExecutionOrder, FirstReachingMatchesAScan) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const core::Graph g = test::make_random_dag(40, 0.12, seed);
+    const Schedule s = test::random_schedule(g, 3, seed, {.events_for_cross_edges = true});
+    auto o = ExecutionOrder::build(g, s);
+    ASSERT_TRUE(o);
+    for (std::size_t v = 0; v < g.node_count(); ++v) {
+      const auto need = o->clock(static_cast<NodeId>(v));
+      for (std::size_t st = 0; st < o->stream_count(); ++st) {
+        std::int32_t scan = static_cast<std::int32_t>(o->stream(st).size());
+        for (std::size_t i = 0; i < o->stream(st).size(); ++i) {
+          const auto c = o->clock(o->stream(st)[i]);
+          bool all = true;
+          for (std::size_t k = 0; k < need.size(); ++k) all = all && c[k] >= need[k];
+          if (all) {
+            scan = static_cast<std::int32_t>(i);
+            break;
+          }
+        }
+        EXPECT_EQ(o->first_reaching(st, need), scan) << "seed " << seed;
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+#pragma once
+// The studio's study of one schedule, run in a worker after every edit, model load or cost
+// change (no Qt): core::study_schedule with the studio's options, plus the per-model reference
+// the document keeps between edits. The document starts it (QtConcurrent) and keeps only the
+// latest edit's result.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "weft/core/analysis.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/graph.h"
+#include "weft/core/memory_plan.h"
+#include "weft/core/schedule.h"
+#include "weft/core/study/schedule_study.h"
+
+namespace weft::ui {
+
+/// Up to this many nodes every edit is re-predicted and re-planned (in a worker); above, the
+/// figures are the ideal makespans only (`weft simulate` and `weft plan` give the rest).
+inline constexpr std::size_t kLiveStudyNodes = 5000;
+
+/// What the studies of one model share: the reference schedule (core::reference_schedule) and,
+/// for live-sized models, its plan under the studies' planning. Built by the first study of a
+/// model, then reused by every later one.
+struct StudyReference {
+  core::Schedule schedule;
+  std::optional<core::MemoryPlan> plan;
+};
+
+struct StudyRequest {
+  std::uint64_t generation = 0;  ///< the document's edit counter when asked (echoed in the result)
+  std::uint64_t model = 0;       ///< the document's model counter (a reference belongs to one model)
+  std::shared_ptr<const core::Graph> graph;
+  std::shared_ptr<const core::AnalysisReport> analysis;  ///< its costs are studied
+  core::DeviceSpec device;
+  core::Schedule schedule;
+  core::LaunchMode mode = core::LaunchMode::Eager;
+  std::shared_ptr<const StudyReference> reference;  ///< null: built by this job
+  /// Set by the document when a newer edit supersedes this request: the study stops at its next
+  /// stage. Optional.
+  std::shared_ptr<const std::atomic<bool>> cancel;
+};
+
+struct StudyResult {
+  std::uint64_t generation = 0;
+  std::uint64_t model = 0;
+  std::shared_ptr<const StudyReference> reference;  ///< the request's, or the one built here
+  std::optional<core::ScheduleStudy> study;         ///< absent on error; `cancelled` when stopped
+  std::string error;                                ///< why there is no study
+  double ms = 0;                                    ///< wall time in the worker
+};
+
+/// The studio's study options for a graph of `nodes`: prediction in `mode` without the
+/// counterfactuals, the memory report with growth (the memory view's series), both only up to
+/// kLiveStudyNodes; the planning is the studies' default (core::reference_plan_options), so
+/// every figure equals the CLI's.
+core::StudyOptions studio_study_options(std::size_t nodes, core::LaunchMode mode);
+
+/// Runs one request: the reference (and its plan) first when the request has none, then
+/// core::study_schedule. Cost: study_schedule's, plus memory_aware_order and one plan the first
+/// time for a model.
+StudyResult run_study(const StudyRequest& request);
+
+}  // namespace weft::ui
