@@ -2,6 +2,7 @@
 // comparisons and logic, Where, Cast, Identity, Dropout (inference).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -10,6 +11,18 @@
 
 namespace weft::core::detail {
 namespace {
+
+/// a op b with ONNX's integer semantics: two's-complement wrap-around (computed in 64-bit unsigned,
+/// where overflow is defined, and converted back, which C++20 defines as modular). Floats as they are.
+template <class T, class Op>
+T wrapping(T a, T b, Op op) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<T>(op(static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b)));
+  } else {
+    return op(a, b);
+  }
+}
+
 
 /// Calls f(T{}) for every plain element type Cast converts between.
 template <class F>
@@ -560,13 +573,13 @@ void register_elementwise_kernels(KernelRegistry& r) {
   r.add("Mod", mod_kernel);
   r.add("Pow", pow_kernel);
 
-  r.add("Add", binary_arith([](auto a, auto b) { return a + b; }));
-  r.add("Sub", binary_arith([](auto a, auto b) { return a - b; }));
-  r.add("Mul", binary_arith([](auto a, auto b) { return a * b; }));
+  r.add("Add", binary_arith([](auto a, auto b) { return wrapping(a, b, std::plus<>{}); }));
+  r.add("Sub", binary_arith([](auto a, auto b) { return wrapping(a, b, std::minus<>{}); }));
+  r.add("Mul", binary_arith([](auto a, auto b) { return wrapping(a, b, std::multiplies<>{}); }));
   r.add("Div", binary_arith([](auto a, auto b) { return int_div(a, b); }));
   r.add("Max", variadic([](auto a, auto b) { return std::isnan(static_cast<double>(b)) ? b : std::max(a, b); }, false));
   r.add("Min", variadic([](auto a, auto b) { return std::isnan(static_cast<double>(b)) ? b : std::min(a, b); }, false));
-  r.add("Sum", variadic([](auto a, auto b) { return a + b; }, false));
+  r.add("Sum", variadic([](auto a, auto b) { return wrapping(a, b, std::plus<>{}); }, false));
   r.add("Mean", variadic([](auto a, auto b) { return a + b; }, true));
 
   r.add("Equal", compare([](auto a, auto b) { return a == b; }));
