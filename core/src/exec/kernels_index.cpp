@@ -51,13 +51,20 @@ void scatter_one(const View& out, std::int64_t o, const View& upd, std::int64_t 
   store_double(out, o, v);
 }
 
+/// The scatter kernels' `reduction` attribute; unsupported for an unknown name, or a reduction
+/// on a non-numeric tensor.
+Status read_reduction(KernelContext& ctx, const View& data, Reduction& red) {
+  if (!parse_reduction(ctx.node().attr_string("reduction", "none"), red)) return unsupported(ctx, "reduction");
+  if (red != Reduction::None && !is_numeric(data.dtype)) return unsupported(ctx, "reduction on a non-numeric dtype");
+  return {};
+}
+
 Status scatter_nd_kernel(KernelContext& ctx) {
   const View& data = ctx.in(0);
   const View& idx = ctx.in(1);
   const View& upd = ctx.in(2);
   Reduction red;
-  if (!parse_reduction(ctx.node().attr_string("reduction", "none"), red)) return unsupported(ctx, "reduction");
-  if (red != Reduction::None && !is_numeric(data.dtype)) return unsupported(ctx, "reduction on a non-numeric dtype");
+  if (Status st = read_reduction(ctx, data, red); !st) return st;
   std::vector<std::int64_t> indices;
   if (!read_ints(idx, indices) || idx.shape.empty()) return kernel_error(ctx, "indices must be int64 of rank >= 1");
   const auto k = static_cast<std::size_t>(idx.shape.back());
@@ -85,8 +92,7 @@ Status scatter_elements_kernel(KernelContext& ctx) {
   const View& idx = ctx.in(1);
   const View& upd = ctx.in(2);
   Reduction red;
-  if (!parse_reduction(ctx.node().attr_string("reduction", "none"), red)) return unsupported(ctx, "reduction");
-  if (red != Reduction::None && !is_numeric(data.dtype)) return unsupported(ctx, "reduction on a non-numeric dtype");
+  if (Status st = read_reduction(ctx, data, red); !st) return st;
   std::int64_t axis = ctx.node().attr_int("axis", 0);
   const auto rank = static_cast<std::int64_t>(data.shape.size());
   if (!normalize_axis(axis, rank)) return kernel_error(ctx, "axis out of range");
