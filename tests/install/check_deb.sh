@@ -21,7 +21,9 @@ for lib in libonnx libprotobuf libopenblas libc6 libstdc++6; do
   grep -q "$lib" <<< "$depends" || fail "Depends lacks $lib"
 done
 
-summary=$(dpkg-deb -f "$deb" Description | head -1)
+# No `| head` under pipefail: an early-closing reader gives dpkg-deb SIGPIPE and the script exits.
+description=$(dpkg-deb -f "$deb" Description)
+summary=${description%%$'\n'*}
 [ "$summary" = "parallel schedules of neural-network graphs" ] || fail "package summary: '$summary'"
 
 root=$scratch/root
@@ -56,7 +58,8 @@ fi
 
 # The unpacked programs, with nothing pointing back at the build or source tree.
 for f in "$root"/usr/bin/* $(find "$root/usr/lib" -name '*.so*' -type f); do
-  if readelf -d "$f" | grep -q "R.*PATH.*$build"; then fail "$f has a RUNPATH into the build tree"; fi
+  dynamic=$(readelf -d "$f")
+  if grep -q "R.*PATH.*$build" <<< "$dynamic"; then fail "$f has a RUNPATH into the build tree"; fi
 done
 unset WEFT_ASSETS_DIR WEFT_CUDA_MODULE
 weft=$root/usr/bin/weft
