@@ -173,6 +173,9 @@ struct ExactResult {
   bool optimal = false;          ///< arena_bytes == lower_bound: proven optimal
   std::int64_t lower_bound = 0;  ///< the bound the search ended with (raised by infeasibility proofs)
   std::int64_t steps = 0;        ///< steps spent
+  /// False when the problem was too large (or empty) for the canonical search: the placement is
+  /// then the compacted smallest of the seeds' decodings.
+  bool searched = false;
 };
 
 /// The `exact` planner: greedy decodings of `seeds` (and of the preorders) as the incumbent,
@@ -193,5 +196,9 @@ ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vec
 Placement search_placement(const AllocationProblem& p, std::vector<std::vector<std::int32_t>> seeds,
                            const PlanOptions& options, std::int64_t lower_bound,
                            std::vector<Placement> decoded = {});
+/// Whether search_placement does more than decode its seeds and compact the smallest: false
+/// when its budget buys no local-search iteration and no skyline phase (large problems), so its
+/// result is then the compacted best seed decoding. O(B).
+bool search_improves_seeds(const AllocationProblem& p, const PlanOptions& options, std::int64_t lower_bound);
 
 }  // namespace weft::core::detail

@@ -74,6 +74,7 @@ ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vec
     if (out.placement.offset.empty() || placement.arena_bytes < out.placement.arena_bytes) out.placement = std::move(placement);
   };
   const bool searchable = n > 0 && n <= kExactBlockLimit;
+  out.searched = searchable;
   CliqueCover cover;
   std::vector<std::vector<std::int32_t>> preorders;
   if (searchable) {

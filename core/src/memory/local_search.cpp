@@ -87,6 +87,38 @@ void skyline_phase(const AllocationProblem& p, std::int64_t lower_bound, std::in
 
 }  // namespace
 
+namespace {
+
+// What search_placement will do beyond decoding its seeds: the exact skyline phase (interval
+// structure, a positive bound, few blocks) and how many local-search iterations its budget buys.
+struct SearchWork {
+  bool exact = false;
+  std::int64_t ls_steps = 0, ls_iterations = 0;
+};
+
+SearchWork search_work(const AllocationProblem& p, const PlanOptions& options, std::int64_t lower_bound) {
+  SearchWork w;
+  // The exact search's preorders and nodes cost O(B · sections) and O(B log B + sections): worth
+  // it up to a few thousand blocks (kExactBlockLimit); larger instances get the greedy seeds and
+  // local search only.
+  w.exact = p.conflicts_are_overlaps && lower_bound > 0 && p.block_count() <= kExactBlockLimit;
+  // Work budget: a decoded order costs about (blocks + conflicts) / 64 exact-search placements.
+  std::size_t degree_sum = 0;
+  for (const auto& c : p.conflicts) degree_sum += c.size();
+  const auto decode_cost = static_cast<std::int64_t>(1 + (p.block_count() + degree_sum) / 64);
+  // With an interval structure, the exact skyline search gets most of the budget.
+  w.ls_steps = w.exact ? options.search_steps / 20 : options.search_steps;
+  w.ls_iterations = w.ls_steps / decode_cost;
+  return w;
+}
+
+}  // namespace
+
+bool search_improves_seeds(const AllocationProblem& p, const PlanOptions& options, std::int64_t lower_bound) {
+  const SearchWork w = search_work(p, options, lower_bound);
+  return p.block_count() >= 2 && (w.exact || w.ls_iterations > 0);
+}
+
 Placement search_placement(const AllocationProblem& p, std::vector<std::vector<std::int32_t>> seeds,
                            const PlanOptions& options, std::int64_t lower_bound, std::vector<Placement> decoded) {
   const std::size_t n = p.block_count();
@@ -99,10 +131,8 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
       best.placement = std::move(placement);
     }
   };
-  // The exact search's preorders and nodes cost O(B · sections) and O(B log B + sections): worth
-  // it up to a few thousand blocks (kExactBlockLimit); larger instances get the greedy seeds and
-  // local search only.
-  const bool exact = p.conflicts_are_overlaps && lower_bound > 0 && n <= kExactBlockLimit;
+  const SearchWork work = search_work(p, options, lower_bound);
+  const bool exact = work.exact;
   if (exact)
     for (auto& pre : skyline_preorders(p)) seeds.push_back(std::move(pre));
   for (std::size_t i = 0; i < seeds.size(); ++i) {
@@ -127,14 +157,9 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
   };
 
   std::mt19937_64 rng(options.seed);
-  // Work budget: a decoded order costs about (blocks + conflicts) / 64 exact-search placements.
-  std::size_t degree_sum = 0;
-  for (const auto& c : p.conflicts) degree_sum += c.size();
-  const auto decode_cost = static_cast<std::int64_t>(1 + (n + degree_sum) / 64);
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<std::int64_t>(options.search_ms * 1000));
-  // With an interval structure, the exact skyline search gets most of the budget.
-  const std::int64_t ls_steps = exact ? options.search_steps / 20 : options.search_steps;
-  const std::int64_t ls_iterations = ls_steps / decode_cost;
+  const std::int64_t ls_steps = work.ls_steps;
+  const std::int64_t ls_iterations = work.ls_iterations;
   // Score: the arena, then the sum of block tops (a more compact packing leaves more room, so
   // plateau moves drift toward placements that lower the arena next).
   const auto tops = [&](const Placement& pl) {
@@ -142,9 +167,15 @@ Placement search_placement(const AllocationProblem& p, std::vector<std::vector<s
     for (std::size_t b = 0; b < n; ++b) sum += pl.offset[b] + p.size[b];
     return sum;
   };
-  std::vector<std::int32_t> current = best.order;
-  Placement current_pl = decoder.decode(current, Fit::First);
-  std::int64_t current_tops = tops(current_pl);
+  // The local search's state (not decoded when the budget buys no iteration: large problems).
+  std::vector<std::int32_t> current;
+  Placement current_pl;
+  std::int64_t current_tops = 0;
+  if (ls_iterations > 0) {
+    current = best.order;
+    current_pl = decoder.decode(current, Fit::First);
+    current_tops = tops(current_pl);
+  }
   std::vector<std::int32_t> trial;
   std::vector<std::int32_t> top_blocks;
   std::vector<std::size_t> where(n);

@@ -39,7 +39,10 @@ Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_v
     out = std::move(exact.placement);
     // `best` adds the iterated greedy and skyline restarts where the exact search did not prove
     // its placement optimal, and keeps the smaller arena.
-    if (planner == "best" && !exact.optimal) {
+    // Without a canonical search, `exact` is the compacted best seed decoding; so is the
+    // search's result when its budget buys no iteration (large problems): nothing to add.
+    if (planner == "best" && !exact.optimal &&
+        (exact.searched || detail::search_improves_seeds(problem, options, exact.lower_bound))) {
       Placement other = detail::search_placement(problem, seeds, options, exact.lower_bound);
       if (other.arena_bytes < out.arena_bytes) out = std::move(other);
     }
@@ -116,7 +119,7 @@ Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Live
   auto exact = detail::exact_placement(problem, seeds, lower_bound, options.search_steps, deadline, options.seed, decoded);
   placements.push_back(exact.placement);
   Placement best = std::move(exact.placement);
-  if (!exact.optimal) {
+  if (!exact.optimal && (exact.searched || detail::search_improves_seeds(problem, options, exact.lower_bound))) {
     Placement other = detail::search_placement(problem, std::move(seeds), options, exact.lower_bound, std::move(decoded));
     if (other.arena_bytes < best.arena_bytes) best = std::move(other);
   }
@@ -126,7 +129,13 @@ Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Live
   std::vector<MemoryPlan> plans;
   for (std::size_t i = 0; i < names.size(); ++i) {
     placements[i].planner = names[i];
-    WEFT_CHECK(check_placement(problem, placements[i]));
+    // A placement equal to one already checked (often `best` is `exact`'s) is not checked again.
+    const auto same = [&](std::size_t j) {
+      return placements[j].arena_bytes == placements[i].arena_bytes && placements[j].offset == placements[i].offset;
+    };
+    bool checked = false;
+    for (std::size_t j = 0; j < i && !checked; ++j) checked = same(j);
+    if (!checked) WEFT_CHECK(check_placement(problem, placements[i]));
     plans.push_back(to_plan(graph, liveness, names[i], options, placements[i]));
   }
   return plans;
