@@ -142,15 +142,20 @@ std::optional<TensorId> Graph::find_tensor(std::string_view name) const {
   return it->second;
 }
 
+void GraphBuilder::reserve(std::size_t tensors, std::size_t nodes) {
+  m_tensors.reserve(tensors);
+  m_by_name.reserve(tensors);
+  m_nodes.reserve(nodes);
+}
+
 TensorId GraphBuilder::tensor(std::string_view name) {
-  auto it = m_by_name.find(std::string(name));
-  if (it != m_by_name.end()) return it->second;
-  const auto id = static_cast<TensorId>(m_tensors.size());
+  // One key string and one hash per call, found or added.
+  const auto [it, added] = m_by_name.try_emplace(std::string(name), static_cast<TensorId>(m_tensors.size()));
+  if (!added) return it->second;
   Tensor t;
-  t.name = std::string(name);
+  t.name = it->first;
   m_tensors.push_back(std::move(t));
-  m_by_name.emplace(std::string(name), id);
-  return id;
+  return it->second;
 }
 
 std::optional<TensorId> GraphBuilder::find_tensor(std::string_view name) const {
@@ -222,6 +227,7 @@ Expected<Graph> GraphBuilder::build() && {
   g.m_inputs = std::move(m_inputs);
   const std::size_t n = m_nodes.size();
   g.m_nodes.reserve(n);
+  g.m_node_by_name.reserve(n);
   for (PendingNode& p : m_nodes) g.m_nodes.push_back(std::move(p.node));
 
   // Sizes are checked once here, so no pass (analysis, planning, executors) multiplies its way
@@ -281,9 +287,13 @@ Expected<Graph> GraphBuilder::build() && {
     g.m_outputs.push_back(it->second);
   }
 
-  // Distinct node edges in CSR form.
-  std::vector<std::vector<NodeId>> succ(n), pred(n);
+  // Distinct node edges in CSR form, built in place: each node's predecessors sorted and
+  // deduplicated, successors in increasing node order.
+  g.m_pred_begin.assign(n + 1, 0);
+  g.m_pred.reserve(n);
+  std::vector<NodeId> preds;
   for (std::size_t i = 0; i < n; ++i) {
+    preds.clear();
     for (TensorId t : g.m_nodes[i].inputs) {
       if (t == kNoTensor) continue;
       const NodeId p = g.m_tensors[static_cast<std::size_t>(t)].producer;
@@ -291,31 +301,33 @@ Expected<Graph> GraphBuilder::build() && {
       if (p == static_cast<NodeId>(i))
         return make_error(ErrorKind::InvalidInput, "cycle: node '" + g.m_nodes[i].name + "' reads its own output '" +
                                                        g.m_tensors[static_cast<std::size_t>(t)].name + "'");
-      pred[i].push_back(p);
+      preds.push_back(p);
     }
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    auto& p = pred[i];
-    std::sort(p.begin(), p.end());
-    p.erase(std::unique(p.begin(), p.end()), p.end());
-    for (NodeId q : p) succ[static_cast<std::size_t>(q)].push_back(static_cast<NodeId>(i));
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+    g.m_pred.insert(g.m_pred.end(), preds.begin(), preds.end());
+    g.m_pred_begin[i + 1] = static_cast<std::uint32_t>(g.m_pred.size());
   }
   g.m_succ_begin.assign(n + 1, 0);
-  g.m_pred_begin.assign(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    g.m_succ_begin[i + 1] = g.m_succ_begin[i] + static_cast<std::uint32_t>(succ[i].size());
-    g.m_pred_begin[i + 1] = g.m_pred_begin[i] + static_cast<std::uint32_t>(pred[i].size());
+  for (NodeId q : g.m_pred) ++g.m_succ_begin[static_cast<std::size_t>(q) + 1];
+  for (std::size_t i = 0; i < n; ++i) g.m_succ_begin[i + 1] += g.m_succ_begin[i];
+  g.m_succ.resize(g.m_pred.size());
+  {
+    std::vector<std::uint32_t> at(g.m_succ_begin.begin(), g.m_succ_begin.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::uint32_t k = g.m_pred_begin[i]; k < g.m_pred_begin[i + 1]; ++k)
+        g.m_succ[at[static_cast<std::size_t>(g.m_pred[k])]++] = static_cast<NodeId>(i);
   }
-  g.m_succ.reserve(g.m_succ_begin[n]);
-  g.m_pred.reserve(g.m_pred_begin[n]);
-  for (std::size_t i = 0; i < n; ++i) {
-    g.m_succ.insert(g.m_succ.end(), succ[i].begin(), succ[i].end());
-    g.m_pred.insert(g.m_pred.end(), pred[i].begin(), pred[i].end());
-  }
+  const auto pred = [&](std::size_t i) {
+    return std::span<const NodeId>(g.m_pred.data() + g.m_pred_begin[i], g.m_pred_begin[i + 1] - g.m_pred_begin[i]);
+  };
+  const auto succ = [&](std::size_t i) {
+    return std::span<const NodeId>(g.m_succ.data() + g.m_succ_begin[i], g.m_succ_begin[i + 1] - g.m_succ_begin[i]);
+  };
 
   // Kahn's algorithm, smallest index first, so a sorted file keeps its order.
   std::vector<std::uint32_t> indeg(n);
-  for (std::size_t i = 0; i < n; ++i) indeg[i] = static_cast<std::uint32_t>(pred[i].size());
+  for (std::size_t i = 0; i < n; ++i) indeg[i] = g.m_pred_begin[i + 1] - g.m_pred_begin[i];
   std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
   for (std::size_t i = 0; i < n; ++i)
     if (indeg[i] == 0) ready.push(static_cast<NodeId>(i));
@@ -324,7 +336,7 @@ Expected<Graph> GraphBuilder::build() && {
     const NodeId u = ready.top();
     ready.pop();
     g.m_topo.push_back(u);
-    for (NodeId v : succ[static_cast<std::size_t>(u)])
+    for (NodeId v : succ(static_cast<std::size_t>(u)))
       if (--indeg[static_cast<std::size_t>(v)] == 0) ready.push(v);
   }
   if (g.m_topo.size() != n) {
@@ -338,7 +350,7 @@ Expected<Graph> GraphBuilder::build() && {
     while (seen[static_cast<std::size_t>(cur)] < 0) {
       seen[static_cast<std::size_t>(cur)] = static_cast<int>(walk.size());
       walk.push_back(cur);
-      for (NodeId p : pred[static_cast<std::size_t>(cur)])
+      for (NodeId p : pred(static_cast<std::size_t>(cur)))
         if (indeg[static_cast<std::size_t>(p)] > 0) { cur = p; break; }
     }
     std::ostringstream os;

@@ -1,6 +1,7 @@
 #pragma once
 // Internals shared by the memory passes: interval sweeps, dead-from frontiers on the schedule's
 // execution order, and the order → offsets decoder every planner is built on.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <random>
@@ -33,6 +34,9 @@ class Decoder {
  public:
   explicit Decoder(const AllocationProblem& problem);
   Placement decode(std::span<const std::int32_t> order, Fit fit);
+  /// decode(order, Fit::First) and decode(order, Fit::Best), the same two placements, in one
+  /// pass over the conflict lists (each neighbour's two ranges are read together).
+  std::pair<Placement, Placement> decode_first_and_best(std::span<const std::int32_t> order);
   /// Moves blocks down where they fit (others fixed), in offset order, then recomputes the arena.
   /// Keeps the placement valid; never raises the arena.
   void compact(Placement& placement);
@@ -41,17 +45,32 @@ class Decoder {
   // Placed blocks as [lo, hi) byte ranges, one pair per block; hi = -1 while unplaced.
   void reset();
   void place(std::int32_t b, std::int64_t at);
+  // What a block's placed neighbours occupy: their ranges (in m_busy or another list), the
+  // highest end, the bytes they cover and the OR of every bound (for the alignment test).
+  struct Busy {
+    std::int64_t max_hi = 0, length = 0, bounds = 0;
+    void add(std::pair<std::int64_t, std::int64_t> range) {
+      max_hi = std::max(max_hi, range.second);
+      length += range.second - range.first;
+      bounds |= range.first | range.second;
+    }
+  };
   // Lowest aligned offset where block b fits beside its placed neighbours (Fit::First), or the
   // smallest gap that holds it, the lowest of equal ones, else the top of the busy span (Fit::Best).
   std::int64_t fit(std::int32_t b, Fit fit);
+  // The same, given the placed neighbours' ranges `busy` (reordered) and their summary.
+  std::int64_t fit_busy(std::int64_t size, Fit fit, std::vector<std::pair<std::int64_t, std::int64_t>>& busy,
+                        const Busy& summary);
   // The same over the busy ranges sorted by (lo, hi).
-  std::int64_t fit_sorted(std::int64_t size, Fit fit, std::int64_t max_hi);
+  std::int64_t fit_sorted(std::int64_t size, Fit fit, std::int64_t max_hi,
+                          std::vector<std::pair<std::int64_t, std::int64_t>>& ranges);
   // The same over a bitmap of aligned slots, when every bound and the size are aligned.
-  std::int64_t fit_slots(std::int64_t size, Fit fit, std::int64_t max_hi);
+  std::int64_t fit_slots(std::int64_t size, Fit fit, std::int64_t max_hi,
+                         const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges);
 
   const AllocationProblem& m_p;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_range;  ///< per block
-  std::vector<std::pair<std::int64_t, std::int64_t>> m_busy;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_busy, m_busy_best;
   std::vector<std::uint64_t> m_keys, m_slots;
 };
 

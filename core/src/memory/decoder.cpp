@@ -1,6 +1,7 @@
 // The order → offsets decoder shared by every planner (TFLite's and XLA's greedy heaps differ
 // only in the order they visit blocks and in first-fit versus best-fit gaps).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <numeric>
 
@@ -18,45 +19,50 @@ void Decoder::place(std::int32_t b, std::int64_t at) {
 
 std::int64_t Decoder::fit(std::int32_t b, Fit fit) {
   const std::int64_t size = m_p.size[static_cast<std::size_t>(b)];
-  const std::int64_t a = m_p.alignment;
   // Placed neighbours only (hi = -1 while unplaced; placed blocks have hi >= size > 0).
   m_busy.clear();
-  std::int64_t max_hi = 0, length = 0, bounds = size;
+  Busy summary;
   for (std::int32_t n : m_p.conflicts[static_cast<std::size_t>(b)]) {
     const auto range = m_range[static_cast<std::size_t>(n)];
     if (range.second > 0) {
       m_busy.push_back(range);
-      max_hi = std::max(max_hi, range.second);
-      length += range.second - range.first;
-      bounds |= range.first | range.second;
+      summary.add(range);
     }
   }
-  if (m_busy.empty()) return 0;
+  return fit_busy(size, fit, m_busy, summary);
+}
+
+std::int64_t Decoder::fit_busy(std::int64_t size, Fit fit, std::vector<std::pair<std::int64_t, std::int64_t>>& busy,
+                               const Busy& summary) {
+  if (busy.empty()) return 0;
+  const std::int64_t a = m_p.alignment;
+  const std::int64_t bounds = summary.bounds | size;
   // All bounds aligned: one mask test for a power-of-two alignment (the usual case).
   bool misaligned = std::has_single_bit(static_cast<std::uint64_t>(a)) ? (bounds & (a - 1)) != 0 : size % a != 0;
   if (!std::has_single_bit(static_cast<std::uint64_t>(a)))
-    for (auto [lo, hi] : m_busy) misaligned = misaligned || lo % a != 0 || hi % a != 0;
+    for (auto [lo, hi] : busy) misaligned = misaligned || lo % a != 0 || hi % a != 0;
   // A slot bitmap costs the arena's words plus the ranges' words; sorting costs d log d.
-  const auto d = static_cast<std::int64_t>(m_busy.size());
-  const std::int64_t bitmap_cost = max_hi / a / 64 + length / a / 64 + 2 * d;
-  if (!misaligned && bitmap_cost <= 8 * d) return fit_slots(size, fit, max_hi);
-  return fit_sorted(size, fit, max_hi);
+  const auto d = static_cast<std::int64_t>(busy.size());
+  const std::int64_t bitmap_cost = summary.max_hi / a / 64 + summary.length / a / 64 + 2 * d;
+  if (!misaligned && bitmap_cost <= 8 * d) return fit_slots(size, fit, summary.max_hi, busy);
+  return fit_sorted(size, fit, summary.max_hi, busy);
 }
 
-std::int64_t Decoder::fit_sorted(std::int64_t size, Fit fit, std::int64_t max_hi) {
+std::int64_t Decoder::fit_sorted(std::int64_t size, Fit fit, std::int64_t max_hi,
+                                 std::vector<std::pair<std::int64_t, std::int64_t>>& ranges) {
   if (max_hi >= (std::int64_t{1} << 32)) {
-    std::sort(m_busy.begin(), m_busy.end());
+    std::sort(ranges.begin(), ranges.end());
   } else {
     // Bounds are non-negative and below 2^32: (lo << 32 | hi) orders exactly as the pair does.
     m_keys.clear();
-    for (auto [lo, hi] : m_busy) m_keys.push_back(static_cast<std::uint64_t>(lo) << 32 | static_cast<std::uint64_t>(hi));
+    for (auto [lo, hi] : ranges) m_keys.push_back(static_cast<std::uint64_t>(lo) << 32 | static_cast<std::uint64_t>(hi));
     std::sort(m_keys.begin(), m_keys.end());
     for (std::size_t i = 0; i < m_keys.size(); ++i)
-      m_busy[i] = {static_cast<std::int64_t>(m_keys[i] >> 32), static_cast<std::int64_t>(m_keys[i] & 0xffffffffu)};
+      ranges[i] = {static_cast<std::int64_t>(m_keys[i] >> 32), static_cast<std::int64_t>(m_keys[i] & 0xffffffffu)};
   }
   if (fit == Fit::First) {
     std::int64_t candidate = 0;
-    for (auto [lo, hi] : m_busy) {
+    for (auto [lo, hi] : ranges) {
       if (lo >= candidate + size) break;
       if (hi > candidate) candidate = align_up(hi, m_p.alignment);
     }
@@ -66,7 +72,7 @@ std::int64_t Decoder::fit_sorted(std::int64_t size, Fit fit, std::int64_t max_hi
   std::int64_t best_gap = -1;
   std::int64_t cursor = 0;
   std::int64_t at = -1;
-  for (auto [lo, hi] : m_busy) {
+  for (auto [lo, hi] : ranges) {
     const std::int64_t start = align_up(cursor, m_p.alignment);
     if (lo - start >= size && (best_gap < 0 || lo - start < best_gap)) {
       best_gap = lo - start;
@@ -77,7 +83,8 @@ std::int64_t Decoder::fit_sorted(std::int64_t size, Fit fit, std::int64_t max_hi
   return at < 0 ? align_up(cursor, m_p.alignment) : at;
 }
 
-std::int64_t Decoder::fit_slots(std::int64_t size, Fit fit, std::int64_t max_hi) {
+std::int64_t Decoder::fit_slots(std::int64_t size, Fit fit, std::int64_t max_hi,
+                                const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges) {
   // Slot k is bytes [k·a, (k+1)·a). With aligned bounds and size, a block fits at slot k exactly
   // when slots k .. k + size/a − 1 are all free: the lowest such k is the first fit, and the free
   // runs below the top are the gaps the sorted scan sees (the same answers, without the sort).
@@ -85,7 +92,7 @@ std::int64_t Decoder::fit_slots(std::int64_t size, Fit fit, std::int64_t max_hi)
   const auto top = static_cast<std::size_t>(max_hi / a);  // slots from `top` up are free
   const auto need = static_cast<std::size_t>(size / a);
   m_slots.assign(top / 64 + 1, 0);
-  for (auto [lo, hi] : m_busy) {
+  for (auto [lo, hi] : ranges) {
     const auto first = static_cast<std::size_t>(lo / a), last = static_cast<std::size_t>(hi / a);  // [first, last)
     std::size_t w = first / 64;
     const std::size_t w_end = (last - 1) / 64;
@@ -137,6 +144,40 @@ Placement Decoder::decode(std::span<const std::int32_t> order, Fit fit) {
     out.offset[static_cast<std::size_t>(b)] = at;
     place(b, at);
     out.arena_bytes = std::max(out.arena_bytes, at + m_p.size[static_cast<std::size_t>(b)]);
+  }
+  return out;
+}
+
+std::pair<Placement, Placement> Decoder::decode_first_and_best(std::span<const std::int32_t> order) {
+  const std::size_t n = m_p.block_count();
+  std::pair<Placement, Placement> out;
+  out.first.offset.assign(n, kNotPlanned);
+  out.second.offset.assign(n, kNotPlanned);
+  // Per block: its range in the first-fit placement, then in the best-fit one (hi = -1 while
+  // unplaced; a block is placed in both at the same step).
+  using Range = std::pair<std::int64_t, std::int64_t>;
+  std::vector<std::array<Range, 2>> ranges(n, {Range{0, -1}, Range{0, -1}});
+  for (std::int32_t b : order) {
+    const std::int64_t size = m_p.size[static_cast<std::size_t>(b)];
+    m_busy.clear();
+    m_busy_best.clear();
+    Busy first, best;
+    for (std::int32_t c : m_p.conflicts[static_cast<std::size_t>(b)]) {
+      const auto& r = ranges[static_cast<std::size_t>(c)];
+      if (r[0].second > 0) {
+        m_busy.push_back(r[0]);
+        first.add(r[0]);
+        m_busy_best.push_back(r[1]);
+        best.add(r[1]);
+      }
+    }
+    const std::int64_t at_first = fit_busy(size, Fit::First, m_busy, first);
+    const std::int64_t at_best = fit_busy(size, Fit::Best, m_busy_best, best);
+    ranges[static_cast<std::size_t>(b)] = {Range{at_first, at_first + size}, Range{at_best, at_best + size}};
+    out.first.offset[static_cast<std::size_t>(b)] = at_first;
+    out.second.offset[static_cast<std::size_t>(b)] = at_best;
+    out.first.arena_bytes = std::max(out.first.arena_bytes, at_first + size);
+    out.second.arena_bytes = std::max(out.second.arena_bytes, at_best + size);
   }
   return out;
 }

@@ -83,9 +83,14 @@ ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vec
     lower_bound = std::max(lower_bound, clique_cover_bound(p, cover));
   }
   for (std::size_t i = 0; i < seeds.size(); ++i) {
-    const bool known = 2 * i + 1 < decoded.size();
-    consider(known ? decoded[2 * i] : decoder.decode(seeds[i], Fit::First));
-    consider(known ? decoded[2 * i + 1] : decoder.decode(seeds[i], Fit::Best));
+    if (2 * i + 1 < decoded.size()) {
+      consider(decoded[2 * i]);
+      consider(decoded[2 * i + 1]);
+    } else {
+      auto [first, best] = decoder.decode_first_and_best(seeds[i]);
+      consider(std::move(first));
+      consider(std::move(best));
+    }
   }
   for (const auto& order : preorders) consider(decoder.decode(order, Fit::First));
   if (out.placement.offset.empty()) consider(decoder.decode(order_by_size(p), Fit::First));

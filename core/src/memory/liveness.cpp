@@ -12,15 +12,33 @@ namespace weft::core {
 namespace detail {
 namespace {
 
-// Sorts every list of a symmetric adjacency in O(V + C), without comparisons: visiting x in
-// increasing order and appending x to each neighbour's new list leaves every new list ascending
-// (the same multiset, so the same sorted list).
-void sort_symmetric(std::vector<std::vector<std::int32_t>>& adjacency) {
-  std::vector<std::vector<std::int32_t>> sorted(adjacency.size());
-  for (std::size_t x = 0; x < adjacency.size(); ++x) sorted[x].reserve(adjacency[x].size());
-  for (std::size_t x = 0; x < adjacency.size(); ++x)
-    for (std::int32_t y : adjacency[x]) sorted[static_cast<std::size_t>(y)].push_back(static_cast<std::int32_t>(x));
-  adjacency = std::move(sorted);
+// Sorted symmetric adjacency lists of the unordered pairs {x, y} that `for_each_pair(add)` calls
+// add(x, y) with (each pair once; it is run twice: to count degrees, then to fill) in O(V + C),
+// with one allocation per list: the pairs land in one flat array grouped by vertex, then
+// visiting x in increasing order and appending x to each neighbour's list leaves every list
+// ascending (a counting sort; no comparisons).
+template <class ForEachPair>
+std::vector<std::vector<std::int32_t>> symmetric_lists(std::size_t n, ForEachPair&& for_each_pair) {
+  std::vector<std::size_t> begin(n + 1, 0);
+  for_each_pair([&](std::int32_t x, std::int32_t y) {
+    ++begin[static_cast<std::size_t>(x) + 1];
+    ++begin[static_cast<std::size_t>(y) + 1];
+  });
+  for (std::size_t x = 0; x < n; ++x) begin[x + 1] += begin[x];
+  std::vector<std::int32_t> flat(begin[n]);
+  {
+    std::vector<std::size_t> at(begin.begin(), begin.end() - 1);
+    for_each_pair([&](std::int32_t x, std::int32_t y) {
+      flat[at[static_cast<std::size_t>(x)]++] = y;
+      flat[at[static_cast<std::size_t>(y)]++] = x;
+    });
+  }
+  std::vector<std::vector<std::int32_t>> sorted(n);
+  for (std::size_t x = 0; x < n; ++x) sorted[x].reserve(begin[x + 1] - begin[x]);
+  for (std::size_t x = 0; x < n; ++x)
+    for (std::size_t k = begin[x]; k < begin[x + 1]; ++k)
+      sorted[static_cast<std::size_t>(flat[k])].push_back(static_cast<std::int32_t>(x));
+  return sorted;
 }
 
 }  // namespace
@@ -35,23 +53,20 @@ std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::i
                ? start[static_cast<std::size_t>(a)] < start[static_cast<std::size_t>(b)]
                : a < b;
   });
-  std::vector<std::vector<std::int32_t>> conflicts(n);
   std::vector<std::int32_t> active;
-  for (std::int32_t b : by_start) {
-    const std::int64_t s = start[static_cast<std::size_t>(b)];
-    // Compacting drops the intervals that ended; the rest all contain s, so overlap b.
-    std::size_t keep = 0;
-    for (std::int32_t a : active)
-      if (end[static_cast<std::size_t>(a)] >= s) active[keep++] = a;
-    active.resize(keep);
-    for (std::int32_t a : active) {
-      conflicts[static_cast<std::size_t>(a)].push_back(b);
-      conflicts[static_cast<std::size_t>(b)].push_back(a);
+  return symmetric_lists(n, [&](auto&& add) {
+    active.clear();
+    for (std::int32_t b : by_start) {
+      const std::int64_t s = start[static_cast<std::size_t>(b)];
+      // Compacting drops the intervals that ended; the rest all contain s, so overlap b.
+      std::size_t keep = 0;
+      for (std::int32_t a : active)
+        if (end[static_cast<std::size_t>(a)] >= s) active[keep++] = a;
+      active.resize(keep);
+      for (std::int32_t a : active) add(a, b);
+      active.push_back(b);
     }
-    active.push_back(b);
-  }
-  sort_symmetric(conflicts);
-  return conflicts;
+  });
 }
 
 std::vector<std::int32_t> dead_from(const Graph& graph, const ExecutionOrder& clocks, const Tensor& tensor,
@@ -157,7 +172,11 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
   for (std::size_t s = 0; s < streams; ++s)
     for (std::int32_t x : on_stream[s]) index_of[s].push_back(clocks.index(graph.tensor(live.tensors[static_cast<std::size_t>(x)]).producer));
 
-  live.problem.conflicts.assign(b, {});
+  // Per block a, its conflicts on each stream: one range [from, to) of that stream's list.
+  struct Span {
+    std::int32_t a, stream, from, to;
+  };
+  std::vector<Span> spans;
   std::vector<std::int32_t> need;
   for (std::size_t a = 0; a < b; ++a) {
     const auto frontier = detail::dead_from(graph, clocks, graph.tensor(live.tensors[a]), need);
@@ -167,14 +186,17 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
                           return k < key[static_cast<std::size_t>(x)];
                         }) - list.begin();
       const auto to = std::lower_bound(index_of[s].begin(), index_of[s].end(), frontier[s]) - index_of[s].begin();
-      for (auto k = from; k < to; ++k) {
-        const std::int32_t c = list[static_cast<std::size_t>(k)];
-        live.problem.conflicts[a].push_back(c);
-        live.problem.conflicts[static_cast<std::size_t>(c)].push_back(static_cast<std::int32_t>(a));
-      }
+      if (from < to)
+        spans.push_back({static_cast<std::int32_t>(a), static_cast<std::int32_t>(s), static_cast<std::int32_t>(from),
+                         static_cast<std::int32_t>(to)});
     }
   }
-  detail::sort_symmetric(live.problem.conflicts);
+  live.problem.conflicts = detail::symmetric_lists(b, [&](auto&& add) {
+    for (const Span& span : spans) {
+      const auto& list = on_stream[static_cast<std::size_t>(span.stream)];
+      for (std::int32_t k = span.from; k < span.to; ++k) add(span.a, list[static_cast<std::size_t>(k)]);
+    }
+  });
   return live;
 }
 

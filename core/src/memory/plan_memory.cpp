@@ -109,8 +109,9 @@ Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Live
   detail::Decoder decoder(problem);
   std::vector<Placement> decoded;
   for (const auto& seed : seeds) {
-    decoded.push_back(decoder.decode(seed, detail::Fit::First));
-    decoded.push_back(decoder.decode(seed, detail::Fit::Best));
+    auto [first, best] = decoder.decode_first_and_best(seed);
+    decoded.push_back(std::move(first));
+    decoded.push_back(std::move(best));
   }
   std::vector<Placement> placements{decoded[0], decoded[2], decoded[5]};
   if (lower_bound <= 0 && problem.conflicts_are_overlaps) lower_bound = interval_lower_bound(problem);

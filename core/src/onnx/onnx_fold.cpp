@@ -269,22 +269,30 @@ namespace {
 
 FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir) {
   FoldResult result;
+  // Static shapes and element types by tensor name, built on first use: only Shape and Size
+  // nodes and folds over data-less weights read them, and most rounds of a large model have none
+  // (a map of every value_info would cost more than the round).
   std::unordered_map<std::string, Shape> shapes;
   std::unordered_map<std::string, std::int32_t> elem_types;
-  auto offer = [&](const onnx::ValueInfoProto& vi) {
-    if (auto s = static_shape_of(vi.type())) shapes.emplace(vi.name(), std::move(*s));
-    if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0)
-      elem_types.emplace(vi.name(), vi.type().tensor_type().elem_type());
+  bool have_shapes = false;
+  const auto known_shapes = [&]() -> const std::unordered_map<std::string, Shape>& {
+    if (have_shapes) return shapes;
+    have_shapes = true;
+    auto offer = [&](const onnx::ValueInfoProto& vi) {
+      if (auto s = static_shape_of(vi.type())) shapes.emplace(vi.name(), std::move(*s));
+      if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0)
+        elem_types.emplace(vi.name(), vi.type().tensor_type().elem_type());
+    };
+    for (const auto& vi : graph.input()) offer(vi);
+    for (const auto& vi : graph.value_info()) offer(vi);
+    for (const auto& vi : graph.output()) offer(vi);
+    for (const auto& t : graph.initializer()) shapes[t.name()] = Shape(t.dims().begin(), t.dims().end());
+    return shapes;
   };
-  for (const auto& vi : graph.input()) offer(vi);
-  for (const auto& vi : graph.value_info()) offer(vi);
-  for (const auto& vi : graph.output()) offer(vi);
 
   std::unordered_map<std::string, const onnx::TensorProto*> inits;
-  for (const auto& t : graph.initializer()) {
-    inits.emplace(t.name(), &t);
-    shapes[t.name()] = Shape(t.dims().begin(), t.dims().end());
-  }
+  inits.reserve(static_cast<std::size_t>(graph.initializer_size()));
+  for (const auto& t : graph.initializer()) inits.emplace(t.name(), &t);
   std::unordered_set<std::string> graph_outputs;
   for (const auto& o : graph.output()) graph_outputs.insert(o.name());
 
@@ -357,7 +365,7 @@ FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::s
         HostTensor probe;
         probe.dtype = DType::Float32;
         if (auto it = values.find(node.input(0)); it != values.end()) probe.shape = it->second.shape;
-        else if (auto st = shapes.find(node.input(0)); st != shapes.end()) probe.shape = st->second;
+        else if (auto st = known_shapes().find(node.input(0)); st != shapes.end()) probe.shape = st->second;
         else continue;
         in.push_back(std::move(probe));
         has_data.push_back(false);
@@ -375,6 +383,7 @@ FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::s
           // A weight-only subgraph over weights without bytes: fold it by shape, as a runtime
           // would fold it by value, so the graph does not depend on whether weights are present.
           bool known = true;
+          known_shapes();
           for (const auto& o : node.output())
             if (!shapes.count(o) || !elem_types.count(o) || !numel(shapes.at(o))) known = false;
           if (!known) continue;
@@ -453,7 +462,7 @@ FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::s
       onnx::TensorProto t;
       t.set_name(o);
       t.set_data_type(dataless.at(o));
-      for (std::int64_t d : shapes.at(o)) t.add_dims(d);
+      for (std::int64_t d : known_shapes().at(o)) t.add_dims(d);
       t.set_data_location(onnx::TensorProto::EXTERNAL);
       produced.push_back(std::move(t));
     }

@@ -304,8 +304,12 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
   const std::string& dir = bc.dir;
   const bool types = bc.types;
   GraphBuilder b;
+  // Tensors: initializers, inputs and (about) one output per node.
+  b.reserve(static_cast<std::size_t>(g.initializer_size() + g.input_size() + g.node_size()),
+            static_cast<std::size_t>(g.node_size()));
 
   std::unordered_set<std::string> init_names;
+  init_names.reserve(static_cast<std::size_t>(g.initializer_size()));
   for (const auto& init : g.initializer()) {
     if (init.name().empty()) return invalid(path, "an initializer has no name");
     if (!init_names.insert(init.name()).second) return invalid(path, "initializer '" + init.name() + "' is defined twice");
@@ -332,14 +336,18 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
     b.add_weight(init.name(), detail::dtype_from_onnx(init.data_type()), std::move(shape), std::move(data));
   }
 
+  // Declared types by tensor name: only the typed build reads them.
   std::unordered_map<std::string, const onnx::TypeProto*> type_of;
-  auto offer = [&](const onnx::ValueInfoProto& vi) {
-    auto [it, inserted] = type_of.emplace(vi.name(), &vi.type());
-    if (!inserted && known_score(vi.type()) > known_score(*it->second)) it->second = &vi.type();
-  };
-  for (const auto& vi : g.input()) offer(vi);
-  for (const auto& vi : g.output()) offer(vi);
-  for (const auto& vi : g.value_info()) offer(vi);
+  if (types) {
+    type_of.reserve(static_cast<std::size_t>(g.input_size() + g.output_size() + g.value_info_size()));
+    auto offer = [&](const onnx::ValueInfoProto& vi) {
+      auto [it, inserted] = type_of.emplace(vi.name(), &vi.type());
+      if (!inserted && known_score(vi.type()) > known_score(*it->second)) it->second = &vi.type();
+    };
+    for (const auto& vi : g.input()) offer(vi);
+    for (const auto& vi : g.output()) offer(vi);
+    for (const auto& vi : g.value_info()) offer(vi);
+  }
 
   std::unordered_map<std::string, const InputSymbols*> symbols_of;
   for (const auto& s : symbols) symbols_of.emplace(s.tensor, &s);
@@ -364,7 +372,7 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
     b.tensor_ref(id).rank_known = false;
   }
 
-  std::vector<std::string> produced;
+  std::vector<const std::string*> produced;  // names in the proto, which outlives this function
   for (const auto& node : g.node()) {
     std::vector<std::string> inputs(node.input().begin(), node.input().end());
     // Subgraph bodies read outer tensors implicitly; those are real dependencies of the opaque node.
@@ -380,8 +388,8 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
     }
     const std::string domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
     b.add_node(node.name(), node.op_type(), inputs, outputs, std::move(attrs), domain);
-    for (const std::string& o : outputs)
-      if (!o.empty()) produced.push_back(o);
+    for (const std::string& o : node.output())
+      if (!o.empty()) produced.push_back(&o);
   }
   for (const auto& out : g.output()) {
     if (out.name().empty()) return invalid(path, "a graph output has no name");
@@ -389,10 +397,10 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
   }
 
   if (types) {
-    for (const std::string& name : produced) {
-      auto it = type_of.find(name);
+    for (const std::string* name : produced) {
+      auto it = type_of.find(*name);
       if (it == type_of.end()) continue;
-      auto id = b.find_tensor(name);
+      auto id = b.find_tensor(*name);
       if (!id) continue;
       Tensor& t = b.tensor_ref(*id);
       if (t.kind == TensorKind::Input || t.kind == TensorKind::Weight) continue;  // the builder reports it

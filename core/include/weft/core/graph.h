@@ -177,6 +177,8 @@ class Graph {
 /// the graph is acyclic (the error names a node on the cycle), node names are unique.
 class GraphBuilder {
  public:
+  /// Room for about `tensors` tensors and `nodes` nodes (a hint: more may be added).
+  void reserve(std::size_t tensors, std::size_t nodes);
   /// Adds (or returns) the tensor named `name`.
   TensorId tensor(std::string_view name);
   Tensor& tensor_ref(TensorId t) { return m_tensors[static_cast<std::size_t>(t)]; }
