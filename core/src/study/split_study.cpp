@@ -44,7 +44,7 @@ Expected<SplitChoice> choose_split(const Graph& graph, const DeviceSpec& device,
       continue;  // e.g. a tensor whose dim 0 is not the batch: keep the smaller k
     }
     CostTable costs = estimate_costs(*split, device);
-    WEFT_TRY_ASSIGN(auto schedule, make_schedule("split-overlap", *split, costs, device, strategy));
+    WEFT_TRY_ASSIGN(auto schedule, make_schedule(kSplitOverlap, *split, costs, device, strategy));
     SplitCandidate c{k, predict_us(*split, schedule, costs, device, options.mode), 0};
     c.speedup = c.predicted_us > 0 ? choice.sequential_us / c.predicted_us : 1.0;
     choice.candidates.push_back(c);
@@ -52,7 +52,7 @@ Expected<SplitChoice> choose_split(const Graph& graph, const DeviceSpec& device,
       have = true;
       choice.k = k;
       choice.predicted_us = c.predicted_us;
-      choice.graph = std::make_shared<const Graph>(std::move(*split));
+      choice.graph.emplace(std::move(*split));
       choice.costs = std::move(costs);
     }
   }

@@ -4,7 +4,7 @@
 // sequential baseline in the same launch mode; the fastest k wins, and k = 1 (no split) is always
 // a candidate. `weft schedule/plan/simulate/run --split`, `weft sweep`, `weft advise` and the
 // studio take their split from here.
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +14,9 @@
 #include "weft/core/strategies.h"
 
 namespace weft::core {
+
+/// The strategy name of micro-batch splitting.
+inline constexpr const char* kSplitOverlap = "split-overlap";
 
 struct SplitOptions {
   int k = 0;                           ///< 0: choose (auto); > 0: this k (refused when it cannot split)
@@ -33,7 +36,7 @@ struct SplitCandidate {
 
 struct SplitChoice {
   int k = 1;
-  std::shared_ptr<const Graph> graph;  ///< the model split k ways (k = 1: rebuilt unchanged)
+  std::optional<Graph> graph;  ///< the model split k ways (k = 1: rebuilt unchanged)
   CostTable costs; ///< estimate_costs(graph, device)
   double sequential_us = 0;  ///< the unsplit model's reference schedule, same device and mode
   double predicted_us = 0;   ///< split-overlap on `graph`
