@@ -47,7 +47,7 @@ void declare_sources(const Graph& graph, GraphBuilder& b) {
     if (t.kind == TensorKind::Weight) declare(b, t, t.name);
 }
 
-Graph rebuild_unchanged(const Graph& graph, GraphBuilder b) {
+Expected<Graph> rebuild_unchanged(const Graph& graph, GraphBuilder b) {
   declare_sources(graph, b);
   for (const Node& node : graph.nodes()) {
     std::vector<std::string> ins, outs;
@@ -59,9 +59,7 @@ Graph rebuild_unchanged(const Graph& graph, GraphBuilder b) {
     b.add_node(node.name, node.op_type, ins, outs, node.attributes, node.domain);
   }
   for (TensorId t : graph.outputs()) b.mark_output(graph.tensor(t).name);
-  auto built = std::move(b).build();
-  // The source graph was valid; the same declarations cannot fail.
-  return std::move(*built);
+  return std::move(b).build();
 }
 
 }  // namespace
