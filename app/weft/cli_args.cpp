@@ -17,10 +17,10 @@ std::optional<std::vector<std::string>> Args::take_after(std::string_view flag) 
 core::Status Args::parse(std::initializer_list<std::string_view> known_options, bool model_options) {
   // The model options every MODEL-taking command accepts: --dim N=V (repeatable), --no-fold, --device D.
   std::vector<std::string_view> known(known_options);
-  if (model_options) known.insert(known.end(), {"dim=", "no-fold", "device="});
-  // Every command that takes --strategy takes the search strategy's options too.
+  if (model_options) known.insert(known.end(), {"dim=", "no-fold", "device=", "batch="});
+  // Every command that takes --strategy takes the search strategy's options and --split too.
   if (std::find(known.begin(), known.end(), "strategy=") != known.end())
-    known.insert(known.end(), {"budget-ms=", "search-evals=", "search-seed="});
+    known.insert(known.end(), {"budget-ms=", "search-evals=", "search-seed=", "split="});
   auto find = [&](std::string_view name) -> std::optional<bool> {  // value-taking?
     for (std::string_view k : known) {
       if (!k.empty() && k.back() == '=' && k.substr(0, k.size() - 1) == name) return true;

@@ -1,8 +1,13 @@
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 
 #include "cli.h"
 #include "weft/core/file_io.h"
+#include "weft/core/micro_batch.h"
+#include "weft/core/schedule_json.h"
+#include "weft/core/study/schedule_study.h"
+#include "weft/core/study/split_study.h"
 
 namespace weft::cli {
 
@@ -36,8 +41,66 @@ core::Expected<core::ImportOptions> import_options(const Args& args) {
       return core::make_error(core::ErrorKind::Usage, "--dim " + d + ": the value must be a positive integer");
     }
   }
+  WEFT_TRY_ASSIGN(const auto batch, args.int_value("batch"));
+  if (batch) {
+    if (*batch <= 0) return core::make_error(core::ErrorKind::Usage, "--batch must be a positive integer");
+    options.batch = *batch;
+  }
   return options;
 }
+
+namespace {
+
+// --split K|auto, or the split a --schedule file records: the model split into micro-batches
+// (core::choose_split), told on stderr with its prediction against the unsplit sequential run.
+core::Status apply_split(const Args& args, LoadedModel& m) {
+  int k = -1;  // -1: no split; 0: auto
+  if (auto split = args.value("split")) {
+    if (*split == "auto") {
+      k = 0;
+    } else {
+      try {
+        std::size_t used = 0;
+        const long v = std::stol(*split, &used);
+        if (used != split->size() || v < 1 || v > 4096) throw std::invalid_argument(*split);
+        k = static_cast<int>(v);
+      } catch (const std::exception&) {
+        return core::make_error(core::ErrorKind::Usage, "--split needs K (a positive integer) or auto, got '" + *split + "'");
+      }
+    }
+  } else if (auto file = args.value("schedule")) {
+    // A saved split schedule reloads onto the model split the same way.
+    auto text = core::read_file(*file);
+    if (!text) return {};  // the schedule loader reports it
+    auto recorded = core::schedule_split_from_json(*text);
+    if (!recorded || recorded->k <= 1) return {};
+    k = recorded->k;
+  }
+  if (k < 0) return {};
+  const bool predicts = core::can_simulate(m.device);
+  if (k == 0 && !predicts)
+    return core::make_error(core::ErrorKind::Usage, "--split auto predicts on the device; '" + m.device.name + "' has no rates");
+  if (!predicts) {
+    WEFT_TRY_ASSIGN(auto split, core::split_batch(m.graph, k));
+    m.graph = std::move(split);
+    m.costs = core::estimate_costs(m.graph, m.device);
+    return {};
+  }
+  core::SplitOptions options;
+  options.k = k;
+  options.mode = args.flag("graph") ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+  WEFT_TRY_ASSIGN(auto choice, core::choose_split(m.graph, m.device, options));
+  std::cerr << "weft: split: k=" << choice.k << " of batch " << core::graph_batch(m.graph) << " (split-overlap predicts "
+            << std::fixed << std::setprecision(2) << choice.speedup() << "x over the unsplit sequential "
+            << core::launch_mode_name(options.mode) << " run)";
+  if (!choice.refused.empty()) std::cerr << "; cannot split: " << choice.refused;
+  std::cerr << "\n";
+  m.graph = std::move(*choice.graph);
+  m.costs = std::move(choice.costs);
+  return {};
+}
+
+}  // namespace
 
 core::Expected<LoadedModel> load_model(const Args& args) {
   if (args.positional().empty()) return core::make_error(core::ErrorKind::Usage, "missing MODEL (an .onnx file)");
@@ -54,6 +117,7 @@ core::Expected<LoadedModel> load_model(const Args& args) {
               << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";
   LoadedModel m{std::move(graph), std::move(device), {}};
   m.costs = core::estimate_costs(m.graph, m.device);
+  WEFT_TRY(apply_split(args, m));
   return m;
 }
 

@@ -47,6 +47,8 @@ nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport&
   evidence["launch_bound"] = advice.launch_bound;
   evidence["split_batch"] = advice.split_batch;
   evidence["split_refusal"] = advice.split_refusal;
+  evidence["split_k"] = advice.split_k;
+  evidence["split_speedup"] = advice.split_speedup;
   j["advice_evidence"] = evidence;
   j["unknown_shapes"] = r.unknown_shapes;
   j["unknown_costs"] = r.unknown_costs;

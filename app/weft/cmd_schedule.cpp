@@ -257,7 +257,7 @@ int cmd_schedule(Args& args) {
 }
 
 int cmd_validate(Args& args) {
-  if (auto ok = args.parse({}, true); !ok) return usage_error("validate", ok.error().message);
+  if (auto ok = args.parse({"split="}, true); !ok) return usage_error("validate", ok.error().message);
   if (args.positional().size() != 2) return usage_error("validate", "expected MODEL SCHEDULE.json");
   auto model = load_model(args);
   if (!model) return report("validate", model.error());

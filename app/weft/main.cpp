@@ -64,10 +64,14 @@ schedule options (with --strategy S; schedule/plan/simulate/run):
   --search-evals N   search: stop after N simulated candidates (alone: no time limit, so the
                      result depends only on the seed)
   --search-seed S    search: random seed (default 1)
+  --split K|auto     split the batch into K micro-batches (auto: the K in 1, 2, 4, 8 that predicts
+                     fastest with split-overlap, 1 where splitting does not pay); a saved split
+                     schedule records K and reloads onto the model split the same way
 
 model options (every command that takes MODEL):
   --dim NAME=VALUE   bind a symbolic dimension (repeatable); INPUT:AXIS=VALUE binds one dim by position
   --no-fold          do not fold constant subgraphs at import
+  --batch N          re-batch: dim 0 of every graph input set to N (static or not), shapes inferred again
   --device NAME      device preset for the cost model (see 'weft devices'), or a device file
                      (a path with '/' or ending in .json, e.g. from 'weft calibrate')
 

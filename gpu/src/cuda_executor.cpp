@@ -120,6 +120,12 @@ class CudaExecutor final : public core::Executor {
                                               const core::RunOptions& options) {
     if (auto s = detail::check_graph(graph); !s) return s.error();
     if (auto s = core::check_run(graph, schedule, plan, options); !s) return s.error();
+    // Views (a micro-batch split graph) need device pointers inside their parents' buffers,
+    // which this executor does not set up yet: refuse rather than run the copies on garbage.
+    for (const core::Tensor& t : graph.tensors())
+      if (t.is_view())
+        return core::make_error(core::ErrorKind::InvalidInput, "CUDA executor: tensor '" + t.name +
+                                                                   "' is a view (micro-batch split); split graphs run on --backend cpu for now");
     if (auto s = detail::require_device(); !s) return s.error();
     WEFT_CUDA_CHECK(cudaSetDevice(m_options.device));
     cudaDeviceProp prop{};

@@ -2,6 +2,7 @@
 #include "weft/core/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -461,6 +462,19 @@ double peak_for(const Graph& g, const Node& n, const DeviceSpec& d) {
   return d.peak_fp32_flops;
 }
 
+// The share of a GPU's SMs a kernel's grid covers (one block of kThreadsPerBlock threads per
+// kThreadsPerBlock output elements, the simulator's convention): a grid smaller than one wave
+// computes at that share of the peak rate. So a small kernel, e.g. one micro-batch's copy of a
+// late convolution, is not modelled as free: its time does not shrink below the full wave's.
+double grid_fill(const Graph& g, const Node& n, const DeviceSpec& d) {
+  if (d.kind != DeviceKind::Gpu || d.sm_count <= 0) return 1.0;
+  double elems = 0;
+  for (TensorId t : n.outputs)
+    if (t != kNoTensor) elems += static_cast<double>(std::max<std::int64_t>(0, g.tensor(t).elements()));
+  const double blocks = std::max(1.0, std::ceil(elems / kThreadsPerBlock));
+  return std::min(1.0, blocks / d.sm_count);
+}
+
 }  // namespace
 
 CostTable estimate_costs(const Graph& graph, const DeviceSpec& device) {
@@ -485,7 +499,7 @@ CostTable estimate_costs(const Graph& graph, const DeviceSpec& device) {
       c.bound = Bound::Memory;
       continue;
     }
-    const double peak = peak_for(graph, node, device);
+    const double peak = peak_for(graph, node, device) * grid_fill(graph, node, device);
     const double compute_us = peak > 0 ? e.flops / peak * 1e6 : 0;
     const double memory_us = device.memory_bandwidth > 0 ? e.bytes / device.memory_bandwidth * 1e6 : 0;
     c.bound = compute_us >= memory_us && e.flops > 0 ? Bound::Compute : Bound::Memory;

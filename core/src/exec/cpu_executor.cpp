@@ -69,6 +69,7 @@ Status check_host_memory(const Graph& graph, const MemoryPlan& plan) {
   double need = static_cast<double>(plan.arena_bytes);
   for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
     const Tensor& t = graph.tensor(static_cast<TensorId>(i));
+    if (t.is_view()) continue;  // inside its parent
     if (t.producer == kNoNode || t.kind == TensorKind::Output) need += static_cast<double>(std::max<std::int64_t>(t.bytes(), 0));
   }
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
@@ -127,7 +128,13 @@ class NodeContext final : public detail::KernelContext {
                                              " " + format_shape(tensor));
     const auto ti = static_cast<std::size_t>(t);
     const std::int64_t offset = m_state.plan->offset[ti];
-    if (offset != kNotPlanned) {
+    if (tensor.is_view()) {
+      // A micro-batch's slice of a graph output: written in place, inside the parent's bytes.
+      if (static_cast<std::int64_t>(bytes) > tensor.bytes())
+        return detail::kernel_error(*this, "output '" + tensor.name + "' needs " + std::to_string(bytes) + " bytes; the view holds " +
+                                               std::to_string(tensor.bytes()));
+      v.data = static_cast<std::uint8_t*>(m_state.values[static_cast<std::size_t>(tensor.view_of)].data) + tensor.view_offset;
+    } else if (offset != kNotPlanned) {
       if (static_cast<std::int64_t>(bytes) > m_state.plan->size[ti])
         return detail::kernel_error(*this, "output '" + tensor.name + "' needs " + std::to_string(bytes) +
                                                " bytes; the plan reserves " + std::to_string(m_state.plan->size[ti]));
@@ -254,13 +261,33 @@ class CpuExecutor final : public Executor {
   static Status prepare_sources(const Graph& graph, const RunOptions& options, RunState& state) {
     for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
       const Tensor& t = graph.tensor(static_cast<TensorId>(i));
-      if (t.producer != kNoNode || (t.kind != TensorKind::Weight && t.kind != TensorKind::Input)) continue;
+      if (t.is_view() || t.producer != kNoNode || (t.kind != TensorKind::Weight && t.kind != TensorKind::Input)) continue;
       bool seeded = false;
       WEFT_TRY_ASSIGN(auto h, initial_value(graph, static_cast<TensorId>(i), options, &seeded));
       state.own[i].resize(h.bytes.size());
       if (!h.bytes.empty()) std::memcpy(state.own[i].data(), h.bytes.data(), h.bytes.size());
       state.values[i] = View{h.dtype, h.shape, state.own[i].data()};
       if (seeded) ++state.random_weights;
+    }
+    // Views (micro-batch split) alias their parent: a graph input's buffer, or the output's bytes
+    // (in the arena when planned there) that the views' producers write in place.
+    for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
+      const Tensor& t = graph.tensor(static_cast<TensorId>(i));
+      if (t.views.empty()) continue;
+      if (t.kind == TensorKind::Output) {
+        std::uint8_t* base = nullptr;
+        if (state.plan->offset[i] != kNotPlanned) {
+          base = state.arena.data() + state.plan->offset[i];
+        } else {
+          state.own[i].resize(static_cast<std::size_t>(t.bytes()));
+          base = state.own[i].data();
+        }
+        state.values[i] = View{t.dtype, t.shape(), base};
+      }
+      for (TensorId v : t.views) {
+        const Tensor& view = graph.tensor(v);
+        state.values[static_cast<std::size_t>(v)] = View{view.dtype, view.shape(), static_cast<std::uint8_t*>(state.values[i].data) + view.view_offset};
+      }
     }
     return {};
   }

@@ -27,7 +27,13 @@ Status check_plan_fits(const Graph& graph, const MemoryPlan& plan) {
   for (std::size_t i = 0; i < t; ++i) {
     if (plan.offset[i] == kNotPlanned) continue;
     const Tensor& tensor = graph.tensor(static_cast<TensorId>(i));
-    if (tensor.producer == kNoNode)
+    if (tensor.is_view()) {
+      const auto parent = static_cast<std::size_t>(tensor.view_of);
+      if (plan.offset[parent] == kNotPlanned || plan.offset[i] != plan.offset[parent] + tensor.view_offset)
+        return make_error(ErrorKind::InvalidInput, "memory plan: view '" + tensor.name + "' is not inside its parent");
+      continue;
+    }
+    if (tensor.producer == kNoNode && tensor.views.empty())
       return make_error(ErrorKind::InvalidInput, "memory plan places '" + tensor.name + "', which no node produces");
     if (plan.offset[i] < 0 || plan.size[i] < std::max<std::int64_t>(tensor.bytes(), 0) ||
         plan.offset[i] + plan.size[i] > plan.arena_bytes)

@@ -211,6 +211,10 @@ NodeId GraphBuilder::add_node(std::string_view name, std::string_view op_type, s
                   std::span<const std::string>(outputs.begin(), outputs.size()));
 }
 
+void GraphBuilder::set_view(std::string_view name, std::string_view parent, std::int64_t byte_offset) {
+  m_views.push_back({tensor(name), tensor(parent), byte_offset});
+}
+
 void GraphBuilder::set_shape(std::string_view tensor_name, DType dtype, std::vector<std::int64_t> shape) {
   Tensor& t = tensor_ref(tensor(tensor_name));
   t.dtype = dtype;
@@ -250,6 +254,20 @@ Expected<Graph> GraphBuilder::build() && {
       return make_error(ErrorKind::InvalidInput, "duplicate node name '" + node.name + "'");
   }
 
+  // Views of inputs are inputs (nodes read them like one); views of outputs are resolved below.
+  for (const PendingView& v : m_views) {
+    Tensor& view = g.m_tensors[static_cast<std::size_t>(v.view)];
+    const Tensor& parent = g.m_tensors[static_cast<std::size_t>(v.parent)];
+    if (v.view == v.parent || view.view_of != kNoTensor || parent.view_of != kNoTensor)
+      return make_error(ErrorKind::InvalidInput, "tensor '" + view.name + "' is made a view twice or of a view");
+    if (view.kind == TensorKind::Input || view.kind == TensorKind::Weight)
+      return make_error(ErrorKind::InvalidInput, "view '" + view.name + "' is declared as a graph " +
+                                                     std::string(tensor_kind_name(view.kind)));
+    view.view_of = v.parent;
+    view.view_offset = v.offset;
+    if (parent.kind == TensorKind::Input) view.kind = TensorKind::Input;
+  }
+
   // Producers: one per tensor; graph inputs and weights have none.
   for (std::size_t i = 0; i < n; ++i) {
     for (TensorId t : g.m_nodes[i].outputs) {
@@ -286,6 +304,25 @@ Expected<Graph> GraphBuilder::build() && {
     if (t.kind == TensorKind::Intermediate) t.kind = TensorKind::Output;
     g.m_outputs.push_back(it->second);
   }
+  for (const PendingView& v : m_views) {
+    Tensor& view = g.m_tensors[static_cast<std::size_t>(v.view)];
+    Tensor& parent = g.m_tensors[static_cast<std::size_t>(v.parent)];
+    const std::string what = "view '" + view.name + "' of '" + parent.name + "'";
+    if (parent.kind == TensorKind::Output && parent.producer == kNoNode) {
+      if (view.producer == kNoNode) return make_error(ErrorKind::InvalidInput, what + ": no node writes it");
+      view.kind = TensorKind::Output;
+    } else if (parent.kind != TensorKind::Input) {
+      return make_error(ErrorKind::InvalidInput, what + ": the parent must be a graph input or a graph output no node writes");
+    }
+    if (view.dtype != parent.dtype || !view.shape_known() || !parent.shape_known())
+      return make_error(ErrorKind::InvalidInput, what + ": both need the same dtype and static shapes");
+    if (v.offset < 0 || v.offset + view.bytes() > parent.bytes())
+      return make_error(ErrorKind::InvalidInput, what + ": bytes [" + std::to_string(v.offset) + ", " +
+                                                     std::to_string(v.offset + view.bytes()) + ") lie outside the parent's " +
+                                                     std::to_string(parent.bytes()));
+    parent.views.push_back(v.view);
+  }
+  for (Tensor& t : g.m_tensors) std::sort(t.views.begin(), t.views.end());
 
   // Distinct node edges in CSR form, built in place: each node's predecessors sorted and
   // deduplicated, successors in increasing node order.

@@ -132,9 +132,13 @@ ConcurrentBound linear_clique(const Graph& graph, std::span<const NodeId> order,
   std::vector<std::int64_t> start(tensors.size()), end(tensors.size());
   std::vector<std::int64_t> diff(order.size() + 1, 0);
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = graph.tensor(tensors[i]);
-    start[i] = end[i] = pos[static_cast<std::size_t>(t.producer)];
-    for (NodeId r : t.consumers) end[i] = std::max(end[i], pos[static_cast<std::size_t>(r)]);
+    const auto writers = tensor_writers(graph, tensors[i]);
+    start[i] = end[i] = pos[static_cast<std::size_t>(writers.front())];
+    for (NodeId w : writers) {
+      start[i] = std::min(start[i], pos[static_cast<std::size_t>(w)]);
+      end[i] = std::max(end[i], pos[static_cast<std::size_t>(w)]);
+    }
+    for (NodeId r : tensor_readers(graph, tensors[i])) end[i] = std::max(end[i], pos[static_cast<std::size_t>(r)]);
     diff[static_cast<std::size_t>(start[i])] += weight[i];
     diff[static_cast<std::size_t>(end[i]) + 1] -= weight[i];
   }
@@ -160,11 +164,17 @@ std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> orde
   std::vector<std::int64_t> pos(graph.node_count(), 0);
   for (std::size_t i = 0; i < order.size(); ++i) pos[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
   std::vector<std::int64_t> diff(order.size() + 1, 0);
-  for (const Tensor& t : graph.tensors()) {
+  for (std::size_t ti = 0; ti < graph.tensor_count(); ++ti) {
+    const Tensor& t = graph.tensor(static_cast<TensorId>(ti));
     if (!is_planned_tensor(t, options.outputs_in_arena)) continue;
-    const std::int64_t s = pos[static_cast<std::size_t>(t.producer)];
-    std::int64_t e = s;
-    for (NodeId r : t.consumers) e = std::max(e, pos[static_cast<std::size_t>(r)]);
+    // The parent of views: live from its first writer to its last access.
+    const auto writers = tensor_writers(graph, static_cast<TensorId>(ti));
+    std::int64_t s = pos[static_cast<std::size_t>(writers.front())], e = s;
+    for (NodeId w : writers) {
+      s = std::min(s, pos[static_cast<std::size_t>(w)]);
+      e = std::max(e, pos[static_cast<std::size_t>(w)]);
+    }
+    for (NodeId r : tensor_readers(graph, static_cast<TensorId>(ti))) e = std::max(e, pos[static_cast<std::size_t>(r)]);
     const std::int64_t size = align_up(std::max<std::int64_t>(t.bytes(), 1), options.alignment);
     diff[static_cast<std::size_t>(s)] += size;
     diff[static_cast<std::size_t>(e) + 1] -= size;
@@ -194,7 +204,9 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
   // take well under a second), the same sweep over a linearisation of H gives a valid, not
   // always tight, bound (tensors overlapping there pairwise conflict).
   constexpr std::size_t kExactFlowTensors = 250'000;
-  if (schedule.stream_count() <= 1 || b_count > kExactFlowTensors) {
+  // The flow network gives each tensor one producer; a parent of views has several writers, so
+  // such a graph gets the linearisation's (valid, not always tight) bound too.
+  if (schedule.stream_count() <= 1 || b_count > kExactFlowTensors || has_planned_views(graph, options.outputs_in_arena)) {
     const std::vector<NodeId>& order = schedule.stream_count() == 1 ? schedule.streams[0] : clocks.order();
     out = linear_clique(graph, order, tensors, weight);
     out.exact = schedule.stream_count() <= 1;

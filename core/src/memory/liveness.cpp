@@ -2,6 +2,7 @@
 // "Liveness under concurrency"): a is dead-before b iff every reader of a happens-before b's
 // producer; a and b conflict iff neither is dead-before the other.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "allocation_detail.h"
@@ -110,19 +111,45 @@ Liveness planned_blocks(const Graph& graph, const PlanOptions& options) {
   return live;
 }
 
-// Closed position interval [producer, last reader] in a linear order given by pos.
+// Closed position interval [producer, last reader] in a linear order given by pos. The parent of
+// views is live from its first writer to its last reader or writer.
 void set_positions(const Graph& graph, Liveness& live, const std::vector<std::int64_t>& pos) {
   const std::size_t b = live.tensors.size();
   live.problem.start.resize(b);
   live.problem.end.resize(b);
   for (std::size_t i = 0; i < b; ++i) {
     const Tensor& t = graph.tensor(live.tensors[i]);
+    if (!t.views.empty()) {
+      std::int64_t s = std::numeric_limits<std::int64_t>::max(), e = -1;
+      for (NodeId w : tensor_writers(graph, live.tensors[i])) {
+        s = std::min(s, pos[static_cast<std::size_t>(w)]);
+        e = std::max(e, pos[static_cast<std::size_t>(w)]);
+      }
+      for (NodeId r : tensor_readers(graph, live.tensors[i])) e = std::max(e, pos[static_cast<std::size_t>(r)]);
+      live.problem.start[i] = s;
+      live.problem.end[i] = e;
+      continue;
+    }
     const std::int64_t s = pos[static_cast<std::size_t>(t.producer)];
     std::int64_t e = s;
     for (NodeId r : t.consumers) e = std::max(e, pos[static_cast<std::size_t>(r)]);
     live.problem.start[i] = s;
     live.problem.end[i] = e;
   }
+}
+
+// a is dead-before b: every access of a happens strictly before every write of b. For the parent
+// of views, its accesses are all its views' writers and readers. O(accesses of a · writers of b).
+bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, TensorId b) {
+  std::vector<NodeId> access = tensor_readers(graph, a);
+  if (access.empty() || !graph.tensor(a).views.empty()) {
+    const auto w = tensor_writers(graph, a);
+    access.insert(access.end(), w.begin(), w.end());
+  }
+  for (NodeId w : tensor_writers(graph, b))
+    for (NodeId r : access)
+      if (!clocks.before(r, w)) return false;
+  return true;
 }
 
 std::vector<std::int64_t> positions(const Graph& graph, std::span<const NodeId> order) {
@@ -163,9 +190,11 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
   // conflicts on each stream are one contiguous range of that list.
   std::vector<std::int64_t> key(b);
   for (std::size_t i = 0; i < b; ++i) key[i] = live.problem.start[i] * static_cast<std::int64_t>(b + 1) + static_cast<std::int64_t>(i);
+  // The parents of views (several writers) are paired by brute force below, after the rest.
+  const auto multi_writer = [&](std::size_t i) { return !graph.tensor(live.tensors[i]).views.empty(); };
   std::vector<std::vector<std::int32_t>> on_stream(streams);
   for (std::size_t i = 0; i < b; ++i)
-    on_stream[static_cast<std::size_t>(clocks.stream_of(graph.tensor(live.tensors[i]).producer))].push_back(static_cast<std::int32_t>(i));
+    if (!multi_writer(i)) on_stream[static_cast<std::size_t>(clocks.stream_of(graph.tensor(live.tensors[i]).producer))].push_back(static_cast<std::int32_t>(i));
   for (auto& list : on_stream)
     std::sort(list.begin(), list.end(), [&](std::int32_t x, std::int32_t y) { return key[static_cast<std::size_t>(x)] < key[static_cast<std::size_t>(y)]; });
   std::vector<std::vector<std::int32_t>> index_of(streams);  // per stream list: the producer's stream index
@@ -179,6 +208,17 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
   std::vector<Span> spans;
   std::vector<std::int32_t> need;
   for (std::size_t a = 0; a < b; ++a) {
+    if (multi_writer(a)) {
+      for (std::size_t c = 0; c < b; ++c) {
+        if (c == a || (multi_writer(c) && c < a)) continue;
+        if (dead_before(graph, clocks, live.tensors[a], live.tensors[c]) ||
+            dead_before(graph, clocks, live.tensors[c], live.tensors[a]))
+          continue;
+        live.problem.conflicts[a].push_back(static_cast<std::int32_t>(c));
+        live.problem.conflicts[c].push_back(static_cast<std::int32_t>(a));
+      }
+      continue;
+    }
     const auto frontier = detail::dead_from(graph, clocks, graph.tensor(live.tensors[a]), need);
     for (std::size_t s = 0; s < streams; ++s) {
       const auto& list = on_stream[s];

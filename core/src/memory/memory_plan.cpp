@@ -1,11 +1,50 @@
 #include "weft/core/memory_plan.h"
 
+#include <algorithm>
+
 namespace weft::core {
 
 bool is_planned_tensor(const Tensor& t, bool outputs_in_arena) {
-  if (t.bytes() < 0 || t.producer == kNoNode) return false;
+  if (t.bytes() < 0 || t.is_view()) return false;
+  if (t.producer == kNoNode) return t.kind == TensorKind::Output && !t.views.empty() && outputs_in_arena;
   if (t.kind == TensorKind::Intermediate) return true;
   return t.kind == TensorKind::Output && outputs_in_arena;
+}
+
+std::vector<NodeId> tensor_writers(const Graph& graph, TensorId t) {
+  const Tensor& tensor = graph.tensor(t);
+  std::vector<NodeId> out;
+  if (tensor.producer != kNoNode) out.push_back(tensor.producer);
+  for (TensorId v : tensor.views)
+    if (graph.tensor(v).producer != kNoNode) out.push_back(graph.tensor(v).producer);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<NodeId> tensor_readers(const Graph& graph, TensorId t) {
+  const Tensor& tensor = graph.tensor(t);
+  std::vector<NodeId> out(tensor.consumers.begin(), tensor.consumers.end());
+  for (TensorId v : tensor.views) out.insert(out.end(), graph.tensor(v).consumers.begin(), graph.tensor(v).consumers.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool has_planned_views(const Graph& graph, bool outputs_in_arena) {
+  for (const Tensor& t : graph.tensors())
+    if (!t.views.empty() && is_planned_tensor(t, outputs_in_arena)) return true;
+  return false;
+}
+
+void place_views(const Graph& graph, MemoryPlan& plan) {
+  for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
+    const Tensor& t = graph.tensor(static_cast<TensorId>(i));
+    if (!t.is_view()) continue;
+    const auto parent = static_cast<std::size_t>(t.view_of);
+    if (plan.offset[parent] == kNotPlanned) continue;
+    plan.offset[i] = plan.offset[parent] + t.view_offset;
+    plan.size[i] = std::max<std::int64_t>(t.bytes(), 0);
+  }
 }
 
 MemoryPlan plan_no_reuse(const Graph& graph, std::int64_t alignment, bool outputs_in_arena) {
@@ -24,6 +63,7 @@ MemoryPlan plan_no_reuse(const Graph& graph, std::int64_t alignment, bool output
     top += plan.size[t];
   }
   plan.arena_bytes = top;
+  place_views(graph, plan);
   return plan;
 }
 

@@ -57,6 +57,19 @@ Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan
       return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " ends past the arena (" +
                                                      std::to_string(plan.arena_bytes) + " bytes)");
   }
+  // Views lie where their parent's bytes are (outside the arena when the parent is).
+  for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
+    const Tensor& v = graph.tensor(static_cast<TensorId>(i));
+    if (!v.is_view()) continue;
+    const auto p = static_cast<std::size_t>(v.view_of);
+    const std::int64_t want = plan.offset[p] == kNotPlanned ? kNotPlanned : plan.offset[p] + v.view_offset;
+    if (plan.offset[i] != want)
+      return make_error(ErrorKind::InvalidInput, "view " + name(static_cast<TensorId>(i)) + " is at offset " +
+                                                     std::to_string(plan.offset[i]) + ", not inside its parent " +
+                                                     name(v.view_of) + " at " + std::to_string(want));
+    if (want != kNotPlanned && plan.offset[i] + std::max<std::int64_t>(v.bytes(), 0) > plan.offset[p] + plan.size[p])
+      return make_error(ErrorKind::InvalidInput, "view " + name(static_cast<TensorId>(i)) + " ends past its parent " + name(v.view_of));
+  }
   for (std::size_t b = 0; b < live.tensors.size(); ++b) {
     const auto ta = static_cast<std::size_t>(live.tensors[b]);
     for (std::int32_t c : live.problem.conflicts[b]) {

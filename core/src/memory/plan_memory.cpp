@@ -87,6 +87,7 @@ MemoryPlan to_plan(const Graph& graph, const Liveness& liveness, std::string_vie
     plan.offset[t] = placement.offset[b];
     plan.size[t] = liveness.problem.size[b];
   }
+  place_views(graph, plan);
   return plan;
 }
 

@@ -199,6 +199,26 @@ std::vector<InputSymbols> bind_dims(onnx::GraphProto& g, const ImportOptions& op
   return result;
 }
 
+// --batch N: dim 0 of every graph input becomes N; the shapes the file declared downstream
+// (outputs, value_info) are dropped, since they may hold the old batch, and inferred again.
+void rebatch(onnx::GraphProto& g, std::int64_t batch, const std::unordered_set<std::string>& initializers, GraphInfo& info) {
+  int changed = 0;
+  for (auto& in : *g.mutable_input()) {
+    if (initializers.count(in.name()) || !in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
+    auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() == 0) continue;
+    shape->mutable_dim(0)->set_dim_value(batch);  // clears dim_param (oneof)
+    ++changed;
+  }
+  for (auto& out : *g.mutable_output())
+    if (out.type().has_tensor_type() && out.type().tensor_type().has_shape()) {
+      auto* shape = out.mutable_type()->mutable_tensor_type()->mutable_shape();
+      if (shape->dim_size() > 0) shape->mutable_dim(0)->Clear();
+    }
+  g.clear_value_info();
+  if (changed == 0) info.warnings.push_back("--batch " + std::to_string(batch) + " matches no graph input of rank >= 1");
+}
+
 void run_shape_inference(onnx::ModelProto& model, const std::vector<onnx::ValueInfoProto>& file_value_info,
                          const std::string& path, GraphInfo& info) {
   // Start from what the file declared, minus names that folding turned into initializers,
@@ -431,6 +451,7 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     if (auto st = constants_to_initializers(g, model_path, info); !st) return st.error();
     std::unordered_set<std::string> inits;
     for (const auto& t : g.initializer()) inits.insert(t.name());
+    if (options.batch > 0) rebatch(g, options.batch, inits, info);
     const std::vector<InputSymbols> symbols = bind_dims(g, options, inits, info);
 
     // Refuse broken structure (cycles, undefined or doubly produced tensors) before any folding.

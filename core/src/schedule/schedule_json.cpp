@@ -48,6 +48,7 @@ std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::
     merges.push_back({{"node", node.name}, {"members", std::move(members)}});
   }
   if (!merges.empty()) j["merges"] = std::move(merges);
+  if (graph.info().micro_batches >= 2) j["split"] = {{"k", graph.info().micro_batches}, {"batch", graph.info().split_batch}};
   return j.dump(2) + "\n";
 }
 
@@ -79,6 +80,19 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
         sha != graph.info().model_sha256)
       return refuse("it was made for another model ('" + path + "', sha256 " + sha.substr(0, 12) + "...), not '" +
                     graph.info().model_path + "' (sha256 " + graph.info().model_sha256.substr(0, 12) + "...)");
+  }
+  // A micro-batch split: the graph must be the model split the same way.
+  {
+    WEFT_TRY_ASSIGN(const auto split, schedule_split_from_json(json_text));
+    const int have = std::max(1, graph.info().micro_batches);
+    if (split.k != have)
+      return refuse(split.k > 1 ? "it runs the model split into " + std::to_string(split.k) +
+                                      " micro-batches; load it with --split " + std::to_string(split.k) +
+                                      " (weft splits the model it loads)"
+                                : "it was made for the unsplit model, not one split into " + std::to_string(have) + " micro-batches");
+    if (split.k > 1 && split.batch != graph.info().split_batch)
+      return refuse("it splits batch " + std::to_string(split.batch) + ", the model has batch " +
+                    std::to_string(graph.info().split_batch));
   }
   // Merges: the graph must be the merged model they describe (each listed node merged, with those
   // members), and every merged node of the graph must be listed.
@@ -166,6 +180,27 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
   }
   if (Status ok = validate_schedule(graph, s); !ok) return refuse(ok.error().message);
   return s;
+}
+
+Expected<ScheduleSplit> schedule_split_from_json(std::string_view json_text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    return refuse(std::string("malformed JSON: ") + e.what());
+  }
+  ScheduleSplit out;
+  if (!j.is_object()) return refuse("the top level must be an object");
+  auto split = j.find("split");
+  if (split == j.end()) return out;
+  if (!split->is_object() || !split->contains("k") || !(*split)["k"].is_number_integer() || !split->contains("batch") ||
+      !(*split)["batch"].is_number_integer())
+    return refuse("'split' must be {\"k\": integer, \"batch\": integer}");
+  const auto k = (*split)["k"].get<std::int64_t>();
+  if (k < 2 || k > 1'000'000) return refuse("'split' k must be at least 2, got " + std::to_string(k));
+  out.k = static_cast<int>(k);
+  out.batch = (*split)["batch"].get<std::int64_t>();
+  return out;
 }
 
 Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "weft/core/batch_split.h"
+#include "weft/core/study/split_study.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
@@ -134,10 +135,25 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   // Where concurrency has nothing to work with, micro-batch splitting is the lever left.
   const auto split_hint = [&](bool why) -> std::string {
     if (!a.split_refusal.empty()) return "; micro-batch splitting is refused: " + a.split_refusal;
+    if (a.split_k > 1)
+      return "; split-overlap k=" + std::to_string(a.split_k) + " predicts " + fixed(a.split_speedup, 2) + "x over " +
+             baseline_name + at_batch;
     if (a.split_batch <= 0) return "";
     return "; try micro-batch splitting at batch >= " + std::to_string(a.split_batch) +
            (why ? " (half a batch then still fills the device)" : "");
   };
+  // Chains and graphs with little to gain: the split, predicted, is the lever left.
+  const auto try_split = [&]() -> Status {
+    if (!split.splittable || batch < 2) return {};
+    SplitOptions so;
+    so.mode = cpu ? LaunchMode::Eager : LaunchMode::Graph;
+    so.strategy = options.strategy;
+    WEFT_TRY_ASSIGN(auto choice, choose_split(graph, device, so));
+    a.split_k = choice.k;
+    a.split_speedup = choice.speedup();
+    return {};
+  };
+  if (a.width <= 1 || a.best_speedup < kWorthwhile) WEFT_TRY(try_split());
   if (a.width <= 1) {
     a.kind = Advice::Kind::Chain;
     if (split.splittable) a.split_batch = split_batch(graph, analysis.costs, device, batch);

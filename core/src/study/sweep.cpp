@@ -1,6 +1,8 @@
 // The batch sweep: every strategy's predicted (and measured) speedup at each batch size.
 #include "weft/core/study/sweep.h"
 
+#include "weft/core/study/split_study.h"
+
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -124,11 +126,30 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
     StrategyOptions so = options.strategy;
     so.cuda_graph = mode == LaunchMode::Graph;
     for (const std::string& name : strategies) {
-      WEFT_TRY_ASSIGN(auto schedule, make_schedule(name, graph, costs, device, so));
+      // split-overlap runs on the model split at this batch (k chosen by prediction, k = 1 where
+      // splitting does not pay), against the unsplit model's sequential baseline.
+      std::optional<SplitChoice> split;
+      if (name == kSplitOverlap) {
+        SplitOptions sp;
+        sp.mode = mode;
+        sp.strategy = so;
+        WEFT_TRY_ASSIGN(split, choose_split(graph, device, sp));
+      }
+      const Graph& g = split ? *split->graph : graph;
+      const CostTable& c = split ? split->costs : costs;
+      WEFT_TRY_ASSIGN(auto schedule, make_schedule(name, g, c, device, so));
       PredictOptions po;
       po.mode = mode;
       po.counterfactuals = false;
-      WEFT_TRY_ASSIGN(auto p, predict(graph, schedule, costs, device, po));
+      WEFT_TRY_ASSIGN(auto p, predict(g, schedule, c, device, po));
+      if (split) {
+        // The baseline is the unsplit model's reference schedule, on the same costs as the others.
+        WEFT_TRY_ASSIGN(auto base, predict(graph, reference_schedule(graph), costs, device, po));
+        p.sequential_eager_us = base.sequential_eager_us;
+        p.sequential_graph_us = base.sequential_graph_us;
+        p.speedup_vs_eager = p.makespan_us > 0 ? base.sequential_eager_us / p.makespan_us : 0.0;
+        p.speedup_vs_graph = p.makespan_us > 0 ? base.sequential_graph_us / p.makespan_us : 0.0;
+      }
       SweepPoint pt;
       pt.model = model_path;
       pt.batch = batch;
@@ -141,8 +162,8 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
       pt.predicted_sequential_us = p.sequential_us();
       pt.predicted_speedup = p.speedup();
       if (options.executor) {
-        WEFT_TRY_ASSIGN(auto plan, study_plan(graph, schedule, "greedy-by-size"));
-        WEFT_TRY_ASSIGN(auto run, options.executor->run(graph, schedule, plan, options.run));
+        WEFT_TRY_ASSIGN(auto plan, study_plan(g, schedule, "greedy-by-size"));
+        WEFT_TRY_ASSIGN(auto run, options.executor->run(g, schedule, plan, options.run));
         if (!compare_outputs(*sequential, run).identical)
           return make_error(ErrorKind::Internal, "batch " + std::to_string(batch) + ", " + name +
                                                      ": the scheduled outputs differ from the sequential run");

@@ -90,3 +90,19 @@ TEST(Advice, CpuDeviceSpeaksOfTheSequentialRun) {
     EXPECT_NE(a.line.find("over the sequential run"), std::string::npos) << a.line;
   }
 }
+
+// resnet50 re-batched to 8 on the h200 preset: concurrency has little to offer, the split does,
+// and the line names split-overlap's k and its predicted speedup (choose_split's figures).
+TEST(Advice, NamesTheSplitWhereItPays) {
+  const core::DeviceSpec device = *core::load_device("h200");
+  core::ImportOptions o;
+  o.batch = 8;
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/resnet50.onnx", o);
+  ASSERT_TRUE(g) << g.error().message;
+  const auto report = core::analyze(*g, core::estimate_costs(*g, device));
+  auto a = core::advise(*g, report, device);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_GT(a->split_k, 1) << a->line;
+  EXPECT_GE(a->split_speedup, 1.15) << a->line;
+  EXPECT_NE(a->line.find("split-overlap k=" + std::to_string(a->split_k)), std::string::npos) << a->line;
+}

@@ -60,6 +60,9 @@ std::string_view default_device_name();
 /// bundle), else the source tree's assets/ (none in a relocatable build).
 std::string assets_dir();
 
+/// Assumed block size when deriving a kernel's grid from its output elements (cost model and simulator).
+inline constexpr int kThreadsPerBlock = 256;
+
 /// Roofline class. Metadata-only operators (Reshape, Flatten, Squeeze, ...: no kernel) are Memory
 /// with zero bytes and zero time; operators of unknown cost are Unknown.
 enum class Bound : std::uint8_t { Compute, Memory, Unknown };
@@ -85,7 +88,9 @@ struct CostTable {
 };
 
 /// Estimates every node's flops, bytes and time. O(V + total tensor ranks). The per-operator
-/// formulas are documented in docs/devices.md; unknown operators, control flow (If, Loop, Scan)
+/// formulas are documented in docs/devices.md; on a GPU, a kernel whose grid (one block of
+/// kThreadsPerBlock threads per as many output elements) covers fewer blocks than the SMs
+/// computes at that share of the peak rate; unknown operators, control flow (If, Loop, Scan)
 /// and nodes with a tensor of unknown shape get known = false and a launch-only time.
 CostTable estimate_costs(const Graph& graph, const DeviceSpec& device);
 

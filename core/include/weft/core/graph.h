@@ -58,6 +58,14 @@ struct Tensor {
   NodeId producer = kNoNode;   ///< kNoNode for inputs and weights
   std::vector<NodeId> consumers;  ///< in node-id order, one entry per reading node (deduplicated)
   WeightData data;             ///< only for weights
+  /// A view (micro-batch split): this tensor is bytes [view_offset, view_offset + bytes()) of
+  /// tensor view_of, a graph input or output, and has no storage of its own. Executors and the
+  /// memory plan place it inside its parent; liveness counts its readers and writer as the parent's.
+  TensorId view_of = kNoTensor;
+  std::int64_t view_offset = 0;
+  std::vector<TensorId> views;  ///< the views of this tensor, ascending (empty for most tensors)
+
+  bool is_view() const { return view_of != kNoTensor; }
 
   /// True when the rank and every dimension are known.
   bool shape_known() const;
@@ -121,6 +129,13 @@ struct GraphInfo {
   /// last inputs(). Empty for a model's main graph.
   std::vector<std::string> captures;
   std::vector<std::string> warnings;
+  /// Micro-batch split (split_batch): the number of copies (0: not a split graph), the full
+  /// batch, and per node its copy (-1: a batch-independent node all copies share) and the
+  /// original node's key.
+  std::int32_t micro_batches = 0;
+  std::int64_t split_batch = 0;
+  std::vector<std::int32_t> micro_batch_of;
+  std::vector<std::string> origin_key;
 };
 
 /// Immutable graph. Edges are distinct producer→consumer node pairs (CSR, sorted).
@@ -196,6 +211,12 @@ class GraphBuilder {
   NodeId add_node(std::string_view name, std::string_view op_type, std::initializer_list<std::string> inputs,
                   std::initializer_list<std::string> outputs);
 
+  /// Makes tensor `name` a view of `parent` at `byte_offset` (see Tensor::view_of). build()
+  /// checks it: the parent is a graph input or a graph output no node writes, not itself a view,
+  /// of the same dtype; the view has a static shape and lies inside the parent. An input's view is
+  /// an input (not listed in inputs()); an output's view is an output (not listed in outputs()).
+  void set_view(std::string_view name, std::string_view parent, std::int64_t byte_offset);
+
   /// Sets dtype and static shape of a tensor.
   void set_shape(std::string_view tensor_name, DType dtype, std::vector<std::int64_t> shape);
 
@@ -214,6 +235,11 @@ class GraphBuilder {
   std::vector<TensorId> m_inputs;
   std::vector<std::string> m_output_names;
   std::vector<std::string> m_errors;
+  struct PendingView {
+    TensorId view = kNoTensor, parent = kNoTensor;
+    std::int64_t offset = 0;
+  };
+  std::vector<PendingView> m_views;
   GraphInfo m_info;
 };
 

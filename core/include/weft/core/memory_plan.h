@@ -28,8 +28,23 @@ inline std::int64_t align_up(std::int64_t bytes, std::int64_t alignment) {
   return (bytes + alignment - 1) / alignment * alignment;
 }
 
-/// Which tensors go in the arena: intermediates (and outputs when asked) with a known size.
+/// Which tensors go in the arena: intermediates (and outputs when asked) with a known size. A
+/// view never is (it lies inside its parent); a graph output whose bytes its views write is, when
+/// outputs are planned.
 bool is_planned_tensor(const Tensor& t, bool outputs_in_arena);
+
+/// The nodes that write a tensor's bytes: its producer, or, for the parent of views (micro-batch
+/// split), every view's producer; ascending. O(views).
+std::vector<NodeId> tensor_writers(const Graph& graph, TensorId t);
+/// The nodes that read a tensor's bytes: its consumers and its views' consumers; ascending, distinct.
+std::vector<NodeId> tensor_readers(const Graph& graph, TensorId t);
+/// True when some planned tensor has views, i.e. is written by several nodes (the liveness and
+/// bounds passes then treat it as live from its first writer to its last reader). O(T).
+bool has_planned_views(const Graph& graph, bool outputs_in_arena);
+
+/// Places every view of a planned tensor at its parent's offset + view_offset (size: its bytes);
+/// views of unplanned tensors stay kNotPlanned. Planners call it last. O(T).
+void place_views(const Graph& graph, MemoryPlan& plan);
 
 /// A plan with no reuse at all: every planned tensor gets its own bytes. Always valid, for
 /// any schedule; its arena is the "no-reuse total". O(T).

@@ -13,6 +13,11 @@ struct ImportOptions {
   /// graph input by position (named or unnamed).
   std::map<std::string, std::int64_t> dims;
   bool fold = true;                          ///< fold constant subgraphs (--no-fold turns off)
+  /// Re-batch (--batch N): dim 0 of every graph input of rank >= 1 set to this value, static or
+  /// not, and the file's intermediate and output shapes dropped so shape inference derives them
+  /// again. 0: keep the file's. Constants that bake the old batch in (a Reshape to [1, -1]) are the
+  /// model's: such a model then fails shape inference or the batch split names the operator.
+  std::int64_t batch = 0;
 };
 
 /// Loads an ONNX model file. Weights stay where they are (external data is referenced, never

@@ -1,5 +1,6 @@
 #pragma once
 // Schedule JSON (docs/schedule-format.md): export, validated import, atomic save.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,7 +11,7 @@
 namespace weft::core {
 
 /// Serialises a schedule with the model's path and sha256, node keys, streams, events, strategy,
-/// options and device name. On a merged graph (merge_graph) it also writes "merges": each merged
+/// options and device name; on a split graph (split_batch) "split": {"k", "batch"}. On a merged graph (merge_graph) it also writes "merges": each merged
 /// node's key and its members' keys in the unmerged model, so that loading re-applies them.
 std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::string_view device);
 struct ScheduleImport {
@@ -29,6 +30,15 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
 /// order; empty when it records none. Errors (InvalidInput): malformed JSON or "merges", an unknown
 /// node, a group of fewer than two nodes, a node in two groups. O(size of the text).
 Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text);
+
+/// The micro-batch split a schedule JSON records ("split": {"k", "batch"}, written for a graph
+/// split_batch made): k = 1 when it records none. Errors (InvalidInput): malformed JSON or
+/// "split". O(size of the text).
+struct ScheduleSplit {
+  int k = 1;
+  std::int64_t batch = 0;
+};
+Expected<ScheduleSplit> schedule_split_from_json(std::string_view json_text);
 
 Status save_schedule(const std::string& path, const Graph& graph, const Schedule& schedule, std::string_view device);
 Expected<Schedule> load_schedule(const std::string& path, const Graph& graph);

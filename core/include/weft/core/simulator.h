@@ -26,7 +26,6 @@
 
 namespace weft::core {
 
-inline constexpr int kThreadsPerBlock = 256;  ///< assumed block size when deriving a kernel's grid
 
 struct SimOptions {
   bool cuda_graph = false;             ///< the whole schedule launched as one CUDA Graph

@@ -37,11 +37,17 @@ struct Advice {
   std::int64_t split_batch = 0;
   /// Why the batch cannot be split (check_batch_split's reason), empty when it can.
   std::string split_refusal;
+  /// The micro-batch split choose_split() finds for chains and little-to-gain graphs (CUDA Graph
+  /// replay; eager on a CPU device): k (1: splitting does not pay) and its predicted speedup over
+  /// the same baseline as best_speedup. When k > 1 the line names it.
+  int split_k = 1;
+  double split_speedup = 1;
 };
 
 /// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device) and
 /// words the result: chains get "chain: concurrency cannot help; ..." with the batch from which
-/// micro-batch splitting could pay (or why the split is refused: check_batch_split); graphs where no schedule gains 5% get "little to gain"; the
+/// micro-batch splitting could pay (or why the split is refused: check_batch_split), or, where
+/// split-overlap predicts a gain at this batch, "split-overlap k=K predicts X.XXx at batch B"; graphs where no schedule gains 5% get "little to gain"; the
 /// rest name the best configuration, its predicted speedup and its memory price, led by
 /// "launch-bound in eager mode: replay as a CUDA Graph;" where launches dominate. Errors: a
 /// strategy's or the planner's (InvalidInput). Cost: 2 × strategies × (make_schedule + 2

@@ -1,0 +1,62 @@
+// The micro-batch split chosen by prediction: split-overlap on each k against the unsplit
+// sequential baseline, in one launch mode.
+#include "weft/core/study/split_study.h"
+
+#include "weft/core/batch_split.h"
+#include "weft/core/micro_batch.h"
+#include "weft/core/study/reference.h"
+#include "weft/core/study/schedule_study.h"
+
+namespace weft::core {
+namespace {
+
+double predict_us(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
+                  LaunchMode mode) {
+  SimOptions sim;
+  sim.cuda_graph = mode == LaunchMode::Graph;
+  return simulate(graph, schedule, costs, device, sim).makespan_us();
+}
+
+}  // namespace
+
+Expected<SplitChoice> choose_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options) {
+  if (!can_simulate(device))
+    return make_error(ErrorKind::InvalidInput, "device '" + device.name + "' has no rates to predict a split with");
+  StrategyOptions strategy = options.strategy;
+  strategy.cuda_graph = options.mode == LaunchMode::Graph;
+  const CostTable unsplit_costs = estimate_costs(graph, device);
+  SplitChoice choice;
+  choice.sequential_us = predict_us(graph, reference_schedule(graph), unsplit_costs, device, options.mode);
+
+  std::vector<int> ks;
+  if (options.k > 0) {
+    ks.push_back(options.k);
+  } else {
+    const BatchSplitCheck check = check_batch_split(graph);
+    if (!check.splittable) choice.refused = check.reason;
+    ks = check.splittable ? split_factors(graph_batch(graph), options.max_k) : std::vector<int>{1};
+  }
+  bool have = false;
+  for (int k : ks) {
+    auto split = split_batch(graph, k);
+    if (!split) {
+      if (options.k > 0) return split.error();
+      continue;  // e.g. a tensor whose dim 0 is not the batch: keep the smaller k
+    }
+    CostTable costs = estimate_costs(*split, device);
+    WEFT_TRY_ASSIGN(auto schedule, make_schedule(kSplitOverlap, *split, costs, device, strategy));
+    SplitCandidate c{k, predict_us(*split, schedule, costs, device, options.mode), 0};
+    c.speedup = c.predicted_us > 0 ? choice.sequential_us / c.predicted_us : 1.0;
+    choice.candidates.push_back(c);
+    if (!have || c.predicted_us < choice.predicted_us * (1.0 - options.min_gain)) {
+      have = true;
+      choice.k = k;
+      choice.predicted_us = c.predicted_us;
+      choice.graph.emplace(std::move(*split));
+      choice.costs = std::move(costs);
+    }
+  }
+  return choice;
+}
+
+}  // namespace weft::core
