@@ -21,6 +21,7 @@ class QTableView;
 
 namespace weft::ui {
 
+class DimDialog;
 class ExportActions;
 class GraphView;
 class HelpMenu;
@@ -64,6 +65,20 @@ class MainWindow : public QMainWindow {
   /// Raises the dock whose object name is `name` + "Dock" (e.g. "memory"); false when none.
   bool showView(const QString& name);
   void cancelLoading();
+
+  // Symbolic dims (the CLI's --dim): models open with these bindings. A model file that loads
+  // with dims still unbound gets the dim dialog (non-modal; setAskForDims(false) turns it off),
+  // whose OK re-opens the model with the dims it binds added to these.
+  void setDimBindings(std::map<std::string, std::int64_t> dims) { m_dim_bindings = std::move(dims); }
+  const std::map<std::string, std::int64_t>& dimBindings() const { return m_dim_bindings; }
+  void setAskForDims(bool ask) { m_ask_dims = ask; }
+  /// Opens the dim dialog for the current model's unbound dims; false (and a message) when none.
+  bool showDimDialog();
+  /// The dim dialog while it is open, else null.
+  DimDialog* dimDialog() const;
+  /// Re-opens the current model (the last load request) with `dims` bound and merging on or off.
+  /// Schedule edits are dropped: the graph they were made on is replaced.
+  void reopen(std::map<std::string, std::int64_t> dims, bool merge);
   /// Selects the next node matching `text` (name or operator), shows it in both views; match count.
   int findNode(const QString& text);
   bool isLoading() const;
@@ -181,6 +196,10 @@ class MainWindow : public QMainWindow {
   bool m_loading_is_file = false;
   /// Schedule and settings to apply once the project's model has loaded.
   std::optional<Project> m_pending_project;
+  LoadRequest m_last_request;  ///< the latest load asked for (reopen repeats it)
+  std::map<std::string, std::int64_t> m_dim_bindings;
+  bool m_ask_dims = true;
+  QPointer<DimDialog> m_dim_dialog;
   void openProjectFile(const QString& path, bool recovering);
   void updateRecoveryState();
   RecoveryStore* m_recovery = nullptr;
