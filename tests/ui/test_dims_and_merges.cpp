@@ -189,7 +189,7 @@ void TestDimsAndMerges::mergeBoxOpensMergedModel() {
   QCOMPARE(gain.launches_after, std::size_t{12});
   QVERIFY(gain.speedup_vs_graph > 1.0);
   const QString text = w.summaryPanel()->text();
-  QVERIFY2(text.contains("merge groups") && text.contains("48 → 12"), qPrintable(text));
+  QVERIFY2(text.contains("merge&nbsp;groups") && text.contains("launches") && text.contains("48 → 12"), qPrintable(text));
   // The lanes outline merged launches in the merge colour.
   w.showView("lanes");
   const QImage lanes = w.lanesView()->grab().toImage();
@@ -203,7 +203,7 @@ void TestDimsAndMerges::mergeBoxOpensMergedModel() {
   QVERIFY(wait_loads(done, 3));
   QVERIFY(!w.document()->isMerged());
   QCOMPARE(w.document()->graph().node_count(), unmerged_nodes);
-  QVERIFY(!w.summaryPanel()->text().contains("merge groups"));
+  QVERIFY(!w.summaryPanel()->text().contains("merge&nbsp;groups"));
 }
 
 void TestDimsAndMerges::adviceWrapsAtDefaultSize() {

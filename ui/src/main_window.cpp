@@ -169,8 +169,14 @@ void MainWindow::createDocks() {
   tabifyDockWidget(props, table);
   props->raise();
   resizeDocks({graph, lanes}, {520, 880}, Qt::Horizontal);
-  resizeDocks({strategy, summary, props}, {250, 250, 380}, Qt::Horizontal);
+  resizeDocks({strategy, summary, props}, {280, 340, 260}, Qt::Horizontal);
   resizeDocks({lanes, strategy}, {560, 340}, Qt::Vertical);
+  // Sizes set before the window has its size do not stick (the summary got ~150 px, its advice
+  // wrapped into a narrow column): set them again once the loop runs, unless a saved layout does.
+  if (QSettings().value("layout/version").toInt() != kLayoutVersion)
+    QTimer::singleShot(0, this, [this, strategy, summary, props] {
+      resizeDocks({strategy, summary, props}, {280, 340, 260}, Qt::Horizontal);
+    });
 }
 
 void MainWindow::createMenus() {

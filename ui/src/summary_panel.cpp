@@ -18,7 +18,7 @@ constexpr std::size_t kAdviceNodes = 4000;
 }  // namespace
 
 SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
-  // The figures, then the verdict and advice as their own word-wrapped labels (a rich-text table
+  // The verdict and advice as their own word-wrapped label, then the figures (a rich-text table
   // with nowrap cells would set the width the sentences wrap at), in a scroll area so a short
   // dock scrolls instead of clipping the last lines.
   auto* content = new QWidget;
@@ -41,8 +41,10 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   m_run->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   m_run->hide();
   auto* inner = new QVBoxLayout(content);
-  inner->addWidget(m_label);
+  // The advice first: at the default window size the dock shows about fifteen lines, and the
+  // line that says what to do is the one to read without scrolling.
   inner->addWidget(m_notes);
+  inner->addWidget(m_label);
   inner->addWidget(m_run);
   inner->addStretch();
   m_scroll = new QScrollArea(this);
@@ -154,8 +156,9 @@ void SummaryPanel::refresh() {
   add(tr("width"), QString::number(an.antichain_width));
   add(tr("depth"), QString::number(an.levels.depth));
   m_label->setText(QString("<table>%1</table>").arg(rows));
-  QString notes = QString("<p><b>verdict:</b> %1</p>").arg(QString::fromStdString(an.verdict).toHtmlEscaped());
+  QString notes;
   if (!m_advice.isEmpty()) notes += QString("<p><b>advice:</b> %1</p>").arg(m_advice.toHtmlEscaped());
+  notes += QString("<p><b>verdict:</b> %1</p>").arg(QString::fromStdString(an.verdict).toHtmlEscaped());
   m_notes->setText(notes);
   m_notes->setToolTip(m_advice.isEmpty() ? QString() : tr("advice: %1").arg(m_advice));
 }
