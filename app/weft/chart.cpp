@@ -133,7 +133,7 @@ void draw(const Cairo& C, cairo_t* cr, const Chart& chart, int width, int height
   ylo = std::floor(ylo / ystep) * ystep;
   yhi = std::ceil(yhi / ystep) * ystep;
   if (xhi <= xlo) xlo -= 0.5, xhi += 0.5;
-  const double xpad = chart.log2_x ? 0.0 : 0.04 * (xhi - xlo);
+  const double xpad = 0.04 * (xhi - xlo);  // markers at the ends clear the axes
   xlo -= xpad;
   xhi += xpad;
 

@@ -14,7 +14,7 @@ namespace weft::cli {
 /// The sweep chart of `points`. Batches are spaced by log2; a grey dashed line marks 1.0x.
 Chart sweep_chart(const std::vector<core::SweepPoint>& points, const std::string& title);
 
-/// The frontier chart of `f`: arena (MiB) across, predicted time (µs) up; all points grey, the
+/// The frontier chart of `f`: arena (MiB) across, predicted time (µs) up; every point small, the
 /// front as a line with its points, the sequential schedule's time as a dashed rule.
 Chart frontier_chart(const core::Frontier& f, const std::string& title);
 
