@@ -71,9 +71,9 @@ Expected<ExecutionOrder> ExecutionOrder::validate(const Graph& graph, const Sche
 Expected<ExecutionOrder> ExecutionOrder::make(const Graph& graph, const Schedule& schedule, bool with_events) {
   const std::size_t n = graph.node_count();
   const std::size_t s_count = schedule.streams.size();
-  // Placement: input errors, not invariants (a loaded or edited schedule may be wrong); the
+  // Stream slots: input errors, not invariants (a loaded or edited schedule may be wrong); the
   // same checks and words as every schedule pass.
-  WEFT_TRY_ASSIGN(detail::Placement placement, detail::place(graph, schedule));
+  WEFT_TRY_ASSIGN(detail::StreamSlots placement, detail::place(graph, schedule));
   ExecutionOrder o;
   o.m_stream = std::move(placement.stream_of);
   o.m_index = std::move(placement.position);
@@ -133,7 +133,7 @@ Expected<ExecutionOrder> ExecutionOrder::make(const Graph& graph, const Schedule
   if (o.m_order.size() != n) {
     // Nodes with predecessors left sit on or below a cycle: name it as every pass does.
     const detail::HEdges edges = detail::h_edges(graph, schedule, /*data=*/true, with_events);
-    return detail::deadlock_error(graph, edges, indeg, detail::Placement{o.m_stream, o.m_index});
+    return detail::deadlock_error(graph, edges, indeg, detail::StreamSlots{o.m_stream, o.m_index});
   }
 
   // Vector clocks of stream order ∪ events, pushed forward along the order. When they already

@@ -11,15 +11,16 @@
 
 namespace weft::core::detail {
 
-/// Stream and position of every node.
-struct Placement {
+/// Stream and position of every node (not to be confused with core::Placement, the memory
+/// planner's offsets).
+struct StreamSlots {
   std::vector<int> stream_of;
   std::vector<int> position;
 };
 
 /// Checks that every node is placed exactly once (input errors, not invariants: a loaded or
 /// edited schedule may be wrong). O(V).
-Expected<Placement> place(const Graph& graph, const Schedule& schedule);
+Expected<StreamSlots> place(const Graph& graph, const Schedule& schedule);
 
 /// How an edge of H came to be, for deadlock messages.
 enum class EdgeKind : std::uint8_t { Data, Stream, Event };
@@ -42,13 +43,13 @@ HEdges h_edges(const Graph& graph, const Schedule& schedule, bool data, bool eve
 
 /// A topological order of the edges; on a cycle, an InvalidInput error "would deadlock: A on
 /// stream 1 waits for B on stream 2, which runs after C on stream 2, which waits for A". O(V + E).
-Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, const Placement& placement);
+Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, const StreamSlots& placement);
 
 /// The one deadlock message: a cycle of `edges` among the nodes a topological sort left
 /// (left[v] != 0), "would deadlock: A on stream 1 waits for B on stream 2, which runs after C on
 /// stream 2, which waits for A". Predecessors are tried in `edges` order (data, stream, events).
 /// O(V + E).
-Error deadlock_error(const Graph& graph, const HEdges& edges, std::span<const std::uint32_t> left, const Placement& placement);
+Error deadlock_error(const Graph& graph, const HEdges& edges, std::span<const std::uint32_t> left, const StreamSlots& placement);
 
 /// Per-stream vector clocks over a DAG given by `edges` in topological order `order`:
 /// clock(v)[s] is the highest position on stream s that happens-before-or-is v (-1: none).
@@ -56,10 +57,10 @@ Error deadlock_error(const Graph& graph, const HEdges& edges, std::span<const st
 /// O((V + E) · S) time, V · S ints.
 class VectorClocks {
  public:
-  VectorClocks(const HEdges& edges, const std::vector<NodeId>& order, const Placement& placement, std::size_t streams);
+  VectorClocks(const HEdges& edges, const std::vector<NodeId>& order, const StreamSlots& placement, std::size_t streams);
   const int* clock(NodeId v) const { return &m_clock[static_cast<std::size_t>(v) * m_streams]; }
   /// u happens before or is v.
-  bool reaches(NodeId u, NodeId v, const Placement& p) const {
+  bool reaches(NodeId u, NodeId v, const StreamSlots& p) const {
     const auto su = static_cast<std::size_t>(p.stream_of[static_cast<std::size_t>(u)]);
     return clock(v)[su] >= p.position[static_cast<std::size_t>(u)];
   }
@@ -70,6 +71,6 @@ class VectorClocks {
 };
 
 /// Text for people: "'conv_3' on stream 1".
-std::string where(const Graph& graph, NodeId n, const Placement& placement);
+std::string where(const Graph& graph, NodeId n, const StreamSlots& placement);
 
 }  // namespace weft::core::detail

@@ -42,7 +42,7 @@ Expected<Schedule> move_nodes(const Graph& graph, const Schedule& schedule, std:
   if (nodes.empty()) return make_error(ErrorKind::InvalidInput, "moving nodes: no nodes given");
   WEFT_TRY(check_stream(schedule, stream, what));
   WEFT_TRY_ASSIGN(auto placement, detail::place(graph, schedule));
-  const detail::Placement& p = placement;
+  const detail::StreamSlots& p = placement;
   for (NodeId v : nodes)
     if (v < 0 || static_cast<std::size_t>(v) >= graph.node_count())
       return make_error(ErrorKind::InvalidInput, what + ": node index " + std::to_string(v) + " does not exist");
@@ -84,7 +84,7 @@ Expected<Schedule> move_selection(const Graph& graph, const Schedule& schedule, 
   for (NodeId v : nodes)
     if (v < 0 || static_cast<std::size_t>(v) >= graph.node_count())
       return make_error(ErrorKind::InvalidInput, "moving nodes: node index " + std::to_string(v) + " does not exist");
-  WEFT_TRY_ASSIGN(const detail::Placement p, detail::place(graph, schedule));
+  WEFT_TRY_ASSIGN(const detail::StreamSlots p, detail::place(graph, schedule));
   const auto at = [&](NodeId v) {
     return std::pair(p.stream_of[static_cast<std::size_t>(v)], p.position[static_cast<std::size_t>(v)]);
   };

@@ -12,12 +12,12 @@
 namespace weft::core {
 namespace detail {
 
-Expected<Placement> place(const Graph& graph, const Schedule& schedule) {
+Expected<StreamSlots> place(const Graph& graph, const Schedule& schedule) {
   const std::size_t n = graph.node_count();
   if (schedule.streams.size() > kMaxScheduleStreams)
     return make_error(ErrorKind::InvalidInput, "the schedule has " + std::to_string(schedule.streams.size()) +
                                                    " streams; weft handles at most " + std::to_string(kMaxScheduleStreams));
-  Placement p;
+  StreamSlots p;
   p.stream_of.assign(n, -1);
   p.position.assign(n, -1);
   for (std::size_t s = 0; s < schedule.streams.size(); ++s)
@@ -64,11 +64,11 @@ HEdges h_edges(const Graph& graph, const Schedule& schedule, bool data, bool eve
   return h;
 }
 
-std::string where(const Graph& graph, NodeId n, const Placement& placement) {
+std::string where(const Graph& graph, NodeId n, const StreamSlots& placement) {
   return graph.key(n) + " on stream " + std::to_string(placement.stream_of[static_cast<std::size_t>(n)]);
 }
 
-Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, const Placement& placement) {
+Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, const StreamSlots& placement) {
   const std::size_t n = edges.size();
   // Successor CSR (reverse of the predecessor lists).
   std::vector<std::uint32_t> succ_begin(n + 1, 0), indeg(n, 0);
@@ -95,7 +95,7 @@ Expected<std::vector<NodeId>> h_order(const Graph& graph, const HEdges& edges, c
   return deadlock_error(graph, edges, indeg, placement);
 }
 
-Error deadlock_error(const Graph& graph, const HEdges& edges, std::span<const std::uint32_t> left, const Placement& placement) {
+Error deadlock_error(const Graph& graph, const HEdges& edges, std::span<const std::uint32_t> left, const StreamSlots& placement) {
   const std::size_t n = edges.size();
   // Every node left has a predecessor left, so walking predecessors inside the remainder must
   // repeat a node: the cycle. (Walking successors could dead-end below the cycle.)
@@ -128,7 +128,7 @@ Error deadlock_error(const Graph& graph, const HEdges& edges, std::span<const st
   return Error{ErrorKind::InvalidInput, msg.str()};
 }
 
-VectorClocks::VectorClocks(const HEdges& edges, const std::vector<NodeId>& order, const Placement& placement,
+VectorClocks::VectorClocks(const HEdges& edges, const std::vector<NodeId>& order, const StreamSlots& placement,
                            std::size_t streams)
     : m_streams(streams), m_clock(edges.size() * streams, -1) {
   for (NodeId v : order) {
@@ -146,7 +146,7 @@ VectorClocks::VectorClocks(const HEdges& edges, const std::vector<NodeId>& order
 std::vector<Event> compute_events(const Graph& graph, const Schedule& schedule) {
   auto placement = detail::place(graph, schedule);
   if (!placement) return {};
-  const detail::Placement& p = *placement;
+  const detail::StreamSlots& p = *placement;
   const detail::HEdges d = detail::h_edges(graph, schedule, /*data=*/true, /*events=*/false);
   auto order = detail::h_order(graph, d, p);
   WEFT_CHECK_MSG(order, "compute_events: data edges ∪ stream order must be acyclic");

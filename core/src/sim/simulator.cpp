@@ -25,7 +25,7 @@ Expected<Sync> build_sync(const Graph& graph, const Schedule& schedule) {
   const std::size_t n = graph.node_count();
   Sync s;
   // The schedule passes' placement check: the same messages as validation.
-  WEFT_TRY_ASSIGN(detail::Placement placement, detail::place(graph, schedule));
+  WEFT_TRY_ASSIGN(detail::StreamSlots placement, detail::place(graph, schedule));
   s.stream_of = std::move(placement.stream_of);
   s.position = std::move(placement.position);
   s.events_in.resize(n);
@@ -74,7 +74,7 @@ Expected<std::vector<NodeId>> order_from_sync(const Graph& graph, const Schedule
   }
   if (order.size() != n) {
     // A cycle: the one deadlock message, naming the cycle's nodes and streams.
-    const detail::Placement placement{sync.stream_of, sync.position};
+    const detail::StreamSlots placement{sync.stream_of, sync.position};
     auto named = detail::h_order(graph, detail::h_edges(graph, schedule, true, true), placement);
     WEFT_CHECK_MSG(!named, "issue order found a cycle the schedule's topological sort does not");
     return named.error();
