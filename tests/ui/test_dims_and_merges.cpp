@@ -5,6 +5,9 @@
 // summary shows its launches before and after (core::merge_gain) and the lanes outline merged
 // launches; the summary's advice wraps to the dock at the default window size.
 #include <QApplication>
+#include <QChart>
+#include <QLineEdit>
+#include <QLineSeries>
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -16,6 +19,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <set>
 
 #include "ui_test_support.h"
 #include "weft/core/dim_binding.h"
@@ -27,6 +31,7 @@
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/strategy_panel.h"
 #include "weft/ui/summary_panel.h"
+#include "weft/ui/sweep_view.h"
 
 using weft::ui::MainWindow;
 
@@ -67,6 +72,7 @@ class TestDimsAndMerges : public QObject {
   void dimDialogBindsAndReimports();
   void mergeBoxOpensMergedModel();
   void adviceWrapsAtDefaultSize();
+  void sweepViewDrawsCoreSweep();
 };
 
 void TestDimsAndMerges::dimBindingParsesAndSuggests() {
@@ -224,6 +230,61 @@ void TestDimsAndMerges::adviceWrapsAtDefaultSize() {
   QVERIFY2(notes->height() >= notes->heightForWidth(notes->width()),
            qPrintable(QString("%1 < %2").arg(notes->height()).arg(notes->heightForWidth(notes->width()))));
   QVERIFY(notes->toolTip().contains(w.summaryPanel()->advice()));
+}
+
+// The studio's sweep view runs core::sweep (weft sweep) on the open file, with the document's other
+// dims and its device, and draws one line per strategy through the same points; a static batch is
+// refused with core's reason.
+void TestDimsAndMerges::sweepViewDrawsCoreSweep() {
+  MainWindow w;
+  w.show();
+  w.setDimBindings({{"batch", 1}});
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGroupedMlp);
+  QVERIFY(wait_loads(done, 1));
+  weft::ui::SweepView* view = w.sweepView();
+  QVERIFY(view);
+  QVERIFY(w.showView("sweep"));
+  QSignalSpy swept(view, &weft::ui::SweepView::sweepFinished);
+  view->batchesEdit()->setText("1,4");
+  QTest::mouseClick(view->runButton(), Qt::LeftButton);
+  QVERIFY(weft::test::wait_until([&] { return swept.count() > 0; }, 120000));
+  QVERIFY2(swept.last().at(0).toBool(), qPrintable(view->note()));
+  weft::core::SweepOptions options;
+  options.batches = {1, 4};
+  options.device = w.document()->device();
+  options.strategy = w.document()->strategyOptions();
+  options.mode = weft::core::launch_mode_of(options.strategy);
+  auto cli = weft::core::sweep(kGroupedMlp.toStdString(), options);
+  QVERIFY(cli);
+  const auto& points = view->points();
+  QCOMPARE(points.size(), cli->size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    QCOMPARE(points[i].strategy, (*cli)[i].strategy);
+    QCOMPARE(points[i].batch, (*cli)[i].batch);
+    QCOMPARE(points[i].predicted_speedup, (*cli)[i].predicted_speedup);
+  }
+  // One line per strategy (two points each) and the 1.0x line.
+  const auto series = view->chart()->series();
+  std::set<std::string> strategies;
+  for (const auto& p : points) strategies.insert(p.strategy);
+  QCOMPARE(static_cast<std::size_t>(series.size()), strategies.size() + 1);
+  for (QAbstractSeries* a : series) {
+    auto* line = qobject_cast<QLineSeries*>(a);
+    QVERIFY(line);
+    QCOMPARE(line->count(), 2);
+    if (line->name() == "1.0x") continue;
+    for (const auto& p : points)
+      if (QString::fromStdString(p.strategy) == line->name() && p.batch == 4) QCOMPARE(line->at(1).y(), p.predicted_speedup);
+  }
+  // GoogLeNet's batch is static: nothing to sweep, and the view says why.
+  w.openModel(kGooglenet);
+  QVERIFY(wait_loads(done, 2));
+  QVERIFY(view->run());
+  QVERIFY(weft::test::wait_until([&] { return swept.count() > 1; }, 120000));
+  QVERIFY(!swept.last().at(0).toBool());
+  QVERIFY2(view->note().contains("batch"), qPrintable(view->note()));
+  QVERIFY(view->chart()->series().isEmpty());
 }
 
 QTEST_MAIN(TestDimsAndMerges)

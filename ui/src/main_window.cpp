@@ -33,6 +33,7 @@
 #include "weft/core/schedule_json.h"
 #include "weft/ui/dim_dialog.h"
 #include "weft/ui/graph_view.h"
+#include "weft/ui/sweep_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/export_actions.h"
 #include "weft/ui/help_menu.h"
@@ -577,6 +578,16 @@ void MainWindow::createMemoryDock() {
   // A tab beside the lanes: it re-plans only while visible.
   if (auto* lanes = findChild<QDockWidget*>("lanesDock")) {
     tabifyDockWidget(lanes, d);
+    lanes->raise();
+  }
+  // The batch sweep (weft sweep's chart), a third tab there: it runs only when asked.
+  m_sweep = new SweepView(m_doc, this);
+  auto* sweep = new QDockWidget(tr("Sweep"), this);
+  sweep->setObjectName("sweepDock");
+  sweep->setWidget(m_sweep);
+  addDockWidget(Qt::RightDockWidgetArea, sweep);
+  if (auto* lanes = findChild<QDockWidget*>("lanesDock")) {
+    tabifyDockWidget(d, sweep);
     lanes->raise();
   }
 }

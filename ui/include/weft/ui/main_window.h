@@ -35,6 +35,7 @@ class RunController;
 class StatusArea;
 class StrategyPanel;
 class SummaryPanel;
+class SweepView;
 class TimelineView;
 
 class MainWindow : public QMainWindow {
@@ -89,6 +90,7 @@ class MainWindow : public QMainWindow {
   MemoryView* memoryView() const { return m_memory; }
   StrategyPanel* strategyPanel() const { return m_strategy; }
   SummaryPanel* summaryPanel() const { return m_summary; }
+  SweepView* sweepView() const { return m_sweep; }
   NodeTableModel* nodeModel() const { return m_node_model; }
   TimelineView* timelineView() const { return m_timeline; }
   QDockWidget* timelineDock() const { return m_timeline_dock; }
@@ -181,6 +183,7 @@ class MainWindow : public QMainWindow {
   PropertiesPanel* m_properties = nullptr;
   StrategyPanel* m_strategy = nullptr;
   SummaryPanel* m_summary = nullptr;
+  SweepView* m_sweep = nullptr;
   NodeTableModel* m_node_model = nullptr;
   QTableView* m_node_table = nullptr;
   QLineEdit* m_find = nullptr;
