@@ -219,10 +219,12 @@ void TestDimsAndMerges::adviceWrapsAtDefaultSize() {
   w.openModel(kGooglenet);
   QVERIFY(wait_loads(done, 1));
   QVERIFY(!w.summaryPanel()->advice().isEmpty());
-  QTest::qWait(50);
+  w.document()->waitForStudy();
   QLabel* notes = w.summaryPanel()->notesLabel();
   auto* scroll = w.summaryPanel()->findChild<QScrollArea*>();
   QVERIFY(scroll);
+  // Once the layout has settled (its requests are queued events: a loaded machine is slower).
+  weft::test::wait_until([&] { return notes->height() >= notes->heightForWidth(notes->width()); }, 5000);
   // The notes fit the dock's width (wrapped, not cut at the right edge) and get the height their
   // wrapped text needs (not cut at the bottom; the area scrolls when the dock is short).
   QVERIFY2(notes->width() <= scroll->viewport()->width(),
