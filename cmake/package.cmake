@@ -23,6 +23,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 
 set(CPACK_DEBIAN_WEFT_PACKAGE_NAME weft)
 set(CPACK_DEBIAN_WEFT_PACKAGE_SHLIBDEPS ON)
+# weft loads cairo (dlopen) when it draws a chart, so dpkg-shlibdeps cannot see it: named here
+# (CPack adds the libraries dpkg-shlibdeps finds to this list).
+set(CPACK_DEBIAN_WEFT_PACKAGE_DEPENDS "libcairo2")
 # A shlibs file for libweft.so and libweft_gpu.so: dpkg-shlibdeps resolves the package's own
 # libraries from it, and packages built against them depend on this one.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)

@@ -2,11 +2,13 @@
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
 //               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
 //               [--strategy NAME] [--granularity US] [--graph] [--recover]
+//               [--dim NAME=VALUE | --dim INPUT:AXIS=VALUE]... [--merge]
 // --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
 // has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
 // without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
 // with --screenshot it floats the dock at --size and shoots it alone; --range selects a time range (µs) in it; --use-measured calibrates the cost model after the run.
 #include <QApplication>
+#include <QCheckBox>
 #include <QLineEdit>
 #include <QComboBox>
 #include <QCommandLineParser>
@@ -14,6 +16,10 @@
 #include <QDoubleSpinBox>
 #include <QTimer>
 #include <cstdio>
+#include <map>
+#include <string>
+
+#include "weft/core/dim_binding.h"
 
 #include "weft/ui/main_window.h"
 #include "weft/ui/properties_panel.h"
@@ -52,11 +58,29 @@ int main(int argc, char** argv) {
                                    "Recover the unsaved edits a crashed session left without asking "
                                    "(also WEFT_RECOVER=accept; WEFT_RECOVER=discard drops them).");
   const QCommandLineOption memory_budget("memory-budget", "After loading, apply the strategy within an arena of BYTES (4MiB, 4MB, ...).", "bytes");
-  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover, memory_budget});
+  const QCommandLineOption dim("dim",
+                               "Bind a symbolic input dimension, as weft's --dim: NAME=VALUE (a dim_param) or "
+                               "INPUT:AXIS=VALUE (one dim of one input). Repeatable.",
+                               "binding");
+  const QCommandLineOption merge("merge", "Open the model with horizontal merges (as weft's --merge).");
+  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover,
+                     memory_budget, dim, merge});
   parser.process(app);
+  std::map<std::string, std::int64_t> dims;
+  for (const QString& d : parser.values(dim)) {
+    auto binding = weft::core::parse_dim_binding(d.toStdString());
+    if (!binding) {
+      std::fprintf(stderr, "weft-studio: error: %s\n", binding.error().message.c_str());
+      return 1;
+    }
+    dims[binding->first] = binding->second;
+  }
 
   weft::ui::MainWindow window;
+  window.setDimBindings(std::move(dims));
+  if (parser.isSet(merge)) window.strategyPanel()->mergeBox()->setChecked(true);
   const QString shot = parser.value(screenshot);
+  if (!shot.isEmpty()) window.setAskForDims(false);  // a screenshot run shows the model as bound on the command line
   if (!shot.isEmpty()) {
     const QStringList wh = parser.value(size).split('x');
     if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());

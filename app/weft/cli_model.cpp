@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "weft/core/dim_binding.h"
 #include "weft/core/file_io.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/schedule_json.h"
@@ -29,17 +30,8 @@ core::Expected<core::ImportOptions> import_options(const Args& args) {
   core::ImportOptions options;
   options.fold = !args.flag("no-fold");
   for (const std::string& d : args.values("dim")) {
-    const auto eq = d.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return core::make_error(core::ErrorKind::Usage, "--dim needs NAME=VALUE, got '" + d + "'");
-    try {
-      std::size_t used = 0;
-      const long long v = std::stoll(d.substr(eq + 1), &used);
-      if (used != d.size() - eq - 1 || v <= 0) throw std::invalid_argument(d);
-      options.dims[d.substr(0, eq)] = v;
-    } catch (const std::exception&) {
-      return core::make_error(core::ErrorKind::Usage, "--dim " + d + ": the value must be a positive integer");
-    }
+    WEFT_TRY_ASSIGN(auto binding, core::parse_dim_binding(d));
+    options.dims[binding.first] = binding.second;
   }
   WEFT_TRY_ASSIGN(const auto batch, args.int_value("batch"));
   if (batch) {

@@ -1,5 +1,7 @@
 // weft frontier: the Pareto front of predicted time against arena bytes over strategies, stream
-// caps and budget-constrained variants (core::memory_frontier), as a table, CSV or an SVG plot.
+// caps and budget-constrained variants (core::memory_frontier), as a table, CSV, an SVG plot or a
+// PNG chart (drawn with cairo, as the sweep's).
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -7,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "sweep_chart.h"
 #include "weft/core/file_io.h"
 #include "weft/core/study/frontier.h"
 #include "weft/core/sync.h"
@@ -62,9 +65,6 @@ int cmd_frontier(Args& args) {
   if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json"}, true); !ok)
     return usage_error(kCommand, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
-  if (args.value("png"))
-    return usage_error(kCommand, "the weft command line is built without Qt and writes no PNG: use --svg FILE "
-                                 "(the studio's memory view exports the front as PNG)");
   core::FrontierOptions options;
   options.strategy.cuda_graph = args.flag("graph");
   auto granularity = args.double_value("granularity");
@@ -104,6 +104,14 @@ int cmd_frontier(Args& args) {
                               std::string(core::launch_mode_name(f.mode)) + ", " + model->device.name + ")";
     if (auto ok = core::write_file_atomic(*svg, core::frontier_svg(f, title)); !ok) return report(kCommand, ok.error());
   }
+  if (const auto png = args.value("png")) {
+    const std::string title = std::filesystem::path(model->graph.info().model_path).stem().string() +
+                              ": predicted time vs arena (" + std::string(core::launch_mode_name(f.mode)) + ", " +
+                              model->device.name + ")";
+    auto bytes = render_chart(frontier_chart(f, title), ChartFormat::Png);
+    if (!bytes) return report(kCommand, bytes.error());
+    if (auto ok = core::write_file_atomic(*png, *bytes); !ok) return report(kCommand, ok.error());
+  }
   if (args.flag("json")) {
     nlohmann::ordered_json j;
     j["model"] = model->graph.info().model_path;
@@ -136,6 +144,7 @@ int cmd_frontier(Args& args) {
   print_table(f, args.flag("all"));
   if (const auto csv = args.value("csv")) std::cout << "csv written to " << *csv << "\n";
   if (const auto svg = args.value("svg")) std::cout << "plot written to " << *svg << " (SVG)\n";
+  if (const auto png = args.value("png")) std::cout << "chart written to " << *png << " (PNG)\n";
   return 0;
 }
 

@@ -67,9 +67,11 @@ std::string chart_title(const std::vector<core::SweepPoint>& points) {
 int write_outputs(Args& args, const std::vector<core::SweepPoint>& points) {
   if (auto csv = args.value("csv"))
     if (auto ok = core::write_file_atomic(*csv, core::sweep_csv(points)); !ok) return report("sweep", ok.error());
-  if (auto png = args.value("png"))
-    if (auto ok = core::write_file_atomic(*png, sweep_chart_png(points, chart_title(points))); !ok)
-      return report("sweep", ok.error());
+  if (auto png = args.value("png")) {
+    auto bytes = render_chart(sweep_chart(points, chart_title(points)), ChartFormat::Png);
+    if (!bytes) return report("sweep", bytes.error());
+    if (auto ok = core::write_file_atomic(*png, *bytes); !ok) return report("sweep", ok.error());
+  }
   if (args.flag("json")) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const core::SweepPoint& p : points) {

@@ -47,7 +47,7 @@ commands:
   calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--json]
                                                fit a CPU device to a sequential CPU run (per-node
                                                times); use the file as --device DEVICE.json
-  frontier MODEL [--graph] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--json]
+  frontier MODEL [--graph] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
                                                Pareto front of predicted time against arena bytes
                                                over strategies, stream caps and memory budgets
   devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets

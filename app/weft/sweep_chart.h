@@ -1,16 +1,21 @@
 #pragma once
-// The sweep chart as a PNG, drawn without a GUI toolkit (the CLI builds without Qt): speedup
-// against batch size, one colour per strategy, predicted solid, measured dashed.
+// The CLI's charts (drawn by chart.cpp with cairo): the sweep (speedup against batch size, one
+// colour per strategy, predicted solid, measured dashed) and the memory frontier (predicted time
+// against arena, every schedule as a point, the Pareto front as a line).
 #include <string>
 #include <vector>
 
+#include "chart.h"
+#include "weft/core/study/frontier.h"
 #include "weft/core/study/sweep.h"
 
 namespace weft::cli {
 
-/// PNG bytes (8-bit RGB, stored deflate) of the chart of `points` at width × height pixels.
-/// Batches are spaced by log2; a grey line marks 1.0x. O(width · height).
-std::string sweep_chart_png(const std::vector<core::SweepPoint>& points, const std::string& title, int width = 900,
-                            int height = 540);
+/// The sweep chart of `points`. Batches are spaced by log2; a grey dashed line marks 1.0x.
+Chart sweep_chart(const std::vector<core::SweepPoint>& points, const std::string& title);
+
+/// The frontier chart of `f`: arena (MiB) across, predicted time (µs) up; every point small, the
+/// front as a line with its points, the sequential schedule's time as a dashed rule.
+Chart frontier_chart(const core::Frontier& f, const std::string& title);
 
 }  // namespace weft::cli

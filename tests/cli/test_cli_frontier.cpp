@@ -101,7 +101,7 @@ TEST(CliBudget, RunOnCpuUnderBudget) {
 }
 
 // `weft frontier`: the JSON front is monotone (more memory never predicts slower), the CSV has a
-// row per point, the SVG is written, and --png says the CLI writes SVG.
+// row per point, the SVG and the PNG chart are written.
 TEST(CliFrontier, TableCsvSvgJson) {
   const auto j = json_of(test::run_cli("frontier " + kTransformer + " --graph --json", test::StderrMode::Discard));
   const auto& points = j.at("points");
@@ -128,7 +128,22 @@ TEST(CliFrontier, TableCsvSvgJson) {
   EXPECT_EQ(text->rfind("<svg", 0), 0u);
   std::filesystem::remove(svg);
 
-  const auto png = test::run_cli("frontier " + kTransformer + " --png out.png", test::StderrMode::Separate);
-  EXPECT_EQ(png.code, 1);
-  EXPECT_NE(png.err.find("--svg"), std::string::npos);
+  // --png: a PNG chart drawn with cairo, at the default size (900 x 540 in IHDR).
+  const std::string png_path = test::temp_path("weft_frontier.png");
+  const auto png = test::run_cli("frontier " + kTransformer + " --graph --png " + png_path, test::StderrMode::Discard);
+  ASSERT_EQ(png.code, 0) << png.out;
+  EXPECT_NE(png.out.find("chart written to"), std::string::npos) << png.out;
+  auto image = core::read_file(png_path);
+  ASSERT_TRUE(image);
+  ASSERT_GT(image->size(), 1000u);
+  EXPECT_EQ(image->substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(image->substr(12, 4), "IHDR");
+  const auto be32 = [&](std::size_t at) {
+    unsigned v = 0;
+    for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>((*image)[at + i]);
+    return v;
+  };
+  EXPECT_EQ(be32(16), 900u);
+  EXPECT_EQ(be32(20), 540u);
+  std::filesystem::remove(png_path);
 }

@@ -13,3 +13,4 @@ weft_add_test(test_study_consistency SOURCES test_study_consistency.cpp ui_test_
 weft_add_test(test_strategy_panel SOURCES test_strategy_panel.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
 weft_add_test(test_frontier_view SOURCES test_frontier_view.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
 weft_add_test(test_split_studio SOURCES test_split_studio.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
+weft_add_test(test_dims_and_merges SOURCES test_dims_and_merges.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)

@@ -20,7 +20,7 @@ constexpr double kPick = 8;  // pixels: how near a click must be to a point
 
 FrontierView::FrontierView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   setMouseTracking(true);
-  setMinimumHeight(180);
+  setMinimumHeight(100);
   setToolTip(QString());
   connect(&m_watcher, &QFutureWatcher<core::Expected<core::Frontier>>::finished, this, &FrontierView::takeResult);
   connect(doc, &StudioDocument::modelChanged, this, &FrontierView::markStale);

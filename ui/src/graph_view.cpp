@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "weft/core/merge_graph.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 
@@ -228,13 +229,21 @@ void GraphView::paintEvent(QPaintEvent*) {
       pen.setColor(selection_color());
       pen.setWidthF(3.5);
     }
+    const core::Node& node = g.node(static_cast<core::NodeId>(v));
+    const bool merged = core::is_merged_node(node);
+    if (merged && !selected && !critical) {
+      pen.setColor(merged_color());
+      pen.setWidthF(2.5);
+    }
     p.setPen(pen);
     p.setBrush(fill);
     p.drawRoundedRect(r, 5, 5);
     if (detailed) {
       p.setPen(Qt::black);
       const QFontMetrics fm(f);
-      const QString label = QString::fromStdString(g.node(static_cast<core::NodeId>(v)).op_type);
+      // A merged launch shows its members' operator and count.
+      const QString label = merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
+                                   : QString::fromStdString(node.op_type);
       p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignCenter, fm.elidedText(label, Qt::ElideRight, static_cast<int>(kNodeW - 8)));
     }
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "weft/core/merge_graph.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 
@@ -232,11 +233,20 @@ void LanesView::paintEvent(QPaintEvent*) {
       p.setPen(selected ? QPen(selection_color(), 2.5) : QPen(base.darker(150), 1));
       p.setBrush(base.lighter(m_dragging && selected ? 170 : 125));
       p.drawRect(r.adjusted(0, 0, -1, -1));
+      const core::Node& node = g.node(v);
+      const bool merged = core::is_merged_node(node);
+      if (merged && !selected) {
+        // A merged launch (horizontal merging): a double outline, and "op ×k" as its label.
+        p.setPen(QPen(merged_color(), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(1, 1, -2, -2));
+      }
       if (critical) p.fillRect(QRect(r.left() + 1, r.top() + 1, r.width() - 2, 4), critical_color());
       if (r.width() > 22) {
         p.setPen(pal.color(QPalette::Text));
-        p.drawText(r.adjusted(3, 4, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                   fm.elidedText(QString::fromStdString(g.node(v).op_type), Qt::ElideRight, r.width() - 5));
+        const QString label = merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
+                                     : QString::fromStdString(node.op_type);
+        p.drawText(r.adjusted(3, 4, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(label, Qt::ElideRight, r.width() - 5));
       }
     }
   }

@@ -1,5 +1,6 @@
 #include "weft/ui/main_window.h"
 
+#include <QCheckBox>
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
@@ -27,9 +28,12 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "weft/core/dim_binding.h"
 #include "weft/core/project_file.h"
 #include "weft/core/schedule_json.h"
+#include "weft/ui/dim_dialog.h"
 #include "weft/ui/graph_view.h"
+#include "weft/ui/sweep_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/export_actions.h"
 #include "weft/ui/help_menu.h"
@@ -119,6 +123,9 @@ void MainWindow::createDocks() {
   m_graph = new GraphView(m_doc, this);
   m_properties = new PropertiesPanel(m_doc, this);
   m_strategy = new StrategyPanel(m_doc, this);
+  connect(m_strategy, &StrategyPanel::mergeRequested, this, [this](bool merge) {
+    if (m_doc->hasModel() && merge != m_doc->isMerged()) reopen(m_doc->dimBindings(), merge);
+  });
   m_summary = new SummaryPanel(m_doc, this);
   m_node_model = new NodeTableModel(m_doc, this);
   auto* proxy = new QSortFilterProxyModel(this);
@@ -163,8 +170,14 @@ void MainWindow::createDocks() {
   tabifyDockWidget(props, table);
   props->raise();
   resizeDocks({graph, lanes}, {520, 880}, Qt::Horizontal);
-  resizeDocks({strategy, summary, props}, {250, 250, 380}, Qt::Horizontal);
+  resizeDocks({strategy, summary, props}, {280, 340, 260}, Qt::Horizontal);
   resizeDocks({lanes, strategy}, {560, 340}, Qt::Vertical);
+  // Sizes set before the window has its size do not stick (the summary got ~150 px, its advice
+  // wrapped into a narrow column): set them again once the loop runs, unless a saved layout does.
+  if (QSettings().value("layout/version").toInt() != kLayoutVersion)
+    QTimer::singleShot(0, this, [this, strategy, summary, props] {
+      resizeDocks({strategy, summary, props}, {280, 340, 260}, Qt::Horizontal);
+    });
 }
 
 void MainWindow::createMenus() {
@@ -185,6 +198,7 @@ void MainWindow::createMenus() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), {}, tr("Weft projects (*.weft)"));
     if (!path.isEmpty()) saveProject(path.endsWith(".weft") ? path : path + ".weft");
   });
+  file->addAction(tr("Bind &dimensions..."), this, [this] { showDimDialog(); });
   m_exports->createMenu(file);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -250,6 +264,8 @@ void MainWindow::openModel(const QString& path) {
   r.options.granularity_us = m_strategy->granularity()->value();
   r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
   r.device = m_preferences->devicePreset();
+  r.import.dims = m_dim_bindings;
+  r.merge = m_strategy->mergeBox()->isChecked();
   m_loading_is_file = true;
   startLoad(std::move(r));
 }
@@ -262,6 +278,7 @@ void MainWindow::openGraph(const QString& label, GraphSource source) {
   r.strategy = m_strategy->strategyBox()->currentText();
   r.options.max_streams = m_strategy->streamCap()->value();
   r.device = m_preferences->devicePreset();
+  r.merge = m_strategy->mergeBox()->isChecked();
   m_loading_is_file = false;
   startLoad(std::move(r));
 }
@@ -282,6 +299,8 @@ void MainWindow::openProjectFile(const QString& path, bool recovering) {
   r.options.granularity_us = project->settings.granularity_us;
   r.options.cuda_graph = project->settings.cuda_graph;
   r.device = m_preferences->devicePreset();
+  r.import.dims = project->settings.dims;
+  r.merge = project->settings.merge;
   m_loading_is_file = true;
   startLoad(std::move(r));
   m_pending_project = std::move(*project);  // after startLoad, which clears nothing of it
@@ -293,6 +312,7 @@ void MainWindow::startLoad(LoadRequest request) {
   if (isLoading()) cancelLoading();
   cancelRun();  // its result would belong to the model being replaced
   m_loading_path = request.path;
+  m_last_request = request;
   m_job = start_loading(std::move(request));
   m_watcher.setFuture(m_job.future);
   m_status->startProgress(tr("Loading %p%"));
@@ -345,7 +365,47 @@ void MainWindow::onLoaded() {
   updateTitleAndStatus();
   const QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
   showMessage(msg);
+  // Symbolic dims left unbound: sizes, costs and the arena are unknown until they are bound.
+  if (m_ask_dims && m_loading_is_file && !core::unbound_dims(m_doc->graph()).empty()) showDimDialog();
   emit loadFinished(true, msg);
+}
+
+bool MainWindow::showDimDialog() {
+  if (!m_doc->hasModel()) return false;
+  auto dims = core::unbound_dims(m_doc->graph());
+  if (dims.empty()) {
+    showMessage(tr("%1 has no symbolic dimensions left to bind").arg(QFileInfo(m_doc->modelPath()).fileName()));
+    return false;
+  }
+  if (m_dim_dialog) m_dim_dialog->close();
+  auto* dialog = new DimDialog(QFileInfo(m_doc->modelPath()).fileName(), std::move(dims), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowModality(Qt::NonModal);  // the window stays usable; the model is shown unbound meanwhile
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    auto bound = m_doc->dimBindings();
+    for (const auto& [key, value] : dialog->bindings()) bound[key] = value;
+    reopen(std::move(bound), m_doc->isMerged());
+  });
+  m_dim_dialog = dialog;
+  dialog->show();
+  return true;
+}
+
+DimDialog* MainWindow::dimDialog() const { return m_dim_dialog.data(); }
+
+void MainWindow::reopen(std::map<std::string, std::int64_t> dims, bool merge) {
+  if (!m_doc->hasModel() && !isLoading()) return;
+  LoadRequest r = m_last_request;
+  r.import.dims = std::move(dims);
+  r.merge = merge;
+  // The panel's settings of now, not the first load's.
+  r.strategy = m_strategy->strategyBox()->currentText();
+  r.options.max_streams = m_strategy->streamCap()->value();
+  r.options.granularity_us = m_strategy->granularity()->value();
+  r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
+  if (!r.source) m_dim_bindings = r.import.dims;  // later opens of files bind them too
+  m_pending_project.reset();
+  startLoad(std::move(r));
 }
 
 bool MainWindow::saveProject(const QString& path) {
@@ -370,6 +430,8 @@ ProjectSettings MainWindow::currentSettings() const {
   s.granularity_us = m_strategy->granularity()->value();
   s.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
   s.lane_widths = m_lanes->widthMode() == LanesView::WidthMode::Uniform ? "uniform" : "time";
+  s.dims = m_doc->dimBindings();
+  s.merge = m_doc->isMerged();
   return s;
 }
 
@@ -516,6 +578,16 @@ void MainWindow::createMemoryDock() {
   // A tab beside the lanes: it re-plans only while visible.
   if (auto* lanes = findChild<QDockWidget*>("lanesDock")) {
     tabifyDockWidget(lanes, d);
+    lanes->raise();
+  }
+  // The batch sweep (weft sweep's chart), a third tab there: it runs only when asked.
+  m_sweep = new SweepView(m_doc, this);
+  auto* sweep = new QDockWidget(tr("Sweep"), this);
+  sweep->setObjectName("sweepDock");
+  sweep->setWidget(m_sweep);
+  addDockWidget(Qt::RightDockWidgetArea, sweep);
+  if (auto* lanes = findChild<QDockWidget*>("lanesDock")) {
+    tabifyDockWidget(d, sweep);
     lanes->raise();
   }
 }

@@ -75,7 +75,7 @@ QLineSeries* make_series(QChart* chart, const QString& name, const QColor& color
 
 OffsetMapView::OffsetMapView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   setMouseTracking(true);
-  setMinimumHeight(160);
+  setMinimumHeight(80);
   setAttribute(Qt::WA_OpaquePaintEvent);
   connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
 }
@@ -288,7 +288,9 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   }
   m_chart_view = new QChartView(m_chart, this);
   m_chart_view->setRenderHint(QPainter::Antialiasing);
-  m_chart_view->setMinimumHeight(220);
+  // Small minimums: the dock shares the window's height with the strategy panel and the timeline,
+  // and the three panes' minimums (560 px) made the window taller than its default 900 px.
+  m_chart_view->setMinimumHeight(120);
 
   m_map = new OffsetMapView(doc, this);
   // Line the map's x axis up under the chart's plot area.

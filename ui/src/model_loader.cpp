@@ -6,6 +6,7 @@
 
 #include "weft/core/onnx_import.h"
 #include "weft/core/analysis.h"
+#include "weft/core/study/merge_study.h"
 
 namespace weft::ui {
 
@@ -32,7 +33,7 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   clock.start();
   promise.setProgressRange(0, 100);
   promise.setProgressValueAndText(5, QObject::tr("Importing %1").arg(request.path));
-  core::Expected<core::Graph> graph = request.source ? request.source() : core::import_onnx(request.path.toStdString());
+  core::Expected<core::Graph> graph = request.source ? request.source() : core::import_onnx(request.path.toStdString(), request.import);
   if (!graph) {
     *error = QString::fromStdString(graph.error().message);
     return;
@@ -40,10 +41,29 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   if (promise.isCanceled()) return;
   LoadedModel m;
   m.path = request.path;
+  m.dims = request.import.dims;
   m.graph = std::make_shared<const core::Graph>(std::move(*graph));
   promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));
   m.device = device_or_default(request.device.toStdString());
   core::CostTable costs = core::estimate_costs(*m.graph, m.device);
+  if (request.merge) {
+    // The CLI's --merge: the default layering's merges applied as a graph transformation; the
+    // document works on the merged model and keeps the unmerged one to quote the gain against.
+    promise.setProgressValueAndText(50, QObject::tr("Merging"));
+    auto merged = core::merge_model(*m.graph, costs, m.device);
+    if (!merged) {
+      *error = QString::fromStdString(merged.error().message);
+      return;
+    }
+    auto state = std::make_shared<MergeState>();
+    state->unmerged = m.graph;
+    state->unmerged_costs = std::move(costs);
+    state->model = std::make_shared<const core::MergedModel>(std::move(*merged));
+    for (const auto& members : state->model->members) state->groups += members.size() > 1 ? 1 : 0;
+    costs = state->model->costs;
+    m.graph = std::shared_ptr<const core::Graph>(state->model, &state->model->graph);  // shares the merged model's life
+    m.merge = std::move(state);
+  }
   if (promise.isCanceled()) return;
   promise.setProgressValueAndText(55, QObject::tr("Analysing"));
   m.analysis = std::make_shared<const core::AnalysisReport>(core::analyze(*m.graph, costs));

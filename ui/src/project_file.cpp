@@ -19,6 +19,8 @@ core::Status save_project(const QString& path, const StudioDocument& doc, const 
   p.granularity_us = settings.granularity_us;
   p.cuda_graph = settings.cuda_graph;
   p.lane_widths = settings.lane_widths.toStdString();
+  p.dims = settings.dims;
+  p.merge = settings.merge;
   WEFT_TRY_ASSIGN(auto text, core::project_to_json(p, path.toStdString()));
   return core::write_file_atomic(path.toStdString(), text);
 }
@@ -33,6 +35,8 @@ core::Expected<Project> load_project(const QString& path) {
   p.settings.granularity_us = parsed.granularity_us;
   p.settings.cuda_graph = parsed.cuda_graph;
   p.settings.lane_widths = QString::fromStdString(parsed.lane_widths);
+  p.settings.dims = std::move(parsed.dims);
+  p.settings.merge = parsed.merge;
   return p;
 }
 

@@ -1,5 +1,6 @@
 #include "weft/ui/strategy_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -8,6 +9,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -73,6 +75,12 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
   m_search_budget->setSuffix(tr(" ms"));
   m_search_budget->setToolTip(tr("Time the search may take; Cancel stops it earlier and keeps the best schedule found"));
   form->addRow(tr("Search budget"), m_search_budget);
+  m_merge = new QCheckBox(tr("merge equal operators"), this);
+  m_merge->setToolTip(tr("Horizontal merging (weft ... --merge): operators of one layer with the same operator, attributes "
+                         "and shapes run as one launch. Re-opens the model as its merged graph; the summary shows the "
+                         "launches before and after."));
+  form->addRow(tr("Merging"), m_merge);
+  connect(m_merge, &QCheckBox::toggled, this, &StrategyPanel::mergeRequested);
   m_apply = new QPushButton(tr("Apply"), this);
   m_cancel = new QPushButton(tr("Cancel"), this);
   m_cancel->setToolTip(tr("Stop the search and apply the best schedule it found so far"));
@@ -108,6 +116,8 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
     m_grain->setValue(m_doc->strategyOptions().granularity_us);
     m_launch->setCurrentIndex(m_doc->strategyOptions().cuda_graph ? 1 : 0);
     m_strategy->setCurrentText(QString::fromStdString(m_doc->schedule().strategy));
+    const QSignalBlocker quiet(m_merge);  // showing the loaded state is no request
+    m_merge->setChecked(m_doc->isMerged());
   });
   updateControls();
 }

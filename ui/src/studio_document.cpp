@@ -44,6 +44,8 @@ void StudioDocument::setModel(LoadedModel model) {
   m_costs_origin.clear();
   m_device = std::move(model.device);
   m_options = model.options;
+  m_dims = std::move(model.dims);
+  m_merge = std::move(model.merge);
   m_path = model.path;
   m_selection.clear();
   m_runs.clear();

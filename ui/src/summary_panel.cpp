@@ -1,9 +1,11 @@
 #include "weft/ui/summary_panel.h"
 
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "weft/core/study/advice.h"
+#include "weft/core/study/merge_study.h"
 #include "weft/ui/byte_format.h"
 #include "weft/ui/studio_document.h"
 
@@ -16,26 +18,50 @@ constexpr std::size_t kAdviceNodes = 4000;
 }  // namespace
 
 SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
-  m_label = new QLabel(this);
+  // The verdict and advice as their own word-wrapped label, then the figures (a rich-text table
+  // with nowrap cells would set the width the sentences wrap at), in a scroll area so a short
+  // dock scrolls instead of clipping the last lines.
+  auto* content = new QWidget;
+  m_label = new QLabel(content);
   m_label->setTextFormat(Qt::RichText);
   m_label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_label->setWordWrap(true);
-  m_run = new QLabel(this);
+  m_notes = new QLabel(content);
+  m_notes->setObjectName("summaryNotes");
+  m_notes->setTextFormat(Qt::RichText);
+  m_notes->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_notes->setWordWrap(true);
+  m_notes->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // wraps to the dock, never widens it
+  m_run = new QLabel(content);
   m_run->setTextFormat(Qt::RichText);
   m_run->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   m_run->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_run->setWordWrap(true);
+  m_run->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   m_run->hide();
+  auto* inner = new QVBoxLayout(content);
+  // The advice first: at the default window size the dock shows about fifteen lines, and the
+  // line that says what to do is the one to read without scrolling.
+  inner->addWidget(m_notes);
+  inner->addWidget(m_label);
+  inner->addWidget(m_run);
+  inner->addStretch();
+  m_scroll = new QScrollArea(this);
+  m_scroll->setWidget(content);
+  m_scroll->setWidgetResizable(true);
+  m_scroll->setFrameShape(QFrame::NoFrame);
+  m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(m_label);
-  layout->addWidget(m_run);
-  layout->addStretch();
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_scroll);
   connect(doc, &StudioDocument::modelChanged, this, [this] { setRunText({}); });
   connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::updateAdvice);
   connect(doc, &StudioDocument::costsChanged, this, &SummaryPanel::updateAdvice);
   connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::refresh);
   connect(doc, &StudioDocument::scheduleChanged, this, &SummaryPanel::refresh);
+  connect(doc, &StudioDocument::modelChanged, this, [this] { m_merge_gain.reset(); });
+  connect(doc, &StudioDocument::studyChanged, this, &SummaryPanel::updateMergeGain);
   connect(doc, &StudioDocument::studyChanged, this, &SummaryPanel::refresh);
   updateAdvice();
   refresh();
@@ -55,9 +81,22 @@ void SummaryPanel::updateAdvice() {
   refresh();
 }
 
+void SummaryPanel::updateMergeGain() {
+  m_merge_gain.reset();
+  const auto& merge = m_doc->mergeState();
+  const auto& study = m_doc->study();
+  if (!merge || !study || !study->prediction || merge->unmerged->node_count() > kAdviceNodes) return;
+  // Two simulations of the unmerged model, as `weft simulate --merge` quotes its gain.
+  auto gain = core::merge_gain(*merge->unmerged, merge->unmerged_costs, m_doc->device(), *merge->model, *study->prediction);
+  if (gain) m_merge_gain = *gain;
+}
+
+const std::optional<core::MergeGain>& SummaryPanel::mergeGain() const { return m_merge_gain; }
+
 QString SummaryPanel::advice() const { return m_advice; }
 
-QString SummaryPanel::text() const { return m_label->text(); }
+QString SummaryPanel::text() const { return m_label->text() + m_notes->text(); }
+QLabel* SummaryPanel::notesLabel() const { return m_notes; }
 QString SummaryPanel::runText() const { return m_run->text(); }
 
 void SummaryPanel::setRunText(const QString& html) {
@@ -68,20 +107,34 @@ void SummaryPanel::setRunText(const QString& html) {
 void SummaryPanel::refresh() {
   if (!m_doc->hasModel()) {
     m_label->setText(tr("<i>No model</i>"));
+    m_notes->clear();
     return;
   }
   const auto& an = m_doc->analysis();
   const auto& f = m_doc->figures();
   const auto& s = m_doc->schedule();
   QString rows;
-  auto add = [&rows](const QString& k, const QString& v) { rows += QString("<tr><td nowrap>%1</td><td nowrap align=right>&nbsp;<b>%2</b></td></tr>").arg(k, v); };
-  add(tr("strategy"), QString::fromStdString(s.strategy).toHtmlEscaped());
-  if (m_doc->costsCalibrated()) add(tr("cost model"), m_doc->costsOrigin().toHtmlEscaped());
-  add(tr("streams"), QString::number(f.streams));
-  add(tr("events"), QString::number(f.events));
   // Until the worker's study of this schedule arrives, the studied figures are the previous
   // schedule's: shown greyed, with a note, never as if they were current.
   const auto studied = [&f](const QString& v) { return f.stale ? QString("<span style='color:gray'>%1</span>").arg(v) : v; };
+  // QLabel's rich text ignores nowrap: non-breaking spaces keep each key on one line.
+  auto add = [&rows](QString k, const QString& v) {
+    rows += QString("<tr><td>%1</td><td align=right>&nbsp;<b>%2</b></td></tr>").arg(k.replace(' ', "&nbsp;"), v);
+  };
+  add(tr("strategy"), QString::fromStdString(s.strategy).toHtmlEscaped());
+  if (const auto& merge = m_doc->mergeState()) {
+    // The CLI's merge figures (core::merge_gain): launches of the unmerged and the merged model,
+    // and the merged schedule against the unmerged model's sequential CUDA Graph.
+    add(tr("merge groups"), QString::number(merge->groups));
+    add(tr("operators"), tr("%1 → %2").arg(merge->unmerged->node_count()).arg(m_doc->graph().node_count()));
+    if (m_merge_gain) {
+      add(tr("launches"), tr("%1 → %2").arg(m_merge_gain->launches_before).arg(m_merge_gain->launches_after));
+      add(tr("vs unmerged graph"), studied(tr("%1×").arg(m_merge_gain->speedup_vs_graph, 0, 'f', 2)));
+    }
+  }
+  if (m_doc->costsCalibrated()) add(tr("cost model"), m_doc->costsOrigin().toHtmlEscaped());
+  add(tr("streams"), QString::number(f.streams));
+  add(tr("events"), QString::number(f.events));
   add(tr("sequential"), f.sequential_us > 0 ? studied(tr("%1&nbsp;µs").arg(f.sequential_us, 0, 'f', 1)) : tr("…"));
   add(tr("ideal makespan"), tr("%1&nbsp;µs").arg(f.ideal_us, 0, 'f', 1));
   add(tr("speedup"), f.sequential_us > 0 ? studied(tr("%1×").arg(f.speedup, 0, 'f', 2)) : tr("…"));
@@ -102,9 +155,12 @@ void SummaryPanel::refresh() {
   add(tr("work / span"), QString::number(an.critical.parallelism(), 'f', 2));
   add(tr("width"), QString::number(an.antichain_width));
   add(tr("depth"), QString::number(an.levels.depth));
-  QString html = QString("<table>%1</table><p><b>verdict:</b> %2</p>").arg(rows, QString::fromStdString(an.verdict).toHtmlEscaped());
-  if (!m_advice.isEmpty()) html += QString("<p><b>advice:</b> %1</p>").arg(m_advice.toHtmlEscaped());
-  m_label->setText(html);
+  m_label->setText(QString("<table>%1</table>").arg(rows));
+  QString notes;
+  if (!m_advice.isEmpty()) notes += QString("<p><b>advice:</b> %1</p>").arg(m_advice.toHtmlEscaped());
+  notes += QString("<p><b>verdict:</b> %1</p>").arg(QString::fromStdString(an.verdict).toHtmlEscaped());
+  m_notes->setText(notes);
+  m_notes->setToolTip(m_advice.isEmpty() ? QString() : tr("advice: %1").arg(m_advice));
 }
 
 }  // namespace weft::ui

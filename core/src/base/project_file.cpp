@@ -76,6 +76,18 @@ Expected<ProjectFile> parse_project(std::string_view text, const std::string& pr
       if (!it->is_boolean()) return refuse("'cuda_graph' must be true or false");
       p.cuda_graph = it->get<bool>();
     }
+    if (auto it = s.find("merge"); it != s.end()) {
+      if (!it->is_boolean()) return refuse("'merge' must be true or false");
+      p.merge = it->get<bool>();
+    }
+    if (auto it = s.find("dims"); it != s.end() && !it->is_null()) {
+      if (!it->is_object()) return refuse("'dims' must be an object of NAME: VALUE");
+      for (const auto& [name, value] : it->items()) {
+        if (name.empty() || !value.is_number_integer() || value.get<std::int64_t>() <= 0)
+          return refuse("'dims': '" + name + "' must be bound to a positive integer");
+        p.dims[name] = value.get<std::int64_t>();
+      }
+    }
   }
   return p;
 }
@@ -106,7 +118,13 @@ Expected<std::string> project_to_json(const ProjectFile& project, const std::str
                       {"max_streams", project.max_streams},
                       {"granularity_us", project.granularity_us},
                       {"cuda_graph", project.cuda_graph},
-                      {"lane_widths", project.lane_widths}};
+                      {"lane_widths", project.lane_widths},
+                      {"merge", project.merge}};
+  if (!project.dims.empty()) {
+    nlohmann::ordered_json dims = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : project.dims) dims[name] = value;
+    root["settings"]["dims"] = std::move(dims);
+  }
   return root.dump(4) + "\n";
 }
 

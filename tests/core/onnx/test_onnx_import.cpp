@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model_dims.h"
+#include "weft/core/dim_binding.h"
 #include "weft/core/file_io.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/tensor_pb.h"
@@ -117,10 +118,22 @@ TEST(OnnxImportModels, PpocrDimBinding) {
   EXPECT_EQ(unbound->info().unresolved_dims[0], "x: dim 0 'p2o.DynamicDimension.0'");
   EXPECT_GT(unknown_shapes(*unbound), 100u);
   EXPECT_EQ(unbound->info().constant_nodes, 342);
+  // The unbound dims as the studio's dialog lists them: keyed by symbol, described as the importer
+  // words them, suggested 1 for the batch and 224 for the image's height and width.
+  const auto dims = core::unbound_dims(*unbound);
+  ASSERT_EQ(dims.size(), 3u);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    EXPECT_EQ(dims[i].describe(), unbound->info().unresolved_dims[i]);
+    EXPECT_EQ(dims[i].key(), "p2o.DynamicDimension." + std::to_string(i));
+  }
+  EXPECT_EQ(core::suggested_dim_value(dims[0]), 1);
+  EXPECT_EQ(core::suggested_dim_value(dims[1]), 224);
+  EXPECT_EQ(core::suggested_dim_value(dims[2]), 224);
 
   auto bound = core::import_onnx(model("ppocr_v4_det"), ppocr_dims());
   ASSERT_TRUE(bound) << bound.error().message;
   EXPECT_TRUE(bound->info().unresolved_dims.empty());
+  EXPECT_TRUE(core::unbound_dims(*bound).empty());
   EXPECT_EQ(unknown_shapes(*bound), 0u);
   const core::Tensor& x = bound->tensor(bound->inputs()[0]);
   EXPECT_EQ(x.name, "x");

@@ -2,6 +2,8 @@
 // Studio project files (.weft): the model's path, the schedule (schedule JSON) and the panel
 // settings as one JSON document. Parsed here, without Qt, so the CLI's tests, the fuzzer and the
 // studio read it the same way; the studio adapts the result to its types.
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -19,6 +21,10 @@ struct ProjectFile {
   double granularity_us = -1;
   bool cuda_graph = false;          ///< schedule made and predicted for CUDA Graph replay
   std::string lane_widths = "time";  ///< "time" or "uniform"
+  /// Import options: symbolic dims bound at import (as `--dim`; key a symbol or INPUT:AXIS,
+  /// value > 0) and whether the model is opened with horizontal merges (as `--merge`).
+  std::map<std::string, std::int64_t> dims;
+  bool merge = false;
 };
 
 /// Parses a project document; `project_path` locates model_relative and names the file in

@@ -21,6 +21,7 @@ class QTableView;
 
 namespace weft::ui {
 
+class DimDialog;
 class ExportActions;
 class GraphView;
 class HelpMenu;
@@ -34,6 +35,7 @@ class RunController;
 class StatusArea;
 class StrategyPanel;
 class SummaryPanel;
+class SweepView;
 class TimelineView;
 
 class MainWindow : public QMainWindow {
@@ -64,6 +66,20 @@ class MainWindow : public QMainWindow {
   /// Raises the dock whose object name is `name` + "Dock" (e.g. "memory"); false when none.
   bool showView(const QString& name);
   void cancelLoading();
+
+  // Symbolic dims (the CLI's --dim): models open with these bindings. A model file that loads
+  // with dims still unbound gets the dim dialog (non-modal; setAskForDims(false) turns it off),
+  // whose OK re-opens the model with the dims it binds added to these.
+  void setDimBindings(std::map<std::string, std::int64_t> dims) { m_dim_bindings = std::move(dims); }
+  const std::map<std::string, std::int64_t>& dimBindings() const { return m_dim_bindings; }
+  void setAskForDims(bool ask) { m_ask_dims = ask; }
+  /// Opens the dim dialog for the current model's unbound dims; false (and a message) when none.
+  bool showDimDialog();
+  /// The dim dialog while it is open, else null.
+  DimDialog* dimDialog() const;
+  /// Re-opens the current model (the last load request) with `dims` bound and merging on or off.
+  /// Schedule edits are dropped: the graph they were made on is replaced.
+  void reopen(std::map<std::string, std::int64_t> dims, bool merge);
   /// Selects the next node matching `text` (name or operator), shows it in both views; match count.
   int findNode(const QString& text);
   bool isLoading() const;
@@ -74,6 +90,7 @@ class MainWindow : public QMainWindow {
   MemoryView* memoryView() const { return m_memory; }
   StrategyPanel* strategyPanel() const { return m_strategy; }
   SummaryPanel* summaryPanel() const { return m_summary; }
+  SweepView* sweepView() const { return m_sweep; }
   NodeTableModel* nodeModel() const { return m_node_model; }
   TimelineView* timelineView() const { return m_timeline; }
   QDockWidget* timelineDock() const { return m_timeline_dock; }
@@ -166,6 +183,7 @@ class MainWindow : public QMainWindow {
   PropertiesPanel* m_properties = nullptr;
   StrategyPanel* m_strategy = nullptr;
   SummaryPanel* m_summary = nullptr;
+  SweepView* m_sweep = nullptr;
   NodeTableModel* m_node_model = nullptr;
   QTableView* m_node_table = nullptr;
   QLineEdit* m_find = nullptr;
@@ -181,6 +199,10 @@ class MainWindow : public QMainWindow {
   bool m_loading_is_file = false;
   /// Schedule and settings to apply once the project's model has loaded.
   std::optional<Project> m_pending_project;
+  LoadRequest m_last_request;  ///< the latest load asked for (reopen repeats it)
+  std::map<std::string, std::int64_t> m_dim_bindings;
+  bool m_ask_dims = true;
+  QPointer<DimDialog> m_dim_dialog;
   void openProjectFile(const QString& path, bool recovering);
   void updateRecoveryState();
   RecoveryStore* m_recovery = nullptr;

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "weft/core/graph.h"
+#include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"
 #include "weft/ui/studio_document.h"
 
@@ -20,6 +21,10 @@ struct LoadRequest {
   QString strategy;        ///< first schedule; empty: the studio's default
   core::StrategyOptions options;
   QString device;          ///< device preset; empty or unknown: the default preset
+  core::ImportOptions import;  ///< dims bound at import (`--dim`), as the CLI's import_onnx takes them
+  /// Merge each layer's equal operators into one launch (core::merge_model, as `weft ... --merge`):
+  /// the document's graph is then the merged model.
+  bool merge = false;
 };
 
 /// The preset `name`; an empty or unknown name gives the default preset (a named empty spec

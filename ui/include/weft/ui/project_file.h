@@ -2,6 +2,9 @@
 // Studio project (.weft): the model's path, the schedule (schedule JSON) and the panel settings,
 // as one JSON document saved atomically (core::write_file_atomic).
 #include <QString>
+#include <cstdint>
+#include <map>
+#include <string>
 
 #include "weft/core/expected.h"
 
@@ -15,6 +18,8 @@ struct ProjectSettings {
   double granularity_us = -1;
   bool cuda_graph = false;  ///< schedule made and predicted for CUDA Graph replay
   QString lane_widths = "time";  ///< "time" or "uniform"
+  std::map<std::string, std::int64_t> dims;  ///< dims bound at import (--dim)
+  bool merge = false;                        ///< opened with horizontal merges (--merge)
 };
 
 struct Project {

@@ -10,6 +10,7 @@
 #include "weft/core/expected.h"
 #include "weft/core/strategies.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -36,6 +37,9 @@ class StrategyPanel : public QWidget {
   QComboBox* launchMode() const { return m_launch; }
   /// Time budget of iterative strategies (search), in milliseconds.
   QSpinBox* searchBudget() const { return m_search_budget; }
+  /// Horizontal merging (as `--merge` in the CLI): each layer's equal operators as one launch.
+  /// Toggling it emits mergeRequested; the window re-opens the model merged or unmerged.
+  QCheckBox* mergeBox() const { return m_merge; }
   QPushButton* applyButton() const { return m_apply; }
   QPushButton* cancelButton() const { return m_cancel; }
   QProgressBar* progressBar() const { return m_progress; }
@@ -55,6 +59,8 @@ class StrategyPanel : public QWidget {
  signals:
   /// An iterative strategy finished (completed or cancelled): applied, or refused (see note()).
   void searchFinished(bool applied);
+  /// The user toggled the merge box: re-open the model with merges on or off.
+  void mergeRequested(bool merge);
 
  private:
   /// What a search in the worker gives back: the schedule (fitted to the memory budget when one
@@ -78,6 +84,7 @@ class StrategyPanel : public QWidget {
   QDoubleSpinBox* m_grain;
   QComboBox* m_launch;
   QSpinBox* m_search_budget;
+  QCheckBox* m_merge;
   QLineEdit* m_memory_budget;
   QPushButton* m_apply;
   QPushButton* m_cancel;

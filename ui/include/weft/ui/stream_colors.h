@@ -16,5 +16,7 @@ inline QColor stream_color(int stream) {
 
 inline QColor critical_color() { return QColor(0xd6, 0x27, 0x28); }
 inline QColor selection_color() { return QColor(0x1f, 0x6f, 0xff); }
+/// Outline of a merged launch (horizontal merging) in the lanes and graph views.
+inline QColor merged_color() { return QColor(0x8e, 0x44, 0xad); }
 
 }  // namespace weft::ui

@@ -7,12 +7,14 @@
 #include <QUndoStack>
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "weft/core/analysis.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/graph.h"
+#include "weft/core/merge_graph.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/schedule_study.h"
@@ -22,6 +24,15 @@
 
 namespace weft::ui {
 
+/// A document opened with merges (LoadRequest::merge): the unmerged model and the merged one the
+/// document's graph belongs to.
+struct MergeState {
+  std::shared_ptr<const core::Graph> unmerged;
+  core::CostTable unmerged_costs;
+  std::shared_ptr<const core::MergedModel> model;  ///< the document's graph is model->graph
+  std::size_t groups = 0;                          ///< merged nodes (two or more members)
+};
+
 /// What the loader hands the document: everything computed off the GUI thread.
 struct LoadedModel {
   QString path;
@@ -30,6 +41,8 @@ struct LoadedModel {
   std::shared_ptr<const core::AnalysisReport> analysis;
   core::Schedule schedule;
   core::StrategyOptions options;
+  std::map<std::string, std::int64_t> dims;  ///< the import's dim bindings
+  std::shared_ptr<const MergeState> merge;    ///< null: not merged
   double load_ms = 0;
 };
 
@@ -69,6 +82,11 @@ class StudioDocument : public QObject {
   const QString& modelPath() const { return m_path; }
   const ScheduleFigures& figures() const { return m_figures; }
   const core::StrategyOptions& strategyOptions() const { return m_options; }
+  /// The dim bindings the model was imported with (saved in projects).
+  const std::map<std::string, std::int64_t>& dimBindings() const { return m_dims; }
+  /// Set when the model was opened with merges: graph() is then the merged model.
+  const std::shared_ptr<const MergeState>& mergeState() const { return m_merge; }
+  bool isMerged() const { return m_merge != nullptr; }
   /// stream_of[n], position[n] for the current schedule.
   int streamOf(core::NodeId n) const { return m_stream_of[static_cast<std::size_t>(n)]; }
   int positionOf(core::NodeId n) const { return m_position[static_cast<std::size_t>(n)]; }
@@ -179,6 +197,8 @@ class StudioDocument : public QObject {
   core::DeviceSpec m_device;
   core::Schedule m_schedule;
   core::StrategyOptions m_options;
+  std::map<std::string, std::int64_t> m_dims;
+  std::shared_ptr<const MergeState> m_merge;
   std::vector<double> m_times;
   std::vector<int> m_stream_of, m_position;
   std::vector<bool> m_critical;

@@ -1,0 +1,293 @@
+// Symbolic dims and horizontal merges in the studio, through real widgets: a model that loads with
+// its batch unbound offers the dim dialog (prefilled), whose OK re-imports it bound (the CLI's
+// --dim path: the same graph as import_onnx with those dims) and a project keeps the bindings; the
+// merge box re-opens grouped_mlp as the merged model core::merge_model makes (`--merge`), the
+// summary shows its launches before and after (core::merge_gain) and the lanes outline merged
+// launches; the summary's advice wraps to the dock at the default window size.
+#include <QApplication>
+#include <QChart>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <set>
+
+#include "ui_test_support.h"
+#include "weft/core/dim_binding.h"
+#include "weft/core/onnx_import.h"
+#include "weft/core/study/merge_study.h"
+#include "weft/ui/dim_dialog.h"
+#include "weft/ui/lanes_view.h"
+#include "weft/ui/main_window.h"
+#include "weft/ui/stream_colors.h"
+#include "weft/ui/strategy_panel.h"
+#include "weft/ui/summary_panel.h"
+#include "weft/ui/sweep_view.h"
+
+using weft::ui::MainWindow;
+
+namespace {
+const QString kInception = QStringLiteral(WEFT_TEST_DATA_DIR "/models/inception_v3.onnx");
+const QString kGroupedMlp = QStringLiteral(WEFT_TEST_DATA_DIR "/models/grouped_mlp.onnx");
+const QString kGooglenet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/googlenet.onnx");
+
+bool wait_loads(QSignalSpy& spy, int count) {
+  return weft::test::wait_until([&] { return spy.count() >= count; }, 120000) && spy.last().at(0).toBool();
+}
+
+/// Sum of the graph's input elements (all dims known), or -1 when one is unknown.
+std::int64_t input_elements(const weft::core::Graph& g) {
+  std::int64_t total = 0;
+  for (weft::core::TensorId t : g.inputs()) {
+    std::int64_t n = 1;
+    for (const auto& d : g.tensor(t).dims) {
+      if (!d.known()) return -1;
+      n *= d.value;
+    }
+    total += n;
+  }
+  return total;
+}
+}  // namespace
+
+class TestDimsAndMerges : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("weft-tests");
+    QCoreApplication::setApplicationName("test_dims_and_merges");
+    QSettings().clear();
+  }
+  void dimBindingParsesAndSuggests();
+  void dimDialogBindsAndReimports();
+  void mergeBoxOpensMergedModel();
+  void adviceWrapsAtDefaultSize();
+  void sweepViewDrawsCoreSweep();
+};
+
+void TestDimsAndMerges::dimBindingParsesAndSuggests() {
+  auto ok = weft::core::parse_dim_binding("batch=8");
+  QVERIFY(ok);
+  QCOMPARE(ok->first, std::string("batch"));
+  QCOMPARE(ok->second, std::int64_t{8});
+  auto axis = weft::core::parse_dim_binding("x:0=2");
+  QVERIFY(axis);
+  QCOMPARE(axis->first, std::string("x:0"));
+  for (const char* bad : {"batch", "=3", "batch=0", "batch=-1", "batch=2x", "batch="}) {
+    auto refused = weft::core::parse_dim_binding(bad);
+    QVERIFY2(!refused, bad);
+    QCOMPARE(refused.error().kind, weft::core::ErrorKind::Usage);
+  }
+  weft::core::UnboundDim batch{"x", 0, 4, "N"};
+  weft::core::UnboundDim height{"x", 2, 4, "H"};
+  weft::core::UnboundDim seq{"ids", 1, 2, "sequence"};
+  weft::core::UnboundDim unnamed{"x", 3, 4, ""};
+  QCOMPARE(weft::core::suggested_dim_value(batch), std::int64_t{1});
+  QCOMPARE(weft::core::suggested_dim_value(height), std::int64_t{224});
+  QCOMPARE(weft::core::suggested_dim_value(seq), std::int64_t{128});
+  QCOMPARE(unnamed.key(), std::string("x:3"));
+  QCOMPARE(batch.key(), std::string("N"));
+}
+
+void TestDimsAndMerges::dimDialogBindsAndReimports() {
+  QTemporaryDir dir;
+  const QString project = dir.filePath("inception.weft");
+  {
+    MainWindow w;
+    w.show();
+    QSignalSpy done(&w, &MainWindow::loadFinished);
+    w.openModel(kInception);
+    QVERIFY(wait_loads(done, 1));
+    // Loaded with the batch unbound: the dialog offers it, prefilled with 1.
+    const auto unbound = weft::core::unbound_dims(w.document()->graph());
+    QCOMPARE(unbound.size(), std::size_t{1});
+    QCOMPARE(unbound[0].key(), std::string("batch"));
+    QCOMPARE(input_elements(w.document()->graph()), std::int64_t{-1});
+    weft::ui::DimDialog* dialog = w.dimDialog();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    QSpinBox* box = dialog->valueBox("batch");
+    QVERIFY(box);
+    QCOMPARE(box->value(), 1);
+    // Type 2 into it and press the dialog's OK button.
+    box->selectAll();
+    QTest::keyClicks(box, "2");
+    QCOMPARE(box->value(), 2);
+    auto* buttons = dialog->findChild<QDialogButtonBox*>();
+    QVERIFY(buttons);
+    QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QVERIFY(wait_loads(done, 2));
+    QVERIFY(weft::core::unbound_dims(w.document()->graph()).empty());
+    QCOMPARE(w.document()->dimBindings(), (std::map<std::string, std::int64_t>{{"batch", 2}}));
+    QVERIFY(!w.dimDialog() || !w.dimDialog()->isVisible());  // nothing left to ask
+    // The CLI's import with --dim batch=2 gives the same graph.
+    weft::core::ImportOptions options;
+    options.dims = {{"batch", 2}};
+    auto cli = weft::core::import_onnx(kInception.toStdString(), options);
+    QVERIFY(cli);
+    QCOMPARE(w.document()->graph().node_count(), cli->node_count());
+    QCOMPARE(input_elements(w.document()->graph()), input_elements(*cli));
+    QCOMPARE(input_elements(*cli), std::int64_t{2 * 3 * 299 * 299});
+    // Bound, the study plans a real arena (unbound, every activation's size was unknown).
+    w.document()->waitForStudy();
+    QVERIFY(w.document()->figures().arena_bytes > 0);
+    QVERIFY(w.saveProject(project));
+  }
+  // The project keeps the bindings: it reopens bound, with no dialog.
+  MainWindow w2;
+  QSignalSpy done(&w2, &MainWindow::loadFinished);
+  w2.openProject(project);
+  QVERIFY(wait_loads(done, 1));
+  QCOMPARE(w2.document()->dimBindings(), (std::map<std::string, std::int64_t>{{"batch", 2}}));
+  QVERIFY(weft::core::unbound_dims(w2.document()->graph()).empty());
+  QVERIFY(!w2.dimDialog());
+  // Asked with nothing left to bind, the window says so instead of opening an empty dialog.
+  QVERIFY(!w2.showDimDialog());
+  QVERIFY(w2.lastMessage().contains("no symbolic dimensions"));
+}
+
+void TestDimsAndMerges::mergeBoxOpensMergedModel() {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  w.setDimBindings({{"batch", 1}});  // as weft-studio --dim batch=1
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGroupedMlp);
+  QVERIFY(wait_loads(done, 1));
+  QVERIFY(!w.dimDialog());
+  QVERIFY(!w.document()->isMerged());
+  const std::size_t unmerged_nodes = w.document()->graph().node_count();
+  QCheckBox* merge = w.strategyPanel()->mergeBox();
+  QVERIFY(!merge->isChecked());
+  QTest::mouseClick(merge, Qt::LeftButton, {}, QPoint(8, merge->height() / 2));
+  QVERIFY(merge->isChecked());
+  QVERIFY(wait_loads(done, 2));
+  QVERIFY(w.document()->isMerged());
+  QVERIFY(merge->isChecked());
+  // The CLI's --merge on the same import: the same merged model.
+  weft::core::ImportOptions options;
+  options.dims = {{"batch", 1}};
+  auto graph = weft::core::import_onnx(kGroupedMlp.toStdString(), options);
+  QVERIFY(graph);
+  const auto device = weft::ui::device_or_default("");
+  const auto costs = weft::core::estimate_costs(*graph, device);
+  auto cli = weft::core::merge_model(*graph, costs, device);
+  QVERIFY(cli);
+  QCOMPARE(w.document()->graph().node_count(), cli->graph.node_count());
+  QCOMPARE(w.document()->mergeState()->unmerged->node_count(), unmerged_nodes);
+  QVERIFY(w.document()->graph().node_count() < unmerged_nodes);
+  QCOMPARE(w.document()->mergeState()->groups, std::size_t{12});
+  // The summary: groups, and launches before and after from core::merge_gain.
+  w.document()->waitForStudy();
+  QVERIFY(weft::test::wait_until([&] { return w.summaryPanel()->mergeGain().has_value(); }));
+  const auto& gain = *w.summaryPanel()->mergeGain();
+  QCOMPARE(gain.launches_before, std::size_t{48});
+  QCOMPARE(gain.launches_after, std::size_t{12});
+  QVERIFY(gain.speedup_vs_graph > 1.0);
+  const QString text = w.summaryPanel()->text();
+  QVERIFY2(text.contains("merge&nbsp;groups") && text.contains("launches") && text.contains("48 → 12"), qPrintable(text));
+  // The lanes outline merged launches in the merge colour.
+  w.showView("lanes");
+  const QImage lanes = w.lanesView()->grab().toImage();
+  const QRgb outline = weft::ui::merged_color().rgb();
+  int outlined = 0;
+  for (int y = 0; y < lanes.height(); ++y)
+    for (int x = 0; x < lanes.width(); ++x) outlined += lanes.pixel(x, y) == outline ? 1 : 0;
+  QVERIFY2(outlined > 100, qPrintable(QString::number(outlined)));
+  // A project remembers the merge; unchecking re-opens the model unmerged.
+  QTest::mouseClick(merge, Qt::LeftButton, {}, QPoint(8, merge->height() / 2));
+  QVERIFY(wait_loads(done, 3));
+  QVERIFY(!w.document()->isMerged());
+  QCOMPARE(w.document()->graph().node_count(), unmerged_nodes);
+  QVERIFY(!w.summaryPanel()->text().contains("merge&nbsp;groups"));
+}
+
+void TestDimsAndMerges::adviceWrapsAtDefaultSize() {
+  MainWindow w;  // its default size
+  w.show();
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGooglenet);
+  QVERIFY(wait_loads(done, 1));
+  QVERIFY(!w.summaryPanel()->advice().isEmpty());
+  w.document()->waitForStudy();
+  QLabel* notes = w.summaryPanel()->notesLabel();
+  auto* scroll = w.summaryPanel()->findChild<QScrollArea*>();
+  QVERIFY(scroll);
+  // Once the layout has settled (its requests are queued events: a loaded machine is slower).
+  weft::test::wait_until([&] { return notes->height() >= notes->heightForWidth(notes->width()); }, 5000);
+  // The notes fit the dock's width (wrapped, not cut at the right edge) and get the height their
+  // wrapped text needs (not cut at the bottom; the area scrolls when the dock is short).
+  QVERIFY2(notes->width() <= scroll->viewport()->width(),
+           qPrintable(QString("%1 > %2").arg(notes->width()).arg(scroll->viewport()->width())));
+  QVERIFY2(notes->height() >= notes->heightForWidth(notes->width()),
+           qPrintable(QString("%1 < %2").arg(notes->height()).arg(notes->heightForWidth(notes->width()))));
+  QVERIFY(notes->toolTip().contains(w.summaryPanel()->advice()));
+}
+
+// The studio's sweep view runs core::sweep (weft sweep) on the open file, with the document's other
+// dims and its device, and draws one line per strategy through the same points; a static batch is
+// refused with core's reason.
+void TestDimsAndMerges::sweepViewDrawsCoreSweep() {
+  MainWindow w;
+  w.show();
+  w.setDimBindings({{"batch", 1}});
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGroupedMlp);
+  QVERIFY(wait_loads(done, 1));
+  weft::ui::SweepView* view = w.sweepView();
+  QVERIFY(view);
+  QVERIFY(w.showView("sweep"));
+  QSignalSpy swept(view, &weft::ui::SweepView::sweepFinished);
+  view->batchesEdit()->setText("1,4");
+  QTest::mouseClick(view->runButton(), Qt::LeftButton);
+  QVERIFY(weft::test::wait_until([&] { return swept.count() > 0; }, 120000));
+  QVERIFY2(swept.last().at(0).toBool(), qPrintable(view->note()));
+  weft::core::SweepOptions options;
+  options.batches = {1, 4};
+  options.device = w.document()->device();
+  options.strategy = w.document()->strategyOptions();
+  options.mode = weft::core::launch_mode_of(options.strategy);
+  auto cli = weft::core::sweep(kGroupedMlp.toStdString(), options);
+  QVERIFY(cli);
+  const auto& points = view->points();
+  QCOMPARE(points.size(), cli->size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    QCOMPARE(points[i].strategy, (*cli)[i].strategy);
+    QCOMPARE(points[i].batch, (*cli)[i].batch);
+    QCOMPARE(points[i].predicted_speedup, (*cli)[i].predicted_speedup);
+  }
+  // One line per strategy (two points each) and the 1.0x line.
+  const auto series = view->chart()->series();
+  std::set<std::string> strategies;
+  for (const auto& p : points) strategies.insert(p.strategy);
+  QCOMPARE(static_cast<std::size_t>(series.size()), strategies.size() + 1);
+  for (QAbstractSeries* a : series) {
+    auto* line = qobject_cast<QLineSeries*>(a);
+    QVERIFY(line);
+    QCOMPARE(line->count(), 2);
+    if (line->name() == "1.0x") continue;
+    for (const auto& p : points)
+      if (QString::fromStdString(p.strategy) == line->name() && p.batch == 4) QCOMPARE(line->at(1).y(), p.predicted_speedup);
+  }
+  // GoogLeNet's batch is static: nothing to sweep, and the view says why.
+  w.openModel(kGooglenet);
+  QVERIFY(wait_loads(done, 2));
+  QVERIFY(view->run());
+  QVERIFY(weft::test::wait_until([&] { return swept.count() > 1; }, 120000));
+  QVERIFY(!swept.last().at(0).toBool());
+  QVERIFY2(view->note().contains("batch"), qPrintable(view->note()));
+  QVERIFY(view->chart()->series().isEmpty());
+}
+
+QTEST_MAIN(TestDimsAndMerges)
+#include "test_dims_and_merges.moc"
