@@ -97,6 +97,7 @@ struct RunState {
   Clock::time_point start;
   std::int64_t opset = 0;
   std::int64_t random_weights = 0;
+  bool batch_invariant = false;  ///< RunOptions::batch_invariant
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -108,7 +109,9 @@ struct RunState {
 class NodeContext final : public detail::KernelContext {
  public:
   NodeContext(RunState& state, NodeId n, std::span<const View> inputs)
-      : KernelContext(state.graph->node(n), inputs, state.opset, state.graph), m_state(state), m_node_id(n) {}
+      : KernelContext(state.graph->node(n), inputs, state.opset, state.graph), m_state(state), m_node_id(n) {
+    set_batch_invariant(state.batch_invariant);
+  }
 
   Expected<View> output(std::size_t i, DType dtype, detail::Shape shape) override {
     const Node& node = this->node();
@@ -212,6 +215,7 @@ class CpuExecutor final : public Executor {
     state.graph = &graph;
     state.plan = &plan;
     state.opset = graph.info().opset;
+    state.batch_invariant = options.batch_invariant;
     state.arena.resize(static_cast<std::size_t>(plan.arena_bytes));
     state.values.resize(graph.tensor_count());
     state.own.resize(graph.tensor_count());

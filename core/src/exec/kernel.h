@@ -54,6 +54,9 @@ class KernelContext {
   bool wants_output(std::size_t i) const { return i < m_node.outputs.size() && m_node.outputs[i] != kNoTensor; }
   /// The graph the node belongs to (tensor names and declared dtypes), when the caller has one.
   const Graph* graph() const { return m_graph; }
+  /// RunOptions::batch_invariant: matrix products compute each row on its own.
+  bool batch_invariant() const { return m_batch_invariant; }
+  void set_batch_invariant(bool on) { m_batch_invariant = on; }
   /// The dtype the graph declares for output i (Undefined when unknown or omitted).
   DType declared_dtype(std::size_t i) const {
     return m_graph && wants_output(i) ? m_graph->tensor(m_node.outputs[i]).dtype : DType::Undefined;
@@ -68,6 +71,7 @@ class KernelContext {
   std::span<const View> m_inputs;
   std::int64_t m_opset = 0;
   const Graph* m_graph = nullptr;
+  bool m_batch_invariant = false;
 };
 
 using KernelFn = std::function<Status(KernelContext&)>;

@@ -52,7 +52,9 @@ void narrow(const float* from, const View& to) {
 class WidenedContext final : public KernelContext {
  public:
   WidenedContext(KernelContext& outer, std::span<const View> inputs, DType input_half)
-      : KernelContext(outer.node(), inputs, outer.opset(), outer.graph()), m_outer(outer), m_input_half(input_half) {}
+      : KernelContext(outer.node(), inputs, outer.opset(), outer.graph()), m_outer(outer), m_input_half(input_half) {
+    set_batch_invariant(outer.batch_invariant());
+  }
 
   Expected<View> output(std::size_t i, DType dtype, Shape shape) override {
     DType target = m_outer.declared_dtype(i);

@@ -242,7 +242,9 @@ class MemberContext final : public KernelContext {
  public:
   MemberContext(KernelContext& parent, const Graph& body, NodeId m, std::span<const View> inputs,
                 std::vector<int> parent_output)
-      : KernelContext(body.node(m), inputs, parent.opset(), &body), m_parent(parent), m_parent_output(std::move(parent_output)) {}
+      : KernelContext(body.node(m), inputs, parent.opset(), &body), m_parent(parent), m_parent_output(std::move(parent_output)) {
+    set_batch_invariant(parent.batch_invariant());
+  }
 
   Expected<View> output(std::size_t i, DType dtype, Shape shape) override {
     if (i < m_parent_output.size() && m_parent_output[i] >= 0)

@@ -9,8 +9,8 @@ namespace weft::core::detail {
 namespace {
 
 template <class T>
-void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
-          const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
+void gemm_call(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
+               const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
   const auto ca = ta ? CblasTrans : CblasNoTrans;
   const auto cb = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {
@@ -32,6 +32,20 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T al
         c[i * ldc + j] = static_cast<T>(alpha * acc + (beta == T{0} ? T{0} : beta * c[i * ldc + j]));
       }
   }
+}
+
+// C = alpha·op(A)·op(B) + beta·C. Batch-invariant: one call per row of C (row i of op(A) starts at
+// a + i·lda, or at a + i when A is transposed), so every row is computed by the same M = 1 call
+// whatever M is.
+template <class T>
+void gemm(bool batch_invariant, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a,
+          std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
+  if (!batch_invariant || m <= 1) {
+    gemm_call<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  for (std::int64_t i = 0; i < m; ++i)
+    gemm_call<T>(ta, tb, 1, n, k, alpha, ta ? a + i : a + i * lda, lda, b, ldb, beta, c + i * ldc, ldc);
 }
 
 Status matmul_kernel(KernelContext& ctx) {
@@ -63,7 +77,7 @@ Status matmul_kernel(KernelContext& ctx) {
     if (k == 0) std::fill_n(out, y->elements(), T{0});
     if (k == 0) return;
     for_each_broadcast<2>(batch, st, [&](std::int64_t o, const std::array<std::int64_t, 2>& off) {
-      gemm<T>(false, false, m, n, k, T{1}, pa + off[0] * m * k, k, pb + off[1] * k * n, n, T{0}, out + o * m * n, n);
+      gemm<T>(ctx.batch_invariant(), false, false, m, n, k, T{1}, pa + off[0] * m * k, k, pb + off[1] * k * n, n, T{0}, out + o * m * n, n);
     });
   });
   if (!ok) return unsupported(ctx, std::string("dtype ") + std::string(dtype_name(a.dtype)));
@@ -105,7 +119,7 @@ Status gemm_kernel(KernelContext& ctx) {
       for (std::int64_t i = 0; i < m * n; ++i) out[i] = static_cast<T>(use_beta * out[i]);
       return;
     }
-    gemm<T>(ta, tb, m, n, k, static_cast<T>(alpha), a.as<const T>(), a.shape[1], b.as<const T>(), b.shape[1], use_beta,
+    gemm<T>(ctx.batch_invariant(), ta, tb, m, n, k, static_cast<T>(alpha), a.as<const T>(), a.shape[1], b.as<const T>(), b.shape[1], use_beta,
             out, n);
   });
   if (!ok) return unsupported(ctx, std::string("dtype ") + std::string(dtype_name(a.dtype)));

@@ -17,7 +17,9 @@ namespace {
 class ProxyContext final : public KernelContext {
  public:
   ProxyContext(const KernelContext& outer, std::span<const View> inputs)
-      : KernelContext(outer.node(), inputs, outer.opset()) {}
+      : KernelContext(outer.node(), inputs, outer.opset()) {
+    set_batch_invariant(outer.batch_invariant());
+  }
   Expected<View> output(std::size_t i, DType dtype, Shape shape) override {
     View v{dtype, std::move(shape), nullptr};
     auto& buf = m_buffers.emplace_back(std::make_unique<double[]>(static_cast<std::size_t>(std::max<std::int64_t>(v.elements(), 1))));

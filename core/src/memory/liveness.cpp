@@ -206,6 +206,7 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
     std::int32_t a, stream, from, to;
   };
   std::vector<Span> spans;
+  std::vector<std::pair<std::int32_t, std::int32_t>> view_pairs;  // pairs with a view's parent, each once
   std::vector<std::int32_t> need;
   for (std::size_t a = 0; a < b; ++a) {
     if (multi_writer(a)) {
@@ -214,8 +215,7 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
         if (dead_before(graph, clocks, live.tensors[a], live.tensors[c]) ||
             dead_before(graph, clocks, live.tensors[c], live.tensors[a]))
           continue;
-        live.problem.conflicts[a].push_back(static_cast<std::int32_t>(c));
-        live.problem.conflicts[c].push_back(static_cast<std::int32_t>(a));
+        view_pairs.emplace_back(static_cast<std::int32_t>(a), static_cast<std::int32_t>(c));
       }
       continue;
     }
@@ -232,6 +232,7 @@ Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule
     }
   }
   live.problem.conflicts = detail::symmetric_lists(b, [&](auto&& add) {
+    for (const auto& [x, y] : view_pairs) add(x, y);
     for (const Span& span : spans) {
       const auto& list = on_stream[static_cast<std::size_t>(span.stream)];
       for (std::int32_t k = span.from; k < span.to; ++k) add(span.a, list[static_cast<std::size_t>(k)]);

@@ -200,9 +200,10 @@ TEST(Strategies, ErrorsAndWarnings) {
   EXPECT_NE(w[0].find("16"), std::string::npos);
   EXPECT_TRUE(core::schedule_warnings(s, opts(8), core::DeviceSpec{}).empty());
   EXPECT_EQ(core::strategy_names(), (std::vector<std::string>{"sequential", "seed-greedy", "level-rr", "chains", "cp-list",
-                                                              "resource-aware", "search"}));
+                                                              "resource-aware", "search", "split-overlap"}));
   EXPECT_EQ(core::fixed_strategy_names(),
-            (std::vector<std::string>{"sequential", "seed-greedy", "level-rr", "chains", "cp-list", "resource-aware"}));
+            (std::vector<std::string>{"sequential", "seed-greedy", "level-rr", "chains", "cp-list", "resource-aware",
+                                      "split-overlap"}));
 }
 
 // sequential: one stream whose peak live bytes never exceed the file order's.

@@ -29,6 +29,12 @@ struct RunOptions {
   /// Verify the plan against the schedule (check_plan: no two conflicting tensors share bytes)
   /// before running. Off only to demonstrate what the checker prevents.
   bool check_plan = true;
+  /// Each row of a matrix product (Gemm, MatMul) computed by its own BLAS call, so that a row's
+  /// bits do not depend on how many rows the product has: OpenBLAS picks kernels by shape (on
+  /// AVX-512 an M = 4 product's rows can differ in the last bits from the same rows of M = 8).
+  /// compare_runs turns it on for both runs when the reference is another graph (a micro-batch
+  /// split or a horizontal merge), whose outputs are then compared bit for bit. Slower.
+  bool batch_invariant = false;
 };
 
 struct RunResult {

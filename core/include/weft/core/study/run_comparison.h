@@ -24,7 +24,8 @@ struct RunComparisonOptions {
   RunProgress progress;  ///< optional
   /// When set, the reference runs this graph instead of `graph`: the unmerged model of a merged
   /// `graph` (merge_graph keeps inputs, outputs and weights by name and order), so the comparison
-  /// measures merging and scheduling together against the plain sequential run.
+  /// measures merging and scheduling together against the plain sequential run; or the unsplit
+  /// model of a micro-batch split `graph` (both runs are then RunOptions::batch_invariant).
   const Graph* reference_graph = nullptr;
 };
 
