@@ -77,13 +77,12 @@ struct OneNode {
     in_names.emplace_back();
     return *this;
   }
-  core::Expected<core::RunResult> run(const std::string& op, std::vector<Attribute> attrs = {}) {
+  core::Expected<core::RunResult> run(const std::string& op, std::vector<Attribute> attrs = {}, core::RunOptions o = {}) {
     const std::string out = "y";
     b.add_node("node0", op, std::span<const std::string>(in_names), std::span<const std::string>(&out, 1), std::move(attrs));
     b.mark_output("y");
     auto g = std::move(b).build();
     if (!g) return g.error();
-    core::RunOptions o;
     o.inputs = inputs;
     graph = std::make_unique<core::Graph>(std::move(*g));
     return test::run_sequential(*graph, o);
@@ -166,6 +165,47 @@ TEST(CpuKernels, GemmTransBAlphaBeta) {
   t.input("a", {2, 3}, iota_f(6)).weight_f32("b", {2, 3}, {1, 0, 1, 0, 1, 0}).weight_f32("c", {2}, {10, 20});
   auto r = t.run("Gemm", {one_int("transB", 1), one_float("alpha", 2.0f), one_float("beta", 0.5f)});
   expect_near(output_of(r, {2, 2}), {13, 14, 25, 20});
+}
+
+// RunOptions::batch_invariant: a Gemm's rows (plain and transposed A) and a 2-D MatMul's rows
+// are bit for bit the same whether the product has 8 rows or 1, and agree with the one-call product.
+TEST(CpuKernels, BatchInvariantProductsDoNotDependOnTheRowCount) {
+  const std::int64_t m = 8, k = 300, n = 130;
+  std::vector<float> a(static_cast<std::size_t>(m * k)), w(static_cast<std::size_t>(k * n));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i)) * 0.9f;
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::cos(0.11f * static_cast<float>(i)) * 0.05f;
+  core::RunOptions invariant;
+  invariant.batch_invariant = true;
+  for (const char* op : {"Gemm", "MatMul"})
+    for (const bool trans_a : {false, true}) {
+      if (trans_a && std::string(op) == "MatMul") continue;
+      SCOPED_TRACE(std::string(op) + (trans_a ? " transA" : ""));
+      // op(A) row r, stored as A's row r, or as A^T's column r.
+      const auto input = [&](std::int64_t rows, std::int64_t first) {
+        std::vector<float> v(static_cast<std::size_t>(rows * k));
+        for (std::int64_t r = 0; r < rows; ++r)
+          for (std::int64_t c = 0; c < k; ++c)
+            v[static_cast<std::size_t>(trans_a ? c * rows + r : r * k + c)] = a[static_cast<std::size_t>((first + r) * k + c)];
+        return v;
+      };
+      const auto product = [&](std::int64_t rows, std::int64_t first, const core::RunOptions& options) {
+        OneNode t;
+        t.input("a", trans_a ? std::vector<std::int64_t>{k, rows} : std::vector<std::int64_t>{rows, k}, input(rows, first));
+        t.weight_f32("w", {k, n}, w);
+        std::vector<Attribute> attrs;
+        if (trans_a) attrs.push_back(one_int("transA", 1));
+        auto r = t.run(op, attrs, options);
+        return output_of(r, {rows, n});
+      };
+      const std::vector<float> all = product(m, 0, invariant);
+      const std::vector<float> plain = product(m, 0, {});
+      expect_near(all, plain, 1e-4f);
+      for (std::int64_t r = 0; r < m; ++r) {
+        const std::vector<float> row = product(1, r, invariant);
+        ASSERT_EQ(row.size(), static_cast<std::size_t>(n));
+        EXPECT_EQ(0, std::memcmp(row.data(), all.data() + r * n, static_cast<std::size_t>(n) * sizeof(float))) << "row " << r;
+      }
+    }
 }
 
 // MatMul broadcasts a 2-D right operand over the batch of the left one.
