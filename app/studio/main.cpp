@@ -2,7 +2,7 @@
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
 //               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
 //               [--strategy NAME] [--granularity US] [--graph] [--recover]
-//               [--dim NAME=VALUE | --dim INPUT:AXIS=VALUE]... [--merge]
+//               [--dim NAME=VALUE | --dim INPUT:AXIS=VALUE]... [--merge] [--batch N] [--split K|auto]
 // --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
 // has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
 // without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
@@ -20,6 +20,7 @@
 #include <string>
 
 #include "weft/core/dim_binding.h"
+#include "weft/core/study/split_study.h"
 
 #include "weft/ui/main_window.h"
 #include "weft/ui/properties_panel.h"
@@ -63,9 +64,32 @@ int main(int argc, char** argv) {
                                "INPUT:AXIS=VALUE (one dim of one input). Repeatable.",
                                "binding");
   const QCommandLineOption merge("merge", "Open the model with horizontal merges (as weft's --merge).");
+  const QCommandLineOption batch("batch", "Re-batch the model: dim 0 of every input set to N (as weft's --batch).", "n");
+  const QCommandLineOption split("split",
+                                 "Split the batch into K micro-batch copies, or auto: K chosen by prediction (as weft's "
+                                 "--split); the first schedule is then split-overlap unless --strategy says otherwise.",
+                                 "k|auto");
   parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover,
-                     memory_budget, dim, merge});
+                     memory_budget, dim, merge, batch, split});
   parser.process(app);
+  std::int64_t batch_size = 0;
+  if (parser.isSet(batch)) {
+    bool ok = false;
+    batch_size = parser.value(batch).toLongLong(&ok);
+    if (!ok || batch_size <= 0) {
+      std::fprintf(stderr, "weft-studio: error: --batch must be a positive integer, got '%s'\n", qPrintable(parser.value(batch)));
+      return 1;
+    }
+  }
+  int split_k = -1;
+  if (parser.isSet(split)) {
+    auto parsed = weft::core::parse_split(parser.value(split).toStdString());
+    if (!parsed) {
+      std::fprintf(stderr, "weft-studio: error: %s\n", parsed.error().message.c_str());
+      return 1;
+    }
+    split_k = *parsed;
+  }
   std::map<std::string, std::int64_t> dims;
   for (const QString& d : parser.values(dim)) {
     auto binding = weft::core::parse_dim_binding(d.toStdString());
@@ -78,6 +102,7 @@ int main(int argc, char** argv) {
 
   weft::ui::MainWindow window;
   window.setDimBindings(std::move(dims));
+  window.setBatchSplit(batch_size, split_k);
   if (parser.isSet(merge)) window.strategyPanel()->mergeBox()->setChecked(true);
   const QString shot = parser.value(screenshot);
   if (!shot.isEmpty()) window.setAskForDims(false);  // a screenshot run shows the model as bound on the command line
@@ -87,6 +112,7 @@ int main(int argc, char** argv) {
   }
   window.show();
   if (parser.isSet(strategy)) window.strategyPanel()->strategyBox()->setCurrentText(parser.value(strategy));
+  else if (split_k >= 0) window.strategyPanel()->strategyBox()->setCurrentText(QString::fromLatin1(weft::core::kSplitOverlap));
   if (parser.isSet(granularity)) window.strategyPanel()->granularity()->setValue(parser.value(granularity).toDouble());
   if (parser.isSet(graph)) window.strategyPanel()->launchMode()->setCurrentIndex(1);
   if (parser.isSet(memory_budget)) {

@@ -1,5 +1,4 @@
 #include <cstdio>
-#include <iomanip>
 #include <iostream>
 
 #include "cli.h"
@@ -48,18 +47,9 @@ namespace {
 core::Status apply_split(const Args& args, LoadedModel& m) {
   int k = -1;  // -1: no split; 0: auto
   if (auto split = args.value("split")) {
-    if (*split == "auto") {
-      k = 0;
-    } else {
-      try {
-        std::size_t used = 0;
-        const long v = std::stol(*split, &used);
-        if (used != split->size() || v < 1 || v > 4096) throw std::invalid_argument(*split);
-        k = static_cast<int>(v);
-      } catch (const std::exception&) {
-        return core::make_error(core::ErrorKind::Usage, "--split needs K (a positive integer) or auto, got '" + *split + "'");
-      }
-    }
+    auto parsed = core::parse_split(*split);
+    if (!parsed) return core::make_error(core::ErrorKind::Usage, parsed.error().message);
+    k = *parsed;
   } else if (auto file = args.value("schedule")) {
     // A saved split schedule reloads onto the model split the same way.
     auto text = core::read_file(*file);
@@ -69,26 +59,15 @@ core::Status apply_split(const Args& args, LoadedModel& m) {
     k = recorded->k;
   }
   if (k < 0) return {};
-  const bool predicts = core::can_simulate(m.device);
-  if (k == 0 && !predicts)
+  if (k == 0 && !core::can_simulate(m.device))
     return core::make_error(core::ErrorKind::Usage, "--split auto predicts on the device; '" + m.device.name + "' has no rates");
-  if (!predicts) {
-    WEFT_TRY_ASSIGN(auto split, core::split_batch(m.graph, k));
-    m.graph = std::move(split);
-    m.costs = core::estimate_costs(m.graph, m.device);
-    return {};
-  }
   core::SplitOptions options;
   options.k = k;
   options.mode = args.flag("graph") ? core::LaunchMode::Graph : core::LaunchMode::Eager;
-  WEFT_TRY_ASSIGN(auto choice, core::choose_split(m.graph, m.device, options));
-  std::cerr << "weft: split: k=" << choice.k << " of batch " << core::graph_batch(m.graph) << " (split-overlap predicts "
-            << std::fixed << std::setprecision(2) << choice.speedup() << "x over the unsplit sequential "
-            << core::launch_mode_name(options.mode) << " run)";
-  if (!choice.refused.empty()) std::cerr << "; cannot split: " << choice.refused;
-  std::cerr << "\n";
-  m.graph = std::move(*choice.graph);
-  m.costs = std::move(choice.costs);
+  WEFT_TRY_ASSIGN(auto split, core::apply_split(m.graph, m.device, options));
+  if (core::can_simulate(m.device)) std::cerr << "weft: " << split.summary << "\n";
+  m.graph = std::move(split.graph);
+  m.costs = std::move(split.costs);
   return {};
 }
 

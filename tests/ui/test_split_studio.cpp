@@ -1,17 +1,29 @@
 // A micro-batch split model in the studio: the loader opens the split graph (its source splits
 // the imported model) and split-overlap's first schedule has one lane per copy, each lane holding
-// that copy's operators.
+// that copy's operators. Opened as a user does (weft-studio --batch N --split K|auto): the window
+// re-batches and splits the file, says which k in the status bar, schedules split-overlap, and a
+// saved project reopens onto the same copies with its schedule accepted.
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "ui_test_support.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/study/split_study.h"
+#include "weft/ui/main_window.h"
 #include "weft/ui/model_loader.h"
+#include "weft/ui/strategy_panel.h"
 
 class TestSplitStudio : public QObject {
   Q_OBJECT
  private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
   void splitModelOpensWithALanePerCopy();
+  void windowSplitsAFileAndItsProjectKeepsTheSplit();
+  void autoSplitMatchesTheCli();
 };
 
 void TestSplitStudio::splitModelOpensWithALanePerCopy() {
@@ -38,6 +50,86 @@ void TestSplitStudio::splitModelOpensWithALanePerCopy() {
     for (weft::core::NodeId v : m.schedule.streams[s]) own += m.graph->info().micro_batch_of[static_cast<std::size_t>(v)] == static_cast<int>(s);
     QVERIFY2(own + 1 >= m.schedule.streams[s].size(), "a lane holds another copy's operators");
   }
+}
+
+namespace {
+const QString kSqueezenet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/squeezenet1_1.onnx");
+const QString kResnet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/resnet50.onnx");
+
+bool wait_loads(QSignalSpy& spy, int count) {
+  return weft::test::wait_until([&] { return spy.count() >= count; }, 120000) && spy.last().at(0).toBool();
+}
+
+// A lane per copy: each stream holds its own copy's operators and shared ones, plus at most one
+// operator of another copy (the stagger: copy c's first operator waits on copy c-1's stream).
+void expect_lane_per_copy(const weft::core::Graph& g, const weft::core::Schedule& s, int k) {
+  QCOMPARE(g.info().micro_batches, k);
+  QCOMPARE(s.stream_count(), static_cast<std::size_t>(k));
+  for (std::size_t lane = 0; lane < s.stream_count(); ++lane) {
+    int foreign = 0;
+    for (weft::core::NodeId v : s.streams[lane]) {
+      const int copy = g.info().micro_batch_of[static_cast<std::size_t>(v)];
+      foreign += copy >= 0 && copy != static_cast<int>(lane);
+    }
+    QVERIFY2(foreign <= 1, qPrintable(QString("lane %1 holds %2 operators of other copies").arg(lane).arg(foreign)));
+  }
+}
+}  // namespace
+
+void TestSplitStudio::windowSplitsAFileAndItsProjectKeepsTheSplit() {
+  QTemporaryDir dir;
+  const QString project = dir.filePath("squeezenet-split.weft");
+  {
+    weft::ui::MainWindow w;
+    w.show();
+    w.setBatchSplit(4, 2);
+    w.strategyPanel()->strategyBox()->setCurrentText(QString::fromLatin1(weft::core::kSplitOverlap));
+    QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
+    w.openModel(kSqueezenet);
+    QVERIFY(wait_loads(done, 1));
+    QVERIFY2(w.lastMessage().contains("split: k=2 of batch 4"), qPrintable(w.lastMessage()));
+    expect_lane_per_copy(w.document()->graph(), w.document()->schedule(), 2);
+    // Split at batch 4, each copy's input is a view of batch 2.
+    const weft::core::Graph& g = w.document()->graph();
+    QCOMPARE(g.tensor(g.inputs().front()).shape().front(), std::int64_t{4});
+    QVERIFY(w.saveProject(project));
+  }
+  // Reopened from the project (a fresh window, no command-line split): the same copies, and the
+  // saved split-overlap schedule is taken, not refused for naming unknown nodes.
+  weft::ui::MainWindow w2;
+  QSignalSpy done(&w2, &weft::ui::MainWindow::loadFinished);
+  w2.openProject(project);
+  QVERIFY(wait_loads(done, 1));
+  QVERIFY2(!w2.lastMessage().contains("refused"), qPrintable(w2.lastMessage()));
+  expect_lane_per_copy(w2.document()->graph(), w2.document()->schedule(), 2);
+  QCOMPARE(w2.document()->schedule().strategy, std::string(weft::core::kSplitOverlap));
+}
+
+// --split auto on resnet50 at batch 8 under graph replay: the window's k is the CLI's
+// (core::choose_split through core::apply_split, the pipeline both use).
+void TestSplitStudio::autoSplitMatchesTheCli() {
+  weft::core::ImportOptions import;
+  import.batch = 8;
+  auto graph = weft::core::import_onnx(kResnet.toStdString(), import);
+  QVERIFY(graph);
+  weft::core::SplitOptions options;
+  options.k = 0;
+  options.mode = weft::core::LaunchMode::Graph;
+  options.strategy.cuda_graph = true;
+  weft::ui::MainWindow w;
+  auto cli = weft::core::apply_split(*graph, weft::ui::device_or_default(w.devicePreset().toStdString()), options);
+  QVERIFY(cli);
+  const int k = cli->graph.info().micro_batches;
+  QVERIFY2(k > 1, cli->summary.c_str());  // docs/performance.md: resnet50 splits at batch 8
+
+  w.setBatchSplit(8, 0);
+  w.strategyPanel()->strategyBox()->setCurrentText(QString::fromLatin1(weft::core::kSplitOverlap));
+  w.strategyPanel()->launchMode()->setCurrentIndex(1);  // CUDA Graph replay
+  QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
+  w.openModel(kResnet);
+  QVERIFY(wait_loads(done, 1));
+  QVERIFY2(w.lastMessage().contains(QString::fromStdString(cli->summary)), qPrintable(w.lastMessage()));
+  expect_lane_per_copy(w.document()->graph(), w.document()->schedule(), k);
 }
 
 QTEST_MAIN(TestSplitStudio)

@@ -1,4 +1,5 @@
 #include "weft/ui/frontier_view.h"
+#include "weft/ui/worker_pool.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -35,7 +36,10 @@ FrontierView::FrontierView(StudioDocument* doc, QWidget* parent) : QWidget(paren
   connect(doc, &StudioDocument::studyChanged, this, qOverload<>(&QWidget::update));
 }
 
-FrontierView::~FrontierView() { m_watcher.waitForFinished(); }
+FrontierView::~FrontierView() {
+  if (m_cancel) m_cancel->store(true);
+  m_watcher.waitForFinished();
+}
 
 void FrontierView::markStale() {
   m_stale = true;
@@ -64,9 +68,12 @@ void FrontierView::compute() {
   m_cuda_graph = m_doc->strategyOptions().cuda_graph;
   m_note = tr("Computing the speed/memory front...");
   core::FrontierOptions options;
+  if (m_cancel) m_cancel->store(true);  // the previous model's front is not needed any more
+  m_cancel = std::make_shared<std::atomic<bool>>(false);
+  options.cancelled = [cancel = m_cancel] { return cancel->load(std::memory_order_relaxed); };
   options.strategy.cuda_graph = m_cuda_graph;
   options.strategy.granularity_us = m_doc->strategyOptions().granularity_us;
-  m_watcher.setFuture(QtConcurrent::run([graph = m_doc->graphPtr(), costs = m_doc->analysis().costs,
+  m_watcher.setFuture(QtConcurrent::run(worker_pool(), [graph = m_doc->graphPtr(), costs = m_doc->analysis().costs,
                                          device = m_doc->device(), options] {
     return core::memory_frontier(*graph, costs, device, options);
   }));

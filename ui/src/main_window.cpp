@@ -265,6 +265,8 @@ void MainWindow::openModel(const QString& path) {
   r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
   r.device = m_preferences->devicePreset();
   r.import.dims = m_dim_bindings;
+  r.import.batch = m_batch;
+  r.split = m_split;
   r.merge = m_strategy->mergeBox()->isChecked();
   m_loading_is_file = true;
   startLoad(std::move(r));
@@ -300,6 +302,8 @@ void MainWindow::openProjectFile(const QString& path, bool recovering) {
   r.options.cuda_graph = project->settings.cuda_graph;
   r.device = m_preferences->devicePreset();
   r.import.dims = project->settings.dims;
+  r.import.batch = project->settings.batch;
+  r.split = project->settings.split > 1 ? project->settings.split : -1;
   r.merge = project->settings.merge;
   m_loading_is_file = true;
   startLoad(std::move(r));
@@ -341,6 +345,7 @@ void MainWindow::onLoaded() {
   }
   LoadedModel model = future.result();
   const double ms = model.load_ms;
+  const QString note = model.note;
   m_doc->setModel(std::move(model));
   if (m_pending_project) {
     const Project project = std::move(*m_pending_project);
@@ -363,7 +368,8 @@ void MainWindow::onLoaded() {
   m_recovering_file.clear();
   updateRecoveryState();
   updateTitleAndStatus();
-  const QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
+  QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
+  if (!note.isEmpty()) msg += QStringLiteral("; ") + note;
   showMessage(msg);
   // Symbolic dims left unbound: sizes, costs and the arena are unknown until they are bound.
   if (m_ask_dims && m_loading_is_file && !core::unbound_dims(m_doc->graph()).empty()) showDimDialog();
@@ -432,6 +438,8 @@ ProjectSettings MainWindow::currentSettings() const {
   s.lane_widths = m_lanes->widthMode() == LanesView::WidthMode::Uniform ? "uniform" : "time";
   s.dims = m_doc->dimBindings();
   s.merge = m_doc->isMerged();
+  s.batch = m_last_request.source ? 0 : m_last_request.import.batch;
+  if (m_doc->hasModel() && m_doc->graph().info().micro_batches > 1) s.split = m_doc->graph().info().micro_batches;
   return s;
 }
 

@@ -1,4 +1,5 @@
 #include "weft/ui/model_loader.h"
+#include "weft/ui/worker_pool.h"
 
 #include <QElapsedTimer>
 #include <QPromise>
@@ -7,6 +8,7 @@
 #include "weft/core/onnx_import.h"
 #include "weft/core/analysis.h"
 #include "weft/core/study/merge_study.h"
+#include "weft/core/study/split_study.h"
 
 namespace weft::ui {
 
@@ -43,8 +45,24 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   m.path = request.path;
   m.dims = request.import.dims;
   m.graph = std::make_shared<const core::Graph>(std::move(*graph));
-  promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));
   m.device = device_or_default(request.device.toStdString());
+  if (request.split >= 0) {
+    // The CLI's --split: the model split into micro-batch copies (k chosen by prediction for auto).
+    promise.setProgressValueAndText(20, QObject::tr("Splitting the batch"));
+    core::SplitOptions split;
+    split.k = request.split;
+    split.mode = request.options.cuda_graph ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+    split.strategy = request.options;
+    auto applied = core::apply_split(*m.graph, m.device, split);
+    if (!applied) {
+      *error = QString::fromStdString(applied.error().message);
+      return;
+    }
+    m.graph = std::make_shared<const core::Graph>(std::move(applied->graph));
+    m.note = QString::fromStdString(applied->summary);
+    if (promise.isCanceled()) return;
+  }
+  promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));
   core::CostTable costs = core::estimate_costs(*m.graph, m.device);
   if (request.merge) {
     // The CLI's --merge: the default layering's merges applied as a graph transformation; the
@@ -90,7 +108,7 @@ LoadJob start_loading(LoadRequest request) {
   LoadJob job;
   job.error = std::make_shared<QString>();
   auto error = job.error;
-  job.future = QtConcurrent::run([request = std::move(request), error](QPromise<LoadedModel>& promise) {
+  job.future = QtConcurrent::run(worker_pool(), [request = std::move(request), error](QPromise<LoadedModel>& promise) {
     load(promise, request, error.get());
   });
   return job;

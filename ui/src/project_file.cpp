@@ -21,6 +21,8 @@ core::Status save_project(const QString& path, const StudioDocument& doc, const 
   p.lane_widths = settings.lane_widths.toStdString();
   p.dims = settings.dims;
   p.merge = settings.merge;
+  p.batch = settings.batch;
+  p.split = settings.split;
   WEFT_TRY_ASSIGN(auto text, core::project_to_json(p, path.toStdString()));
   return core::write_file_atomic(path.toStdString(), text);
 }
@@ -37,6 +39,8 @@ core::Expected<Project> load_project(const QString& path) {
   p.settings.lane_widths = QString::fromStdString(parsed.lane_widths);
   p.settings.dims = std::move(parsed.dims);
   p.settings.merge = parsed.merge;
+  p.settings.batch = parsed.batch;
+  p.settings.split = parsed.split;
   return p;
 }
 

@@ -1,4 +1,5 @@
 #include "weft/ui/run_job.h"
+#include "weft/ui/worker_pool.h"
 
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
@@ -63,7 +64,7 @@ RunJob start_run(RunRequest request) {
   RunJob job;
   job.error = std::make_shared<QString>();
   auto error = job.error;
-  job.future = QtConcurrent::run([request = std::move(request), error](QPromise<RunReport>& promise) {
+  job.future = QtConcurrent::run(worker_pool(), [request = std::move(request), error](QPromise<RunReport>& promise) {
     run_on_backend(promise, request, error.get());
   });
   return job;

@@ -1,4 +1,5 @@
 #include "weft/ui/strategy_panel.h"
+#include "weft/ui/worker_pool.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -176,7 +177,7 @@ bool StrategyPanel::apply() {
   // The worker owns copies of the costs and device and shares the immutable graph, so edits or a
   // new model on the GUI thread meanwhile cannot touch what it reads. With a memory budget the
   // search's result is fitted to it as `weft schedule --memory-budget` does.
-  m_watcher.setFuture(QtConcurrent::run([graph = m_search_graph, costs = m_doc->analysis().costs,
+  m_watcher.setFuture(QtConcurrent::run(worker_pool(), [graph = m_search_graph, costs = m_doc->analysis().costs,
                                          device = m_doc->device(), opt, budget, strategy = name.toStdString()]() {
     SearchOutcome out;
     if (budget <= 0) {

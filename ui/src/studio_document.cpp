@@ -1,4 +1,5 @@
 #include "weft/ui/studio_document.h"
+#include "weft/ui/worker_pool.h"
 
 #include <QUndoCommand>
 #include <QtConcurrent/QtConcurrentRun>
@@ -157,7 +158,7 @@ void StudioDocument::launchStudy() {
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   r.cancel = m_cancel;
   m_job_running = true;
-  m_study_watcher.setFuture(QtConcurrent::run([r = std::move(r), run = m_study_runner] { return run(r); }));
+  m_study_watcher.setFuture(QtConcurrent::run(worker_pool(), [r = std::move(r), run = m_study_runner] { return run(r); }));
 }
 
 void StudioDocument::takeStudy() {

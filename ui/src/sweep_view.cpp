@@ -1,4 +1,5 @@
 #include "weft/ui/sweep_view.h"
+#include "weft/ui/worker_pool.h"
 
 #include <QChart>
 #include <QChartView>
@@ -99,7 +100,7 @@ bool SweepView::run() {
   options.mode = core::launch_mode_of(options.strategy);
   setNote(tr("Sweeping %1 batches...").arg(options.batches.size()));
   m_run->setEnabled(false);
-  m_watcher.setFuture(QtConcurrent::run([path = m_doc->modelPath().toStdString(), options] { return core::sweep(path, options); }));
+  m_watcher.setFuture(QtConcurrent::run(worker_pool(), [path = m_doc->modelPath().toStdString(), options] { return core::sweep(path, options); }));
   return true;
 }
 

@@ -80,6 +80,16 @@ Expected<ProjectFile> parse_project(std::string_view text, const std::string& pr
       if (!it->is_boolean()) return refuse("'merge' must be true or false");
       p.merge = it->get<bool>();
     }
+    if (auto it = s.find("batch"); it != s.end()) {
+      if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > (std::int64_t{1} << 31))
+        return refuse("'batch' must be a non-negative integer (0: the model's own)");
+      p.batch = it->get<std::int64_t>();
+    }
+    if (auto it = s.find("split"); it != s.end()) {
+      if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 4096)
+        return refuse("'split' must be an integer from 0 (not split) to 4096");
+      p.split = static_cast<int>(it->get<std::int64_t>());
+    }
     if (auto it = s.find("dims"); it != s.end() && !it->is_null()) {
       if (!it->is_object()) return refuse("'dims' must be an object of NAME: VALUE");
       for (const auto& [name, value] : it->items()) {
@@ -120,6 +130,8 @@ Expected<std::string> project_to_json(const ProjectFile& project, const std::str
                       {"cuda_graph", project.cuda_graph},
                       {"lane_widths", project.lane_widths},
                       {"merge", project.merge}};
+  if (project.batch > 0) root["settings"]["batch"] = project.batch;
+  if (project.split > 1) root["settings"]["split"] = project.split;
   if (!project.dims.empty()) {
     nlohmann::ordered_json dims = nlohmann::ordered_json::object();
     for (const auto& [name, value] : project.dims) dims[name] = value;

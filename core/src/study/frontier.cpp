@@ -87,6 +87,8 @@ Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, c
   budget.mode = f.mode;
   budget.planner = options.planner;
   budget.plan = options.plan;
+  budget.cancelled = options.cancelled;
+  const auto stop = [&] { return options.cancelled && options.cancelled(); };
 
   auto add = [&](FrontierPoint p) {
     for (const FrontierPoint& q : f.points)
@@ -106,6 +108,7 @@ Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, c
     for (int cap : options.stream_caps) {
       StrategyOptions so = options.strategy;
       so.max_streams = cap;
+      if (stop()) return make_error(ErrorKind::Runtime, "cancelled");
       WEFT_TRY_ASSIGN(Schedule s, make_schedule(name, graph, costs, device, so));
       bool seen = false;
       for (const FrontierPoint& q : f.points) seen = seen || same_schedule(q.schedule, s);

@@ -81,6 +81,7 @@ class Fitter {
   Expected<std::optional<std::pair<Schedule, MemoryPlan>>> serialise(Schedule s, std::size_t* pairs) {
     *pairs = 0;
     for (int step = 0;; ++step) {
+      if (m_options.cancelled && m_options.cancelled()) return make_error(ErrorKind::Runtime, "cancelled");
       std::optional<MemoryPlan> over;
       std::optional<ConcurrentBound> bound;
       WEFT_TRY_ASSIGN(auto fit, fitting_plan(s, &over, &bound));
@@ -338,6 +339,7 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
   std::optional<std::pair<Schedule, MemoryPlan>> found;
   std::size_t minimal_events = 0;
   while (true) {
+    if (options.cancelled && options.cancelled()) return make_error(ErrorKind::Runtime, "cancelled");
     minimal_events = base.events.size();
     std::size_t pairs = 0;
     WEFT_TRY_ASSIGN(found, fitter.serialise(base, &pairs));

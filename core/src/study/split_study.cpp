@@ -2,7 +2,11 @@
 // sequential baseline, in one launch mode.
 #include "weft/core/study/split_study.h"
 
+#include <charconv>
+#include <cstdio>
+
 #include "weft/core/batch_split.h"
+#include "weft/core/check.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/schedule_study.h"
@@ -57,6 +61,37 @@ Expected<SplitChoice> choose_split(const Graph& graph, const DeviceSpec& device,
     }
   }
   return choice;
+}
+
+Expected<AppliedSplit> apply_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options) {
+  if (!can_simulate(device)) {
+    if (options.k == 0)
+      return make_error(ErrorKind::InvalidInput, "--split auto predicts on the device; '" + device.name + "' has no rates");
+    WEFT_TRY_ASSIGN(auto split, split_batch(graph, options.k));
+    AppliedSplit out{std::move(split), {}, ""};
+    out.costs = estimate_costs(out.graph, device);
+    out.summary = "split: k=" + std::to_string(options.k) + " of batch " + std::to_string(graph_batch(graph)) +
+                  " (not predicted: device '" + device.name + "' has no rates)";
+    return out;
+  }
+  WEFT_TRY_ASSIGN(auto choice, choose_split(graph, device, options));
+  char speedup[32];
+  std::snprintf(speedup, sizeof speedup, "%.2f", choice.speedup());
+  std::string summary = "split: k=" + std::to_string(choice.k) + " of batch " + std::to_string(graph_batch(graph)) +
+                        " (split-overlap predicts " + speedup + "x over the unsplit sequential " +
+                        std::string(launch_mode_name(options.mode)) + " run)";
+  if (!choice.refused.empty()) summary += "; cannot split: " + choice.refused;
+  WEFT_CHECK(choice.graph.has_value());
+  return AppliedSplit{std::move(*choice.graph), std::move(choice.costs), std::move(summary)};
+}
+
+Expected<int> parse_split(std::string_view text) {
+  if (text == "auto") return 0;
+  int k = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
+  if (ec != std::errc() || end != text.data() + text.size() || k < 1 || k > 4096)
+    return make_error(ErrorKind::InvalidInput, "--split needs K (a positive integer up to 4096) or auto, got '" + std::string(text) + "'");
+  return k;
 }
 
 }  // namespace weft::core

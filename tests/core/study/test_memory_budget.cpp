@@ -8,6 +8,7 @@
 #include "test_graphs.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/study/frontier.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/reference.h"
@@ -112,6 +113,20 @@ TEST(MemoryBudget, SerialisesLiveRangesToFit) {
   EXPECT_LT(fit->fitted_us, core::predicted_makespan_us(g, core::reference_schedule(g), costs, d, core::LaunchMode::Graph));
   EXPECT_NE(fit->schedule.options.find("memory_budget="), std::string::npos);
   EXPECT_NE(fit->summary().find("predicted"), std::string::npos);
+
+  // Cancelled (the studio dropping a front it no longer needs): the fit stops with that error,
+  // and so does a front computed with the same flag.
+  int polls = 0;
+  bo.cancelled = [&polls] { return ++polls > 0; };
+  auto stopped = core::fit_memory_budget(g, costs, d, *s, bo);
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().message, "cancelled");
+  EXPECT_GT(polls, 0);
+  core::FrontierOptions fo;
+  fo.cancelled = [] { return true; };
+  auto front = core::memory_frontier(g, costs, d, fo);
+  ASSERT_FALSE(front);
+  EXPECT_EQ(front.error().message, "cancelled");
 }
 
 // Property: on random DAGs under random multi-stream schedules and budgets between the

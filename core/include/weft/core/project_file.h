@@ -25,6 +25,11 @@ struct ProjectFile {
   /// value > 0) and whether the model is opened with horizontal merges (as `--merge`).
   std::map<std::string, std::int64_t> dims;
   bool merge = false;
+  /// Re-batched at import (as `--batch N`; 0: the model's own batch) and split into `split`
+  /// micro-batch copies (as `--split K`; 0: not split). A project saved after `--split auto` stores
+  /// the k that was chosen, so it reopens onto the same copies.
+  std::int64_t batch = 0;
+  int split = 0;
 };
 
 /// Parses a project document; `project_path` locates model_relative and names the file in

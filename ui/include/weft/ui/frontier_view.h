@@ -5,6 +5,7 @@
 // worker when the view is shown after the model, costs or launch mode changed.
 #include <QFutureWatcher>
 #include <QWidget>
+#include <atomic>
 #include <memory>
 
 #include "weft/core/study/frontier.h"
@@ -54,6 +55,8 @@ class FrontierView : public QWidget {
   StudioDocument* m_doc;
   std::shared_ptr<const core::Frontier> m_frontier;
   QFutureWatcher<core::Expected<core::Frontier>> m_watcher;
+  /// Set to stop the running computation (a newer one replaces it, or the view closes).
+  std::shared_ptr<std::atomic<bool>> m_cancel;
   bool m_stale = true;
   bool m_cuda_graph = false;  ///< the launch mode the front was computed for
   QString m_note;

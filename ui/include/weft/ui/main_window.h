@@ -72,6 +72,12 @@ class MainWindow : public QMainWindow {
   // whose OK re-opens the model with the dims it binds added to these.
   void setDimBindings(std::map<std::string, std::int64_t> dims) { m_dim_bindings = std::move(dims); }
   const std::map<std::string, std::int64_t>& dimBindings() const { return m_dim_bindings; }
+  /// Models opened from files from now on are re-batched to `batch` (0: their own, as weft's
+  /// --batch) and split into `split` micro-batch copies (-1: not split, 0: auto; weft's --split).
+  void setBatchSplit(std::int64_t batch, int split) {
+    m_batch = batch;
+    m_split = split;
+  }
   void setAskForDims(bool ask) { m_ask_dims = ask; }
   /// Opens the dim dialog for the current model's unbound dims; false (and a message) when none.
   bool showDimDialog();
@@ -201,6 +207,8 @@ class MainWindow : public QMainWindow {
   std::optional<Project> m_pending_project;
   LoadRequest m_last_request;  ///< the latest load asked for (reopen repeats it)
   std::map<std::string, std::int64_t> m_dim_bindings;
+  std::int64_t m_batch = 0;
+  int m_split = -1;
   bool m_ask_dims = true;
   QPointer<DimDialog> m_dim_dialog;
   void openProjectFile(const QString& path, bool recovering);

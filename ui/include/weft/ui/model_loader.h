@@ -25,6 +25,9 @@ struct LoadRequest {
   /// Merge each layer's equal operators into one launch (core::merge_model, as `weft ... --merge`):
   /// the document's graph is then the merged model.
   bool merge = false;
+  /// Micro-batch split after import (core::apply_split, as `weft ... --split`): -1 none, 0 chosen
+  /// by prediction (auto), k > 0 that many copies. Predicted in the options' launch mode.
+  int split = -1;
 };
 
 /// The preset `name`; an empty or unknown name gives the default preset (a named empty spec

@@ -20,6 +20,8 @@ struct ProjectSettings {
   QString lane_widths = "time";  ///< "time" or "uniform"
   std::map<std::string, std::int64_t> dims;  ///< dims bound at import (--dim)
   bool merge = false;                        ///< opened with horizontal merges (--merge)
+  std::int64_t batch = 0;                    ///< re-batched at import (--batch; 0: the model's own)
+  int split = 0;                             ///< micro-batch copies (--split K; 0: not split)
 };
 
 struct Project {

@@ -43,6 +43,7 @@ struct LoadedModel {
   core::StrategyOptions options;
   std::map<std::string, std::int64_t> dims;  ///< the import's dim bindings
   std::shared_ptr<const MergeState> merge;    ///< null: not merged
+  QString note;                               ///< what loading did beyond import (the split chosen), for the status bar
   double load_ms = 0;
 };
 

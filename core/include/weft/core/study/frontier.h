@@ -4,6 +4,7 @@
 // Pareto-optimal points marked. `weft frontier` prints it; the studio's memory view plots it and
 // applies a point on click.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct FrontierOptions {
   int budget_levels = 3;
   std::string planner{kReferencePlanner};
   PlanOptions plan = reference_plan_options();
+  /// Polled between schedules and inside budget fits (may be empty): true stops with a Runtime
+  /// error "cancelled".
+  std::function<bool()> cancelled;
 };
 
 /// One schedule on the plane.

@@ -5,6 +5,7 @@
 // always choosing the change that costs the least predicted time. `weft schedule/plan/simulate/run
 // --memory-budget` and the studio's strategy panel all call fit_memory_budget().
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,9 @@ struct BudgetOptions {
   PlanOptions plan = reference_plan_options();
   /// Most serialisations tried on one set of streams before a merge of two streams is tried.
   int max_serialisations = 64;
+  /// Polled between steps (may be empty): true stops the fit with a Runtime error "cancelled"
+  /// (the studio cancels a front it no longer needs).
+  std::function<bool()> cancelled;
 };
 
 /// A schedule that fits the budget and what fitting it cost.

@@ -6,6 +6,7 @@
 // studio take their split from here.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/core/cost_model.h"
@@ -50,5 +51,20 @@ struct SplitChoice {
 /// given k that split_batch refuses (the node and reason), a device without rates to predict.
 /// Cost: per k tried a split, a cost table and split-overlap's search (about a dozen simulations).
 Expected<SplitChoice> choose_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options = {});
+
+/// A model split as a user asks for it (`--split K|auto` in weft and weft-studio): the graph, its
+/// costs and one line saying what was done, e.g. "split: k=4 of batch 8 (split-overlap predicts
+/// 1.22x over the unsplit sequential graph run)".
+struct AppliedSplit {
+  Graph graph;
+  CostTable costs;
+  std::string summary;
+};
+/// options.k = 0 chooses by prediction (a device without rates is refused, InvalidInput); k > 0
+/// splits that many ways, predicted where the device has rates. Errors as choose_split.
+Expected<AppliedSplit> apply_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options);
+
+/// Parses a `--split` value: "auto" (0) or K in 1..4096. Usage error naming the value otherwise.
+Expected<int> parse_split(std::string_view text);
 
 }  // namespace weft::core
