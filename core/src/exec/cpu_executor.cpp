@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -229,24 +230,39 @@ class CpuExecutor final : public Executor {
     RunResult result;
     const int warmup = std::max(options.warmup, 0), iterations = std::max(options.iterations, 1);
     std::vector<std::vector<TimelineItem>> item_runs;
-    for (int it = 0; it < warmup + iterations; ++it) {
-      for (std::size_t v = 0; v < graph.node_count(); ++v) state.done[v].store(0, std::memory_order_relaxed);
-      state.start = Clock::now();
-      {
-        std::vector<std::jthread> workers;
-        workers.reserve(schedule.streams.size());
-        for (std::size_t s = 0; s < schedule.streams.size(); ++s)
-          workers.emplace_back([&state, &schedule, s] {
+    // One thread per stream for the whole run, started before the first iteration: an iteration
+    // is timed from releasing them to the last one finishing (starting threads inside it cost tens
+    // of microseconds, as much as a small model's iteration). Two barrier phases per iteration.
+    std::barrier sync(static_cast<std::ptrdiff_t>(schedule.streams.size() + 1));
+    std::atomic<bool> stop{false};
+    {
+      std::vector<std::jthread> workers;
+      workers.reserve(schedule.streams.size());
+      for (std::size_t s = 0; s < schedule.streams.size(); ++s)
+        workers.emplace_back([&state, &schedule, &sync, &stop, s] {
+          while (true) {
+            sync.arrive_and_wait();  // released by the iteration's start
+            if (stop.load(std::memory_order_acquire)) return;
             for (NodeId v : schedule.streams[s]) run_node(state, v, static_cast<int>(s));
-          });
-      }  // join
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - state.start).count();
-      if (state.error) return *state.error;
-      if (it >= warmup) {
-        result.iteration_ms.push_back(ms);
-        item_runs.push_back(state.items);
+            sync.arrive_and_wait();  // the iteration's end
+          }
+        });
+      for (int it = 0; it < warmup + iterations; ++it) {
+        for (std::size_t v = 0; v < graph.node_count(); ++v) state.done[v].store(0, std::memory_order_relaxed);
+        state.start = Clock::now();
+        sync.arrive_and_wait();
+        sync.arrive_and_wait();
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - state.start).count();
+        if (state.error) break;
+        if (it >= warmup) {
+          result.iteration_ms.push_back(ms);
+          item_runs.push_back(state.items);
+        }
       }
-    }
+      stop.store(true, std::memory_order_release);
+      sync.arrive_and_wait();  // the workers see `stop` and return
+    }  // join
+    if (state.error) return *state.error;
     finish_measured_run(result, std::move(item_runs), schedule, plan.arena_bytes, "cpu", "cpu");
     result.random_weights = state.random_weights;
 
