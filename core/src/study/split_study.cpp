@@ -64,9 +64,7 @@ Expected<SplitChoice> choose_split(const Graph& graph, const DeviceSpec& device,
 }
 
 Expected<AppliedSplit> apply_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options) {
-  if (!can_simulate(device)) {
-    if (options.k == 0)
-      return make_error(ErrorKind::InvalidInput, "--split auto predicts on the device; '" + device.name + "' has no rates");
+  if (!can_simulate(device) && options.k > 0) {
     WEFT_TRY_ASSIGN(auto split, split_batch(graph, options.k));
     AppliedSplit out{std::move(split), {}, ""};
     out.costs = estimate_costs(out.graph, device);

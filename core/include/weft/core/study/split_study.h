@@ -60,8 +60,8 @@ struct AppliedSplit {
   CostTable costs;
   std::string summary;
 };
-/// options.k = 0 chooses by prediction (a device without rates is refused, InvalidInput); k > 0
-/// splits that many ways, predicted where the device has rates. Errors as choose_split.
+/// options.k = 0 chooses by prediction; k > 0 splits that many ways, predicted where the device
+/// has rates (choose_split), unpredicted where it has none. Errors as choose_split.
 Expected<AppliedSplit> apply_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options);
 
 /// Parses a `--split` value: "auto" (0) or K in 1..4096. Usage error naming the value otherwise.
