@@ -89,7 +89,7 @@ struct RunState {
   Buffer arena;
   std::vector<View> values;          ///< per tensor; written by its producer only
   std::vector<Buffer> own;           ///< per tensor not in the arena (graph inputs/weights/outputs, unplanned)
-  std::vector<std::vector<NodeId>> waits;  ///< per node: event sources to wait for
+  const ExecutionOrder* order = nullptr;  ///< check_run's: the events each node waits for
   std::unique_ptr<std::atomic<std::uint32_t>[]> done;  ///< per node: one-shot latch
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
@@ -164,8 +164,8 @@ class NodeContext final : public detail::KernelContext {
 
 /// Runs one node: waits for its events, runs the kernel, records its latch.
 void run_node(RunState& state, NodeId n, int stream) {
-  for (NodeId from : state.waits[static_cast<std::size_t>(n)]) {
-    auto& latch = state.done[static_cast<std::size_t>(from)];
+  for (std::uint32_t e : state.order->waits(n)) {
+    auto& latch = state.done[static_cast<std::size_t>(state.order->schedule().events[e].from)];
     while (latch.load(std::memory_order_acquire) == 0) latch.wait(0, std::memory_order_acquire);
   }
   const double t0 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
@@ -198,10 +198,10 @@ class CpuExecutor final : public Executor {
   Expected<RunResult> run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
                           const RunOptions& options) override {
     WEFT_TRY(cpu_check_supported(graph));
-    WEFT_TRY(check_run(graph, schedule, plan, options));
+    WEFT_TRY_ASSIGN(const ExecutionOrder order, check_run(graph, schedule, plan, options));
     WEFT_TRY(check_host_memory(graph, plan));
     try {
-      return run_checked(graph, schedule, plan, options);
+      return run_checked(graph, order, plan, options);
     } catch (const std::bad_alloc&) {
       return make_error(ErrorKind::Runtime, "out of memory: the run's buffers (arena " + std::to_string(plan.arena_bytes) +
                                                 " bytes, plus inputs, weights and outputs) could not be allocated");
@@ -209,8 +209,9 @@ class CpuExecutor final : public Executor {
   }
 
  private:
-  Expected<RunResult> run_checked(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+  Expected<RunResult> run_checked(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan,
                                   const RunOptions& options) {
+    const Schedule& schedule = order.schedule();
 
     RunState state;
     state.graph = &graph;
@@ -220,8 +221,7 @@ class CpuExecutor final : public Executor {
     state.arena.resize(static_cast<std::size_t>(plan.arena_bytes));
     state.values.resize(graph.tensor_count());
     state.own.resize(graph.tensor_count());
-    state.waits.resize(graph.node_count());
-    for (const Event& e : schedule.events) state.waits[static_cast<std::size_t>(e.to)].push_back(e.from);
+    state.order = &order;
     state.done = std::make_unique<std::atomic<std::uint32_t>[]>(graph.node_count());
     state.items.resize(graph.node_count());
 

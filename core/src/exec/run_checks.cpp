@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "weft/core/execution_order.h"
 #include "weft/core/executor.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/schedule.h"
@@ -10,14 +11,6 @@
 
 namespace weft::core {
 namespace {
-
-Status check_schedule(const Graph& graph, const Schedule& schedule) {
-  // What an executor enforces is stream order ∪ events: validation checks that it is acyclic
-  // and covers every data edge, by vector clocks (O((V + E) · streams), no V² closure), and
-  // names a deadlock's cycle and streams in the same words everywhere.
-  if (auto ok = validate_schedule(graph, schedule); !ok) return make_error(ok.error().kind, "schedule: " + ok.error().message);
-  return {};
-}
 
 Status check_plan_fits(const Graph& graph, const MemoryPlan& plan) {
   const std::size_t t = graph.tensor_count();
@@ -44,15 +37,20 @@ Status check_plan_fits(const Graph& graph, const MemoryPlan& plan) {
 
 }  // namespace
 
-Status check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan, const RunOptions& options) {
-  WEFT_TRY(check_schedule(graph, schedule));
+Expected<ExecutionOrder> check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                   const RunOptions& options) {
+  // What an executor enforces is stream order ∪ events: validation checks that it is acyclic
+  // and covers every data edge, by vector clocks (O((V + E) · streams), no V² closure), and
+  // names a deadlock's cycle and streams in the same words everywhere.
+  auto order = ExecutionOrder::validate(graph, schedule);
+  if (!order) return make_error(order.error().kind, "schedule: " + order.error().message);
   WEFT_TRY(check_plan_fits(graph, plan));
   if (options.check_plan) {
     // A plan made for another order may overlap tensors that this schedule keeps live together.
     if (auto s = check_plan(graph, schedule, plan); !s)
       return make_error(ErrorKind::InvalidInput, "memory plan is not valid for this schedule: " + s.error().message);
   }
-  return {};
+  return order;
 }
 
 void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem>> item_runs, const Schedule& schedule,

@@ -32,11 +32,19 @@ std::string ExecutionOrder::where(const Graph& graph, NodeId v) const {
 }
 
 Expected<ExecutionOrder> ExecutionOrder::build(const Graph& graph, const Schedule& schedule) {
-  return make(graph, schedule, /*with_events=*/true);
+  return make(graph, schedule, /*with_events=*/true, /*clocks=*/true);
 }
 
 Expected<ExecutionOrder> ExecutionOrder::build_without_events(const Graph& graph, const Schedule& schedule) {
-  return make(graph, schedule, /*with_events=*/false);
+  return make(graph, schedule, /*with_events=*/false, /*clocks=*/true);
+}
+
+Expected<ExecutionOrder> ExecutionOrder::build_unclocked(const Graph& graph, const Schedule& schedule) {
+  return make(graph, schedule, /*with_events=*/true, /*clocks=*/false);
+}
+
+void ExecutionOrder::require_clocks() const {
+  WEFT_CHECK_MSG(m_clocked, "ExecutionOrder: clocks read from an order built without them (build_unclocked)");
 }
 
 Expected<ExecutionOrder> ExecutionOrder::validate(const Graph& graph, const Schedule& schedule) {
@@ -68,7 +76,7 @@ Expected<ExecutionOrder> ExecutionOrder::validate(const Graph& graph, const Sche
   return o;
 }
 
-Expected<ExecutionOrder> ExecutionOrder::make(const Graph& graph, const Schedule& schedule, bool with_events) {
+Expected<ExecutionOrder> ExecutionOrder::make(const Graph& graph, const Schedule& schedule, bool with_events, bool clocks) {
   const std::size_t n = graph.node_count();
   const std::size_t s_count = schedule.streams.size();
   // Stream slots: input errors, not invariants (a loaded or edited schedule may be wrong); the
@@ -136,6 +144,8 @@ Expected<ExecutionOrder> ExecutionOrder::make(const Graph& graph, const Schedule
     return detail::deadlock_error(graph, edges, indeg, detail::StreamSlots{o.m_stream, o.m_index});
   }
 
+  if (!clocks) return o;
+  o.m_clocked = true;
   // Vector clocks of stream order ∪ events, pushed forward along the order. When they already
   // order every data edge, they are H's clocks (data edges add nothing); otherwise H's clocks are
   // pushed again along all generating edges.

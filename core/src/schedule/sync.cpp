@@ -182,19 +182,15 @@ Status validate_schedule(const Graph& graph, const Schedule& schedule) {
 }
 
 double ideal_makespan_us(const Graph& graph, const Schedule& schedule, std::span<const double> node_time_us) {
-  auto placement = detail::place(graph, schedule);
-  if (!placement) return 0;
-  const detail::HEdges h = detail::h_edges(graph, schedule, true, true);
-  auto order = detail::h_order(graph, h, *placement);
+  auto order = ExecutionOrder::build_unclocked(graph, schedule);
   if (!order) return 0;
-  std::vector<double> finish(graph.node_count(), 0);
+  std::vector<double> start(graph.node_count(), 0);
   double makespan = 0;
-  for (NodeId v : *order) {
+  for (NodeId v : order->order()) {
     const auto vi = static_cast<std::size_t>(v);
-    double start = 0;
-    for (auto [u, kind] : h.pred(v)) start = std::max(start, finish[static_cast<std::size_t>(u)]);
-    finish[vi] = start + (vi < node_time_us.size() ? node_time_us[vi] : 0.0);
-    makespan = std::max(makespan, finish[vi]);
+    const double finish = start[vi] + (vi < node_time_us.size() ? node_time_us[vi] : 0.0);
+    makespan = std::max(makespan, finish);
+    for (NodeId w : order->successors(v)) start[static_cast<std::size_t>(w)] = std::max(start[static_cast<std::size_t>(w)], finish);
   }
   return makespan;
 }

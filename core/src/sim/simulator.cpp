@@ -5,9 +5,8 @@
 #include <tuple>
 
 #include "weft/core/check.h"
+#include "weft/core/execution_order.h"
 #include "weft/core/simulator.h"
-
-#include "../schedule/schedule_detail.h"
 
 namespace weft::core {
 
@@ -15,71 +14,36 @@ namespace {
 
 std::size_t idx(NodeId n) { return static_cast<std::size_t>(n); }
 
-// Adjacency of the schedule's synchronisation, shared by the issue order and the device loop.
-struct Sync {
-  std::vector<int> stream_of, position;
-  std::vector<std::vector<std::size_t>> events_in, events_out;  // indices into schedule.events
-};
-
-Expected<Sync> build_sync(const Graph& graph, const Schedule& schedule) {
-  const std::size_t n = graph.node_count();
-  Sync s;
-  // The schedule passes' placement check: the same messages as validation.
-  WEFT_TRY_ASSIGN(detail::StreamSlots placement, detail::place(graph, schedule));
-  s.stream_of = std::move(placement.stream_of);
-  s.position = std::move(placement.position);
-  s.events_in.resize(n);
-  s.events_out.resize(n);
-  for (std::size_t e = 0; e < schedule.events.size(); ++e) {
-    const Event& ev = schedule.events[e];
-    if (ev.from < 0 || ev.to < 0 || idx(ev.from) >= n || idx(ev.to) >= n)
-      return make_error(ErrorKind::InvalidInput, "event " + std::to_string(e) + " refers to a node the model does not have");
-    s.events_out[idx(ev.from)].push_back(e);
-    s.events_in[idx(ev.to)].push_back(e);
-  }
-  return s;
-}
-
-Expected<std::vector<NodeId>> order_from_sync(const Graph& graph, const Schedule& schedule, const Sync& sync,
-                                              const CostTable& costs) {
+// The issue order over the schedule's one checked execution order (stream slots, events and H's
+// successors): Kahn's algorithm keyed by each node's earliest ideal start.
+std::vector<NodeId> order_by_ideal_start(const Graph& graph, const ExecutionOrder& order, const CostTable& costs) {
   const std::size_t n = graph.node_count();
   std::vector<std::uint32_t> indeg(n, 0);
-  for (std::size_t v = 0; v < n; ++v) {
-    indeg[v] = static_cast<std::uint32_t>(graph.predecessors(static_cast<NodeId>(v)).size() + sync.events_in[v].size());
-    if (sync.position[v] > 0) ++indeg[v];
-  }
+  for (std::size_t u = 0; u < n; ++u)
+    for (NodeId v : order.successors(static_cast<NodeId>(u))) ++indeg[idx(v)];
   // Earliest ideal start (no overheads, no sharing): issuing by it interleaves the streams the
   // way a runtime walking the schedule breadth-first would, so no stream starves behind another.
   std::vector<double> est(n, 0.0);
   using Key = std::tuple<double, int, int, NodeId>;
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+  const auto key = [&](NodeId v) { return Key{est[idx(v)], order.stream_of(v), order.index(v), v}; };
   for (std::size_t v = 0; v < n; ++v)
-    if (indeg[v] == 0) ready.emplace(0.0, sync.stream_of[v], sync.position[v], static_cast<NodeId>(v));
-  std::vector<NodeId> order;
-  order.reserve(n);
-  auto relax = [&](NodeId from, NodeId to) {
-    const double t = est[idx(from)] + (idx(from) < costs.nodes.size() ? std::max(0.0, costs[from].time_us) : 0.0);
-    est[idx(to)] = std::max(est[idx(to)], t);
-    if (--indeg[idx(to)] == 0) ready.emplace(est[idx(to)], sync.stream_of[idx(to)], sync.position[idx(to)], to);
-  };
+    if (indeg[v] == 0) ready.push(key(static_cast<NodeId>(v)));
+  std::vector<NodeId> issue;
+  issue.reserve(n);
   while (!ready.empty()) {
     const NodeId u = std::get<3>(ready.top());
     ready.pop();
-    order.push_back(u);
-    for (NodeId v : graph.successors(u)) relax(u, v);
-    const auto& stream = schedule.streams[static_cast<std::size_t>(sync.stream_of[idx(u)])];
-    const auto next = static_cast<std::size_t>(sync.position[idx(u)]) + 1;
-    if (next < stream.size()) relax(u, stream[next]);
-    for (std::size_t e : sync.events_out[idx(u)]) relax(u, schedule.events[e].to);
+    issue.push_back(u);
+    const double end = est[idx(u)] + (idx(u) < costs.nodes.size() ? std::max(0.0, costs[u].time_us) : 0.0);
+    for (NodeId v : order.successors(u)) {
+      est[idx(v)] = std::max(est[idx(v)], end);
+      if (--indeg[idx(v)] == 0) ready.push(key(v));
+    }
   }
-  if (order.size() != n) {
-    // A cycle: the one deadlock message, naming the cycle's nodes and streams.
-    const detail::StreamSlots placement{sync.stream_of, sync.position};
-    auto named = detail::h_order(graph, detail::h_edges(graph, schedule, true, true), placement);
-    WEFT_CHECK_MSG(!named, "issue order found a cycle the schedule's topological sort does not");
-    return named.error();
-  }
-  return order;
+  // ExecutionOrder refused cycles when it was built.
+  WEFT_CHECK_MSG(issue.size() == n, "issue order: a cycle the execution order did not refuse");
+  return issue;
 }
 
 struct Running {
@@ -135,8 +99,8 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
 }
 
 Expected<std::vector<NodeId>> issue_order(const Graph& graph, const Schedule& schedule, const CostTable& costs) {
-  WEFT_TRY_ASSIGN(auto sync, build_sync(graph, schedule));
-  return order_from_sync(graph, schedule, sync, costs);
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build_unclocked(graph, schedule));
+  return order_by_ideal_start(graph, order, costs);
 }
 
 Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
@@ -149,13 +113,11 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
   tl.device = device.name;
   tl.stream_count = static_cast<int>(schedule.stream_count());
   tl.events = schedule.events;
-  auto sync_or = build_sync(graph, schedule);
-  WEFT_CHECK_MSG(sync_or, "simulate: invalid schedule (check it with issue_order or validate_schedule first)");
-  const Sync& sync = *sync_or;
-  auto order_or = order_from_sync(graph, schedule, sync, costs);
-  WEFT_CHECK_MSG(order_or, "simulate: the schedule deadlocks");
-  const std::vector<NodeId>& order = *order_or;
+  auto sync_or = ExecutionOrder::build_unclocked(graph, schedule);
+  WEFT_CHECK_MSG(sync_or, "simulate: invalid or deadlocking schedule (check it with issue_order or validate_schedule first)");
+  const ExecutionOrder& sync = *sync_or;
   WEFT_CHECK(costs.nodes.size() == n);
+  const std::vector<NodeId> order = order_by_ideal_start(graph, sync, costs);
 
   // Host issue times: the kernel launch returns at issue[n]; a record returns at record_at[e].
   std::vector<double> issue(n, 0.0), record_at(schedule.events.size(), 0.0);
@@ -176,10 +138,10 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
   } else {
     double h = 0;
     for (NodeId v : order) {
-      h += device.event_wait_us * static_cast<double>(sync.events_in[idx(v)].size());
+      h += device.event_wait_us * static_cast<double>(sync.waits(v).size());
       if (costs[v].time_us > 0) h += device.launch_us;  // a node predicted at 0 µs launches nothing
       issue[idx(v)] = h;
-      for (std::size_t e : sync.events_out[idx(v)]) {
+      for (std::uint32_t e : sync.records(v)) {
         h += device.event_record_us;
         record_at[e] = h;
       }
@@ -190,7 +152,8 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
   std::vector<std::uint32_t> deps_left(n, 0);
   std::vector<double> ready_at(issue);
   for (std::size_t v = 0; v < n; ++v)
-    deps_left[v] = static_cast<std::uint32_t>(sync.events_in[v].size()) + (sync.position[v] > 0 ? 1u : 0u);
+    deps_left[v] = static_cast<std::uint32_t>(sync.waits(static_cast<NodeId>(v)).size()) +
+                   (sync.index(static_cast<NodeId>(v)) > 0 ? 1u : 0u);
   using Key = std::pair<double, NodeId>;
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
   for (std::size_t v = 0; v < n; ++v)
@@ -199,7 +162,7 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
   tl.items.resize(n);
   for (std::size_t v = 0; v < n; ++v) {
     tl.items[v].node = static_cast<NodeId>(v);
-    tl.items[v].stream = sync.stream_of[v];
+    tl.items[v].stream = sync.stream_of(static_cast<NodeId>(v));
   }
   auto release = [&](NodeId v, double t) {
     ready_at[idx(v)] = std::max(ready_at[idx(v)], t);
@@ -266,10 +229,10 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
       const NodeId v = r.node;
       tl.items[idx(v)].end_us = now;
       ++done;
-      const auto& stream = schedule.streams[static_cast<std::size_t>(sync.stream_of[idx(v)])];
-      const auto next = static_cast<std::size_t>(sync.position[idx(v)]) + 1;
+      const auto& stream = schedule.streams[static_cast<std::size_t>(sync.stream_of(v))];
+      const auto next = static_cast<std::size_t>(sync.index(v)) + 1;
       if (next < stream.size()) release(stream[next], now);
-      for (std::size_t e : sync.events_out[idx(v)]) release(schedule.events[e].to, std::max(now + event_latency, record_at[e]));
+      for (std::uint32_t e : sync.records(v)) release(schedule.events[e].to, std::max(now + event_latency, record_at[e]));
     }
     running.resize(kept);
   }

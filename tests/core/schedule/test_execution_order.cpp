@@ -9,6 +9,7 @@
 #include "test_graphs.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/execution_order.h"
+#include "weft/core/executor.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/simulator.h"
 #include "weft/core/sync.h"
@@ -86,6 +87,38 @@ TEST(ExecutionOrder, OneDeadlockMessageEverywhere) {
   EXPECT_EQ(core::HappensBefore::build(g, s).error().message, expected);
   const core::CostTable costs = core::estimate_costs(g, core::DeviceSpec{});
   EXPECT_EQ(core::issue_order(g, s, costs).error().message, expected);
+  EXPECT_EQ(ExecutionOrder::build_unclocked(g, s).error().message, expected);
+  core::MemoryPlan plan;
+  EXPECT_EQ(core::check_run(g, s, plan, core::RunOptions{}).error().message, "schedule: " + expected);
+}
+
+// The simulator's and executors' view (no clocks) is the same order, successors and events as
+// the full build; reading a clock from it is a broken invariant, not a wrong answer.
+TEST(ExecutionOrder, UnclockedViewMatchesTheFullBuild) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const core::Graph g = test::make_random_dag(40, 0.15, seed);
+    const Schedule s = test::random_schedule(g, 1 + static_cast<int>(seed % 4), seed * 3, {.events_for_cross_edges = true});
+    auto full = ExecutionOrder::validate(g, s);
+    auto lean = ExecutionOrder::build_unclocked(g, s);
+    ASSERT_TRUE(full && lean);
+    EXPECT_TRUE(full->has_clocks());
+    EXPECT_FALSE(lean->has_clocks());
+    EXPECT_EQ(lean->order(), full->order());
+    for (std::size_t v = 0; v < g.node_count(); ++v) {
+      const auto n = static_cast<NodeId>(v);
+      EXPECT_EQ(lean->stream_of(n), full->stream_of(n));
+      EXPECT_EQ(lean->index(n), full->index(n));
+      const auto a = lean->successors(n), b = full->successors(n);
+      EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+      const auto wa = lean->waits(n), wb = full->waits(n);
+      EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wb.begin(), wb.end()));
+      const auto ra = lean->records(n), rb = full->records(n);
+      EXPECT_TRUE(std::equal(ra.begin(), ra.end(), rb.begin(), rb.end()));
+    }
+    if (seed == 1) {
+      EXPECT_DEATH(static_cast<void>(lean->before(0, 1)), "built without them");
+    }
+  }
 }
 
 // The clocks answer "first node of a stream after a set of nodes" like a scan along the stream.

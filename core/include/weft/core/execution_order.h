@@ -31,6 +31,11 @@ class ExecutionOrder {
   /// The order of data edges ∪ stream order alone (the schedule's events ignored): what
   /// compute_events reduces to the minimal events. Errors as build().
   static Expected<ExecutionOrder> build_without_events(const Graph& graph, const Schedule& schedule);
+  /// build() without the vector clocks: placement, events, H's successors and the topological
+  /// order (a deadlock refused in the same words), for passes that only walk H, such as the
+  /// simulator, which runs once per search step. clock(), before(), first_reaching() and
+  /// enforced() abort on it. O(V + E log E) time, no V·S clocks.
+  static Expected<ExecutionOrder> build_unclocked(const Graph& graph, const Schedule& schedule);
 
   /// The schedule this order was built from (its events included even by build_without_events).
   const Schedule& schedule() const { return m_schedule; }
@@ -56,11 +61,17 @@ class ExecutionOrder {
   /// lowest id first among the initially ready), so a one-stream schedule's order is its stream.
   const std::vector<NodeId>& order() const { return m_order; }
   /// True when stream order ∪ events enforce every data edge (validate() requires it).
-  bool enforced() const { return m_enforced; }
+  bool enforced() const {
+    require_clocks();
+    return m_enforced;
+  }
+  /// False for build_unclocked().
+  bool has_clocks() const { return m_clocked; }
 
   /// clock(v)[s]: the highest index on stream s of a node that happens before v or is v (-1:
   /// none). Clocks grow along each stream.
   std::span<const std::int32_t> clock(NodeId v) const {
+    require_clocks();
     return {m_clock.data() + idx(v) * stream_count(), stream_count()};
   }
   /// a happens strictly before b on every interleaving. O(1).
@@ -78,7 +89,8 @@ class ExecutionOrder {
   static std::span<const T> span_of(const std::vector<std::uint32_t>& begin, const std::vector<T>& items, NodeId v) {
     return {items.data() + begin[idx(v)], items.data() + begin[idx(v) + 1]};
   }
-  static Expected<ExecutionOrder> make(const Graph& graph, const Schedule& schedule, bool with_events);
+  static Expected<ExecutionOrder> make(const Graph& graph, const Schedule& schedule, bool with_events, bool clocks);
+  void require_clocks() const;
 
   Schedule m_schedule;
   std::vector<std::int32_t> m_stream, m_index;
@@ -88,6 +100,7 @@ class ExecutionOrder {
   std::vector<NodeId> m_order;
   std::vector<std::int32_t> m_clock;
   bool m_enforced = false;
+  bool m_clocked = false;
 };
 
 }  // namespace weft::core

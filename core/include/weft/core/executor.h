@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/core/execution_order.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_plan.h"
 #include "weft/core/schedule.h"
@@ -84,8 +85,12 @@ Expected<HostTensor> initial_value(const Graph& graph, TensorId t, const RunOpti
 
 /// What every executor checks before running: the schedule places each node once, stream order
 /// ∪ events is acyclic and enforces every data edge, the plan fits the graph, and (when
-/// options.check_plan) check_plan accepts it for this schedule. InvalidInput errors. O(V·(V+E)/64).
-Status check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan, const RunOptions& options);
+/// options.check_plan) check_plan accepts it for this schedule. InvalidInput errors. Returns the
+/// schedule's checked execution order, which the executor then reads (each node's stream, the
+/// events it waits for and records, a topological order) rather than rebuilding it.
+/// O((V + E)·S) without check_plan.
+Expected<ExecutionOrder> check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                   const RunOptions& options);
 
 /// After the timed iterations (result.iteration_ms, and per iteration its node items in
 /// item_runs, possibly empty): the median iteration gives result.wall_ms and the measured
