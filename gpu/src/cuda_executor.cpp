@@ -36,34 +36,6 @@ struct Issue {
   int stream = 0;
 };
 
-/// The order the host issues nodes in: each stream's order kept, and every waited event's
-/// producer issued before its waiter — cudaStreamWaitEvent waits for the event's latest record
-/// only, so a wait issued before the record would not wait at all. Kahn over the streams' heads.
-core::Expected<std::vector<Issue>> issue_order(const Graph& graph, const core::Schedule& schedule,
-                                                const std::vector<std::vector<std::size_t>>& waits) {
-  std::vector<char> issued(graph.node_count(), 0);
-  std::vector<std::size_t> head(schedule.streams.size(), 0);
-  std::vector<Issue> order;
-  order.reserve(graph.node_count());
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (std::size_t s = 0; s < schedule.streams.size(); ++s)
-      while (head[s] < schedule.streams[s].size()) {
-        const NodeId v = schedule.streams[s][head[s]];
-        const auto& w = waits[static_cast<std::size_t>(v)];
-        if (!std::all_of(w.begin(), w.end(), [&](std::size_t e) { return issued[static_cast<std::size_t>(schedule.events[e].from)] != 0; }))
-          break;
-        order.push_back({v, static_cast<int>(s)});
-        issued[static_cast<std::size_t>(v)] = 1;
-        ++head[s];
-        progress = true;
-      }
-  }
-  if (order.size() != graph.node_count())
-    return core::make_error(core::ErrorKind::Internal, "CUDA executor: no issue order for a schedule check_run accepted");
-  return order;
-}
-
 core::Error at_node(const Graph& graph, NodeId n, const core::Error& e) {
   return core::make_error(e.kind, "node '" + graph.key(n) + "' (" + graph.node(n).op_type + "): " + e.message);
 }
@@ -84,8 +56,8 @@ struct DeviceRun {
   std::vector<void*> ptr;             ///< per tensor
   std::vector<detail::PreparedNode> prepared;
   std::vector<std::string> labels;    ///< NVTX text per node
-  std::vector<std::vector<std::size_t>> waits, records;  ///< schedule events per node
-  std::vector<Issue> order;
+  const core::ExecutionOrder* xo = nullptr;  ///< check_run's: events each node waits for and records
+  std::vector<Issue> order;  ///< the host's issue order: the checked execution order's topological order
 };
 
 Status create_event(CudaEvent& e, bool timing) {
@@ -119,13 +91,12 @@ class CudaExecutor final : public core::Executor {
   core::Expected<core::RunResult> run_checked(const Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan,
                                               const core::RunOptions& options) {
     if (auto s = detail::check_graph(graph); !s) return s.error();
-    if (auto s = core::check_run(graph, schedule, plan, options); !s) return s.error();
-    // Views (a micro-batch split graph) need device pointers inside their parents' buffers,
-    // which this executor does not set up yet: refuse rather than run the copies on garbage.
-    for (const core::Tensor& t : graph.tensors())
-      if (t.is_view())
-        return core::make_error(core::ErrorKind::InvalidInput, "CUDA executor: tensor '" + t.name +
-                                                                   "' is a view (micro-batch split); split graphs run on --backend cpu for now");
+    // The checked execution order: each node's stream, the events it waits for and records, and
+    // a topological order of stream order ∪ events ∪ data edges, in which every waited event's
+    // producer is issued before its waiter (cudaStreamWaitEvent waits for the latest record only).
+    auto checked = core::check_run(graph, schedule, plan, options);
+    if (!checked) return checked.error();
+    const core::ExecutionOrder& xo = *checked;
     if (auto s = detail::require_device(); !s) return s.error();
     WEFT_CUDA_CHECK(cudaSetDevice(m_options.device));
     cudaDeviceProp prop{};
@@ -136,9 +107,9 @@ class CudaExecutor final : public core::Executor {
     std::map<TensorId, core::HostTensor> host;
     if (auto s = place_tensors(graph, plan, options, r, host, result); !s) return s.error();
     if (auto s = create_streams(graph, schedule, r); !s) return s.error();
-    auto order = issue_order(graph, schedule, r.waits);
-    if (!order) return order.error();
-    r.order = std::move(*order);
+    r.xo = &xo;
+    r.order.reserve(graph.node_count());
+    for (NodeId v : xo.order()) r.order.push_back({v, xo.stream_of(v)});
 
     // Prepare every node before anything is launched: unsupported shapes fail here.
     detail::PrepareContext pc{&graph, &r.ptr, &host, r.cudnn[0].get(), m_options.tf32};
@@ -239,9 +210,23 @@ class CudaExecutor final : public core::Executor {
     const std::size_t count = graph.tensor_count();
     std::vector<std::size_t> source_offset(count, 0), extra_offset(count, 0);
     std::size_t source_bytes = 0, extra_bytes = 0;
+    // A micro-batch split graph's views have no storage of their own: they point into their
+    // parent (a graph input's buffer, or the graph output that the copies write in place), as on
+    // the CPU. An output with views and no producer gets its bytes like any unplanned output.
+    const auto split_output = [](const core::Tensor& t) {
+      return t.producer == core::kNoNode && t.kind == core::TensorKind::Output && !t.views.empty();
+    };
     for (std::size_t i = 0; i < count; ++i) {
       const core::Tensor& t = graph.tensor(static_cast<TensorId>(i));
       const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(t.bytes(), 0));
+      if (t.is_view()) continue;
+      if (split_output(t)) {
+        if (plan.offset[i] == core::kNotPlanned) {
+          extra_offset[i] = extra_bytes;
+          extra_bytes += align_up(bytes);
+        }
+        continue;
+      }
       if (t.producer == core::kNoNode) {
         if (t.kind != core::TensorKind::Weight && t.kind != core::TensorKind::Input) continue;
         bool seeded = false;
@@ -262,6 +247,11 @@ class CudaExecutor final : public core::Executor {
     r.ptr.assign(count, nullptr);
     for (std::size_t i = 0; i < count; ++i) {
       const core::Tensor& t = graph.tensor(static_cast<TensorId>(i));
+      if (t.is_view()) continue;
+      if (split_output(t)) {
+        r.ptr[i] = plan.offset[i] == core::kNotPlanned ? r.extra.bytes() + extra_offset[i] : r.arena.bytes() + plan.offset[i];
+        continue;
+      }
       if (t.producer == core::kNoNode) {
         auto it = host.find(static_cast<TensorId>(i));
         if (it == host.end()) continue;
@@ -273,6 +263,11 @@ class CudaExecutor final : public core::Executor {
       } else {
         r.ptr[i] = r.arena.bytes() + plan.offset[i];
       }
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const core::Tensor& t = graph.tensor(static_cast<TensorId>(i));
+      if (t.views.empty() || !r.ptr[i]) continue;
+      for (TensorId v : t.views) r.ptr[static_cast<std::size_t>(v)] = static_cast<std::uint8_t*>(r.ptr[i]) + graph.tensor(v).view_offset;
     }
     // cudaMemcpy from pageable memory returns once the bytes are staged, possibly before they
     // reach the device, and the run's streams are non-blocking (no implicit order with the
@@ -307,13 +302,8 @@ class CudaExecutor final : public core::Executor {
     }
     if (auto st = create_event(r.fork, false); !st) return st.error();
     r.events.resize(schedule.events.size());
-    r.waits.assign(graph.node_count(), {});
-    r.records.assign(graph.node_count(), {});
-    for (std::size_t e = 0; e < schedule.events.size(); ++e) {
+    for (std::size_t e = 0; e < schedule.events.size(); ++e)
       if (auto st = create_event(r.events[e], false); !st) return st.error();
-      r.records[static_cast<std::size_t>(schedule.events[e].from)].push_back(e);
-      r.waits[static_cast<std::size_t>(schedule.events[e].to)].push_back(e);
-    }
     r.labels.resize(graph.node_count());
     for (std::size_t v = 0; v < graph.node_count(); ++v)
       r.labels[v] = graph.key(static_cast<NodeId>(v)) + " (" + graph.node(static_cast<NodeId>(v)).op_type + ")";
@@ -331,13 +321,13 @@ class CudaExecutor final : public core::Executor {
       const detail::StreamContext& ctx = r.contexts[static_cast<std::size_t>(is.stream)];
       detail::NvtxRange range(m_options.nvtx, r.labels[v], detail::stream_colour(is.stream));
       auto node_status = [&]() -> Status {
-        for (std::size_t e : r.waits[v]) WEFT_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream, r.events[e].get(), 0));
+        for (std::uint32_t e : r.xo->waits(is.node)) WEFT_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream, r.events[e].get(), 0));
         if (timing) WEFT_CUDA_CHECK(cudaEventRecord(r.node_start[v].get(), ctx.stream));
         if (auto s = r.prepared[v].launch(ctx); !s) return s.error();
         // Never while capturing (a synchronise would invalidate the capture).
         if (m_blocking && !capturing) WEFT_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
         if (timing) WEFT_CUDA_CHECK(cudaEventRecord(r.node_end[v].get(), ctx.stream));
-        for (std::size_t e : r.records[v]) WEFT_CUDA_CHECK(cudaEventRecord(r.events[e].get(), ctx.stream));
+        for (std::uint32_t e : r.xo->records(is.node)) WEFT_CUDA_CHECK(cudaEventRecord(r.events[e].get(), ctx.stream));
         return {};
       }();
       if (!node_status) return at_node(graph, is.node, node_status.error());

@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "weft/core/micro_batch.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/memory_planner.h"
@@ -164,6 +165,41 @@ TEST_P(CudaModels, GraphModeMatchesEager) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CudaModels, ::testing::Values("squeezenet1_1", "googlenet"));
+
+// A micro-batch split model (batch 4, k = 2) under split-overlap: the copies read their slices of
+// the input and write their slices of the output in place (views), eagerly and as a CUDA Graph,
+// and agree with the unsplit model on the CPU.
+TEST(CudaSplit, SplitOverlapMatchesTheUnsplitModel) {
+  core::ImportOptions io;
+  io.batch = 4;
+  auto g = core::import_onnx(test::model_file("squeezenet1_1"), io);
+  ASSERT_TRUE(g) << g.error().message;
+  auto split = core::split_batch(*g, 2);
+  ASSERT_TRUE(split) << split.error().message;
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device);
+  core::RunOptions cpu_options;
+  cpu_options.iterations = 1;
+  cpu_options.warmup = 0;
+  const core::Schedule seq = sequential(*g);
+  auto seq_plan = core::plan_memory(*g, seq);
+  ASSERT_TRUE(seq_plan);
+  auto cpu = core::make_cpu_executor()->run(*g, seq, *seq_plan, cpu_options);
+  ASSERT_TRUE(cpu) << cpu.error().message;
+  auto s = core::make_schedule("split-overlap", *split, core::estimate_costs(*split, *device), *device);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->stream_count(), 2u);
+  auto plan = core::plan_memory(*split, *s);
+  ASSERT_TRUE(plan) << plan.error().message;
+  for (bool graph_mode : {false, true}) {
+    SCOPED_TRACE(graph_mode ? "graph" : "eager");
+    gpu::CudaRunOptions o;
+    o.cuda_graph = graph_mode;
+    auto r = gpu::make_cuda_executor(o)->run(*split, *s, *plan, quick());
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_LE(scaled_error(*cpu, *r), kTolerance);
+  }
+}
 
 core::Attribute ints(std::string name, std::vector<std::int64_t> v) {
   core::Attribute a;
