@@ -11,6 +11,7 @@
 #include "weft/core/expected.h"
 #include "weft/core/graph.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/study/split_study.h"
 #include "weft/core/schedule.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/strategies.h"
@@ -52,12 +53,17 @@ struct LoadedModel {
   core::Graph graph;
   core::DeviceSpec device;
   core::CostTable costs;
+  /// --split: the unsplit model's baselines the split model is quoted against.
+  std::optional<core::UnsplitBaseline> unsplit;
 };
 
 /// The import options given by the model options (--dim NAME=VALUE, --no-fold); usage errors.
 core::Expected<core::ImportOptions> import_options(const Args& args);
 /// Loads positional()[0] as an ONNX model with the model options; reports unresolved dims on stderr.
-core::Expected<LoadedModel> load_model(const Args& args);
+/// --split predicts in the mode --graph gives (eager without it); `weft analyze`, which has no
+/// --graph, predicts in its advice's baseline mode instead (CUDA Graph on a GPU, eager on a CPU).
+enum class SplitMode { GraphFlag, AdviceBaseline };
+core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode = SplitMode::GraphFlag);
 /// The same error as a usage error when it is InvalidInput: core never returns Usage, but a bad
 /// name given on the command line (strategy, planner, device, stream cap) is the option's fault.
 core::Error as_usage(core::Error error);

@@ -44,7 +44,7 @@ namespace {
 
 // --split K|auto, or the split a --schedule file records: the model split into micro-batches
 // (core::choose_split), told on stderr with its prediction against the unsplit sequential run.
-core::Status apply_split(const Args& args, LoadedModel& m) {
+core::Status apply_split(const Args& args, SplitMode split_mode, LoadedModel& m) {
   int k = -1;  // -1: no split; 0: auto
   if (auto split = args.value("split")) {
     auto parsed = core::parse_split(*split);
@@ -63,17 +63,19 @@ core::Status apply_split(const Args& args, LoadedModel& m) {
     return core::make_error(core::ErrorKind::Usage, "--split auto predicts on the device; '" + m.device.name + "' has no rates");
   core::SplitOptions options;
   options.k = k;
-  options.mode = args.flag("graph") ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+  const bool graph = split_mode == SplitMode::AdviceBaseline ? m.device.kind != core::DeviceKind::Cpu : args.flag("graph");
+  options.mode = graph ? core::LaunchMode::Graph : core::LaunchMode::Eager;
   WEFT_TRY_ASSIGN(auto split, core::apply_split(m.graph, m.device, options));
   if (core::can_simulate(m.device)) std::cerr << "weft: " << split.summary << "\n";
   m.graph = std::move(split.graph);
   m.costs = std::move(split.costs);
+  m.unsplit = split.unsplit;
   return {};
 }
 
 }  // namespace
 
-core::Expected<LoadedModel> load_model(const Args& args) {
+core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode) {
   if (args.positional().empty()) return core::make_error(core::ErrorKind::Usage, "missing MODEL (an .onnx file)");
   WEFT_TRY_ASSIGN(auto options, import_options(args));
   WEFT_TRY_ASSIGN(auto device, load_device_option(args));
@@ -86,9 +88,9 @@ core::Expected<LoadedModel> load_model(const Args& args) {
   for (const std::string& u : graph.info().unresolved_dims)
     std::cerr << "weft: warning: unresolved dimension " << u
               << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";
-  LoadedModel m{std::move(graph), std::move(device), {}};
+  LoadedModel m{std::move(graph), std::move(device), {}, std::nullopt};
   m.costs = core::estimate_costs(m.graph, m.device);
-  WEFT_TRY(apply_split(args, m));
+  WEFT_TRY(apply_split(args, split_mode, m));
   return m;
 }
 

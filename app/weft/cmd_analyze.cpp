@@ -49,6 +49,7 @@ nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport&
   evidence["split_refusal"] = advice.split_refusal;
   evidence["split_k"] = advice.split_k;
   evidence["split_speedup"] = advice.split_speedup;
+  evidence["over_unsplit"] = advice.over_unsplit;
   j["advice_evidence"] = evidence;
   j["unknown_shapes"] = r.unknown_shapes;
   j["unknown_costs"] = r.unknown_costs;
@@ -132,19 +133,21 @@ void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core:
 }  // namespace
 
 int cmd_analyze(Args& args) {
-  if (auto st = args.parse({"json"}, true); !st) return usage_error("analyze", st.error().message);
+  if (auto st = args.parse({"json", "split="}, true); !st) return usage_error("analyze", st.error().message);
   if (args.positional().size() != 1)
     return usage_error("analyze", args.positional().empty() ? "missing MODEL (an .onnx file)"
                                                             : "expected one MODEL, got " +
                                                                   std::to_string(args.positional().size()) +
                                                                   " arguments");
-  auto model = load_model(args);
+  auto model = load_model(args, SplitMode::AdviceBaseline);
   if (!model) {
     if (model.error().kind == core::ErrorKind::Usage) return usage_error("analyze", model.error().message);
     return report("analyze", model.error());
   }
   const core::AnalysisReport r = core::analyze(model->graph, model->costs);
-  auto advice = core::advise(model->graph, r, model->device);
+  core::AdviceOptions advice_options;
+  advice_options.unsplit = model->unsplit;
+  auto advice = core::advise(model->graph, r, model->device, advice_options);
   if (!advice) return report("analyze", advice.error());
   if (args.flag("json"))
     std::cout << to_json(*model, r, *advice).dump(2) << "\n";

@@ -62,7 +62,7 @@ void print_table(const core::Frontier& f, bool all) {
 }  // namespace
 
 int cmd_frontier(Args& args) {
-  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json"}, true); !ok)
+  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json", "split="}, true); !ok)
     return usage_error(kCommand, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
   core::FrontierOptions options;

@@ -17,7 +17,7 @@ constexpr const char* kUsage = R"(weft: parallel schedules of neural-network gra
 usage: weft COMMAND [ARGS]
 
 commands:
-  analyze  MODEL [--json]                      parallelism of a model: levels, width, critical path, work/span
+  analyze  MODEL [--split K|auto] [--json]     parallelism of a model: levels, width, critical path, work/span
   schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [--merge] [-o FILE] [--json] | --compare
                                                assign operators to streams; events; ideal makespan
                                                (strategies: listed below)
@@ -47,7 +47,7 @@ commands:
   calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--json]
                                                fit a CPU device to a sequential CPU run (per-node
                                                times); use the file as --device DEVICE.json
-  frontier MODEL [--graph] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
+  frontier MODEL [--graph] [--split K|auto] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
                                                Pareto front of predicted time against arena bytes
                                                over strategies, stream caps and memory budgets
   devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets

@@ -66,3 +66,25 @@ TEST(CliSplit, CpuRunIsBitIdentical) {
   const json j = json::parse(r.out.substr(r.out.find('{')));
   EXPECT_TRUE(j["bit_identical"].get<bool>());
 }
+
+// analyze and frontier take --split as the other commands do: the advice line quotes the split
+// model over the unsplit sequential CUDA Graph, and the front is computed on the split copies
+// (split-overlap's point among them, on k streams).
+TEST(CliSplit, AnalyzeAndFrontierOnASplitModel) {
+  const std::string m = model("squeezenet1_1.onnx") + " --batch 4 --split 2 --device h200";
+  const Result a = run("analyze " + m + " --json");
+  ASSERT_EQ(a.code, 0) << a.out;
+  const json aj = json::parse(a.out.substr(a.out.find('{')));
+  const std::string line = aj["advice"].get<std::string>();
+  EXPECT_TRUE(aj["advice_evidence"]["over_unsplit"].get<bool>());
+  EXPECT_EQ(line.rfind("split k=2: ", 0), 0u) << line;
+  EXPECT_NE(line.find("over the unsplit sequential CUDA Graph at batch 4"), std::string::npos) << line;
+
+  const Result f = run("frontier " + m + " --graph --caps 1,2 --levels 0 --json");
+  ASSERT_EQ(f.code, 0) << f.out;
+  const json fj = json::parse(f.out.substr(f.out.find('{')));
+  bool split_overlap = false;
+  for (const auto& p : fj["points"])
+    if (p["strategy"] == "split-overlap" && p["streams"] == 2) split_overlap = true;
+  EXPECT_TRUE(split_overlap) << f.out;
+}

@@ -60,6 +60,7 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
     }
     m.graph = std::make_shared<const core::Graph>(std::move(applied->graph));
     m.note = QString::fromStdString(applied->summary);
+    m.unsplit = applied->unsplit;
     if (promise.isCanceled()) return;
   }
   promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));

@@ -47,6 +47,7 @@ void StudioDocument::setModel(LoadedModel model) {
   m_options = model.options;
   m_dims = std::move(model.dims);
   m_merge = std::move(model.merge);
+  m_unsplit = model.unsplit;
   m_path = model.path;
   m_selection.clear();
   m_runs.clear();

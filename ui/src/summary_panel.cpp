@@ -76,7 +76,9 @@ void SummaryPanel::updateAdvice() {
     return;
   }
   // The same core call as `weft analyze`: one wording for the CLI and the studio.
-  const auto advice = core::advise(m_doc->graph(), m_doc->analysis(), m_doc->device());
+  core::AdviceOptions options;
+  options.unsplit = m_doc->unsplitBaseline();
+  const auto advice = core::advise(m_doc->graph(), m_doc->analysis(), m_doc->device(), options);
   m_advice = QString::fromStdString(advice ? advice->line : "unavailable: " + advice.error().message);
   refresh();
 }

@@ -77,9 +77,11 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   a.parallelism = analysis.critical.parallelism();
   a.width = analysis.antichain_width;
   const bool cpu = device.kind == DeviceKind::Cpu;
-  const std::int64_t batch = graph_batch(graph);
+  const bool split_model = options.unsplit && graph.info().micro_batches > 1;
+  a.over_unsplit = split_model;
+  const std::int64_t batch = split_model ? options.unsplit->batch : graph_batch(graph);
   const BatchSplitCheck split = check_batch_split(graph);
-  if (!split.splittable) a.split_refusal = split.reason;
+  if (!split.splittable && !split_model) a.split_refusal = split.reason;
   if (!(device.peak_fp32_flops > 0 && device.memory_bandwidth > 0)) {
     a.line = analysis.verdict + " (no prediction: the device has no rates)";
     return a;
@@ -90,14 +92,18 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   PredictOptions po;
   po.counterfactuals = false;
   WEFT_TRY_ASSIGN(auto base, predict(graph, reference, analysis.costs, device, po));
-  const double baseline_us = cpu ? base.sequential_eager_us : base.sequential_graph_us;
+  // The split model's own sequential order is where the search starts; its speedups are quoted
+  // over the unsplit model's sequential run (what the user opened).
+  const double own_sequential_us = cpu ? base.sequential_eager_us : base.sequential_graph_us;
+  const double baseline_us =
+      split_model ? options.unsplit->sequential_us(cpu ? LaunchMode::Eager : LaunchMode::Graph) : own_sequential_us;
   if (!cpu && base.sequential_eager_us > 0) a.launch_share = 1 - base.sequential_graph_us / base.sequential_eager_us;
   a.launch_bound = a.launch_share >= kLaunchBound;
 
   // The fastest configuration among strategies × launch modes, against the sequential baseline.
   a.best_strategy = "sequential";
   a.best_mode = cpu ? LaunchMode::Eager : LaunchMode::Graph;
-  double best_us = baseline_us;
+  double best_us = own_sequential_us;
   Schedule best_schedule = reference;
   for (LaunchMode mode : {LaunchMode::Eager, LaunchMode::Graph}) {
     if (cpu && mode == LaunchMode::Graph) continue;
@@ -126,14 +132,17 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
     a.memory_ratio = ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
   }
 
-  const std::string baseline_name = cpu ? "the sequential run" : "the sequential CUDA Graph";
+  const std::string baseline_name = std::string(split_model ? "the unsplit " : "the ") +
+                                    (cpu ? "sequential run" : "sequential CUDA Graph");
   const std::string at_batch = batch > 0 ? " at batch " + std::to_string(batch) : std::string();
   std::string launch;
+  if (split_model) launch = "split k=" + std::to_string(graph.info().micro_batches) + ": ";
   if (a.launch_bound)
-    launch = "launch-bound in eager mode (launches are " + fixed(100 * a.launch_share, 0) +
+    launch += "launch-bound in eager mode (launches are " + fixed(100 * a.launch_share, 0) +
              "% of the sequential run): replay as a CUDA Graph; ";
   // Where concurrency has nothing to work with, micro-batch splitting is the lever left.
   const auto split_hint = [&](bool why) -> std::string {
+    if (split_model) return "";
     if (!a.split_refusal.empty()) return "; micro-batch splitting is refused: " + a.split_refusal;
     if (a.split_k > 1)
       return "; split-overlap k=" + std::to_string(a.split_k) + " predicts " + fixed(a.split_speedup, 2) + "x over " +
@@ -144,7 +153,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   };
   // Chains and graphs with little to gain: the split, predicted, is the lever left.
   const auto try_split = [&]() -> Status {
-    if (!split.splittable || batch < 2) return {};
+    if (split_model || !split.splittable || batch < 2) return {};
     SplitOptions so;
     so.mode = cpu ? LaunchMode::Eager : LaunchMode::Graph;
     so.strategy = options.strategy;
@@ -156,13 +165,13 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   if (a.width <= 1 || a.best_speedup < kWorthwhile) WEFT_TRY(try_split());
   if (a.width <= 1) {
     a.kind = Advice::Kind::Chain;
-    if (split.splittable) a.split_batch = split_batch(graph, analysis.costs, device, batch);
+    if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
     a.line = launch + "chain: concurrency cannot help" + at_batch + split_hint(true);
     return a;
   }
   if (a.best_speedup < kWorthwhile) {
     a.kind = Advice::Kind::LittleToGain;
-    if (split.splittable) a.split_batch = split_batch(graph, analysis.costs, device, batch);
+    if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
     a.line = launch + "little to gain from concurrency" + at_batch + ": the best schedule (" + a.best_strategy +
              ") predicts " + fixed(a.best_speedup, 2) + "x over " + baseline_name + " (work/span " +
              fixed(a.parallelism, 2) + ", width " + std::to_string(a.width) + ")";

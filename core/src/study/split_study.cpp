@@ -66,7 +66,7 @@ Expected<SplitChoice> choose_split(const Graph& graph, const DeviceSpec& device,
 Expected<AppliedSplit> apply_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options) {
   if (!can_simulate(device) && options.k > 0) {
     WEFT_TRY_ASSIGN(auto split, split_batch(graph, options.k));
-    AppliedSplit out{std::move(split), {}, ""};
+    AppliedSplit out{std::move(split), {}, "", std::nullopt};
     out.costs = estimate_costs(out.graph, device);
     out.summary = "split: k=" + std::to_string(options.k) + " of batch " + std::to_string(graph_batch(graph)) +
                   " (not predicted: device '" + device.name + "' has no rates)";
@@ -80,7 +80,14 @@ Expected<AppliedSplit> apply_split(const Graph& graph, const DeviceSpec& device,
                         std::string(launch_mode_name(options.mode)) + " run)";
   if (!choice.refused.empty()) summary += "; cannot split: " + choice.refused;
   WEFT_CHECK(choice.graph.has_value());
-  return AppliedSplit{std::move(*choice.graph), std::move(choice.costs), std::move(summary)};
+  UnsplitBaseline unsplit;
+  unsplit.k = choice.k;
+  unsplit.batch = graph_batch(graph);
+  const LaunchMode other = options.mode == LaunchMode::Graph ? LaunchMode::Eager : LaunchMode::Graph;
+  (options.mode == LaunchMode::Graph ? unsplit.sequential_graph_us : unsplit.sequential_eager_us) = choice.sequential_us;
+  (other == LaunchMode::Graph ? unsplit.sequential_graph_us : unsplit.sequential_eager_us) =
+      predict_us(graph, reference_schedule(graph), estimate_costs(graph, device), device, other);
+  return AppliedSplit{std::move(*choice.graph), std::move(choice.costs), std::move(summary), unsplit};
 }
 
 Expected<int> parse_split(std::string_view text) {

@@ -106,3 +106,45 @@ TEST(Advice, NamesTheSplitWhereItPays) {
   EXPECT_GE(a->split_speedup, 1.15) << a->line;
   EXPECT_NE(a->line.find("split-overlap k=" + std::to_string(a->split_k)), std::string::npos) << a->line;
 }
+
+// The same model opened split (weft analyze --split K, the studio's --split): the advice quotes
+// the split model's schedules over the unsplit model's sequential CUDA Graph, as the split's own
+// summary does, so the line, the status bar and `weft --split` agree; it suggests no further split.
+TEST(Advice, SplitModelIsQuotedOverTheUnsplitModel) {
+  const core::DeviceSpec device = *core::load_device("h200");
+  core::ImportOptions o;
+  o.batch = 8;
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/resnet50.onnx", o);
+  ASSERT_TRUE(g) << g.error().message;
+  core::SplitOptions so;
+  so.k = 4;
+  so.mode = core::LaunchMode::Graph;
+  auto split = core::apply_split(*g, device, so);
+  ASSERT_TRUE(split) << split.error().message;
+  ASSERT_TRUE(split->unsplit.has_value());
+  EXPECT_EQ(split->unsplit->k, 4);
+  EXPECT_EQ(split->unsplit->batch, 8);
+  auto choice = core::choose_split(*g, device, so);
+  ASSERT_TRUE(choice) << choice.error().message;
+  EXPECT_DOUBLE_EQ(split->unsplit->sequential_graph_us, choice->sequential_us);
+  EXPECT_GE(split->unsplit->sequential_eager_us, split->unsplit->sequential_graph_us);  // launches hidden or not
+  EXPECT_GT(split->unsplit->sequential_graph_us, 0);
+
+  const auto report = core::analyze(split->graph, split->costs);
+  core::AdviceOptions ao;
+  ao.unsplit = split->unsplit;
+  auto a = core::advise(split->graph, report, device, ao);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_TRUE(a->over_unsplit);
+  EXPECT_EQ(a->line.rfind("split k=4: ", 0), 0u) << a->line;
+  EXPECT_NE(a->line.find("over the unsplit sequential CUDA Graph at batch 8"), std::string::npos) << a->line;
+  EXPECT_EQ(a->line.find("micro-batch splitting"), std::string::npos) << a->line;
+  EXPECT_EQ(a->split_k, 1);
+  // split-overlap in graph mode is among the candidates, so the best is at least its speedup
+  // over the unsplit baseline, choose_split's figure, and not the split graph's own.
+  EXPECT_GE(a->best_speedup, choice->speedup() * 0.999) << a->line;
+  auto own = core::advise(split->graph, report, device);
+  ASSERT_TRUE(own) << own.error().message;
+  EXPECT_FALSE(own->over_unsplit);
+  EXPECT_NE(own->best_speedup, a->best_speedup);
+}

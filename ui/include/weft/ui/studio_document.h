@@ -18,6 +18,7 @@
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/schedule_study.h"
+#include "weft/core/study/split_study.h"
 #include "weft/core/timeline.h"
 #include "weft/ui/study_job.h"
 #include <optional>
@@ -44,6 +45,7 @@ struct LoadedModel {
   std::map<std::string, std::int64_t> dims;  ///< the import's dim bindings
   std::shared_ptr<const MergeState> merge;    ///< null: not merged
   QString note;                               ///< what loading did beyond import (the split chosen), for the status bar
+  std::optional<core::UnsplitBaseline> unsplit;  ///< a split model: the unsplit baselines it is quoted against
   double load_ms = 0;
 };
 
@@ -87,6 +89,8 @@ class StudioDocument : public QObject {
   const std::map<std::string, std::int64_t>& dimBindings() const { return m_dims; }
   /// Set when the model was opened with merges: graph() is then the merged model.
   const std::shared_ptr<const MergeState>& mergeState() const { return m_merge; }
+  /// A split model's unsplit baselines (the advice quotes speedups over them); empty otherwise.
+  const std::optional<core::UnsplitBaseline>& unsplitBaseline() const { return m_unsplit; }
   bool isMerged() const { return m_merge != nullptr; }
   /// stream_of[n], position[n] for the current schedule.
   int streamOf(core::NodeId n) const { return m_stream_of[static_cast<std::size_t>(n)]; }
@@ -200,6 +204,7 @@ class StudioDocument : public QObject {
   core::StrategyOptions m_options;
   std::map<std::string, std::int64_t> m_dims;
   std::shared_ptr<const MergeState> m_merge;
+  std::optional<core::UnsplitBaseline> m_unsplit;
   std::vector<double> m_times;
   std::vector<int> m_stream_of, m_position;
   std::vector<bool> m_critical;

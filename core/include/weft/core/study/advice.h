@@ -11,12 +11,17 @@
 #include "weft/core/graph.h"
 #include "weft/core/simulator.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/split_study.h"
 
 namespace weft::core {
 
 struct AdviceOptions {
   StrategyOptions strategy;  ///< stream cap and granularity the strategies are tried with
   bool memory = true;        ///< plan the best schedule's memory (one greedy planner) for its price
+  /// On a split model (graph.info().micro_batches > 1): the unsplit model's baselines
+  /// (AppliedSplit::unsplit). Speedups are then quoted over the unsplit sequential run, as the
+  /// split's own summary is, and no further split is tried.
+  std::optional<UnsplitBaseline> unsplit;
 };
 
 /// The advice and the evidence it rests on.
@@ -42,6 +47,8 @@ struct Advice {
   /// the same baseline as best_speedup. When k > 1 the line names it.
   int split_k = 1;
   double split_speedup = 1;
+  /// True when the speedups are quoted over the unsplit model's sequential run (options.unsplit).
+  bool over_unsplit = false;
 };
 
 /// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device) and

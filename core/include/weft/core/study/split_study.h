@@ -4,6 +4,7 @@
 // sequential baseline in the same launch mode; the fastest k wins, and k = 1 (no split) is always
 // a candidate. `weft schedule/plan/simulate/run --split`, `weft sweep`, `weft advise` and the
 // studio take their split from here.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,19 @@ struct SplitChoice {
 /// Cost: per k tried a split, a cost table and split-overlap's search (about a dozen simulations).
 Expected<SplitChoice> choose_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options = {});
 
+/// The unsplit model's sequential baselines, which a split model's figures are quoted against
+/// (the split graph's own sequential run already overlaps nothing but is not the model the user
+/// opened).
+struct UnsplitBaseline {
+  int k = 1;                       ///< the split's micro-batch count
+  std::int64_t batch = 0;          ///< the unsplit model's batch
+  double sequential_eager_us = 0;  ///< reference_schedule of the unsplit model, a launch per node
+  double sequential_graph_us = 0;  ///< the same replayed as one CUDA Graph
+  double sequential_us(LaunchMode mode) const {
+    return mode == LaunchMode::Graph ? sequential_graph_us : sequential_eager_us;
+  }
+};
+
 /// A model split as a user asks for it (`--split K|auto` in weft and weft-studio): the graph, its
 /// costs and one line saying what was done, e.g. "split: k=4 of batch 8 (split-overlap predicts
 /// 1.22x over the unsplit sequential graph run)".
@@ -59,6 +73,8 @@ struct AppliedSplit {
   Graph graph;
   CostTable costs;
   std::string summary;
+  /// The unsplit model's baselines (absent where the device has no rates to predict with).
+  std::optional<UnsplitBaseline> unsplit;
 };
 /// options.k = 0 chooses by prediction; k > 0 splits that many ways, predicted where the device
 /// has rates (choose_split), unpredicted where it has none. Errors as choose_split.
