@@ -169,6 +169,9 @@ class CanonicalSearch {
   std::vector<std::int64_t> m_offset, m_min, m_solution;
   std::vector<std::int32_t> m_rank, m_free_degree, m_stuck;
   std::vector<std::int64_t> m_total;
+  std::vector<std::int32_t> m_cut_first, m_cut_last;  ///< per block: the cuts it crosses, [first, last) (intervals only)
+  std::vector<std::int32_t> m_cuts, m_cuts_initial;   ///< per cut: unplaced blocks crossing it
+  bool m_cut_opened = false;                          ///< the last place() dropped a cut to 0
   std::vector<std::int32_t> m_witness;  ///< per clique: an unplaced block low enough for its bytes to fit, or -1
   std::vector<std::pair<std::int64_t, std::int64_t>> m_scratch;
   std::vector<std::uint32_t> m_mark, m_clique_mark;

@@ -128,6 +128,28 @@ CanonicalSearch::CanonicalSearch(const AllocationProblem& p, const CliqueCover& 
   m_total.assign(cover.members.size(), 0);
   m_witness.assign(cover.members.size(), -1);
   m_clique_mark.assign(cover.members.size(), 0);
+  // Cuts: the boundaries between consecutive elementary sections, each with the number of
+  // unplaced blocks alive on both sides (MiniMalloc's cut counts). A group of intervals falls
+  // apart exactly where one drops to 0.
+  m_cut_first.assign(n, 0);
+  m_cut_last.assign(n, 0);
+  if (p.conflicts_are_overlaps && n > 0) {
+    std::vector<std::int64_t> points;
+    points.reserve(2 * n);
+    for (std::size_t b = 0; b < n; ++b) {
+      points.push_back(p.start[b]);
+      points.push_back(p.end[b] + 1);
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    m_cuts_initial.assign(points.size(), 0);
+    for (std::size_t b = 0; b < n; ++b) {
+      // b crosses the boundaries strictly inside its span: points in (start, end + 1).
+      m_cut_first[b] = static_cast<std::int32_t>(std::upper_bound(points.begin(), points.end(), p.start[b]) - points.begin());
+      m_cut_last[b] = static_cast<std::int32_t>(std::lower_bound(points.begin(), points.end(), p.end[b] + 1) - points.begin());
+      for (std::int32_t k = m_cut_first[b]; k < m_cut_last[b]; ++k) ++m_cuts_initial[static_cast<std::size_t>(k)];
+    }
+  }
   m_key.resize(n);
   for (std::size_t b = 0; b < n; ++b) m_key[b] = mix(b * 0x2545f4914f6cdd1dull + 1);
   // About 8 entries per block, at least 2^16 and at most 2^20 (24 MiB).
@@ -150,6 +172,7 @@ SearchOutcome CanonicalSearch::solve(const Trial& trial, std::vector<std::int64_
   WEFT_CHECK_MSG(trial.preorder.size() == n, "a preorder must rank every block");
   for (std::size_t i = 0; i < n; ++i) m_rank[static_cast<std::size_t>(trial.preorder[i])] = static_cast<std::int32_t>(i);
   std::fill(m_offset.begin(), m_offset.end(), -1);
+  m_cuts = m_cuts_initial;
   std::fill(m_min.begin(), m_min.end(), 0);
   for (std::size_t b = 0; b < n; ++b) {
     m_free_degree[b] = static_cast<std::int32_t>(m_p.conflicts[b].size());
@@ -311,13 +334,11 @@ SearchOutcome CanonicalSearch::dfs(const Group& group, std::int64_t last_offset,
   if ((m_steps_left & 255) == 0 && Clock::now() >= m_deadline) return SearchOutcome::Aborted;
   key |= 1;
   if (known_infeasible(key, last_offset, last_rank)) return SearchOutcome::Infeasible;
+  // dominance: a block at or above min_height would leave room for another wholly below it
+  std::erase_if(cands, [&](const Cand& c) { return c.offset >= min_height; });
   std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
     return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
   });
-  // dominance: a block at or above min_height would leave room for another wholly below it
-  std::size_t count = 0;
-  while (count < cands.size() && cands[count].offset < min_height) ++count;
-  cands.resize(count);
   // Restarts with noise swap neighbours now and then: another path through the same tree.
   if (m_noise > 0)
     for (std::size_t i = 0; i + 1 < cands.size(); ++i)
@@ -333,7 +354,9 @@ SearchOutcome CanonicalSearch::dfs(const Group& group, std::int64_t last_offset,
     const std::size_t mins_mark = m_min_log.size();
     const bool hatless = place(c.block, c.offset);
     SearchOutcome r = SearchOutcome::Infeasible;
-    if (feasible(group, c.offset)) r = solve_group(group, c.offset, c.rank);
+    // The group was connected before b; on intervals only a cut b alone crossed can part it.
+    if (feasible(group, c.offset))
+      r = !m_p.conflicts_are_overlaps || m_cut_opened ? solve_group(group, c.offset, c.rank) : dfs(group, c.offset, c.rank);
     unplace(c.block, mins_mark);
     if (r != SearchOutcome::Infeasible) return r;
     if (hatless && (c.offset < hat_offset || (c.offset == hat_offset && c.rank < hat_rank))) {
@@ -350,6 +373,9 @@ bool CanonicalSearch::place(std::int32_t block, std::int64_t offset) {
   m_offset[b] = offset;
   const std::int64_t top = align_up(offset + m_p.size[b], m_p.alignment);
   for (std::int32_t c : m_cover.of_block[b]) m_total[static_cast<std::size_t>(c)] -= m_p.size[b];
+  m_cut_opened = false;
+  for (std::int32_t k = m_cut_first[b]; k < m_cut_last[b]; ++k)
+    if (--m_cuts[static_cast<std::size_t>(k)] == 0) m_cut_opened = true;
   bool hatless = true;
   for (std::int32_t o : m_p.conflicts[b]) {
     const auto u = static_cast<std::size_t>(o);
@@ -371,6 +397,7 @@ void CanonicalSearch::unplace(std::int32_t block, std::size_t mins_mark) {
   }
   for (std::int32_t o : m_p.conflicts[b]) ++m_free_degree[static_cast<std::size_t>(o)];
   for (std::int32_t c : m_cover.of_block[b]) m_total[static_cast<std::size_t>(c)] += m_p.size[b];
+  for (std::int32_t k = m_cut_first[b]; k < m_cut_last[b]; ++k) ++m_cuts[static_cast<std::size_t>(k)];
   m_offset[b] = -1;
 }
 
