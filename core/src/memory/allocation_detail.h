@@ -156,8 +156,8 @@ class CanonicalSearch {
   SearchOutcome solve_group(const Group& group, std::int64_t last_offset, std::int32_t last_rank);
   SearchOutcome dfs(const Group& group, std::int64_t last_offset, std::int32_t last_rank);
   bool place(std::int32_t block, std::int64_t offset);
-  void unplace(std::int32_t block, std::size_t mins_mark, std::size_t floors_mark);
-  bool feasible(const Group& group, std::int64_t last_offset) const;
+  void unplace(std::int32_t block, std::size_t mins_mark);
+  bool feasible(const Group& group, std::int64_t last_offset);
   bool known_infeasible(std::uint64_t key, std::int64_t last_offset, std::int32_t last_rank) const;
   void remember_infeasible(std::uint64_t key, std::int64_t last_offset, std::int32_t last_rank);
 
@@ -167,12 +167,16 @@ class CanonicalSearch {
   std::int64_t m_steps_left = 0, m_steps_granted = 0;
   Clock::time_point m_deadline;
   std::vector<std::int64_t> m_offset, m_min, m_solution;
-  std::vector<std::int32_t> m_rank, m_free_degree, m_dirty, m_stuck;
-  std::vector<std::int64_t> m_total, m_floor;
+  std::vector<std::int32_t> m_rank, m_free_degree, m_stuck;
+  std::vector<std::int64_t> m_total;
+  std::vector<std::int32_t> m_cut_first, m_cut_last;  ///< per block: the cuts it crosses, [first, last) (intervals only)
+  std::vector<std::int32_t> m_cuts, m_cuts_initial;   ///< per cut: unplaced blocks crossing it
+  bool m_cut_opened = false;                          ///< the last place() dropped a cut to 0
+  std::vector<std::int32_t> m_witness;  ///< per clique: an unplaced block low enough for its bytes to fit, or -1
   std::vector<std::pair<std::int64_t, std::int64_t>> m_scratch;
   std::vector<std::uint32_t> m_mark, m_clique_mark;
   std::uint32_t m_epoch = 0;
-  std::vector<Change> m_min_log, m_floor_log;
+  std::vector<Change> m_min_log;
   std::vector<std::uint64_t> m_key;
   std::vector<Slot> m_table;
   std::uint64_t m_salt = 0;

@@ -26,8 +26,9 @@
 //  - Transpositions: what remains depends only on the unplaced blocks, their min offsets and the
 //    last placed (offset, rank); states proven infeasible are remembered (a hash table) so that
 //    placements reaching the same state by another route are cut at once.
-// Cost per node: O(group size) to scan and sort candidates, O(degree + rescanned cliques) per
-// placement tried.
+// Cost per node: O(group size) to scan and sort candidates; per placement tried, O(degree +
+// cliques holding the block) to update, and O(1) per clique of the group to test its floor (a
+// rescan of the clique only where its remembered witness no longer passes).
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -125,8 +126,30 @@ CanonicalSearch::CanonicalSearch(const AllocationProblem& p, const CliqueCover& 
   m_solution.assign(n, -1);
   m_mark.assign(n, 0);
   m_total.assign(cover.members.size(), 0);
-  m_floor.assign(cover.members.size(), 0);
+  m_witness.assign(cover.members.size(), -1);
   m_clique_mark.assign(cover.members.size(), 0);
+  // Cuts: the boundaries between consecutive elementary sections, each with the number of
+  // unplaced blocks alive on both sides (MiniMalloc's cut counts). A group of intervals falls
+  // apart exactly where one drops to 0.
+  m_cut_first.assign(n, 0);
+  m_cut_last.assign(n, 0);
+  if (p.conflicts_are_overlaps && n > 0) {
+    std::vector<std::int64_t> points;
+    points.reserve(2 * n);
+    for (std::size_t b = 0; b < n; ++b) {
+      points.push_back(p.start[b]);
+      points.push_back(p.end[b] + 1);
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    m_cuts_initial.assign(points.size(), 0);
+    for (std::size_t b = 0; b < n; ++b) {
+      // b crosses the boundaries strictly inside its span: points in (start, end + 1).
+      m_cut_first[b] = static_cast<std::int32_t>(std::upper_bound(points.begin(), points.end(), p.start[b]) - points.begin());
+      m_cut_last[b] = static_cast<std::int32_t>(std::lower_bound(points.begin(), points.end(), p.end[b] + 1) - points.begin());
+      for (std::int32_t k = m_cut_first[b]; k < m_cut_last[b]; ++k) ++m_cuts_initial[static_cast<std::size_t>(k)];
+    }
+  }
   m_key.resize(n);
   for (std::size_t b = 0; b < n; ++b) m_key[b] = mix(b * 0x2545f4914f6cdd1dull + 1);
   // About 8 entries per block, at least 2^16 and at most 2^20 (24 MiB).
@@ -149,6 +172,7 @@ SearchOutcome CanonicalSearch::solve(const Trial& trial, std::vector<std::int64_
   WEFT_CHECK_MSG(trial.preorder.size() == n, "a preorder must rank every block");
   for (std::size_t i = 0; i < n; ++i) m_rank[static_cast<std::size_t>(trial.preorder[i])] = static_cast<std::int32_t>(i);
   std::fill(m_offset.begin(), m_offset.end(), -1);
+  m_cuts = m_cuts_initial;
   std::fill(m_min.begin(), m_min.end(), 0);
   for (std::size_t b = 0; b < n; ++b) {
     m_free_degree[b] = static_cast<std::int32_t>(m_p.conflicts[b].size());
@@ -157,7 +181,6 @@ SearchOutcome CanonicalSearch::solve(const Trial& trial, std::vector<std::int64_
   for (std::size_t c = 0; c < m_cover.members.size(); ++c) {
     m_total[c] = 0;
     for (std::int32_t b : m_cover.members[c]) m_total[c] += m_p.size[static_cast<std::size_t>(b)];
-    m_floor[c] = 0;
     if (m_total[c] > capacity) return SearchOutcome::Infeasible;
   }
   Group root;
@@ -311,13 +334,11 @@ SearchOutcome CanonicalSearch::dfs(const Group& group, std::int64_t last_offset,
   if ((m_steps_left & 255) == 0 && Clock::now() >= m_deadline) return SearchOutcome::Aborted;
   key |= 1;
   if (known_infeasible(key, last_offset, last_rank)) return SearchOutcome::Infeasible;
+  // dominance: a block at or above min_height would leave room for another wholly below it
+  std::erase_if(cands, [&](const Cand& c) { return c.offset >= min_height; });
   std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
     return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
   });
-  // dominance: a block at or above min_height would leave room for another wholly below it
-  std::size_t count = 0;
-  while (count < cands.size() && cands[count].offset < min_height) ++count;
-  cands.resize(count);
   // Restarts with noise swap neighbours now and then: another path through the same tree.
   if (m_noise > 0)
     for (std::size_t i = 0; i + 1 < cands.size(); ++i)
@@ -330,11 +351,13 @@ SearchOutcome CanonicalSearch::dfs(const Group& group, std::int64_t last_offset,
     const auto b = static_cast<std::size_t>(c.block);
     if (c.offset + m_p.size[b] > m_capacity) continue;
     if (--m_steps_left < 0) return SearchOutcome::Aborted;
-    const std::size_t mins_mark = m_min_log.size(), floors_mark = m_floor_log.size();
+    const std::size_t mins_mark = m_min_log.size();
     const bool hatless = place(c.block, c.offset);
     SearchOutcome r = SearchOutcome::Infeasible;
-    if (feasible(group, c.offset)) r = solve_group(group, c.offset, c.rank);
-    unplace(c.block, mins_mark, floors_mark);
+    // The group was connected before b; on intervals only a cut b alone crossed can part it.
+    if (feasible(group, c.offset))
+      r = !m_p.conflicts_are_overlaps || m_cut_opened ? solve_group(group, c.offset, c.rank) : dfs(group, c.offset, c.rank);
+    unplace(c.block, mins_mark);
     if (r != SearchOutcome::Infeasible) return r;
     if (hatless && (c.offset < hat_offset || (c.offset == hat_offset && c.rank < hat_rank))) {
       hat_offset = c.offset;
@@ -349,17 +372,10 @@ bool CanonicalSearch::place(std::int32_t block, std::int64_t offset) {
   const auto b = static_cast<std::size_t>(block);
   m_offset[b] = offset;
   const std::int64_t top = align_up(offset + m_p.size[b], m_p.alignment);
-  const std::uint32_t epoch = ++m_epoch;
-  m_dirty.clear();
-  // A clique's floor (the lowest min offset among its unplaced blocks) can only rise, and only
-  // when the block that held it is placed or raised.
-  for (std::int32_t c : m_cover.of_block[b]) {
-    m_total[static_cast<std::size_t>(c)] -= m_p.size[b];
-    if (m_min[b] <= m_floor[static_cast<std::size_t>(c)]) {
-      m_clique_mark[static_cast<std::size_t>(c)] = epoch;
-      m_dirty.push_back(c);
-    }
-  }
+  for (std::int32_t c : m_cover.of_block[b]) m_total[static_cast<std::size_t>(c)] -= m_p.size[b];
+  m_cut_opened = false;
+  for (std::int32_t k = m_cut_first[b]; k < m_cut_last[b]; ++k)
+    if (--m_cuts[static_cast<std::size_t>(k)] == 0) m_cut_opened = true;
   bool hatless = true;
   for (std::int32_t o : m_p.conflicts[b]) {
     const auto u = static_cast<std::size_t>(o);
@@ -367,47 +383,46 @@ bool CanonicalSearch::place(std::int32_t block, std::int64_t offset) {
     if (m_offset[u] >= 0) continue;
     hatless = false;
     if (m_min[u] >= top) continue;
-    for (std::int32_t c : m_cover.of_block[u])
-      if (m_clique_mark[static_cast<std::size_t>(c)] != epoch && m_min[u] <= m_floor[static_cast<std::size_t>(c)]) {
-        m_clique_mark[static_cast<std::size_t>(c)] = epoch;
-        m_dirty.push_back(c);
-      }
     m_min_log.push_back({o, m_min[u]});
     m_min[u] = top;
-  }
-  for (std::int32_t ci : m_dirty) {
-    const auto c = static_cast<std::size_t>(ci);
-    std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
-    for (std::int32_t u : m_cover.members[c])
-      if (m_offset[static_cast<std::size_t>(u)] < 0) lowest = std::min(lowest, m_min[static_cast<std::size_t>(u)]);
-    if (lowest == std::numeric_limits<std::int64_t>::max()) lowest = 0;
-    if (lowest != m_floor[c]) {
-      m_floor_log.push_back({ci, m_floor[c]});
-      m_floor[c] = lowest;
-    }
   }
   return hatless;
 }
 
-void CanonicalSearch::unplace(std::int32_t block, std::size_t mins_mark, std::size_t floors_mark) {
+void CanonicalSearch::unplace(std::int32_t block, std::size_t mins_mark) {
   const auto b = static_cast<std::size_t>(block);
-  while (m_floor_log.size() > floors_mark) {
-    m_floor[static_cast<std::size_t>(m_floor_log.back().index)] = m_floor_log.back().old;
-    m_floor_log.pop_back();
-  }
   while (m_min_log.size() > mins_mark) {
     m_min[static_cast<std::size_t>(m_min_log.back().index)] = m_min_log.back().old;
     m_min_log.pop_back();
   }
   for (std::int32_t o : m_p.conflicts[b]) ++m_free_degree[static_cast<std::size_t>(o)];
   for (std::int32_t c : m_cover.of_block[b]) m_total[static_cast<std::size_t>(c)] += m_p.size[b];
+  for (std::int32_t k = m_cut_first[b]; k < m_cut_last[b]; ++k) ++m_cuts[static_cast<std::size_t>(k)];
   m_offset[b] = -1;
 }
 
-bool CanonicalSearch::feasible(const Group& group, std::int64_t last_offset) const {
+// A clique's unplaced blocks stack up from its floor (the lowest min offset among them, and not
+// below the last placed offset), so they fit only if some block's min offset is at most the
+// capacity less their bytes. The floor itself is never kept: each clique remembers one block
+// that met that test (a witness, as SAT solvers watch literals) and the clique is rescanned
+// only once the witness is placed or raised past the test. The test only loosens as blocks are
+// placed (their bytes leave), so a witness tends to stay valid; it is a cache, so backtracking
+// leaves it alone and it is checked on every use.
+bool CanonicalSearch::feasible(const Group& group, std::int64_t last_offset) {
   for (std::int32_t ci : group.cliques) {
     const auto c = static_cast<std::size_t>(ci);
-    if (m_total[c] > 0 && std::max(last_offset, m_floor[c]) + m_total[c] > m_capacity) return false;
+    if (m_total[c] == 0) continue;
+    const std::int64_t highest = m_capacity - m_total[c];  // the highest floor that still fits
+    if (last_offset > highest) return false;
+    const std::int32_t w = m_witness[c];
+    if (w >= 0 && m_offset[static_cast<std::size_t>(w)] < 0 && m_min[static_cast<std::size_t>(w)] <= highest) continue;
+    std::int32_t found = -1;
+    for (std::int32_t u : m_cover.members[c]) {
+      const auto uu = static_cast<std::size_t>(u);
+      if (m_offset[uu] < 0 && m_min[uu] <= highest && (found < 0 || m_min[uu] < m_min[static_cast<std::size_t>(found)])) found = u;
+    }
+    if (found < 0) return false;
+    m_witness[c] = found;
   }
   return true;
 }
