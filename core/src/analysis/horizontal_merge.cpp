@@ -168,13 +168,20 @@ MergePlan find_merge_groups(const Graph& graph, const WireLayering& layering, co
         continue;
       by_signature[signature(graph, node)].push_back(v);
     }
+    // A concat merge takes every convolution or GEMM of the layer that reads its input, including
+    // equal-signature siblings: an inception module's 1x1 branch and 3x3-reduce convolutions may
+    // have equal widths, and batching only those two would leave the 5x5-reduce sibling a launch of
+    // its own. Equal-signature groups whose members read different inputs stay batched launches.
     for (auto& [sig, members] : by_signature) {
-      if (members.size() >= 2) {
+      std::string key = concat_signature(graph, graph.node(members.front()));
+      for (NodeId v : members)
+        if (!key.empty() && concat_signature(graph, graph.node(v)) != key) key.clear();
+      if (!key.empty()) {
+        auto& bucket = by_input[key];
+        bucket.insert(bucket.end(), members.begin(), members.end());
+      } else if (members.size() >= 2) {
         groups.push_back(std::move(members));
-        continue;
       }
-      const std::string key = concat_signature(graph, graph.node(members.front()));
-      if (!key.empty()) by_input[key].push_back(members.front());
     }
     for (auto& [key, members] : by_input)
       if (members.size() >= 2) groups.push_back(std::move(members));
