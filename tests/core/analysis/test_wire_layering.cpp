@@ -271,5 +271,30 @@ TEST(HorizontalMerge, GoogLeNetMergesEveryInceptionModulesReduceConvolutions) {
   EXPECT_EQ(m.launches_after, 118u);
 }
 
+// A merged launch is priced as estimate_costs prices a lone kernel, grid fill included: a "merge"
+// of one node costs that node's time (a small late-GoogLeNet convolution fills part of the SMs,
+// and its merged price used to assume the whole device), and two small kernels merged fill the
+// SMs their grids fill together.
+TEST(HorizontalMerge, MergedLaunchFillsTheSmsOfItsMembersGrids) {
+  const DeviceSpec device = *load_device("h200");
+  const Graph g = load("googlenet.onnx", 1);
+  const CostTable costs = estimate_costs(g, device);
+  std::size_t partial = 0;
+  for (std::size_t i = 0; i < g.node_count(); ++i) {
+    const NodeId n = static_cast<NodeId>(i);
+    if (!mergeable_op(g.node(n).op_type) || !costs[n].known || costs[n].time_us <= 0) continue;
+    const std::vector<NodeId> one{n};
+    EXPECT_NEAR(merged_time_us(g, costs, device, one), costs[n].time_us, 1e-9) << g.key(n);
+    double elements = 0;
+    for (TensorId t : g.node(n).outputs) elements += static_cast<double>(g.tensor(t).elements());
+    partial += grid_fill(elements, device) < 1 ? 1 : 0;
+  }
+  EXPECT_GT(partial, 0u) << "some GoogLeNet kernels should fill less than one wave";
+  // Two one-block kernels: each computes at 1/132 of the peak alone, the pair at 2/132.
+  EXPECT_DOUBLE_EQ(grid_fill(kThreadsPerBlock, device), 1.0 / device.sm_count);
+  EXPECT_DOUBLE_EQ(grid_fill(2.0 * kThreadsPerBlock, device), 2.0 / device.sm_count);
+  EXPECT_DOUBLE_EQ(grid_fill(1e9, device), 1.0);
+}
+
 }  // namespace
 }  // namespace weft::core
