@@ -54,8 +54,8 @@ MergePlan make_merge_plan(const Graph& graph, const CostTable& costs, const Devi
 /// Groups each layer's mergeable nodes by signature (operator, domain, attributes, input and
 /// output dtypes and shapes) into batched launches; convolutions and GEMMs that read the same input
 /// with the same attributes and differ at most in output channels form concat merges (IOS), equal
-/// signatures among them included. Groups of one are not merges; metadata-only and zero-time nodes never
-/// merge. O(V · signature size) plus sorting within layers.
+/// signatures among them included. Groups of one are not merges; metadata-only and zero-time nodes
+/// never merge. O(V · signature size) plus sorting within layers.
 MergePlan find_merge_groups(const Graph& graph, const WireLayering& layering, const CostTable& costs,
                             const DeviceSpec& device);
 
