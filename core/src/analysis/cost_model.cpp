@@ -466,13 +466,11 @@ double peak_for(const Graph& g, const Node& n, const DeviceSpec& d) {
 // kThreadsPerBlock output elements, the simulator's convention): a grid smaller than one wave
 // computes at that share of the peak rate. So a small kernel, e.g. one micro-batch's copy of a
 // late convolution, is not modelled as free: its time does not shrink below the full wave's.
-double grid_fill(const Graph& g, const Node& n, const DeviceSpec& d) {
-  if (d.kind != DeviceKind::Gpu || d.sm_count <= 0) return 1.0;
+double node_grid_fill(const Graph& g, const Node& n, const DeviceSpec& d) {
   double elems = 0;
   for (TensorId t : n.outputs)
     if (t != kNoTensor) elems += static_cast<double>(std::max<std::int64_t>(0, g.tensor(t).elements()));
-  const double blocks = std::max(1.0, std::ceil(elems / kThreadsPerBlock));
-  return std::min(1.0, blocks / d.sm_count);
+  return grid_fill(elems, d);
 }
 
 }  // namespace
@@ -499,13 +497,19 @@ CostTable estimate_costs(const Graph& graph, const DeviceSpec& device) {
       c.bound = Bound::Memory;
       continue;
     }
-    const double peak = peak_for(graph, node, device) * grid_fill(graph, node, device);
+    const double peak = peak_for(graph, node, device) * node_grid_fill(graph, node, device);
     const double compute_us = peak > 0 ? e.flops / peak * 1e6 : 0;
     const double memory_us = device.memory_bandwidth > 0 ? e.bytes / device.memory_bandwidth * 1e6 : 0;
     c.bound = compute_us >= memory_us && e.flops > 0 ? Bound::Compute : Bound::Memory;
     c.time_us = std::max(compute_us, memory_us) + device.launch_us;
   }
   return table;
+}
+
+double grid_fill(double output_elements, const DeviceSpec& device) {
+  if (device.kind != DeviceKind::Gpu || device.sm_count <= 0) return 1.0;
+  const double blocks = std::max(1.0, std::ceil(std::max(0.0, output_elements) / kThreadsPerBlock));
+  return std::min(1.0, blocks / device.sm_count);
 }
 
 double peak_flops(const Graph& graph, NodeId node, const DeviceSpec& device) {

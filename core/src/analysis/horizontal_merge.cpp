@@ -1,6 +1,7 @@
 #include "weft/core/horizontal_merge.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -95,13 +96,19 @@ bool mergeable_op(std::string_view op) {
 
 double merged_time_us(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                       std::span<const NodeId> nodes) {
-  double compute_us = 0, bytes = 0;
+  double compute_us = 0, bytes = 0, elements = 0;
   for (NodeId n : nodes) {
     const NodeCost& c = costs[n];
     const double peak = peak_flops(graph, n, device);
     if (peak > 0) compute_us += c.flops / peak * 1e6;
     bytes += c.bytes;
+    for (TensorId t : graph.node(n).outputs)
+      if (t != kNoTensor) elements += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(t).elements()));
   }
+  // The merged launch's grid is its members' grids side by side: it fills the SMs they fill
+  // together, as estimate_costs scales a lone kernel by its own grid (a merge of small kernels
+  // gains fill, but no more than the device has).
+  compute_us /= grid_fill(elements, device);
   const double memory_us = device.memory_bandwidth > 0 ? bytes / device.memory_bandwidth * 1e6 : 0;
   return std::max(compute_us, memory_us) + device.launch_us;
 }
@@ -168,13 +175,20 @@ MergePlan find_merge_groups(const Graph& graph, const WireLayering& layering, co
         continue;
       by_signature[signature(graph, node)].push_back(v);
     }
+    // A concat merge takes every convolution or GEMM of the layer that reads its input, including
+    // equal-signature siblings: an inception module's 1x1 branch and 3x3-reduce convolutions may
+    // have equal widths, and batching only those two would leave the 5x5-reduce sibling a launch of
+    // its own. Equal-signature groups whose members read different inputs stay batched launches.
     for (auto& [sig, members] : by_signature) {
-      if (members.size() >= 2) {
+      std::string key = concat_signature(graph, graph.node(members.front()));
+      for (NodeId v : members)
+        if (!key.empty() && concat_signature(graph, graph.node(v)) != key) key.clear();
+      if (!key.empty()) {
+        auto& bucket = by_input[key];
+        bucket.insert(bucket.end(), members.begin(), members.end());
+      } else if (members.size() >= 2) {
         groups.push_back(std::move(members));
-        continue;
       }
-      const std::string key = concat_signature(graph, graph.node(members.front()));
-      if (!key.empty()) by_input[key].push_back(members.front());
     }
     for (auto& [key, members] : by_input)
       if (members.size() >= 2) groups.push_back(std::move(members));

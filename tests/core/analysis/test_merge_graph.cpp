@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_graphs.h"
@@ -203,6 +204,45 @@ TEST(MergePrediction, GroupedMlpThreeTimesTheSequentialCudaGraph) {
       EXPECT_LE(gain->speedup_vs_graph, 4.0 + 1e-9);  // 48 / 12 launches is the most merging can give
     }
   }
+}
+
+// GoogLeNet at batch 1 under CUDA Graph replay (docs/layers.md, "Why merging does not beat
+// streams on GoogLeNet"): on the h200 preset the critical path is a chain of kernels at the
+// 2.5 us floor that merging does not shorten, so merged + streams only ties streams alone; the
+// fewer graph nodes merging leaves pay off once the graph's per-node release (1.5 us here) or a
+// lower kernel floor (2.0 us) makes the node count, not the chain, the bound.
+TEST(MergePrediction, GoogLeNetBeatsStreamsAloneOnlyWhereGraphNodesBind) {
+  const Graph g = load("googlenet.onnx", 1);
+  const auto makespans = [&](const DeviceSpec& device) {
+    const CostTable costs = estimate_costs(g, device);
+    StrategyOptions so;
+    so.cuda_graph = true;
+    PredictOptions po;
+    po.mode = LaunchMode::Graph;
+    auto s = make_schedule("cp-list", g, costs, device, so);
+    auto m = merge_model(g, costs, device);
+    EXPECT_TRUE(s && m);
+    auto ms = make_schedule("cp-list", m->graph, m->costs, device, so);
+    EXPECT_TRUE(ms);
+    auto alone = predict(g, *s, costs, device, po);
+    auto merged = predict(m->graph, *ms, m->costs, device, po);
+    EXPECT_TRUE(alone && merged);
+    return std::pair{alone->makespan_us, merged->makespan_us};
+  };
+  const DeviceSpec h200 = *load_device("h200");
+  const auto [alone, merged] = makespans(h200);
+  EXPECT_LE(merged, alone + 1e-6);
+  EXPECT_GT(alone, h200.launch_us + 138 * h200.graph_launch_per_node_us) << "the chain, not the 138 nodes, bounds it";
+
+  DeviceSpec slow_release = h200;
+  slow_release.graph_launch_per_node_us = 1.5;
+  const auto [alone_slow, merged_slow] = makespans(slow_release);
+  EXPECT_LT(merged_slow, 0.9 * alone_slow) << merged_slow << " us merged, " << alone_slow << " us streams alone";
+
+  DeviceSpec low_floor = h200;
+  low_floor.kernel_min_us = 2.0;
+  const auto [alone_low, merged_low] = makespans(low_floor);
+  EXPECT_LT(merged_low, 0.95 * alone_low) << merged_low << " us merged, " << alone_low << " us streams alone";
 }
 
 // A schedule of a merged model records its merges; loading it onto the unmerged model re-applies

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "test_graphs.h"
 #include "weft/core/cost_model.h"
@@ -214,6 +216,84 @@ TEST(HorizontalMerge, OnlyEqualSignaturesMerge) {
   EXPECT_TRUE(m.groups[0].shared_input);
   EXPECT_EQ(m.launches_before, 4u);  // the Flattens launch nothing
   EXPECT_EQ(m.launches_after, 3u);
+}
+
+// An inception module's siblings: three 1x1 convolutions read one input, two of them of equal
+// width. All three join one concat merge; batching only the equal pair left the third a launch.
+TEST(HorizontalMerge, ConcatMergeTakesEqualWidthSiblingsToo) {
+  GraphBuilder b;
+  b.add_input("x", DType::Float32, {Dim{1, {}}, Dim{8, {}}, Dim{4, {}}, Dim{4, {}}});
+  b.add_input("z", DType::Float32, {Dim{1, {}}, Dim{6, {}}, Dim{4, {}}, Dim{4, {}}});
+  const std::vector<std::pair<std::string, std::int64_t>> convs = {{"c0", 4}, {"c1", 4}, {"c2", 2}};
+  for (const auto& [name, m] : convs) {
+    b.add_weight("w_" + name, DType::Float32, {m, 8, 1, 1});
+    b.add_node(name, "Conv", {"x", "w_" + name}, {name + "_out"});
+    b.set_shape(name + "_out", DType::Float32, {1, m, 4, 4});
+    b.mark_output(name + "_out");
+  }
+  // A convolution of another input stays out of their concat merge.
+  b.add_weight("w_d", DType::Float32, {4, 6, 1, 1});
+  b.add_node("d", "Conv", {"z", "w_d"}, {"d_out"});
+  b.set_shape("d_out", DType::Float32, {1, 4, 4, 4});
+  b.mark_output("d_out");
+  auto g = std::move(b).build();
+  ASSERT_TRUE(g) << g.error().message;
+  const DeviceSpec device = *load_device("h200");
+  const CostTable costs = estimate_costs(*g, device);
+  auto l = layer_by_wires(*g, wires_from_graph(*g));
+  ASSERT_TRUE(l);
+  ASSERT_EQ(l->depth(), 1u);
+  const MergePlan m = find_merge_groups(*g, *l, costs, device);
+  ASSERT_EQ(m.groups.size(), 1u);
+  EXPECT_EQ(m.groups[0].nodes, (std::vector<NodeId>{0, 1, 2}));
+  EXPECT_TRUE(m.groups[0].shared_input);
+  EXPECT_EQ(m.launches_before, 4u);
+  EXPECT_EQ(m.launches_after, 2u);
+}
+
+// GoogLeNet: in each of the nine inception modules the 1x1, 3x3-reduce and second-branch-reduce
+// convolutions read the module's input and merge into one launch, whatever their widths.
+TEST(HorizontalMerge, GoogLeNetMergesEveryInceptionModulesReduceConvolutions) {
+  const DeviceSpec device = *load_device("h200");
+  const Graph g = load("googlenet.onnx", 1);
+  const CostTable costs = estimate_costs(g, device);
+  auto l = layer_by_wires(g, wires_from_graph(g));
+  ASSERT_TRUE(l) << l.error().message;
+  const MergePlan m = find_merge_groups(g, *l, costs, device);
+  std::size_t conv_triples = 0;
+  for (const MergeGroup& grp : m.groups)
+    if (g.node(grp.nodes.front()).op_type == "Conv") {
+      EXPECT_TRUE(grp.shared_input);
+      conv_triples += grp.nodes.size() == 3 ? 1 : 0;
+    }
+  EXPECT_EQ(conv_triples, 9u);
+  EXPECT_EQ(m.launches_before, 138u);
+  EXPECT_EQ(m.launches_after, 118u);
+}
+
+// A merged launch is priced as estimate_costs prices a lone kernel, grid fill included: a "merge"
+// of one node costs that node's time (a small late-GoogLeNet convolution fills part of the SMs,
+// and its merged price used to assume the whole device), and two small kernels merged fill the
+// SMs their grids fill together.
+TEST(HorizontalMerge, MergedLaunchFillsTheSmsOfItsMembersGrids) {
+  const DeviceSpec device = *load_device("h200");
+  const Graph g = load("googlenet.onnx", 1);
+  const CostTable costs = estimate_costs(g, device);
+  std::size_t partial = 0;
+  for (std::size_t i = 0; i < g.node_count(); ++i) {
+    const NodeId n = static_cast<NodeId>(i);
+    if (!mergeable_op(g.node(n).op_type) || !costs[n].known || costs[n].time_us <= 0) continue;
+    const std::vector<NodeId> one{n};
+    EXPECT_NEAR(merged_time_us(g, costs, device, one), costs[n].time_us, 1e-9) << g.key(n);
+    double elements = 0;
+    for (TensorId t : g.node(n).outputs) elements += static_cast<double>(g.tensor(t).elements());
+    partial += grid_fill(elements, device) < 1 ? 1 : 0;
+  }
+  EXPECT_GT(partial, 0u) << "some GoogLeNet kernels should fill less than one wave";
+  // Two one-block kernels: each computes at 1/132 of the peak alone, the pair at 2/132.
+  EXPECT_DOUBLE_EQ(grid_fill(kThreadsPerBlock, device), 1.0 / device.sm_count);
+  EXPECT_DOUBLE_EQ(grid_fill(2.0 * kThreadsPerBlock, device), 2.0 / device.sm_count);
+  EXPECT_DOUBLE_EQ(grid_fill(1e9, device), 1.0);
 }
 
 }  // namespace

@@ -94,8 +94,13 @@ struct CostTable {
 /// and nodes with a tensor of unknown shape get known = false and a launch-only time.
 CostTable estimate_costs(const Graph& graph, const DeviceSpec& device);
 
-/// The FLOP/s rate `node` runs at on `device` (tensor-core rate for half-precision operands). O(inputs).
+/// The FLOP/s rate `node` runs at on `device` (tensor-core rate for half-precision operands), before
+/// the grid-fill scaling estimate_costs applies. O(inputs).
 double peak_flops(const Graph& graph, NodeId node, const DeviceSpec& device);
+
+/// The share of a GPU's SMs filled by a grid of one block of kThreadsPerBlock threads per as many
+/// of `output_elements`: min(1, blocks / sm_count), one block at least; 1 on a CPU. O(1).
+double grid_fill(double output_elements, const DeviceSpec& device);
 
 /// Node times as a plain vector (µs), for passes that only need weights.
 std::vector<double> node_times(const CostTable& costs);

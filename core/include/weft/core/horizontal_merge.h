@@ -35,7 +35,8 @@ struct MergePlan {
 bool mergeable_op(std::string_view op_type);
 
 /// Predicted time of `nodes` as one launch on `device`: the roofline of their summed flops and
-/// bytes (each at its own peak rate) plus one launch overhead. O(|nodes| + inputs).
+/// bytes (each at its own peak rate, scaled by the fill of the merged grid, the members' output
+/// elements together) plus one launch overhead. O(|nodes| + inputs).
 double merged_time_us(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                       std::span<const NodeId> nodes);
 
@@ -51,10 +52,10 @@ MergePlan make_merge_plan(const Graph& graph, const CostTable& costs, const Devi
                           std::vector<std::vector<NodeId>> groups);
 
 /// Groups each layer's mergeable nodes by signature (operator, domain, attributes, input and
-/// output dtypes and shapes) into batched launches; of the nodes left alone, convolutions and
-/// GEMMs that read the same input with the same attributes and differ only in output channels
-/// form concat merges (IOS). Groups of one are not merges; metadata-only and zero-time nodes never
-/// merge. O(V · signature size) plus sorting within layers.
+/// output dtypes and shapes) into batched launches; convolutions and GEMMs that read the same input
+/// with the same attributes and differ at most in output channels form concat merges (IOS), equal
+/// signatures among them included. Groups of one are not merges; metadata-only and zero-time nodes
+/// never merge. O(V · signature size) plus sorting within layers.
 MergePlan find_merge_groups(const Graph& graph, const WireLayering& layering, const CostTable& costs,
                             const DeviceSpec& device);
 
