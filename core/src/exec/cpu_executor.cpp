@@ -347,7 +347,7 @@ Status check_graph_supported(const Graph& graph, bool is_body) {
                                                        std::string(dtype_name(d)));
     }
     for (const auto& [attr, body] : node_subgraphs(node))
-      if (auto s = check_graph_supported(*body, true); !s) return s;
+      WEFT_TRY(check_graph_supported(*body, true));
   }
   return {};
 }

@@ -162,11 +162,9 @@ double load_double(const View& v, std::int64_t i);
 void store_double(const View& v, std::int64_t i, double x);
 /// A whole numeric view as doubles (false when the dtype is not numeric).
 bool read_doubles(const View& v, std::vector<double>& out);
-/// An Expected<View> output in one line: `WEFT_KERNEL_OUTPUT(y, ctx.output(0, dtype, shape));`.
-#define WEFT_KERNEL_OUTPUT(var, expr) \
-  auto var##_result = (expr);          \
-  if (!var##_result) return var##_result.error(); \
-  const View& var = *var##_result
+/// An Expected<View> output in one line: `WEFT_KERNEL_OUTPUT(y, ctx.output(0, dtype, shape));`
+/// declares `const View& y` or returns the error from the kernel (WEFT_TRY_ASSIGN).
+#define WEFT_KERNEL_OUTPUT(var, expr) WEFT_TRY_ASSIGN(const View& var, expr)
 
 /// Calls f(T{}) with T the C++ type of dtype among float, double and the integer types; false for others.
 template <class F>

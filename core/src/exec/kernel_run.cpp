@@ -69,9 +69,8 @@ class WidenedContext final : public KernelContext {
 
   Status finish() {
     for (const Pending& p : m_pending) {
-      auto out = m_outer.output(p.index, p.dtype, p.value.shape);
-      if (!out) return out.error();
-      narrow(p.value.as<const float>(), *out);
+      WEFT_KERNEL_OUTPUT(out, m_outer.output(p.index, p.dtype, p.value.shape));
+      narrow(p.value.as<const float>(), out);
     }
     return {};
   }
@@ -114,7 +113,7 @@ Status run_kernel(const KernelFn& fn, KernelContext& ctx) {
     inputs[i].data = widened.back().get();
   }
   WidenedContext wide(ctx, inputs, input_half);
-  if (auto s = fn(wide); !s) return s;
+  WEFT_TRY(fn(wide));
   return wide.finish();
 }
 

@@ -76,11 +76,10 @@ Status if_kernel(KernelContext& ctx) {
   if (cond.elements() != 1 || !is_numeric(cond.dtype)) return kernel_error(ctx, "cond must be one bool");
   const Graph* body = body_of(ctx, load_double(cond, 0) != 0 ? "then_branch" : "else_branch");
   if (!body) return kernel_error(ctx, "branch missing");
-  auto out = run_subgraph(ctx, *body, {});
-  if (!out) return out.error();
-  if (out->size() < ctx.output_count()) return kernel_error(ctx, "branch has fewer outputs than the node");
+  WEFT_TRY_ASSIGN(auto out, run_subgraph(ctx, *body, {}));
+  if (out.size() < ctx.output_count()) return kernel_error(ctx, "branch has fewer outputs than the node");
   for (std::size_t i = 0; i < ctx.output_count(); ++i)
-    if (auto s = write_output(ctx, i, (*out)[i]); !s) return s;
+    WEFT_TRY(write_output(ctx, i, out[i]));
   return {};
 }
 
@@ -113,20 +112,18 @@ Status loop_kernel(KernelContext& ctx) {
     cond_t.bytes[0] = 1;
     std::vector<View> formal{view_of(iter), view_of(cond_t)};
     for (const HostTensor& h : state) formal.push_back(view_of(h));
-    auto out = run_subgraph(ctx, *body, formal);
-    if (!out) return out.error();
-    if (out->size() != 1 + carried + scan_outputs) return kernel_error(ctx, "body outputs do not match its inputs");
-    cond = load_double(view_of((*out)[0]), 0) != 0;
-    for (std::size_t k = 0; k < carried; ++k) state[k] = std::move((*out)[1 + k]);
-    for (std::size_t k = 0; k < scan_outputs; ++k) scans[k].push_back(std::move((*out)[1 + carried + k]));
+    WEFT_TRY_ASSIGN(auto out, run_subgraph(ctx, *body, formal));
+    if (out.size() != 1 + carried + scan_outputs) return kernel_error(ctx, "body outputs do not match its inputs");
+    cond = load_double(view_of(out[0]), 0) != 0;
+    for (std::size_t k = 0; k < carried; ++k) state[k] = std::move(out[1 + k]);
+    for (std::size_t k = 0; k < scan_outputs; ++k) scans[k].push_back(std::move(out[1 + carried + k]));
   }
   for (std::size_t k = 0; k < carried; ++k)
-    if (auto s = write_output(ctx, k, state[k]); !s) return s;
+    WEFT_TRY(write_output(ctx, k, state[k]));
   for (std::size_t k = 0; k < scan_outputs; ++k) {
     const Tensor* declared = ctx.graph() && ctx.wants_output(carried + k) ? &ctx.graph()->tensor(ctx.node().outputs[carried + k]) : nullptr;
-    auto stacked = stack(ctx, scans[k], 0, false, declared ? declared->dtype : DType::Float32);
-    if (!stacked) return stacked.error();
-    if (auto s = write_output(ctx, carried + k, *stacked); !s) return s;
+    WEFT_TRY_ASSIGN(auto stacked, stack(ctx, scans[k], 0, false, declared ? declared->dtype : DType::Float32));
+    WEFT_TRY(write_output(ctx, carried + k, stacked));
   }
   return {};
 }
@@ -151,16 +148,14 @@ Status scan_once(KernelContext& ctx, const Graph& body, std::vector<HostTensor> 
     std::vector<View> formal;
     for (const HostTensor& h : states) formal.push_back(view_of(h));
     for (const HostTensor& h : slices) formal.push_back(view_of(h));
-    auto out = run_subgraph(ctx, body, formal);
-    if (!out) return out.error();
-    for (std::size_t k = 0; k < states.size(); ++k) states[k] = std::move((*out)[k]);
-    for (std::size_t k = 0; k < n_scan_out; ++k) scans[k].push_back(std::move((*out)[states.size() + k]));
+    WEFT_TRY_ASSIGN(auto out, run_subgraph(ctx, body, formal));
+    for (std::size_t k = 0; k < states.size(); ++k) states[k] = std::move(out[k]);
+    for (std::size_t k = 0; k < n_scan_out; ++k) scans[k].push_back(std::move(out[states.size() + k]));
   }
   for (HostTensor& s : states) results.push_back(std::move(s));
   for (std::size_t k = 0; k < n_scan_out; ++k) {
-    auto stacked = stack(ctx, scans[k], out_axes[k], out_dirs[k] != 0, DType::Float32);
-    if (!stacked) return stacked.error();
-    results.push_back(std::move(*stacked));
+    WEFT_TRY_ASSIGN(auto stacked, stack(ctx, scans[k], out_axes[k], out_dirs[k] != 0, DType::Float32));
+    results.push_back(std::move(stacked));
   }
   return {};
 }
@@ -204,7 +199,7 @@ Status scan_kernel(KernelContext& ctx) {
     }
     for (std::size_t k = 0; k < n_scan_out; ++k)
       if (out_axes[k] < 0) out_axes[k] += 1 + static_cast<std::int64_t>(body->tensor(body->outputs()[n_state + k]).dims.size());
-    if (auto s = scan_once(ctx, *body, std::move(states), scan_in, in_axes, in_dirs, out_axes, out_dirs, results); !s) return s;
+    WEFT_TRY(scan_once(ctx, *body, std::move(states), scan_in, in_axes, in_dirs, out_axes, out_dirs, results));
   } else {
     // Opset 8: axis 0 of every state and scan input is a batch; scan axis 1; run per batch entry.
     const View& probe = ctx.in(first);
@@ -218,19 +213,18 @@ Status scan_kernel(KernelContext& ctx) {
       for (const HostTensor& h : slices) scan_in.push_back(view_of(h));
       std::vector<std::int64_t> zero_in(n_scan, 0), zero_out(n_scan_out, 0);
       std::vector<HostTensor> r;
-      if (auto s = scan_once(ctx, *body, std::move(states), scan_in, zero_in, in_dirs, zero_out, zero_out, r); !s) return s;
+      WEFT_TRY(scan_once(ctx, *body, std::move(states), scan_in, zero_in, in_dirs, zero_out, zero_out, r));
       per_batch.push_back(std::move(r));
     }
     for (std::size_t k = 0; k < n_state + n_scan_out; ++k) {
       std::vector<HostTensor> parts;
       for (auto& r : per_batch) parts.push_back(std::move(r[k]));
-      auto stacked = stack(ctx, parts, 0, false, DType::Float32);
-      if (!stacked) return stacked.error();
-      results.push_back(std::move(*stacked));
+      WEFT_TRY_ASSIGN(auto stacked, stack(ctx, parts, 0, false, DType::Float32));
+      results.push_back(std::move(stacked));
     }
   }
   for (std::size_t k = 0; k < results.size() && k < ctx.output_count(); ++k)
-    if (auto s = write_output(ctx, k, results[k]); !s) return s;
+    WEFT_TRY(write_output(ctx, k, results[k]));
   return {};
 }
 

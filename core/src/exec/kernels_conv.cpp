@@ -164,22 +164,21 @@ Status conv_kernel(KernelContext& ctx) {
   const View& w = ctx.in(1);
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size()) return kernel_error(ctx, "X and W ranks do not match");
   Geometry g;
-  if (auto s = read_common(ctx, g, x.shape, w.shape); !s) return s;
-  if (auto s = forward_geometry(ctx, g, false); !s) return s;
+  WEFT_TRY(read_common(ctx, g, x.shape, w.shape));
+  WEFT_TRY(forward_geometry(ctx, g, false));
   const std::int64_t batch = x.shape[0], c_in = x.shape[1], m = w.shape[0];
   const std::int64_t group = ctx.node().attr_int("group", 1);
   if (group <= 0 || c_in % group != 0 || m % group != 0 || w.shape[1] != c_in / group)
     return kernel_error(ctx, "channels do not match group and W");
   Shape out_shape{batch, m};
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
-  auto y = ctx.output(0, x.dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out_shape));
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
     const T* pw = w.as<const T>();
     const T* pb = ctx.has_input(2) ? ctx.in(2).as<const T>() : nullptr;
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     const std::int64_t cg = c_in / group, mg = m / group, K = g.kernel_size(), O = g.out_size(), I = g.in_size();
     const bool depthwise = group == c_in && mg == 1 && g.rank == 2;
     if (depthwise) {
@@ -240,7 +239,7 @@ Status conv_transpose_kernel(KernelContext& ctx) {
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size()) return kernel_error(ctx, "X and W ranks do not match");
   const Node& node = ctx.node();
   Geometry g;  // g.in: the image (this op's output); g.out: the columns (this op's input)
-  if (auto s = read_common(ctx, g, x.shape, w.shape); !s) return s;
+  WEFT_TRY(read_common(ctx, g, x.shape, w.shape));
   const std::int64_t batch = x.shape[0], c_in = x.shape[1];
   const std::int64_t group = node.attr_int("group", 1);
   if (group <= 0 || c_in % group != 0 || w.shape[0] != c_in) return kernel_error(ctx, "channels do not match group and W");
@@ -271,18 +270,17 @@ Status conv_transpose_kernel(KernelContext& ctx) {
   g.out = x_spatial;
   Shape out_shape{batch, m};
   out_shape.insert(out_shape.end(), image.begin(), image.end());
-  auto y = ctx.output(0, x.dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out_shape));
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
     const T* pw = w.as<const T>();
     const T* pb = ctx.has_input(2) ? ctx.in(2).as<const T>() : nullptr;
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     const std::int64_t cg = c_in / group, K = g.kernel_size(), O = g.out_size(), I = g.in_size();
     std::vector<T>& col = scratch<T>();
     col.resize(static_cast<std::size_t>(mg * K * O));
-    std::fill_n(py, y->elements(), T{0});
+    std::fill_n(py, y.elements(), T{0});
     for (std::int64_t b = 0; b < batch; ++b)
       for (std::int64_t gi = 0; gi < group; ++gi) {
         // col (mg*K x O) = W_g^T (mg*K x cg) * X_g (cg x O)
@@ -306,8 +304,8 @@ Status conv_transpose_kernel(KernelContext& ctx) {
 Status pool_geometry(const KernelContext& ctx, const Shape& x_shape, PoolGeometry& out) {
   Geometry g;
   Shape w_shape = x_shape;  // only kernel_shape matters for pools
-  if (auto s = read_common(ctx, g, x_shape, w_shape); !s) return s;
-  if (auto s = forward_geometry(ctx, g, ctx.node().attr_int("ceil_mode", 0) != 0); !s) return s;
+  WEFT_TRY(read_common(ctx, g, x_shape, w_shape));
+  WEFT_TRY(forward_geometry(ctx, g, ctx.node().attr_int("ceil_mode", 0) != 0));
   out.kernel = g.kernel;
   out.stride = g.stride;
   out.dilation = g.dilation;

@@ -54,13 +54,12 @@ template <class Op>
 KernelFn unary_float(Op op) {
   return [op](KernelContext& ctx) -> Status {
     const View& x = ctx.in(0);
-    auto y = ctx.output(0, x.dtype, x.shape);
-    if (!y) return y.error();
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
     const Node& node = ctx.node();
     const bool ok = dispatch_float(x.dtype, [&](auto t) {
       using T = decltype(t);
       const T* in = x.as<const T>();
-      T* out = y->template as<T>();
+      T* out = y.as<T>();
       const std::int64_t n = x.elements();
       for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(op(in[i], node));
     });
@@ -73,12 +72,11 @@ template <class Op>
 KernelFn unary_numeric(Op op) {
   return [op](KernelContext& ctx) -> Status {
     const View& x = ctx.in(0);
-    auto y = ctx.output(0, x.dtype, x.shape);
-    if (!y) return y.error();
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
     const bool ok = dispatch_numeric(x.dtype, [&](auto t) {
       using T = decltype(t);
       const T* in = x.as<const T>();
-      T* out = y->template as<T>();
+      T* out = y.as<T>();
       const std::int64_t n = x.elements();
       for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(op(in[i]));
     });
@@ -89,9 +87,8 @@ KernelFn unary_numeric(Op op) {
 
 Status copy_kernel(KernelContext& ctx) {
   const View& x = ctx.in(0);
-  auto y = ctx.output(0, x.dtype, x.shape);
-  if (!y) return y.error();
-  if (x.bytes() > 0 && y->data != x.data) std::memcpy(y->data, x.data, x.bytes());
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
+  if (x.bytes() > 0 && y.data != x.data) std::memcpy(y.data, x.data, x.bytes());
   return {};
 }
 
@@ -102,11 +99,10 @@ Status dropout_kernel(KernelContext& ctx) {
     if (train.dtype == DType::Bool && train.elements() == 1 && *train.as<const bool>())
       return unsupported(ctx, "training_mode=true");
   }
-  if (auto s = copy_kernel(ctx); !s) return s;
+  WEFT_TRY(copy_kernel(ctx));
   if (ctx.wants_output(1)) {
-    auto m = ctx.output(1, DType::Bool, ctx.in(0).shape);
-    if (!m) return m.error();
-    std::fill_n(m->as<bool>(), m->elements(), true);
+    WEFT_KERNEL_OUTPUT(m, ctx.output(1, DType::Bool, ctx.in(0).shape));
+    std::fill_n(m.as<bool>(), m.elements(), true);
   }
   return {};
 }
@@ -135,15 +131,14 @@ To convert(From v) {
 
 Status cast_to(KernelContext& ctx, DType to) {
   const View& x = ctx.in(0);
-  auto y = ctx.output(0, to, x.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, to, x.shape));
   bool inner_ok = false;
   const bool ok = dispatch_any(x.dtype, [&](auto from_tag) {
     using From = decltype(from_tag);
     inner_ok = dispatch_any(to, [&](auto to_tag) {
       using To = decltype(to_tag);
       const From* in = x.as<const From>();
-      To* out = y->template as<To>();
+      To* out = y.as<To>();
       const std::int64_t n = x.elements();
       for (std::int64_t i = 0; i < n; ++i) out[i] = convert<To>(in[i]);
     });
@@ -167,11 +162,10 @@ Status binary_typed(KernelContext& ctx, const View& a, const View& b, DType out_
   Shape out_shape;
   const std::array<Shape, 2> shapes{a.shape, b.shape};
   if (!broadcast_shapes(shapes, out_shape)) return kernel_error(ctx, "shapes do not broadcast");
-  auto y = ctx.output(0, out_dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, out_dtype, out_shape));
   const In* pa = a.as<const In>();
   const In* pb = b.as<const In>();
-  Out* out = y->template as<Out>();
+  Out* out = y.as<Out>();
   if (a.shape == b.shape) {
     const std::int64_t n = a.elements();
     for (std::int64_t i = 0; i < n; ++i) out[i] = op(pa[i], pb[i]);
@@ -311,11 +305,10 @@ KernelFn variadic(Op op, bool mean) {
     Shape out_shape;
     if (!broadcast_shapes(shapes, out_shape)) return kernel_error(ctx, "shapes do not broadcast");
     const DType dtype = ctx.in(0).dtype;
-    auto y = ctx.output(0, dtype, out_shape);
-    if (!y) return y.error();
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, dtype, out_shape));
     const bool ok = dispatch_numeric(dtype, [&](auto t) {
       using T = decltype(t);
-      T* out = y->template as<T>();
+      T* out = y.as<T>();
       bool first = true;
       std::size_t count = 0;
       for (std::size_t i = 0; i < ctx.input_count(); ++i) {
@@ -330,7 +323,7 @@ KernelFn variadic(Op op, bool mean) {
         ++count;
       }
       if (mean) {
-        const std::int64_t n = y->elements();
+        const std::int64_t n = y.elements();
         for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(out[i] / static_cast<T>(count));
       }
     });
@@ -347,14 +340,13 @@ Status where_kernel(KernelContext& ctx) {
   Shape out_shape;
   const std::array<Shape, 3> shapes{c.shape, a.shape, b.shape};
   if (!broadcast_shapes(shapes, out_shape)) return kernel_error(ctx, "shapes do not broadcast");
-  auto y = ctx.output(0, a.dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, a.dtype, out_shape));
   const bool ok = dispatch_size(a.dtype, [&](auto t) {
     using T = decltype(t);
     const bool* pc = c.as<const bool>();
     const T* pa = a.as<const T>();
     const T* pb = b.as<const T>();
-    T* out = y->template as<T>();
+    T* out = y.as<T>();
     const std::array<Shape, 3> st{broadcast_strides(c.shape, out_shape), broadcast_strides(a.shape, out_shape),
                                   broadcast_strides(b.shape, out_shape)};
     for_each_broadcast<3>(out_shape, st, [&](std::int64_t o, const std::array<std::int64_t, 3>& off) {
@@ -367,8 +359,7 @@ Status where_kernel(KernelContext& ctx) {
 
 Status clip_kernel(KernelContext& ctx) {
   const View& x = ctx.in(0);
-  auto y = ctx.output(0, x.dtype, x.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
   const Node& node = ctx.node();
   const bool ok = dispatch_numeric(x.dtype, [&](auto t) {
     using T = decltype(t);
@@ -380,7 +371,7 @@ Status clip_kernel(KernelContext& ctx) {
     if (ctx.has_input(1) && ctx.in(1).elements() == 1) lo = *ctx.in(1).as<const T>();
     if (ctx.has_input(2) && ctx.in(2).elements() == 1) hi = *ctx.in(2).as<const T>();
     const T* in = x.as<const T>();
-    T* out = y->template as<T>();
+    T* out = y.as<T>();
     const std::int64_t n = x.elements();
     for (std::int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(in[i], lo), hi);
   });
@@ -391,9 +382,8 @@ Status clip_kernel(KernelContext& ctx) {
 Status not_kernel(KernelContext& ctx) {
   const View& x = ctx.in(0);
   if (x.dtype != DType::Bool) return unsupported(ctx, "non-bool input");
-  auto y = ctx.output(0, DType::Bool, x.shape);
-  if (!y) return y.error();
-  for (std::int64_t i = 0; i < x.elements(); ++i) y->as<bool>()[i] = !x.as<const bool>()[i];
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Bool, x.shape));
+  for (std::int64_t i = 0; i < x.elements(); ++i) y.as<bool>()[i] = !x.as<const bool>()[i];
   return {};
 }
 
@@ -401,12 +391,11 @@ template <class Pred>
 KernelFn float_predicate(Pred pred) {
   return [pred](KernelContext& ctx) -> Status {
     const View& x = ctx.in(0);
-    auto y = ctx.output(0, DType::Bool, x.shape);
-    if (!y) return y.error();
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Bool, x.shape));
     const Node& node = ctx.node();
     const bool ok = dispatch_float(x.dtype, [&](auto t) {
       using T = decltype(t);
-      for (std::int64_t i = 0; i < x.elements(); ++i) y->as<bool>()[i] = pred(x.as<const T>()[i], node);
+      for (std::int64_t i = 0; i < x.elements(); ++i) y.as<bool>()[i] = pred(x.as<const T>()[i], node);
     });
     if (!ok) return unsupported(ctx, "dtype");
     return {};

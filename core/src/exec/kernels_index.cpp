@@ -64,7 +64,7 @@ Status scatter_nd_kernel(KernelContext& ctx) {
   const View& idx = ctx.in(1);
   const View& upd = ctx.in(2);
   Reduction red;
-  if (Status st = read_reduction(ctx, data, red); !st) return st;
+  WEFT_TRY(read_reduction(ctx, data, red));
   std::vector<std::int64_t> indices;
   if (!read_ints(idx, indices) || idx.shape.empty()) return kernel_error(ctx, "indices must be int64 of rank >= 1");
   const auto k = static_cast<std::size_t>(idx.shape.back());
@@ -92,7 +92,7 @@ Status scatter_elements_kernel(KernelContext& ctx) {
   const View& idx = ctx.in(1);
   const View& upd = ctx.in(2);
   Reduction red;
-  if (Status st = read_reduction(ctx, data, red); !st) return st;
+  WEFT_TRY(read_reduction(ctx, data, red));
   std::int64_t axis = ctx.node().attr_int("axis", 0);
   const auto rank = static_cast<std::int64_t>(data.shape.size());
   if (!normalize_axis(axis, rank)) return kernel_error(ctx, "axis out of range");

@@ -66,15 +66,14 @@ Status matmul_kernel(KernelContext& ctx) {
   Shape out_shape = batch;
   if (!a_vec) out_shape.push_back(m);
   if (!b_vec) out_shape.push_back(n);
-  auto y = ctx.output(0, a.dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, a.dtype, out_shape));
   const std::array<Shape, 2> st{broadcast_strides(abatch, batch), broadcast_strides(bbatch, batch)};
   const bool ok = dispatch_numeric(a.dtype, [&](auto t) {
     using T = decltype(t);
     const T* pa = a.as<const T>();
     const T* pb = b.as<const T>();
-    T* out = y->template as<T>();
-    if (k == 0) std::fill_n(out, y->elements(), T{0});
+    T* out = y.as<T>();
+    if (k == 0) std::fill_n(out, y.elements(), T{0});
     if (k == 0) return;
     for_each_broadcast<2>(batch, st, [&](std::int64_t o, const std::array<std::int64_t, 2>& off) {
       gemm<T>(ctx.batch_invariant(), false, false, m, n, k, T{1}, pa + off[0] * m * k, k, pb + off[1] * k * n, n, T{0}, out + o * m * n, n);
@@ -93,13 +92,12 @@ Status gemm_kernel(KernelContext& ctx) {
   const std::int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
   const std::int64_t n = tb ? b.shape[0] : b.shape[1];
   if ((tb ? b.shape[1] : b.shape[0]) != k) return kernel_error(ctx, "inner dimensions differ");
-  auto y = ctx.output(0, a.dtype, {m, n});
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, a.dtype, {m, n}));
   const float alpha = node.attr_float("alpha", 1.0f), beta = node.attr_float("beta", 1.0f);
   Status result;
   const bool ok = dispatch_numeric(a.dtype, [&](auto t) {
     using T = decltype(t);
-    T* out = y->template as<T>();
+    T* out = y.as<T>();
     T use_beta{0};
     if (ctx.has_input(2) && beta != 0.0f) {
       const View& c = ctx.in(2);

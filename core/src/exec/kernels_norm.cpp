@@ -18,8 +18,7 @@ Status batch_norm_kernel(KernelContext& ctx) {
   const std::int64_t n = x.shape[0], c = x.shape[1], inner = x.elements() / std::max<std::int64_t>(n * c, 1);
   for (std::size_t i = 1; i <= 4; ++i)
     if (!ctx.has_input(i) || ctx.in(i).elements() != c) return kernel_error(ctx, "scale/B/mean/var must have C elements");
-  auto y = ctx.output(0, x.dtype, x.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
   const float eps = node.attr_float("epsilon", 1e-5f);
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
@@ -27,7 +26,7 @@ Status batch_norm_kernel(KernelContext& ctx) {
     const T *scale = ctx.in(1).as<const T>(), *bias = ctx.in(2).as<const T>();
     const T *mean = ctx.in(3).as<const T>(), *var = ctx.in(4).as<const T>();
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for (std::int64_t ch = 0; ch < c; ++ch) {
       const T a = scale[ch] / std::sqrt(var[ch] + static_cast<T>(eps));
       const T b = bias[ch] - mean[ch] * a;
@@ -52,8 +51,7 @@ Status layer_norm_kernel(KernelContext& ctx) {
   const std::int64_t outer = shape_elements(std::span(x.shape).subspan(0, static_cast<std::size_t>(axis)));
   const std::int64_t inner = shape_elements(std::span(x.shape).subspan(static_cast<std::size_t>(axis)));
   const float eps = node.attr_float("epsilon", 1e-5f);
-  auto y = ctx.output(0, x.dtype, x.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
   Shape stat_shape = x.shape;
   for (std::size_t d = static_cast<std::size_t>(axis); d < stat_shape.size(); ++d) stat_shape[d] = 1;
   const DType stat_dtype = static_cast<DType>(node.attr_int("stash_type", 1));
@@ -61,14 +59,12 @@ Status layer_norm_kernel(KernelContext& ctx) {
   float* mean_out = nullptr;
   float* inv_out = nullptr;
   if (ctx.wants_output(1)) {
-    auto m = ctx.output(1, DType::Float32, stat_shape);
-    if (!m) return m.error();
-    mean_out = m->as<float>();
+    WEFT_KERNEL_OUTPUT(m, ctx.output(1, DType::Float32, stat_shape));
+    mean_out = m.as<float>();
   }
   if (ctx.wants_output(2)) {
-    auto m = ctx.output(2, DType::Float32, stat_shape);
-    if (!m) return m.error();
-    inv_out = m->as<float>();
+    WEFT_KERNEL_OUTPUT(m, ctx.output(2, DType::Float32, stat_shape));
+    inv_out = m.as<float>();
   }
   const View& scale = ctx.in(1);
   const bool has_bias = ctx.has_input(2);
@@ -79,7 +75,7 @@ Status layer_norm_kernel(KernelContext& ctx) {
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     // Expand scale and bias to the normalised shape once.
     std::vector<T> s(static_cast<std::size_t>(inner)), b(static_cast<std::size_t>(inner), T{0});
     for_each_broadcast<1>(inner_shape, sst, [&](std::int64_t o, const std::array<std::int64_t, 1>& off) {
@@ -117,12 +113,11 @@ Status instance_norm_kernel(KernelContext& ctx) {
   if (x.shape.size() < 3) return kernel_error(ctx, "input rank < 3");
   const std::int64_t n = x.shape[0], c = x.shape[1], inner = x.elements() / std::max<std::int64_t>(n * c, 1);
   const float eps = ctx.node().attr_float("epsilon", 1e-5f);
-  auto y = ctx.output(0, x.dtype, x.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T *scale = ctx.in(1).as<const T>(), *bias = ctx.in(2).as<const T>(), *px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for (std::int64_t b0 = 0; b0 < n; ++b0)
       for (std::int64_t ch = 0; ch < c; ++ch) {
         const T* in = px + (b0 * c + ch) * inner;
@@ -161,12 +156,11 @@ Status softmax_family(KernelContext& ctx, SoftKind kind) {
     len = x.shape.empty() ? 1 : x.shape[ax];
     inner = shape_elements(std::span(x.shape).subspan(std::min(ax + 1, x.shape.size())));
   }
-  auto y = ctx.output(0, x.dtype, x.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t i = 0; i < inner; ++i) {
         const T* in = px + o * len * inner + i;

@@ -53,22 +53,20 @@ Status max_pool_kernel(KernelContext& ctx) {
   if (ctx.node().attr_int("storage_order", 0) != 0 && ctx.wants_output(1))
     return unsupported(ctx, "storage_order=1 indices");
   PoolGeometry g;
-  if (auto s = pool_geometry(ctx, x.shape, g); !s) return s;
+  WEFT_TRY(pool_geometry(ctx, x.shape, g));
   Shape out_shape{x.shape[0], x.shape[1]};
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
-  auto y = ctx.output(0, x.dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out_shape));
   std::int64_t* indices = nullptr;
   if (ctx.wants_output(1)) {
-    auto iv = ctx.output(1, DType::Int64, out_shape);
-    if (!iv) return iv.error();
-    indices = iv->as<std::int64_t>();
+    WEFT_KERNEL_OUTPUT(iv, ctx.output(1, DType::Int64, out_shape));
+    indices = iv.as<std::int64_t>();
   }
   const std::int64_t planes = x.shape[0] * x.shape[1], I = shape_elements(g.in), O = shape_elements(g.out);
   const bool ok = dispatch_numeric(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for_each_window(g, planes, [&](std::int64_t p, std::int64_t o, const std::vector<std::int64_t>& offs, std::int64_t) {
       const T* plane = px + p * I;
       T best = std::numeric_limits<T>::lowest();
@@ -90,17 +88,16 @@ Status average_pool_kernel(KernelContext& ctx) {
   const View& x = ctx.in(0);
   if (x.shape.size() < 3) return kernel_error(ctx, "input rank < 3");
   PoolGeometry g;
-  if (auto s = pool_geometry(ctx, x.shape, g); !s) return s;
+  WEFT_TRY(pool_geometry(ctx, x.shape, g));
   const bool include_pad = ctx.node().attr_int("count_include_pad", 0) != 0;
   Shape out_shape{x.shape[0], x.shape[1]};
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
-  auto y = ctx.output(0, x.dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out_shape));
   const std::int64_t planes = x.shape[0] * x.shape[1], I = shape_elements(g.in), O = shape_elements(g.out);
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for_each_window(g, planes, [&](std::int64_t p, std::int64_t o, const std::vector<std::int64_t>& offs, std::int64_t padded) {
       const T* plane = px + p * I;
       T sum{0};
@@ -118,13 +115,12 @@ Status global_pool(KernelContext& ctx, bool is_max) {
   if (x.shape.size() < 3) return kernel_error(ctx, "input rank < 3");
   Shape out_shape = x.shape;
   std::fill(out_shape.begin() + 2, out_shape.end(), 1);
-  auto y = ctx.output(0, x.dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out_shape));
   const std::int64_t planes = x.shape[0] * x.shape[1], I = x.elements() / std::max<std::int64_t>(planes, 1);
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for (std::int64_t p = 0; p < planes; ++p) {
       const T* plane = px + p * I;
       if (is_max) {

@@ -92,11 +92,10 @@ Status quantize_linear_kernel(KernelContext& ctx) {
   const bool has_zp = ctx.has_input(2);
   const DType out = has_zp ? ctx.in(2).dtype : DType::UInt8;
   if (!quantized_type(out) || !is_numeric(x.dtype)) return unsupported(ctx, "dtype");
-  auto axis = quant_axis(ctx, x, scale);
-  if (!axis) return axis.error();
+  WEFT_TRY_ASSIGN(auto axis, quant_axis(ctx, x, scale));
   WEFT_KERNEL_OUTPUT(y, ctx.output(0, out, x.shape));
   for (std::int64_t i = 0; i < x.elements(); ++i) {
-    const std::int64_t k = axis->of(i);
+    const std::int64_t k = axis.of(i);
     const double zp = has_zp ? load_double(ctx.in(2), k) : 0.0;
     // Divide in float32 as the operator's float inputs do, then round half to even.
     const float q = static_cast<float>(load_double(x, i)) / static_cast<float>(load_double(scale, k));
@@ -109,11 +108,10 @@ Status dequantize_linear_kernel(KernelContext& ctx) {
   const View& x = ctx.in(0);
   const View& scale = ctx.in(1);
   if (!is_numeric(x.dtype) || !is_numeric(scale.dtype)) return unsupported(ctx, "dtype");
-  auto axis = quant_axis(ctx, x, scale);
-  if (!axis) return axis.error();
+  WEFT_TRY_ASSIGN(auto axis, quant_axis(ctx, x, scale));
   WEFT_KERNEL_OUTPUT(y, ctx.output(0, scale.dtype, x.shape));
   for (std::int64_t i = 0; i < x.elements(); ++i) {
-    const std::int64_t k = axis->of(i);
+    const std::int64_t k = axis.of(i);
     const double zp = ctx.has_input(2) ? load_double(ctx.in(2), k) : 0.0;
     store_double(y, i, static_cast<double>(static_cast<float>(load_double(x, i) - zp) * static_cast<float>(load_double(scale, k))));
   }
@@ -157,7 +155,7 @@ Expected<std::pair<std::unique_ptr<ProxyContext>, std::vector<Shifted>>> integer
   const KernelFn* fn = kernel_registry().find(op);
   if (!fn) return kernel_error(ctx, std::string(op) + " kernel missing");
   auto proxy = std::make_unique<ProxyContext>(ctx, views);
-  if (auto s = (*fn)(*proxy); !s) return s.error();
+  WEFT_TRY((*fn)(*proxy));
   return std::make_pair(std::move(proxy), std::move(shifted_inputs));
 }
 
@@ -168,10 +166,9 @@ Status matmul_integer_kernel(KernelContext& ctx) {
   const View& b = ctx.in(1);
   if (!is_numeric(a.dtype) || !is_numeric(b.dtype)) return unsupported(ctx, "dtype");
   // a's zero point runs along its rows (second-last axis), b's along its columns (last axis).
-  auto r = integer_product(ctx, "MatMul", a, optional_input(ctx, 2), static_cast<std::int64_t>(a.shape.size()) - 2, b,
-                           optional_input(ctx, 3), static_cast<std::int64_t>(b.shape.size()) - 1, nullptr);
-  if (!r) return r.error();
-  const View& p = r->first->result();
+  WEFT_TRY_ASSIGN(auto r, integer_product(ctx, "MatMul", a, optional_input(ctx, 2), static_cast<std::int64_t>(a.shape.size()) - 2,
+                                          b, optional_input(ctx, 3), static_cast<std::int64_t>(b.shape.size()) - 1, nullptr));
+  const View& p = r.first->result();
   WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Int32, p.shape));
   for (std::int64_t i = 0; i < p.elements(); ++i) y.as<std::int32_t>()[i] = static_cast<std::int32_t>(p.as<const double>()[i]);
   return {};
@@ -181,9 +178,8 @@ Status conv_integer_kernel(KernelContext& ctx) {
   const View& x = ctx.in(0);
   const View& w = ctx.in(1);
   if (!is_numeric(x.dtype) || !is_numeric(w.dtype)) return unsupported(ctx, "dtype");
-  auto r = integer_product(ctx, "Conv", x, optional_input(ctx, 2), 1, w, optional_input(ctx, 3), 0, nullptr);
-  if (!r) return r.error();
-  const View& p = r->first->result();
+  WEFT_TRY_ASSIGN(auto r, integer_product(ctx, "Conv", x, optional_input(ctx, 2), 1, w, optional_input(ctx, 3), 0, nullptr));
+  const View& p = r.first->result();
   WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Int32, p.shape));
   for (std::int64_t i = 0; i < p.elements(); ++i) y.as<std::int32_t>()[i] = static_cast<std::int32_t>(p.as<const double>()[i]);
   return {};
@@ -208,19 +204,17 @@ Status qlinear_matmul_kernel(KernelContext& ctx) {
   const View& a = ctx.in(0);
   const View& b = ctx.in(3);
   if (!is_numeric(a.dtype) || !is_numeric(b.dtype)) return unsupported(ctx, "dtype");
-  auto r = integer_product(ctx, "MatMul", a, &ctx.in(2), static_cast<std::int64_t>(a.shape.size()) - 2, b, &ctx.in(5),
-                           static_cast<std::int64_t>(b.shape.size()) - 1, nullptr);
-  if (!r) return r.error();
-  return requantize(ctx, r->first->result(), ctx.in(1), ctx.in(4), 1, ctx.in(6), ctx.in(7));
+  WEFT_TRY_ASSIGN(auto r, integer_product(ctx, "MatMul", a, &ctx.in(2), static_cast<std::int64_t>(a.shape.size()) - 2, b,
+                                          &ctx.in(5), static_cast<std::int64_t>(b.shape.size()) - 1, nullptr));
+  return requantize(ctx, r.first->result(), ctx.in(1), ctx.in(4), 1, ctx.in(6), ctx.in(7));
 }
 
 Status qlinear_conv_kernel(KernelContext& ctx) {
   const View& x = ctx.in(0);
   const View& w = ctx.in(3);
   if (!is_numeric(x.dtype) || !is_numeric(w.dtype)) return unsupported(ctx, "dtype");
-  auto r = integer_product(ctx, "Conv", x, &ctx.in(2), 1, w, &ctx.in(5), 0, optional_input(ctx, 8));
-  if (!r) return r.error();
-  const View& acc = r->first->result();
+  WEFT_TRY_ASSIGN(auto r, integer_product(ctx, "Conv", x, &ctx.in(2), 1, w, &ctx.in(5), 0, optional_input(ctx, 8)));
+  const View& acc = r.first->result();
   const std::int64_t per_channel = acc.shape.size() >= 2 ? shape_elements(std::span(acc.shape).subspan(2)) : 1;
   return requantize(ctx, acc, ctx.in(1), ctx.in(4), per_channel, ctx.in(6), ctx.in(7));
 }

@@ -24,9 +24,8 @@ Status reduce_kernel(KernelContext& ctx, Reduce kind) {
   if (axes.empty()) {
     if (noop) {
       // Identity (the reduction of nothing).
-      auto y = ctx.output(0, x.dtype, x.shape);
-      if (!y) return y.error();
-      if (x.bytes() > 0) std::memcpy(y->data, x.data, x.bytes());
+      WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
+      if (x.bytes() > 0) std::memcpy(y.data, x.data, x.bytes());
       return {};
     }
     reduced.assign(static_cast<std::size_t>(rank), true);
@@ -47,8 +46,7 @@ Status reduce_kernel(KernelContext& ctx, Reduce kind) {
       out_shape.push_back(x.shape[d]);
     }
   }
-  auto y = ctx.output(0, x.dtype, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out_shape));
   const bool ok = dispatch_numeric(x.dtype, [&](auto t) {
     using T = decltype(t);
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
@@ -86,7 +84,7 @@ Status reduce_kernel(KernelContext& ctx, Reduce kind) {
           break;
       }
     });
-    T* out = y->template as<T>();
+    T* out = y.as<T>();
     for (std::size_t o = 0; o < n_out; ++o) {
       Acc v = acc[o];
       switch (kind) {
@@ -116,12 +114,11 @@ Status arg_kernel(KernelContext& ctx, bool is_max) {
   Shape out_shape = x.shape;
   if (keepdims) out_shape[ax] = 1;
   else out_shape.erase(out_shape.begin() + axis);
-  auto y = ctx.output(0, DType::Int64, out_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Int64, out_shape));
   const bool ok = dispatch_numeric(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    auto* out = y->as<std::int64_t>();
+    auto* out = y.as<std::int64_t>();
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t i = 0; i < inner; ++i) {
         std::int64_t arg = 0;
@@ -151,12 +148,11 @@ Status cumsum_kernel(KernelContext& ctx) {
   const auto ax = static_cast<std::size_t>(axis);
   const std::int64_t outer = shape_elements(std::span(x.shape).subspan(0, ax)), len = x.shape[ax];
   const std::int64_t inner = shape_elements(std::span(x.shape).subspan(ax + 1));
-  auto y = ctx.output(0, x.dtype, x.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
   const bool ok = dispatch_numeric(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t i = 0; i < inner; ++i) {
         T acc{0};

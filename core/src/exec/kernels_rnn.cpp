@@ -88,7 +88,7 @@ Status recurrent_kernel(KernelContext& ctx, Cell cell) {
   const std::vector<std::string> defaults = cell == Cell::Rnn   ? std::vector<std::string>{"Tanh"}
                                             : cell == Cell::Gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                                 : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
-  if (auto s = activations(ctx, defaults.size(), static_cast<std::size_t>(dirs), defaults, act); !s) return s;
+  WEFT_TRY(activations(ctx, defaults.size(), static_cast<std::size_t>(dirs), defaults, act));
 
   std::vector<double> x, w, r, bias, h0, c0, peep;
   read_doubles(X, x);
@@ -192,10 +192,10 @@ Status recurrent_kernel(KernelContext& ctx, Cell cell) {
     for (std::size_t k = 0; k < v.size(); ++k) store_double(out, static_cast<std::int64_t>(k), v[k]);
     return {};
   };
-  if (auto s = write(0, y, layout ? Shape{B, T, dirs, H} : Shape{T, dirs, B, H}); !s) return s;
-  if (auto s = write(1, yh, layout ? Shape{B, dirs, H} : Shape{dirs, B, H}); !s) return s;
+  WEFT_TRY(write(0, y, layout ? Shape{B, T, dirs, H} : Shape{T, dirs, B, H}));
+  WEFT_TRY(write(1, yh, layout ? Shape{B, dirs, H} : Shape{dirs, B, H}));
   if (cell == Cell::Lstm)
-    if (auto s = write(2, yc, layout ? Shape{B, dirs, H} : Shape{dirs, B, H}); !s) return s;
+    WEFT_TRY(write(2, yc, layout ? Shape{B, dirs, H} : Shape{dirs, B, H}));
   return {};
 }
 

@@ -12,9 +12,8 @@ namespace {
 Status copy_as(KernelContext& ctx, const Shape& shape) {
   const View& x = ctx.in(0);
   if (shape_elements(shape) != x.elements()) return kernel_error(ctx, "element count changes");
-  auto y = ctx.output(0, x.dtype, shape);
-  if (!y) return y.error();
-  if (x.bytes() > 0 && y->data != x.data) std::memcpy(y->data, x.data, x.bytes());
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, shape));
+  if (x.bytes() > 0 && y.data != x.data) std::memcpy(y.data, x.data, x.bytes());
   return {};
 }
 
@@ -98,12 +97,11 @@ Status unsqueeze_kernel(KernelContext& ctx) {
 /// element count) when given, else `iter_shape`.
 Status strided_copy(KernelContext& ctx, const View& x, const Shape& iter_shape, const Shape& x_strides,
                     std::int64_t base = 0, const Shape* out_shape = nullptr) {
-  auto y = ctx.output(0, x.dtype, out_shape ? *out_shape : iter_shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out_shape ? *out_shape : iter_shape));
   const bool ok = dispatch_size(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>() + (shape_elements(iter_shape) > 0 ? base : 0);
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     const std::array<Shape, 1> st{x_strides};
     for_each_broadcast<1>(iter_shape, st, [&](std::int64_t o, const std::array<std::int64_t, 1>& off) { py[o] = px[off[0]]; });
   });
@@ -155,12 +153,11 @@ Status tile_kernel(KernelContext& ctx) {
     st.push_back(in_strides[d]);
     out[d] = x.shape[d] * repeats[d];
   }
-  auto y = ctx.output(0, x.dtype, out);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out));
   const bool ok = dispatch_size(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     // Output index of [r0, d0, r1, d1, ...] is ((r0*D0 + d0) * R1*D1 + ...): strides of the tiled shape.
     const Shape ost = strides_of(out);
     Shape big_out_strides;
@@ -191,12 +188,11 @@ Status concat_kernel(KernelContext& ctx) {
     if (v->shape.size() != first.shape.size()) return kernel_error(ctx, "input ranks differ");
     out[ax] += v->shape[ax];
   }
-  auto y = ctx.output(0, first.dtype, out);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, first.dtype, out));
   const std::size_t es = dtype_size(first.dtype);
   const std::int64_t outer = shape_elements(std::span(out).subspan(0, ax));
   const std::int64_t inner = shape_elements(std::span(out).subspan(ax + 1));
-  auto* dst = static_cast<std::uint8_t*>(y->data);
+  auto* dst = static_cast<std::uint8_t*>(y.data);
   const std::int64_t out_row = out[ax] * inner;
   std::int64_t at = 0;
   for (const View* v : ins) {
@@ -236,10 +232,9 @@ Status split_kernel(KernelContext& ctx) {
   for (std::size_t i = 0; i < split.size(); ++i) {
     Shape s = x.shape;
     s[ax] = split[i];
-    auto y = ctx.output(i, x.dtype, s);
-    if (!y) return y.error();
+    WEFT_KERNEL_OUTPUT(y, ctx.output(i, x.dtype, s));
     const std::int64_t row = split[i] * inner;
-    auto* dst = static_cast<std::uint8_t*>(y->data);
+    auto* dst = static_cast<std::uint8_t*>(y.data);
     for (std::int64_t o = 0; o < outer; ++o)
       std::memcpy(dst + static_cast<std::size_t>(o * row) * es, src + static_cast<std::size_t>(o * in_row + at) * es,
                   static_cast<std::size_t>(row) * es);
@@ -320,13 +315,12 @@ Status gather_kernel(KernelContext& ctx) {
   Shape out(x.shape.begin(), x.shape.begin() + axis);
   out.insert(out.end(), idx.shape.begin(), idx.shape.end());
   out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
-  auto y = ctx.output(0, x.dtype, out);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out));
   const std::size_t es = dtype_size(x.dtype);
   const std::int64_t outer = shape_elements(std::span(x.shape).subspan(0, ax));
   const std::int64_t inner = shape_elements(std::span(x.shape).subspan(ax + 1));
   const auto* src = static_cast<const std::uint8_t*>(x.data);
-  auto* dst = static_cast<std::uint8_t*>(y->data);
+  auto* dst = static_cast<std::uint8_t*>(y.data);
   const auto n = static_cast<std::int64_t>(indices.size());
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t j = 0; j < n; ++j)
@@ -345,8 +339,7 @@ Status gather_elements_kernel(KernelContext& ctx) {
   const auto ax = static_cast<std::size_t>(axis);
   std::vector<std::int64_t> indices;
   if (!read_ints(idx, indices)) return kernel_error(ctx, "indices must be int32/int64");
-  auto y = ctx.output(0, x.dtype, idx.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, idx.shape));
   const Shape xs = strides_of(x.shape);
   Shape st = xs;
   st[ax] = 0;
@@ -355,7 +348,7 @@ Status gather_elements_kernel(KernelContext& ctx) {
   const bool ok = dispatch_size(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for_each_broadcast<1>(idx.shape, s, [&](std::int64_t o, const std::array<std::int64_t, 1>& off) {
       std::int64_t i = indices[static_cast<std::size_t>(o)];
       if (i < 0) i += x.shape[ax];
@@ -392,8 +385,7 @@ Status pad_kernel(KernelContext& ctx) {
   if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") return unsupported(ctx, "mode " + mode);
   Shape out(rank);
   for (std::size_t d = 0; d < rank; ++d) out[d] = x.shape[d] + before[d] + after[d];
-  auto y = ctx.output(0, x.dtype, out);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out));
   const Shape xs = strides_of(x.shape);
   const Shape os = strides_of(out);
   const std::int64_t total = shape_elements(out);
@@ -403,7 +395,7 @@ Status pad_kernel(KernelContext& ctx) {
     if (ctx.has_input(2) && ctx.in(2).elements() == 1) value = *ctx.in(2).as<const T>();
     else if (node.attribute("value")) value = static_cast<T>(node.attr_float("value", 0));  // opset < 11
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for (std::int64_t o = 0; o < total; ++o) {
       std::int64_t rem = o, src = 0;
       bool inside = true;
@@ -497,8 +489,7 @@ Status resize_kernel(KernelContext& ctx) {
       coord[d].push_back(c);
     }
   }
-  auto y = ctx.output(0, x.dtype, out);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, out));
   const Shape xs = strides_of(x.shape);
   const std::int64_t total = shape_elements(out);
   const Shape os = strides_of(out);
@@ -517,7 +508,7 @@ Status resize_kernel(KernelContext& ctx) {
     const bool ok = dispatch_size(x.dtype, [&](auto t) {
       using T = decltype(t);
       const T* px = x.as<const T>();
-      T* py = y->template as<T>();
+      T* py = y.as<T>();
       for (std::int64_t o = 0; o < total; ++o) {
         std::int64_t rem = o, off = 0;
         for (std::size_t d = 0; d < rank; ++d) {
@@ -553,7 +544,7 @@ Status resize_kernel(KernelContext& ctx) {
   const bool ok = dispatch_float(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     std::vector<std::size_t> pos(rank);
     for (std::int64_t o = 0; o < total; ++o) {
       std::int64_t rem = o, base = 0;
@@ -597,16 +588,14 @@ Status shape_kernel(KernelContext& ctx) {
   start = std::clamp<std::int64_t>(start, 0, rank);
   end = std::clamp<std::int64_t>(end, 0, rank);
   const std::int64_t n = std::max<std::int64_t>(end - start, 0);
-  auto y = ctx.output(0, DType::Int64, {n});
-  if (!y) return y.error();
-  for (std::int64_t i = 0; i < n; ++i) y->as<std::int64_t>()[i] = x.shape[static_cast<std::size_t>(start + i)];
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Int64, {n}));
+  for (std::int64_t i = 0; i < n; ++i) y.as<std::int64_t>()[i] = x.shape[static_cast<std::size_t>(start + i)];
   return {};
 }
 
 Status size_kernel(KernelContext& ctx) {
-  auto y = ctx.output(0, DType::Int64, {});
-  if (!y) return y.error();
-  *y->as<std::int64_t>() = ctx.in(0).elements();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Int64, {}));
+  *y.as<std::int64_t>() = ctx.in(0).elements();
   return {};
 }
 
@@ -619,15 +608,14 @@ Status write_attribute_tensor(KernelContext& ctx, const Attribute* a, const Shap
     one = a->tensor_bytes;
   }
   if (fill && !one.empty() && one.size() != dtype_size(dtype)) return kernel_error(ctx, "value must have one element");
-  auto y = ctx.output(0, dtype, shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, dtype, shape));
   const std::size_t es = dtype_size(dtype);
   if (es == 0) return unsupported(ctx, "dtype");
-  auto* dst = static_cast<std::uint8_t*>(y->data);
+  auto* dst = static_cast<std::uint8_t*>(y.data);
   if (fill) {
-    for (std::int64_t i = 0; i < y->elements(); ++i) std::memcpy(dst + static_cast<std::size_t>(i) * es, one.data(), es);
+    for (std::int64_t i = 0; i < y.elements(); ++i) std::memcpy(dst + static_cast<std::size_t>(i) * es, one.data(), es);
   } else {
-    if (one.size() != y->bytes()) return kernel_error(ctx, "value has the wrong size");
+    if (one.size() != y.bytes()) return kernel_error(ctx, "value has the wrong size");
     if (!one.empty()) std::memcpy(dst, one.data(), one.size());
   }
   return {};
@@ -643,27 +631,23 @@ Status constant_kernel(KernelContext& ctx) {
   const Node& node = ctx.node();
   if (const Attribute* a = node.attribute("value")) return write_attribute_tensor(ctx, a, a->tensor_dims, false);
   if (const Attribute* a = node.attribute("value_float")) {
-    auto y = ctx.output(0, DType::Float32, {});
-    if (!y) return y.error();
-    *y->as<float>() = a->f;
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, {}));
+    *y.as<float>() = a->f;
     return {};
   }
   if (const Attribute* a = node.attribute("value_floats")) {
-    auto y = ctx.output(0, DType::Float32, {static_cast<std::int64_t>(a->floats.size())});
-    if (!y) return y.error();
-    std::copy(a->floats.begin(), a->floats.end(), y->as<float>());
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, {static_cast<std::int64_t>(a->floats.size())}));
+    std::copy(a->floats.begin(), a->floats.end(), y.as<float>());
     return {};
   }
   if (const Attribute* a = node.attribute("value_int")) {
-    auto y = ctx.output(0, DType::Int64, {});
-    if (!y) return y.error();
-    *y->as<std::int64_t>() = a->i;
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Int64, {}));
+    *y.as<std::int64_t>() = a->i;
     return {};
   }
   if (const Attribute* a = node.attribute("value_ints")) {
-    auto y = ctx.output(0, DType::Int64, {static_cast<std::int64_t>(a->ints.size())});
-    if (!y) return y.error();
-    std::copy(a->ints.begin(), a->ints.end(), y->as<std::int64_t>());
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Int64, {static_cast<std::int64_t>(a->ints.size())}));
+    std::copy(a->ints.begin(), a->ints.end(), y.as<std::int64_t>());
     return {};
   }
   return unsupported(ctx, "constant kind");
@@ -703,14 +687,13 @@ Status trilu_kernel(KernelContext& ctx) {
     k = kv[0];
   }
   const bool upper = ctx.node().attr_int("upper", 1) != 0;
-  auto y = ctx.output(0, x.dtype, x.shape);
-  if (!y) return y.error();
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, x.dtype, x.shape));
   const std::int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
   const std::int64_t mats = rows * cols == 0 ? 0 : x.elements() / (rows * cols);
   const bool ok = dispatch_size(x.dtype, [&](auto t) {
     using T = decltype(t);
     const T* px = x.as<const T>();
-    T* py = y->template as<T>();
+    T* py = y.as<T>();
     for (std::int64_t m = 0; m < mats; ++m)
       for (std::int64_t i = 0; i < rows; ++i)
         for (std::int64_t j = 0; j < cols; ++j) {

@@ -81,10 +81,9 @@ Expected<std::vector<HostTensor>> run_subgraph(const KernelContext& ctx, const G
   for (std::size_t i = 0; i < body.tensor_count(); ++i) {
     const Tensor& t = body.tensor(static_cast<TensorId>(i));
     if (t.kind != TensorKind::Weight) continue;
-    auto h = initial_value(body, static_cast<TensorId>(i), no_inputs);
-    if (!h) return h.error();
-    own[i] = std::move(h->bytes);
-    values[i] = View{h->dtype, h->shape, own[i].data()};
+    WEFT_TRY_ASSIGN(auto h, initial_value(body, static_cast<TensorId>(i), no_inputs));
+    own[i] = std::move(h.bytes);
+    values[i] = View{h.dtype, h.shape, own[i].data()};
   }
   const KernelRegistry& registry = kernel_registry();
   for (NodeId n : body.topo_order()) {
@@ -95,7 +94,7 @@ Expected<std::vector<HostTensor>> run_subgraph(const KernelContext& ctx, const G
     BodyContext bctx(body, n, in, ctx.opset(), values, own);
     const KernelFn* fn = registry.find(kernel_key(node));
     if (!fn) return unsupported(bctx, "operator");
-    if (auto s = run_kernel(*fn, bctx); !s) return s.error();
+    WEFT_TRY(run_kernel(*fn, bctx));
   }
   std::vector<HostTensor> out;
   for (TensorId t : body.outputs()) {
