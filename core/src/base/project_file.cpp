@@ -103,9 +103,8 @@ Expected<ProjectFile> parse_project(std::string_view text, const std::string& pr
 }
 
 Expected<ProjectFile> load_project_file(const std::string& path) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  return parse_project(*text, path);
+  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  return parse_project(text, path);
 }
 
 Expected<std::string> project_to_json(const ProjectFile& project, const std::string& project_path) {

@@ -141,9 +141,9 @@ Status constants_to_initializers(onnx::GraphProto& g, const std::string& path, G
     for (auto& a : *node.mutable_attribute()) {
       GraphInfo body_info;
       if (a.has_g())
-        if (auto st = constants_to_initializers(*a.mutable_g(), path, body_info); !st) return st;
+        WEFT_TRY(constants_to_initializers(*a.mutable_g(), path, body_info));
       for (auto& sg : *a.mutable_graphs())
-        if (auto st = constants_to_initializers(sg, path, body_info); !st) return st;
+        WEFT_TRY(constants_to_initializers(sg, path, body_info));
       for (std::string& w : body_info.warnings) info.warnings.push_back(std::move(w));
     }
   return {};
@@ -277,25 +277,22 @@ Expected<std::shared_ptr<const Graph>> build_subgraph(const onnx::GraphProto& bo
   info.model_path = bc.path;
   info.opset = bc.opset;
   info.captures = detail::subgraph_captures(body);
-  auto graph = build_graph_proto(body, bc, {}, std::move(info));
-  if (!graph) return graph.error();
-  return std::make_shared<const Graph>(std::move(*graph));
+  WEFT_TRY_ASSIGN(auto graph, build_graph_proto(body, bc, {}, std::move(info)));
+  return std::make_shared<const Graph>(std::move(graph));
 }
 
 Expected<Attribute> convert_attribute(const onnx::AttributeProto& a, const BuildContext& bc) {
   Attribute r = detail::attribute_from_onnx(a);
   switch (r.type) {
     case Attribute::Type::Graph: {
-      auto body = build_subgraph(a.g(), bc);
-      if (!body) return body.error();
-      r.graph = std::move(*body);
+      WEFT_TRY_ASSIGN(auto body, build_subgraph(a.g(), bc));
+      r.graph = std::move(body);
       break;
     }
     case Attribute::Type::Graphs:
       for (const auto& sg : a.graphs()) {
-        auto body = build_subgraph(sg, bc);
-        if (!body) return body.error();
-        r.graphs.push_back(std::move(*body));
+        WEFT_TRY_ASSIGN(auto body, build_subgraph(sg, bc));
+        r.graphs.push_back(std::move(body));
       }
       break;
     default: break;
@@ -402,9 +399,8 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
     std::vector<Attribute> attrs;
     attrs.reserve(static_cast<std::size_t>(node.attribute_size()));
     for (const auto& a : node.attribute()) {
-      auto attr = convert_attribute(a, bc);
-      if (!attr) return attr.error();
-      attrs.push_back(std::move(*attr));
+      WEFT_TRY_ASSIGN(auto attr, convert_attribute(a, bc));
+      attrs.push_back(std::move(attr));
     }
     const std::string domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
     b.add_node(node.name(), node.op_type(), inputs, outputs, std::move(attrs), domain);
@@ -439,7 +435,7 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
 Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& model_path, const ImportOptions& options) {
   try {
     onnx::ModelProto model;
-    if (auto st = parse_model(bytes, model_path, model); !st) return st.error();
+    WEFT_TRY(parse_model(bytes, model_path, model));
     WEFT_TRY(check_opsets(model, model_path));
 
     GraphInfo info;
@@ -448,15 +444,14 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     info.opset = default_opset(model);
 
     onnx::GraphProto& g = *model.mutable_graph();
-    if (auto st = constants_to_initializers(g, model_path, info); !st) return st.error();
+    WEFT_TRY(constants_to_initializers(g, model_path, info));
     std::unordered_set<std::string> inits;
     for (const auto& t : g.initializer()) inits.insert(t.name());
     if (options.batch > 0) rebatch(g, options.batch, inits, info);
     const std::vector<InputSymbols> symbols = bind_dims(g, options, inits, info);
 
     // Refuse broken structure (cycles, undefined or doubly produced tensors) before any folding.
-    if (auto structure = build_graph(model, model_path, symbols, GraphInfo{}, false); !structure)
-      return structure.error();
+    WEFT_TRY(build_graph(model, model_path, symbols, GraphInfo{}, false));
 
     // libonnx's inference divides by some attributes: a zero there would be a SIGFPE.
     if (auto st = detail::check_inference_attributes(g); !st) return invalid(model_path, st.error().message);
@@ -477,9 +472,8 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
 }
 
 Expected<Graph> import_onnx(const std::string& path, const ImportOptions& options) {
-  auto bytes = read_file(path);
-  if (!bytes) return bytes.error();
-  return import_onnx_bytes(*bytes, path, options);
+  WEFT_TRY_ASSIGN(auto bytes, read_file(path));
+  return import_onnx_bytes(bytes, path, options);
 }
 
 }  // namespace weft::core

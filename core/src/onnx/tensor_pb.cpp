@@ -12,14 +12,13 @@
 namespace weft::core {
 
 Expected<HostTensor> read_tensor_pb(const std::string& path) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  if (text->size() > static_cast<std::size_t>(INT_MAX))
+  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  if (text.size() > static_cast<std::size_t>(INT_MAX))
     return make_error(ErrorKind::InvalidInput, path + ": larger than the 2 GB protobuf limit");
   onnx::TensorProto t;
   bool ok = false;
   try {
-    ok = t.ParseFromArray(text->data(), static_cast<int>(text->size()));
+    ok = t.ParseFromArray(text.data(), static_cast<int>(text.size()));
   } catch (const std::exception& e) {
     return make_error(ErrorKind::InvalidInput, path + ": not a valid TensorProto: " + e.what());
   }
