@@ -24,8 +24,4 @@ core::Status check(cudnnStatus_t code, std::string_view call);
 
 /// Returns the error of a failed CUDA / cuBLAS / cuDNN call from the enclosing function, which
 /// returns core::Status or core::Expected<T>. The message names the call as written.
-#define WEFT_CUDA_CHECK(call)                                                      \
-  do {                                                                             \
-    if (auto weft_status_ = ::weft::gpu::detail::check((call), #call); !weft_status_) \
-      return weft_status_.error();                                                 \
-  } while (0)
+#define WEFT_CUDA_CHECK(call) WEFT_TRY(::weft::gpu::detail::check((call), #call))

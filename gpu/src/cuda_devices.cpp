@@ -51,7 +51,7 @@ core::Status require_device() {
 }
 
 core::Expected<std::vector<GpuInfo>> device_list() {
-  if (auto s = require_device(); !s) return s.error();
+  WEFT_TRY(require_device());
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
   std::vector<GpuInfo> gpus;

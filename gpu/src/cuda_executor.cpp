@@ -90,14 +90,12 @@ class CudaExecutor final : public core::Executor {
  private:
   core::Expected<core::RunResult> run_checked(const Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan,
                                               const core::RunOptions& options) {
-    if (auto s = detail::check_graph(graph); !s) return s.error();
+    WEFT_TRY(detail::check_graph(graph));
     // The checked execution order: each node's stream, the events it waits for and records, and
     // a topological order of stream order ∪ events ∪ data edges, in which every waited event's
     // producer is issued before its waiter (cudaStreamWaitEvent waits for the latest record only).
-    auto checked = core::check_run(graph, schedule, plan, options);
-    if (!checked) return checked.error();
-    const core::ExecutionOrder& xo = *checked;
-    if (auto s = detail::require_device(); !s) return s.error();
+    WEFT_TRY_ASSIGN(const core::ExecutionOrder xo, core::check_run(graph, schedule, plan, options));
+    WEFT_TRY(detail::require_device());
     WEFT_CUDA_CHECK(cudaSetDevice(m_options.device));
     cudaDeviceProp prop{};
     WEFT_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_options.device));
@@ -105,8 +103,8 @@ class CudaExecutor final : public core::Executor {
     DeviceRun r;
     core::RunResult result;
     std::map<TensorId, core::HostTensor> host;
-    if (auto s = place_tensors(graph, plan, options, r, host, result); !s) return s.error();
-    if (auto s = create_streams(graph, schedule, r); !s) return s.error();
+    WEFT_TRY(place_tensors(graph, plan, options, r, host, result));
+    WEFT_TRY(create_streams(graph, schedule, r));
     r.xo = &xo;
     r.order.reserve(graph.node_count());
     for (NodeId v : xo.order()) r.order.push_back({v, xo.stream_of(v)});
@@ -122,7 +120,7 @@ class CudaExecutor final : public core::Executor {
       r.prepared[static_cast<std::size_t>(is.node)] = std::move(*p);
     }
     for (std::size_t s = 0; s < schedule.streams.size(); ++s) {
-      if (auto st = r.cudnn_workspace[s].allocate(workspace[s], "the cuDNN workspace of stream " + std::to_string(s)); !st) return st.error();
+      WEFT_TRY(r.cudnn_workspace[s].allocate(workspace[s], "the cuDNN workspace of stream " + std::to_string(s)));
       r.contexts[s].workspace = r.cudnn_workspace[s].get();
       r.contexts[s].workspace_bytes = workspace[s];
     }
@@ -133,12 +131,12 @@ class CudaExecutor final : public core::Executor {
       r.node_start.resize(graph.node_count());
       r.node_end.resize(graph.node_count());
       for (std::size_t v = 0; v < graph.node_count(); ++v) {
-        if (auto s = create_event(r.node_start[v], true); !s) return s.error();
-        if (auto s = create_event(r.node_end[v], true); !s) return s.error();
+        WEFT_TRY(create_event(r.node_start[v], true));
+        WEFT_TRY(create_event(r.node_end[v], true));
       }
     }
-    if (auto s = create_event(r.start, true); !s) return s.error();
-    if (auto s = create_event(r.stop, true); !s) return s.error();
+    WEFT_TRY(create_event(r.start, true));
+    WEFT_TRY(create_event(r.stop, true));
 
     const std::string strategy = schedule.strategy.empty() ? std::string("schedule") : schedule.strategy;
     detail::NvtxRange run_range(m_options.nvtx, "weft " + strategy, 0xff000000u);
@@ -153,7 +151,7 @@ class CudaExecutor final : public core::Executor {
       }
       if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
         return synchronise_error(e, "cudaDeviceSynchronize (the eager iteration before capture)");
-      if (auto s = capture(graph, r, exec); !s) return s.error();
+      WEFT_TRY(capture(graph, r, exec));
     }
     const cudaStream_t s0 = r.streams[0].get();
     const int warmup = std::max(options.warmup, 0), iterations = std::max(options.iterations, 1);
@@ -230,20 +228,19 @@ class CudaExecutor final : public core::Executor {
       if (t.producer == core::kNoNode) {
         if (t.kind != core::TensorKind::Weight && t.kind != core::TensorKind::Input) continue;
         bool seeded = false;
-        auto h = core::initial_value(graph, static_cast<TensorId>(i), options, &seeded);
-        if (!h) return h.error();
+        WEFT_TRY_ASSIGN(auto h, core::initial_value(graph, static_cast<TensorId>(i), options, &seeded));
         if (seeded) ++result.random_weights;
         source_offset[i] = source_bytes;
-        source_bytes += align_up(h->bytes.size());
-        host.emplace(static_cast<TensorId>(i), std::move(*h));
+        source_bytes += align_up(h.bytes.size());
+        host.emplace(static_cast<TensorId>(i), std::move(h));
       } else if (plan.offset[i] == core::kNotPlanned) {
         extra_offset[i] = extra_bytes;
         extra_bytes += align_up(bytes);
       }
     }
-    if (auto s = r.arena.allocate(static_cast<std::size_t>(plan.arena_bytes), "the memory plan's arena"); !s) return s.error();
-    if (auto s = r.sources.allocate(source_bytes, "weights and inputs"); !s) return s.error();
-    if (auto s = r.extra.allocate(extra_bytes, "unplanned outputs"); !s) return s.error();
+    WEFT_TRY(r.arena.allocate(static_cast<std::size_t>(plan.arena_bytes), "the memory plan's arena"));
+    WEFT_TRY(r.sources.allocate(source_bytes, "weights and inputs"));
+    WEFT_TRY(r.extra.allocate(extra_bytes, "unplanned outputs"));
     r.ptr.assign(count, nullptr);
     for (std::size_t i = 0; i < count; ++i) {
       const core::Tensor& t = graph.tensor(static_cast<TensorId>(i));
@@ -291,19 +288,18 @@ class CudaExecutor final : public core::Executor {
       WEFT_CUDA_CHECK(cublasCreate(r.cublas[s].out()));
       // cublasSetStream resets the workspace: set the stream first.
       WEFT_CUDA_CHECK(cublasSetStream(r.cublas[s].get(), r.streams[s].get()));
-      if (auto st = r.cublas_workspace[s].allocate(kCublasWorkspace, "the cuBLAS workspace of stream " + std::to_string(s)); !st)
-        return st.error();
+      WEFT_TRY(r.cublas_workspace[s].allocate(kCublasWorkspace, "the cuBLAS workspace of stream " + std::to_string(s)));
       WEFT_CUDA_CHECK(cublasSetWorkspace(r.cublas[s].get(), r.cublas_workspace[s].get(), kCublasWorkspace));
       WEFT_CUDA_CHECK(cublasSetMathMode(r.cublas[s].get(), m_options.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
       WEFT_CUDA_CHECK(cudnnCreate(r.cudnn[s].out()));
       WEFT_CUDA_CHECK(cudnnSetStream(r.cudnn[s].get(), r.streams[s].get()));
       r.contexts[s] = {r.streams[s].get(), r.cublas[s].get(), r.cudnn[s].get(), nullptr, 0};
-      if (auto st = create_event(r.joins[s], false); !st) return st.error();
+      WEFT_TRY(create_event(r.joins[s], false));
     }
-    if (auto st = create_event(r.fork, false); !st) return st.error();
+    WEFT_TRY(create_event(r.fork, false));
     r.events.resize(schedule.events.size());
     for (std::size_t e = 0; e < schedule.events.size(); ++e)
-      if (auto st = create_event(r.events[e], false); !st) return st.error();
+      WEFT_TRY(create_event(r.events[e], false));
     r.labels.resize(graph.node_count());
     for (std::size_t v = 0; v < graph.node_count(); ++v)
       r.labels[v] = graph.key(static_cast<NodeId>(v)) + " (" + graph.node(static_cast<NodeId>(v)).op_type + ")";
@@ -323,7 +319,7 @@ class CudaExecutor final : public core::Executor {
       auto node_status = [&]() -> Status {
         for (std::uint32_t e : r.xo->waits(is.node)) WEFT_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream, r.events[e].get(), 0));
         if (timing) WEFT_CUDA_CHECK(cudaEventRecord(r.node_start[v].get(), ctx.stream));
-        if (auto s = r.prepared[v].launch(ctx); !s) return s.error();
+        WEFT_TRY(r.prepared[v].launch(ctx));
         // Never while capturing (a synchronise would invalidate the capture).
         if (m_blocking && !capturing) WEFT_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
         if (timing) WEFT_CUDA_CHECK(cudaEventRecord(r.node_end[v].get(), ctx.stream));

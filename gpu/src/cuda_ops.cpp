@@ -116,7 +116,7 @@ core::Expected<ConvGeometry> conv_geometry(const Graph& g, NodeId n) {
   c.stride = attr_or(node, "strides", {1, 1});
   c.dilation = attr_or(node, "dilations", {1, 1});
   if (c.stride.size() != 2 || c.dilation.size() != 2) return unsupported(g, n, "strides/dilations must have 2 values");
-  if (auto s = pads_2d(g, n, {c.x[2], c.x[3]}, {c.y[2], c.y[3]}, {c.w[2], c.w[3]}, c.stride, c.dilation, c.pads); !s) return s.error();
+  WEFT_TRY(pads_2d(g, n, {c.x[2], c.x[3]}, {c.y[2], c.y[3]}, {c.w[2], c.w[3]}, c.stride, c.dilation, c.pads));
   if (c.pads[0] != c.pads[2] || c.pads[1] != c.pads[3]) return unsupported(g, n, "asymmetric pads (cuDNN pads both sides alike)");
   if (c.group < 1 || c.x[1] != c.w[1] * c.group) return unsupported(g, n, "input channels do not match weight channels x group");
   c.bias = input(node, 2) != core::kNoTensor;
@@ -146,7 +146,7 @@ core::Expected<Pool2d> pool_geometry(const Graph& g, NodeId n) {
   const Shape stride = attr_or(node, "strides", {1, 1}), dil = attr_or(node, "dilations", {1, 1});
   if (stride.size() != 2 || dil.size() != 2) return unsupported(g, n, "strides/dilations must have 2 values");
   std::int64_t pads[4];
-  if (auto s = pads_2d(g, n, {x[2], x[3]}, {y[2], y[3]}, k, stride, dil, pads); !s) return s.error();
+  WEFT_TRY(pads_2d(g, n, {x[2], x[3]}, {y[2], y[3]}, k, stride, dil, pads));
   p.kh = static_cast<int>(k[0]);
   p.kw = static_cast<int>(k[1]);
   p.sh = static_cast<int>(stride[0]);
@@ -426,38 +426,37 @@ Status check_node(const Graph& g, NodeId n) {
 
   const std::string& op = node.op_type;
   if (op == "Conv") {
-    auto c = conv_geometry(g, n);
-    return c ? Status{} : c.error();
+    WEFT_TRY(conv_geometry(g, n));
+    return {};
   }
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") {
-    auto p = pool_geometry(g, n);
-    return p ? Status{} : p.error();
+    WEFT_TRY(pool_geometry(g, n));
+    return {};
   }
   if (op == "Gemm" || op == "MatMul") {
-    auto m = gemm_geometry(g, n);
-    if (!m) return m.error();
-    if (op == "Gemm" && m->has_c) {
+    WEFT_TRY_ASSIGN(auto m, gemm_geometry(g, n));
+    if (op == "Gemm" && m.has_c) {
       std::int64_t strides[kMaxRank];
-      if (!broadcast_strides(shape_of(g, input(node, 2)), {m->m, m->n}, strides)) return unsupported(g, n, "C does not broadcast to [M, N]");
+      if (!broadcast_strides(shape_of(g, input(node, 2)), {m.m, m.n}, strides)) return unsupported(g, n, "C does not broadcast to [M, N]");
     }
     return {};
   }
   if (op == "Softmax") {
-    auto s = softmax_geometry(g, n);
-    return s ? Status{} : s.error();
+    WEFT_TRY(softmax_geometry(g, n));
+    return {};
   }
   if (op == "ReduceMean") {
-    auto r = reduce_geometry(g, n, nullptr);
-    return r ? Status{} : r.error();
+    WEFT_TRY(reduce_geometry(g, n, nullptr));
+    return {};
   }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
     const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1));
-    auto bc = broadcast_geometry(g, n, a, &b, out.shape());
-    return bc ? Status{} : bc.error();
+    WEFT_TRY(broadcast_geometry(g, n, a, &b, out.shape()));
+    return {};
   }
   if (op == "Transpose") {
-    auto t = transpose_geometry(g, n);
-    return t ? Status{} : t.error();
+    WEFT_TRY(transpose_geometry(g, n));
+    return {};
   }
   if (op == "Slice") {
     // The bounds are read at prepare time (weights); here: rank and the attribute form.
@@ -486,7 +485,7 @@ Status check_node(const Graph& g, NodeId n) {
 
 Status check_graph(const Graph& g) {
   for (std::size_t v = 0; v < g.node_count(); ++v)
-    if (auto s = check_node(g, static_cast<NodeId>(v)); !s) return s.error();
+    WEFT_TRY(check_node(g, static_cast<NodeId>(v)));
   return {};
 }
 
@@ -550,15 +549,14 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
 
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
     const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1));
-    auto bc = broadcast_geometry(g, n, a, &b, out);
-    if (!bc) return bc.error();
+    WEFT_TRY_ASSIGN(auto bc, broadcast_geometry(g, n, a, &b, out));
     const BinaryOp bop = op == "Add"   ? BinaryOp::Add
                          : op == "Sub" ? BinaryOp::Sub
                          : op == "Mul" ? BinaryOp::Mul
                          : op == "Div" ? BinaryOp::Div
                                        : BinaryOp::Pow;
     const float* xb = dev(input(node, 1));
-    p.launch = [bop, bc = *bc, x, xb, y, count](const StreamContext& s) -> Status {
+    p.launch = [bop, bc, x, xb, y, count](const StreamContext& s) -> Status {
       WEFT_CUDA_CHECK(launch_binary(s.stream, bop, bc, x, xb, y, count));
       return {};
     };
@@ -569,14 +567,11 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     Broadcast bc;
     std::int64_t base = 0;
     if (op == "Transpose") {
-      auto t = transpose_geometry(g, n);
-      if (!t) return t.error();
-      bc = *t;
+      WEFT_TRY_ASSIGN(bc, transpose_geometry(g, n));
     } else {
-      auto sl = slice_geometry(g, n, ctx.host);
-      if (!sl) return sl.error();
-      bc = sl->first;
-      base = sl->second;
+      WEFT_TRY_ASSIGN(auto sl, slice_geometry(g, n, ctx.host));
+      bc = sl.first;
+      base = sl.second;
     }
     p.launch = [bc, x, base, y, count](const StreamContext& s) -> Status {
       WEFT_CUDA_CHECK(launch_broadcast_copy(s.stream, bc, x + base, y, count));
@@ -605,9 +600,8 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
   }
 
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") {
-    auto geo = pool_geometry(g, n);
-    if (!geo) return geo.error();
-    p.launch = [geo = *geo, x, y](const StreamContext& s) -> Status {
+    WEFT_TRY_ASSIGN(auto geo, pool_geometry(g, n));
+    p.launch = [geo, x, y](const StreamContext& s) -> Status {
       WEFT_CUDA_CHECK(launch_pool2d(s.stream, geo, x, y));
       return {};
     };
@@ -639,9 +633,8 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
   }
 
   if (op == "Softmax" || op == "ReduceMean") {
-    auto geo = op == "Softmax" ? softmax_geometry(g, n) : reduce_geometry(g, n, ctx.host);
-    if (!geo) return geo.error();
-    const auto [outer, dim, inner] = *geo;
+    WEFT_TRY_ASSIGN(auto geo, op == "Softmax" ? softmax_geometry(g, n) : reduce_geometry(g, n, ctx.host));
+    const auto [outer, dim, inner] = geo;
     const bool softmax = op == "Softmax";
     p.launch = [=](const StreamContext& s) -> Status {
       if (softmax) WEFT_CUDA_CHECK(launch_softmax(s.stream, outer, dim, inner, x, y));
@@ -675,16 +668,12 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
   }
 
   if (op == "Gemm" || op == "MatMul") {
-    auto geo = gemm_geometry(g, n);
-    if (!geo) return geo.error();
-    const GemmGeometry m = *geo;
+    WEFT_TRY_ASSIGN(const GemmGeometry m, gemm_geometry(g, n));
     const float* b = dev(input(node, 1));
     std::optional<Broadcast> c_bc;
     const float* c = nullptr;
     if (m.has_c) {
-      auto bc = broadcast_geometry(g, n, shape_of(g, input(node, 2)), nullptr, {m.m, m.n});
-      if (!bc) return bc.error();
-      c_bc = *bc;
+      WEFT_TRY_ASSIGN(c_bc, broadcast_geometry(g, n, shape_of(g, input(node, 2)), nullptr, {m.m, m.n}));
       c = dev(input(node, 2));
     }
     p.launch = [m, x, b, c, c_bc, y](const StreamContext& s) -> Status {
@@ -705,9 +694,7 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
   }
 
   if (op == "Conv") {
-    auto geo = conv_geometry(g, n);
-    if (!geo) return geo.error();
-    const ConvGeometry& cg = *geo;
+    WEFT_TRY_ASSIGN(const ConvGeometry cg, conv_geometry(g, n));
     auto to_int = [](std::int64_t v) { return static_cast<int>(v); };
     auto x_desc = std::make_shared<TensorDesc>(), y_desc = std::make_shared<TensorDesc>(), b_desc = std::make_shared<TensorDesc>();
     auto w_desc = std::make_shared<FilterDesc>();
