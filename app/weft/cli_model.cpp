@@ -29,8 +29,10 @@ core::Expected<core::ImportOptions> import_options(const Args& args) {
   core::ImportOptions options;
   options.fold = !args.flag("no-fold");
   for (const std::string& d : args.values("dim")) {
-    WEFT_TRY_ASSIGN(auto binding, core::parse_dim_binding(d));
-    options.dims[binding.first] = binding.second;
+    // A bad binding is the option's fault (usage), though core reports it as invalid input.
+    auto binding = core::parse_dim_binding(d);
+    if (!binding) return as_usage(binding.error());
+    options.dims[binding->first] = binding->second;
   }
   WEFT_TRY_ASSIGN(const auto batch, args.int_value("batch"));
   if (batch) {
@@ -48,7 +50,7 @@ core::Status apply_split(const Args& args, SplitMode split_mode, LoadedModel& m)
   int k = -1;  // -1: no split; 0: auto
   if (auto split = args.value("split")) {
     auto parsed = core::parse_split(*split);
-    if (!parsed) return core::make_error(core::ErrorKind::Usage, parsed.error().message);
+    if (!parsed) return as_usage(parsed.error());
     k = *parsed;
   } else if (auto file = args.value("schedule")) {
     // A saved split schedule reloads onto the model split the same way.

@@ -1,10 +1,11 @@
 // One error rule across commands: a missing or unreadable model file is invalid input (exit 2)
-// in every command that takes MODEL, and bad names given as options are usage errors (exit 1)
-// even though core reports them as invalid input.
+// in every command that takes MODEL, and bad names or values given as options are usage errors
+// (exit 1) even though core reports them as invalid input (core never returns Usage).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_runner.h"
@@ -56,4 +57,24 @@ TEST(CliErrors, BadNamesAreUsageErrorsWithCoreMessages) {
   r = run_cli("schedule " + model("squeezenet1_1") + " --strategy chains --device nope", StderrMode::Separate);
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(contains(r.err, "unknown device 'nope'")) << r.err;
+}
+
+// Core parses --dim and --split values (dim_binding.h, split_study.h) and refuses a bad one as
+// invalid input naming the value; every command reports it as a usage error (exit 1).
+TEST(CliErrors, BadDimOrSplitIsUsageError) {
+  const std::vector<std::pair<std::string, std::string>> bad{{"--dim nonsense", "dim binding 'nonsense'"},
+                                                             {"--dim batch=0", "dim binding 'batch=0'"},
+                                                             {"--dim batch=2x", "dim binding 'batch=2x'"},
+                                                             {"--split banana", "split 'banana'"},
+                                                             {"--split 0", "split '0'"}};
+  for (const std::string command : {"analyze", "schedule --strategy chains", "simulate", "frontier", "sweep --batches 1"}) {
+    for (const auto& [option, quoted] : bad) {
+      if (command.rfind("sweep", 0) == 0 && option.rfind("--split", 0) == 0) continue;  // sweep takes no --split
+      const auto r = run_cli(command.substr(0, command.find(' ')) + " " + model("squeezenet1_1") +
+                                 (command.find(' ') == std::string::npos ? "" : command.substr(command.find(' '))) + " " + option,
+                             StderrMode::Separate);
+      EXPECT_EQ(r.code, 1) << command << " " << option << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, quoted)) << command << " " << option << ": " << r.err;
+    }
+  }
 }

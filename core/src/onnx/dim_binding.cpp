@@ -38,12 +38,12 @@ std::int64_t suggested_dim_value(const UnboundDim& dim) {
 Expected<std::pair<std::string, std::int64_t>> parse_dim_binding(std::string_view text) {
   const auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0)
-    return make_error(ErrorKind::Usage, "--dim needs NAME=VALUE, got '" + std::string(text) + "'");
+    return make_error(ErrorKind::InvalidInput, "dim binding '" + std::string(text) + "' needs NAME=VALUE (NAME a symbol or INPUT:AXIS)");
   const std::string_view value = text.substr(eq + 1);
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v <= 0)
-    return make_error(ErrorKind::Usage, "--dim " + std::string(text) + ": the value must be a positive integer");
+    return make_error(ErrorKind::InvalidInput, "dim binding '" + std::string(text) + "': the value must be a positive integer");
   return std::pair<std::string, std::int64_t>{std::string(text.substr(0, eq)), v};
 }
 

@@ -95,7 +95,8 @@ Expected<int> parse_split(std::string_view text) {
   int k = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
   if (ec != std::errc() || end != text.data() + text.size() || k < 1 || k > 4096)
-    return make_error(ErrorKind::InvalidInput, "--split needs K (a positive integer up to 4096) or auto, got '" + std::string(text) + "'");
+    return make_error(ErrorKind::InvalidInput,
+                      "split '" + std::string(text) + "': needs K (micro-batches, a positive integer up to 4096) or auto");
   return k;
 }
 

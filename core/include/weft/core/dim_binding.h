@@ -34,7 +34,8 @@ std::vector<UnboundDim> unbound_dims(const Graph& graph);
 std::int64_t suggested_dim_value(const UnboundDim& dim);
 
 /// Parses one binding "NAME=VALUE" (NAME a symbol or INPUT:AXIS; VALUE a positive integer).
-/// Errors (Usage) quote the text and say what is wrong.
+/// Errors (InvalidInput) quote the text and say what is wrong, naming no option: front ends that
+/// read it from their command line (`--dim`) report it as a usage error.
 Expected<std::pair<std::string, std::int64_t>> parse_dim_binding(std::string_view text);
 
 }  // namespace weft::core

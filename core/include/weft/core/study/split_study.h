@@ -80,7 +80,8 @@ struct AppliedSplit {
 /// has rates (choose_split), unpredicted where it has none. Errors as choose_split.
 Expected<AppliedSplit> apply_split(const Graph& graph, const DeviceSpec& device, const SplitOptions& options);
 
-/// Parses a `--split` value: "auto" (0) or K in 1..4096. Usage error naming the value otherwise.
+/// Parses a `--split` value: "auto" (0) or K in 1..4096. Otherwise InvalidInput quoting the value
+/// (front ends report it as a usage error of their option).
 Expected<int> parse_split(std::string_view text);
 
 }  // namespace weft::core
