@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "sweep_chart.h"
 #include "weft/core/file_io.h"
+#include "weft/core/strategies.h"
 #include "weft/core/study/frontier.h"
 #include "weft/core/sync.h"
 
@@ -33,9 +34,13 @@ core::Expected<std::vector<int>> parse_caps(const std::string& text) {
     } catch (const std::exception&) {
       cap = 0;
     }
-    if (cap < 1 || static_cast<std::size_t>(cap) > core::kMaxScheduleStreams)
-      return core::make_error(core::ErrorKind::Usage, "--caps needs stream caps between 1 and " +
-                                                          std::to_string(core::kMaxScheduleStreams) + ", got '" + item + "'");
+    // Core decides which caps a strategy takes (check_strategy, as make_schedule does for each
+    // of memory_frontier's requests); the message names this command's option, not --streams.
+    core::StrategyOptions request;
+    request.max_streams = cap;  // 0 when the item is not an integer: refused as out of range
+    if (auto ok = core::check_strategy(core::fixed_strategy_names().front(), request); !ok)
+      return as_usage(core::make_error(ok.error().kind, "--caps needs stream caps between 1 and " +
+                                                            std::to_string(core::kMaxScheduleStreams) + ", got '" + item + "'"));
     caps.push_back(cap);
   }
   if (caps.empty()) return core::make_error(core::ErrorKind::Usage, "--caps needs at least one stream cap");

@@ -63,6 +63,12 @@ TEST(CliErrors, BadNamesAreUsageErrorsWithCoreMessages) {
   r = run_cli("schedule " + model("squeezenet1_1") + " --strategy chains --device nope", StderrMode::Separate);
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(contains(r.err, "unknown device 'nope'")) << r.err;
+  // frontier's --caps: core's stream-cap check (check_strategy) refuses, the message names --caps.
+  for (const std::string caps : {"2000", "0", "two", "1,2,x"}) {
+    r = run_cli("frontier " + model("squeezenet1_1") + " --caps " + caps, StderrMode::Separate);
+    EXPECT_EQ(r.code, 1) << caps << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "--caps needs stream caps between 1 and 1024")) << caps << ": " << r.err;
+  }
 }
 
 // Core parses --dim and --split values (dim_binding.h, split_study.h) and refuses a bad one as
