@@ -157,7 +157,7 @@ TEST(CliRunPrediction, PredictedNextToMeasured) {
 TEST(CliAnalyzeAdvice, OneLinePerModel) {
   const Result chain = run_weft("analyze " + model("mobilenet_v3_large"));
   ASSERT_EQ(chain.code, 0) << chain.out;
-  EXPECT_TRUE(contains(chain.out, "chain: concurrency cannot help at batch 1; try micro-batch splitting at batch >= "))
+  EXPECT_TRUE(contains(chain.out, "chain: concurrency cannot help at batch 1 (width 1); try micro-batch splitting at batch >= "))
       << chain.out;
   const Result wide = run_weft("analyze " + model("googlenet"));
   ASSERT_EQ(wide.code, 0) << wide.out;

@@ -14,21 +14,28 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+// "(work/span 2.03, width 4)"; width 0 omits the width.
+std::string figures(double parallelism, std::size_t width) {
+  return "(work/span " + fixed(parallelism, 2) + (width > 0 ? ", width " + std::to_string(width) : std::string()) + ")";
+}
+
 }  // namespace
 
-std::string chain_verdict(std::size_t width) {
-  return "chain: concurrency cannot help (width " + std::to_string(width) + ")";
+std::string chain_verdict(std::size_t width, std::string_view where) {
+  return "chain: concurrency cannot help" + std::string(where) + " (width " + std::to_string(width) + ")";
 }
 
 std::string concurrency_verdict(double parallelism, std::size_t width) {
-  const std::string figures =
-      "(work/span " + fixed(parallelism, 2) + (width > 0 ? ", width " + std::to_string(width) : std::string()) + ")";
   // Brent's bound: no schedule beats work/span, and at most `width` nodes ever run at once.
   const double bound = width > 0 ? std::min(parallelism, static_cast<double>(width)) : parallelism;
-  if (bound < 1.05)
-    return "little to gain from concurrency: the critical path holds " + fixed(100.0 / parallelism, 0) +
-           "% of the work " + figures;
-  return "up to " + fixed(bound, 1) + "x from concurrency " + figures;
+  if (bound < kWorthwhileSpeedup)
+    return little_to_gain_verdict("the critical path holds " + fixed(100.0 / parallelism, 0) + "% of the work", parallelism,
+                                  width);
+  return "up to " + fixed(bound, 1) + "x from concurrency " + figures(parallelism, width);
+}
+
+std::string little_to_gain_verdict(std::string_view why, double parallelism, std::size_t width, std::string_view where) {
+  return "little to gain from concurrency" + std::string(where) + ": " + std::string(why) + " " + figures(parallelism, width);
 }
 
 std::string reach_verdict(double parallelism, double reached) {

@@ -17,8 +17,7 @@ namespace weft::core {
 
 namespace {
 
-constexpr double kWorthwhile = 1.05;    // below this a schedule's gain is noise of the model
-constexpr double kLaunchBound = 0.20;   // eager launches add this share or more: replay as a graph
+constexpr double kLaunchBound = 0.20;  // eager launches add this share or more: replay as a graph
 
 std::string fixed(double v, int decimals) {
   char buf[64];
@@ -162,20 +161,19 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
     a.split_speedup = choice.speedup();
     return {};
   };
-  if (a.width <= 1 || a.best_speedup < kWorthwhile) WEFT_TRY(try_split());
+  if (a.width <= 1 || a.best_speedup < kWorthwhileSpeedup) WEFT_TRY(try_split());
   if (a.width <= 1) {
     a.kind = Advice::Kind::Chain;
     if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
-    a.line = launch + "chain: concurrency cannot help" + at_batch + split_hint(true);
+    a.line = launch + chain_verdict(a.width, at_batch) + split_hint(true);
     return a;
   }
-  if (a.best_speedup < kWorthwhile) {
+  if (a.best_speedup < kWorthwhileSpeedup) {
     a.kind = Advice::Kind::LittleToGain;
     if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
-    a.line = launch + "little to gain from concurrency" + at_batch + ": the best schedule (" + a.best_strategy +
-             ") predicts " + fixed(a.best_speedup, 2) + "x over " + baseline_name + " (work/span " +
-             fixed(a.parallelism, 2) + ", width " + std::to_string(a.width) + ")";
-    a.line += split_hint(false);
+    const std::string why = "the best schedule (" + a.best_strategy + ") predicts " + fixed(a.best_speedup, 2) + "x over " +
+                            baseline_name;
+    a.line = launch + little_to_gain_verdict(why, a.parallelism, a.width, at_batch) + split_hint(false);
     return a;
   }
   a.kind = Advice::Kind::Concurrency;

@@ -2,6 +2,7 @@
 
 #include "test_graphs.h"
 #include "weft/core/analysis.h"
+#include "weft/core/verdict.h"
 
 using namespace weft;
 
@@ -46,6 +47,17 @@ TEST(Analyze, ConcurrencyVerdict) {
   const auto d = test::make_dag(3, {{0, 1}});
   EXPECT_EQ(core::analyze(d, unit_costs(d, {50, 50, 1})).verdict,
             "little to gain from concurrency: the critical path holds 99% of the work (work/span 1.01, width 2)");
+}
+
+// One wording and one threshold: advise() words its lines with the verdict's functions, adding
+// where (the batch) and its own reason; the bound is "little to gain" exactly below the threshold.
+TEST(Analyze, VerdictWordingTakesPlaceAndReason) {
+  EXPECT_EQ(core::chain_verdict(1, " at batch 8"), "chain: concurrency cannot help at batch 8 (width 1)");
+  EXPECT_EQ(core::little_to_gain_verdict("the best schedule (chains) predicts 1.02x", 1.03, 2, " at batch 8"),
+            "little to gain from concurrency at batch 8: the best schedule (chains) predicts 1.02x (work/span 1.03, width 2)");
+  EXPECT_EQ(core::concurrency_verdict(1.0, 2).rfind("little to gain from concurrency: ", 0), 0u);
+  EXPECT_EQ(core::concurrency_verdict(core::kWorthwhileSpeedup * 0.999, 2).rfind("little to gain", 0), 0u);
+  EXPECT_EQ(core::concurrency_verdict(core::kWorthwhileSpeedup, 2).rfind("up to ", 0), 0u);
 }
 
 // Unknown costs and shapes are counted and noted, and analysis still completes.

@@ -7,6 +7,7 @@
 #include "weft/core/analysis.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/advice.h"
+#include "weft/core/verdict.h"
 
 using namespace weft;
 
@@ -33,6 +34,7 @@ TEST(Advice, ChainGetsTheSplitHint) {
   EXPECT_EQ(a.kind, core::Advice::Kind::Chain);
   EXPECT_EQ(a.width, 1u);
   EXPECT_NE(a.line.find("chain: concurrency cannot help at batch 1"), std::string::npos) << a.line;
+  EXPECT_NE(a.line.find(core::chain_verdict(1, " at batch 1")), std::string::npos) << a.line;  // the verdict's words
   EXPECT_GE(a.split_batch, 2);
   EXPECT_NE(a.line.find("micro-batch splitting at batch >= " + std::to_string(a.split_batch)), std::string::npos) << a.line;
 }
@@ -59,6 +61,12 @@ TEST(Advice, NeverBelowTheReference) {
     const core::Advice a = advise_model(name, h100(), dims);
     EXPECT_GE(a.best_speedup, 1.0) << name;
     EXPECT_FALSE(a.line.empty()) << name;
+    // One threshold: a graph with width is "little to gain" exactly below kWorthwhileSpeedup.
+    if (a.width > 1) {
+      EXPECT_EQ(a.kind == core::Advice::Kind::LittleToGain, a.best_speedup < core::kWorthwhileSpeedup) << name << ": " << a.line;
+      EXPECT_EQ(a.line.find("little to gain from concurrency") != std::string::npos,
+                a.kind == core::Advice::Kind::LittleToGain) << name << ": " << a.line;
+    }
   }
 }
 

@@ -52,13 +52,14 @@ struct Advice {
 };
 
 /// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device) and
-/// words the result: chains get "chain: concurrency cannot help; ..." with the batch from which
-/// micro-batch splitting could pay (or why the split is refused: check_batch_split), or, where
-/// split-overlap predicts a gain at this batch, "split-overlap k=K predicts X.XXx at batch B"; graphs where no schedule gains 5% get "little to gain"; the
-/// rest name the best configuration, its predicted speedup and its memory price, led by
-/// "launch-bound in eager mode: replay as a CUDA Graph;" where launches dominate. Errors: a
-/// strategy's or the planner's (InvalidInput). Cost: 2 × strategies × (make_schedule + 2
-/// simulations) + one memory plan.
+/// words the result with verdict.h's wording and threshold: chains get "chain: concurrency cannot
+/// help at batch B (width 1); ..." with the batch from which micro-batch splitting could pay (or
+/// why the split is refused: check_batch_split), or, where split-overlap predicts a gain at this
+/// batch, "split-overlap k=K predicts X.XXx at batch B"; graphs where no schedule gains
+/// kWorthwhileSpeedup get "little to gain"; the rest name the best configuration, its predicted
+/// speedup and its memory price, led by "launch-bound in eager mode: replay as a CUDA Graph;"
+/// where launches dominate. Errors: a strategy's or the planner's (InvalidInput). Cost:
+/// 2 × strategies × (make_schedule + 2 simulations) + one memory plan.
 Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
                         const AdviceOptions& options = {});
 
