@@ -13,32 +13,20 @@
 #include <unordered_set>
 
 #include "../exec/evaluate_node.h"
+#include "../exec/kernel.h"
 #include "onnx_proto_util.h"
 #include "weft/core/graph.h"
 #include "weft/core/tensor_pb.h"
+#include "weft/core/tensor_size.h"
 
 namespace weft::core::detail {
 namespace {
 
-using Shape = std::vector<std::int64_t>;
-
-std::int64_t shape_elements(const Shape& s) {
-  std::int64_t n = 1;
-  for (std::int64_t d : s) n *= d;
-  return n;
-}
-
-/// Element count when every dim is in [0, kMaxFoldElements] and the product is too (bounding
-/// each dim keeps the arithmetic free of overflow even when another dim is 0).
-std::optional<std::int64_t> numel(const Shape& s) {
-  std::int64_t n = 1;
-  for (std::int64_t d : s) {
-    if (d < 0 || d > kMaxFoldElements) return std::nullopt;
-    if (d != 0 && n > kMaxFoldElements / d) return std::nullopt;
-    n *= d;
-  }
-  if (n > kMaxFoldElements) return std::nullopt;
-  return n;
+/// A shape the folder evaluates: checked_elements (no dim negative, no product past 64 bits even
+/// beside a zero dim) and at most kMaxFoldElements elements.
+bool foldable_shape(const Shape& s) {
+  const std::optional<std::int64_t> n = checked_elements(s);
+  return n && *n <= kMaxFoldElements;
 }
 
 /// An in-memory initializer as a host tensor (nullopt: no data, too big, no fixed-size dtype).
@@ -48,7 +36,7 @@ std::optional<HostTensor> decode(const onnx::TensorProto& t) {
   HostTensor h;
   h.dtype = dtype;
   h.shape.assign(t.dims().begin(), t.dims().end());
-  if (!numel(h.shape)) return std::nullopt;
+  if (!foldable_shape(h.shape)) return std::nullopt;
   std::string why;
   if (!tensor_bytes(t, h.bytes, why)) return std::nullopt;
   return h;
@@ -66,7 +54,7 @@ std::optional<HostTensor> decode_external(const onnx::TensorProto& t, const std:
   if (!data) return std::nullopt;  // outside the folder: the importer has refused it with a message
   w.data = std::move(*data);
   const Shape shape(t.dims().begin(), t.dims().end());
-  if (dtype_size(w.dtype) == 0 || !numel(shape) || w.data.external_path.empty()) return std::nullopt;
+  if (dtype_size(w.dtype) == 0 || !foldable_shape(shape) || w.data.external_path.empty()) return std::nullopt;
   auto bytes = read_weight_bytes(w);
   if (!bytes) return std::nullopt;
   return HostTensor{w.dtype, shape, std::move(*bytes)};
@@ -321,7 +309,7 @@ FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::s
         return 2;
       }
     }
-    return numel(Shape(t.dims().begin(), t.dims().end())) && dtype_size(dtype_from_onnx(t.data_type())) > 0 ? 1 : 0;
+    return foldable_shape(Shape(t.dims().begin(), t.dims().end())) && dtype_size(dtype_from_onnx(t.data_type())) > 0 ? 1 : 0;
   };
   auto value_of = [&](const std::string& name) -> const HostTensor* {
     if (auto it = values.find(name); it != values.end()) return &it->second;
@@ -385,7 +373,7 @@ FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::s
           bool known = true;
           known_shapes();
           for (const auto& o : node.output())
-            if (!shapes.count(o) || !elem_types.count(o) || !numel(shapes.at(o))) known = false;
+            if (!shapes.count(o) || !elem_types.count(o) || !foldable_shape(shapes.at(o))) known = false;
           if (!known) continue;
           for (const auto& o : node.output()) dataless.emplace(o, elem_types.at(o));
           result.warnings.push_back("node '" + node.name() + "' (" + node.op_type() +
