@@ -12,6 +12,7 @@
 #include "weft/core/onnx_import.h"
 #include "weft/ui/memory_model.h"
 #include "weft/ui/memory_view.h"
+#include "weft/ui/offset_map_view.h"
 #include "weft/ui/synthetic_model.h"
 
 using weft::core::NodeId;

@@ -21,7 +21,7 @@
 #include "weft/core/strategy.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/ui/model_loader.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {

@@ -1,7 +1,8 @@
 #include "weft/ui/studio_document.h"
+
+#include "schedule_command.h"
 #include "weft/ui/worker_pool.h"
 
-#include <QUndoCommand>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
@@ -11,19 +12,6 @@
 #include "weft/core/sync.h"
 
 namespace weft::ui {
-
-/// One schedule edit: the core edit API computed `after` from `before`; undo and redo swap them.
-class ScheduleCommand : public QUndoCommand {
- public:
-  ScheduleCommand(StudioDocument* doc, const QString& text, core::Schedule before, core::Schedule after)
-      : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)) {}
-  void redo() override { m_doc->setScheduleInternal(m_after); }
-  void undo() override { m_doc->setScheduleInternal(m_before); }
-
- private:
-  StudioDocument* m_doc;
-  core::Schedule m_before, m_after;
-};
 
 StudioDocument::StudioDocument(QObject* parent) : QObject(parent) {
   connect(&m_study_watcher, &QFutureWatcher<StudyResult>::finished, this, &StudioDocument::takeStudy);
