@@ -82,7 +82,7 @@ void StudioDocument::resetCosts() {
 }
 
 void StudioDocument::addRun(core::Timeline run) {
-  auto same = std::find_if(m_runs.begin(), m_runs.end(), [&](const core::Timeline& r) { return r.label == run.label; });
+  auto same = std::find_if(m_runs.begin(), m_runs.end(), [&](const core::Timeline& r) { return r.identity() == run.identity(); });
   if (same != m_runs.end())
     *same = std::move(run);
   else
@@ -116,7 +116,6 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   m_figures.streams = static_cast<int>(m_schedule.stream_count());
   m_figures.events = static_cast<int>(m_schedule.events.size());
   m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
-  m_figures.speedup = m_figures.sequential_us > 0 && m_figures.ideal_us > 0 ? m_figures.sequential_us / m_figures.ideal_us : 1.0;
   m_figures.stale = true;
   requestStudy();
   emit scheduleChanged();
@@ -193,11 +192,14 @@ void StudioDocument::applyStudy(StudyResult result) {
       const core::Prediction& p = *m_study->prediction;
       m_figures.predicted_us = p.makespan_us;
       m_figures.predicted_sequential_us = p.sequential_us();
+      m_figures.speedup_vs_graph = p.speedup_vs_graph;
+      m_figures.speedup_vs_eager = p.speedup_vs_eager;
       m_predicted = {p.timeline, p.sequential_eager, p.sequential_graph};
     }
     if (m_study->memory) {
       m_figures.arena_bytes = m_study->memory->arena_bytes();
       m_figures.sequential_arena_bytes = m_study->memory->reference_arena_bytes();
+      m_figures.price_of_concurrency = m_study->memory->price_of_concurrency();
     }
   } else {
     m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
