@@ -246,7 +246,7 @@ QString MemoryView::figuresText() const {
             "<b>price of concurrency %6×</b> · no reuse %7")
       .arg(format_bytes_fine(m.arena_bytes), QString::fromStdString(m.planner), format_bytes_fine(m.sequential_arena_bytes),
            format_bytes_fine(m.concurrent_bound_bytes), format_bytes_fine(m.linear_bound_bytes))
-      .arg(m.price(), 0, 'f', 2)
+      .arg(m.price_of_concurrency, 0, 'f', 2)
       .arg(format_bytes_fine(m.no_reuse_bytes));
 }
 
