@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "weft/core/schedule_edit.h"
-#include "weft/core/study/memory_budget.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"
 
@@ -244,20 +243,9 @@ bool StudioDocument::mergeStreams(int into, int from) {
                   core::merge_streams(*m_graph, m_schedule, into, from));
 }
 
-bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOptions& options, std::int64_t memory_budget_bytes) {
+bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOptions& options) {
   if (!hasModel()) return false;
   m_last_budget_note.clear();
-  if (memory_budget_bytes > 0) {
-    // The same fit as `weft schedule --memory-budget`: judged by the study's planning.
-    core::BudgetOptions budget;
-    budget.budget_bytes = memory_budget_bytes;
-    budget.mode = core::launch_mode_of(options);
-    auto fit = core::make_budgeted_schedule(name.toStdString(), *m_graph, m_analysis->costs, m_device, options, budget);
-    if (!fit) return pushEdit(QString(), fit.error());
-    m_options = options;
-    m_last_budget_note = QString::fromStdString(fit->summary());
-    return pushEdit(tr("Apply strategy %1 within %2 bytes").arg(name).arg(memory_budget_bytes), std::move(fit->schedule));
-  }
   auto s = core::make_schedule(name.toStdString(), *m_graph, m_analysis->costs, m_device, options);
   if (s) m_options = options;
   return pushEdit(tr("Apply strategy %1").arg(name), std::move(s));
@@ -265,14 +253,18 @@ bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOpti
 
 bool StudioDocument::applyComputedStrategy(const QString& name, const std::shared_ptr<const core::Graph>& from,
                                            core::Expected<core::Schedule> result,
-                                           const core::StrategyOptions& options) {
+                                           const core::StrategyOptions& options, const QString& budget_note) {
   if (!hasModel()) return false;
+  m_last_budget_note.clear();
   if (from != m_graph)
     result = core::make_error(core::ErrorKind::InvalidInput,
                               "the model was replaced while " + name.toStdString() + " ran; its schedule is dropped");
-  // make_schedule validated the schedule for `from`, which is this graph.
-  if (result) m_options = options;
-  return pushEdit(tr("Apply strategy %1").arg(name), std::move(result));
+  // make_schedule (and fit_memory_budget) validated the schedule for `from`, which is this graph.
+  if (!result) return pushEdit(QString(), std::move(result));
+  m_options = options;
+  m_last_budget_note = budget_note;
+  return pushEdit(budget_note.isEmpty() ? tr("Apply strategy %1").arg(name) : tr("Apply strategy %1 within a memory budget").arg(name),
+                  std::move(result));
 }
 
 bool StudioDocument::applySchedule(const core::Schedule& schedule, const QString& text) {

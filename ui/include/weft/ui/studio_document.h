@@ -115,17 +115,19 @@ class StudioDocument : public QObject {
   bool addStream();
   bool removeStream(int stream);
   bool mergeStreams(int into, int from);
-  /// Makes the strategy's schedule; with `memory_budget_bytes` > 0 fitted to that arena
-  /// (core::make_budgeted_schedule: refused below the sequential order's arena), and
-  /// lastBudgetNote() says what the budget cost in predicted time.
-  bool applyStrategy(const QString& name, const core::StrategyOptions& options, std::int64_t memory_budget_bytes = 0);
+  /// Makes the strategy's schedule here, on the calling thread (fixed strategies are fast; a
+  /// search or a memory-budget fit runs in the strategy panel's worker and comes back through
+  /// applyComputedStrategy).
+  bool applyStrategy(const QString& name, const core::StrategyOptions& options);
   /// Replaces the schedule with `schedule` (validated first) as one undo step named `text`.
   bool applySchedule(const core::Schedule& schedule, const QString& text);
   /// Applies a schedule that strategy `name` computed elsewhere (off the GUI thread) from
   /// `from`, the graph it was given: one undo step, or refused (editRefused) when it failed or
-  /// the model was replaced meanwhile.
+  /// the model was replaced meanwhile. `budget_note`: the core::BudgetFit::summary() of a
+  /// schedule fitted to a memory budget (lastBudgetNote()), else empty.
   bool applyComputedStrategy(const QString& name, const std::shared_ptr<const core::Graph>& from,
-                             core::Expected<core::Schedule> result, const core::StrategyOptions& options);
+                             core::Expected<core::Schedule> result, const core::StrategyOptions& options,
+                             const QString& budget_note = {});
   const QString& lastRefusal() const { return m_last_refusal; }
   /// The last budgeted Apply's core::BudgetFit::summary() (empty after an Apply without budget).
   const QString& lastBudgetNote() const { return m_last_budget_note; }
