@@ -3,8 +3,8 @@
 //               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
 //               [--strategy NAME] [--granularity US] [--graph] [--recover]
 //               [--dim NAME=VALUE | --dim INPUT:AXIS=VALUE]... [--merge] [--batch N] [--split K|auto]
-// --screenshot renders the window once the model has loaded (and, with --run cpu, once the run
-// has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
+// --screenshot renders the window once the model has loaded (and a --memory-budget Apply has
+// fitted; with --run cpu, once the run has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
 // without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
 // with --screenshot it floats the dock at --size and shoots it alone; --range selects a time range (µs) in it; --use-measured calibrates the cost model after the run.
 #include <QApplication>
@@ -16,8 +16,11 @@
 #include <QDoubleSpinBox>
 #include <QTimer>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "weft/core/dim_binding.h"
 #include "weft/core/study/split_study.h"
@@ -115,12 +118,32 @@ int main(int argc, char** argv) {
   else if (split_k >= 0) window.strategyPanel()->strategyBox()->setCurrentText(QString::fromLatin1(weft::core::kSplitOverlap));
   if (parser.isSet(granularity)) window.strategyPanel()->granularity()->setValue(parser.value(granularity).toDouble());
   if (parser.isSet(graph)) window.strategyPanel()->launchMode()->setCurrentIndex(1);
-  if (parser.isSet(memory_budget)) {
+  // What follows the load (--find, --run, the screenshot) waits for a --memory-budget Apply, which
+  // fits in the strategy panel's worker as every budgeted Apply does.
+  std::vector<std::function<void(bool, const QString&)>> after_load;
+  const auto loaded = [&after_load](bool ok, const QString& msg) {
+    for (const auto& f : after_load) f(ok, msg);
+  };
+  const bool budgeted = parser.isSet(memory_budget);
+  bool budget_applied = false;  // once: later Applies in the session are the user's
+  QString load_message;
+  QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window,
+                   [&window, &budget_applied, &load_message, budgeted, loaded](bool ok, const QString& msg) {
+                     if (!ok || !budgeted) return loaded(ok, msg);
+                     load_message = msg;
+                     if (window.strategyPanel()->apply()) return;  // continues when it has fitted
+                     budget_applied = true;
+                     std::fprintf(stderr, "%s\n", qPrintable(window.strategyPanel()->noteText()));
+                     loaded(true, msg);
+                   });
+  if (budgeted) {
     window.strategyPanel()->memoryBudget()->setText(parser.value(memory_budget));
-    QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window](bool ok) {
-      if (ok && !window.strategyPanel()->apply())
-        std::fprintf(stderr, "%s\n", qPrintable(window.strategyPanel()->noteText()));
-    });
+    QObject::connect(window.strategyPanel(), &weft::ui::StrategyPanel::searchFinished, &window,
+                     [&window, &budget_applied, &load_message, loaded](bool applied) {
+                       if (std::exchange(budget_applied, true)) return;
+                       if (!applied) std::fprintf(stderr, "%s\n", qPrintable(window.strategyPanel()->noteText()));
+                       loaded(true, load_message);
+                     });
   }
 
   // --show VIEW with --screenshot: float that dock at --size and shoot it alone.
@@ -164,7 +187,7 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(find)) {
     const QString text = parser.value(find);
-    QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window, text](bool ok) {
+    after_load.push_back([&window, text](bool ok, const QString&) {
       if (ok) window.findNode(text);
     });
   }
@@ -177,7 +200,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (run_cpu) {
-    QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [&window](bool ok) {
+    after_load.push_back([&window](bool ok, const QString&) {
       if (ok) window.runOnCpu();
     });
     if (parser.isSet(use_measured))
@@ -195,13 +218,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", qPrintable(msg));
         take_shot();
       });
-      QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [take_shot](bool ok, const QString& msg) {
+      after_load.push_back([take_shot](bool ok, const QString& msg) {
         if (ok) return;  // the run's end takes the shot
         std::fprintf(stderr, "%s\n", qPrintable(msg));
         take_shot();
       });
     } else if (loading) {
-      QObject::connect(&window, &weft::ui::MainWindow::loadFinished, &window, [take_shot](bool ok, const QString& msg) {
+      after_load.push_back([take_shot](bool ok, const QString& msg) {
         if (!ok) std::fprintf(stderr, "%s\n", qPrintable(msg));
         take_shot();
       });

@@ -119,7 +119,7 @@ int cmd_run(Args& args) {
   }
 
   if (args.flag("json")) {
-    nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *seq, *run, used_planner, diff, identical);
+    nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *compared);
     if (predicted) {
       j["predicted_speedup"] = *predicted;
       j["prediction_error"] = prediction_error;

@@ -1,7 +1,7 @@
-// `weft run --backend cuda`: the schedule on the GPU against both baselines (sequential eager and
-// sequential CUDA Graph), eager and as a CUDA Graph, with per-node timing for the overlap count
-// and the trace, and the outputs compared with the CPU reference.
-#include <algorithm>
+// `weft run --backend cuda`: parses nothing more than cmd_run did, runs core::compare_runs on the
+// CUDA executor (the schedule against both baselines, sequential eager and sequential CUDA Graph,
+// eager and replayed as a CUDA Graph, per-node timing for the overlap count and the trace, the
+// outputs checked against the CPU reference) and prints it.
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -13,24 +13,12 @@
 #include "run_report.h"
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/study/run_comparison.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
 
 namespace weft::cli {
 namespace {
-
-
-/// Pairs of nodes on different streams whose measured intervals overlap. O(n log n + pairs).
-std::int64_t overlapped_pairs(const core::Timeline& tl) {
-  std::vector<core::TimelineItem> items = tl.items;
-  std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
-  std::int64_t pairs = 0;
-  for (std::size_t i = 0; i < items.size(); ++i)
-    for (std::size_t j = i + 1; j < items.size() && items[j].start_us < items[i].end_us; ++j)
-      if (items[j].stream != items[i].stream) ++pairs;
-  return pairs;
-}
 
 void put_ms(nlohmann::ordered_json& j, const char* key, double v) {
   if (std::isnan(v)) j[key] = nullptr;
@@ -53,73 +41,64 @@ int cuda_failure(const core::Error& e) {
 }  // namespace
 
 int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro) {
-  // The CUDA module is loaded here, not at start: which file or library is missing is the error.
-  if (auto module = gpu::load_cuda_module(); !module) return report("run", module.error());
-  if (auto gpus = gpu::list_gpus(); !gpus) return report("run", gpus.error());
-
+  // The model first: a missing or unreadable file is the user's error (exit 2) on any machine.
   auto model = load_model(args);
   if (!model) return report("run", model.error());
   const core::Graph& graph = model->graph;
+  // The CUDA module is loaded here, not at start: which file or library is missing is the error.
+  if (auto module = gpu::load_cuda_module(); !module) return report("run", module.error());
+  if (auto gpus = gpu::list_gpus(); !gpus) return report("run", gpus.error());
   // Refuse unsupported operators before the CPU reference spends its time.
   if (auto ok = gpu::cuda_check_supported(graph); !ok) return report("run", ok.error());
-  auto pair = prepare_run(choice, *model, planner);
-  if (!pair) return report("run", pair.error());
-  const core::Schedule& sequential = pair->sequential;
-  const core::Schedule& schedule = pair->schedule;
+  auto made = obtain_schedule("run", choice, graph, model->costs, model->device, nullptr, planner);
+  if (!made) return report("run", made.error());
+  const core::Schedule& schedule = *made;
 
-  // Throughput runs (no per-node events) give the wall times; one timed run per schedule gives
-  // the timelines (overlap, trace); graph runs replay one capture.
-  core::RunOptions throughput = ro, timed = ro;
-  throughput.per_node_timing = false;
-  timed.per_node_timing = true;
+  // The device comparison (core::compare_runs): throughput runs (no per-node events) give the
+  // wall times, one per-node timed run per schedule the timelines (overlap, trace), the graph
+  // executor replays one capture of each, and the CPU reference checks the outputs.
   gpu::CudaRunOptions eager_mode, graph_mode;
   eager_mode.tf32 = graph_mode.tf32 = args.flag("tf32");
   graph_mode.cuda_graph = true;
   auto eager = gpu::make_cuda_executor(eager_mode);
   auto graphed = gpu::make_cuda_executor(graph_mode);
-  auto seq = eager->run(graph, sequential, pair->sequential_plan, throughput);
-  if (!seq) return cuda_failure(seq.error());
-  auto run = eager->run(graph, schedule, pair->plan, throughput);
-  if (!run) return cuda_failure(run.error());
-  auto seq_timed = eager->run(graph, sequential, pair->sequential_plan, timed);
-  if (!seq_timed) return cuda_failure(seq_timed.error());
-  auto run_timed = eager->run(graph, schedule, pair->plan, timed);
-  if (!run_timed) return cuda_failure(run_timed.error());
-  auto seq_graph = graphed->run(graph, sequential, pair->sequential_plan, throughput);
-  if (!seq_graph) return cuda_failure(seq_graph.error());
-  auto run_graph = graphed->run(graph, schedule, pair->plan, throughput);
-  if (!run_graph) return cuda_failure(run_graph.error());
-
-  core::RunOptions reference = ro;
-  reference.iterations = 1;
-  reference.warmup = 0;
-  auto cpu = core::make_cpu_executor()->run(graph, sequential, pair->sequential_plan, reference);
-  if (!cpu) return report("run", cpu.error());
-
-  const core::OutputDiff sched_vs_seq = core::compare_outputs(*seq, *run);
-  const bool identical = sched_vs_seq.identical;
-  const double diff = sched_vs_seq.max_abs_diff;
-  const double cpu_error = core::compare_outputs(*cpu, *run).max_abs_diff;
-  const double graph_error = core::compare_outputs(*run, *run_graph).max_abs_diff;
-  const double speedup = run->wall_ms > 0 ? seq->wall_ms / run->wall_ms : 0.0;
-  const double speedup_vs_graph = run_graph->wall_ms > 0 ? seq_graph->wall_ms / run_graph->wall_ms : 0.0;
-  const std::int64_t overlaps = overlapped_pairs(run_timed->timeline);
+  auto cpu = core::make_cpu_executor();
+  core::RunComparisonOptions compare;
+  compare.run = ro;
+  compare.run.per_node_timing = false;
+  compare.planner = planner;
+  compare.timed_runs = true;
+  compare.graph_executor = graphed.get();
+  compare.check_executor = cpu.get();
+  auto compared = core::compare_runs(*eager, graph, schedule, compare);
+  if (!compared) return cuda_failure(compared.error());
+  const core::RunResult* seq = &compared->sequential;
+  const core::RunResult* run = &compared->scheduled;
+  const bool identical = compared->diff.identical;
+  const double diff = compared->diff.max_abs_diff;
+  const double cpu_error = compared->check_diff.max_abs_diff;
+  const double graph_error = compared->graph_diff.max_abs_diff;
+  const double speedup = compared->speedup();
+  const double speedup_vs_graph = compared->speedup_vs_graph();
+  const std::int64_t overlaps = compared->overlapped_pairs;
+  const core::RunResult* seq_graph = &*compared->sequential_graph;
+  const core::RunResult* run_graph = &*compared->scheduled_graph;
+  const core::RunResult* seq_timed = &*compared->sequential_timed;
+  const core::RunResult* run_timed = &*compared->scheduled_timed;
   // Hardware queues of this process's CUDA context: streams beyond them share queues.
   const auto runtime = gpu::cuda_runtime_info();
   const int connections = runtime ? runtime->max_connections : 0;
 
   if (auto trace = args.value("trace")) {
-    seq_timed->timeline.label = "measured cuda sequential";
-    run_timed->timeline.label = "measured cuda " + schedule.strategy;
-    const std::vector<core::Timeline> runs{seq_timed->timeline, run_timed->timeline};
+    const std::vector<core::Timeline> runs{compared->sequential_timeline(), compared->scheduled_timeline()};
     core::TraceInfo info;
-    info.device = run_timed->timeline.device;
+    info.device = compared->scheduled_timeline().device;
     info.strategy = schedule.strategy;
     if (auto ok = core::save_chrome_trace(*trace, graph, runs, &model->costs, info); !ok) return report("run", ok.error());
   }
 
   if (args.flag("json")) {
-    nlohmann::ordered_json j = run_report_json(graph, schedule, "cuda", ro, *seq, *run, pair->plan.planner, diff, identical);
+    nlohmann::ordered_json j = run_report_json(graph, schedule, "cuda", ro, *compared);
     j["sequential_graph_ms"] = seq_graph->wall_ms;
     j["schedule_graph_ms"] = run_graph->wall_ms;
     j["speedup_vs_graph"] = speedup_vs_graph;

@@ -26,6 +26,7 @@ double predicted_us(const Figures& f) { return f.study.prediction ? f.study.pred
 double vs_graph(const Figures& f) { return f.study.prediction ? f.study.prediction->speedup_vs_graph : 0.0; }
 double vs_eager(const Figures& f) { return f.study.prediction ? f.study.prediction->speedup_vs_eager : 0.0; }
 std::int64_t arena(const Figures& f) { return f.study.memory ? f.study.memory->arena_bytes() : 0; }
+double price(const Figures& f) { return f.study.memory ? f.study.memory->price_of_concurrency() : 0.0; }
 
 nlohmann::ordered_json to_json(const core::Graph& g, const Figures& f) {
   nlohmann::ordered_json j;
@@ -120,6 +121,8 @@ std::vector<Column> compare_columns() {
       {"vs eager", [](const Figures& f) { return fixed(vs_eager(f), 2) + "x"; },
        [](const Figures& f) { return vs_eager(f); }},
       {"arena bytes", [](const Figures& f) { return std::to_string(arena(f)); }, [](const Figures& f) { return arena(f); }},
+      // Arena / the sequential arena (`weft plan`'s price_of_concurrency).
+      {"price", [](const Figures& f) { return fixed(price(f), 2) + "x"; }, [](const Figures& f) { return price(f); }},
   };
 }
 

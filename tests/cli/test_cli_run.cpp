@@ -76,3 +76,19 @@ TEST(CliRun, BackendAndUsageErrors) {
   EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --iterations 0").code, 1);
   EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --strategy nope").code, 1);
 }
+
+// A missing model file is exit 2 with --backend cuda too, on any machine: the model loads before
+// the CUDA module (which, absent, would be exit 3).
+TEST(CliRun, MissingModelIsExitTwoOnEveryBackend) {
+  const std::string missing = temp("weft_cli_run_no_such_model.onnx");
+  std::filesystem::remove(missing);
+  for (const char* backend : {"cpu", "cuda"}) {
+    const Result r = run_weft("run " + missing + " --backend " + backend);
+    EXPECT_EQ(r.code, 2) << backend << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "weft_cli_run_no_such_model.onnx")) << r.out;
+  }
+  ::setenv("WEFT_CUDA_MODULE", "/nonexistent/libweft_cuda.so", 1);
+  const Result absent = run_weft("run " + missing + " --backend cuda");
+  ::unsetenv("WEFT_CUDA_MODULE");
+  EXPECT_EQ(absent.code, 2) << absent.out;
+}

@@ -17,6 +17,7 @@
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/run_comparison.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
 #include "gpu_test_paths.h"
@@ -162,6 +163,40 @@ TEST_P(CudaModels, GraphModeMatchesEager) {
   EXPECT_LE(scaled_error(*eager, *graph), 1e-5);
   EXPECT_TRUE(graph->timeline.items.empty());  // no per-node timing inside a graph
   EXPECT_GT(graph->wall_ms, 0);
+}
+
+// The device comparison `weft run --backend cuda` makes (core::compare_runs with the eager
+// executor, the CUDA Graph executor and the CPU check): every figure it prints comes from the
+// runs, the outputs agree, the per-node timed timelines respect the schedule.
+TEST_P(CudaModels, DeviceComparisonThroughCompareRuns) {
+  const core::Graph g = load(GetParam());
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device);
+  auto s = core::make_schedule("cp-list", g, core::estimate_costs(g, *device), *device);
+  ASSERT_TRUE(s);
+  gpu::CudaRunOptions graph_mode;
+  graph_mode.cuda_graph = true;
+  auto eager = gpu::make_cuda_executor();
+  auto graphed = gpu::make_cuda_executor(graph_mode);
+  auto cpu = core::make_cpu_executor();
+  core::RunComparisonOptions options;
+  options.run = quick();
+  options.run.per_node_timing = false;
+  options.timed_runs = true;
+  options.graph_executor = graphed.get();
+  options.check_executor = cpu.get();
+  auto c = core::compare_runs(*eager, g, *s, options);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->sequential_timed && c->scheduled_timed && c->sequential_graph && c->scheduled_graph && c->check);
+  EXPECT_LE(scaled_error(*c->check, c->scheduled), kTolerance);
+  EXPECT_LE(scaled_error(c->scheduled, *c->scheduled_graph), 1e-5);
+  EXPECT_GT(c->speedup(), 0);
+  EXPECT_GT(c->speedup_vs_graph(), 0);
+  EXPECT_TRUE(c->sequential.timeline.items.empty());  // throughput runs: no per-node events
+  expect_timeline_respects(g, *s, c->scheduled_timeline());
+  EXPECT_TRUE((c->scheduled_timeline().identity() == core::RunIdentity{core::RunKind::Measured, "cuda", "cp-list"}));
+  EXPECT_EQ(c->sequential_timeline().label, "measured cuda sequential");
+  EXPECT_EQ(c->overlapped_pairs, core::overlapped_pairs(c->scheduled_timeline()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CudaModels, ::testing::Values("squeezenet1_1", "googlenet"));

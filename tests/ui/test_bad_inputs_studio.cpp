@@ -8,7 +8,7 @@
 #include <QTest>
 
 #include "ui_test_support.h"
-#include "weft/ui/model_loader.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/project_file.h"
 
 namespace {

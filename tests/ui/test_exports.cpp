@@ -25,6 +25,7 @@
 #include "weft/ui/graph_view.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/memory_view.h"
+#include "weft/ui/offset_map_view.h"
 #include "weft/ui/theme.h"
 #include "weft/ui/timeline_view.h"
 

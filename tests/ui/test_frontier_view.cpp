@@ -3,6 +3,7 @@
 // memory budget fits the applied schedule, says what it cost, and refuses what cannot fit.
 #include <QLineEdit>
 #include <QComboBox>
+#include <QSignalSpy>
 #include <QTest>
 
 #include "ui_test_support.h"
@@ -75,7 +76,11 @@ void TestFrontierView::strategyPanelFitsTheBudget() {
   panel.strategyBox()->setCurrentText("level-rr");
   panel.launchMode()->setCurrentIndex(1);
   panel.memoryBudget()->setText("2.25MiB");
+  // The fit runs in the panel's worker (as a search does) and is applied when it arrives.
+  QSignalSpy finished(&panel, &weft::ui::StrategyPanel::searchFinished);
   QVERIFY2(panel.apply(), qPrintable(panel.noteText()));
+  QVERIFY(weft::test::wait_until([&] { return finished.count() == 1; }, 120000));
+  QVERIFY2(finished.last().at(0).toBool(), qPrintable(panel.noteText()));
   doc.waitForStudy();  // the figures come from the document's worker
   QVERIFY(doc.figures().arena_bytes > 0);
   QVERIFY(doc.figures().arena_bytes <= 2359296);
@@ -84,7 +89,9 @@ void TestFrontierView::strategyPanelFitsTheBudget() {
   QVERIFY(weft::core::validate_schedule(doc.graph(), doc.schedule()));
   const int steps = doc.undoStack()->count();
   panel.memoryBudget()->setText("1KiB");
-  QVERIFY(!panel.apply());
+  QVERIFY(panel.apply());  // the fit refuses from the worker
+  QVERIFY(weft::test::wait_until([&] { return finished.count() == 2; }, 120000));
+  QVERIFY(!finished.last().at(0).toBool());
   QVERIFY2(panel.noteText().contains("sequential order"), qPrintable(panel.noteText()));
   QCOMPARE(doc.undoStack()->count(), steps);
   panel.memoryBudget()->setText("4XB");

@@ -1,5 +1,6 @@
-// The memory view: its model on golden small graphs (two concurrent branches cost more arena than
-// one stream; high-water is monotone and covers live bytes; bounds stay below arenas) and on
+// The memory view: its model, made as the studio makes it (the document's study in its worker,
+// adapted by the view), on golden small graphs (two concurrent branches cost more arena than one
+// stream; high-water is monotone and covers live bytes; bounds stay below arenas) and on
 // googlenet; the cutoff is reported; the view re-plans after an edit; the offset map's hover
 // names the tensor under the mouse and a click selects its producer.
 #include <QChart>
@@ -12,6 +13,7 @@
 #include "weft/core/onnx_import.h"
 #include "weft/ui/memory_model.h"
 #include "weft/ui/memory_view.h"
+#include "weft/ui/offset_map_view.h"
 #include "weft/ui/synthetic_model.h"
 
 using weft::core::NodeId;
@@ -47,6 +49,15 @@ void check_invariants(const weft::core::Graph& g, const MemoryModel& m) {
   }
 }
 
+/// The view's model of `loaded` through the studio's own path: the document studies the schedule
+/// in its worker, the view adapts that study (MemoryView::model() waits for it).
+MemoryModel studied_model(weft::ui::LoadedModel loaded) {
+  weft::ui::StudioDocument doc;
+  doc.setModel(std::move(loaded));
+  weft::ui::MemoryView view(&doc);
+  return view.model();
+}
+
 }  // namespace
 
 class TestMemoryView : public QObject {
@@ -65,16 +76,16 @@ class TestMemoryView : public QObject {
 void TestMemoryView::twoBranchesPayForConcurrency() {
   // Two chains of three (float32 [1,1024] = 4096 B each): on two streams the four intermediates
   // are pairwise concurrent, so the arena is all four; one stream reuses.
-  auto loaded = weft::test::make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}});
-  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, loaded.schedule, &loaded.analysis->costs, &loaded.device);
-  check_invariants(*loaded.graph, m);
+  const auto graph = weft::test::make_two_branches(3);
+  const MemoryModel m = studied_model(weft::test::make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  check_invariants(graph, m);
   QCOMPARE(m.blocks.size(), std::size_t{4});
   QCOMPARE(m.no_reuse_bytes, std::int64_t{4 * 4096});
   QCOMPARE(m.arena_bytes, std::int64_t{4 * 4096});
   QCOMPARE(m.concurrent_bound_bytes, std::int64_t{4 * 4096});
   QVERIFY(m.sequential_arena_bytes < m.arena_bytes);
   QVERIFY(m.sequential_arena_bytes >= 2 * 4096);  // a producer and its reader's output overlap
-  QVERIFY(m.price() > 1.0);
+  QVERIFY(m.price_of_concurrency > 1.0);
   QVERIFY(m.hasTime());
   QCOMPARE(static_cast<std::int64_t>(m.current.high_water_over_time.back().value), m.arena_bytes);
   QVERIFY(m.current.makespan_us > 0);
@@ -88,11 +99,11 @@ void TestMemoryView::twoBranchesPayForConcurrency() {
 
 void TestMemoryView::oneStreamCostsNothingExtra() {
   // The sequential schedule itself: the price of concurrency is exactly 1.
-  auto loaded = weft::test::make_loaded(weft::test::make_two_branches(4), {});
-  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, loaded.schedule, &loaded.analysis->costs, &loaded.device);
-  check_invariants(*loaded.graph, m);
+  const auto graph = weft::test::make_two_branches(4);
+  const MemoryModel m = studied_model(weft::test::make_loaded(weft::test::make_two_branches(4), {}));
+  check_invariants(graph, m);
   QCOMPARE(m.arena_bytes, m.sequential_arena_bytes);
-  QCOMPARE(m.price(), 1.0);
+  QCOMPARE(m.price_of_concurrency, 1.0);
   QCOMPARE(m.current.live_bytes, m.sequential.live_bytes);
 }
 
@@ -104,8 +115,10 @@ void TestMemoryView::realModelSeries() {
   auto schedule = weft::core::make_schedule("cp-list", *loaded.graph, loaded.analysis->costs, loaded.device, {});
   QVERIFY(schedule);
   QVERIFY(schedule->stream_count() > 1);
-  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, *schedule, &loaded.analysis->costs, &loaded.device);
-  check_invariants(*loaded.graph, m);
+  loaded.schedule = std::move(*schedule);
+  const auto g = loaded.graph;
+  const MemoryModel m = studied_model(std::move(loaded));
+  check_invariants(*g, m);
   QVERIFY(m.blocks.size() > 50);
   QVERIFY(m.arena_bytes >= m.sequential_arena_bytes / 2);
   QVERIFY(m.concurrent_bound_bytes > 0 && m.linear_bound_bytes > 0);
@@ -117,30 +130,31 @@ void TestMemoryView::realModelSeries() {
 }
 
 void TestMemoryView::largeModelIsCutOff() {
-  // Past the node cutoff nothing is planned and the note says why (no frozen GUI).
-  auto loaded = weft::test::make_loaded(weft::test::make_chain(30), {});
-  weft::ui::MemoryModelOptions opt;
-  opt.max_nodes = 20;
-  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, loaded.schedule, nullptr, nullptr, opt);
+  // Past the node cutoff (the live-study size) nothing is planned and the note says why (no
+  // frozen GUI).
+  const int nodes = static_cast<int>(weft::ui::kMemoryViewMaxNodes) + 1;
+  const MemoryModel m = studied_model(weft::test::make_loaded(weft::test::make_chain(nodes), {}));
   QVERIFY(!m.computed);
-  QVERIFY(m.note.find("30 nodes") != std::string::npos);
-  QVERIFY(m.note.find("up to 20") != std::string::npos);
+  QVERIFY2(m.note.find(std::to_string(nodes) + " nodes") != std::string::npos, m.note.c_str());
+  QVERIFY(m.note.find("up to " + std::to_string(weft::ui::kMemoryViewMaxNodes)) != std::string::npos);
 }
 
 void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
-  // At the cutoff (4000 nodes, 4 random streams) one recompute is valid; its time is reported.
+  // At the cutoff (the live-study size, 4 random streams) the document's study and the view's
+  // model are valid; their time is reported.
   auto graph = weft::ui::make_synthetic_graph(static_cast<int>(weft::ui::kMemoryViewMaxNodes), 7);
   QVERIFY(graph);
   auto loaded = weft::test::make_loaded(std::move(*graph), {});
-  weft::core::Schedule s = weft::test::random_schedule(*loaded.graph, 4, 3);
-  s.events = weft::core::compute_events(*loaded.graph, s);
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, 4, 3);
+  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
+  const auto g = loaded.graph;
   QElapsedTimer clock;
   clock.start();
-  const MemoryModel m = weft::ui::compute_memory_model(*loaded.graph, s, &loaded.analysis->costs, &loaded.device);
+  const MemoryModel m = studied_model(std::move(loaded));
   const qint64 ms = clock.elapsed();
-  check_invariants(*loaded.graph, m);
-  qInfo("4000 nodes, 4 streams: memory model in %lld ms (arena %.2f MiB, price %.2f)", static_cast<long long>(ms),
-        static_cast<double>(m.arena_bytes) / 1048576.0, m.price());
+  check_invariants(*g, m);
+  qInfo("%zu nodes, 4 streams: study and memory model in %lld ms (arena %.2f MiB, price %.2f)", g->node_count(),
+        static_cast<long long>(ms), static_cast<double>(m.arena_bytes) / 1048576.0, m.price_of_concurrency);
 }
 
 void TestMemoryView::viewReplansAfterEdit() {
@@ -162,7 +176,7 @@ void TestMemoryView::viewReplansAfterEdit() {
   QVERIFY(view.model().arena_bytes < 4 * 4096);
   QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
   QCOMPARE(doc.schedule().stream_count(), std::size_t{1});
-  const QString price = QString::number(view.model().price(), 'f', 2);
+  const QString price = QString::number(view.model().price_of_concurrency, 'f', 2);
   QVERIFY2(view.figuresText().contains("price of concurrency " + price + "×"), qPrintable(view.figuresText()));
   // Undo restores the concurrent arena; the chart's step series have two points per step.
   doc.undoStack()->undo();
@@ -202,7 +216,7 @@ void TestMemoryView::largeModelReplansInWorker() {
   QTRY_VERIFY_WITH_TIMEOUT(!view.isReplanning(), 20000);
   QVERIFY(view.model().computed);
   QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
-  QVERIFY(view.figuresText().contains(QString::number(view.model().price(), 'f', 2)));
+  QVERIFY(view.figuresText().contains(QString::number(view.model().price_of_concurrency, 'f', 2)));
   // Two edits in a row: only the last one's result is kept.
   QVERIFY(doc.addStream());
   QVERIFY(doc.mergeStreams(0, 1));

@@ -24,9 +24,12 @@ bool wait_signal(QSignalSpy& spy, int ms = 120000) {
   return weft::test::wait_until([&] { return spy.count() > 0; }, ms);
 }
 
-const weft::core::Timeline* find_run(const weft::ui::StudioDocument& doc, const std::string& label) {
+/// The document's measured run of `strategy` on `backend`, found by identity (kind, backend, strategy).
+const weft::core::Timeline* find_run(const weft::ui::StudioDocument& doc, const std::string& strategy,
+                                     const std::string& backend = "cpu") {
+  const weft::core::RunIdentity want{weft::core::RunKind::Measured, backend, strategy};
   for (const auto& r : doc.runs())
-    if (r.label == label) return &r;
+    if (r.identity() == want) return &r;
   return nullptr;
 }
 }  // namespace
@@ -63,10 +66,10 @@ void TestRunMenu::cpuRunFromTheMenu() {
   QVERIFY(wait_signal(ran));
   QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
   const auto& doc = *w.document();
-  const std::string label = "measured cpu " + doc.schedule().strategy;
-  const weft::core::Timeline* measured = find_run(doc, label);
+  const weft::core::Timeline* measured = find_run(doc, doc.schedule().strategy);
   QVERIFY(measured);
   QCOMPARE(measured->kind, weft::core::RunKind::Measured);
+  QCOMPARE(measured->label, "measured cpu " + doc.schedule().strategy);  // core's label
   QCOMPARE(measured->stream_count, static_cast<int>(doc.schedule().stream_count()));
   // One item per node, each on the stream the schedule put it on.
   QCOMPARE(measured->items.size(), doc.graph().node_count());
@@ -77,12 +80,18 @@ void TestRunMenu::cpuRunFromTheMenu() {
     QVERIFY(it.end_us >= it.start_us);
   }
   QVERIFY(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
-  QVERIFY(find_run(doc, "measured cpu sequential"));
+  QVERIFY(find_run(doc, "sequential"));
+  // The run's strategy and the graph speedup come from core (the identity, the study), not labels.
+  QVERIFY(w.summaryPanel()->runText().contains(QString::fromStdString(doc.schedule().strategy)));
+  if (doc.study() && doc.study()->prediction && !doc.studyPending())
+    QVERIFY2(w.summaryPanel()->runText().contains(
+                 QString("%1× predicted").arg(doc.study()->prediction->speedup_vs_graph, 0, 'f', 2)),
+             qPrintable(w.summaryPanel()->runText()));
   QVERIFY(w.summaryPanel()->runText().contains("bit-identical"));
   QVERIFY(w.lastMessage().contains("bit-identical"));
   // The timeline shows it, beside the predicted tracks.
   bool shown = false;
-  for (const auto& t : w.timelineView()->tracks()) shown = shown || t.run.label == label;
+  for (const auto& t : w.timelineView()->tracks()) shown = shown || t.run.identity() == measured->identity();
   QVERIFY(shown);
   QVERIFY(w.useMeasuredAction()->isEnabled());
 }
@@ -105,7 +114,7 @@ void TestRunMenu::realModelRunsAndCalibrates() {
   QVERIFY(!w.runCpuAction()->isEnabled());  // one run at a time
   QVERIFY(wait_signal(ran));
   QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
-  const weft::core::Timeline* measured = find_run(doc, "measured cpu " + doc.schedule().strategy);
+  const weft::core::Timeline* measured = find_run(doc, doc.schedule().strategy);
   QVERIFY(measured);
   QCOMPARE(measured->items.size(), doc.graph().node_count());
   QVERIFY(w.summaryPanel()->runText().contains("bit-identical"));
@@ -200,7 +209,7 @@ void TestRunMenu::cudaEntryFollowsDetection() {
   QVERIFY(w.runOnCuda());
   QVERIFY(wait_signal(ran));
   QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
-  const auto* measured = find_run(*w.document(), "measured cuda " + w.document()->schedule().strategy);
+  const auto* measured = find_run(*w.document(), w.document()->schedule().strategy, "cuda");
   QVERIFY(measured);
   QCOMPARE(measured->items.size(), w.document()->graph().node_count());
 }

@@ -14,7 +14,7 @@
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/split_study.h"
 #include "weft/ui/main_window.h"
-#include "weft/ui/model_loader.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/strategy_panel.h"
 
 class TestSplitStudio : public QObject {

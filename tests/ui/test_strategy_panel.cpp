@@ -1,10 +1,13 @@
 // The Strategy panel: fixed strategies apply at once; the search runs off the GUI thread with a
 // moving progress bar and the best prediction so far, Cancel stops it and applies the best
 // schedule found (one undo step, never slower than the best fixed strategy), and a search whose
-// model was replaced meanwhile is dropped with the reason.
+// model was replaced meanwhile is dropped with the reason. A fixed strategy's Apply with a memory
+// budget takes the same worker path (it once planned and simulated on the GUI thread): applied
+// when it arrives, Cancel applies nothing, a replaced model drops it.
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -12,6 +15,7 @@
 #include <QTest>
 
 #include "ui_test_support.h"
+#include "weft/core/onnx_import.h"
 #include "weft/core/simulator.h"
 #include "weft/ui/strategy_panel.h"
 
@@ -25,6 +29,23 @@ namespace {
 /// A wide random DAG: enough room for the search to improve on the fixed strategies.
 weft::ui::LoadedModel wide_model() { return make_loaded(weft::test::make_random_dag(160, 0.03, 7), {}); }
 
+/// transformer4h at batch 8, where level-rr under CUDA Graph needs serialising to fit 2.25 MiB.
+weft::ui::LoadedModel transformer() {
+  weft::core::ImportOptions io;
+  io.dims["batch"] = 8;
+  auto g = weft::core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/transformer4h.onnx", io);
+  if (!g) std::abort();
+  weft::ui::LoadedModel m = make_loaded(std::move(*g), {});
+  m.options.cuda_graph = true;
+  return m;
+}
+
+void ask_for_budget_fit(StrategyPanel& panel) {
+  panel.strategyBox()->setCurrentText("level-rr");
+  panel.launchMode()->setCurrentIndex(1);
+  panel.memoryBudget()->setText("2.25MiB");
+}
+
 double predicted_us(const StudioDocument& doc) {
   return weft::core::simulate(doc.graph(), doc.schedule(), doc.analysis().costs, doc.device()).makespan_us();
 }
@@ -37,6 +58,9 @@ class TestStrategyPanel : public QObject {
   void fixedStrategyAppliesAtOnce();
   void searchRunsOffTheGuiThreadAndCancels();
   void searchOfAReplacedModelIsDropped();
+  void budgetedApplyRunsInTheWorker();
+  void cancelledBudgetFitAppliesNothing();
+  void budgetFitOfAReplacedModelIsDropped();
 };
 
 void TestStrategyPanel::fixedStrategyAppliesAtOnce() {
@@ -112,6 +136,67 @@ void TestStrategyPanel::searchOfAReplacedModelIsDropped() {
   QVERIFY(wait_until([&] { return finished.count() == 1; }, 30000));
   QCOMPARE(finished.at(0).at(0).toBool(), false);
   QVERIFY(panel.note()->text().contains("replaced"));
+  QCOMPARE(doc.graph().node_count(), 4);
+  QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+void TestStrategyPanel::budgetedApplyRunsInTheWorker() {
+  // A fixed strategy with a memory budget fits in the worker: Apply returns first, the fit lands later.
+  StudioDocument doc;
+  doc.setModel(transformer());
+  StrategyPanel panel(&doc);
+  panel.show();
+  ask_for_budget_fit(panel);
+  QSignalSpy finished(&panel, &StrategyPanel::searchFinished);
+  QVERIFY2(panel.apply(), qPrintable(panel.noteText()));
+  // Apply returned before the fit's result: nothing applied yet, the panel says what runs.
+  QCOMPARE(doc.undoStack()->count(), 0);
+  QVERIFY(!panel.applyButton()->isEnabled());
+  QVERIFY(panel.cancelButton()->isVisibleTo(&panel));
+  QVERIFY2(panel.noteText().contains("memory budget"), qPrintable(panel.noteText()));
+  QVERIFY(wait_until([&] { return finished.count() == 1; }, 120000));
+  QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(panel.noteText()));
+  QCOMPARE(doc.undoStack()->count(), 1);
+  QCOMPARE(doc.schedule().strategy, std::string("level-rr"));
+  QVERIFY(doc.strategyOptions().cuda_graph);
+  QVERIFY(!doc.lastBudgetNote().isEmpty());
+  QVERIFY(panel.noteText().contains("Memory budget"));
+  QVERIFY(panel.applyButton()->isEnabled());
+  QVERIFY(!panel.searching());
+  doc.waitForStudy();
+  QVERIFY(doc.figures().arena_bytes > 0 && doc.figures().arena_bytes <= 2359296);
+}
+
+void TestStrategyPanel::cancelledBudgetFitAppliesNothing() {
+  // Cancel during a budgeted Apply stops the fit and applies nothing.
+  StudioDocument doc;
+  doc.setModel(transformer());
+  StrategyPanel panel(&doc);
+  panel.show();
+  ask_for_budget_fit(panel);
+  QSignalSpy finished(&panel, &StrategyPanel::searchFinished);
+  QVERIFY(panel.apply());
+  panel.cancelSearch();
+  QVERIFY(wait_until([&] { return finished.count() == 1; }, 120000));
+  QCOMPARE(finished.at(0).at(0).toBool(), false);
+  QVERIFY2(panel.noteText().contains("nothing applied"), qPrintable(panel.noteText()));
+  QCOMPARE(doc.undoStack()->count(), 0);
+  QVERIFY(doc.lastBudgetNote().isEmpty());
+}
+
+void TestStrategyPanel::budgetFitOfAReplacedModelIsDropped() {
+  // A fit whose model was replaced meanwhile is dropped with the reason, as a search is.
+  StudioDocument doc;
+  doc.setModel(transformer());
+  StrategyPanel panel(&doc);
+  panel.show();
+  ask_for_budget_fit(panel);
+  QSignalSpy finished(&panel, &StrategyPanel::searchFinished);
+  QVERIFY(panel.apply());
+  doc.setModel(make_loaded(weft::test::make_diamond(), {{0, 1, 3}, {2}}));
+  QVERIFY(wait_until([&] { return finished.count() == 1; }, 120000));
+  QCOMPARE(finished.at(0).at(0).toBool(), false);
+  QVERIFY2(panel.note()->text().contains("replaced"), qPrintable(panel.note()->text()));
   QCOMPARE(doc.graph().node_count(), 4);
   QCOMPARE(doc.undoStack()->count(), 0);
 }

@@ -31,7 +31,7 @@ class TestStudioDocument : public QObject {
   void largeEditsStudyInWorker();
   void nodeTableModelPassesTester();
   void selectionIsShared();
-  void runsReplaceByLabelAndClearWithModel();
+  void runsReplaceByIdentityAndClearWithModel();
 };
 
 void TestStudioDocument::minimalEventsOfDiamond() {
@@ -185,6 +185,10 @@ void TestStudioDocument::studyArrivesAfterEdit() {
   QCOMPARE(doc.figures().predicted_us, expected->prediction->makespan_us);
   QCOMPARE(doc.figures().arena_bytes, expected->memory->arena_bytes());
   QCOMPARE(doc.figures().sequential_arena_bytes, expected->memory->reference_arena_bytes());
+  QCOMPARE(doc.figures().speedup_vs_graph, expected->prediction->speedup_vs_graph);
+  QCOMPARE(doc.figures().speedup_vs_eager, expected->prediction->speedup_vs_eager);
+  QCOMPARE(doc.figures().price_of_concurrency, expected->memory->price_of_concurrency());
+  QCOMPARE(doc.figures().speedup, expected->ideal_speedup());
   QVERIFY(doc.figures().arena_bytes < two_streams.arena_bytes);  // one stream reuses more
   QCOMPARE(doc.predictedRuns().at(0).makespan_us(), doc.figures().predicted_us);
 }
@@ -273,23 +277,34 @@ void TestStudioDocument::selectionIsShared() {
   QCOMPARE(spy.count(), 1);
 }
 
-void TestStudioDocument::runsReplaceByLabelAndClearWithModel() {
+void TestStudioDocument::runsReplaceByIdentityAndClearWithModel() {
+  // A run replaces the one with its identity (kind, backend, strategy), whatever the labels say;
+  // runs that only share a label stay apart.
   StudioDocument doc;
   doc.setModel(make_loaded(weft::test::make_diamond(), {{0, 1, 3}, {2}}));
   QSignalSpy spy(&doc, &StudioDocument::runsChanged);
   weft::core::Timeline a;
-  a.label = "predicted";
+  a.kind = weft::core::RunKind::Measured;
+  a.backend = "cpu";
+  a.strategy = "hand";
+  a.label = "measured cpu hand";
   a.items = {{0, 0, 0.0, 1.0}};
   weft::core::Timeline b = a;
-  b.label = "measured cpu";
+  b.strategy = "sequential";
   doc.addRun(a);
   doc.addRun(b);
   a.items.push_back({1, 0, 1.0, 2.0});
-  doc.addRun(a);  // same label: replaces the first, keeps its place
+  a.label = "renamed";
+  doc.addRun(a);  // same identity: replaces the first, keeps its place
   QCOMPARE(doc.runs().size(), std::size_t{2});
-  QCOMPARE(doc.runs()[0].label, std::string("predicted"));
+  QCOMPARE(doc.runs()[0].label, std::string("renamed"));
   QCOMPARE(doc.runs()[0].items.size(), std::size_t{2});
-  QCOMPARE(spy.count(), 3);
+  weft::core::Timeline c = a;
+  c.backend = "cuda";
+  c.label = a.label;
+  doc.addRun(c);  // the same label on another backend: another run
+  QCOMPARE(doc.runs().size(), std::size_t{3});
+  QCOMPARE(spy.count(), 4);
   doc.setModel(make_loaded(weft::test::make_chain(3), {{0, 1, 2}}));
   QVERIFY(doc.runs().empty());
 }

@@ -1,7 +1,8 @@
 // One engine under the CLI and the studio: for every model in tests/data, every strategy and both
-// launch modes, `weft schedule --compare`, `weft simulate`, `weft plan` (JSON) and the studio's
-// document give the same predicted makespan, speedups, arenas and price of concurrency. Pins the
-// bug where `schedule --compare --graph` predicted eager launches while `simulate --graph` did not.
+// launch modes, `weft schedule --compare`, `weft simulate`, `weft plan` (JSON) and the studio (its
+// document, summary panel and memory view) give the same predicted makespan, speedups over the
+// graph and the eager baseline, arenas, price of concurrency and both lower bounds. Pins the bug
+// where `schedule --compare --graph` predicted eager launches while `simulate --graph` did not.
 #include <QTest>
 #include <filesystem>
 #include <future>
@@ -11,6 +12,9 @@
 #include "cli_runner.h"
 #include "ui_test_support.h"
 #include "weft/core/onnx_import.h"
+#include "weft/ui/byte_format.h"
+#include "weft/ui/memory_view.h"
+#include "weft/ui/summary_panel.h"
 
 using nlohmann::json;
 
@@ -30,6 +34,13 @@ std::vector<std::string> models() {
   return out;
 }
 
+/// The summary panel's row `key` shows `value` (its rich-text table: key, then the bold figure).
+bool summary_shows(const weft::ui::SummaryPanel& panel, QString key, const QString& value) {
+  return panel.text().contains(key.replace(' ', "&nbsp;") + "</td><td align=right>&nbsp;<b>" + value + "</b>");
+}
+
+QString times(double x) { return QString("%1×").arg(x, 0, 'f', 2); }
+
 }  // namespace
 
 class TestStudyConsistency : public QObject {
@@ -46,6 +57,9 @@ void TestStudyConsistency::cliAndStudioAgree() {
     if (graph->node_count() > weft::ui::kLiveStudyNodes) continue;  // past the studio's live size: nothing to compare
     auto loaded = weft::test::make_loaded(std::move(*graph), {});
     weft::ui::StudioDocument doc;
+    // The panels that show the figures, as in the window (the memory view adapts the study when asked).
+    weft::ui::SummaryPanel summary(&doc);
+    weft::ui::MemoryView memory(&doc);
     doc.setModel(std::move(loaded));
     for (const bool cuda_graph : {false, true}) {
       // search is deterministic for a seed when only its candidate count stops it.
@@ -72,6 +86,7 @@ void TestStudyConsistency::cliAndStudioAgree() {
         QCOMPARE(row["vs graph"].get<double>(), sim["speedup_vs_graph"].get<double>());
         QCOMPARE(row["vs eager"].get<double>(), sim["speedup_vs_eager"].get<double>());
         QCOMPARE(row["arena bytes"].get<std::int64_t>(), plan["arena_bytes"].get<std::int64_t>());
+        QCOMPARE(row["price"].get<double>(), plan["price_of_concurrency"].get<double>());
         QCOMPARE(sim["arena_bytes"].get<std::int64_t>(), plan["arena_bytes"].get<std::int64_t>());
         QCOMPARE(sim["sequential_arena_bytes"].get<std::int64_t>(), plan["sequential_arena_bytes"].get<std::int64_t>());
         QCOMPARE(sim["price_of_concurrency"].get<double>(), plan["price_of_concurrency"].get<double>());
@@ -94,11 +109,39 @@ void TestStudyConsistency::cliAndStudioAgree() {
         QCOMPARE(f.sequential_arena_bytes, plan["sequential_arena_bytes"].get<std::int64_t>());
         QCOMPARE(doc.predictedRuns().at(2).makespan_us(), sim["sequential_graph_us"].get<double>());
         QCOMPARE(doc.predictedRuns().at(1).makespan_us(), sim["sequential_eager_us"].get<double>());
+        // The studio's ideal figures, speedups and price are core's figures, equal to the CLI's...
+        QCOMPARE(f.ideal_us, row["ideal makespan us"].get<double>());
+        QCOMPARE(f.speedup, row["speedup"].get<double>());
+        const double vs_graph = sim["speedup_vs_graph"].get<double>();
+        const double vs_eager = sim["speedup_vs_eager"].get<double>();
+        const double price = plan["price_of_concurrency"].get<double>();
+        QCOMPARE(f.speedup_vs_graph, vs_graph);
+        QCOMPARE(f.speedup_vs_eager, vs_eager);
+        QCOMPARE(f.price_of_concurrency, price);
+        // ...and the summary shows them.
+        QVERIFY2(summary_shows(summary, "vs seq. graph", times(vs_graph)), qPrintable(where.c_str() + summary.text()));
+        QVERIFY2(summary_shows(summary, "vs seq. eager", times(vs_eager)), qPrintable(where.c_str() + summary.text()));
+        QVERIFY2(summary_shows(summary, "price of concurrency", times(price)), qPrintable(where.c_str() + summary.text()));
+        // The memory view: arenas, price and both lower bounds, as `weft plan` prints them.
+        const weft::ui::MemoryModel& m = memory.model();
+        QVERIFY2(m.computed, m.note.c_str());
+        const std::int64_t concurrent_bound = plan["lower_bound_bytes"].get<std::int64_t>();
+        const std::int64_t linear_bound = plan["linear_lower_bound_bytes"].get<std::int64_t>();
+        QCOMPARE(m.arena_bytes, plan["arena_bytes"].get<std::int64_t>());
+        QCOMPARE(m.sequential_arena_bytes, plan["sequential_arena_bytes"].get<std::int64_t>());
+        QCOMPARE(m.price_of_concurrency, price);
+        QCOMPARE(m.concurrent_bound_bytes, concurrent_bound);
+        QCOMPARE(m.linear_bound_bytes, linear_bound);
+        const QString shown = memory.figuresText();
+        QVERIFY2(shown.contains("price of concurrency " + times(price)), qPrintable(shown));
+        QVERIFY2(shown.contains("concurrent bound " + weft::ui::format_bytes_fine(concurrent_bound)), qPrintable(shown));
+        QVERIFY2(shown.contains("sequential bound " + weft::ui::format_bytes_fine(linear_bound)), qPrintable(shown));
         ++compared;
       }
     }
   }
-  qInfo("%d (model, strategy, launch mode) triples agree across schedule --compare, simulate, plan and the studio", compared);
+  qInfo("%d (model, strategy, launch mode) triples agree across schedule --compare, simulate, plan and the studio's "
+        "document, summary and memory view", compared);
   QVERIFY(compared >= 12 * 2);
 }
 

@@ -67,6 +67,7 @@ class TestTimelineView : public QObject {
   void shiftDragSelectsRangeAndClickSelectsNode();
   void arrowsToggle();
   void predictionFollowsEdits();
+  void documentRunReplacesThePredictionWithItsIdentity();
   void tooltipNamesTheNode();
   void largeRunPaintsBoundedBlocks();
   void longRunScrollBarReachesBothEnds();
@@ -409,6 +410,33 @@ void TestTimelineView::predictionFollowsEdits() {
   doc.undoStack()->undo();
   doc.waitForStudy();
   QCOMPARE(view.tracks()[static_cast<std::size_t>(track_of(view, doc.predictedRuns().front().label))].rows[1].size(), std::size_t{0});
+}
+
+void TestTimelineView::documentRunReplacesThePredictionWithItsIdentity() {
+  // A document run that is the live prediction's run (same kind, backend, strategy: a pinned
+  // prediction) takes its track whatever its label; one that only shares its label does not.
+  StudioDocument doc;
+  doc.setModel(weft::test::make_loaded(weft::test::make_two_branches(3), {}));
+  TimelineView view(&doc);
+  doc.waitForStudy();
+  const std::size_t tracks = view.tracks().size();
+  QCOMPARE(tracks, std::size_t{3});
+  QVERIFY(view.tracks()[0].live_prediction);
+  QVERIFY(!view.tracks()[1].live_prediction && !view.tracks()[2].live_prediction);
+  weft::core::Timeline same_label = two_stream_run();  // measured, another identity
+  same_label.label = doc.predictedRuns()[0].label;
+  doc.addRun(same_label);
+  QCOMPARE(view.tracks().size(), tracks + 1);
+  QVERIFY(view.tracks()[0].live_prediction);
+  doc.clearRuns();
+  weft::core::Timeline pinned = doc.predictedRuns()[0];
+  pinned.label = "pinned";
+  doc.addRun(pinned);
+  QCOMPARE(view.tracks().size(), tracks);
+  QCOMPARE(track_of(view, doc.predictedRuns()[0].label), -1);
+  const int t = track_of(view, "pinned");
+  QCOMPARE(t, 0);
+  QVERIFY(!view.tracks()[0].live_prediction);
 }
 
 void TestTimelineView::tooltipNamesTheNode() {

@@ -10,7 +10,7 @@
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"
-#include "weft/ui/model_loader.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::test {

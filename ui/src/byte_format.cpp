@@ -10,4 +10,11 @@ QString format_bytes(std::int64_t bytes) {
   return QLocale::system().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat);
 }
 
+QString format_bytes_fine(std::int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b >= kMiB) return QString("%1 MiB").arg(b / kMiB, 0, 'f', 2);
+  if (b >= 1024) return QString("%1 KiB").arg(b / 1024, 0, 'f', 1);
+  return QString("%1 B").arg(bytes);
+}
+
 }  // namespace weft::ui

@@ -21,6 +21,7 @@
 #include "weft/core/schedule_json.h"
 #include "weft/ui/exports.h"
 #include "weft/ui/memory_view.h"
+#include "weft/ui/offset_map_view.h"
 #include "weft/ui/status_area.h"
 #include "weft/ui/studio_document.h"
 

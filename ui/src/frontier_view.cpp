@@ -15,7 +15,6 @@
 namespace weft::ui {
 
 namespace {
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kPick = 8;  // pixels: how near a click must be to a point
 }  // namespace
 

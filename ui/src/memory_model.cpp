@@ -55,6 +55,7 @@ MemoryModel memory_model_from_study(const core::Graph& graph, const core::Schedu
   m.concurrent_bound_bytes = report.bound.bytes;
   m.linear_bound_bytes = report.linear_bound_bytes;
   m.no_reuse_bytes = report.no_reuse_bytes;
+  m.price_of_concurrency = report.price_of_concurrency();
   m.steps = report.growth.steps;
   m.current = curve_of(report.growth, run);
   m.sequential = curve_of(report.reference_growth, seq_run);
@@ -86,32 +87,6 @@ MemoryModel memory_model_from_study(const core::Graph& graph, const core::Schedu
   }
   m.computed = true;
   return m;
-}
-
-MemoryModel compute_memory_model(const core::Graph& graph, const core::Schedule& schedule,
-                                 const core::CostTable* costs, const core::DeviceSpec* device,
-                                 const MemoryModelOptions& options) {
-  if (graph.node_count() > options.max_nodes) {
-    MemoryModel m;
-    m.planner = options.planner;
-    m.note = memory_cutoff_note(graph.node_count(), options.max_nodes);
-    return m;
-  }
-  core::StudyOptions study_options = studio_study_options(0, options.mode);
-  study_options.memory_options.planner = options.planner;
-  study_options.memory_options.plan = options.plan;
-  // Predicted timelines only when the device has rates to simulate with.
-  study_options.predict = costs && device;
-  const core::CostTable no_costs;
-  const core::DeviceSpec no_device;
-  auto study = core::study_schedule(graph, costs ? *costs : no_costs, device ? *device : no_device, schedule, study_options);
-  if (!study) {
-    MemoryModel m;
-    m.planner = options.planner;
-    m.note = "The schedule cannot be planned: " + study.error().message;
-    return m;
-  }
-  return memory_model_from_study(graph, *study, options.mode);
 }
 
 }  // namespace weft::ui

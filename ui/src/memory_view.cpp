@@ -1,39 +1,28 @@
 #include "weft/ui/memory_view.h"
 
-#include "weft/ui/frontier_view.h"
-
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
 #include <QEvent>
 #include <QHBoxLayout>
-#include <QHelpEvent>
 #include <QLabel>
 #include <QLineSeries>
-#include <QMouseEvent>
 #include <QPainter>
 #include <QSplitter>
-#include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
+#include "weft/ui/byte_format.h"
+#include "weft/ui/frontier_view.h"
+#include "weft/ui/offset_map_view.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
-
-QString bytes_text(std::int64_t bytes) {
-  const double b = static_cast<double>(bytes);
-  if (b >= kMiB) return QString("%1 MiB").arg(b / kMiB, 0, 'f', 2);
-  if (b >= 1024) return QString("%1 KiB").arg(b / 1024, 0, 'f', 1);
-  return QString("%1 B").arg(bytes);
-}
 
 // A per-step series as a step function: step i holds its value over [i, i + 1).
 QList<QPointF> step_points(const std::vector<std::int64_t>& v) {
@@ -70,188 +59,6 @@ QLineSeries* make_series(QChart* chart, const QString& name, const QColor& color
 }
 
 }  // namespace
-
-// ---- OffsetMapView --------------------------------------------------------------------------
-
-OffsetMapView::OffsetMapView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
-  setMouseTracking(true);
-  setMinimumHeight(80);
-  setAttribute(Qt::WA_OpaquePaintEvent);
-  connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
-}
-
-void OffsetMapView::setModel(const MemoryModel* model, bool over_time) {
-  m_model = model;
-  m_over_time = over_time && model && model->hasTime();
-  m_hover = -1;
-  m_hover_text.clear();
-  update();
-}
-
-void OffsetMapView::setHorizontalMargins(double left, double right) {
-  if (left == m_left && right == m_right) return;
-  m_left = left;
-  m_right = right;
-  update();
-}
-
-QRectF OffsetMapView::plotRect() const {
-  const QFontMetrics fm(font());
-  const double own_left = fm.horizontalAdvance("000.0") + 12;
-  const double left = m_left >= own_left ? m_left : own_left;
-  const double right = m_right >= 0 ? m_right : 10.0;
-  const double top = fm.height() * 1.5 + 8;  // room for the title above the top tick label
-  return QRectF(left, top, std::max(10.0, width() - left - right), std::max(10.0, height() - top - fm.height() - 10.0));
-}
-
-double OffsetMapView::xMax() const {
-  if (!m_model) return 1;
-  // The chart's x range: both runs fit, so the two plots share one scale.
-  if (m_over_time) return std::max({1e-9, m_model->current.makespan_us, m_model->sequential.makespan_us});
-  return std::max<double>(1, static_cast<double>(m_model->steps.size()));
-}
-
-double OffsetMapView::yMax() const {
-  return m_model ? std::max<double>(1, static_cast<double>(m_model->arena_bytes)) : 1.0;
-}
-
-QRectF OffsetMapView::blockRect(int block) const {
-  const MemoryBlock& b = m_model->blocks[static_cast<std::size_t>(block)];
-  const QRectF pr = plotRect();
-  const double x0 = m_over_time ? b.start_us : b.first_step;
-  const double x1 = m_over_time ? b.end_us : b.last_step + 1;
-  const double sx = pr.width() / xMax(), sy = pr.height() / yMax();
-  const double left = pr.left() + x0 * sx;
-  const double right = pr.left() + x1 * sx;
-  const double bottom = pr.bottom() - static_cast<double>(b.offset) * sy;
-  const double top = pr.bottom() - static_cast<double>(b.offset + b.size) * sy;
-  // At least a pixel wide and high so every tensor can be seen and hovered.
-  return QRectF(QPointF(left, top), QPointF(std::max(right, left + 1), std::max(bottom, top + 1)));
-}
-
-int OffsetMapView::blockAt(QPointF pos) const {
-  if (!m_model || !m_model->computed) return -1;
-  // Topmost (last drawn) first, in screen space so thin blocks stay hoverable.
-  for (std::size_t i = m_model->blocks.size(); i-- > 0;)
-    if (blockRect(static_cast<int>(i)).contains(pos)) return static_cast<int>(i);
-  return -1;
-}
-
-QPointF OffsetMapView::blockCenter(int block) const { return blockRect(block).center(); }
-
-QString OffsetMapView::blockText(int block) const {
-  if (!m_model || block < 0 || static_cast<std::size_t>(block) >= m_model->blocks.size()) return {};
-  const MemoryBlock& b = m_model->blocks[static_cast<std::size_t>(block)];
-  const core::Graph& g = m_doc->graph();
-  // Names go in by concatenation: a tensor named "x%1" must not be taken for a placeholder.
-  QString text = QString::fromStdString(g.tensor(b.tensor).name) + "\n" +
-                 tr("%1 at offset %2 (%3)").arg(bytes_text(b.size)).arg(b.offset).arg(bytes_text(b.offset)) + "\n" +
-                 tr("producer") + " " + QString::fromStdString(g.key(b.producer)) + " (" +
-                 QString::fromStdString(g.node(b.producer).op_type) + ", " + tr("stream %1").arg(m_doc->streamOf(b.producer)) +
-                 ")";
-  text += m_over_time ? tr("\nlive %1 – %2 µs").arg(b.start_us, 0, 'f', 1).arg(b.end_us, 0, 'f', 1)
-                      : tr("\nlive steps %1 – %2").arg(b.first_step).arg(b.last_step);
-  return text;
-}
-
-bool OffsetMapView::event(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(event);
-    const int b = blockAt(help->pos());
-    if (b >= 0) QToolTip::showText(help->globalPos(), blockText(b), this);
-    else QToolTip::hideText();
-    return true;
-  }
-  return QWidget::event(event);
-}
-
-void OffsetMapView::mouseMoveEvent(QMouseEvent* event) {
-  const int b = blockAt(event->position());
-  if (b == m_hover) return;
-  m_hover = b;
-  m_hover_text = blockText(b);
-  if (b >= 0) QToolTip::showText(event->globalPosition().toPoint(), m_hover_text, this);
-  else QToolTip::hideText();
-  update();
-}
-
-void OffsetMapView::leaveEvent(QEvent*) {
-  m_hover = -1;
-  m_hover_text.clear();
-  update();
-}
-
-void OffsetMapView::mousePressEvent(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton) return;
-  const int b = blockAt(event->position());
-  if (b >= 0) m_doc->setSelection({m_model->blocks[static_cast<std::size_t>(b)].producer});
-  else m_doc->setSelection({});
-}
-
-void OffsetMapView::paintEvent(QPaintEvent* event) {
-  QPainter p(this);
-  const QPalette& pal = palette();
-  p.fillRect(rect(), pal.base());
-  if (!m_model || !m_model->computed || !m_doc->hasModel()) {
-    p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
-               m_model && !m_model->note.empty() ? QString::fromStdString(m_model->note) : tr("No model loaded"));
-    return;
-  }
-  const QRectF pr = plotRect();
-  const QFontMetrics fm(font());
-  QColor grid = pal.color(QPalette::Text);
-  grid.setAlpha(40);
-  // Offset ticks (about 5) in MiB on the left, x ticks below.
-  p.setPen(pal.color(QPalette::Text));
-  const double ymax = yMax();
-  for (int i = 0; i <= 4; ++i) {
-    const double y = pr.bottom() - pr.height() * i / 4.0;
-    p.setPen(grid);
-    p.drawLine(QPointF(pr.left(), y), QPointF(pr.right(), y));
-    p.setPen(pal.color(QPalette::Text));
-    p.drawText(QRectF(0, y - fm.height() / 2.0, pr.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
-               QString::number(ymax * i / 4.0 / kMiB, 'f', 1));
-  }
-  p.drawText(QRectF(0, 2, pr.right(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("Offset map: arena offset (MiB) of each tensor while it lives, by producer's stream"));
-  const double xmax = xMax();
-  for (int i = 0; i <= 4; ++i) {
-    const double x = pr.left() + pr.width() * i / 4.0;
-    const QString label = m_over_time ? QString("%1 µs").arg(xmax * i / 4.0, 0, 'f', 0)
-                                      : QString::number(std::lround(xmax * i / 4.0));
-    const double w = fm.horizontalAdvance(label);
-    const double lx = std::clamp(x - w / 2, pr.left(), pr.right() - w);
-    p.drawText(QPointF(lx, pr.bottom() + fm.ascent() + 4), label);
-  }
-  p.setClipRect(pr.adjusted(0, -1, 1, 1));
-  const QRectF dirty = QRectF(event->rect());
-  const QColor edge = pal.color(QPalette::Base);
-  for (std::size_t i = 0; i < m_model->blocks.size(); ++i) {
-    const QRectF r = blockRect(static_cast<int>(i));
-    if (!r.intersects(dirty)) continue;
-    const core::NodeId producer = m_model->blocks[i].producer;
-    const bool selected = m_doc->isSelected(producer);
-    QColor fill = selected ? selection_color() : stream_color(m_doc->streamOf(producer));
-    if (static_cast<int>(i) == m_hover) fill = fill.lighter(130);
-    p.fillRect(r, fill);
-    if (r.width() >= 4 && r.height() >= 4) {
-      p.setPen(QPen(edge, 0));
-      p.setBrush(Qt::NoBrush);
-      p.drawRect(r);
-    }
-  }
-  p.setClipping(false);
-  // The concurrent lower bound: no plan of this schedule fits below it.
-  const double by = pr.bottom() - static_cast<double>(m_model->concurrent_bound_bytes) * pr.height() / ymax;
-  p.setPen(QPen(critical_color(), 1, Qt::DashLine));
-  p.drawLine(QPointF(pr.left(), by), QPointF(pr.right(), by));
-  p.setPen(pal.color(QPalette::Text));
-  p.setBrush(Qt::NoBrush);
-  p.drawRect(pr);
-}
-
-// ---- MemoryView -----------------------------------------------------------------------------
 
 MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   m_figures = new QLabel(this);
@@ -437,10 +244,10 @@ QString MemoryView::figuresText() const {
   if (!m.computed) return tr("Memory: not computed");
   return tr("Arena %1 (%2) · sequential %3 · concurrent bound %4 · sequential bound %5 · "
             "<b>price of concurrency %6×</b> · no reuse %7")
-      .arg(bytes_text(m.arena_bytes), QString::fromStdString(m.planner), bytes_text(m.sequential_arena_bytes),
-           bytes_text(m.concurrent_bound_bytes), bytes_text(m.linear_bound_bytes))
-      .arg(m.price(), 0, 'f', 2)
-      .arg(bytes_text(m.no_reuse_bytes));
+      .arg(format_bytes_fine(m.arena_bytes), QString::fromStdString(m.planner), format_bytes_fine(m.sequential_arena_bytes),
+           format_bytes_fine(m.concurrent_bound_bytes), format_bytes_fine(m.linear_bound_bytes))
+      .arg(m.price_of_concurrency, 0, 'f', 2)
+      .arg(format_bytes_fine(m.no_reuse_bytes));
 }
 
 void MemoryView::applyPalette() {

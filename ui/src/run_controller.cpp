@@ -132,11 +132,11 @@ void RunController::onRunFinished() {
     emit runFinished(false, why);
     return;
   }
-  m_last_measured = r.measured.label;
+  m_last_measured = r.measured.identity();
   m_doc->addRun(r.sequential);
   m_doc->addRun(r.measured);
 
-  const double speedup = r.wall_ms > 0 ? r.sequential_ms / r.wall_ms : 0.0;
+  const double speedup = r.speedup;
   const bool agree = r.identical || r.max_abs_diff == 0;
   const QString diff = std::isnan(r.max_abs_diff) ? tr("differ (shape or NaN)")
                        : r.identical          ? tr("bit-identical")
@@ -149,19 +149,19 @@ void RunController::onRunFinished() {
   add(tr("%1 run").arg(backend), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
   add(tr("%1 sequential").arg(backend), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
   add(tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
-  // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one
-  // (`weft run --backend cuda` measures CUDA Graph replays).
-  // Only the current schedule's prediction: while an edit's study runs it is the previous one's.
-  const auto& predicted = m_doc->predictedRuns();
-  if (!m_doc->studyPending() && predicted.size() == 3 && predicted[0].makespan_us() > 0)
-    add(tr("vs seq. graph"), tr("%1× predicted").arg(predicted[2].makespan_us() / predicted[0].makespan_us(), 0, 'f', 2));
+  // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one, the
+  // study's speedup over it (`weft run --backend cuda` measures CUDA Graph replays). Only the
+  // current schedule's prediction: while an edit's study runs it is the previous one's.
+  const auto& study = m_doc->study();
+  if (!m_doc->studyPending() && study && study->prediction)
+    add(tr("vs seq. graph"), tr("%1× predicted").arg(study->prediction->speedup_vs_graph, 0, 'f', 2));
   else
     add(tr("vs seq. graph"), tr("n/a"));
   add(tr("outputs"), diff);
   if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
   m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 stream(s) · median of %4</p><table>%5</table>")
                             .arg(backend.toUpper())
-                            .arg(QString::fromStdString(r.measured.label.substr(r.measured.label.rfind(' ') + 1)).toHtmlEscaped())
+                            .arg(QString::fromStdString(r.measured.strategy).toHtmlEscaped())
                             .arg(r.measured.stream_count)
                             .arg(r.iterations)
                             .arg(rows));
@@ -179,7 +179,7 @@ bool RunController::useMeasuredTimes() {
   if (!m_doc->hasModel()) return false;
   // The latest run of the schedule; else the last measured run the document holds (an import).
   const auto& runs = m_doc->runs();
-  auto last = std::find_if(runs.rbegin(), runs.rend(), [this](const core::Timeline& r) { return r.label == m_last_measured; });
+  auto last = std::find_if(runs.rbegin(), runs.rend(), [this](const core::Timeline& r) { return r.identity() == m_last_measured; });
   if (last == runs.rend())
     last = std::find_if(runs.rbegin(), runs.rend(), [](const core::Timeline& r) { return r.kind == core::RunKind::Measured; });
   if (last == runs.rend()) {

@@ -45,6 +45,7 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   r.identical = compared->diff.identical;
   r.wall_ms = compared->scheduled.wall_ms;
   r.sequential_ms = compared->sequential.wall_ms;
+  r.speedup = compared->speedup();
   r.random_weights = compared->scheduled.random_weights;
   r.iterations = request.iterations;
   r.measured = std::move(compared->scheduled.timeline);

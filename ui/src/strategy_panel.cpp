@@ -21,7 +21,7 @@
 #include "weft/core/strategy.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/ui/model_loader.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {
@@ -84,7 +84,8 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
   connect(m_merge, &QCheckBox::toggled, this, &StrategyPanel::mergeRequested);
   m_apply = new QPushButton(tr("Apply"), this);
   m_cancel = new QPushButton(tr("Cancel"), this);
-  m_cancel->setToolTip(tr("Stop the search and apply the best schedule it found so far"));
+  m_cancel->setToolTip(tr("Stop the search and apply the best schedule it found so far; a memory-budget fit stops "
+                          "without applying anything"));
   m_progress = new QProgressBar(this);
   m_progress->setRange(0, 1000);
   m_progress->setTextVisible(false);
@@ -156,38 +157,43 @@ bool StrategyPanel::apply() {
     budget = *bytes;
   }
   const QString name = m_strategy->currentText();
-  if (!is_iterative(name)) {
-    const bool ok = m_doc->applyStrategy(name, opt, budget);
-    QString note = ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(name) : tr("Refused: %1").arg(m_doc->lastRefusal());
-    if (ok && !m_doc->lastBudgetNote().isEmpty()) note += " " + tr("Memory budget: %1").arg(m_doc->lastBudgetNote());
-    m_note->setText(note);
+  const bool iterative = is_iterative(name);
+  if (!iterative && budget <= 0) {
+    // A fixed strategy without a budget is fast: applied at once, on this thread.
+    const bool ok = m_doc->applyStrategy(name, opt);
+    m_note->setText(ok ? tr("Applied %1 (Ctrl+Z undoes).").arg(name) : tr("Refused: %1").arg(m_doc->lastRefusal()));
     return ok;
   }
-  opt.search_budget_ms = m_search_budget->value();
+  // A search, or any strategy fitted to a memory budget (a plan and simulations per step): in the
+  // worker, with progress and Cancel; the result is applied when it arrives.
+  if (iterative) opt.search_budget_ms = m_search_budget->value();
   auto state = std::make_shared<Progress>();
-  opt.progress = [state](double fraction, double best_us) {
-    state->fraction = fraction;
-    state->best_us = best_us;
-    return !state->cancel.load();
-  };
+  if (iterative)
+    opt.progress = [state](double fraction, double best_us) {
+      state->fraction = fraction;
+      state->best_us = best_us;
+      return !state->cancel.load();
+    };
   m_state = state;
+  m_running = true;
   m_search_graph = m_doc->graphPtr();
   m_search_options = opt;
   m_search_name = name;
   // The worker owns copies of the costs and device and shares the immutable graph, so edits or a
   // new model on the GUI thread meanwhile cannot touch what it reads. With a memory budget the
-  // search's result is fitted to it as `weft schedule --memory-budget` does.
+  // schedule is fitted as `weft schedule --memory-budget` fits it (core::make_budgeted_schedule:
+  // make_schedule, then fit_memory_budget, here with the fit's phase and cancel in between).
   m_watcher.setFuture(QtConcurrent::run(worker_pool(), [graph = m_search_graph, costs = m_doc->analysis().costs,
-                                         device = m_doc->device(), opt, budget, strategy = name.toStdString()]() {
+                                         device = m_doc->device(), opt, budget, strategy = name.toStdString(), state]() {
     SearchOutcome out;
-    if (budget <= 0) {
-      out.schedule = core::make_schedule(strategy, *graph, costs, device, opt);
-      return out;
-    }
+    out.schedule = core::make_schedule(strategy, *graph, costs, device, opt);
+    if (!out.schedule || budget <= 0) return out;
     core::BudgetOptions b;
     b.budget_bytes = budget;
     b.mode = core::launch_mode_of(opt);
-    auto fit = core::make_budgeted_schedule(strategy, *graph, costs, device, opt, b);
+    b.cancelled = [state] { return state->cancel_fit.load(); };
+    state->fitting = true;
+    auto fit = core::fit_memory_budget(*graph, costs, device, std::move(*out.schedule), b);
     if (!fit) {
       out.schedule = fit.error();
       return out;
@@ -196,8 +202,10 @@ bool StrategyPanel::apply() {
     out.schedule = std::move(fit->schedule);
     return out;
   }));
+  m_progress->setRange(0, iterative ? 1000 : 0);  // a fit has no fraction: a busy bar
   m_progress->setValue(0);
-  m_note->setText(tr("Searching (%1 ms budget)...").arg(m_search_budget->value()));
+  m_note->setText(iterative ? tr("Searching (%1 ms budget)...").arg(m_search_budget->value())
+                            : tr("Fitting %1 to the memory budget...").arg(name));
   m_poll->start();
   updateControls();
   return true;
@@ -207,12 +215,24 @@ QString StrategyPanel::noteText() const { return m_note->text(); }
 
 void StrategyPanel::cancelSearch() {
   if (!searching() || !m_state) return;
+  // A fixed strategy's Apply with a budget is all fit: stop it even before the fit has begun.
+  if (m_state->fitting || !is_iterative(m_search_name)) {
+    m_state->cancel_fit = true;
+    m_note->setText(tr("Stopping the memory-budget fit: nothing will be applied..."));
+    return;
+  }
   m_state->cancel = true;
   m_note->setText(tr("Stopping: the best schedule found so far will be applied..."));
 }
 
 void StrategyPanel::showProgress() {
-  if (!m_state || m_state->cancel) return;
+  if (!m_state || m_state->cancel_fit) return;
+  if (m_state->fitting) {
+    m_progress->setRange(0, 0);
+    m_note->setText(tr("Fitting %1 to the memory budget...").arg(m_search_name));
+    return;
+  }
+  if (m_state->cancel) return;
   m_progress->setValue(static_cast<int>(std::lround(1000 * std::clamp(m_state->fraction.load(), 0.0, 1.0))));
   const double best = m_state->best_us;
   if (best > 0) m_note->setText(tr("Searching: best predicted %1 µs so far").arg(best, 0, 'f', 1));
@@ -220,21 +240,36 @@ void StrategyPanel::showProgress() {
 
 void StrategyPanel::searchDone() {
   m_poll->stop();
+  m_running = false;
+  m_progress->setRange(0, 1000);
   const bool cancelled = m_state && m_state->cancel;
+  const bool fit_cancelled = m_state && m_state->cancel_fit;
   m_state.reset();
   SearchOutcome outcome = m_watcher.result();
-  const QString what = cancelled ? tr("stopped early") : tr("finished");
+  if (fit_cancelled) {
+    m_search_graph.reset();
+    m_note->setText(tr("Cancelled: the memory-budget fit of %1 stopped; nothing applied.").arg(m_search_name));
+    updateControls();
+    emit searchFinished(false);
+    return;
+  }
+  const bool iterative = is_iterative(m_search_name);
   QString summary;
-  if (outcome.schedule) {
+  if (outcome.schedule && iterative) {
     // The search states what it did in its options: where it started, the best it reached.
     const QString words = QString::fromStdString(outcome.schedule->options);
     summary = words.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(words);
   }
-  const bool ok =
-      m_doc->applyComputedStrategy(m_search_name, m_search_graph, std::move(outcome.schedule), m_search_options);
+  const bool ok = m_doc->applyComputedStrategy(m_search_name, m_search_graph, std::move(outcome.schedule), m_search_options,
+                                               QString::fromStdString(outcome.budget_note));
   m_search_graph.reset();
-  QString note = ok ? tr("Applied %1, %2%3 (Ctrl+Z undoes).").arg(m_search_name, what, summary)
-                    : tr("Refused: %1").arg(m_doc->lastRefusal());
+  QString note;
+  if (!ok)
+    note = tr("Refused: %1").arg(m_doc->lastRefusal());
+  else if (iterative)
+    note = tr("Applied %1, %2%3 (Ctrl+Z undoes).").arg(m_search_name, cancelled ? tr("stopped early") : tr("finished"), summary);
+  else
+    note = tr("Applied %1 (Ctrl+Z undoes).").arg(m_search_name);
   if (ok && !outcome.budget_note.empty())
     note += " " + tr("Memory budget: %1").arg(QString::fromStdString(outcome.budget_note));
   m_note->setText(note);

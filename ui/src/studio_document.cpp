@@ -1,29 +1,16 @@
 #include "weft/ui/studio_document.h"
+
+#include "schedule_command.h"
 #include "weft/ui/worker_pool.h"
 
-#include <QUndoCommand>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
 #include "weft/core/schedule_edit.h"
-#include "weft/core/study/memory_budget.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"
 
 namespace weft::ui {
-
-/// One schedule edit: the core edit API computed `after` from `before`; undo and redo swap them.
-class ScheduleCommand : public QUndoCommand {
- public:
-  ScheduleCommand(StudioDocument* doc, const QString& text, core::Schedule before, core::Schedule after)
-      : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)) {}
-  void redo() override { m_doc->setScheduleInternal(m_after); }
-  void undo() override { m_doc->setScheduleInternal(m_before); }
-
- private:
-  StudioDocument* m_doc;
-  core::Schedule m_before, m_after;
-};
 
 StudioDocument::StudioDocument(QObject* parent) : QObject(parent) {
   connect(&m_study_watcher, &QFutureWatcher<StudyResult>::finished, this, &StudioDocument::takeStudy);
@@ -94,7 +81,7 @@ void StudioDocument::resetCosts() {
 }
 
 void StudioDocument::addRun(core::Timeline run) {
-  auto same = std::find_if(m_runs.begin(), m_runs.end(), [&](const core::Timeline& r) { return r.label == run.label; });
+  auto same = std::find_if(m_runs.begin(), m_runs.end(), [&](const core::Timeline& r) { return r.identity() == run.identity(); });
   if (same != m_runs.end())
     *same = std::move(run);
   else
@@ -128,7 +115,6 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   m_figures.streams = static_cast<int>(m_schedule.stream_count());
   m_figures.events = static_cast<int>(m_schedule.events.size());
   m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
-  m_figures.speedup = m_figures.sequential_us > 0 && m_figures.ideal_us > 0 ? m_figures.sequential_us / m_figures.ideal_us : 1.0;
   m_figures.stale = true;
   requestStudy();
   emit scheduleChanged();
@@ -205,11 +191,14 @@ void StudioDocument::applyStudy(StudyResult result) {
       const core::Prediction& p = *m_study->prediction;
       m_figures.predicted_us = p.makespan_us;
       m_figures.predicted_sequential_us = p.sequential_us();
+      m_figures.speedup_vs_graph = p.speedup_vs_graph;
+      m_figures.speedup_vs_eager = p.speedup_vs_eager;
       m_predicted = {p.timeline, p.sequential_eager, p.sequential_graph};
     }
     if (m_study->memory) {
       m_figures.arena_bytes = m_study->memory->arena_bytes();
       m_figures.sequential_arena_bytes = m_study->memory->reference_arena_bytes();
+      m_figures.price_of_concurrency = m_study->memory->price_of_concurrency();
     }
   } else {
     m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
@@ -254,20 +243,9 @@ bool StudioDocument::mergeStreams(int into, int from) {
                   core::merge_streams(*m_graph, m_schedule, into, from));
 }
 
-bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOptions& options, std::int64_t memory_budget_bytes) {
+bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOptions& options) {
   if (!hasModel()) return false;
   m_last_budget_note.clear();
-  if (memory_budget_bytes > 0) {
-    // The same fit as `weft schedule --memory-budget`: judged by the study's planning.
-    core::BudgetOptions budget;
-    budget.budget_bytes = memory_budget_bytes;
-    budget.mode = core::launch_mode_of(options);
-    auto fit = core::make_budgeted_schedule(name.toStdString(), *m_graph, m_analysis->costs, m_device, options, budget);
-    if (!fit) return pushEdit(QString(), fit.error());
-    m_options = options;
-    m_last_budget_note = QString::fromStdString(fit->summary());
-    return pushEdit(tr("Apply strategy %1 within %2 bytes").arg(name).arg(memory_budget_bytes), std::move(fit->schedule));
-  }
   auto s = core::make_schedule(name.toStdString(), *m_graph, m_analysis->costs, m_device, options);
   if (s) m_options = options;
   return pushEdit(tr("Apply strategy %1").arg(name), std::move(s));
@@ -275,14 +253,18 @@ bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOpti
 
 bool StudioDocument::applyComputedStrategy(const QString& name, const std::shared_ptr<const core::Graph>& from,
                                            core::Expected<core::Schedule> result,
-                                           const core::StrategyOptions& options) {
+                                           const core::StrategyOptions& options, const QString& budget_note) {
   if (!hasModel()) return false;
+  m_last_budget_note.clear();
   if (from != m_graph)
     result = core::make_error(core::ErrorKind::InvalidInput,
                               "the model was replaced while " + name.toStdString() + " ran; its schedule is dropped");
-  // make_schedule validated the schedule for `from`, which is this graph.
-  if (result) m_options = options;
-  return pushEdit(tr("Apply strategy %1").arg(name), std::move(result));
+  // make_schedule (and fit_memory_budget) validated the schedule for `from`, which is this graph.
+  if (!result) return pushEdit(QString(), std::move(result));
+  m_options = options;
+  m_last_budget_note = budget_note;
+  return pushEdit(budget_note.isEmpty() ? tr("Apply strategy %1").arg(name) : tr("Apply strategy %1 within a memory budget").arg(name),
+                  std::move(result));
 }
 
 bool StudioDocument::applySchedule(const core::Schedule& schedule, const QString& text) {

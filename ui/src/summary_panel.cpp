@@ -140,16 +140,16 @@ void SummaryPanel::refresh() {
   add(tr("sequential"), f.sequential_us > 0 ? studied(tr("%1&nbsp;µs").arg(f.sequential_us, 0, 'f', 1)) : tr("…"));
   add(tr("ideal makespan"), tr("%1&nbsp;µs").arg(f.ideal_us, 0, 'f', 1));
   add(tr("speedup"), f.sequential_us > 0 ? studied(tr("%1×").arg(f.speedup, 0, 'f', 2)) : tr("…"));
+  // The study's own figures (core::Prediction, core::MemoryReport), as `weft simulate` and
+  // `weft plan` print them: nothing is re-derived here.
   if (f.predicted_us >= 0) {
     add(tr("predicted"), studied(tr("%1&nbsp;µs").arg(f.predicted_us, 0, 'f', 1)));
-    if (f.predicted_sequential_us > 0)
-      add(tr("vs one stream"), studied(tr("%1×").arg(f.predicted_sequential_us / f.predicted_us, 0, 'f', 2)));
+    if (f.speedup_vs_graph >= 0) add(tr("vs seq. graph"), studied(tr("%1×").arg(f.speedup_vs_graph, 0, 'f', 2)));
+    if (f.speedup_vs_eager >= 0) add(tr("vs seq. eager"), studied(tr("%1×").arg(f.speedup_vs_eager, 0, 'f', 2)));
   }
   if (f.arena_bytes >= 0) {
     add(tr("arena"), studied(format_bytes(f.arena_bytes)));
-    if (f.sequential_arena_bytes > 0)
-      add(tr("vs one stream"),
-          studied(tr("%1×").arg(static_cast<double>(f.arena_bytes) / static_cast<double>(f.sequential_arena_bytes), 0, 'f', 2)));
+    if (f.price_of_concurrency >= 0) add(tr("price of concurrency"), studied(tr("%1×").arg(f.price_of_concurrency, 0, 'f', 2)));
   }
   if (f.stale) add(tr("<i>re-studying</i>"), tr("<i>…</i>"));
   add(tr("work"), tr("%1&nbsp;µs").arg(an.critical.work_us, 0, 'f', 1));

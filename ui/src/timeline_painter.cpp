@@ -230,13 +230,13 @@ void TimelinePainter::paintLabels() {
     QString title = QString("%1 · %2").arg(QString::fromStdString(track.run.label), format_time(makespan, makespan / 1000));
     if (!track.run.device.empty()) title += QString(" · %1").arg(QString::fromStdString(track.run.device));
     if (track.run.kind != core::RunKind::Measured && v.m_doc->costsCalibrated()) title += TimelineView::tr(" · measured node times");
-    if (track.run.kind == core::RunKind::Predicted && makespan > 0) {
-      // The predicted schedule against the baselines simulated with the same costs and device.
-      for (const TimelineView::Track& other : v.m_tracks)
-        if (other.run.kind == core::RunKind::BaselineEager || other.run.kind == core::RunKind::BaselineGraph)
-          title += TimelineView::tr(" · %1× vs %2")
-                       .arg(other.run.makespan_us() / makespan, 0, 'f', 2)
-                       .arg(other.run.kind == core::RunKind::BaselineEager ? TimelineView::tr("eager") : TimelineView::tr("graph"));
+    const auto& study = v.m_doc->study();
+    if (track.live_prediction && study && study->prediction) {
+      // The study's speedups over the baselines simulated with the same costs and device (the
+      // figures `weft simulate` prints), from the same study as the track.
+      title += TimelineView::tr(" · %1× vs eager · %2× vs graph")
+                   .arg(study->prediction->speedup_vs_eager, 0, 'f', 2)
+                   .arg(study->prediction->speedup_vs_graph, 0, 'f', 2);
       // An edit's prediction runs in the worker: until it arrives this is the previous schedule's.
       if (v.m_doc->studyPending()) title += TimelineView::tr(" · previous schedule, updating…");
     }

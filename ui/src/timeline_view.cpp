@@ -69,9 +69,10 @@ void TimelineView::rebuild() {
   m_tracks.clear();
   m_note.clear();
   if (m_doc->hasModel()) {
-    auto add = [this](const core::Timeline& run) {
+    auto add = [this](const core::Timeline& run, bool live_prediction = false) {
       Track t;
       t.run = run;
+      t.live_prediction = live_prediction;
       int streams = std::max(1, run.stream_count);
       for (const core::TimelineItem& it : run.items) streams = std::max(streams, it.stream + 1);
       t.rows.resize(static_cast<std::size_t>(streams));
@@ -87,12 +88,14 @@ void TimelineView::rebuild() {
       m_tracks.push_back(std::move(t));
     };
     // The schedule's prediction, the document's runs (measured, imported), then the baselines.
-    // A document run with a predicted run's label replaces it (an imported or pinned prediction).
+    // A document run that is the same run as a predicted one (same kind, backend and strategy)
+    // replaces it (an imported or pinned prediction).
     const auto& predicted = m_doc->predictedRuns();
     auto add_predicted = [&](std::size_t i) {
-      if (i < predicted.size() && std::none_of(m_doc->runs().begin(), m_doc->runs().end(),
-                                               [&](const core::Timeline& r) { return r.label == predicted[i].label; }))
-        add(predicted[i]);
+      if (i < predicted.size() && std::none_of(m_doc->runs().begin(), m_doc->runs().end(), [&](const core::Timeline& r) {
+            return r.identity() == predicted[i].identity();
+          }))
+        add(predicted[i], i == 0);
     };
     add_predicted(0);
     for (const core::Timeline& r : m_doc->runs()) add(r);

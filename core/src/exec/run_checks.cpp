@@ -63,8 +63,10 @@ void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem
   const std::size_t median = order[order.size() / 2];
   result.wall_ms = result.iteration_ms[median];
   Timeline& tl = result.timeline;
-  tl.label = "measured " + std::string(backend) + " " + (schedule.strategy.empty() ? std::string("schedule") : schedule.strategy);
   tl.kind = RunKind::Measured;
+  tl.backend = std::string(backend);
+  tl.strategy = schedule.strategy;
+  tl.label = run_label(tl.identity());
   tl.device = std::move(device);
   tl.stream_count = static_cast<int>(schedule.streams.size());
   if (median < item_runs.size()) tl.items = std::move(item_runs[median]);

@@ -92,7 +92,7 @@ std::string chrome_trace_json(const Graph& graph, std::span<const Timeline> runs
   ojson run_list = ojson::array();
   for (std::size_t r = 0; r < runs.size(); ++r)
     run_list.push_back({{"pid", static_cast<int>(r) + 1}, {"label", runs[r].label}, {"kind", run_kind_name(runs[r].kind)},
-                        {"device", runs[r].device}, {"makespan_us", runs[r].makespan_us()}});
+                        {"backend", runs[r].backend}, {"strategy", runs[r].strategy}, {"device", runs[r].device}, {"makespan_us", runs[r].makespan_us()}});
   other["runs"] = std::move(run_list);
   trace["otherData"] = std::move(other);
   // Replace invalid UTF-8 in names rather than throw: a hostile model must not abort the export.

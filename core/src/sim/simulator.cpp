@@ -108,6 +108,7 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
   const std::size_t n = graph.node_count();
   Timeline tl;
   tl.kind = options.kind;
+  tl.strategy = schedule.strategy;
   tl.label = options.label.empty() ? "predicted " + (schedule.strategy.empty() ? std::string("schedule") : schedule.strategy)
                                    : options.label;
   tl.device = device.name;

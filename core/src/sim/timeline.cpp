@@ -20,6 +20,17 @@ std::optional<RunKind> parse_run_kind(std::string_view name) {
   return std::nullopt;
 }
 
+std::string run_label(const RunIdentity& identity) {
+  const std::string strategy = identity.strategy.empty() ? std::string("schedule") : identity.strategy;
+  switch (identity.kind) {
+    case RunKind::Predicted: return "predicted " + strategy;
+    case RunKind::Measured: return "measured " + identity.backend + " " + strategy;
+    case RunKind::BaselineEager: return "sequential eager";
+    case RunKind::BaselineGraph: return "sequential CUDA Graph";
+  }
+  return strategy;
+}
+
 double Timeline::makespan_us() const {
   if (items.empty()) return 0;
   double lo = items.front().start_us, hi = items.front().end_us;
@@ -56,6 +67,16 @@ std::vector<double> Timeline::stream_busy_us() const {
     if (open) busy[s] += cur_hi - cur_lo;
   }
   return busy;
+}
+
+std::int64_t overlapped_pairs(const Timeline& timeline) {
+  std::vector<TimelineItem> items = timeline.items;
+  std::sort(items.begin(), items.end(), [](const TimelineItem& a, const TimelineItem& b) { return a.start_us < b.start_us; });
+  std::int64_t pairs = 0;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    for (std::size_t j = i + 1; j < items.size() && items[j].start_us < items[i].end_us; ++j)
+      if (items[j].stream != items[i].stream) ++pairs;
+  return pairs;
 }
 
 }  // namespace weft::core

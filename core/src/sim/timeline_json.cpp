@@ -29,6 +29,8 @@ std::string timeline_to_json(const Graph& graph, const Timeline& timeline) {
   j["model"] = {{"path", graph.info().model_path}, {"sha256", graph.info().model_sha256}};
   j["label"] = timeline.label;
   j["kind"] = run_kind_name(timeline.kind);
+  j["backend"] = timeline.backend;
+  j["strategy"] = timeline.strategy;
   j["device"] = timeline.device;
   j["stream_count"] = timeline.stream_count;
   ojson nodes = ojson::array();
@@ -74,6 +76,8 @@ Expected<Timeline> timeline_from_json(const Graph& graph, std::string_view json_
     const auto parsed = parse_run_kind(kind);
     if (!parsed) return fail("unknown run kind '" + kind + "'");
     tl.kind = *parsed;
+    tl.backend = j.value("backend", std::string());
+    tl.strategy = j.value("strategy", std::string());
     tl.device = j.value("device", std::string());
     tl.stream_count = j.value("stream_count", 0);
     if (!j.contains("nodes") || !j["nodes"].is_array()) return fail("missing \"nodes\" array");

@@ -51,11 +51,11 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
   std::optional<Schedule> own_reference;
   const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
   SimOptions base;
-  base.label = "sequential eager";
   base.kind = RunKind::BaselineEager;
+  base.label = run_label({base.kind, "", reference.strategy});
   p.sequential_eager = simulate(graph, reference, costs, device, base);
-  base.label = "sequential CUDA Graph";
   base.kind = RunKind::BaselineGraph;
+  base.label = run_label({base.kind, "", reference.strategy});
   base.cuda_graph = true;
   p.sequential_graph = simulate(graph, reference, costs, device, base);
 

@@ -12,7 +12,8 @@
 
 using namespace weft;
 
-// A timeline survives save and load: items, events and counters, matched by node key.
+// A timeline survives save and load: its identity (kind, backend, strategy), items, events and
+// counters, matched by node key.
 TEST(TimelineJson, RoundTrip) {
   const core::Graph g = test::make_diamond();
   const auto costs = test::table({test::compute_bound(10), test::bandwidth_bound(20), test::compute_bound(30),
@@ -26,6 +27,8 @@ TEST(TimelineJson, RoundTrip) {
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->label, tl.label);
   EXPECT_EQ(back->kind, core::RunKind::Predicted);
+  EXPECT_EQ(back->strategy, "hand");
+  EXPECT_TRUE(back->identity() == tl.identity());
   EXPECT_EQ(back->stream_count, 2);
   ASSERT_EQ(back->items.size(), tl.items.size());
   for (std::size_t i = 0; i < tl.items.size(); ++i) {

@@ -94,8 +94,9 @@ Expected<ExecutionOrder> check_run(const Graph& graph, const Schedule& schedule,
 
 /// After the timed iterations (result.iteration_ms, and per iteration its node items in
 /// item_runs, possibly empty): the median iteration gives result.wall_ms and the measured
-/// timeline (label "measured <backend> <strategy>", kind Measured, `device`, the schedule's
-/// streams and events, a flat arena counter of `arena_bytes`); result.arena_bytes is set.
+/// timeline (kind Measured, backend `backend`, the schedule's strategy, run_label's "measured
+/// <backend> <strategy>", `device`, the schedule's streams and events, a flat arena counter of
+/// `arena_bytes`); result.arena_bytes is set.
 void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem>> item_runs, const Schedule& schedule,
                          std::int64_t arena_bytes, std::string_view backend, std::string device);
 

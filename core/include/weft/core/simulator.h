@@ -33,7 +33,7 @@ struct SimOptions {
   bool share_compute = true;           ///< false: concurrent kernels never slow each other on the SMs
   bool share_bandwidth = true;         ///< false: ... nor on memory bandwidth (counterfactuals for verdicts)
   std::string label;                   ///< Timeline::label; default "predicted <strategy>"
-  RunKind kind = RunKind::Predicted;   ///< Timeline::kind
+  RunKind kind = RunKind::Predicted;   ///< Timeline::kind (Timeline::strategy is the schedule's)
 };
 
 /// Device-side duration of a node, µs. Measured times are used as they are. Predicted times

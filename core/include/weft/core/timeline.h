@@ -20,6 +20,20 @@ std::string_view run_kind_name(RunKind kind);
 /// The kind named `name`, or nothing for an unknown name.
 std::optional<RunKind> parse_run_kind(std::string_view name);
 
+/// What tells one run from another (labels are for people and play no part): its kind, the
+/// executor that measured it ("cpu", "cuda", "cuda-graph"; empty for predictions and baselines)
+/// and the strategy of the schedule it ran ("sequential" for the reference schedule).
+struct RunIdentity {
+  RunKind kind = RunKind::Measured;
+  std::string backend;
+  std::string strategy;
+  friend bool operator==(const RunIdentity&, const RunIdentity&) = default;
+};
+
+/// The label core gives a run of `identity`: "predicted <strategy>", "measured <backend>
+/// <strategy>" (an empty strategy reads "schedule"), "sequential eager", "sequential CUDA Graph".
+std::string run_label(const RunIdentity& identity);
+
 struct TimelineItem {
   NodeId node = kNoNode;
   int stream = 0;
@@ -34,8 +48,10 @@ struct CounterSample {
 };
 
 struct Timeline {
-  std::string label;    ///< run name shown in traces and the studio, e.g. "predicted cp-list"
+  std::string label;    ///< run name shown in traces and the studio, e.g. "predicted cp-list" (run_label)
   RunKind kind = RunKind::Measured;
+  std::string backend;   ///< RunIdentity::backend: the executor of a measured run, else empty
+  std::string strategy;  ///< RunIdentity::strategy: the strategy of the schedule that ran
   std::string device;   ///< device preset or real device name
   int stream_count = 0;
   std::vector<TimelineItem> items;     ///< one per executed node
@@ -47,10 +63,15 @@ struct Timeline {
   double makespan_us() const;
   /// Busy time per stream (union of its items), µs.
   std::vector<double> stream_busy_us() const;
+  RunIdentity identity() const { return {kind, backend, strategy}; }
 };
 
+/// Pairs of items on different streams whose intervals overlap: what a measured run actually ran
+/// concurrently. O(n log n + pairs).
+std::int64_t overlapped_pairs(const Timeline& timeline);
+
 /// Timeline JSON (docs/trace-format.md): format "weft-timeline", version 1, the model's path
-/// and sha256, label, kind, device, stream_count, nodes by key with stream/start_us/end_us,
+/// and sha256, label, kind, backend, strategy, device, stream_count, nodes by key with stream/start_us/end_us,
 /// events by node keys and the counters. O(items + samples).
 std::string timeline_to_json(const Graph& graph, const Timeline& timeline);
 /// Parses timeline JSON for `graph` (an absent "kind" is "measured"). Refuses (InvalidInput,

@@ -5,7 +5,12 @@
 
 namespace weft::ui {
 
+/// Bytes in a MiB (the views draw arenas in MiB).
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
 /// IEC units with one decimal ("6.1 MiB"); "unknown" for a negative count.
 QString format_bytes(std::int64_t bytes);
+/// The memory view's finer figures: MiB with two decimals ("6.13 MiB"), KiB with one, else bytes.
+QString format_bytes_fine(std::int64_t bytes);
 
 }  // namespace weft::ui

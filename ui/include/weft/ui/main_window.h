@@ -8,7 +8,7 @@
 #include <QPointer>
 #include <QString>
 
-#include "weft/ui/model_loader.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/project_file.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/theme.h"

@@ -57,22 +57,13 @@ struct MemoryModel {
   std::int64_t linear_bound_bytes = 0;     ///< linear lower bound of the reference order
   std::int64_t concurrent_bound_bytes = 0; ///< concurrent lower bound of the current schedule
   std::int64_t no_reuse_bytes = 0;         ///< every planned tensor in its own bytes
+  /// core::MemoryReport::price_of_concurrency(): concurrent arena / sequential arena, the memory
+  /// price of the current concurrency (`weft plan`'s figure).
+  double price_of_concurrency = 1;
 
   bool hasTime() const { return !current.live_over_time.empty() && !sequential.live_over_time.empty(); }
-  /// Concurrent arena / sequential arena: the memory price of the current concurrency.
-  double price() const {
-    return sequential_arena_bytes > 0 ? static_cast<double>(arena_bytes) / static_cast<double>(sequential_arena_bytes) : 1.0;
-  }
   /// The block under (step or time, byte offset), or -1. Later blocks win (drawn on top). O(blocks).
   int blockAt(double x, bool over_time, double offset) const;
-};
-
-struct MemoryModelOptions {
-  std::size_t max_nodes = kMemoryViewMaxNodes;
-  /// The studies' planning (every planner, smallest arena), as the document's figures use.
-  std::string planner{core::kReferencePlanner};
-  core::PlanOptions plan = core::reference_plan_options();
-  core::LaunchMode mode = core::LaunchMode::Eager;  ///< launch mode of the timelines over time
 };
 
 /// Adapts a study for the view: its memory report (made with growth) and, when it has one, its
@@ -80,13 +71,6 @@ struct MemoryModelOptions {
 /// note. O(T + E) (no planning).
 MemoryModel memory_model_from_study(const core::Graph& graph, const core::ScheduleStudy& study,
                                     core::LaunchMode mode = core::LaunchMode::Eager);
-
-/// Studies `schedule` as the studio does after an edit (the memory report with growth and, with
-/// `costs` and `device` rates, the prediction in options.mode) and adapts it. Tests and tools;
-/// the view adapts the document's study instead. O(core::study_schedule).
-MemoryModel compute_memory_model(const core::Graph& graph, const core::Schedule& schedule,
-                                 const core::CostTable* costs = nullptr, const core::DeviceSpec* device = nullptr,
-                                 const MemoryModelOptions& options = {});
 
 /// The note shown instead of the view above the live size.
 std::string memory_cutoff_note(std::size_t nodes, std::size_t max_nodes);

@@ -18,50 +18,7 @@ namespace weft::ui {
 
 class StudioDocument;
 class FrontierView;
-
-/// Offset map: x = step or predicted time, y = byte offset in the arena (0 at the bottom); one
-/// rectangle per planned tensor, coloured by its producer's stream. Hover names the tensor; a
-/// click selects its producer. Draws only what is visible; colours follow the palette.
-class OffsetMapView : public QWidget {
-  Q_OBJECT
- public:
-  OffsetMapView(StudioDocument* doc, QWidget* parent = nullptr);
-  /// `model` must outlive the view or be replaced before it dies (the MemoryView owns both).
-  void setModel(const MemoryModel* model, bool over_time);
-  bool overTime() const { return m_over_time; }
-  /// Index into model->blocks under a widget point, or -1.
-  int blockAt(QPointF pos) const;
-  /// Widget point at the centre of block i (tests).
-  QPointF blockCenter(int block) const;
-  /// "tensor name · size · offset · producer" of block i.
-  QString blockText(int block) const;
-  /// The text of the block under the mouse (empty when none).
-  const QString& hoverText() const { return m_hover_text; }
-  /// The plot area inside the axes, widget coordinates.
-  QRectF plotRect() const;
-  /// Left and right plot margins in pixels (to line the map up under the chart's plot area);
-  /// negative: the map's own.
-  void setHorizontalMargins(double left, double right);
-
- protected:
-  bool event(QEvent* event) override;
-  void paintEvent(QPaintEvent* event) override;
-  void mouseMoveEvent(QMouseEvent* event) override;
-  void mousePressEvent(QMouseEvent* event) override;
-  void leaveEvent(QEvent* event) override;
-
- private:
-  double xMax() const;
-  double yMax() const;
-  QRectF blockRect(int block) const;
-
-  StudioDocument* m_doc;
-  const MemoryModel* m_model = nullptr;
-  bool m_over_time = false;
-  double m_left = -1, m_right = -1;
-  int m_hover = -1;
-  QString m_hover_text;
-};
+class OffsetMapView;
 
 class MemoryView : public QWidget {
   Q_OBJECT

@@ -6,8 +6,9 @@
 #include <QObject>
 #include <QString>
 #include <functional>
-#include <string>
+#include <optional>
 
+#include "weft/core/timeline.h"
 #include "weft/ui/run_job.h"
 
 class QAction;
@@ -71,7 +72,8 @@ class RunController : public QObject {
   RunJob m_job;
   int m_run_iterations = 3;
   bool m_run_active = false;    ///< from the start of a run until its result (or cancel) is handled
-  std::string m_last_measured;  ///< label of the latest measured schedule run (Use measured times)
+  /// The latest measured schedule run (Use measured times), by identity.
+  std::optional<core::RunIdentity> m_last_measured;
 };
 
 }  // namespace weft::ui

@@ -13,7 +13,7 @@
 namespace weft::ui {
 
 enum class Backend { Cpu, Cuda };
-/// "cpu" / "cuda", as in run labels.
+/// "cpu" / "cuda": the executor's name, the backend of its measured runs.
 const char* backend_name(Backend backend);
 
 struct RunRequest {
@@ -29,10 +29,11 @@ struct RunRequest {
 struct RunReport {
   std::shared_ptr<const core::Graph> graph;  ///< the graph that ran (stale when the model changed since)
   Backend backend = Backend::Cpu;
-  core::Timeline measured;    ///< the schedule, kind Measured, label "measured <backend> <strategy>"
-  core::Timeline sequential;  ///< the reference schedule, label "measured <backend> sequential"
+  core::Timeline measured;    ///< the schedule: kind Measured, the backend, the schedule's strategy
+  core::Timeline sequential;  ///< the reference schedule: kind Measured, the backend, "sequential"
   double wall_ms = 0;         ///< median iteration of the schedule
   double sequential_ms = 0;   ///< median iteration of the sequential run
+  double speedup = 0;         ///< core::RunComparison::speedup(): sequential / schedule
   double max_abs_diff = 0;    ///< over every output vs the sequential run; NaN when shapes differ
   bool identical = false;     ///< outputs bit-identical to the sequential run's
   std::int64_t random_weights = 0;  ///< weights without data given seeded values

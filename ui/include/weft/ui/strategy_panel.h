@@ -1,7 +1,7 @@
 #pragma once
 // The Strategy panel: strategy, stream cap, granularity and launch mode; Apply is undoable.
-// Iterative strategies (search) run off the GUI thread with progress, the best prediction so
-// far, and Cancel (which keeps the best schedule found).
+// Iterative strategies (search) and any Apply with a memory budget run off the GUI thread with
+// progress and Cancel (a search keeps the best schedule found; a budget fit applies nothing).
 #include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
@@ -48,31 +48,39 @@ class StrategyPanel : public QWidget {
   QLineEdit* memoryBudget() const { return m_memory_budget; }
   /// The note under Apply (what was applied, what the budget cost, or the refusal).
   QString noteText() const;
-  /// Applies the chosen settings. A fixed strategy applies at once: false (and the reason in
-  /// the panel) when refused. An iterative one starts off the GUI thread and returns true;
-  /// searchFinished reports the outcome.
+  /// Applies the chosen settings. A fixed strategy without a memory budget applies at once:
+  /// false (and the reason in the panel) when refused. A search, or any strategy with a memory
+  /// budget (core::make_budgeted_schedule's fit plans and simulates at every step), starts off
+  /// the GUI thread and returns true; searchFinished reports the outcome. False at once for a
+  /// budget that does not parse, or while one is running.
   bool apply();
-  bool searching() const { return m_watcher.isRunning(); }
-  /// Stops a running search early; it still applies the best schedule it found.
+  /// From a worker Apply (a search or a memory-budget fit) until its result is handled.
+  bool searching() const { return m_running; }
+  /// Stops a running search early (it still applies the best schedule it found), or a running
+  /// memory-budget fit (nothing is applied).
   void cancelSearch();
 
  signals:
-  /// An iterative strategy finished (completed or cancelled): applied, or refused (see note()).
+  /// A search or a budgeted Apply finished (completed or cancelled): applied, or refused or
+  /// cancelled (see note()).
   void searchFinished(bool applied);
   /// The user toggled the merge box: re-open the model with merges on or off.
   void mergeRequested(bool merge);
 
  private:
-  /// What a search in the worker gives back: the schedule (fitted to the memory budget when one
-  /// was set) and what the budget cost.
+  /// What the worker gives back: the schedule (fitted to the memory budget when one was set)
+  /// and what the budget cost.
   struct SearchOutcome {
     core::Expected<core::Schedule> schedule = core::Schedule{};
     std::string budget_note;
   };
+  /// Shared with the worker: the search's progress and stop flag, then the fit's phase and stop flag.
   struct Progress {
     std::atomic<double> fraction{0};
     std::atomic<double> best_us{0};
-    std::atomic<bool> cancel{false};
+    std::atomic<bool> cancel{false};      ///< stop the search (it returns the best schedule found)
+    std::atomic<bool> fitting{false};     ///< the memory-budget fit has started
+    std::atomic<bool> cancel_fit{false};  ///< stop the fit (nothing is applied)
   };
   void updateControls();
   void showProgress();
@@ -97,6 +105,7 @@ class StrategyPanel : public QWidget {
   core::StrategyOptions m_search_options;
   QString m_search_name;
   QFutureWatcher<SearchOutcome> m_watcher;
+  bool m_running = false;  ///< from apply() starting the worker until searchDone()
 };
 
 }  // namespace weft::ui

@@ -57,16 +57,22 @@ struct ScheduleFigures {
   int events = 0;
   double sequential_us = 0;  ///< ideal makespan of the reference schedule: the total work (0: not yet studied)
   double ideal_us = 0;       ///< ideal makespan of the current schedule
-  double speedup = 1;        ///< sequential / ideal
-  bool stale = false;        ///< the fields below (and sequential_us) describe an earlier schedule
+  double speedup = 1;        ///< core::ScheduleStudy::ideal_speedup(): sequential / ideal, of the study
+  bool stale = false;        ///< the fields below (and sequential_us, speedup) describe an earlier schedule
   // Predicted by the simulator and the memory planner; < 0 when not computed (no device
   // rates, or a model too large to re-plan on every edit).
   double predicted_us = -1;             ///< simulated makespan of the current schedule
   /// Simulated makespan of the reference schedule, launched as the current schedule is (eager,
   /// or as a CUDA Graph when the strategy options say cuda_graph).
   double predicted_sequential_us = -1;
+  /// core::Prediction's speedups of the current schedule over the sequential CUDA Graph and the
+  /// sequential eager baseline (`weft simulate`'s speedup_vs_graph, speedup_vs_eager).
+  double speedup_vs_graph = -1;
+  double speedup_vs_eager = -1;
   std::int64_t arena_bytes = -1;        ///< arena of the current schedule (the study's planning)
   std::int64_t sequential_arena_bytes = -1;  ///< arena of the reference schedule
+  /// core::MemoryReport::price_of_concurrency(): arena / sequential arena (`weft plan`'s).
+  double price_of_concurrency = -1;
 };
 
 class StudioDocument : public QObject {
@@ -109,24 +115,27 @@ class StudioDocument : public QObject {
   bool addStream();
   bool removeStream(int stream);
   bool mergeStreams(int into, int from);
-  /// Makes the strategy's schedule; with `memory_budget_bytes` > 0 fitted to that arena
-  /// (core::make_budgeted_schedule: refused below the sequential order's arena), and
-  /// lastBudgetNote() says what the budget cost in predicted time.
-  bool applyStrategy(const QString& name, const core::StrategyOptions& options, std::int64_t memory_budget_bytes = 0);
+  /// Makes the strategy's schedule here, on the calling thread (fixed strategies are fast; a
+  /// search or a memory-budget fit runs in the strategy panel's worker and comes back through
+  /// applyComputedStrategy).
+  bool applyStrategy(const QString& name, const core::StrategyOptions& options);
   /// Replaces the schedule with `schedule` (validated first) as one undo step named `text`.
   bool applySchedule(const core::Schedule& schedule, const QString& text);
   /// Applies a schedule that strategy `name` computed elsewhere (off the GUI thread) from
   /// `from`, the graph it was given: one undo step, or refused (editRefused) when it failed or
-  /// the model was replaced meanwhile.
+  /// the model was replaced meanwhile. `budget_note`: the core::BudgetFit::summary() of a
+  /// schedule fitted to a memory budget (lastBudgetNote()), else empty.
   bool applyComputedStrategy(const QString& name, const std::shared_ptr<const core::Graph>& from,
-                             core::Expected<core::Schedule> result, const core::StrategyOptions& options);
+                             core::Expected<core::Schedule> result, const core::StrategyOptions& options,
+                             const QString& budget_note = {});
   const QString& lastRefusal() const { return m_last_refusal; }
   /// The last budgeted Apply's core::BudgetFit::summary() (empty after an Apply without budget).
   const QString& lastBudgetNote() const { return m_last_budget_note; }
 
   // Runs of the current model shown by the timeline view and exported (Chrome trace, CSV):
-  // predicted, measured and baseline timelines. At most one run per label: a run added with a
-  // label already present replaces it. A new model clears them.
+  // predicted, measured and baseline timelines. At most one run per identity (kind, backend,
+  // strategy: core::Timeline::identity()): a run added with an identity already present replaces
+  // it in its place. A new model clears them.
   const std::vector<core::Timeline>& runs() const { return m_runs; }
   void addRun(core::Timeline run);
   void clearRuns();

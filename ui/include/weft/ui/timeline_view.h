@@ -28,6 +28,9 @@ class TimelineView : public QAbstractScrollArea {
   struct Track {
     core::Timeline run;
     std::vector<std::vector<std::size_t>> rows;  ///< per stream: item indices sorted by start
+    /// The document's live prediction of the current schedule (predictedRuns()[0]): its title
+    /// quotes the study's speedups over both baselines.
+    bool live_prediction = false;
   };
   const std::vector<Track>& tracks() const { return m_tracks; }
   const TimeAxis& axis() const { return m_axis; }

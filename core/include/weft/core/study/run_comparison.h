@@ -1,8 +1,13 @@
 #pragma once
 // The run comparison: the reference schedule and a schedule run for real on one Executor, each
 // with its plan from the study's memory planning; outputs compared, measured timelines kept.
-// `weft run` and the studio's Run menu both call it; progress and cancel go through a callback.
+// `weft run` (both backends) and the studio's Run menu all call it; progress and cancel go
+// through a callback. A device comparison (`weft run --backend cuda`) adds, on the same call, a
+// per-node timed pair, the pair replayed as one captured graph, and a check of the outputs
+// against a reference executor.
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +32,17 @@ struct RunComparisonOptions {
   /// measures merging and scheduling together against the plain sequential run; or the unsplit
   /// model of a micro-batch split `graph` (both runs are then RunOptions::batch_invariant).
   const Graph* reference_graph = nullptr;
+  /// With run.per_node_timing off (throughput runs: no per-node events in the wall times), one
+  /// more run of each schedule with per-node timing, whose timelines show what overlapped.
+  /// Ignored when run.per_node_timing is on (the runs have timelines already).
+  bool timed_runs = false;
+  /// When set, both schedules also run on this executor with `run`'s options: the same
+  /// schedules launched another way (the CUDA executor replaying one captured CUDA Graph), whose
+  /// sequential run is the graph baseline.
+  Executor* graph_executor = nullptr;
+  /// When set, the reference also runs once (one iteration, no warm-up) on this executor, and
+  /// the schedule's outputs are checked against it (the CPU reference for a GPU run).
+  Executor* check_executor = nullptr;
 };
 
 struct RunComparison {
@@ -37,10 +53,34 @@ struct RunComparison {
   RunResult scheduled;       ///< the schedule's run (timeline: "measured <backend> <strategy>")
   OutputDiff diff;           ///< scheduled vs sequential outputs
   double speedup() const { return scheduled.wall_ms > 0 ? sequential.wall_ms / scheduled.wall_ms : 0.0; }
+
+  /// With timed_runs: the per-node timed runs of the reference and of the schedule.
+  std::optional<RunResult> sequential_timed, scheduled_timed;
+  /// With a graph_executor: both schedules run on it, and its schedule's outputs vs `scheduled`'s.
+  std::optional<RunResult> sequential_graph, scheduled_graph;
+  OutputDiff graph_diff;
+  /// sequential_graph / scheduled_graph wall time (0 without a graph executor): the speedup over
+  /// the graph baseline.
+  double speedup_vs_graph() const {
+    return sequential_graph && scheduled_graph && scheduled_graph->wall_ms > 0
+               ? sequential_graph->wall_ms / scheduled_graph->wall_ms
+               : 0.0;
+  }
+  /// With a check_executor: its run of the reference, and `scheduled`'s outputs vs it.
+  std::optional<RunResult> check;
+  OutputDiff check_diff;
+  /// The measured timelines of the reference and the schedule: the timed runs' when there are
+  /// some, else the runs' own.
+  const Timeline& sequential_timeline() const { return sequential_timed ? sequential_timed->timeline : sequential.timeline; }
+  const Timeline& scheduled_timeline() const { return scheduled_timed ? scheduled_timed->timeline : scheduled.timeline; }
+  /// overlapped_pairs(scheduled_timeline()): node pairs on different streams that overlapped.
+  std::int64_t overlapped_pairs = 0;
 };
 
-/// Plans both schedules, runs the reference then the schedule on `executor`, compares outputs.
-/// Errors: the planner's (InvalidInput) and the executor's (InvalidInput, Runtime).
+/// Plans both schedules, runs the reference then the schedule on `executor` and compares their
+/// outputs; then, as the options ask, the timed pair, the pair on the graph executor and the
+/// check run, in that order. Errors: the planner's (InvalidInput) and the executors' (InvalidInput,
+/// Runtime). Cost: the planning plus 2 to 7 executor runs.
 Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, const Schedule& schedule,
                                      const RunComparisonOptions& options = {});
 

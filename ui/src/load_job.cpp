@@ -1,4 +1,4 @@
-#include "weft/ui/model_loader.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/worker_pool.h"
 
 #include <QElapsedTimer>

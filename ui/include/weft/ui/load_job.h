@@ -1,6 +1,7 @@
 #pragma once
-// Loading off the GUI thread: import (or any graph source), costs, analysis and a first
-// schedule run in QtConcurrent; progress and cancellation go through the QFuture.
+// The load job: loading off the GUI thread, as run_job.h runs and study_job.h studies. Import (or
+// any graph source), costs, analysis and a first schedule run in QtConcurrent; progress and
+// cancellation go through the QFuture. Also the defaults a load applies (device, strategy).
 #include <QFuture>
 #include <QString>
 #include <functional>

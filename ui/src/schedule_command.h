@@ -1,0 +1,25 @@
+#pragma once
+// The one QUndoCommand every schedule edit goes through: the core edit API computed the schedule
+// after the edit from the one before; undo and redo swap them on the document's undo stack.
+#include <QString>
+#include <QUndoCommand>
+
+#include "weft/core/schedule.h"
+
+namespace weft::ui {
+
+class StudioDocument;
+
+class ScheduleCommand : public QUndoCommand {
+ public:
+  /// `after` was validated by the core edit API (or by validate_schedule) for `doc`'s graph.
+  ScheduleCommand(StudioDocument* doc, const QString& text, core::Schedule before, core::Schedule after);
+  void redo() override;
+  void undo() override;
+
+ private:
+  StudioDocument* m_doc;
+  core::Schedule m_before, m_after;
+};
+
+}  // namespace weft::ui
