@@ -11,8 +11,7 @@ namespace weft::core {
 namespace {
 
 std::size_t cross_stream_edges(const Graph& graph, const Schedule& schedule) {
-  std::vector<int> stream_of, position;
-  schedule.locate(graph.node_count(), stream_of, position);
+  const std::vector<int> stream_of = stream_slots(graph, schedule).value().stream_of;  // validated
   std::size_t n = 0;
   for (std::size_t u = 0; u < graph.node_count(); ++u)
     for (NodeId v : graph.successors(static_cast<NodeId>(u)))
