@@ -51,13 +51,17 @@ Status validate_schedule(const Graph& graph, const Schedule& schedule) {
 double ideal_makespan_us(const Graph& graph, const Schedule& schedule, std::span<const double> node_time_us) {
   auto order = ExecutionOrder::build_unclocked(graph, schedule);
   if (!order) return 0;
-  std::vector<double> start(graph.node_count(), 0);
+  return ideal_makespan_us(*order, node_time_us);
+}
+
+double ideal_makespan_us(const ExecutionOrder& order, std::span<const double> node_time_us) {
+  std::vector<double> start(order.node_count(), 0);
   double makespan = 0;
-  for (NodeId v : order->order()) {
+  for (NodeId v : order.order()) {
     const auto vi = static_cast<std::size_t>(v);
     const double finish = start[vi] + (vi < node_time_us.size() ? node_time_us[vi] : 0.0);
     makespan = std::max(makespan, finish);
-    for (NodeId w : order->successors(v)) start[static_cast<std::size_t>(w)] = std::max(start[static_cast<std::size_t>(w)], finish);
+    for (NodeId w : order.successors(v)) start[static_cast<std::size_t>(w)] = std::max(start[static_cast<std::size_t>(w)], finish);
   }
   return makespan;
 }

@@ -39,6 +39,9 @@ Status validate_schedule(const Graph& graph, const Schedule& schedule);
 /// 0 for a schedule that does not validate. O(V + E).
 double ideal_makespan_us(const Graph& graph, const Schedule& schedule, std::span<const double> node_time_us);
 
+/// The same over an execution order already built (any build; H is its successors). O(V + E).
+double ideal_makespan_us(const ExecutionOrder& order, std::span<const double> node_time_us);
+
 /// Host cost of the schedule's events (each: one record + one wait), µs.
 double event_host_cost_us(const Schedule& schedule, const DeviceSpec& device);
 
