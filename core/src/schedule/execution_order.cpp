@@ -4,6 +4,7 @@
 #include "weft/core/execution_order.h"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "weft/core/check.h"
@@ -22,6 +23,53 @@ void fill_csr(std::size_t n, std::vector<std::uint32_t>& begin, std::vector<Item
   items.resize(begin[n]);
   std::vector<std::uint32_t> at(begin.begin(), begin.end() - 1);
   visit([&](NodeId v, Item item) { items[at[idx(v)]++] = item; });
+}
+
+// The one deadlock message, from the nodes a topological sort of `o`'s H left (left[v] > 0).
+Error deadlock_error(const Graph& graph, const Schedule& schedule, const ExecutionOrder& o,
+                     std::span<const std::uint32_t> left) {
+  // Every node left has a predecessor left, so walking predecessors inside the remainder must
+  // repeat a node: the cycle. (Walking successors could dead-end below the cycle.) Predecessors
+  // are tried data edges first, then the stream predecessor, then waited events, so a cycle
+  // reads the same whichever pass meets it.
+  const std::size_t n = o.node_count();
+  NodeId cur = kNoNode;
+  for (std::size_t v = 0; v < n && cur == kNoNode; ++v)
+    if (left[v] > 0) cur = static_cast<NodeId>(v);
+  WEFT_CHECK_MSG(cur != kNoNode, "deadlock_error: no node left");
+  enum class Via : std::uint8_t { Data, Stream, Event };
+  const auto step = [&](NodeId v) -> std::pair<NodeId, Via> {
+    for (NodeId u : graph.predecessors(v))
+      if (left[idx(u)] > 0) return {u, Via::Data};
+    if (const std::int32_t k = o.index(v); k > 0) {
+      const NodeId u = schedule.streams[idx(o.stream_of(v))][idx(k - 1)];
+      if (left[idx(u)] > 0) return {u, Via::Stream};
+    }
+    for (std::uint32_t e : o.waits(v))
+      if (const NodeId u = schedule.events[e].from; left[idx(u)] > 0) return {u, Via::Event};
+    WEFT_CHECK_MSG(false, "deadlock_error: a node left without a predecessor left");
+    return {kNoNode, Via::Data};
+  };
+  std::vector<int> seen(n, -1);
+  std::vector<NodeId> walk;
+  std::vector<Via> via;  // via[i]: how walk[i] depends on walk[i+1]
+  while (seen[idx(cur)] < 0) {
+    seen[idx(cur)] = static_cast<int>(walk.size());
+    walk.push_back(cur);
+    const auto [u, how] = step(cur);
+    via.push_back(how);
+    cur = u;
+  }
+  const auto first = static_cast<std::size_t>(seen[idx(cur)]);
+  std::ostringstream msg;
+  msg << "would deadlock: " << o.where(graph, walk[first]);
+  for (std::size_t i = first; i < walk.size(); ++i) {
+    if (i > first) msg << ", which";
+    msg << (via[i] == Via::Stream ? " runs after " : " waits for ");
+    const bool closes = i + 1 == walk.size();
+    msg << (closes ? graph.key(walk[first]) : o.where(graph, walk[i + 1]));
+  }
+  return Error{ErrorKind::InvalidInput, msg.str()};
 }
 
 }  // namespace
@@ -59,51 +107,6 @@ Expected<ExecutionOrder> ExecutionOrder::validate(const Graph& graph, const Sche
                                                  "; an event is missing)");
 }
 
-Error ExecutionOrder::deadlock_error(const Graph& graph, std::span<const std::uint32_t> left) const {
-  // Every node left has a predecessor left, so walking predecessors inside the remainder must
-  // repeat a node: the cycle. (Walking successors could dead-end below the cycle.) Predecessors
-  // are tried data edges first, then the stream predecessor, then waited events, so a cycle
-  // reads the same whichever pass meets it.
-  const std::size_t n = node_count();
-  NodeId cur = kNoNode;
-  for (std::size_t v = 0; v < n && cur == kNoNode; ++v)
-    if (left[v] > 0) cur = static_cast<NodeId>(v);
-  WEFT_CHECK_MSG(cur != kNoNode, "deadlock_error: no node left");
-  enum class Via : std::uint8_t { Data, Stream, Event };
-  const auto step = [&](NodeId v) -> std::pair<NodeId, Via> {
-    for (NodeId u : graph.predecessors(v))
-      if (left[idx(u)] > 0) return {u, Via::Data};
-    if (const std::int32_t k = index(v); k > 0) {
-      const NodeId u = stream(static_cast<std::size_t>(stream_of(v)))[static_cast<std::size_t>(k - 1)];
-      if (left[idx(u)] > 0) return {u, Via::Stream};
-    }
-    for (std::uint32_t e : waits(v))
-      if (const NodeId u = m_schedule.events[e].from; left[idx(u)] > 0) return {u, Via::Event};
-    WEFT_CHECK_MSG(false, "deadlock_error: a node left without a predecessor left");
-    return {kNoNode, Via::Data};
-  };
-  std::vector<int> seen(n, -1);
-  std::vector<NodeId> walk;
-  std::vector<Via> via;  // via[i]: how walk[i] depends on walk[i+1]
-  while (seen[idx(cur)] < 0) {
-    seen[idx(cur)] = static_cast<int>(walk.size());
-    walk.push_back(cur);
-    const auto [u, how] = step(cur);
-    via.push_back(how);
-    cur = u;
-  }
-  const auto first = static_cast<std::size_t>(seen[idx(cur)]);
-  std::ostringstream msg;
-  msg << "would deadlock: " << where(graph, walk[first]);
-  for (std::size_t i = first; i < walk.size(); ++i) {
-    if (i > first) msg << ", which";
-    msg << (via[i] == Via::Stream ? " runs after " : " waits for ");
-    const bool closes = i + 1 == walk.size();
-    msg << (closes ? graph.key(walk[first]) : where(graph, walk[i + 1]));
-  }
-  return Error{ErrorKind::InvalidInput, msg.str()};
-}
-
 Expected<ExecutionOrder> ExecutionOrder::make(const Graph& graph, const Schedule& schedule, bool with_events, bool clocks,
                                               Walk walk) {
   const std::size_t n = graph.node_count();
@@ -123,63 +126,69 @@ Expected<ExecutionOrder> ExecutionOrder::make(const Graph& graph, const Schedule
         return make_error(ErrorKind::InvalidInput, "an event refers to node index " +
                                                        std::to_string(e.from < 0 || e.from >= node_count ? e.from : e.to) +
                                                        ", which the model does not have");
-  o.m_schedule = schedule;
 
-  // Events per node, and H's generating successors (sorted, unique).
-  const auto events = [&](auto each, bool to_side) {
-    if (!with_events) return;
-    for (std::size_t e = 0; e < schedule.events.size(); ++e)
-      each(to_side ? schedule.events[e].to : schedule.events[e].from, static_cast<std::uint32_t>(e));
-  };
-  fill_csr<std::uint32_t>(n, o.m_wait_begin, o.m_waits, [&](auto each) { events(each, true); });
-  fill_csr<std::uint32_t>(n, o.m_record_begin, o.m_records, [&](auto each) { events(each, false); });
-  fill_csr<NodeId>(n, o.m_succ_begin, o.m_succ, [&](auto each) {
-    for (std::size_t u = 0; u < n; ++u)
-      for (NodeId v : graph.successors(static_cast<NodeId>(u))) each(static_cast<NodeId>(u), v);
-    for (const auto& stream : schedule.streams)
-      for (std::size_t i = 1; i < stream.size(); ++i) each(stream[i - 1], stream[i]);
-    if (with_events)
-      for (const Event& e : schedule.events) each(e.from, e.to);
-  });
-  {
-    // Sort and deduplicate each node's successors in place, then close the gaps.
-    std::uint32_t out = 0;
-    for (std::size_t u = 0; u < n; ++u) {
-      const auto b = o.m_succ.begin() + o.m_succ_begin[u], e = o.m_succ.begin() + o.m_succ_begin[u + 1];
-      std::sort(b, e);
-      const auto last = std::unique(b, e);
-      o.m_succ_begin[u] = out;
-      for (auto it = b; it != last; ++it) o.m_succ[out++] = *it;
-    }
-    o.m_succ_begin[n] = out;
-    o.m_succ.resize(out);
+  // Events per node (none without events: the lists are empty).
+  if (with_events && !schedule.events.empty()) {
+    const auto events = [&](auto each, bool to_side) {
+      for (std::size_t e = 0; e < schedule.events.size(); ++e)
+        each(to_side ? schedule.events[e].to : schedule.events[e].from, static_cast<std::uint32_t>(e));
+    };
+    fill_csr<std::uint32_t>(n, o.m_wait_begin, o.m_waits, [&](auto each) { events(each, true); });
+    fill_csr<std::uint32_t>(n, o.m_record_begin, o.m_records, [&](auto each) { events(each, false); });
+  } else {
+    o.m_wait_begin.assign(n + 1, 0);
+    o.m_record_begin.assign(n + 1, 0);
   }
+  // H's generating successors, sorted and distinct without a sort: each node v, taken in
+  // increasing id, is appended to the list of every predecessor it has in H (data, stream
+  // order, waited events), so every list grows in increasing order; last[u] == v drops a repeat.
+  std::vector<NodeId> last(n);
+  fill_csr<NodeId>(n, o.m_succ_begin, o.m_succ, [&](auto each) {
+    std::fill(last.begin(), last.end(), kNoNode);
+    for (std::size_t vi = 0; vi < n; ++vi) {
+      const auto v = static_cast<NodeId>(vi);
+      const auto add = [&](NodeId u) {
+        if (last[idx(u)] == v) return;
+        last[idx(u)] = v;
+        each(u, v);
+      };
+      for (NodeId u : graph.predecessors(v)) add(u);
+      if (const std::int32_t k = o.index(v); k > 0) add(schedule.streams[idx(o.stream_of(v))][idx(k - 1)]);
+      for (std::uint32_t e : o.waits(v)) add(schedule.events[e].from);
+    }
+  });
 
   // Topological order (Kahn's algorithm). Depth first: the successors of the node just taken
   // come next (a stack), so a one-stream schedule's order is exactly its stream and streams stay
-  // contiguous where they can. Breadth first: a queue, Kahn's first-in first-out order.
+  // contiguous where they can. Breadth first: a queue, Kahn's first-in first-out order. Lowest id
+  // first: a min-heap.
   std::vector<std::uint32_t> indeg(n, 0);
   for (NodeId v : o.m_succ) ++indeg[idx(v)];
-  const bool depth_first = walk == Walk::DepthFirst;
-  std::vector<NodeId> ready;  // depth first: a stack; breadth first: a queue from `head`
+  std::vector<NodeId> ready;  // depth first: a stack; breadth first: a queue from `head`; else a heap
   std::size_t head = 0;
   for (std::size_t i = 0; i < n; ++i)
-    if (const std::size_t v = depth_first ? n - 1 - i : i; indeg[v] == 0) ready.push_back(static_cast<NodeId>(v));
+    if (const std::size_t v = walk == Walk::DepthFirst ? n - 1 - i : i; indeg[v] == 0) ready.push_back(static_cast<NodeId>(v));
+  // (Ascending ids already form a min-heap.)
   o.m_order.reserve(n);
   while (head < ready.size()) {
     NodeId u = kNoNode;
-    if (depth_first) {
+    if (walk == Walk::BreadthFirst) {
+      u = ready[head++];
+    } else {
+      if (walk == Walk::LowestIdFirst) std::pop_heap(ready.begin(), ready.end(), std::greater<>());
       u = ready.back();
       ready.pop_back();
-    } else {
-      u = ready[head++];
     }
     o.m_order.push_back(u);
     for (NodeId v : o.successors(u))
-      if (--indeg[idx(v)] == 0) ready.push_back(v);
+      if (--indeg[idx(v)] == 0) {
+        ready.push_back(v);
+        if (walk == Walk::LowestIdFirst) std::push_heap(ready.begin(), ready.end(), std::greater<>());
+      }
   }
   // Nodes with predecessors left sit on or below a cycle: name it as every pass does.
-  if (o.m_order.size() != n) return o.deadlock_error(graph, indeg);
+  if (o.m_order.size() != n) return deadlock_error(graph, schedule, o, indeg);
+  o.m_schedule = schedule;
 
   if (!clocks) return o;
   o.m_clocked = true;

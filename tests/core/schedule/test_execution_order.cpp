@@ -67,8 +67,9 @@ TEST(ExecutionOrder, BranchesOnTwoStreamsAreConcurrent) {
 }
 
 // Depth first, the order runs each branch to its end; breadth first (Kahn's queue, the order
-// compute_events lists its events in and merge_streams interleaves in), the branches alternate.
-TEST(ExecutionOrder, WalksDepthFirstOrBreadthFirst) {
+// compute_events lists its events in and merge_streams interleaves in), the branches alternate;
+// lowest id first (the search strategy's priority) takes the smallest ready node.
+TEST(ExecutionOrder, WalksDepthFirstBreadthFirstOrLowestIdFirst) {
   const core::Graph g = test::make_two_branches(3);
   const Schedule s{{{0, 1, 2}, {3, 4, 5}}, {}, "hand", ""};
   EXPECT_EQ(ExecutionOrder::build(g, s)->order(), (std::vector<NodeId>{0, 1, 2, 3, 4, 5}));
@@ -76,6 +77,13 @@ TEST(ExecutionOrder, WalksDepthFirstOrBreadthFirst) {
   ASSERT_TRUE(bfs);
   EXPECT_EQ(bfs->order(), (std::vector<NodeId>{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(bfs->walk(), ExecutionOrder::Walk::BreadthFirst);
+  // n0 -> n3 with n0 n3 on stream 0 and n1 n2 on stream 1: the three walks differ.
+  const core::Graph d = test::make_dag(4, {{0, 3}});
+  const Schedule t{{{0, 3}, {1, 2}}, {}, "hand", ""};
+  using Walk = ExecutionOrder::Walk;
+  EXPECT_EQ(ExecutionOrder::build(d, t, Walk::DepthFirst)->order(), (std::vector<NodeId>{0, 3, 1, 2}));
+  EXPECT_EQ(ExecutionOrder::build(d, t, Walk::BreadthFirst)->order(), (std::vector<NodeId>{0, 1, 3, 2}));
+  EXPECT_EQ(ExecutionOrder::build(d, t, Walk::LowestIdFirst)->order(), (std::vector<NodeId>{0, 1, 2, 3}));
 }
 
 // Placement errors are input errors naming the node; D's order ignores the events entirely.

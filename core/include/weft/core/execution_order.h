@@ -1,6 +1,6 @@
 #pragma once
 // The execution order of a schedule, built once (by validation) and read by every pass after it:
-// where each node runs (stream, index), the events it waits for and records, the generating
+// where each node runs (stream, index: stream_slots), the events it waits for and records, the generating
 // edges of happens-before H (data edges ∪ stream order ∪ events), one topological order of H and
 // per-stream vector clocks that answer "a happens before b" in O(1). validate_schedule (and so the
 // run checks of both executors), sync's minimal events, the schedule edits, liveness, the memory
@@ -29,6 +29,9 @@ class ExecutionOrder {
     /// order compute_events lists its events in (schedule files and strategies keep it) and
     /// merge_streams interleaves two streams in.
     BreadthFirst,
+    /// The ready node with the lowest id first (a heap): the priority order the search strategy
+    /// starts its candidates from. O(V log V) more.
+    LowestIdFirst,
   };
 
   /// H = data edges ∪ stream order ∪ events, checked and indexed. Errors (InvalidInput): more
@@ -49,7 +52,7 @@ class ExecutionOrder {
   /// build() without the vector clocks: placement, events, H's successors and the topological
   /// order (a deadlock refused in the same words), for passes that only walk H, such as the
   /// simulator, which runs once per search step. clock(), before(), first_reaching() and
-  /// enforced() abort on it. O(V + E log E) time, no V·S clocks.
+  /// enforced() abort on it. O(V + E) time, no V·S clocks.
   static Expected<ExecutionOrder> build_unclocked(const Graph& graph, const Schedule& schedule,
                                                   Walk walk = Walk::DepthFirst);
 
@@ -110,7 +113,6 @@ class ExecutionOrder {
   static Expected<ExecutionOrder> make(const Graph& graph, const Schedule& schedule, bool with_events, bool clocks,
                                        Walk walk);
   void require_clocks() const;
-  Error deadlock_error(const Graph& graph, std::span<const std::uint32_t> left) const;
 
   Schedule m_schedule;
   std::vector<std::int32_t> m_stream, m_index;
