@@ -108,7 +108,9 @@ bool StudioDocument::replaceSchedule(const core::Schedule& schedule, QString* re
 
 void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   m_schedule = std::move(schedule);
-  m_schedule.locate(m_graph->node_count(), m_stream_of, m_position);
+  core::StreamSlots placed = core::stream_slots(*m_graph, m_schedule).value();  // validated by the caller
+  m_stream_of = std::move(placed.stream_of);
+  m_position = std::move(placed.position);
   // What an edit changes at once, O(V + E): counts and the ideal makespan. The rest (reference,
   // prediction, memory) keeps the previous schedule's values, marked stale, until the study of
   // this one arrives from the worker.

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "weft/core/analysis.h"
+#include "weft/core/execution_order.h"
 #include "weft/core/levels.h"
 
 namespace weft::core {
@@ -77,38 +78,15 @@ Wires wires_from_graph(const Graph& graph) {
 }
 
 Expected<Wires> wires_from_schedule(const Graph& graph, const Schedule& schedule) {
-  const std::size_t n = graph.node_count();
-  std::vector<int> seen(n, 0);
-  for (const auto& stream : schedule.streams)
-    for (NodeId v : stream) {
-      if (v < 0 || static_cast<std::size_t>(v) >= n)
-        return make_error(ErrorKind::InvalidInput, "schedule names node id " + std::to_string(v) + " outside the graph");
-      ++seen[static_cast<std::size_t>(v)];
-    }
-  for (std::size_t i = 0; i < n; ++i)
-    if (seen[i] != 1)
-      return make_error(ErrorKind::InvalidInput, "schedule places node '" + graph.key(static_cast<NodeId>(i)) + "' " +
-                                                     std::to_string(seen[i]) + " times (must be once)");
-  std::vector<int> stream_of, position;
-  schedule.locate(n, stream_of, position);
-
+  // The schedule's execution order checks the placement and the events and refuses a deadlock in
+  // the words every pass uses; its topological order of H is the order the words follow.
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build_unclocked(graph, schedule));
   Wires w;
   w.origin = "schedule " + schedule.strategy;
-  w.support.resize(n);
-  auto succ = data_successors(graph);
-  for (std::size_t s = 0; s < schedule.streams.size(); ++s) {
-    w.names.push_back("stream" + std::to_string(s));
-    const auto& st = schedule.streams[s];
-    for (std::size_t i = 0; i < st.size(); ++i) {
-      w.support[static_cast<std::size_t>(st[i])].push_back(static_cast<WireId>(s));
-      if (i > 0) succ[static_cast<std::size_t>(st[i - 1])].push_back(st[i]);
-    }
-  }
-  for (const Event& e : schedule.events) succ[static_cast<std::size_t>(e.from)].push_back(e.to);
-  w.order = level_order(graph, succ);
-  if (w.order.size() != n)
-    return make_error(ErrorKind::InvalidInput,
-                      "schedule deadlocks: its stream order and events form a cycle with the data edges");
+  for (std::size_t s = 0; s < schedule.streams.size(); ++s) w.names.push_back("stream" + std::to_string(s));
+  w.support.resize(graph.node_count());
+  for (std::size_t v = 0; v < graph.node_count(); ++v) w.support[v] = {order.stream_of(static_cast<NodeId>(v))};
+  w.order = order.order();
   return w;
 }
 

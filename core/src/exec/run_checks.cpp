@@ -47,7 +47,7 @@ Expected<ExecutionOrder> check_run(const Graph& graph, const Schedule& schedule,
   WEFT_TRY(check_plan_fits(graph, plan));
   if (options.check_plan) {
     // A plan made for another order may overlap tensors that this schedule keeps live together.
-    if (auto s = check_plan(graph, schedule, plan); !s)
+    if (auto s = check_plan(graph, *order, plan); !s)
       return make_error(ErrorKind::InvalidInput, "memory plan is not valid for this schedule: " + s.error().message);
   }
   return order;

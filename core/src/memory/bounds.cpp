@@ -186,6 +186,11 @@ std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> orde
 
 Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Schedule& schedule, const PlanOptions& options) {
   WEFT_TRY_ASSIGN(const ExecutionOrder clocks, ExecutionOrder::build(graph, schedule));
+  return concurrent_lower_bound(graph, clocks, options);
+}
+
+ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder& clocks, const PlanOptions& options) {
+  const Schedule& schedule = clocks.schedule();
   const std::size_t v_count = graph.node_count();
 
   std::vector<TensorId> tensors;

@@ -4,12 +4,17 @@
 #include <map>
 
 #include "allocation_detail.h"
+#include "weft/core/check.h"
 #include "weft/core/memory_planner.h"
 
 namespace weft::core {
 
-Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
-                                     const Timeline* timeline) {
+namespace {
+
+// Growth along `steps` when given (a linearisation of the schedule's H), else along the
+// timeline's start times.
+Expected<MemoryGrowth> growth_along(const Graph& graph, const std::vector<NodeId>* steps, const MemoryPlan& plan,
+                                    const Timeline* timeline) {
   if (plan.offset.size() != graph.tensor_count())
     return make_error(ErrorKind::InvalidInput, "plan does not match the model's tensors");
   MemoryGrowth out;
@@ -27,8 +32,8 @@ Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedul
     if (out.steps.size() != graph.node_count())
       return make_error(ErrorKind::InvalidInput, "timeline does not cover every node of the model");
   } else {
-    WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
-    out.steps = order.order();
+    WEFT_CHECK(steps != nullptr);
+    out.steps = *steps;
   }
   const std::size_t n = out.steps.size();
   std::vector<std::int64_t> pos(graph.node_count());
@@ -80,6 +85,21 @@ Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedul
     }
   }
   return out;
+}
+
+}  // namespace
+
+Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                     const Timeline* timeline) {
+  // A timeline gives the steps; only without one is the schedule's order needed.
+  if (timeline) return growth_along(graph, nullptr, plan, timeline);
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build_unclocked(graph, schedule));
+  return growth_along(graph, &order.order(), plan, nullptr);
+}
+
+Expected<MemoryGrowth> memory_growth(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan,
+                                     const Timeline* timeline) {
+  return growth_along(graph, timeline ? nullptr : &order.order(), plan, timeline);
 }
 
 }  // namespace weft::core

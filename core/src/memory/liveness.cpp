@@ -170,13 +170,18 @@ Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> ord
 }
 
 Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule, const PlanOptions& options) {
-  // The schedule's execution order: its topological order positions the tensors, its clocks
-  // give the dead-from frontiers. (A misplaced node or a cycle is refused there, in the words
-  // every schedule pass uses.)
+  // A misplaced node or a cycle is refused by the execution order, in the words every schedule
+  // pass uses.
   WEFT_TRY_ASSIGN(const ExecutionOrder clocks, ExecutionOrder::build(graph, schedule));
+  return compute_liveness(graph, clocks, options);
+}
+
+Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, const PlanOptions& options) {
+  // The schedule's execution order: its topological order positions the tensors, its clocks
+  // give the dead-from frontiers.
   const std::vector<NodeId>& order = clocks.order();
   // One stream is a total order: liveness is interval overlap, no closure needed.
-  if (schedule.stream_count() <= 1) return compute_linear_liveness(graph, order, options);
+  if (clocks.stream_count() <= 1) return compute_linear_liveness(graph, order, options);
 
   Liveness live = planned_blocks(graph, options);
   set_positions(graph, live, positions(graph, order));

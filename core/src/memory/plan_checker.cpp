@@ -34,6 +34,11 @@ Status check_placement(const AllocationProblem& problem, const Placement& placem
 }
 
 Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan) {
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
+  return check_plan(graph, order, plan);
+}
+
+Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan) {
   if (plan.offset.size() != graph.tensor_count() || plan.size.size() != graph.tensor_count())
     return make_error(ErrorKind::InvalidInput, "plan covers " + std::to_string(plan.offset.size()) + " tensors, the model has " +
                                                    std::to_string(graph.tensor_count()));
@@ -41,7 +46,8 @@ Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan
   PlanOptions options;
   options.alignment = plan.alignment;
   options.outputs_in_arena = plan.outputs_in_arena;
-  WEFT_TRY_ASSIGN(auto live, compute_liveness(graph, schedule, options));
+  // A liveness of its own, not the planner's: the check stays independent of what was planned.
+  const Liveness live = compute_liveness(graph, order, options);
   const auto name = [&](TensorId t) { return "'" + graph.tensor(t).name + "'"; };
   for (std::size_t b = 0; b < live.tensors.size(); ++b) {
     const TensorId t = live.tensors[b];

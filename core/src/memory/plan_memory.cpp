@@ -146,19 +146,18 @@ Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Live
 Expected<MemoryPlan> plan_memory(const Graph& graph, const Schedule& schedule, std::string_view planner,
                                  const PlanOptions& options) {
   if (options.alignment <= 0) return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.alignment));
-  WEFT_TRY_ASSIGN(auto liveness, compute_liveness(graph, schedule, options));
+  // One execution order for the liveness, the bound and the debug check.
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
+  const Liveness liveness = compute_liveness(graph, order, options);
   std::int64_t bound = 0;
   if (planner == "best") {
     // The exact bound lets the search stop as soon as it is optimal.
-    if (schedule.stream_count() <= 1) {
-      bound = interval_lower_bound(liveness.problem);
-    } else if (auto cb = concurrent_lower_bound(graph, schedule, options)) {
-      bound = cb->bytes;
-    }
+    bound = schedule.stream_count() <= 1 ? interval_lower_bound(liveness.problem)
+                                         : concurrent_lower_bound(graph, order, options).bytes;
   }
   auto plan = plan_memory(graph, liveness, planner, options, bound);
   // check_placement (always on) verified the blocks; this re-derives liveness independently.
-  if (plan) WEFT_DEBUG_CHECK(check_plan(graph, schedule, *plan));
+  if (plan) WEFT_DEBUG_CHECK(check_plan(graph, order, *plan));
   return plan;
 }
 

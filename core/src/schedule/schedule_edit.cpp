@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "schedule_detail.h"
+#include "weft/core/execution_order.h"
 #include "weft/core/sync.h"
 
 namespace weft::core {
@@ -18,14 +18,12 @@ Status check_stream(const Schedule& s, int stream, std::string_view what) {
   return {};
 }
 
-// Recomputes events for edited streams: refused when data ∪ stream order has a cycle.
+// Recomputes events for edited streams from the order of data ∪ stream order, built once: refused
+// when it has a cycle (or the streams misplace a node), in the execution order's words.
 Expected<Schedule> finish(const Graph& graph, Schedule edited, std::string_view what) {
-  auto placement = detail::place(graph, edited);
-  if (!placement) return make_error(ErrorKind::InvalidInput, std::string(what) + ": " + placement.error().message);
-  const detail::HEdges d = detail::h_edges(graph, edited, /*data=*/true, /*events=*/false);
-  if (auto order = detail::h_order(graph, d, *placement); !order)
-    return make_error(ErrorKind::InvalidInput, std::string(what) + " refused: " + order.error().message);
-  edited.events = compute_events(graph, edited);
+  auto order = ExecutionOrder::build_without_events(graph, edited, ExecutionOrder::Walk::BreadthFirst);
+  if (!order) return make_error(ErrorKind::InvalidInput, std::string(what) + " refused: " + order.error().message);
+  edited.events = compute_events(graph, *order);
   edited.strategy = "hand";
   if (Status ok = validate_schedule(graph, edited); !ok)
     return make_error(ErrorKind::Internal, std::string(what) + ": edited schedule failed validation: " + ok.error().message);
@@ -41,8 +39,7 @@ Expected<Schedule> move_nodes(const Graph& graph, const Schedule& schedule, std:
                                : "moving " + std::to_string(nodes.size()) + " nodes";
   if (nodes.empty()) return make_error(ErrorKind::InvalidInput, "moving nodes: no nodes given");
   WEFT_TRY(check_stream(schedule, stream, what));
-  WEFT_TRY_ASSIGN(auto placement, detail::place(graph, schedule));
-  const detail::StreamSlots& p = placement;
+  WEFT_TRY_ASSIGN(const StreamSlots p, stream_slots(graph, schedule));
   for (NodeId v : nodes)
     if (v < 0 || static_cast<std::size_t>(v) >= graph.node_count())
       return make_error(ErrorKind::InvalidInput, what + ": node index " + std::to_string(v) + " does not exist");
@@ -84,7 +81,7 @@ Expected<Schedule> move_selection(const Graph& graph, const Schedule& schedule, 
   for (NodeId v : nodes)
     if (v < 0 || static_cast<std::size_t>(v) >= graph.node_count())
       return make_error(ErrorKind::InvalidInput, "moving nodes: node index " + std::to_string(v) + " does not exist");
-  WEFT_TRY_ASSIGN(const detail::StreamSlots p, detail::place(graph, schedule));
+  WEFT_TRY_ASSIGN(const StreamSlots p, stream_slots(graph, schedule));
   const auto at = [&](NodeId v) {
     return std::pair(p.stream_of[static_cast<std::size_t>(v)], p.position[static_cast<std::size_t>(v)]);
   };
@@ -145,15 +142,15 @@ Expected<Schedule> merge_streams(const Graph& graph, const Schedule& schedule, i
   WEFT_TRY(check_stream(schedule, a, "merging streams"));
   WEFT_TRY(check_stream(schedule, b, "merging streams"));
   if (a == b) return make_error(ErrorKind::InvalidInput, "merging streams: stream " + std::to_string(a) + " cannot merge with itself");
-  WEFT_TRY_ASSIGN(auto placement, detail::place(graph, schedule));
   // Interleave in a topological order of H: it already orders both streams, so no cycle appears.
-  const detail::HEdges h = detail::h_edges(graph, schedule, true, true);
-  WEFT_TRY_ASSIGN(auto order, detail::h_order(graph, h, placement));
+  // Breadth first, so the two streams interleave instead of one following the other.
+  WEFT_TRY_ASSIGN(const ExecutionOrder order,
+                  ExecutionOrder::build_unclocked(graph, schedule, ExecutionOrder::Walk::BreadthFirst));
   Schedule edited = schedule;
   auto& merged = edited.streams[static_cast<std::size_t>(a)];
   merged.clear();
-  for (NodeId v : order) {
-    const int s = placement.stream_of[static_cast<std::size_t>(v)];
+  for (NodeId v : order.order()) {
+    const int s = order.stream_of(v);
     if (s == a || s == b) merged.push_back(v);
   }
   edited.streams.erase(edited.streams.begin() + b);

@@ -15,6 +15,7 @@
 #include "strategy_detail.h"
 #include "weft/core/check.h"
 #include "weft/core/critical_path.h"
+#include "weft/core/execution_order.h"
 #include "weft/core/simulator.h"
 #include "weft/core/sync.h"
 
@@ -62,36 +63,11 @@ class Search {
     c.stream_of.assign(m_in.graph.node_count(), 0);
     for (std::size_t i = 0; i < s.streams.size(); ++i)
       for (NodeId v : s.streams[i]) c.stream_of[static_cast<std::size_t>(v)] = static_cast<int>(i);
-    // Issue order: a topological order of data edges and stream order (Kahn, smallest id first).
-    const std::size_t n = m_in.graph.node_count();
-    std::vector<std::vector<NodeId>> succ(n);
-    std::vector<int> indegree(n, 0);
-    for (std::size_t u = 0; u < n; ++u)
-      for (NodeId v : m_in.graph.successors(static_cast<NodeId>(u))) {
-        succ[u].push_back(v);
-        ++indegree[static_cast<std::size_t>(v)];
-      }
-    for (const auto& st : s.streams)
-      for (std::size_t i = 1; i < st.size(); ++i) {
-        succ[static_cast<std::size_t>(st[i - 1])].push_back(st[i]);
-        ++indegree[static_cast<std::size_t>(st[i])];
-      }
-    std::vector<NodeId> ready;
-    for (std::size_t v = 0; v < n; ++v)
-      if (indegree[v] == 0) ready.push_back(static_cast<NodeId>(v));
-    std::make_heap(ready.begin(), ready.end(), std::greater<>());
-    while (!ready.empty()) {
-      std::pop_heap(ready.begin(), ready.end(), std::greater<>());
-      const NodeId u = ready.back();
-      ready.pop_back();
-      c.order.push_back(u);
-      for (NodeId v : succ[static_cast<std::size_t>(u)])
-        if (--indegree[static_cast<std::size_t>(v)] == 0) {
-          ready.push_back(v);
-          std::push_heap(ready.begin(), ready.end(), std::greater<>());
-        }
-    }
-    WEFT_CHECK_MSG(c.order.size() == n, "a valid schedule's stream order is acyclic");
+    // Issue order: a topological order of data edges and stream order, the lowest id first (the
+    // schedule's events are data edges: they add no order).
+    auto order = ExecutionOrder::build_unclocked(m_in.graph, s, ExecutionOrder::Walk::LowestIdFirst);
+    WEFT_CHECK_MSG(order, "a valid schedule's stream order is acyclic");
+    c.order = order->order();
     return c;
   }
 

@@ -16,8 +16,8 @@ std::size_t idx(NodeId n) { return static_cast<std::size_t>(n); }
 
 // The issue order over the schedule's one checked execution order (stream slots, events and H's
 // successors): Kahn's algorithm keyed by each node's earliest ideal start.
-std::vector<NodeId> order_by_ideal_start(const Graph& graph, const ExecutionOrder& order, const CostTable& costs) {
-  const std::size_t n = graph.node_count();
+std::vector<NodeId> order_by_ideal_start(const ExecutionOrder& order, const CostTable& costs) {
+  const std::size_t n = order.node_count();
   std::vector<std::uint32_t> indeg(n, 0);
   for (std::size_t u = 0; u < n; ++u)
     for (NodeId v : order.successors(static_cast<NodeId>(u))) ++indeg[idx(v)];
@@ -100,11 +100,24 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
 
 Expected<std::vector<NodeId>> issue_order(const Graph& graph, const Schedule& schedule, const CostTable& costs) {
   WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build_unclocked(graph, schedule));
-  return order_by_ideal_start(graph, order, costs);
+  return order_by_ideal_start(order, costs);
+}
+
+std::vector<NodeId> issue_order(const ExecutionOrder& order, const CostTable& costs) {
+  return order_by_ideal_start(order, costs);
 }
 
 Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
                   const SimOptions& options) {
+  auto order = ExecutionOrder::build_unclocked(graph, schedule);
+  WEFT_CHECK_MSG(order, "simulate: invalid or deadlocking schedule (check it with issue_order or validate_schedule first)");
+  return simulate(graph, *order, costs, device, options);
+}
+
+Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTable& costs, const DeviceSpec& device,
+                  const SimOptions& options) {
+  WEFT_CHECK_MSG(sync.includes_events(), "simulate: the order must include the schedule's events");
+  const Schedule& schedule = sync.schedule();
   const std::size_t n = graph.node_count();
   Timeline tl;
   tl.kind = options.kind;
@@ -114,11 +127,8 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
   tl.device = device.name;
   tl.stream_count = static_cast<int>(schedule.stream_count());
   tl.events = schedule.events;
-  auto sync_or = ExecutionOrder::build_unclocked(graph, schedule);
-  WEFT_CHECK_MSG(sync_or, "simulate: invalid or deadlocking schedule (check it with issue_order or validate_schedule first)");
-  const ExecutionOrder& sync = *sync_or;
-  WEFT_CHECK(costs.nodes.size() == n);
-  const std::vector<NodeId> order = order_by_ideal_start(graph, sync, costs);
+  WEFT_CHECK(costs.nodes.size() == n && sync.node_count() == n);
+  const std::vector<NodeId> order = order_by_ideal_start(sync, costs);
 
   // Host issue times: the kernel launch returns at issue[n]; a record returns at record_at[e].
   std::vector<double> issue(n, 0.0), record_at(schedule.events.size(), 0.0);

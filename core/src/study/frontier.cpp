@@ -6,6 +6,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "weft/core/execution_order.h"
+#include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"
 
@@ -97,9 +99,11 @@ Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, c
   };
 
   const Schedule reference = reference_schedule(graph);
-  WEFT_TRY_ASSIGN(const MemoryPlan reference_plan, study_plan(graph, reference, options.planner, options.plan));
+  // Each schedule's execution order once, for its plan and its prediction.
+  WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build(graph, reference));
+  WEFT_TRY_ASSIGN(const MemoryPlan reference_plan, study_plan(graph, reference_order, options.planner, options.plan));
   f.sequential_arena_bytes = reference_plan.arena_bytes;
-  f.sequential_us = predicted_makespan_us(graph, reference, costs, device, f.mode);
+  f.sequential_us = predicted_makespan_us(graph, reference_order, costs, device, f.mode);
   add(FrontierPoint{"sequential", 1, 0, reference, f.sequential_arena_bytes, f.sequential_us, 1.0, false});
 
   // The fixed strategies only: each builds its schedule deterministically and quickly (search is
@@ -113,12 +117,13 @@ Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, c
       bool seen = false;
       for (const FrontierPoint& q : f.points) seen = seen || same_schedule(q.schedule, s);
       if (seen) continue;
-      WEFT_TRY_ASSIGN(const MemoryPlan plan, study_plan(graph, s, options.planner, options.plan));
+      WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, s));
+      WEFT_TRY_ASSIGN(const MemoryPlan plan, study_plan(graph, order, options.planner, options.plan));
       FrontierPoint p;
       p.strategy = name;
       p.stream_cap = cap;
       p.arena_bytes = plan.arena_bytes;
-      p.predicted_us = predicted_makespan_us(graph, s, costs, device, f.mode);
+      p.predicted_us = predicted_makespan_us(graph, order, costs, device, f.mode);
       p.schedule = std::move(s);
       add(std::move(p));
     }

@@ -9,6 +9,8 @@
 #include <optional>
 #include <sstream>
 
+#include "weft/core/check.h"
+#include "weft/core/execution_order.h"
 #include "weft/core/schedule_edit.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"
@@ -54,23 +56,27 @@ class Fitter {
   }
 
   double predicted(const Schedule& s) const { return predicted_makespan_us(m_graph, s, m_costs, m_device, m_options.mode); }
+  double predicted(const ExecutionOrder& order) const {
+    return predicted_makespan_us(m_graph, order, m_costs, m_device, m_options.mode);
+  }
 
-  Expected<MemoryPlan> plan(const Schedule& s) const {
-    return study_plan(m_graph, s, m_options.planner, m_options.plan);
+  Expected<MemoryPlan> plan(const ExecutionOrder& order, std::int64_t lower_bound = -1) const {
+    return study_plan(m_graph, order, m_options.planner, m_options.plan, lower_bound);
   }
 
   /// The schedule's plan when it fits, else nullopt; `over` receives the plan that does not fit
-  /// (only when one was made: a concurrent bound above the budget needs no plan).
-  Expected<std::optional<MemoryPlan>> fitting_plan(const Schedule& s, std::optional<MemoryPlan>* over,
+  /// (only when one was made: a concurrent bound above the budget needs no plan). The plan
+  /// reuses the bound computed here.
+  Expected<std::optional<MemoryPlan>> fitting_plan(const ExecutionOrder& order, std::optional<MemoryPlan>* over,
                                                    std::optional<ConcurrentBound>* bound) {
     over->reset();
     bound->reset();
-    WEFT_TRY_ASSIGN(ConcurrentBound b, concurrent_lower_bound(m_graph, s, m_options.plan));
+    ConcurrentBound b = concurrent_lower_bound(m_graph, order, m_options.plan);
     if (b.bytes > m_options.budget_bytes) {
       *bound = std::move(b);
       return std::optional<MemoryPlan>{};
     }
-    WEFT_TRY_ASSIGN(MemoryPlan p, plan(s));
+    WEFT_TRY_ASSIGN(MemoryPlan p, plan(order, b.bytes));
     if (p.arena_bytes <= m_options.budget_bytes) return std::optional<MemoryPlan>{std::move(p)};
     *over = std::move(p);
     return std::optional<MemoryPlan>{};
@@ -82,19 +88,15 @@ class Fitter {
     *pairs = 0;
     for (int step = 0;; ++step) {
       if (m_options.cancelled && m_options.cancelled()) return make_error(ErrorKind::Runtime, "cancelled");
+      // One execution order per step: the bound, the plan, the liveness and the orderings.
+      WEFT_TRY_ASSIGN(const ExecutionOrder clocks, ExecutionOrder::build(m_graph, s));
       std::optional<MemoryPlan> over;
       std::optional<ConcurrentBound> bound;
-      WEFT_TRY_ASSIGN(auto fit, fitting_plan(s, &over, &bound));
+      WEFT_TRY_ASSIGN(auto fit, fitting_plan(clocks, &over, &bound));
       if (fit) return std::optional<std::pair<Schedule, MemoryPlan>>{std::pair{std::move(s), std::move(*fit)}};
       if (step >= m_options.max_serialisations) break;
-      WEFT_TRY_ASSIGN(const ExecutionOrder clocks, ExecutionOrder::build(m_graph, s));
-      std::vector<std::pair<TensorId, TensorId>> pairs_to_try;
-      if (bound) {
-        pairs_to_try = antichain_pairs(*bound);
-      } else {
-        WEFT_TRY_ASSIGN(const Liveness live, compute_liveness(m_graph, s, m_options.plan));
-        pairs_to_try = overflow_pairs(live, *over);
-      }
+      const std::vector<std::pair<TensorId, TensorId>> pairs_to_try =
+          bound ? antichain_pairs(*bound) : overflow_pairs(compute_liveness(m_graph, clocks, m_options.plan), *over);
       std::optional<std::vector<Event>> best = cheapest_serialisation(s, clocks, pairs_to_try);
       if (!best) break;
       s.events.insert(s.events.end(), best->begin(), best->end());
@@ -293,26 +295,37 @@ std::string BudgetFit::summary() const {
 
 double predicted_makespan_us(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
                              LaunchMode mode) {
+  auto order = ExecutionOrder::build_unclocked(graph, schedule);
+  // simulate's precondition; the ideal makespan of a schedule that does not validate is 0.
+  if (!order) {
+    WEFT_CHECK_MSG(!can_simulate(device), "predicted_makespan_us: invalid or deadlocking schedule");
+    return mode == LaunchMode::Eager ? event_host_cost_us(schedule, device) : 0.0;
+  }
+  return predicted_makespan_us(graph, *order, costs, device, mode);
+}
+
+double predicted_makespan_us(const Graph& graph, const ExecutionOrder& order, const CostTable& costs,
+                             const DeviceSpec& device, LaunchMode mode) {
   if (can_simulate(device)) {
     SimOptions o;
     o.cuda_graph = mode == LaunchMode::Graph;
-    return simulate(graph, schedule, costs, device, o).makespan_us();
+    return simulate(graph, order, costs, device, o).makespan_us();
   }
-  const double events = mode == LaunchMode::Eager ? event_host_cost_us(schedule, device) : 0.0;
-  return ideal_makespan_us(graph, schedule, node_times(costs)) + events;
+  const double events = mode == LaunchMode::Eager ? event_host_cost_us(order.schedule(), device) : 0.0;
+  return ideal_makespan_us(order, node_times(costs)) + events;
 }
 
 Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                                       Schedule schedule, const BudgetOptions& options) {
   if (options.budget_bytes <= 0)
     return make_error(ErrorKind::InvalidInput, "the memory budget must be positive, got " + std::to_string(options.budget_bytes));
-  WEFT_TRY(validate_schedule(graph, schedule));
+  WEFT_TRY_ASSIGN(const ExecutionOrder original, ExecutionOrder::validate(graph, schedule));
   Fitter fitter(graph, costs, device, options);
   BudgetFit fit;
   fit.budget_bytes = options.budget_bytes;
-  WEFT_TRY_ASSIGN(MemoryPlan original_plan, fitter.plan(schedule));
+  WEFT_TRY_ASSIGN(MemoryPlan original_plan, fitter.plan(original));
   fit.original_arena_bytes = original_plan.arena_bytes;
-  fit.original_us = fitter.predicted(schedule);
+  fit.original_us = fitter.predicted(original);
   const std::string budget_note = "memory_budget=" + std::to_string(options.budget_bytes);
   auto note = [&](Schedule& s) { s.options += (s.options.empty() ? "" : " ") + budget_note; };
   if (original_plan.arena_bytes <= options.budget_bytes) {
@@ -323,7 +336,8 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
   }
 
   const Schedule reference = reference_schedule(graph);
-  WEFT_TRY_ASSIGN(MemoryPlan reference_plan, fitter.plan(reference));
+  WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build(graph, reference));
+  WEFT_TRY_ASSIGN(MemoryPlan reference_plan, fitter.plan(reference_order));
   fit.sequential_arena_bytes = reference_plan.arena_bytes;
   if (reference_plan.arena_bytes > options.budget_bytes)
     return make_error(ErrorKind::InvalidInput,
@@ -365,7 +379,7 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
     ++fit.merged_streams;
   }
 
-  const double reference_us = fitter.predicted(reference);
+  const double reference_us = fitter.predicted(reference_order);
   if (found) {
     Schedule fitted = drop_implied_events(graph, std::move(found->first), minimal_events);
     fit.ordering_events = fitted.events.size() - minimal_events;

@@ -4,19 +4,28 @@
 
 #include <optional>
 
+#include "weft/core/execution_order.h"
+
 namespace weft::core {
 
 Expected<MemoryPlan> study_plan(const Graph& graph, const Schedule& schedule, std::string_view planner,
                                 const PlanOptions& options, std::int64_t lower_bound, std::vector<PlannerArena>* arenas,
                                 bool verify) {
   if (!planner.empty()) WEFT_TRY(check_planner(planner));
-  WEFT_TRY_ASSIGN(const Liveness live, compute_liveness(graph, schedule, options));
-  if (schedule.stream_count() <= 1) {
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
+  return study_plan(graph, order, planner, options, lower_bound, arenas, verify);
+}
+
+Expected<MemoryPlan> study_plan(const Graph& graph, const ExecutionOrder& order, std::string_view planner,
+                                const PlanOptions& options, std::int64_t lower_bound, std::vector<PlannerArena>* arenas,
+                                bool verify) {
+  if (!planner.empty()) WEFT_TRY(check_planner(planner));
+  const Liveness live = compute_liveness(graph, order, options);
+  if (order.stream_count() <= 1) {
     // One stream: the interval bound of this liveness is exact.
     lower_bound = interval_lower_bound(live.problem);
   } else if (lower_bound < 0) {
-    WEFT_TRY_ASSIGN(const ConcurrentBound cb, concurrent_lower_bound(graph, schedule, options));
-    lower_bound = cb.bytes;
+    lower_bound = concurrent_lower_bound(graph, order, options).bytes;
   }
   std::vector<MemoryPlan> plans;
   if (planner.empty()) {
@@ -29,7 +38,7 @@ Expected<MemoryPlan> study_plan(const Graph& graph, const Schedule& schedule, st
   for (MemoryPlan& plan : plans) {
     const std::string name = plan.planner;
     if (verify)
-      if (auto ok = check_plan(graph, schedule, plan); !ok)
+      if (auto ok = check_plan(graph, order, plan); !ok)
         return make_error(ErrorKind::Internal, "planner " + name + ": " + ok.error().message);
     if (arenas) arenas->push_back({name, plan.arena_bytes});
     if (!best || plan.arena_bytes < best->arena_bytes) best = std::move(plan);
@@ -67,28 +76,40 @@ Status add_growth_over_time(const Graph& graph, const Schedule& schedule, const 
 Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedule, const MemoryReportOptions& options) {
   if (options.plan.alignment <= 0)
     return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
+  // Each schedule's execution order once, for its bound, liveness, plans and growth.
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
+  std::optional<Schedule> own_reference;
+  const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
+  WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build(graph, reference));
+  return memory_report(graph, order, reference_order, options);
+}
+
+Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& order, const ExecutionOrder& reference_order,
+                                     const MemoryReportOptions& options) {
+  if (options.plan.alignment <= 0)
+    return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
   MemoryReport r;
   r.options = options.plan;
-  WEFT_TRY_ASSIGN(r.bound, concurrent_lower_bound(graph, schedule, options.plan));
-  WEFT_TRY_ASSIGN(r.plan, study_plan(graph, schedule, options.planner, options.plan, r.bound.bytes, &r.planners,
+  r.bound = concurrent_lower_bound(graph, order, options.plan);
+  WEFT_TRY_ASSIGN(r.plan, study_plan(graph, order, options.planner, options.plan, r.bound.bytes, &r.planners,
                                      options.verify));
   for (std::int64_t o : r.plan.offset) r.planned_tensors += o != kNotPlanned ? 1 : 0;
 
-  std::optional<Schedule> own_reference;
-  const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
+  const Schedule& reference = reference_order.schedule();
   if (options.reference_plan) {
     r.reference_plan = *options.reference_plan;
   } else {
-    WEFT_TRY_ASSIGN(r.reference_plan, study_plan(graph, reference, options.planner, options.plan, -1, nullptr, options.verify));
+    WEFT_TRY_ASSIGN(r.reference_plan,
+                    study_plan(graph, reference_order, options.planner, options.plan, -1, nullptr, options.verify));
   }
   r.linear_bound_bytes = reference.streams.empty() ? 0 : linear_lower_bound(graph, reference.streams[0], options.plan);
   r.file_order_linear_bound_bytes = linear_lower_bound(graph, graph.topo_order(), options.plan);
   r.no_reuse_bytes = plan_no_reuse(graph, options.plan.alignment, options.plan.outputs_in_arena).arena_bytes;
 
   if (options.growth) {
-    WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, schedule, r.plan));
-    WEFT_TRY_ASSIGN(r.reference_growth, memory_growth(graph, reference, r.reference_plan));
-    WEFT_TRY(add_growth_over_time(graph, schedule, reference, r, options.timeline, options.reference_timeline));
+    WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, order, r.plan));
+    WEFT_TRY_ASSIGN(r.reference_growth, memory_growth(graph, reference_order, r.reference_plan));
+    WEFT_TRY(add_growth_over_time(graph, order.schedule(), reference, r, options.timeline, options.reference_timeline));
   }
   return r;
 }

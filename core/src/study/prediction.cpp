@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "weft/core/execution_order.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/verdict.h"
 
@@ -40,16 +41,26 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
   if (costs.nodes.size() != graph.node_count())
     return make_error(ErrorKind::InvalidInput, "cost table has " + std::to_string(costs.nodes.size()) +
                                                    " nodes, the model " + std::to_string(graph.node_count()));
-  WEFT_TRY(issue_order(graph, schedule, costs));
+  // Each schedule's execution order once, for all of its simulations.
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build_unclocked(graph, schedule));
+  std::optional<Schedule> own_reference;
+  const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
+  WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build_unclocked(graph, reference));
+  return predict(graph, order, reference_order, costs, device, options);
+}
+
+Expected<Prediction> predict(const Graph& graph, const ExecutionOrder& order, const ExecutionOrder& reference,
+                             const CostTable& costs, const DeviceSpec& device, const PredictOptions& options) {
+  if (costs.nodes.size() != graph.node_count())
+    return make_error(ErrorKind::InvalidInput, "cost table has " + std::to_string(costs.nodes.size()) +
+                                                   " nodes, the model " + std::to_string(graph.node_count()));
   Prediction p;
   p.mode = options.mode;
   SimOptions sim;
   sim.cuda_graph = options.mode == LaunchMode::Graph;
   sim.plan = options.plan;
-  p.timeline = simulate(graph, schedule, costs, device, sim);
+  p.timeline = simulate(graph, order, costs, device, sim);
 
-  std::optional<Schedule> own_reference;
-  const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
   SimOptions base;
   base.kind = RunKind::BaselineEager;
   base.label = run_label({base.kind, "", reference.strategy});
@@ -71,14 +82,14 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
     counter.cuda_graph = sim.cuda_graph;
     DeviceSpec free_events = device;
     free_events.event_record_us = free_events.event_wait_us = 0;
-    p.free_events_us = simulate(graph, schedule, costs, free_events, counter).makespan_us();
+    p.free_events_us = simulate(graph, order, costs, free_events, counter).makespan_us();
     counter.share_bandwidth = false;
-    p.no_bandwidth_sharing_us = simulate(graph, schedule, costs, device, counter).makespan_us();
+    p.no_bandwidth_sharing_us = simulate(graph, order, costs, device, counter).makespan_us();
     counter.share_bandwidth = true;
     counter.share_compute = false;
-    p.no_compute_sharing_us = simulate(graph, schedule, costs, device, counter).makespan_us();
+    p.no_compute_sharing_us = simulate(graph, order, costs, device, counter).makespan_us();
   }
-  p.verdict = prediction_verdict(graph, schedule, p);
+  p.verdict = prediction_verdict(graph, order.schedule(), p);
   return p;
 }
 

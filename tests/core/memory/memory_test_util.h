@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "happens_before_closure.h"
 #include "test_graphs.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_planner.h"
@@ -20,7 +21,7 @@ inline core::Schedule one_stream(std::span<const core::NodeId> order) {
 }
 
 /// dead-before straight from the definition, on the happens-before closure.
-inline bool dead_before(const core::Graph& g, const core::HappensBefore& hb, core::TensorId a, core::TensorId b) {
+inline bool dead_before(const core::Graph& g, const HappensBeforeClosure& hb, core::TensorId a, core::TensorId b) {
   const core::Tensor& ta = g.tensor(a);
   const core::NodeId pb = g.tensor(b).producer;
   if (ta.consumers.empty()) return hb.before(ta.producer, pb);

@@ -11,8 +11,10 @@
 #include "weft/core/execution_order.h"
 #include "weft/core/executor.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/schedule_edit.h"
 #include "weft/core/simulator.h"
 #include "weft/core/sync.h"
+#include "weft/core/wire_layering.h"
 
 using namespace weft;
 using core::ExecutionOrder;
@@ -52,6 +54,55 @@ TEST(ExecutionOrder, OrderIsTopologicalAndSuccessorsAreTheGeneratingEdges) {
   EXPECT_EQ(o->order(), one.streams[0]);
 }
 
+// Two branches on two streams are unordered; one stream orders everything.
+TEST(ExecutionOrder, BranchesOnTwoStreamsAreConcurrent) {
+  const core::Graph g = test::make_two_branches(3);  // n0 n1 n2 | n3 n4 n5
+  auto two = ExecutionOrder::build(g, Schedule{{{0, 1, 2}, {3, 4, 5}}, {}, "hand", ""});
+  ASSERT_TRUE(two);
+  EXPECT_TRUE(two->before(0, 2));
+  EXPECT_FALSE(two->before(1, 4) || two->before(4, 1));
+  auto one = ExecutionOrder::build(g, Schedule{{{0, 3, 1, 4, 2, 5}}, {}, "hand", ""});
+  ASSERT_TRUE(one);
+  EXPECT_TRUE(one->before(3, 2));
+}
+
+// Depth first, the order runs each branch to its end; breadth first (Kahn's queue, the order
+// compute_events lists its events in and merge_streams interleaves in), the branches alternate;
+// lowest id first (the search strategy's priority) takes the smallest ready node.
+TEST(ExecutionOrder, WalksDepthFirstBreadthFirstOrLowestIdFirst) {
+  const core::Graph g = test::make_two_branches(3);
+  const Schedule s{{{0, 1, 2}, {3, 4, 5}}, {}, "hand", ""};
+  EXPECT_EQ(ExecutionOrder::build(g, s)->order(), (std::vector<NodeId>{0, 1, 2, 3, 4, 5}));
+  auto bfs = ExecutionOrder::build_unclocked(g, s, ExecutionOrder::Walk::BreadthFirst);
+  ASSERT_TRUE(bfs);
+  EXPECT_EQ(bfs->order(), (std::vector<NodeId>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(bfs->walk(), ExecutionOrder::Walk::BreadthFirst);
+  // n0 -> n3 with n0 n3 on stream 0 and n1 n2 on stream 1: the three walks differ.
+  const core::Graph d = test::make_dag(4, {{0, 3}});
+  const Schedule t{{{0, 3}, {1, 2}}, {}, "hand", ""};
+  using Walk = ExecutionOrder::Walk;
+  EXPECT_EQ(ExecutionOrder::build(d, t, Walk::DepthFirst)->order(), (std::vector<NodeId>{0, 3, 1, 2}));
+  EXPECT_EQ(ExecutionOrder::build(d, t, Walk::BreadthFirst)->order(), (std::vector<NodeId>{0, 1, 3, 2}));
+  EXPECT_EQ(ExecutionOrder::build(d, t, Walk::LowestIdFirst)->order(), (std::vector<NodeId>{0, 1, 2, 3}));
+}
+
+// Placement errors are input errors naming the node; D's order ignores the events entirely.
+TEST(ExecutionOrder, MisplacedNodesAreRefused) {
+  const core::Graph g = test::make_chain(3);
+  auto missing = ExecutionOrder::build(g, Schedule{{{0, 1}}, {}, "hand", ""});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, "node 'n2' is on no stream");
+  auto twice = ExecutionOrder::build(g, Schedule{{{0, 1, 2}, {2}}, {}, "hand", ""});
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().message, "node 'n2' is placed twice (streams 0 and 1)");
+  const Schedule bad_event{{{0, 1, 2}}, {{0, 7}}, "hand", ""};
+  EXPECT_FALSE(ExecutionOrder::build(g, bad_event));
+  auto d = ExecutionOrder::build_without_events(g, bad_event);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_FALSE(d->includes_events());
+  EXPECT_TRUE(d->enforced());
+}
+
 // A data edge across streams without an event: build() accepts it (the memory passes plan such
 // schedules) but says it is not enforced; validate() names the edge and both ends' streams.
 TEST(ExecutionOrder, ValidateNamesAnUnenforcedEdge) {
@@ -71,7 +122,8 @@ TEST(ExecutionOrder, ValidateNamesAnUnenforcedEdge) {
 }
 
 // One deadlock message: the order, validation, liveness, the memory bound, the simulator's issue
-// order and the closure all name the same cycle with its streams.
+// order, the wire layering, the stream merge and the run checks all name the same cycle with its
+// streams.
 TEST(ExecutionOrder, OneDeadlockMessageEverywhere) {
   const core::Graph g = test::make_dag(5, {{1, 2}, {3, 4}});
   const Schedule s{{{2, 3}, {4, 1, 0}}, {{1, 2}, {3, 4}}, "hand", ""};
@@ -84,7 +136,8 @@ TEST(ExecutionOrder, OneDeadlockMessageEverywhere) {
   EXPECT_EQ(core::validate_schedule(g, s).error().message, expected);
   EXPECT_EQ(core::compute_liveness(g, s).error().message, expected);
   EXPECT_EQ(core::concurrent_lower_bound(g, s).error().message, expected);
-  EXPECT_EQ(core::HappensBefore::build(g, s).error().message, expected);
+  EXPECT_EQ(core::wires_from_schedule(g, s).error().message, expected);
+  EXPECT_EQ(core::merge_streams(g, s, 0, 1).error().message, expected);
   const core::CostTable costs = core::estimate_costs(g, core::DeviceSpec{});
   EXPECT_EQ(core::issue_order(g, s, costs).error().message, expected);
   EXPECT_EQ(ExecutionOrder::build_unclocked(g, s).error().message, expected);

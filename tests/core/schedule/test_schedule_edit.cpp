@@ -104,6 +104,11 @@ TEST(ScheduleEdit, AddRemoveMergeStreams) {
   EXPECT_TRUE(core::validate_schedule(g, *m));
   EXPECT_FALSE(core::merge_streams(g, s, 1, 1));
   EXPECT_FALSE(core::merge_streams(g, s, 0, 4));
+  // Two independent chains merge interleaved (H's breadth-first order), not one after the other.
+  const core::Graph b = test::make_two_branches(3);  // n0 n1 n2 | n3 n4 n5
+  auto mb = core::merge_streams(b, Schedule{{{0, 1, 2}, {3, 4, 5}}, {}, "chains", ""}, 0, 1);
+  ASSERT_TRUE(mb) << mb.error().message;
+  EXPECT_EQ(mb->streams, (std::vector<std::vector<NodeId>>{{0, 3, 1, 4, 2, 5}}));
 }
 
 // Random legal moves keep schedules valid; every refusal leaves no partial change behind.

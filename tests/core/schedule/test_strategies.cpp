@@ -97,8 +97,7 @@ TEST(Strategies, SeedGreedyCrossesEveryEdge) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const core::Graph g = test::make_random_dag(80, 0.1, seed);
     const Schedule r = run("seed-greedy", g, test::uniform_costs(g, 1.0), opts(8));
-    std::vector<int> stream_of, pos;
-    r.locate(g.node_count(), stream_of, pos);
+    const std::vector<int> stream_of = core::stream_slots(g, r).value().stream_of;
     for (NodeId u = 0; u < static_cast<NodeId>(g.node_count()); ++u)
       for (NodeId v : g.successors(u))
         EXPECT_NE(stream_of[static_cast<std::size_t>(u)], stream_of[static_cast<std::size_t>(v)]) << "seed " << seed;

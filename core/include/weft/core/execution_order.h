@@ -1,10 +1,11 @@
 #pragma once
 // The execution order of a schedule, built once (by validation) and read by every pass after it:
-// where each node runs (stream, index), the events it waits for and records, the generating
+// where each node runs (stream, index: stream_slots), the events it waits for and records, the generating
 // edges of happens-before H (data edges ∪ stream order ∪ events), one topological order of H and
 // per-stream vector clocks that answer "a happens before b" in O(1). validate_schedule (and so the
-// run checks of both executors), liveness, the memory bound and growth read it instead of
-// rebuilding H; every pass names a deadlock in the same words (schedule_detail's deadlock_error).
+// run checks of both executors), sync's minimal events, the schedule edits, liveness, the memory
+// bound and growth, the simulator and the wire layering read it instead of rebuilding H; it is the
+// one place H is built, and a deadlock reads the same wherever it is met.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -17,6 +18,22 @@ namespace weft::core {
 
 class ExecutionOrder {
  public:
+  /// How the topological order picks among ready nodes.
+  enum class Walk : std::uint8_t {
+    /// The successors of the node just taken come next (a stack; the lowest id first among the
+    /// initially ready), so a one-stream schedule's order is its stream and streams stay
+    /// contiguous where they can. What the simulator, the executors and the memory passes walk.
+    DepthFirst,
+    /// Kahn's first-in first-out order: the sources by id, then each node as its last
+    /// predecessor is taken, so nodes come by longest-path depth and streams interleave. The
+    /// order compute_events lists its events in (schedule files and strategies keep it) and
+    /// merge_streams interleaves two streams in.
+    BreadthFirst,
+    /// The ready node with the lowest id first (a heap): the priority order the search strategy
+    /// starts its candidates from. O(V log V) more.
+    LowestIdFirst,
+  };
+
   /// H = data edges ∪ stream order ∪ events, checked and indexed. Errors (InvalidInput): more
   /// than kMaxScheduleStreams streams, a node placed twice, unknown or on no stream, an event
   /// naming an unknown node, or a cycle in H, which is the one deadlock message: "would deadlock:
@@ -24,18 +41,20 @@ class ExecutionOrder {
   /// Data edges are part of H, so a schedule without its events builds (the memory passes accept
   /// one); enforced() says whether stream order ∪ events alone cover every data edge.
   /// O((V + E)·S) time, V·S ints for the clocks (S streams); no closure.
-  static Expected<ExecutionOrder> build(const Graph& graph, const Schedule& schedule);
+  static Expected<ExecutionOrder> build(const Graph& graph, const Schedule& schedule, Walk walk = Walk::DepthFirst);
   /// build(), refused unless enforced(): the error names a data edge that neither stream order
   /// nor an event enforces. A schedule that passes runs as written on a device.
   static Expected<ExecutionOrder> validate(const Graph& graph, const Schedule& schedule);
-  /// The order of data edges ∪ stream order alone (the schedule's events ignored): what
-  /// compute_events reduces to the minimal events. Errors as build().
-  static Expected<ExecutionOrder> build_without_events(const Graph& graph, const Schedule& schedule);
+  /// The order of D = data edges ∪ stream order alone (the schedule's events ignored, not even
+  /// checked): what compute_events reduces to the minimal events. Errors as build().
+  static Expected<ExecutionOrder> build_without_events(const Graph& graph, const Schedule& schedule,
+                                                       Walk walk = Walk::DepthFirst);
   /// build() without the vector clocks: placement, events, H's successors and the topological
   /// order (a deadlock refused in the same words), for passes that only walk H, such as the
   /// simulator, which runs once per search step. clock(), before(), first_reaching() and
-  /// enforced() abort on it. O(V + E log E) time, no V·S clocks.
-  static Expected<ExecutionOrder> build_unclocked(const Graph& graph, const Schedule& schedule);
+  /// enforced() abort on it. O(V + E) time, no V·S clocks.
+  static Expected<ExecutionOrder> build_unclocked(const Graph& graph, const Schedule& schedule,
+                                                  Walk walk = Walk::DepthFirst);
 
   /// The schedule this order was built from (its events included even by build_without_events).
   const Schedule& schedule() const { return m_schedule; }
@@ -57,8 +76,7 @@ class ExecutionOrder {
   std::span<const std::uint32_t> records(NodeId v) const { return span_of(m_record_begin, m_records, v); }
   /// v's successors by H's generating edges (data, stream order, events), sorted, no duplicates.
   std::span<const NodeId> successors(NodeId v) const { return span_of(m_succ_begin, m_succ, v); }
-  /// A topological order of H. A ready node's successors are taken next (depth first, the
-  /// lowest id first among the initially ready), so a one-stream schedule's order is its stream.
+  /// A topological order of H, as walk() picks it (depth first unless asked otherwise).
   const std::vector<NodeId>& order() const { return m_order; }
   /// True when stream order ∪ events enforce every data edge (validate() requires it).
   bool enforced() const {
@@ -67,6 +85,9 @@ class ExecutionOrder {
   }
   /// False for build_unclocked().
   bool has_clocks() const { return m_clocked; }
+  /// False for build_without_events(): H is then D, waits() and records() are empty.
+  bool includes_events() const { return m_with_events; }
+  Walk walk() const { return m_walk; }
 
   /// clock(v)[s]: the highest index on stream s of a node that happens before v or is v (-1:
   /// none). Clocks grow along each stream.
@@ -89,7 +110,8 @@ class ExecutionOrder {
   static std::span<const T> span_of(const std::vector<std::uint32_t>& begin, const std::vector<T>& items, NodeId v) {
     return {items.data() + begin[idx(v)], items.data() + begin[idx(v) + 1]};
   }
-  static Expected<ExecutionOrder> make(const Graph& graph, const Schedule& schedule, bool with_events, bool clocks);
+  static Expected<ExecutionOrder> make(const Graph& graph, const Schedule& schedule, bool with_events, bool clocks,
+                                       Walk walk);
   void require_clocks() const;
 
   Schedule m_schedule;
@@ -99,8 +121,13 @@ class ExecutionOrder {
   std::vector<NodeId> m_succ;
   std::vector<NodeId> m_order;
   std::vector<std::int32_t> m_clock;
+  /// The first data edge (u, v) stream order ∪ events leave unordered, in order() and then
+  /// predecessor order (validate()'s message), or kNoNode twice.
+  NodeId m_unenforced_from = kNoNode, m_unenforced_to = kNoNode;
   bool m_enforced = false;
   bool m_clocked = false;
+  bool m_with_events = true;
+  Walk m_walk = Walk::DepthFirst;
 };
 
 }  // namespace weft::core

@@ -98,6 +98,10 @@ struct Liveness {
 /// Errors: InvalidInput when the schedule deadlocks or misplaces nodes.
 Expected<Liveness> compute_liveness(const Graph& graph, const Schedule& schedule, const PlanOptions& options = {});
 
+/// The same from the schedule's execution order already built (with clocks when it has several
+/// streams: build or validate), for pipelines that read one order in several passes.
+Liveness compute_liveness(const Graph& graph, const ExecutionOrder& order, const PlanOptions& options = {});
+
 /// Liveness for one linear order of all nodes (a one-stream schedule). O(V + E + T log T + C).
 Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> order, const PlanOptions& options = {});
 
@@ -124,6 +128,8 @@ Expected<std::vector<MemoryPlan>> plan_memory_all(const Graph& graph, const Live
 /// (conflict = neither dead-before the other under the schedule's happens-before).
 /// The error names the two tensors (or the unplaced one).
 Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan);
+/// The same under an execution order already built (with clocks: build or validate).
+Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan);
 
 // ---------------------------------------------------------------------------------------------
 // Bounds.
@@ -151,6 +157,8 @@ struct ConcurrentBound {
 /// Errors: InvalidInput when the schedule deadlocks or misplaces nodes.
 Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Schedule& schedule,
                                                  const PlanOptions& options = {});
+/// The same from the schedule's execution order already built (with clocks: build or validate).
+ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder& order, const PlanOptions& options = {});
 
 /// A topological order whose peak live bytes is no higher than the file order's (memory-aware
 /// sequential order): greedy list scheduling that, among ready nodes, runs the one with the
@@ -176,6 +184,10 @@ struct MemoryGrowth {
 /// Growth of `plan` under `schedule`; with `timeline`, also over time (a tensor lives from its
 /// producer's start to its last reader's end). O(V + E + T + items log items).
 Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                     const Timeline* timeline = nullptr);
+/// The same along the steps of an execution order already built (any build; unused with a
+/// timeline). Errors (InvalidInput): a plan or timeline that does not match the model.
+Expected<MemoryGrowth> memory_growth(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan,
                                      const Timeline* timeline = nullptr);
 
 // ---------------------------------------------------------------------------------------------

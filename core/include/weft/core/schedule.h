@@ -1,10 +1,10 @@
 #pragma once
-// Schedules (streams × order), their happens-before relation and cross-stream events.
+// Schedules (streams × order), cross-stream events and where each node sits. Happens-before is
+// built once, by ExecutionOrder (execution_order.h).
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "weft/core/bitset.h"
 #include "weft/core/graph.h"
 
 namespace weft::core {
@@ -25,29 +25,19 @@ struct Schedule {
   std::string options;    ///< the strategy's options, as text (e.g. "streams=8 granularity_us=6")
 
   std::size_t stream_count() const { return streams.size(); }
-  /// stream_of[n] and position[n] for every node; asserts every node is placed once.
-  void locate(std::size_t node_count, std::vector<int>& stream_of, std::vector<int>& position) const;
 };
 
-/// Happens-before H = data edges ∪ stream order ∪ events, as a closure of bitsets.
-/// Build is O(V·(V+E)/64) time and V²/8 bytes: fine to ~20k nodes.
-class HappensBefore {
- public:
-  /// Builds H. Fails (InvalidInput) when H has a cycle: the schedule would deadlock; the
-  /// message names the nodes and streams on the cycle.
-  static Expected<HappensBefore> build(const Graph& graph, const Schedule& schedule, bool include_data_edges = true);
-
-  /// True when a happens strictly before b on every interleaving.
-  bool before(NodeId a, NodeId b) const { return m_reach[static_cast<std::size_t>(a)].test(static_cast<std::size_t>(b)); }
-  bool ordered(NodeId a, NodeId b) const { return before(a, b) || before(b, a); }
-  /// A topological order of H.
-  const std::vector<NodeId>& order() const { return m_order; }
-  std::size_t size() const { return m_reach.size(); }
-  const Bitset& successors_closure(NodeId a) const { return m_reach[static_cast<std::size_t>(a)]; }
-
- private:
-  std::vector<Bitset> m_reach;
-  std::vector<NodeId> m_order;
+/// Stream and position of every node, by NodeId (not to be confused with core::Placement, the
+/// memory planner's offsets).
+struct StreamSlots {
+  std::vector<int> stream_of;
+  std::vector<int> position;
 };
+
+/// Where each node of `graph` sits in `schedule`: the one placement pass (ExecutionOrder builds on
+/// it; edits and views that need only the slots call it). Errors (InvalidInput, naming the node
+/// or stream): more than kMaxScheduleStreams (sync.h) streams, a stream naming a node the model does not
+/// have, a node placed twice or on no stream. O(V).
+Expected<StreamSlots> stream_slots(const Graph& graph, const Schedule& schedule);
 
 }  // namespace weft::core

@@ -26,6 +26,7 @@
 
 namespace weft::core {
 
+class ExecutionOrder;
 
 struct SimOptions {
   bool cuda_graph = false;             ///< the whole schedule launched as one CUDA Graph
@@ -58,11 +59,22 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
 /// (the schedule would deadlock). O((V + E) log V).
 Expected<std::vector<NodeId>> issue_order(const Graph& graph, const Schedule& schedule, const CostTable& costs);
 
+/// issue_order() of a schedule's execution order already built (with its events: build,
+/// validate or build_unclocked), for callers that read it several times. O((V + E) log V).
+std::vector<NodeId> issue_order(const ExecutionOrder& order, const CostTable& costs);
+
 /// Predicted timeline of `schedule` (its events included) on `device` with `costs`. Items are
 /// in node-id order. Precondition: issue_order() succeeds (WEFT_CHECK aborts otherwise); the device
 /// honours only stream order and events, so a schedule missing an event races (as a GPU
 /// would). O((V + E) log V + V · S) for S streams.
 Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
+                  const SimOptions& options = {});
+
+/// simulate() of the schedule an execution order was built from (with its events: build,
+/// validate or build_unclocked; an order without events aborts), for callers that simulate one
+/// schedule several times (predict: the schedule and its counterfactuals, the baselines). The
+/// order is the precondition: nothing is rebuilt. O((V + E) log V + V · S).
+Timeline simulate(const Graph& graph, const ExecutionOrder& order, const CostTable& costs, const DeviceSpec& device,
                   const SimOptions& options = {});
 
 /// How the host launches a schedule: one launch per node (eager) or one CUDA Graph replay.

@@ -32,12 +32,14 @@ struct Wires {
 /// min_chain_cover() plus O(V).
 Wires wires_from_graph(const Graph& graph);
 
-/// Wires from a schedule: wire s is stream s, a node's support its stream; the words follow a
-/// linear order of data edges, stream order and events, so the layering keeps every order the
-/// schedule enforces. (The seed also puts the streams a node waits on in its support; the data
-/// edges already order a waiting node after the producer, and taking the whole stream's head
-/// would serialise it behind unrelated later work there.) Fails (InvalidInput) when the schedule
-/// deadlocks or does not place every node once. O(V log V + E + events).
+/// Wires from a schedule: wire s is stream s, a node's support its stream; the words follow the
+/// schedule's execution order (a topological order of data edges, stream order and events), so
+/// the layering keeps every order the schedule enforces. (The seed also puts the streams a node
+/// waits on in its support; the data edges already order a waiting node after the producer, and
+/// taking the whole stream's head would serialise it behind unrelated later work there.) Fails
+/// (InvalidInput) as ExecutionOrder::build does: a node not placed once, an event naming an
+/// unknown node, or a deadlock (the one message, naming the cycle and its streams).
+/// O(V + E + events).
 Expected<Wires> wires_from_schedule(const Graph& graph, const Schedule& schedule);
 
 /// User-defined wires, JSON: {"format": "weft-wires", "version": 1, "wires": [{"name": "head0",

@@ -20,6 +20,8 @@
 
 namespace weft::core {
 
+class ExecutionOrder;
+
 /// Parses a byte count: digits with an optional unit B, KB/MB/GB (powers of 1000) or KiB/MiB/GiB
 /// (powers of 1024), case-insensitive, optional space before the unit and a decimal fraction
 /// ("4MiB", "1.5 GB", "4194304"). Errors (InvalidInput) name the text; the value must be > 0.
@@ -62,6 +64,9 @@ struct BudgetFit {
 /// Predicted makespan of `schedule` in `mode` (simulate()), or its ideal makespan plus the
 /// events' host cost when the device has no rates. O(simulate()).
 double predicted_makespan_us(const Graph& graph, const Schedule& schedule, const CostTable& costs,
+                             const DeviceSpec& device, LaunchMode mode);
+/// The same from the schedule's execution order already built (with its events).
+double predicted_makespan_us(const Graph& graph, const ExecutionOrder& order, const CostTable& costs,
                              const DeviceSpec& device, LaunchMode mode);
 
 /// Makes `schedule` fit `options.budget_bytes`. When its arena already fits it is returned as it

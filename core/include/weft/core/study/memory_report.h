@@ -15,6 +15,8 @@
 
 namespace weft::core {
 
+class ExecutionOrder;
+
 struct MemoryReportOptions {
   /// One planner, or kReferencePlanner ("") for every planner with the smallest arena kept.
   std::string planner{kReferencePlanner};
@@ -28,7 +30,8 @@ struct MemoryReportOptions {
   /// The reference schedule's plan from an earlier report with the same options (it depends only
   /// on the graph): reused instead of planned again, e.g. by the studio after every edit.
   const MemoryPlan* reference_plan = nullptr;
-  /// reference_schedule(graph), when the caller already has it (else it is built here).
+  /// reference_schedule(graph), when the caller already has it (else it is built here). Not read
+  /// by the memory_report() that takes execution orders.
   const Schedule* reference = nullptr;
 };
 
@@ -65,6 +68,11 @@ struct MemoryReport {
 Expected<MemoryPlan> study_plan(const Graph& graph, const Schedule& schedule, std::string_view planner = kReferencePlanner,
                                 const PlanOptions& options = reference_plan_options(), std::int64_t lower_bound = -1,
                                 std::vector<PlannerArena>* arenas = nullptr, bool verify = false);
+/// The same from the schedule's execution order already built (with clocks: build or validate):
+/// one order for the liveness, the bound and the checks.
+Expected<MemoryPlan> study_plan(const Graph& graph, const ExecutionOrder& order, std::string_view planner = kReferencePlanner,
+                                const PlanOptions& options = reference_plan_options(), std::int64_t lower_bound = -1,
+                                std::vector<PlannerArena>* arenas = nullptr, bool verify = false);
 
 /// Adds growth over time to a report made with `growth`: live and high-water bytes along the
 /// schedule's run and the reference's (either may be null: that series stays empty). Studies
@@ -77,6 +85,12 @@ Status add_growth_over_time(const Graph& graph, const Schedule& schedule, const 
 /// when `verify` finds a planner's plan invalid. Cost: liveness and bound O((V + E)·S + T·S log V
 /// + C log C), then the planners (the search is bounded by options.plan.search_steps).
 Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedule,
+                                     const MemoryReportOptions& options = {});
+
+/// The same from the execution orders (with clocks: build or validate) of the schedule and of the
+/// reference schedule, built once by the caller (study_schedule reads them in every pass);
+/// options.reference is not read.
+Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& order, const ExecutionOrder& reference,
                                      const MemoryReportOptions& options = {});
 
 }  // namespace weft::core

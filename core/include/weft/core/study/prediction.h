@@ -15,13 +15,16 @@
 
 namespace weft::core {
 
+class ExecutionOrder;
+
 struct PredictOptions {
   LaunchMode mode = LaunchMode::Eager;
   const MemoryPlan* plan = nullptr;  ///< when set, the schedule's timeline carries arena bytes over time
   /// Simulate the three counterfactuals the verdict needs (events free, no bandwidth sharing, no
   /// SM sharing). Off: 3 simulations instead of 6, and the verdict judges without them.
   bool counterfactuals = true;
-  /// reference_schedule(graph), when the caller already has it (else it is built here).
+  /// reference_schedule(graph), when the caller already has it (else it is built here). Not read
+  /// by the predict() that takes execution orders.
   const Schedule* reference = nullptr;
 };
 
@@ -54,6 +57,12 @@ struct Prediction {
 /// misplaces nodes or deadlocks. O(simulations · simulate()).
 Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,
                              const DeviceSpec& device, const PredictOptions& options = {});
+
+/// The same from the execution orders (with their events: any build but build_without_events)
+/// of the schedule and of the reference schedule, built once by the caller (study_schedule);
+/// options.reference is not read. Errors (InvalidInput): a cost table of another size.
+Expected<Prediction> predict(const Graph& graph, const ExecutionOrder& order, const ExecutionOrder& reference,
+                             const CostTable& costs, const DeviceSpec& device, const PredictOptions& options = {});
 
 /// The verdict from a prediction's figures: "chain: ...", "single stream: ...", "events cost more
 /// than the overlap gains: coarsen", "branches are all bandwidth-bound: little to gain",

@@ -49,8 +49,10 @@ struct ScheduleStudy {
 bool can_simulate(const DeviceSpec& device);
 
 /// Studies `schedule` (validated first: errors are InvalidInput naming the problem). The memory
-/// report's plan is given to the prediction (arena counter on its timeline). Cost: O(V + E) for
-/// the figures, plus predict() and memory_report() when asked.
+/// report's plan is given to the prediction (arena counter on its timeline). The schedule's
+/// execution order (built by validation) and the reference's are built once each and read by
+/// every pass (ideal makespans, memory report, prediction). Cost: O((V + E)·S) for the orders
+/// and figures, plus predict() and memory_report() when asked.
 Expected<ScheduleStudy> study_schedule(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                                        Schedule schedule, const StudyOptions& options = {});
 
@@ -60,7 +62,8 @@ struct StrategyStudy {
   std::vector<std::string> warnings;  ///< schedule_warnings()
 };
 
-/// Every registered strategy in strategy_names() order (the --compare table).
+/// Every registered strategy in strategy_names() order (the --compare table). The reference's
+/// execution order and plan are built once for all rows.
 Expected<std::vector<StrategyStudy>> study_strategies(const Graph& graph, const CostTable& costs,
                                                       const DeviceSpec& device, const StrategyOptions& strategy_options,
                                                       const StudyOptions& options = {});
