@@ -63,10 +63,10 @@ Expected<Prediction> predict(const Graph& graph, const ExecutionOrder& order, co
 
   SimOptions base;
   base.kind = RunKind::BaselineEager;
-  base.label = run_label({base.kind, "", reference.strategy});
+  base.label = run_label({base.kind, "", reference.schedule().strategy});
   p.sequential_eager = simulate(graph, reference, costs, device, base);
   base.kind = RunKind::BaselineGraph;
-  base.label = run_label({base.kind, "", reference.strategy});
+  base.label = run_label({base.kind, "", reference.schedule().strategy});
   base.cuda_graph = true;
   p.sequential_graph = simulate(graph, reference, costs, device, base);
 
