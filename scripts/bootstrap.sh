@@ -23,8 +23,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
-# Paths relative to the checkout, so clones in other folders share cache entries.
+# Paths relative to the checkout, so clones in other folders share cache entries; the build
+# folder left out of the hash (it only names the compilation folder in the debug info), so the
+# asan and tsan builds take the test objects the ci build compiled (tests/CMakeLists.txt).
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 case "$mode" in
   demo)
     # Same build folder as `test`, so running both builds once.

@@ -172,7 +172,7 @@ TEST(CliSweepArray, PointsThenMerge) {
   const std::string out = temp("weft_sweep_array");
   std::filesystem::remove_all(out);
   const std::string env = "MODELS='" + model("randwire_ws") + "' BATCHES='1 4' STRATEGIES=cp-list OUT='" + out + "' WEFT='" +
-                          WEFT_CLI_PATH + "' ";
+                          weft::test::weft_cli() + "' ";
   const std::string script = std::string(WEFT_TEST_DATA_DIR) + "/../../scripts/sweep-array.sh";
   const auto sh = [&](const std::string& args) { return std::system((env + "bash " + script + " " + args + " > /dev/null 2>&1").c_str()); };
   ASSERT_EQ(sh("point 0"), 0);

@@ -1,5 +1,5 @@
 #pragma once
-// Runs the built `weft` binary (WEFT_CLI_PATH) for the CLI tests and captures what it prints
+// Runs the built `weft` binary (test_paths.h weft_cli()) for the CLI tests and captures what it prints
 // (fork + exec: no shell runs, so no argument is ever interpreted).
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
+
 namespace weft::test {
 
 struct CliResult {
@@ -30,7 +32,7 @@ inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / name).string();
 }
 
-/// Runs WEFT_CLI_PATH (or $WEFT_CLI, e.g. a sanitizer build's weft) with `args` (argv[1...])
+/// Runs weft_cli() (the build's weft, or $WEFT_CLI) with `args` (argv[1...])
 /// directly, never through a shell, in folder `cwd` (empty: the current one). stdout (and
 /// stderr, per mode) is captured through a pipe.
 inline CliResult run_argv(const std::vector<std::string>& args, StderrMode mode = StderrMode::Merge,
@@ -39,8 +41,7 @@ inline CliResult run_argv(const std::vector<std::string>& args, StderrMode mode 
   const std::string err_path = temp_path("weft_cli_stderr_" + std::to_string(::getpid()) + ".txt");
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) return r;
-  const char* cli = std::getenv("WEFT_CLI");
-  std::vector<std::string> argv_text{cli && *cli ? cli : WEFT_CLI_PATH};
+  std::vector<std::string> argv_text{weft_cli()};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_text) argv.push_back(a.data());

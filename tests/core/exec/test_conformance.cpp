@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/memory_plan.h"
 #include "weft/core/onnx_import.h"
@@ -50,7 +51,7 @@ fs::path find_cases() {
   std::vector<fs::path> candidates;
   if (const char* env = std::getenv("WEFT_CONFORMANCE_DIR")) candidates.emplace_back(env);
 #ifdef WEFT_CONFORMANCE_BUILD_DIR
-  candidates.emplace_back(WEFT_CONFORMANCE_BUILD_DIR);
+  candidates.emplace_back(weft::test::beside_program(WEFT_CONFORMANCE_BUILD_DIR));
 #endif
   std::error_code ec;
   for (const auto& c : candidates) {

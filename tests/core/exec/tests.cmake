@@ -1,6 +1,8 @@
 weft_add_test(test_cpu_kernels SOURCES exec/test_cpu_kernels.cpp LABELS core)
 weft_add_test(test_conformance SOURCES exec/test_conformance.cpp LABELS core)
-target_compile_definitions(test_conformance PRIVATE WEFT_CONFORMANCE_BUILD_DIR="${CMAKE_BINARY_DIR}/onnx-conformance"
+# Relative to the test program, so that the object is the same in every build folder.
+target_compile_definitions(test_conformance PRIVATE
+  WEFT_CONFORMANCE_BUILD_DIR="$<PATH:RELATIVE_PATH,${CMAKE_BINARY_DIR}/onnx-conformance,$<TARGET_FILE_DIR:test_conformance>>"
   WEFT_OPERATORS_DOC="${PROJECT_SOURCE_DIR}/docs/operators.md")
 weft_add_test(test_cpu_executor SOURCES exec/test_cpu_executor.cpp LABELS core)
 weft_add_test(test_initial_values SOURCES exec/test_initial_values.cpp LABELS core)
