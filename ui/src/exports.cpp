@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "weft/core/chrome_trace.h"
+#include "weft/core/csv.h"
 #include "weft/core/file_io.h"
 #include "weft/ui/studio_document.h"
 
@@ -63,22 +64,11 @@ std::vector<const core::Timeline*> exportable_runs(const StudioDocument& doc) {
   return runs;
 }
 
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 std::string node_times_csv(const StudioDocument& doc) {
   const core::Graph& g = doc.graph();
   const std::vector<const core::Timeline*> runs = exportable_runs(doc);
   std::string out = "node,op,stream,position,predicted_us";
-  for (const core::Timeline* r : runs) out += "," + csv_field(r->label + " start_us") + "," + csv_field(r->label + " end_us");
+  for (const core::Timeline* r : runs) out += "," + core::csv_field(r->label + " start_us") + "," + core::csv_field(r->label + " end_us");
   out += "\r\n";
   // Per run, the item of each node (-1: not in the run).
   std::vector<std::vector<int>> item_of(runs.size(), std::vector<int>(g.node_count(), -1));
@@ -90,7 +80,7 @@ std::string node_times_csv(const StudioDocument& doc) {
   auto num = [](double v) { return QString::number(v, 'f', 3).toStdString(); };
   for (std::size_t v = 0; v < g.node_count(); ++v) {
     const auto n = static_cast<core::NodeId>(v);
-    out += csv_field(g.key(n)) + "," + csv_field(g.node(n).op_type) + "," + std::to_string(doc.streamOf(n)) + "," +
+    out += core::csv_field(g.key(n)) + "," + core::csv_field(g.node(n).op_type) + "," + std::to_string(doc.streamOf(n)) + "," +
            std::to_string(doc.positionOf(n)) + "," + num(v < doc.nodeTimes().size() ? doc.nodeTimes()[v] : 0.0);
     for (std::size_t r = 0; r < runs.size(); ++r) {
       const int i = item_of[r][v];

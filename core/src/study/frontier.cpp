@@ -6,6 +6,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "weft/core/csv.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"
@@ -28,13 +29,6 @@ std::string fixed(double x, int digits) {
 std::string mib_text(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 2) + " MiB"; }
 
 bool same_schedule(const Schedule& a, const Schedule& b) { return a.streams == b.streams && a.events == b.events; }
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string xml_escape(std::string_view s) {
   std::string out;

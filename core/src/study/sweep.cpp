@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "weft/core/csv.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
@@ -21,39 +22,11 @@ constexpr const char* kCsvHeader =
     "model,batch,strategy,device,mode,streams,events,predicted_us,predicted_sequential_us,predicted_speedup,"
     "measured_ms,measured_sequential_ms,measured_speedup";
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string number(double v) {
   std::ostringstream o;
   o.precision(10);
   o << v;
   return o.str();
-}
-
-// One CSV record split into fields (quotes per RFC 4180, no newlines inside fields).
-std::vector<std::string> split_csv(std::string_view line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else out.back() += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
 }
 
 std::optional<double> parse_number(const std::string& s) {
@@ -205,7 +178,7 @@ Expected<std::vector<SweepPoint>> sweep_from_csv(std::string_view text, std::str
       continue;
     }
     if (!seen_header) return make_error(ErrorKind::InvalidInput, where + "expected the sweep CSV header (" + kCsvHeader + ")");
-    const auto f = split_csv(line);
+    const auto f = split_csv_record(line);
     if (f.size() != 13)
       return make_error(ErrorKind::InvalidInput, where + "expected 13 fields, found " + std::to_string(f.size()));
     SweepPoint p;
