@@ -10,8 +10,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kFormat = "weft-project";
-constexpr int kVersion = 1;
+constexpr const char* kProjectFormat = "weft-project";
+constexpr int kProjectVersion = 1;
 
 }  // namespace
 
@@ -26,12 +26,12 @@ Expected<ProjectFile> parse_project(std::string_view text, const std::string& pr
   }
   if (!root.is_object()) return refuse("not a JSON object (the top level is a " + std::string(root.type_name()) + ")");
   auto format = root.find("format");
-  if (format == root.end() || !format->is_string() || format->get<std::string>() != kFormat)
-    return refuse(std::string("'format' is not ") + kFormat);
+  if (format == root.end() || !format->is_string() || format->get<std::string>() != kProjectFormat)
+    return refuse(std::string("'format' is not ") + kProjectFormat);
   auto version = root.find("version");
-  if (version == root.end() || !version->is_number_integer() || version->get<std::int64_t>() != kVersion)
+  if (version == root.end() || !version->is_number_integer() || version->get<std::int64_t>() != kProjectVersion)
     return refuse("unsupported version " + (version == root.end() ? std::string("(none)") : version->dump()) +
-                  " (this weft reads version " + std::to_string(kVersion) + ")");
+                  " (this weft reads version " + std::to_string(kProjectVersion) + ")");
 
   ProjectFile p;
   auto string_of = [&](const nlohmann::ordered_json& obj, const char* key, std::string& out) -> Status {
@@ -112,8 +112,8 @@ Expected<std::string> project_to_json(const ProjectFile& project, const std::str
   const fs::path model = fs::absolute(fs::path(project.model_path), ec).lexically_normal();
   const fs::path folder = fs::absolute(fs::path(project_path), ec).parent_path().lexically_normal();
   nlohmann::ordered_json root;
-  root["format"] = kFormat;
-  root["version"] = kVersion;
+  root["format"] = kProjectFormat;
+  root["version"] = kProjectVersion;
   root["model"] = model.string();
   root["model_relative"] = model.lexically_relative(folder).string();
   nlohmann::ordered_json schedule;

@@ -12,8 +12,8 @@
 namespace weft::core {
 namespace {
 
-constexpr const char* kFormat = "weft-schedule";
-constexpr int kVersion = 1;
+constexpr const char* kScheduleFormat = "weft-schedule";
+constexpr int kScheduleVersion = 1;
 
 Error refuse(std::string message) { return make_error(ErrorKind::InvalidInput, "schedule JSON: " + std::move(message)); }
 
@@ -21,8 +21,8 @@ Error refuse(std::string message) { return make_error(ErrorKind::InvalidInput, "
 
 std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::string_view device) {
   nlohmann::ordered_json j;
-  j["format"] = kFormat;
-  j["version"] = kVersion;
+  j["format"] = kScheduleFormat;
+  j["version"] = kScheduleVersion;
   j["model"] = {{"path", graph.info().model_path}, {"sha256", graph.info().model_sha256}};
   j["device"] = std::string(device);
   j["strategy"] = schedule.strategy;
@@ -67,11 +67,11 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
     return true;
   };
   std::string format;
-  if (!string_field(j, "format", format) || format != kFormat)
-    return refuse("'format' must be \"" + std::string(kFormat) + "\"");
+  if (!string_field(j, "format", format) || format != kScheduleFormat)
+    return refuse("'format' must be \"" + std::string(kScheduleFormat) + "\"");
   auto version = j.find("version");
-  if (version == j.end() || !version->is_number_integer() || version->get<std::int64_t>() != kVersion)
-    return refuse("unsupported 'version' (this weft reads version " + std::to_string(kVersion) + ")");
+  if (version == j.end() || !version->is_number_integer() || version->get<std::int64_t>() != kScheduleVersion)
+    return refuse("unsupported 'version' (this weft reads version " + std::to_string(kScheduleVersion) + ")");
   if (auto model = j.find("model"); model != j.end()) {
     if (!model->is_object()) return refuse("'model' must be an object {path, sha256}");
     std::string sha, path;

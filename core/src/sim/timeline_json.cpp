@@ -11,8 +11,8 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr const char* kFormat = "weft-timeline";
-constexpr int kVersion = 1;
+constexpr const char* kTimelineFormat = "weft-timeline";
+constexpr int kTimelineVersion = 1;
 
 ojson counter_json(const std::vector<CounterSample>& v) {
   ojson a = ojson::array();
@@ -24,8 +24,8 @@ ojson counter_json(const std::vector<CounterSample>& v) {
 
 std::string timeline_to_json(const Graph& graph, const Timeline& timeline) {
   ojson j;
-  j["format"] = kFormat;
-  j["version"] = kVersion;
+  j["format"] = kTimelineFormat;
+  j["version"] = kTimelineVersion;
   j["model"] = {{"path", graph.info().model_path}, {"sha256", graph.info().model_sha256}};
   j["label"] = timeline.label;
   j["kind"] = run_kind_name(timeline.kind);
@@ -61,9 +61,9 @@ Expected<Timeline> timeline_from_json(const Graph& graph, std::string_view json_
   }
   try {
     if (!j.is_object()) return fail("expected a JSON object");
-    if (j.value("format", std::string()) != kFormat)
-      return fail("not a Weft timeline (\"format\" must be \"" + std::string(kFormat) + "\")");
-    if (j.value("version", 0) != kVersion) return fail("unsupported timeline version " + j.value("version", ojson()).dump());
+    if (j.value("format", std::string()) != kTimelineFormat)
+      return fail("not a Weft timeline (\"format\" must be \"" + std::string(kTimelineFormat) + "\")");
+    if (j.value("version", 0) != kTimelineVersion) return fail("unsupported timeline version " + j.value("version", ojson()).dump());
     if (j.contains("model") && j["model"].is_object()) {
       const std::string sha = j["model"].value("sha256", std::string());
       if (!sha.empty() && !graph.info().model_sha256.empty() && sha != graph.info().model_sha256)
