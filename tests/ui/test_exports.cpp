@@ -18,6 +18,7 @@
 #include <QXmlStreamReader>
 
 #include "ui_test_support.h"
+#include "weft/core/csv.h"
 #include "weft/core/simulator.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
@@ -103,10 +104,10 @@ class TestExports : public QObject {
 
 void TestExports::csvFieldsAreQuoted() {
   // RFC 4180: commas, quotes and line breaks force quoting; quotes double.
-  QCOMPARE(weft::ui::csv_field("conv1"), std::string("conv1"));
-  QCOMPARE(weft::ui::csv_field("a,b"), std::string("\"a,b\""));
-  QCOMPARE(weft::ui::csv_field("say \"hi\""), std::string("\"say \"\"hi\"\"\""));
-  QCOMPARE(weft::ui::csv_field("two\nlines"), std::string("\"two\nlines\""));
+  QCOMPARE(weft::core::csv_field("conv1"), std::string("conv1"));
+  QCOMPARE(weft::core::csv_field("a,b"), std::string("\"a,b\""));
+  QCOMPARE(weft::core::csv_field("say \"hi\""), std::string("\"say \"\"hi\"\"\""));
+  QCOMPARE(weft::core::csv_field("two\nlines"), std::string("\"two\nlines\""));
   QCOMPARE(parse_csv("\"a,b\",\"say \"\"hi\"\"\"\r\nx,y\r\n"),
            (std::vector<std::vector<std::string>>{{"a,b", "say \"hi\""}, {"x", "y"}}));
 }

@@ -29,8 +29,6 @@ core::Status save_widget_image(QWidget* widget, const QString& path, const QStri
 /// schedule, sequential eager, sequential graph), then its other runs (measured, loaded).
 std::vector<const core::Timeline*> exportable_runs(const StudioDocument& doc);
 
-/// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote, CR or LF.
-std::string csv_field(std::string_view text);
 /// Per-node times: header `node,op,stream,position,predicted_us` then `<run> start_us`,
 /// `<run> end_us` for every exportable run; one row per node in node-id order (empty cells
 /// where a run lacks the node). Lines end in CRLF (RFC 4180). O(V · runs).
