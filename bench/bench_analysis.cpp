@@ -6,8 +6,11 @@
 #include <memory>
 
 #include "test_graphs.h"
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
+#include "weft/core/antichain.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
+#include "weft/core/levels.h"
 
 using namespace weft;
 

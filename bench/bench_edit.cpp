@@ -11,6 +11,7 @@
 
 #include "synthetic_models.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/schedule_edit.h"
 #include "weft/core/strategies.h"

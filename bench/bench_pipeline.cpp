@@ -11,10 +11,14 @@
 #include <tuple>
 
 #include "synthetic_models.h"
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
+#include "weft/core/antichain.h"
+#include "weft/core/bounds.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/critical_path.h"
+#include "weft/core/device.h"
 #include "weft/core/levels.h"
+#include "weft/core/liveness.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"

@@ -7,8 +7,12 @@
 #include <memory>
 
 #include "test_graphs.h"
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
+#include "weft/core/bounds.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
+#include "weft/core/liveness.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"

@@ -4,8 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

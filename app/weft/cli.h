@@ -8,14 +8,15 @@
 #include <vector>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/expected.h"
 #include "weft/core/graph.h"
 #include "weft/core/onnx_import.h"
-#include "weft/core/study/split_study.h"
 #include "weft/core/schedule.h"
-#include "weft/core/study/merge_study.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/memory_budget.h"
+#include "weft/core/study/merge_study.h"
+#include "weft/core/study/split_study.h"
 
 #include <nlohmann/json.hpp>
 

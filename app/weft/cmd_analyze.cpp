@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/critical_path.h"
 #include "weft/core/study/advice.h"
 
 namespace weft::cli {

@@ -12,6 +12,7 @@
 #include "sweep_chart.h"
 #include "weft/core/file_io.h"
 #include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/frontier.h"
 #include "weft/core/sync.h"
 

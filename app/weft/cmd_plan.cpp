@@ -7,8 +7,12 @@
 #include <sstream>
 
 #include "cli.h"
+#include "weft/core/allocation_problem.h"
+#include "weft/core/bounds.h"
 #include "weft/core/file_io.h"
+#include "weft/core/intervals.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/plan_checker.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/memory_report.h"

@@ -13,6 +13,7 @@
 #include "weft/core/strategies.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/timeline.h"
+#include "weft/core/timeline_json.h"
 
 namespace weft::cli {
 

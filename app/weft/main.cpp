@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "weft/build_info.h"
-#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/strategy.h"
 
 namespace {

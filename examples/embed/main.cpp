@@ -9,8 +9,10 @@
 #include <string>
 
 #include "weft/build_info.h"
+#include "weft/core/compare_outputs.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
+#include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/memory_report.h"

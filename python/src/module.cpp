@@ -10,7 +10,6 @@
 
 #include "weft/build_info.h"
 #include "weft/core/memory_planner.h"
-#include "weft/core/strategies.h"
 #include "weft/core/strategy.h"
 #include "weft/gpu/devices.h"
 #include "weft_python.h"

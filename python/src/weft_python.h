@@ -8,6 +8,7 @@
 #include <string>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/expected.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 
 #include "cli_runner.h"
 
@@ -100,6 +100,6 @@ TEST(CliSchedule, UsageAndWarnings) {
   EXPECT_EQ(run_weft("schedule " + model("squeezenet1_1") + " --strategy chains --streams 0").code, 1);
   const Result w = run_weft("schedule " + model("squeezenet1_1") + " --strategy level-rr --streams 12");
   EXPECT_EQ(w.code, 0) << w.out;
-  EXPECT_TRUE(contains(w.out, "warning: --streams 12")) << w.out;
+  EXPECT_TRUE(contains(w.out, "warning: a cap of 12 streams is above")) << w.out;
   EXPECT_EQ(run_weft("validate " + model("squeezenet1_1")).code, 1);
 }

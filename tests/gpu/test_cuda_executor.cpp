@@ -11,16 +11,19 @@
 #include <map>
 #include <string>
 
-#include "weft/core/micro_batch.h"
+#include "gpu_test_paths.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
+#include "weft/core/device.h"
+#include "weft/core/memory_aware_order.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/micro_batch.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
-#include "gpu_test_paths.h"
 
 #if WEFT_TEST_NVTX
 #include "nvtx_counter.h"

@@ -17,6 +17,7 @@
 #include "ui_test_support.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/simulator.h"
+#include "weft/core/strategy.h"
 #include "weft/ui/strategy_panel.h"
 
 using weft::test::make_loaded;

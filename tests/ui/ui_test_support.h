@@ -6,7 +6,8 @@
 #include <memory>
 
 #include "test_graphs.h"
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
+#include "weft/core/cost_model.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"

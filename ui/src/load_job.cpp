@@ -5,8 +5,11 @@
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "weft/core/analyze.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
-#include "weft/core/analysis.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/split_study.h"
 

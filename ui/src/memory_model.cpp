@@ -1,5 +1,7 @@
 #include "weft/ui/memory_model.h"
 
+#include "weft/core/memory_growth.h"
+
 #include <algorithm>
 
 namespace weft::ui {

@@ -9,7 +9,7 @@
 #include <QStyleHints>
 #include <QtGlobal>
 
-#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 
 namespace weft::ui {
 

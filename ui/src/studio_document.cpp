@@ -6,6 +6,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
+#include "weft/core/analyze.h"
 #include "weft/core/schedule_edit.h"
 #include "weft/core/strategies.h"
 #include "weft/core/sync.h"

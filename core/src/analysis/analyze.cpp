@@ -1,5 +1,9 @@
 // The analysis pipeline behind `weft analyze`: each step is a pure pass, chained here in order.
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
+#include "weft/core/antichain.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/critical_path.h"
+#include "weft/core/levels.h"
 #include "weft/core/verdict.h"
 
 namespace weft::core {

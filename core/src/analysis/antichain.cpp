@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "weft/core/antichain.h"
 #include "weft/core/check.h"
-#include "weft/core/analysis.h"
 
 namespace weft::core {
 

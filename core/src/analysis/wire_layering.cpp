@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "weft/core/analysis.h"
+#include "weft/core/antichain.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/levels.h"
 

@@ -1,4 +1,6 @@
 // Output comparison shared by `weft run` and the studio's runs.
+#include "weft/core/compare_outputs.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "weft/core/execution_order.h"
+#include "weft/core/initial_values.h"
+#include "weft/core/run_checks.h"
 
 namespace weft::core {
 namespace {

@@ -1,5 +1,7 @@
 // The data a run starts from (inputs, weights, seeded stand-ins), shared by every executor so
 // that the CPU reference and the CUDA backend compute on bit-identical values.
+#include "weft/core/initial_values.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>

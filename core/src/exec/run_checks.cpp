@@ -1,11 +1,13 @@
 // The checks every executor makes before it runs anything: the schedule is executable (each node
 // once; stream order ∪ events acyclic and covering every data edge) and the plan fits.
+#include "weft/core/run_checks.h"
+
 #include <algorithm>
 #include <numeric>
 
 #include "weft/core/execution_order.h"
 #include "weft/core/executor.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/plan_checker.h"
 #include "weft/core/schedule.h"
 #include "weft/core/sync.h"
 

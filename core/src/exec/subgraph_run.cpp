@@ -5,6 +5,7 @@
 
 #include "kernel.h"
 #include "weft/core/executor.h"
+#include "weft/core/initial_values.h"
 
 namespace weft::core::detail {
 namespace {

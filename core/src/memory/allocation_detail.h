@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/memory_planner.h"
+#include "weft/core/allocation_problem.h"
+#include "weft/core/execution_order.h"
+#include "weft/core/graph.h"
 
 namespace weft::core::detail {
 

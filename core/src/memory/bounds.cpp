@@ -2,13 +2,15 @@
 // the maximum-weight antichain of dead-before (pairwise conflicting tensors, all live together
 // on some interleaving), by weighted Dilworth: min chain cover = Σ size − max flow, where the
 // flow runs between tensors along a network whose paths are exactly the dead-before pairs.
+#include "weft/core/bounds.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
 
 #include "allocation_detail.h"
+#include "weft/core/allocation_problem.h"
 #include "weft/core/check.h"
-#include "weft/core/memory_planner.h"
 
 namespace weft::core {
 namespace {
@@ -320,6 +322,23 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
     }
   WEFT_CHECK_MSG(check == out.bytes, "antichain weight must equal the min-cut value");
   return out;
+}
+
+std::int64_t interval_lower_bound(const AllocationProblem& problem) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> events;  // (position, +size at start / -size after end)
+  events.reserve(2 * problem.block_count());
+  for (std::size_t b = 0; b < problem.block_count(); ++b) {
+    events.emplace_back(problem.start[b], problem.size[b]);
+    events.emplace_back(problem.end[b] + 1, -problem.size[b]);
+  }
+  // At one position, ends (negative) apply before starts: [s, e] closed, e + 1 is already free.
+  std::sort(events.begin(), events.end());
+  std::int64_t live = 0, peak = 0;
+  for (auto [pos, delta] : events) {
+    live += delta;
+    peak = std::max(peak, live);
+  }
+  return peak;
 }
 
 }  // namespace weft::core

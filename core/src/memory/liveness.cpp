@@ -1,13 +1,15 @@
 // Liveness of planned tensors over a schedule's happens-before partial order (DESIGN.md,
 // "Liveness under concurrency"): a is dead-before b iff every reader of a happens-before b's
 // producer; a and b conflict iff neither is dead-before the other.
+#include "weft/core/liveness.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
 
 #include "allocation_detail.h"
+#include "weft/core/allocation_problem.h"
 #include "weft/core/check.h"
-#include "weft/core/memory_planner.h"
 
 namespace weft::core {
 namespace detail {

@@ -1,13 +1,15 @@
 // Memory-aware sequential order: greedy list scheduling on net allocation (bytes a node's outputs
 // allocate minus the bytes of inputs it is the last to read), in the spirit of the "memory-aware
 // topological sort" of TVM/ORT planners; kept only when its peak beats the file order's.
+#include "weft/core/memory_aware_order.h"
+
 #include <algorithm>
 #include <functional>
 #include <queue>
 #include <tuple>
 #include <vector>
 
-#include "weft/core/memory_planner.h"
+#include "weft/core/bounds.h"
 
 namespace weft::core {
 namespace {

@@ -1,9 +1,12 @@
 // The plan checker: every planned tensor placed and aligned, no two conflicting blocks overlap.
+#include "weft/core/plan_checker.h"
+
 #include <algorithm>
 #include <string>
 
 #include "allocation_detail.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/allocation_problem.h"
+#include "weft/core/liveness.h"
 
 namespace weft::core {
 

@@ -1,72 +1,18 @@
-// The strategy registry, make_schedule (run, attach minimal events, validate) and the helpers
-// the strategies share.
+// make_schedule (check, run a registered strategy, attach minimal events, validate) and the
+// helpers the strategies share.
 #include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 
 #include <algorithm>
-#include <mutex>
 #include <numeric>
 #include <sstream>
 
 #include "strategy_detail.h"
+#include "weft/core/strategy.h"
 #include "weft/core/sync.h"
 
 namespace weft::core {
 namespace {
-
-class FunctionStrategy final : public Strategy {
- public:
-  FunctionStrategy(std::string name, std::string description, int rank,
-                   std::function<Expected<Schedule>(const StrategyInput&)> run, bool iterative)
-      : m_name(std::move(name)), m_description(std::move(description)), m_rank(rank), m_iterative(iterative),
-        m_run(std::move(run)) {}
-  std::string name() const override { return m_name; }
-  std::string description() const override { return m_description; }
-  int rank() const override { return m_rank; }
-  bool iterative() const override { return m_iterative; }
-  Expected<Schedule> schedule(const StrategyInput& input) const override { return m_run(input); }
-
- private:
-  std::string m_name, m_description;
-  int m_rank;
-  bool m_iterative;
-  std::function<Expected<Schedule>(const StrategyInput&)> m_run;
-};
-
-// The registry. Built-ins are registered once, before anything else reads or adds to it, so a
-// program's own strategy can never take a built-in's name.
-struct Registry {
-  std::mutex mutex;
-  std::vector<std::shared_ptr<const Strategy>> strategies;  // by rank, then registration order
-};
-
-Registry& storage() {
-  static Registry* r = new Registry;  // never destroyed: strategies may be looked up at exit
-  return *r;
-}
-
-thread_local bool t_registering_builtins = false;
-
-void ensure_builtins() {
-  static std::once_flag once;
-  if (t_registering_builtins) return;
-  std::call_once(once, [] {
-    t_registering_builtins = true;
-    detail::register_builtin_strategies();
-    t_registering_builtins = false;
-  });
-}
-
-std::vector<std::shared_ptr<const Strategy>> all_strategies() {
-  ensure_builtins();
-  std::lock_guard lock(storage().mutex);
-  return storage().strategies;
-}
-
-std::shared_ptr<const Strategy> find_strategy(std::string_view name) {
-  for (auto& s : all_strategies())
-    if (s->name() == name) return s;
-  return nullptr;
-}
 
 std::string format_number(double x) {
   std::ostringstream s;
@@ -75,47 +21,6 @@ std::string format_number(double x) {
 }
 
 }  // namespace
-
-Status register_strategy(std::shared_ptr<const Strategy> strategy) {
-  ensure_builtins();
-  if (!strategy) return make_error(ErrorKind::InvalidInput, "register_strategy: no strategy");
-  const std::string name = strategy->name();
-  if (name.empty() || name.find_first_of(" \t\n") != std::string::npos)
-    return make_error(ErrorKind::InvalidInput, "a strategy name must be one word, got '" + name + "'");
-  std::lock_guard lock(storage().mutex);
-  auto& list = storage().strategies;
-  for (const auto& s : list)
-    if (s->name() == name) return make_error(ErrorKind::InvalidInput, "strategy '" + name + "' is already registered");
-  const int rank = strategy->rank();
-  const auto at = std::find_if(list.begin(), list.end(), [&](const auto& s) { return s->rank() > rank; });
-  list.insert(at, std::move(strategy));
-  return {};
-}
-
-std::shared_ptr<const Strategy> make_strategy(std::string name, std::string description, int rank,
-                                              std::function<Expected<Schedule>(const StrategyInput&)> run,
-                                              bool iterative) {
-  return std::make_shared<FunctionStrategy>(std::move(name), std::move(description), rank, std::move(run), iterative);
-}
-
-std::vector<StrategyInfo> strategy_list() {
-  std::vector<StrategyInfo> out;
-  for (const auto& s : all_strategies()) out.push_back({s->name(), s->description(), s->iterative()});
-  return out;
-}
-
-std::vector<std::string> fixed_strategy_names() {
-  std::vector<std::string> names;
-  for (const auto& s : all_strategies())
-    if (!s->iterative()) names.push_back(s->name());
-  return names;
-}
-
-std::vector<std::string> strategy_names() {
-  std::vector<std::string> names;
-  for (const auto& s : all_strategies()) names.push_back(s->name());
-  return names;
-}
 
 double resolved_granularity_us(const StrategyOptions& options, const DeviceSpec& device) {
   if (options.granularity_us >= 0) return options.granularity_us;
@@ -127,7 +32,7 @@ std::vector<std::string> schedule_warnings(const Schedule& schedule, const Strat
   std::vector<std::string> warnings;
   const int queues = device.hardware_queues > 0 ? device.hardware_queues : kDefaultMaxStreams;
   if (options.max_streams > queues)
-    warnings.push_back("--streams " + std::to_string(options.max_streams) + " is above the device's " +
+    warnings.push_back("a cap of " + std::to_string(options.max_streams) + " streams is above the device's " +
                        std::to_string(queues) + " hardware work queues: streams beyond them share queues and may serialise");
   if (static_cast<int>(schedule.stream_count()) > std::max(options.max_streams, queues))
     warnings.push_back("strategy '" + schedule.strategy + "' opened " + std::to_string(schedule.stream_count()) +
@@ -142,7 +47,7 @@ Status check_strategy(std::string_view strategy, const StrategyOptions& options)
     return make_error(ErrorKind::InvalidInput, "unknown strategy '" + std::string(strategy) + "' (known: " + known + ")");
   }
   if (options.max_streams < 1 || static_cast<std::size_t>(options.max_streams) > kMaxScheduleStreams)
-    return make_error(ErrorKind::InvalidInput, "the stream cap (--streams) must be between 1 and " +
+    return make_error(ErrorKind::InvalidInput, "the stream cap must be between 1 and " +
                                                    std::to_string(kMaxScheduleStreams) + ", got " +
                                                    std::to_string(options.max_streams));
   return {};

@@ -7,8 +7,9 @@
 #include <tuple>
 
 #include "strategy_detail.h"
+#include "weft/core/antichain.h"
 #include "weft/core/check.h"
-#include "weft/core/analysis.h"
+#include "weft/core/strategy.h"
 
 namespace weft::core::detail {
 namespace {

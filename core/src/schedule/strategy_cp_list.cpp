@@ -6,6 +6,7 @@
 
 #include "strategy_detail.h"
 #include "weft/core/check.h"
+#include "weft/core/strategy.h"
 
 namespace weft::core::detail {
 namespace {

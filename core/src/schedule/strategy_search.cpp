@@ -17,6 +17,7 @@
 #include "weft/core/critical_path.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/simulator.h"
+#include "weft/core/strategy.h"
 #include "weft/core/sync.h"
 
 namespace weft::core::detail {

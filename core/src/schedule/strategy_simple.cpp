@@ -5,6 +5,7 @@
 #include "strategy_detail.h"
 #include "weft/core/check.h"
 #include "weft/core/levels.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/reference.h"
 
 namespace weft::core::detail {

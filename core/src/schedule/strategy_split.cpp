@@ -8,6 +8,7 @@
 #include "strategy_detail.h"
 #include "weft/core/check.h"
 #include "weft/core/simulator.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/sync.h"
 

@@ -1,4 +1,6 @@
 // Timeline JSON: the exchange format between runs (measured) and calibration (predicted).
+#include "weft/core/timeline_json.h"
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 

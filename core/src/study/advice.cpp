@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <vector>
 
+#include "weft/core/analyze.h"
 #include "weft/core/batch_split.h"
-#include "weft/core/study/split_study.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
+#include "weft/core/study/split_study.h"
 #include "weft/core/verdict.h"
 
 namespace weft::core {

@@ -8,6 +8,7 @@
 
 #include "weft/core/csv.h"
 #include "weft/core/execution_order.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"

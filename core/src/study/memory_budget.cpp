@@ -9,8 +9,10 @@
 #include <optional>
 #include <sstream>
 
+#include "weft/core/bounds.h"
 #include "weft/core/check.h"
 #include "weft/core/execution_order.h"
+#include "weft/core/liveness.h"
 #include "weft/core/schedule_edit.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"

@@ -4,7 +4,12 @@
 
 #include <optional>
 
+#include "weft/core/bounds.h"
 #include "weft/core/execution_order.h"
+#include "weft/core/liveness.h"
+#include "weft/core/memory_growth.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/plan_checker.h"
 
 namespace weft::core {
 

@@ -1,6 +1,8 @@
 // The one reference schedule and planning setup of every study.
 #include "weft/core/study/reference.h"
 
+#include "weft/core/memory_aware_order.h"
+
 namespace weft::core {
 
 Schedule reference_schedule(const Graph& graph) {

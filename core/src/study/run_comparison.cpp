@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "weft/core/compare_outputs.h"
 #include "weft/core/study/reference.h"
 
 namespace weft::core {

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "weft/core/execution_order.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/sync.h"
 

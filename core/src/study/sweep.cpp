@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "weft/core/compare_outputs.h"
 #include "weft/core/csv.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"

@@ -1,7 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "test_graphs.h"
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
+#include "weft/core/cost_model.h"
 #include "weft/core/verdict.h"
 
 using namespace weft;

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "test_graphs.h"
-#include "weft/core/analysis.h"
+#include "weft/core/antichain.h"
 
 using namespace weft;
 using core::WidthMethod;

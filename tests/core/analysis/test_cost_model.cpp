@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 
 using namespace weft;
 

@@ -11,6 +11,7 @@
 #include "test_graphs.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
+#include "weft/core/device.h"
 #include "weft/core/file_io.h"
 #include "weft/core/horizontal_merge.h"
 #include "weft/core/memory_planner.h"

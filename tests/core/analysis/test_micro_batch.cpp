@@ -6,11 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "weft/core/allocation_problem.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
+#include "weft/core/device.h"
+#include "weft/core/liveness.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/plan_checker.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"

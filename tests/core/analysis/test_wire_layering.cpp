@@ -10,6 +10,7 @@
 
 #include "test_graphs.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/horizontal_merge.h"
 #include "weft/core/levels.h"
 #include "weft/core/onnx_import.h"

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "exec_test_util.h"
+#include "weft/core/compare_outputs.h"
 #include "weft/core/executor.h"
 
 using namespace weft;

@@ -7,8 +7,8 @@
 
 #include "exec_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/analysis.h"
-#include "weft/core/cost_model.h"
+#include "weft/core/analyze_subgraphs.h"
+#include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
 
 using namespace weft;

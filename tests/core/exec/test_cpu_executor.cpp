@@ -7,11 +7,16 @@
 
 #include "exec_test_util.h"
 #include "test_graphs.h"
+#include "weft/core/allocation_problem.h"
+#include "weft/core/compare_outputs.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/plan_checker.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 #include "weft/core/sync.h"
 
 using namespace weft;

@@ -7,7 +7,9 @@
 
 #include "test_graphs.h"
 #include "weft/core/executor.h"
+#include "weft/core/initial_values.h"
 #include "weft/core/memory_plan.h"
+#include "weft/core/run_checks.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 
 #include "happens_before_closure.h"
 #include "test_graphs.h"
+#include "weft/core/allocation_problem.h"
 #include "weft/core/graph.h"
-#include "weft/core/memory_planner.h"
 #include "weft/core/schedule.h"
 
 namespace weft::test {

@@ -2,6 +2,10 @@
 
 #include "memory_test_util.h"
 #include "test_graphs.h"
+#include "weft/core/allocation_problem.h"
+#include "weft/core/bounds.h"
+#include "weft/core/memory_aware_order.h"
+#include "weft/core/memory_growth.h"
 #include "weft/core/memory_planner.h"
 
 using namespace weft;

@@ -5,7 +5,8 @@
 
 #include "memory_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/allocation_problem.h"
+#include "weft/core/liveness.h"
 
 using namespace weft;
 

@@ -5,8 +5,12 @@
 
 #include <string>
 
+#include "weft/core/allocation_problem.h"
+#include "weft/core/bounds.h"
 #include "weft/core/file_io.h"
+#include "weft/core/intervals.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/plan_checker.h"
 
 using namespace weft;
 

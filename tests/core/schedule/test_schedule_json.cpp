@@ -7,6 +7,7 @@
 #include "weft/core/file_io.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 #include "weft/core/sync.h"
 
 using namespace weft;

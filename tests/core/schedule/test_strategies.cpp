@@ -5,9 +5,10 @@
 
 #include "schedule_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/bounds.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 #include "weft/core/sync.h"
 
 using namespace weft;

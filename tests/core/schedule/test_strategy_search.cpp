@@ -11,6 +11,7 @@
 #include "schedule_test_util.h"
 #include "test_graphs.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/simulator.h"
 #include "weft/core/strategy.h"

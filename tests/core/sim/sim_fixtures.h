@@ -6,6 +6,7 @@
 
 #include "test_graphs.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 

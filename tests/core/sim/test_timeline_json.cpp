@@ -9,6 +9,7 @@
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/timeline.h"
+#include "weft/core/timeline_json.h"
 
 using namespace weft;
 

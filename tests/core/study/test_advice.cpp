@@ -4,7 +4,9 @@
 
 #include <map>
 
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/verdict.h"

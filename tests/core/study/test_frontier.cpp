@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/plan_checker.h"
 #include "weft/core/study/frontier.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/sync.h"

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "test_graphs.h"
-#include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/plan_checker.h"
 #include "weft/core/study/frontier.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"

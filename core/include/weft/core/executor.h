@@ -3,10 +3,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "weft/core/execution_order.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_plan.h"
 #include "weft/core/schedule.h"
@@ -47,15 +45,6 @@ struct RunResult {
   std::int64_t random_weights = 0;    ///< weights without data (absent files) given seeded values
 };
 
-/// How two runs' outputs compare: the largest |a − b| over every output element, NaN when an
-/// output is missing, shapes or dtypes differ or only one side is NaN (NaN on both sides agrees);
-/// identical when every output's bytes match. O(output bytes).
-struct OutputDiff {
-  double max_abs_diff = 0;
-  bool identical = true;
-};
-OutputDiff compare_outputs(const RunResult& a, const RunResult& b);
-
 class Executor {
  public:
   virtual ~Executor() = default;
@@ -65,39 +54,5 @@ class Executor {
   virtual Expected<RunResult> run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
                                   const RunOptions& options) = 0;
 };
-
-}  // namespace weft::core
-
-// ---- Shared by every executor (CPU reference, CUDA): same starting data, same checks ----
-namespace weft::core {
-
-/// Seeded values for a tensor without data: splitmix64 seeded with `seed` xor the FNV-1a hash of
-/// the tensor's name (so values do not depend on ids or preparation order). Weights of rank >= 2
-/// are uniform with variance 1/fan_in; 1-D weights in [0.5, 1) (keeps BN variances positive);
-/// inputs in [-1, 1); integers zero. Writes t.bytes() bytes to `out`. O(elements).
-void fill_initial_value(const Tensor& t, std::uint64_t seed, bool is_weight, std::uint8_t* out);
-
-/// The value graph input or weight `t` starts a run with: the input from options.inputs (dtype
-/// and shape checked), the weight's data (inline or external file), else fill_initial_value.
-/// `seeded` (optional) is set when seeded values stood in for an absent weight. Errors
-/// (InvalidInput) name the tensor. Both backends call this, so their data is bit-identical.
-Expected<HostTensor> initial_value(const Graph& graph, TensorId t, const RunOptions& options, bool* seeded = nullptr);
-
-/// What every executor checks before running: the schedule places each node once, stream order
-/// ∪ events is acyclic and enforces every data edge, the plan fits the graph, and (when
-/// options.check_plan) check_plan accepts it for this schedule. InvalidInput errors. Returns the
-/// schedule's checked execution order, which the executor then reads (each node's stream, the
-/// events it waits for and records, a topological order) rather than rebuilding it.
-/// O((V + E)·S) without check_plan.
-Expected<ExecutionOrder> check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
-                                   const RunOptions& options);
-
-/// After the timed iterations (result.iteration_ms, and per iteration its node items in
-/// item_runs, possibly empty): the median iteration gives result.wall_ms and the measured
-/// timeline (kind Measured, backend `backend`, the schedule's strategy, run_label's "measured
-/// <backend> <strategy>", `device`, the schedule's streams and events, a flat arena counter of
-/// `arena_bytes`); result.arena_bytes is set.
-void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem>> item_runs, const Schedule& schedule,
-                         std::int64_t arena_bytes, std::string_view backend, std::string device);
 
 }  // namespace weft::core

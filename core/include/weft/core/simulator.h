@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_plan.h"
 #include "weft/core/schedule.h"

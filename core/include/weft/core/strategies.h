@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 
@@ -42,13 +43,6 @@ double resolved_granularity_us(const StrategyOptions& options, const DeviceSpec&
 /// hardware work queues, a strategy that opened more streams than the cap). Empty when none.
 std::vector<std::string> schedule_warnings(const Schedule& schedule, const StrategyOptions& options,
                                            const DeviceSpec& device);
-
-/// Names of the registered strategies (strategy.h): sequential, seed-greedy, level-rr, chains,
-/// cp-list, resource-aware, search, then any a program registered.
-std::vector<std::string> strategy_names();
-/// The names of the strategies that are not iterative: each builds one schedule, deterministically
-/// and quickly (what search starts from, and what property tests sweep).
-std::vector<std::string> fixed_strategy_names();
 
 /// Checks a strategy request before any work: a registered name and a stream cap in
 /// 1..kMaxScheduleStreams. Errors (InvalidInput) name the problem; an unknown name lists the

@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 
 namespace weft::core {
 
@@ -65,6 +67,15 @@ struct StrategyInfo {
 /// Every registered strategy, by rank then registration order.
 std::vector<StrategyInfo> strategy_list();
 
+/// Names of the registered strategies: sequential, seed-greedy, level-rr, chains,
+/// cp-list, resource-aware, search, then any a program registered.
+std::vector<std::string> strategy_names();
+/// The names of the strategies that are not iterative: each builds one schedule, deterministically
+/// and quickly (what search starts from, and what property tests sweep).
+std::vector<std::string> fixed_strategy_names();
+
+/// The registered strategy named `name`, or null. Thread-safe.
+std::shared_ptr<const Strategy> find_strategy(std::string_view name);
 
 }  // namespace weft::core
 

@@ -3,7 +3,7 @@
 #include <span>
 #include <vector>
 
-#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 

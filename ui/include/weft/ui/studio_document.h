@@ -11,8 +11,9 @@
 #include <memory>
 #include <vector>
 
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/merge_graph.h"
 #include "weft/core/schedule.h"

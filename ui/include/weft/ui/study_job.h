@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "weft/core/analysis.h"
-#include "weft/core/cost_model.h"
+#include "weft/core/analyze.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_plan.h"
 #include "weft/core/schedule.h"

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "weft/core/analysis.h"
-#include "weft/core/cost_model.h"
+#include "weft/core/analyze.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/simulator.h"
 #include "weft/core/strategies.h"

@@ -9,10 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include "weft/core/allocation_problem.h"
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_plan.h"
-#include "weft/core/memory_planner.h"
 #include "weft/core/schedule.h"
 #include "weft/core/simulator.h"
 #include "weft/core/strategies.h"

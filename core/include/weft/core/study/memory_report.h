@@ -6,9 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "weft/core/allocation_problem.h"
+#include "weft/core/bounds.h"
 #include "weft/core/graph.h"
+#include "weft/core/memory_growth.h"
 #include "weft/core/memory_plan.h"
-#include "weft/core/memory_planner.h"
 #include "weft/core/schedule.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/timeline.h"

@@ -6,12 +6,13 @@
 #include <string_view>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/critical_path.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/memory_plan.h"
 #include "weft/core/schedule.h"
-#include "weft/core/timeline.h"
-#include "weft/core/critical_path.h"
 #include "weft/core/simulator.h"
+#include "weft/core/timeline.h"
 
 namespace weft::core {
 

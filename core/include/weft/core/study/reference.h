@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "weft/core/allocation_problem.h"
 #include "weft/core/graph.h"
-#include "weft/core/memory_planner.h"
 #include "weft/core/schedule.h"
 
 namespace weft::core {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "weft/core/compare_outputs.h"
 #include "weft/core/executor.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"

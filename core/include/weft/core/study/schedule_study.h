@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"

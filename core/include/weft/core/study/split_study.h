@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/simulator.h"
 #include "weft/core/strategies.h"

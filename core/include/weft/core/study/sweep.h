@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/executor.h"
 #include "weft/core/graph.h"
 #include "weft/core/onnx_import.h"

@@ -1,14 +1,10 @@
 #pragma once
-// Parallelism analysis: critical path, work/span, maximum antichain (Dilworth), verdict.
+// Width: a minimum chain cover and a maximum antichain (Dilworth), by matching or min-flow.
+#include <cstddef>
 #include <cstdint>
-#include <span>
-#include <string>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/critical_path.h"
 #include "weft/core/graph.h"
-#include "weft/core/levels.h"
 
 namespace weft::core {
 
@@ -47,31 +43,5 @@ struct Width {
   std::vector<NodeId> antichain;
 };
 Width compute_width(const Graph& graph, WidthMethod method = WidthMethod::Auto);
-
-/// Everything `weft analyze` reports, computed by one visible pipeline of the passes above.
-struct AnalysisReport {
-  Levels levels;
-  CostTable costs;
-  CriticalPath critical;
-  std::size_t antichain_width = 0;
-  std::vector<NodeId> antichain;
-  std::size_t unknown_shapes = 0;  ///< tensors without a static shape
-  std::size_t unknown_costs = 0;   ///< nodes whose cost is a launch-only guess (unknown op or shapes)
-  std::string verdict;             ///< e.g. "chain: concurrency cannot help", "up to 2.0x from concurrency"
-  std::vector<std::string> notes;  ///< what the figures do not account for (unknown costs, unresolved dims)
-};
-
-/// The verdict line from width and work/span: speedup of any schedule is at most
-/// min(work/span, width).
-std::string make_verdict(std::size_t width, const CriticalPath& critical);
-
-/// levels → critical path → width → verdict and notes. O(V + E) plus compute_width().
-AnalysisReport analyze(const Graph& graph, const CostTable& costs);
-
-/// The parallelism inside a control-flow node: analyze() of each body it holds (If's branches,
-/// Loop's or Scan's body; node_subgraphs order), with costs estimated for `device`. The node
-/// itself stays one node of its graph (its body runs inside it); this reports what a body
-/// alone could overlap. Empty for ordinary nodes. O(body size) per body.
-std::vector<std::pair<std::string, AnalysisReport>> analyze_subgraphs(const Graph& graph, NodeId node, const DeviceSpec& device);
 
 }  // namespace weft::core

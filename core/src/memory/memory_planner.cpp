@@ -1,10 +1,15 @@
 // The planning pipeline: liveness over the schedule → a planner's placement → MemoryPlan.
+#include "weft/core/memory_planner.h"
+
 #include <algorithm>
 #include <chrono>
 
 #include "allocation_detail.h"
+#include "weft/core/allocation_problem.h"
+#include "weft/core/bounds.h"
 #include "weft/core/check.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/liveness.h"
+#include "weft/core/plan_checker.h"
 
 namespace weft::core {
 
@@ -52,23 +57,6 @@ Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_v
   out.planner = std::string(planner);
   WEFT_CHECK(check_placement(problem, out));
   return out;
-}
-
-std::int64_t interval_lower_bound(const AllocationProblem& problem) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> events;  // (position, +size at start / -size after end)
-  events.reserve(2 * problem.block_count());
-  for (std::size_t b = 0; b < problem.block_count(); ++b) {
-    events.emplace_back(problem.start[b], problem.size[b]);
-    events.emplace_back(problem.end[b] + 1, -problem.size[b]);
-  }
-  // At one position, ends (negative) apply before starts: [s, e] closed, e + 1 is already free.
-  std::sort(events.begin(), events.end());
-  std::int64_t live = 0, peak = 0;
-  for (auto [pos, delta] : events) {
-    live += delta;
-    peak = std::max(peak, live);
-  }
-  return peak;
 }
 
 namespace {

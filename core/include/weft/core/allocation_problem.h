@@ -1,0 +1,49 @@
+#pragma once
+// The vocabulary of memory planning: blocks to place in one arena, their placement, and the
+// planners' options.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/core/memory_plan.h"
+
+namespace weft::core {
+
+struct PlanOptions {
+  std::int64_t alignment = kDefaultAlignment;
+  bool outputs_in_arena = false;
+  /// Work budget of the `exact` planner's canonical search (one unit: a search node or a placement
+  /// tried), and again of `best`'s iterated greedy, local search and, on interval structure, skyline
+  /// restarts when the exact search did not prove optimality (there a decoded visiting order costs
+  /// 1 + (blocks + conflicts) / 64). Results depend only on the budget and the seed. Both stop
+  /// when they reach the lower bound. 0: greedy seeds only.
+  std::int64_t search_steps = 200'000;
+  /// Wall-clock cap on each of the same searches, ms (a guard for huge instances or starved
+  /// machines; when it, not search_steps, ends a search, the result depends on timing). 0: greedy
+  /// seeds only.
+  double search_ms = 1000;
+  std::uint64_t seed = 1;  ///< the search's random seed (results are deterministic for a seed)
+};
+
+/// Blocks to place in one arena. Two blocks that conflict may not share bytes. start/end is a
+/// closed position interval in some linear order (tensors: producer and last reader in a
+/// linearisation of the schedule); planners use it only as an ordering hint, never for validity.
+struct AllocationProblem {
+  std::vector<std::int64_t> size;               ///< per block, > 0, multiple of alignment
+  std::vector<std::int64_t> start, end;         ///< per block, start <= end
+  std::vector<std::vector<std::int32_t>> conflicts;  ///< symmetric adjacency, sorted, no self
+  std::int64_t alignment = 1;
+  /// True when conflicts are exactly the overlaps of [start, end] (one stream, raw intervals):
+  /// the exact skyline search and the interval bound apply.
+  bool conflicts_are_overlaps = false;
+  std::size_t block_count() const { return size.size(); }
+};
+
+/// Offsets of the blocks of an AllocationProblem.
+struct Placement {
+  std::string planner;
+  std::vector<std::int64_t> offset;  ///< per block
+  std::int64_t arena_bytes = 0;      ///< max over blocks of offset + size
+};
+
+}  // namespace weft::core

@@ -1,0 +1,35 @@
+#pragma once
+// What every executor does around its run: the checks before (returning the schedule's
+// checked execution order) and the measured timeline after.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/core/execution_order.h"
+#include "weft/core/executor.h"
+#include "weft/core/graph.h"
+#include "weft/core/memory_plan.h"
+#include "weft/core/schedule.h"
+#include "weft/core/timeline.h"
+
+namespace weft::core {
+
+/// What every executor checks before running: the schedule places each node once, stream order
+/// ∪ events is acyclic and enforces every data edge, the plan fits the graph, and (when
+/// options.check_plan) check_plan accepts it for this schedule. InvalidInput errors. Returns the
+/// schedule's checked execution order, which the executor then reads (each node's stream, the
+/// events it waits for and records, a topological order) rather than rebuilding it.
+/// O((V + E)·S) without check_plan.
+Expected<ExecutionOrder> check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                   const RunOptions& options);
+
+/// After the timed iterations (result.iteration_ms, and per iteration its node items in
+/// item_runs, possibly empty): the median iteration gives result.wall_ms and the measured
+/// timeline (kind Measured, backend `backend`, the schedule's strategy, run_label's "measured
+/// <backend> <strategy>", `device`, the schedule's streams and events, a flat arena counter of
+/// `arena_bytes`); result.arena_bytes is set.
+void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem>> item_runs, const Schedule& schedule,
+                         std::int64_t arena_bytes, std::string_view backend, std::string device);
+
+}  // namespace weft::core
