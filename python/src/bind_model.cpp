@@ -12,10 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/analysis.h"
+#include "weft/core/analyze.h"
 #include "weft/core/chrome_trace.h"
+#include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
+#include "weft/core/critical_path.h"
+#include "weft/core/device.h"
 #include "weft/core/file_io.h"
+#include "weft/core/levels.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/schedule_edit.h"
 #include "weft/core/schedule_json.h"
@@ -26,6 +31,7 @@
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/sync.h"
+#include "weft/core/timeline_json.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft_python.h"
 
@@ -253,6 +259,10 @@ void register_model(py::module_& m) {
   py::class_<PyTimeline>(m, "Timeline", "Per-node start and end on streams: predicted, measured or a baseline.")
       .def_property_readonly("label", [](const PyTimeline& t) { return t.timeline.label; })
       .def_property_readonly("kind", [](const PyTimeline& t) { return std::string(core::run_kind_name(t.timeline.kind)); })
+      .def_property_readonly("backend", [](const PyTimeline& t) { return t.timeline.backend; },
+                             "The executor of a measured run ('cpu', 'cuda', 'cuda-graph'); empty otherwise.")
+      .def_property_readonly("strategy", [](const PyTimeline& t) { return t.timeline.strategy; },
+                             "The strategy of the schedule that ran ('sequential' for the baselines).")
       .def_property_readonly("device", [](const PyTimeline& t) { return t.timeline.device; })
       .def_property_readonly("stream_count", [](const PyTimeline& t) { return t.timeline.stream_count; })
       .def_property_readonly("makespan_us", [](const PyTimeline& t) { return t.timeline.makespan_us(); })

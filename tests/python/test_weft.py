@@ -227,6 +227,9 @@ class PlanSimulateRunTest(unittest.TestCase):
         self.assertAlmostEqual(pred.makespan_us, t.makespan_us, places=6)
         self.assertAlmostEqual(pred.speedup, pred.sequential_graph_us / pred.makespan_us, places=9)
         self.assertEqual(pred.sequential_graph.kind, "sequential-graph")
+        self.assertEqual(pred.sequential_graph.strategy, "sequential")
+        self.assertEqual(t.strategy, self.schedule.strategy)
+        self.assertEqual(t.backend, "")
         # The stream of each item is the stream the schedule put its node on.
         stream_of = {n: i for i, ids in enumerate(self.schedule.stream_ids) for n in ids.tolist()}
         self.assertTrue(all(stream_of[n] == s for n, s in zip(t.node.tolist(), t.stream.tolist())))
@@ -243,6 +246,9 @@ class PlanSimulateRunTest(unittest.TestCase):
         self.assertAlmostEqual(run.speedup, run.sequential_ms / run.scheduled_ms)
         self.assertEqual(len(run.timeline.node), model.node_count)
         self.assertEqual(run.timeline.kind, "measured")
+        self.assertEqual(run.timeline.backend, "cpu")
+        self.assertEqual(run.timeline.strategy, "chains")
+        self.assertEqual(run.sequential_timeline.strategy, "sequential")
         (name, out), = run.outputs.items()
         self.assertEqual(out.dtype, np.float32)
         self.assertEqual(out.shape, (1, 1000))
