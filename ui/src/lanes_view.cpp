@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "weft/core/execution_order.h"
 #include "weft/core/merge_graph.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
@@ -69,31 +70,16 @@ void LanesView::relayout() {
     for (std::size_t v = 0; v < n; ++v)
       m_w[v] = std::clamp(m_doc->nodeTimes()[v] * px_per_us, kMinWidth, 600.0);
   }
-  // Earliest x allowed by stream order and events (Kahn over those edges): arrows point forward.
-  std::vector<std::vector<core::NodeId>> succ(n);
-  std::vector<int> indeg(n, 0);
-  for (const auto& st : s.streams)
-    for (std::size_t i = 1; i < st.size(); ++i) {
-      succ[idx(st[i - 1])].push_back(st[i]);
-      ++indeg[idx(st[i])];
-    }
-  for (const core::Event& e : s.events) {
-    succ[idx(e.from)].push_back(e.to);
-    ++indeg[idx(e.to)];
-  }
+  // Earliest x allowed by the schedule's happens-before (data edges, stream order, events), in
+  // its execution order: every arrow points forward. The document refuses deadlocking
+  // schedules; were one to slip through, its nodes would stack at x = 0 rather than crash.
   m_x.assign(n, 0.0);
-  std::vector<core::NodeId> ready;
-  for (std::size_t v = 0; v < n; ++v)
-    if (indeg[v] == 0) ready.push_back(static_cast<core::NodeId>(v));
   m_content_width = 0;
-  while (!ready.empty()) {
-    const core::NodeId u = ready.back();
-    ready.pop_back();
-    const double end = m_x[idx(u)] + m_w[idx(u)];
-    m_content_width = std::max(m_content_width, end);
-    for (core::NodeId v : succ[idx(u)]) {
-      m_x[idx(v)] = std::max(m_x[idx(v)], end + kGap);
-      if (--indeg[idx(v)] == 0) ready.push_back(v);
+  if (const auto order = core::ExecutionOrder::build_unclocked(g, s)) {
+    for (const core::NodeId u : order->order()) {
+      const double end = m_x[idx(u)] + m_w[idx(u)];
+      m_content_width = std::max(m_content_width, end);
+      for (const core::NodeId v : order->successors(u)) m_x[idx(v)] = std::max(m_x[idx(v)], end + kGap);
     }
   }
   updateScrollBars();
