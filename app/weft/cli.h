@@ -127,10 +127,6 @@ core::Expected<core::Schedule> fit_schedule(const ScheduleChoice& choice, const 
                                            std::string_view planner = core::kReferencePlanner,
                                            const core::PlanOptions& plan = core::reference_plan_options());
 
-/// `x` with `digits` decimals ("12.35"); and a byte count as MiB with two decimals ("6.13 MiB").
-std::string fixed(double x, int digits = 1);
-std::string mib(std::int64_t bytes);
-
 /// Prints "weft <command>: error: <message>" to stderr and returns the error's exit code.
 int report(std::string_view command, const core::Error& error);
 int usage_error(std::string_view command, std::string_view message);

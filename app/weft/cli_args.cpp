@@ -94,12 +94,4 @@ core::Expected<std::optional<double>> Args::double_value(std::string_view name) 
   return core::make_error(core::ErrorKind::Usage, "option '--" + std::string(name) + "' needs a number, got '" + *v + "'");
 }
 
-std::string fixed(double x, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
-
-std::string mib(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 2) + " MiB"; }
-
 }  // namespace weft::cli

@@ -9,16 +9,11 @@
 #include "weft/core/cost_model.h"
 #include "weft/core/critical_path.h"
 #include "weft/core/study/advice.h"
+#include "weft/core/text_format.h"
 
 namespace weft::cli {
 
 namespace {
-
-std::string fmt(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
   const core::Graph& g = m.graph;
@@ -95,10 +90,10 @@ void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core:
             << "depth           " << r.levels.depth << " levels\n"
             << "widest level    " << r.levels.widest_level << "\n"
             << "antichain width " << r.antichain_width << "\n"
-            << "work            " << fmt(r.critical.work_us, 1) << " us\n"
-            << "span            " << fmt(r.critical.span_us, 1) << " us (critical path of "
+            << "work            " << core::fixed_text(r.critical.work_us, 1) << " us\n"
+            << "span            " << core::fixed_text(r.critical.span_us, 1) << " us (critical path of "
             << r.critical.nodes.size() << " operators)\n"
-            << "work/span       " << fmt(r.critical.parallelism(), 2) << "\n"
+            << "work/span       " << core::fixed_text(r.critical.parallelism(), 2) << "\n"
             << "verdict         " << r.verdict << "\n"
             << "advice          " << advice.line << "\n";
   // The heaviest operators on the critical path: where shortening the span would pay.

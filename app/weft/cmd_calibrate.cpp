@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "weft/core/file_io.h"
 #include "weft/core/study/cpu_calibration.h"
+#include "weft/core/text_format.h"
 
 namespace weft::cli {
 
@@ -65,11 +66,11 @@ int cmd_calibrate(Args& args) {
   }
   std::cout << "model: " << model->graph.info().model_path << " (" << model->graph.node_count()
             << " operators), sequential CPU run, median of " << ro.iterations << " after " << ro.warmup << " warm-up\n"
-            << "device " << d.name << ": " << d.sm_count << " cores, " << fixed(d.peak_fp32_flops / 1e9, 2) << " GFLOP/s, "
-            << fixed(d.memory_bandwidth / 1e9, 2) << " GB/s, " << fixed(d.launch_us, 2) << " µs per operator, latch "
-            << fixed(d.event_wait_us, 2) << " µs\n"
-            << "fit over " << cal->fitted_nodes << " nodes: median node error " << fixed(100 * cal->median_node_error, 1)
-            << "%, total time error " << fixed(100 * cal->total_error, 1) << "%\n";
+            << "device " << d.name << ": " << d.sm_count << " cores, " << core::fixed_text(d.peak_fp32_flops / 1e9, 2) << " GFLOP/s, "
+            << core::fixed_text(d.memory_bandwidth / 1e9, 2) << " GB/s, " << core::fixed_text(d.launch_us, 2) << " µs per operator, latch "
+            << core::fixed_text(d.event_wait_us, 2) << " µs\n"
+            << "fit over " << cal->fitted_nodes << " nodes: median node error " << core::fixed_text(100 * cal->median_node_error, 1)
+            << "%, total time error " << core::fixed_text(100 * cal->total_error, 1) << "%\n";
   if (output) std::cout << "wrote " << *output << " (use it as --device " << *output << ")\n";
   else std::cout << text;
   return 0;

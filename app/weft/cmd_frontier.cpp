@@ -15,6 +15,7 @@
 #include "weft/core/strategy.h"
 #include "weft/core/study/frontier.h"
 #include "weft/core/sync.h"
+#include "weft/core/text_format.h"
 
 namespace weft::cli {
 
@@ -55,8 +56,8 @@ void print_table(const core::Frontier& f, bool all) {
   auto row = [&](const core::FrontierPoint& p) {
     std::cout << std::left << std::setw(44) << p.label() << std::right << std::setw(9) << p.schedule.stream_count()
               << std::setw(8) << p.schedule.events.size() << std::setw(14) << p.arena_bytes << std::setw(11)
-              << fixed(static_cast<double>(p.arena_bytes) / 1048576.0, 2) << std::setw(14) << fixed(p.predicted_us)
-              << std::setw(8) << fixed(p.speedup, 2) << "x" << (all ? (p.on_front ? "  *" : "") : "") << "\n";
+              << core::fixed_text(static_cast<double>(p.arena_bytes) / 1048576.0, 2) << std::setw(14) << core::fixed_text(p.predicted_us, 1)
+              << std::setw(8) << core::fixed_text(p.speedup, 2) << "x" << (all ? (p.on_front ? "  *" : "") : "") << "\n";
   };
   if (all) {
     for (const core::FrontierPoint& p : f.points) row(p);
@@ -144,8 +145,8 @@ int cmd_frontier(Args& args) {
   std::cout << "model: " << model->graph.info().model_path << " (" << model->graph.node_count() << " operators), device "
             << model->device.name << ", predicted with "
             << (f.mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches") << "\n"
-            << "sequential: " << fixed(f.sequential_us) << " us, arena " << f.sequential_arena_bytes << " bytes ("
-            << mib(f.sequential_arena_bytes) << "); " << f.points.size() << " distinct schedules, " << f.front.size()
+            << "sequential: " << core::fixed_text(f.sequential_us, 1) << " us, arena " << f.sequential_arena_bytes << " bytes ("
+            << core::mib_text(f.sequential_arena_bytes) << "); " << f.points.size() << " distinct schedules, " << f.front.size()
             << " on the front" << (args.flag("all") ? " (*)" : "") << "\n";
   print_table(f, args.flag("all"));
   if (const auto csv = args.value("csv")) std::cout << "csv written to " << *csv << "\n";

@@ -7,6 +7,7 @@
 #include "weft/core/file_io.h"
 #include "weft/core/horizontal_merge.h"
 #include "weft/core/levels.h"
+#include "weft/core/text_format.h"
 #include "weft/core/wire_layering.h"
 
 namespace weft::cli {
@@ -100,9 +101,9 @@ int cmd_layers(Args& args) {
             << "widest layer  " << layering->max_width() << "\n"
             << "merge groups  " << merges.groups.size() << " (" << merged_nodes << " nodes)\n"
             << "launches      " << merges.launches_before << " -> " << merges.launches_after << "\n"
-            << "one stream    " << fixed(merges.time_before_us) << " us -> " << fixed(merges.time_after_us)
+            << "one stream    " << core::fixed_text(merges.time_before_us, 1) << " us -> " << core::fixed_text(merges.time_after_us, 1)
             << " us predicted with eager launches ("
-            << fixed(merges.time_after_us > 0 ? merges.time_before_us / merges.time_after_us : 1.0, 2) << "x)\n"
+            << core::fixed_text(merges.time_after_us > 0 ? merges.time_before_us / merges.time_after_us : 1.0, 2) << "x)\n"
             << "layer widths ";
   for (const auto& layer : layering->layers) std::cout << " " << layer.size();
   std::cout << "\n";
@@ -115,7 +116,7 @@ int cmd_layers(Args& args) {
         break;
       }
       std::cout << "  " << layering->layer_of[static_cast<std::size_t>(g.nodes.front())] << ": "
-                << graph.node(g.nodes.front()).op_type << " x" << g.nodes.size() << ", " << fixed(g.time_us, 2) << " us"
+                << graph.node(g.nodes.front()).op_type << " x" << g.nodes.size() << ", " << core::fixed_text(g.time_us, 2) << " us"
                 << (g.shared_input ? " (shared input)" : "") << "  " << graph.key(g.nodes.front()) << " ...\n";
     }
   }

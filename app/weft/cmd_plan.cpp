@@ -16,6 +16,7 @@
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/memory_report.h"
+#include "weft/core/text_format.h"
 
 namespace weft::cli {
 namespace {
@@ -175,7 +176,7 @@ int cmd_plan(Args& args) {
             << "linear lower bound     " << m.linear_bound_bytes << " bytes (memory-aware order; file order "
             << m.file_order_linear_bound_bytes << ")\n"
             << "sequential arena       " << m.reference_arena_bytes() << " bytes; price of concurrency (arena / sequential) "
-            << fixed(m.price_of_concurrency(), 3) << "\n"
+            << core::fixed_text(m.price_of_concurrency(), 3) << "\n"
             << "no reuse               " << m.no_reuse_bytes << " bytes\n";
   if (fit) std::cout << budget_line(*fit) << "\n";
   return 0;

@@ -15,11 +15,12 @@
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/schedule_json.h"
+#include "weft/core/strategies.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
+#include "weft/core/text_format.h"
 
 namespace weft::cli {
 namespace {
@@ -142,13 +143,13 @@ int cmd_run(Args& args) {
               << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
                                          std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
                                    : std::string())
-              << "sequential: " << fixed(seq->wall_ms, 2) << " ms (median of " << ro.iterations << " after " << ro.warmup
-              << " warm-up), arena " << mib(seq->arena_bytes) << "\n"
-              << "scheduled:  " << fixed(run->wall_ms, 2) << " ms, arena " << mib(run->arena_bytes) << " (" << used_planner
+              << "sequential: " << core::fixed_text(seq->wall_ms, 2) << " ms (median of " << ro.iterations << " after " << ro.warmup
+              << " warm-up), arena " << core::mib_text(seq->arena_bytes) << "\n"
+              << "scheduled:  " << core::fixed_text(run->wall_ms, 2) << " ms, arena " << core::mib_text(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
-              << "speedup: " << fixed(speedup, 2) << "x measured"
-              << (predicted ? ", " + fixed(*predicted, 2) + "x predicted (cpu device from the sequential run's node times; error " +
-                                  fixed(100 * prediction_error, 1) + "%), " + fixed(*predicted_fitted, 2) +
+              << "speedup: " << core::fixed_text(speedup, 2) << "x measured"
+              << (predicted ? ", " + core::fixed_text(*predicted, 2) + "x predicted (cpu device from the sequential run's node times; error " +
+                                  core::fixed_text(100 * prediction_error, 1) + "%), " + core::fixed_text(*predicted_fitted, 2) +
                                   "x from the fitted device alone"
                             : std::string())
               << "\n"

@@ -14,6 +14,7 @@
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/study/run_comparison.h"
+#include "weft/core/text_format.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
 
@@ -117,9 +118,9 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count() << " stream(s), "
               << schedule.events.size() << " events\n"
               << "                 eager ms   graph ms   (median of " << ro.iterations << " after " << ro.warmup << " warm-up)\n"
-              << "sequential:    " << std::setw(10) << fixed(seq->wall_ms, 3) << " " << std::setw(10) << fixed(seq_graph->wall_ms, 3) << "\n"
-              << "scheduled:     " << std::setw(10) << fixed(run->wall_ms, 3) << " " << std::setw(10) << fixed(run_graph->wall_ms, 3) << "\n"
-              << "speedup: " << fixed(speedup, 2) << "x eager, " << fixed(speedup_vs_graph, 2) << "x vs the graph baseline\n"
+              << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(seq_graph->wall_ms, 3) << "\n"
+              << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(run_graph->wall_ms, 3) << "\n"
+              << "speedup: " << core::fixed_text(speedup, 2) << "x eager, " << core::fixed_text(speedup_vs_graph, 2) << "x vs the graph baseline\n"
               << "overlapped node pairs (per-node timed run): " << overlaps << "; hardware queues: " << connections
               << " (CUDA_DEVICE_MAX_CONNECTIONS)" << (args.flag("tf32") ? "; TF32 on" : "") << "\n"
               << "max abs error vs CPU: " << cpu_error << "; scheduled vs sequential: " << diff << (identical ? " (bit-identical)" : "")

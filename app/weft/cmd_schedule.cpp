@@ -14,6 +14,7 @@
 #include "weft/core/strategy_external.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
+#include "weft/core/text_format.h"
 
 namespace weft::cli {
 namespace {
@@ -70,7 +71,7 @@ void print_report(const LoadedModel& m, const Figures& f) {
   for (std::size_t i = 0; i < s.streams.size(); ++i) {
     double busy = 0;
     for (core::NodeId v : s.streams[i]) busy += times[static_cast<std::size_t>(v)];
-    std::cout << "  stream " << i << ": " << s.streams[i].size() << " nodes, " << fixed(busy) << " us busy\n   ";
+    std::cout << "  stream " << i << ": " << s.streams[i].size() << " nodes, " << core::fixed_text(busy, 1) << " us busy\n   ";
     std::size_t column = 3;
     for (core::NodeId v : s.streams[i]) {
       const std::string& k = g.key(v);
@@ -83,14 +84,14 @@ void print_report(const LoadedModel& m, const Figures& f) {
     }
     std::cout << "\n";
   }
-  std::cout << "events: " << s.events.size() << " (host cost " << fixed(f.study.event_host_us, 2) << " us; " << f.study.cross_stream_edges
+  std::cout << "events: " << s.events.size() << " (host cost " << core::fixed_text(f.study.event_host_us, 2) << " us; " << f.study.cross_stream_edges
             << " data edges cross streams, the rest follow from stream order and other events)\n";
   for (const core::Event& e : s.events) std::cout << "  " << g.key(e.from) << " -> " << g.key(e.to) << "\n";
-  std::cout << "ideal makespan: " << fixed(f.study.ideal_makespan_us) << " us (sequential " << fixed(f.study.reference_ideal_us)
-            << " us, speedup " << fixed(f.study.ideal_speedup(), 2) << "x)\n";
-  std::cout << "predicted: " << fixed(predicted_us(f)) << " us with "
+  std::cout << "ideal makespan: " << core::fixed_text(f.study.ideal_makespan_us, 1) << " us (sequential " << core::fixed_text(f.study.reference_ideal_us, 1)
+            << " us, speedup " << core::fixed_text(f.study.ideal_speedup(), 2) << "x)\n";
+  std::cout << "predicted: " << core::fixed_text(predicted_us(f), 1) << " us with "
             << (f.study.prediction && f.study.prediction->mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches")
-            << " (" << fixed(vs_graph(f), 2) << "x vs sequential CUDA Graph, " << fixed(vs_eager(f), 2)
+            << " (" << core::fixed_text(vs_graph(f), 2) << "x vs sequential CUDA Graph, " << core::fixed_text(vs_eager(f), 2)
             << "x vs sequential eager; weft simulate for the timeline)\n"
             << "arena: " << arena(f) << " bytes (" << (f.study.memory ? f.study.memory->plan.planner : std::string("-"))
             << " planner)\n";
@@ -112,17 +113,17 @@ std::vector<Column> compare_columns() {
       {"events", [](const Figures& f) { return std::to_string(f.study.schedule.events.size()); },
        [](const Figures& f) { return f.study.schedule.events.size(); }},
       {"x-edges", [](const Figures& f) { return std::to_string(f.study.cross_stream_edges); }, [](const Figures& f) { return f.study.cross_stream_edges; }},
-      {"event host us", [](const Figures& f) { return fixed(f.study.event_host_us, 2); }, [](const Figures& f) { return f.study.event_host_us; }},
-      {"ideal makespan us", [](const Figures& f) { return fixed(f.study.ideal_makespan_us); }, [](const Figures& f) { return f.study.ideal_makespan_us; }},
-      {"speedup", [](const Figures& f) { return fixed(f.study.ideal_speedup(), 2) + "x"; }, [](const Figures& f) { return f.study.ideal_speedup(); }},
-      {"predicted us", [](const Figures& f) { return fixed(predicted_us(f)); }, [](const Figures& f) { return predicted_us(f); }},
-      {"vs graph", [](const Figures& f) { return fixed(vs_graph(f), 2) + "x"; },
+      {"event host us", [](const Figures& f) { return core::fixed_text(f.study.event_host_us, 2); }, [](const Figures& f) { return f.study.event_host_us; }},
+      {"ideal makespan us", [](const Figures& f) { return core::fixed_text(f.study.ideal_makespan_us, 1); }, [](const Figures& f) { return f.study.ideal_makespan_us; }},
+      {"speedup", [](const Figures& f) { return core::fixed_text(f.study.ideal_speedup(), 2) + "x"; }, [](const Figures& f) { return f.study.ideal_speedup(); }},
+      {"predicted us", [](const Figures& f) { return core::fixed_text(predicted_us(f), 1); }, [](const Figures& f) { return predicted_us(f); }},
+      {"vs graph", [](const Figures& f) { return core::fixed_text(vs_graph(f), 2) + "x"; },
        [](const Figures& f) { return vs_graph(f); }},
-      {"vs eager", [](const Figures& f) { return fixed(vs_eager(f), 2) + "x"; },
+      {"vs eager", [](const Figures& f) { return core::fixed_text(vs_eager(f), 2) + "x"; },
        [](const Figures& f) { return vs_eager(f); }},
       {"arena bytes", [](const Figures& f) { return std::to_string(arena(f)); }, [](const Figures& f) { return arena(f); }},
       // Arena / the sequential arena (`weft plan`'s price_of_concurrency).
-      {"price", [](const Figures& f) { return fixed(price(f), 2) + "x"; }, [](const Figures& f) { return price(f); }},
+      {"price", [](const Figures& f) { return core::fixed_text(price(f), 2) + "x"; }, [](const Figures& f) { return price(f); }},
   };
 }
 
@@ -270,7 +271,7 @@ int cmd_validate(Args& args) {
   const core::Graph& graph = loaded->merged ? loaded->merged->graph : model->graph;
   const core::CostTable& costs = loaded->merged ? loaded->merged->costs : model->costs;
   std::cout << "valid: " << schedule.stream_count() << " streams, " << schedule.events.size() << " events, ideal makespan "
-            << fixed(core::ideal_makespan_us(graph, schedule, core::node_times(costs))) << " us";
+            << core::fixed_text(core::ideal_makespan_us(graph, schedule, core::node_times(costs)), 1) << " us";
   if (loaded->merged) std::cout << ", " << model->graph.node_count() << " -> " << graph.node_count() << " operators merged";
   std::cout << "\n";
   return 0;

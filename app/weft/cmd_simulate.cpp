@@ -12,6 +12,7 @@
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/schedule_study.h"
+#include "weft/core/text_format.h"
 #include "weft/core/timeline.h"
 #include "weft/core/timeline_json.h"
 
@@ -141,20 +142,20 @@ int cmd_simulate(Args& args) {
             << (gain ? "merges    " + std::to_string(gain->groups) + " groups, launches " + std::to_string(gain->launches_before) +
                            " -> " + std::to_string(gain->launches_after) + "\n"
                      : std::string())
-            << "makespan  " << fixed(p.makespan_us) << " us\n";
+            << "makespan  " << core::fixed_text(p.makespan_us, 1) << " us\n";
   if (gain)
-    std::cout << "merged    " << fixed(gain->speedup_vs_graph, 2) << "x vs the unmerged sequential CUDA Graph ("
-              << fixed(gain->unmerged_graph_us) << " us), " << fixed(gain->speedup_vs_eager, 2)
-              << "x vs unmerged sequential eager (" << fixed(gain->unmerged_eager_us) << " us)\n";
-  std::cout << "speedup   " << fixed(p.speedup_vs_graph, 2) << "x vs " << (gain ? "the merged model's " : "")
-            << "sequential CUDA Graph (" << fixed(p.sequential_graph_us)
-            << " us), " << fixed(p.speedup_vs_eager, 2) << "x vs sequential eager (" << fixed(p.sequential_eager_us) << " us)\n"
-            << "bound     work " << fixed(p.critical.work_us) << " us / span " << fixed(p.critical.span_us)
-            << " us = " << fixed(p.critical.parallelism(), 2) << "x\n";
+    std::cout << "merged    " << core::fixed_text(gain->speedup_vs_graph, 2) << "x vs the unmerged sequential CUDA Graph ("
+              << core::fixed_text(gain->unmerged_graph_us, 1) << " us), " << core::fixed_text(gain->speedup_vs_eager, 2)
+              << "x vs unmerged sequential eager (" << core::fixed_text(gain->unmerged_eager_us, 1) << " us)\n";
+  std::cout << "speedup   " << core::fixed_text(p.speedup_vs_graph, 2) << "x vs " << (gain ? "the merged model's " : "")
+            << "sequential CUDA Graph (" << core::fixed_text(p.sequential_graph_us, 1)
+            << " us), " << core::fixed_text(p.speedup_vs_eager, 2) << "x vs sequential eager (" << core::fixed_text(p.sequential_eager_us, 1) << " us)\n"
+            << "bound     work " << core::fixed_text(p.critical.work_us, 1) << " us / span " << core::fixed_text(p.critical.span_us, 1)
+            << " us = " << core::fixed_text(p.critical.parallelism(), 2) << "x\n";
   std::cout << "streams   busy";
   for (std::size_t s = 0; s < busy.size(); ++s)
-    std::cout << (s ? ", " : " ") << "s" << s << " " << fixed(busy[s]) << " us ("
-              << fixed(p.makespan_us > 0 ? 100.0 * busy[s] / p.makespan_us : 0.0, 0) << "%)";
+    std::cout << (s ? ", " : " ") << "s" << s << " " << core::fixed_text(busy[s], 1) << " us ("
+              << core::fixed_text(p.makespan_us > 0 ? 100.0 * busy[s] / p.makespan_us : 0.0, 0) << "%)";
   std::cout << "\nverdict   " << p.verdict << "\n";
   if (fit) std::cout << "budget    " << fit->summary() << "\n";
   if (const auto trace = args.value("trace")) std::cout << "trace     " << *trace << " (3 runs: predicted, sequential graph, sequential eager)\n";

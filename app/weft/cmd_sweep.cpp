@@ -14,6 +14,7 @@
 #include "weft/core/cpu_executor.h"
 #include "weft/core/file_io.h"
 #include "weft/core/study/sweep.h"
+#include "weft/core/text_format.h"
 
 namespace weft::cli {
 namespace {
@@ -46,8 +47,8 @@ void print_table(std::ostream& out, const std::vector<core::SweepPoint>& points)
       std::string cell = "-";
       for (const core::SweepPoint& p : points)
         if (p.batch == b && p.strategy == s) {
-          cell = fixed(p.predicted_speedup, 2) + "x";
-          if (p.measured_speedup) cell += " / " + fixed(*p.measured_speedup, 2) + "x";
+          cell = core::fixed_text(p.predicted_speedup, 2) + "x";
+          if (p.measured_speedup) cell += " / " + core::fixed_text(*p.measured_speedup, 2) + "x";
         }
       out << std::right << std::setw(std::max<int>(width, static_cast<int>(s.size()) + 2)) << cell;
     }

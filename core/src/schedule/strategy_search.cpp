@@ -10,7 +10,6 @@
 #include <cmath>
 #include <limits>
 #include <random>
-#include <sstream>
 
 #include "strategy_detail.h"
 #include "weft/core/check.h"
@@ -19,6 +18,7 @@
 #include "weft/core/simulator.h"
 #include "weft/core/strategy.h"
 #include "weft/core/sync.h"
+#include "weft/core/text_format.h"
 
 namespace weft::core::detail {
 namespace {
@@ -141,14 +141,6 @@ class Search {
   std::int64_t m_evaluations = 0;
 };
 
-std::string fixed2(double x) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(2);
-  s << x;
-  return s.str();
-}
-
 /// A lower bound on any schedule's simulated makespan (first start to last end), the largest of:
 /// the critical path of device times (a kernel starts after its inputs' kernels end); the host's
 /// time from the first kernel's issue to the last's (every kernel after the first costs the host a
@@ -217,8 +209,8 @@ Expected<Schedule> search(const StrategyInput& in) {
   if (o.progress) o.progress(1.0, best_us);
   const double bound_us = makespan_bound_us(in.graph, in.costs, in.device, o.cuda_graph);
   Schedule s = from_assignment(std::move(best.stream_of), best.order);
-  s.options = "from=" + from + " start_us=" + fixed2(start_us) + " best_us=" + fixed2(best_us) +
-              " bound_us=" + fixed2(bound_us) +
+  s.options = "from=" + from + " start_us=" + fixed_text(start_us, 2) + " best_us=" + fixed_text(best_us, 2) +
+              " bound_us=" + fixed_text(bound_us, 2) +
               " evaluations=" + std::to_string(search.evaluations()) + " accepted=" + std::to_string(accepted) +
               " improved=" + std::to_string(improved) + " seed=" + std::to_string(o.seed);
   return s;

@@ -3,16 +3,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <vector>
 
 #include "weft/core/analyze.h"
 #include "weft/core/batch_split.h"
+#include "weft/core/micro_batch.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/split_study.h"
+#include "weft/core/text_format.h"
 #include "weft/core/verdict.h"
 
 namespace weft::core {
@@ -20,12 +21,6 @@ namespace weft::core {
 namespace {
 
 constexpr double kLaunchBound = 0.20;  // eager launches add this share or more: replay as a graph
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 // Time-weighted median fill of the device by one kernel: its threads (one per output element)
 // over the threads the device holds at once. At fill o < 1 at batch b, a kernel fills the device
@@ -59,15 +54,6 @@ std::int64_t split_batch(const Graph& graph, const CostTable& costs, const Devic
   std::int64_t n = 1;
   while (static_cast<double>(n) < 2 * full && n < (std::int64_t{1} << 40)) n *= 2;
   return std::max<std::int64_t>(n, 2 * batch);
-}
-
-// The batch the graph was imported at: dim 0 of the first input with a known shape.
-std::int64_t graph_batch(const Graph& graph) {
-  for (TensorId t : graph.inputs()) {
-    const Tensor& tensor = graph.tensor(t);
-    if (!tensor.dims.empty() && tensor.dims[0].known()) return tensor.dims[0].value;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -139,14 +125,14 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   std::string launch;
   if (split_model) launch = "split k=" + std::to_string(graph.info().micro_batches) + ": ";
   if (a.launch_bound)
-    launch += "launch-bound in eager mode (launches are " + fixed(100 * a.launch_share, 0) +
+    launch += "launch-bound in eager mode (launches are " + fixed_text(100 * a.launch_share, 0) +
              "% of the sequential run): replay as a CUDA Graph; ";
   // Where concurrency has nothing to work with, micro-batch splitting is the lever left.
   const auto split_hint = [&](bool why) -> std::string {
     if (split_model) return "";
     if (!a.split_refusal.empty()) return "; micro-batch splitting is refused: " + a.split_refusal;
     if (a.split_k > 1)
-      return "; split-overlap k=" + std::to_string(a.split_k) + " predicts " + fixed(a.split_speedup, 2) + "x over " +
+      return "; split-overlap k=" + std::to_string(a.split_k) + " predicts " + fixed_text(a.split_speedup, 2) + "x over " +
              baseline_name + at_batch;
     if (a.split_batch <= 0) return "";
     return "; try micro-batch splitting at batch >= " + std::to_string(a.split_batch) +
@@ -173,7 +159,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   if (a.best_speedup < kWorthwhileSpeedup) {
     a.kind = Advice::Kind::LittleToGain;
     if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
-    const std::string why = "the best schedule (" + a.best_strategy + ") predicts " + fixed(a.best_speedup, 2) + "x over " +
+    const std::string why = "the best schedule (" + a.best_strategy + ") predicts " + fixed_text(a.best_speedup, 2) + "x over " +
                             baseline_name;
     a.line = launch + little_to_gain_verdict(why, a.parallelism, a.width, at_batch) + split_hint(false);
     return a;
@@ -181,8 +167,8 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   a.kind = Advice::Kind::Concurrency;
   a.line = launch + "width " + std::to_string(a.width) + ": " + a.best_strategy + " on " + std::to_string(a.best_streams) +
            " streams" + (cpu ? "" : std::string(" (") + std::string(launch_mode_name(a.best_mode)) + ")") + " predicts " +
-           fixed(a.best_speedup, 2) + "x over " + baseline_name + at_batch;
-  if (a.memory_ratio > 0) a.line += ", using " + fixed(a.memory_ratio, 2) + "x the memory";
+           fixed_text(a.best_speedup, 2) + "x over " + baseline_name + at_batch;
+  if (a.memory_ratio > 0) a.line += ", using " + fixed_text(a.memory_ratio, 2) + "x the memory";
   return a;
 }
 

@@ -12,6 +12,7 @@
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"
+#include "weft/core/text_format.h"
 
 namespace weft::core {
 
@@ -19,15 +20,6 @@ namespace {
 
 constexpr std::size_t kFittedFastest = 6;
 
-std::string fixed(double x, int digits) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(digits);
-  s << x;
-  return s.str();
-}
-
-std::string mib_text(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 2) + " MiB"; }
 
 bool same_schedule(const Schedule& a, const Schedule& b) { return a.streams == b.streams && a.events == b.events; }
 
@@ -169,7 +161,7 @@ std::string frontier_csv(const Frontier& frontier) {
   out << "strategy,stream_cap,budget_bytes,streams,events,arena_bytes,predicted_us,speedup,on_front\r\n";
   for (const FrontierPoint& p : frontier.points)
     out << csv_field(p.strategy) << ',' << p.stream_cap << ',' << p.budget_bytes << ',' << p.schedule.stream_count() << ','
-        << p.schedule.events.size() << ',' << p.arena_bytes << ',' << fixed(p.predicted_us, 3) << ',' << fixed(p.speedup, 4)
+        << p.schedule.events.size() << ',' << p.arena_bytes << ',' << fixed_text(p.predicted_us, 3) << ',' << fixed_text(p.speedup, 4)
         << ',' << (p.on_front ? 1 : 0) << "\r\n";
   return out.str();
 }
@@ -203,11 +195,11 @@ std::string frontier_svg(const Frontier& frontier, std::string_view title, std::
   for (double x = 0; x <= x_max + xs / 2; x += xs)
     s << "<line x1=\"" << px(x) << "\" y1=\"" << kTop << "\" x2=\"" << px(x) << "\" y2=\"" << kTop + ph
       << "\" stroke=\"#e4e4e4\"/><text x=\"" << px(x) << "\" y=\"" << kTop + ph + 18 << "\" text-anchor=\"middle\">"
-      << fixed(x, xs < 1 ? 1 : 0) << "</text>\n";
+      << fixed_text(x, xs < 1 ? 1 : 0) << "</text>\n";
   for (double y = 0; y <= y_max + ys / 2; y += ys)
     s << "<line x1=\"" << kLeft << "\" y1=\"" << py(y) << "\" x2=\"" << kLeft + pw << "\" y2=\"" << py(y)
       << "\" stroke=\"#e4e4e4\"/><text x=\"" << kLeft - 8 << "\" y=\"" << py(y) + 4 << "\" text-anchor=\"end\">"
-      << fixed(y, ys < 1 ? 1 : 0) << "</text>\n";
+      << fixed_text(y, ys < 1 ? 1 : 0) << "</text>\n";
   s << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"none\" stroke=\"#444\"/>\n"
     << "<text x=\"" << kLeft + pw / 2 << "\" y=\"" << kH - 14 << "\" text-anchor=\"middle\">arena (MiB)</text>\n"
@@ -227,7 +219,7 @@ std::string frontier_svg(const Frontier& frontier, std::string_view title, std::
     const auto [x, y] = pt(p);
     s << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"" << (p.on_front ? 5 : 3.5) << "\" fill=\""
       << (p.on_front ? "#1f6fd1" : "#9a9a9a") << "\"><title>" << xml_escape(p.label()) << ": " << mib_text(p.arena_bytes)
-      << ", " << fixed(p.predicted_us, 1) << " us</title></circle>\n";
+      << ", " << fixed_text(p.predicted_us, 1) << " us</title></circle>\n";
     if (p.on_front)
       s << "<text x=\"" << x + 7 << "\" y=\"" << y - 7 << "\" font-size=\"10\" fill=\"#1f4f91\">" << xml_escape(p.label())
         << "</text>\n";

@@ -17,6 +17,7 @@
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
+#include "weft/core/text_format.h"
 
 namespace weft::core {
 
@@ -30,22 +31,7 @@ constexpr std::size_t kNeighbours = 10;
 constexpr std::size_t kSimulated = 3;
 
 std::string bytes_text(std::int64_t bytes) {
-  std::ostringstream s;
-  s << bytes << " bytes";
-  if (bytes >= 1024 * 1024) {
-    s.setf(std::ios::fixed);
-    s.precision(2);
-    s << " (" << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB)";
-  }
-  return s.str();
-}
-
-std::string us_text(double us) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(1);
-  s << us;
-  return s.str();
+  return std::to_string(bytes) + " bytes" + (bytes >= 1024 * 1024 ? " (" + mib_text(bytes) + ")" : std::string());
 }
 
 // The state of one fitting run: the graph, costs and options, and the planning calls.
@@ -290,8 +276,8 @@ std::string BudgetFit::summary() const {
     if (merged_streams > 0) s << sep << "merged " << merged_streams << " stream" << (merged_streams == 1 ? "" : "s");
   }
   const double pct = original_us > 0 ? 100.0 * cost_us() / original_us : 0.0;
-  s << "; predicted " << us_text(original_us) << " -> " << us_text(fitted_us) << " us (" << (pct >= 0 ? "+" : "")
-    << us_text(pct) << "%)";
+  s << "; predicted " << fixed_text(original_us, 1) << " -> " << fixed_text(fitted_us, 1) << " us (" << (pct >= 0 ? "+" : "")
+    << fixed_text(pct, 1) << "%)";
   return s.str();
 }
 
