@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/core/graph.h"
@@ -113,6 +114,22 @@ inline core::Schedule random_schedule(const core::Graph& g, int streams, std::ui
     std::erase_if(s.streams, [](const auto& st) { return st.empty(); });
   s.strategy = "random";
   return s;
+}
+
+/// Node attributes for hand-built graphs.
+inline core::Attribute int_attr(const std::string& name, std::int64_t v) {
+  core::Attribute a;
+  a.name = name;
+  a.type = core::Attribute::Type::Int;
+  a.i = v;
+  return a;
+}
+inline core::Attribute ints_attr(const std::string& name, std::vector<std::int64_t> v) {
+  core::Attribute a;
+  a.name = name;
+  a.type = core::Attribute::Type::Ints;
+  a.ints = std::move(v);
+  return a;
 }
 
 }  // namespace weft::test

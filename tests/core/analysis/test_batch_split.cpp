@@ -2,28 +2,16 @@
 // is named with the reason, and weights never carry it.
 #include <gtest/gtest.h>
 
+#include "test_graphs.h"
 #include "weft/core/batch_split.h"
 #include "weft/core/onnx_import.h"
 
 using namespace weft;
 
+using weft::test::int_attr;
+using weft::test::ints_attr;
+
 namespace {
-
-core::Attribute int_attr(const std::string& name, std::int64_t v) {
-  core::Attribute a;
-  a.name = name;
-  a.type = core::Attribute::Type::Int;
-  a.i = v;
-  return a;
-}
-
-core::Attribute ints_attr(const std::string& name, std::vector<std::int64_t> v) {
-  core::Attribute a;
-  a.name = name;
-  a.type = core::Attribute::Type::Ints;
-  a.ints = std::move(v);
-  return a;
-}
 
 // x [4, 8] -> Relu -> (op under test with `attrs`, output shape `out`) -> Relu.
 core::Graph one_op(const std::string& op, std::vector<core::Attribute> attrs, std::vector<std::int64_t> out) {

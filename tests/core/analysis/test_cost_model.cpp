@@ -2,10 +2,14 @@
 
 #include <cstdlib>
 
+#include "test_graphs.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/device.h"
 
 using namespace weft;
+
+using weft::test::int_attr;
+using weft::test::ints_attr;
 
 namespace {
 
@@ -16,22 +20,6 @@ core::DeviceSpec toy_device() {
     "event_wait_us": 2, "kernel_min_us": 1})", "toy.json");
   if (!d) std::abort();
   return *d;
-}
-
-core::Attribute int_attr(const std::string& name, std::int64_t v) {
-  core::Attribute a;
-  a.name = name;
-  a.type = core::Attribute::Type::Int;
-  a.i = v;
-  return a;
-}
-
-core::Attribute ints_attr(const std::string& name, std::vector<std::int64_t> v) {
-  core::Attribute a;
-  a.name = name;
-  a.type = core::Attribute::Type::Ints;
-  a.ints = std::move(v);
-  return a;
 }
 
 // One node `op` reading `inputs` (name, shape) and writing y of shape `out` (empty optional: unknown).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "test_graphs.h"
 #include "weft/core/allocation_problem.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
@@ -22,6 +23,8 @@
 
 namespace weft::core {
 namespace {
+
+using weft::test::int_attr;
 
 Graph load(const std::string& name, std::int64_t batch) {
   ImportOptions o;
@@ -46,14 +49,6 @@ Graph chain(const std::string& op, std::vector<Attribute> attrs, std::vector<std
   auto g = std::move(b).build();
   EXPECT_TRUE(g) << g.error().message;
   return std::move(*g);
-}
-
-Attribute int_attr(const std::string& name, std::int64_t v) {
-  Attribute a;
-  a.name = name;
-  a.type = Attribute::Type::Int;
-  a.i = v;
-  return a;
 }
 
 // Runs `split` with `strategy` and the unsplit `g` sequentially on the CPU; outputs must match exactly.
