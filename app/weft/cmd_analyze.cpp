@@ -15,7 +15,7 @@ namespace weft::cli {
 
 namespace {
 
-nlohmann::ordered_json to_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
+nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
   const core::Graph& g = m.graph;
   nlohmann::ordered_json j;
   j["model"] = g.info().model_path;
@@ -147,7 +147,7 @@ int cmd_analyze(Args& args) {
   auto advice = core::advise(model->graph, r, model->device, advice_options);
   if (!advice) return report("analyze", advice.error());
   if (args.flag("json"))
-    std::cout << to_json(*model, r, *advice).dump(2) << "\n";
+    std::cout << analysis_json(*model, r, *advice).dump(2) << "\n";
   else
     print_text(*model, r, *advice);
   return 0;

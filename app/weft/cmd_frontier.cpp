@@ -21,7 +21,7 @@ namespace weft::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "frontier";
+constexpr std::string_view kFrontier = "frontier";
 
 core::Expected<std::vector<int>> parse_caps(const std::string& text) {
   std::vector<int> caps;
@@ -49,7 +49,7 @@ core::Expected<std::vector<int>> parse_caps(const std::string& text) {
   return caps;
 }
 
-void print_table(const core::Frontier& f, bool all) {
+void print_frontier_table(const core::Frontier& f, bool all) {
   std::cout << std::left << std::setw(44) << "schedule" << std::right << std::setw(9) << "streams" << std::setw(8) << "events"
             << std::setw(14) << "arena bytes" << std::setw(11) << "arena MiB" << std::setw(14) << "predicted us"
             << std::setw(9) << "speedup" << (all ? "  front" : "") << "\n";
@@ -70,32 +70,32 @@ void print_table(const core::Frontier& f, bool all) {
 
 int cmd_frontier(Args& args) {
   if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json", "split="}, true); !ok)
-    return usage_error(kCommand, ok.error().message);
-  if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
+    return usage_error(kFrontier, ok.error().message);
+  if (args.positional().size() != 1) return usage_error(kFrontier, "expected exactly one MODEL (an .onnx file)");
   core::FrontierOptions options;
   options.strategy.cuda_graph = args.flag("graph");
   auto granularity = args.double_value("granularity");
-  if (!granularity) return usage_error(kCommand, granularity.error().message);
+  if (!granularity) return usage_error(kFrontier, granularity.error().message);
   if (*granularity) {
-    if (**granularity < 0) return usage_error(kCommand, "--granularity must be >= 0 (microseconds)");
+    if (**granularity < 0) return usage_error(kFrontier, "--granularity must be >= 0 (microseconds)");
     options.strategy.granularity_us = **granularity;
   }
   if (const auto caps = args.value("caps")) {
     auto parsed = parse_caps(*caps);
-    if (!parsed) return usage_error(kCommand, parsed.error().message);
+    if (!parsed) return usage_error(kFrontier, parsed.error().message);
     options.stream_caps = std::move(*parsed);
   }
   auto levels = args.int_value("levels");
-  if (!levels) return usage_error(kCommand, levels.error().message);
+  if (!levels) return usage_error(kFrontier, levels.error().message);
   if (*levels) {
-    if (**levels < 0 || **levels > 32) return usage_error(kCommand, "--levels must be between 0 and 32");
+    if (**levels < 0 || **levels > 32) return usage_error(kFrontier, "--levels must be between 0 and 32");
     options.budget_levels = static_cast<int>(**levels);
   }
 
   auto model = load_model(args);
-  if (!model) return report(kCommand, model.error());
+  if (!model) return report(kFrontier, model.error());
   auto frontier = core::memory_frontier(model->graph, model->costs, model->device, options);
-  if (!frontier) return report(kCommand, frontier.error());
+  if (!frontier) return report(kFrontier, frontier.error());
   const core::Frontier& f = *frontier;
 
   if (const auto csv = args.value("csv")) {
@@ -104,20 +104,20 @@ int cmd_frontier(Args& args) {
       std::cout << text;
       return 0;
     }
-    if (auto ok = core::write_file_atomic(*csv, text); !ok) return report(kCommand, ok.error());
+    if (auto ok = core::write_file_atomic(*csv, text); !ok) return report(kFrontier, ok.error());
   }
   if (const auto svg = args.value("svg")) {
     const std::string title = model->graph.info().model_path + ": predicted time vs arena (" +
                               std::string(core::launch_mode_name(f.mode)) + ", " + model->device.name + ")";
-    if (auto ok = core::write_file_atomic(*svg, core::frontier_svg(f, title)); !ok) return report(kCommand, ok.error());
+    if (auto ok = core::write_file_atomic(*svg, core::frontier_svg(f, title)); !ok) return report(kFrontier, ok.error());
   }
   if (const auto png = args.value("png")) {
     const std::string title = std::filesystem::path(model->graph.info().model_path).stem().string() +
                               ": predicted time vs arena (" + std::string(core::launch_mode_name(f.mode)) + ", " +
                               model->device.name + ")";
     auto bytes = render_chart(frontier_chart(f, title), ChartFormat::Png);
-    if (!bytes) return report(kCommand, bytes.error());
-    if (auto ok = core::write_file_atomic(*png, *bytes); !ok) return report(kCommand, ok.error());
+    if (!bytes) return report(kFrontier, bytes.error());
+    if (auto ok = core::write_file_atomic(*png, *bytes); !ok) return report(kFrontier, ok.error());
   }
   if (args.flag("json")) {
     nlohmann::ordered_json j;
@@ -148,7 +148,7 @@ int cmd_frontier(Args& args) {
             << "sequential: " << core::fixed_text(f.sequential_us, 1) << " us, arena " << f.sequential_arena_bytes << " bytes ("
             << core::mib_text(f.sequential_arena_bytes) << "); " << f.points.size() << " distinct schedules, " << f.front.size()
             << " on the front" << (args.flag("all") ? " (*)" : "") << "\n";
-  print_table(f, args.flag("all"));
+  print_frontier_table(f, args.flag("all"));
   if (const auto csv = args.value("csv")) std::cout << "csv written to " << *csv << "\n";
   if (const auto svg = args.value("svg")) std::cout << "plot written to " << *svg << " (SVG)\n";
   if (const auto png = args.value("png")) std::cout << "chart written to " << *png << " (PNG)\n";

@@ -14,45 +14,45 @@ namespace weft::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "layers";
+constexpr std::string_view kLayers = "layers";
 
 }  // namespace
 
 int cmd_layers(Args& args) {
   if (auto ok = args.parse({"wires=", "schedule=", "strategy=", "streams=", "granularity=", "graph", "json"}, true); !ok)
-    return usage_error(kCommand, ok.error().message);
-  if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
+    return usage_error(kLayers, ok.error().message);
+  if (args.positional().size() != 1) return usage_error(kLayers, "expected exactly one MODEL (an .onnx file)");
   const auto wires_file = args.value("wires");
   const bool from_schedule = args.value("schedule") || args.value("strategy");
-  if (wires_file && from_schedule) return usage_error(kCommand, "give --wires FILE or a schedule (--schedule/--strategy), not both");
+  if (wires_file && from_schedule) return usage_error(kLayers, "give --wires FILE or a schedule (--schedule/--strategy), not both");
   std::optional<ScheduleChoice> choice;
   if (from_schedule) {
     auto c = schedule_choice(args, "chains", args.flag("graph"));
-    if (!c) return usage_error(kCommand, c.error().message);
+    if (!c) return usage_error(kLayers, c.error().message);
     choice = std::move(*c);
   } else if (args.value("streams") || args.value("granularity")) {
-    return usage_error(kCommand, "--streams and --granularity shape a --strategy");
+    return usage_error(kLayers, "--streams and --granularity shape a --strategy");
   }
 
   auto model = load_model(args);
-  if (!model) return report(kCommand, model.error());
+  if (!model) return report(kLayers, model.error());
   const core::Graph& graph = model->graph;
 
   core::Expected<core::Wires> wires = core::Error{};
   if (wires_file) {
     auto text = core::read_file(*wires_file);
-    if (!text) return report(kCommand, core::Error{core::ErrorKind::InvalidInput, text.error().message});
+    if (!text) return report(kLayers, core::Error{core::ErrorKind::InvalidInput, text.error().message});
     wires = core::parse_wires_json(graph, *text, *wires_file);
   } else if (choice) {
-    auto schedule = obtain_schedule(kCommand, *choice, graph, model->costs, model->device);
-    if (!schedule) return report(kCommand, schedule.error());
+    auto schedule = obtain_schedule(kLayers, *choice, graph, model->costs, model->device);
+    if (!schedule) return report(kLayers, schedule.error());
     wires = core::wires_from_schedule(graph, *schedule);
   } else {
     wires = core::wires_from_graph(graph);
   }
-  if (!wires) return report(kCommand, wires.error());
+  if (!wires) return report(kLayers, wires.error());
   auto layering = core::layer_by_wires(graph, *wires);
-  if (!layering) return report(kCommand, layering.error());
+  if (!layering) return report(kLayers, layering.error());
   const core::MergePlan merges = core::find_merge_groups(graph, *layering, model->costs, model->device);
   const int asap_depth = core::compute_levels(graph).depth;
   std::size_t merged_nodes = 0;

@@ -29,7 +29,7 @@ double vs_eager(const Figures& f) { return f.study.prediction ? f.study.predicti
 std::int64_t arena(const Figures& f) { return f.study.memory ? f.study.memory->arena_bytes() : 0; }
 double price(const Figures& f) { return f.study.memory ? f.study.memory->price_of_concurrency() : 0.0; }
 
-nlohmann::ordered_json to_json(const core::Graph& g, const Figures& f) {
+nlohmann::ordered_json figures_json(const core::Graph& g, const Figures& f) {
   nlohmann::ordered_json j;
   j["strategy"] = f.study.schedule.strategy;
   j["options"] = f.study.schedule.options;
@@ -249,7 +249,7 @@ int cmd_schedule(Args& args) {
       return report("schedule", saved.error());
   }
   if (json) {
-    nlohmann::ordered_json j = to_json(model->graph, *f);
+    nlohmann::ordered_json j = figures_json(model->graph, *f);
     if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
   } else {

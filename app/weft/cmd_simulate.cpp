@@ -20,7 +20,7 @@ namespace weft::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "simulate";
+constexpr std::string_view kSimulate = "simulate";
 constexpr std::string_view kDefaultStrategy = "cp-list";
 
 
@@ -29,13 +29,13 @@ constexpr std::string_view kDefaultStrategy = "cp-list";
 int cmd_simulate(Args& args) {
   if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "calibrate=", "trace=", "json", "merge"}, true);
       !ok)
-    return usage_error(kCommand, ok.error().message);
-  if (args.positional().size() != 1) return usage_error(kCommand, "expected exactly one MODEL (an .onnx file)");
+    return usage_error(kSimulate, ok.error().message);
+  if (args.positional().size() != 1) return usage_error(kSimulate, "expected exactly one MODEL (an .onnx file)");
   auto choice = schedule_choice(args, kDefaultStrategy, args.flag("graph"));
-  if (!choice) return usage_error(kCommand, choice.error().message);
+  if (!choice) return usage_error(kSimulate, choice.error().message);
 
   auto model = load_model(args);
-  if (!model) return report(kCommand, model.error());
+  if (!model) return report(kSimulate, model.error());
   const core::Graph& unmerged = model->graph;
   const core::DeviceSpec& device = model->device;
   core::CostTable unmerged_costs = std::move(model->costs);
@@ -43,7 +43,7 @@ int cmd_simulate(Args& args) {
   std::size_t calibrated = 0;
   if (const auto cal = args.value("calibrate")) {
     auto measured = core::load_timeline(*cal, unmerged);
-    if (!measured) return report(kCommand, measured.error());
+    if (!measured) return report(kSimulate, measured.error());
     unmerged_costs = core::calibrate_costs(unmerged_costs, *measured);
     for (const core::NodeCost& c : unmerged_costs.nodes) calibrated += c.measured ? 1 : 0;
     if (calibrated < unmerged.node_count())
@@ -54,8 +54,8 @@ int cmd_simulate(Args& args) {
   // With merges (--merge, or recorded in a loaded schedule) the schedule runs on the merged model;
   // the merge's gain is quoted against the unmerged model's sequential baselines.
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_merged_schedule(kCommand, *choice, args.flag("merge"), unmerged, unmerged_costs, device, &fit);
-  if (!obtained) return report(kCommand, obtained.error());
+  auto obtained = obtain_merged_schedule(kSimulate, *choice, args.flag("merge"), unmerged, unmerged_costs, device, &fit);
+  if (!obtained) return report(kSimulate, obtained.error());
   const core::Schedule& schedule = obtained->schedule;
   const core::Graph& graph = obtained->graph(unmerged);
   const core::CostTable& costs = obtained->costs(unmerged_costs);
@@ -65,23 +65,23 @@ int cmd_simulate(Args& args) {
   core::StudyOptions options;
   options.mode = args.flag("graph") ? core::LaunchMode::Graph : core::LaunchMode::Eager;
   auto studied = core::study_schedule(graph, costs, device, schedule, options);
-  if (!studied) return report(kCommand, studied.error());
+  if (!studied) return report(kSimulate, studied.error());
   if (!studied->prediction)
-    return report(kCommand, core::make_error(core::ErrorKind::InvalidInput, "device preset '" + device.name +
+    return report(kSimulate, core::make_error(core::ErrorKind::InvalidInput, "device preset '" + device.name +
                                                                                "' has no peak rates to simulate with"));
   const core::Prediction& p = *studied->prediction;
   const core::MemoryReport* plan = studied->memory ? &*studied->memory : nullptr;
   std::optional<core::MergeGain> gain;
   if (obtained->merged) {
     auto g = core::merge_gain(unmerged, unmerged_costs, device, *obtained->merged, p);
-    if (!g) return report(kCommand, g.error());
+    if (!g) return report(kSimulate, g.error());
     gain = *g;
   }
 
   if (const auto trace = args.value("trace")) {
     const std::vector<core::Timeline> runs = {p.timeline, p.sequential_graph, p.sequential_eager};
     core::TraceInfo info{graph.info().model_path, graph.info().model_sha256, device.name, schedule.strategy};
-    if (auto saved = core::save_chrome_trace(*trace, graph, runs, &costs, info); !saved) return report(kCommand, saved.error());
+    if (auto saved = core::save_chrome_trace(*trace, graph, runs, &costs, info); !saved) return report(kSimulate, saved.error());
   }
 
   const std::vector<double> busy = p.timeline.stream_busy_us();

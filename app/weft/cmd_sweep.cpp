@@ -27,7 +27,7 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-void print_table(std::ostream& out, const std::vector<core::SweepPoint>& points) {
+void print_sweep_table(std::ostream& out, const std::vector<core::SweepPoint>& points) {
   std::vector<std::string> strategies;
   std::vector<std::int64_t> batches;
   bool measured = false;
@@ -96,7 +96,7 @@ int write_outputs(Args& args, const std::vector<core::SweepPoint>& points) {
     }
     std::cout << j.dump(2) << "\n";
   } else {
-    print_table(std::cout, points);
+    print_sweep_table(std::cout, points);
   }
   return 0;
 }

@@ -19,7 +19,7 @@ constexpr double kNodeW = 112;
 constexpr double kNodeH = 28;
 constexpr double kColGap = 132;
 constexpr double kRowGap = 64;
-std::size_t idx(core::NodeId n) { return static_cast<std::size_t>(n); }
+using core::detail::idx;
 
 // Inversions among edges between two layers (sorted by source x): the crossings there.
 std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {

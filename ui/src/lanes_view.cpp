@@ -26,7 +26,7 @@ constexpr int kTop = 4;
 constexpr double kGap = 8;
 constexpr double kUniformWidth = 56;
 constexpr double kMinWidth = 6;
-std::size_t idx(core::NodeId n) { return static_cast<std::size_t>(n); }
+using core::detail::idx;
 }  // namespace
 
 LanesView::LanesView(StudioDocument* doc, QWidget* parent) : QAbstractScrollArea(parent), m_doc(doc) {

@@ -8,7 +8,7 @@ namespace weft::ui {
 
 namespace {
 
-std::size_t idx(std::int32_t i) { return static_cast<std::size_t>(i); }
+using core::detail::idx;
 
 MemoryCurve curve_of(const core::MemoryGrowth& growth, const core::Timeline* timeline) {
   MemoryCurve c;

@@ -21,7 +21,7 @@ namespace {
 
 constexpr int kNone = -1;
 
-std::size_t idx(NodeId v) { return static_cast<std::size_t>(v); }
+using detail::idx;
 
 // Greedy path cover along direct edges: each node (in topological order) continues the chain of
 // its first predecessor whose chain has not been continued yet. next[u] = v, or kNone.

@@ -12,7 +12,7 @@
 namespace weft::core {
 namespace {
 
-std::size_t idx(NodeId v) { return static_cast<std::size_t>(v); }
+using detail::idx;
 
 // Counts then fills a CSR from (node, item) pairs given twice by `visit` (count pass, fill pass).
 template <class Item, class Visit>

@@ -23,7 +23,7 @@
 namespace weft::core::detail {
 namespace {
 
-struct Candidate {
+struct SearchCandidate {
   std::vector<int> stream_of;  // by node
   std::vector<NodeId> order;   // a topological order: the priority in which streams list nodes
 };
@@ -34,7 +34,7 @@ class Search {
     m_sim.cuda_graph = in.options.cuda_graph;
   }
 
-  double makespan(const Candidate& c) {
+  double makespan(const SearchCandidate& c) {
     ++m_evaluations;
     Schedule s = from_assignment(c.stream_of, c.order);
     s.events = compute_events(m_in.graph, s);
@@ -42,13 +42,13 @@ class Search {
   }
 
   // The fixed strategies' schedules as candidates; the best one starts the search.
-  Candidate start(std::string& from, double& best_us) {
-    Candidate best;
+  SearchCandidate start(std::string& from, double& best_us) {
+    SearchCandidate best;
     best_us = std::numeric_limits<double>::infinity();
     for (const std::string& name : fixed_strategy_names()) {
       auto made = make_schedule(name, m_in.graph, m_in.costs, m_in.device, m_in.options);
       if (!made || static_cast<int>(made->stream_count()) > m_in.options.max_streams) continue;
-      Candidate c = from_schedule(*made);
+      SearchCandidate c = from_schedule(*made);
       const double t = makespan(c);
       if (t < best_us) {
         best_us = t;
@@ -59,8 +59,8 @@ class Search {
     return best;
   }
 
-  Candidate from_schedule(const Schedule& s) const {
-    Candidate c;
+  SearchCandidate from_schedule(const Schedule& s) const {
+    SearchCandidate c;
     c.stream_of.assign(m_in.graph.node_count(), 0);
     for (std::size_t i = 0; i < s.streams.size(); ++i)
       for (NodeId v : s.streams[i]) c.stream_of[static_cast<std::size_t>(v)] = static_cast<int>(i);
@@ -73,7 +73,7 @@ class Search {
   }
 
   // A random neighbour of `c`; false when the move changed nothing.
-  bool mutate(Candidate& c) {
+  bool mutate(SearchCandidate& c) {
     const std::size_t n = c.stream_of.size();
     if (n == 0) return false;
     int streams = 0;
@@ -172,11 +172,11 @@ Expected<Schedule> search(const StrategyInput& in) {
   Search search(in);
   std::string from;
   double best_us = 0;
-  Candidate best = search.start(from, best_us);
+  SearchCandidate best = search.start(from, best_us);
   if (best.stream_of.empty() && in.graph.node_count() > 0)
     return make_error(ErrorKind::Internal, "search: no fixed strategy gave a schedule to start from");
   const double start_us = best_us;
-  Candidate current = best;
+  SearchCandidate current = best;
   double current_us = best_us;
   const std::int64_t cap = o.search_evaluations > 0 ? o.search_evaluations : std::numeric_limits<std::int64_t>::max();
   const double budget_ms = std::max(0.0, o.search_budget_ms);
@@ -191,7 +191,7 @@ Expected<Schedule> search(const StrategyInput& in) {
     const double done = std::max(by_time, by_count);
     if (done >= 1.0) break;
     if (o.progress && search.evaluations() % 64 == 0 && !o.progress(done, best_us)) break;
-    Candidate next = current;
+    SearchCandidate next = current;
     if (!search.mutate(next)) continue;
     const double t = search.makespan(next);
     const double temperature = t_start * (1.0 - done);

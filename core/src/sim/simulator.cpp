@@ -12,7 +12,7 @@ namespace weft::core {
 
 namespace {
 
-std::size_t idx(NodeId n) { return static_cast<std::size_t>(n); }
+using detail::idx;
 
 // The issue order over the schedule's one checked execution order (stream slots, events and H's
 // successors): Kahn's algorithm keyed by each node's earliest ideal start.

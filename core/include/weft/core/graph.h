@@ -1,5 +1,6 @@
 #pragma once
 // The immutable operator graph: dense node and tensor ids, built once by GraphBuilder.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -17,6 +18,11 @@ using NodeId = std::int32_t;
 using TensorId = std::int32_t;
 inline constexpr NodeId kNoNode = -1;
 inline constexpr TensorId kNoTensor = -1;
+
+namespace detail {
+/// A node id as an index into per-node vectors (passes bring it in with `using detail::idx;`).
+constexpr std::size_t idx(NodeId v) { return static_cast<std::size_t>(v); }
+}  // namespace detail
 
 /// Element types (values follow onnx::TensorProto::DataType so the importer can cast).
 enum class DType : std::int32_t {
