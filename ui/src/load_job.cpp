@@ -3,7 +3,6 @@
 
 #include <QElapsedTimer>
 #include <QPromise>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "weft/core/analyze.h"
 #include "weft/core/cost_model.h"
@@ -109,13 +108,9 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
 }  // namespace
 
 LoadJob start_loading(LoadRequest request) {
-  LoadJob job;
-  job.error = std::make_shared<QString>();
-  auto error = job.error;
-  job.future = QtConcurrent::run(worker_pool(), [request = std::move(request), error](QPromise<LoadedModel>& promise) {
-    load(promise, request, error.get());
+  return start_worker_job<LoadedModel>([request = std::move(request)](QPromise<LoadedModel>& promise, QString& error) {
+    load(promise, request, &error);
   });
-  return job;
 }
 
 }  // namespace weft::ui

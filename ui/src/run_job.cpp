@@ -2,7 +2,6 @@
 #include "weft/ui/worker_pool.h"
 
 #include <QPromise>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "weft/core/cpu_executor.h"
 #include "weft/core/study/run_comparison.h"
@@ -62,13 +61,9 @@ core::Status check_supported(Backend backend, const core::Graph& graph) {
 }
 
 RunJob start_run(RunRequest request) {
-  RunJob job;
-  job.error = std::make_shared<QString>();
-  auto error = job.error;
-  job.future = QtConcurrent::run(worker_pool(), [request = std::move(request), error](QPromise<RunReport>& promise) {
-    run_on_backend(promise, request, error.get());
+  return start_worker_job<RunReport>([request = std::move(request)](QPromise<RunReport>& promise, QString& error) {
+    run_on_backend(promise, request, &error);
   });
-  return job;
 }
 
 QString cuda_unavailable_reason() {

@@ -10,6 +10,7 @@
 #include "weft/core/onnx_import.h"
 #include "weft/core/strategies.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/worker_job.h"
 
 namespace weft::ui {
 
@@ -38,13 +39,10 @@ core::DeviceSpec device_or_default(const std::string& name);
 /// The strategy the studio applies after loading when none is asked for.
 QString default_strategy();
 
-/// Starts loading. The future reports progress 0..100 with text; on failure it throws no
-/// exception but finishes with no result and sets `error` (read it after finished()).
-/// Cancel with future.cancel(): the worker stops at the next stage boundary.
-struct LoadJob {
-  QFuture<LoadedModel> future;
-  std::shared_ptr<QString> error;
-};
+/// Starts loading. The future reports progress 0..100 with text; on failure it finishes with no
+/// result and sets `error` (WorkerJob). Cancel with future.cancel(): the worker stops at the next
+/// stage boundary.
+using LoadJob = WorkerJob<LoadedModel>;
 LoadJob start_loading(LoadRequest request);
 
 }  // namespace weft::ui

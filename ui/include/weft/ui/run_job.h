@@ -9,6 +9,7 @@
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
 #include "weft/core/timeline.h"
+#include "weft/ui/worker_job.h"
 
 namespace weft::ui {
 
@@ -43,10 +44,7 @@ struct RunReport {
 /// Starts a run on request.backend. Refuses (no result, `error` set) a model with an operator the
 /// backend lacks, a plan that fails or an executor error. Cancel with future.cancel(): the worker stops
 /// at the next stage (an executor call in flight finishes first; its result is dropped).
-struct RunJob {
-  QFuture<RunReport> future;
-  std::shared_ptr<QString> error;
-};
+using RunJob = WorkerJob<RunReport>;
 RunJob start_run(RunRequest request);
 /// The backend's operator check (cpu_check_supported / cuda_check_supported).
 core::Status check_supported(Backend backend, const core::Graph& graph);
