@@ -32,7 +32,7 @@ void minimalloc(benchmark::State& state, char name, const std::string& planner) 
   const core::AllocationProblem p = core::interval_problem(*inst);
   const std::int64_t bound = core::interval_lower_bound(p);
   core::PlanOptions options;
-  options.search_steps = 20'000'000;  // `weft plan --intervals`'s default
+  options.search_steps = 6'000'000;  // `weft plan --intervals`'s default
   options.search_ms = 60000;
   std::int64_t arena = 0;
   for (auto _ : state) {

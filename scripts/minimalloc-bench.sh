@@ -6,7 +6,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 weft="${1:-$here/build/cli-only/app/weft/weft}"
-steps="${2:-15000000}"
+steps="${2:-6000000}"
 dir="$here/tests/data/minimalloc"
 printf "%-4s %8s %10s %12s %12s %12s %8s %9s %8s %7s\n" inst buffers bound greedy-size exact best g/bound exact/bnd best/bnd secs
 for f in "$dir"/[A-K].csv; do

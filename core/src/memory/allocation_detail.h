@@ -2,6 +2,7 @@
 // Internals shared by the memory passes: interval sweeps, dead-from frontiers on the schedule's
 // execution order, and the order → offsets decoder every planner is built on.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <random>
@@ -109,6 +110,12 @@ CliqueCover position_cliques(const AllocationProblem& p);
 /// Largest clique weight in the cover (and the largest block): a lower bound on any arena.
 std::int64_t clique_cover_bound(const AllocationProblem& p, const CliqueCover& cover);
 
+/// The fields a static block order sorts by, most significant first, each descending: the bytes
+/// of the heaviest clique holding the block (its "total"), its position width, its area (width x
+/// size) and its size. Ties go to the lower block index.
+enum class KeyField : std::uint8_t { Total, Width, Area, Size };
+using PreorderKey = std::array<KeyField, 3>;
+
 /// The exact decision search over canonical solutions (canonical_search.cpp): finds offsets
 /// with arena <= capacity, proves there are none, or runs out of steps (one per search node and
 /// one per placement tried) or time. Works on any conflict graph.
@@ -122,6 +129,10 @@ class CanonicalSearch {
     std::int64_t capacity = 0;
     std::span<const std::int32_t> preorder;  ///< ranks the blocks: ties at one offset go to the lower rank
     std::uint64_t preorder_id = 0;           ///< names the preorder in the table of failed states
+    /// When set, each independent part the search falls into is ranked afresh by this key, with
+    /// the clique totals of what is left unplaced (MiniMalloc's per-partition preordering), and
+    /// its canonical order starts over; `preorder` must be the same key on the whole problem.
+    const PreorderKey* rerank = nullptr;
     std::int64_t step_limit = 0;
     Clock::time_point deadline = Clock::time_point::max();
     double noise = 0;        ///< chance of swapping two neighbouring candidates (0: none)
@@ -155,6 +166,8 @@ class CanonicalSearch {
   static constexpr std::size_t kProbes = 8;
 
   std::vector<Group> split(const Group& group);
+  // Ranks a part's blocks by m_rerank with the clique totals left; returns a hash of the ranking.
+  std::uint64_t rerank(const Group& part);
   SearchOutcome solve_group(const Group& group, std::int64_t last_offset, std::int32_t last_rank);
   SearchOutcome dfs(const Group& group, std::int64_t last_offset, std::int32_t last_rank);
   bool place(std::int32_t block, std::int64_t offset);
@@ -182,12 +195,21 @@ class CanonicalSearch {
   std::vector<std::uint64_t> m_key;
   std::vector<Slot> m_table;
   std::uint64_t m_salt = 0;
+  const PreorderKey* m_rerank = nullptr;
+  std::vector<std::int64_t> m_key_total;
+  std::vector<std::int32_t> m_saved_rank, m_order;
   double m_noise = 0;
   std::mt19937_64 m_rng{1};
 };
 
-/// Static block orders for the canonical search's ties: by MiniMalloc's keys (position width,
-/// area, heaviest clique holding the block) and by size. O(B log B + Σ clique sizes).
+/// The keys of the canonical search's static block orders (MiniMalloc's and two by size), in
+/// the order the `exact` planner tries them.
+std::span<const PreorderKey> canonical_keys();
+/// `blocks` sorted by `key` (descending, ties to the lower index), given each block's total.
+void sort_by_key(const AllocationProblem& p, const PreorderKey& key, std::span<const std::int64_t> total,
+                 std::vector<std::int32_t>& blocks);
+/// Static block orders for the canonical search's ties, one per canonical key, on the whole
+/// problem. O(K · B log B + Σ clique sizes).
 std::vector<std::vector<std::int32_t>> canonical_preorders(const AllocationProblem& p, const CliqueCover& cover);
 
 /// Above this many blocks the exact searches are skipped (their nodes cost O(B)).

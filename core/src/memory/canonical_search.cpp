@@ -22,7 +22,8 @@
 //    conflict graph are stacked above the lowest min offset among them (and above the last
 //    placed offset), so that floor plus their bytes must fit under the capacity.
 //  - Decomposition: unplaced blocks that no longer conflict across two groups are solved group
-//    by group.
+//    by group; optionally each group is ranked afresh by the bytes left in its cliques and its
+//    canonical order starts over at 0 (MiniMalloc's per-partition preorder).
 //  - Transpositions: what remains depends only on the unplaced blocks, their min offsets and the
 //    last placed (offset, rank); states proven infeasible are remembered (a hash table) so that
 //    placements reaching the same state by another route are cut at once.
@@ -150,6 +151,7 @@ CanonicalSearch::CanonicalSearch(const AllocationProblem& p, const CliqueCover& 
       for (std::int32_t k = m_cut_first[b]; k < m_cut_last[b]; ++k) ++m_cuts_initial[static_cast<std::size_t>(k)];
     }
   }
+  m_key_total.assign(n, 0);
   m_key.resize(n);
   for (std::size_t b = 0; b < n; ++b) m_key[b] = mix(b * 0x2545f4914f6cdd1dull + 1);
   // About 8 entries per block, at least 2^16 and at most 2^20 (24 MiB).
@@ -166,6 +168,7 @@ SearchOutcome CanonicalSearch::solve(const Trial& trial, std::vector<std::int64_
   m_steps_granted = trial.step_limit;
   m_deadline = trial.deadline;
   m_noise = trial.noise;
+  m_rerank = trial.rerank;
   m_rng.seed(trial.seed);
   // Failed states depend on the capacity and on the ranks (ties), not on the noise.
   m_salt = mix(static_cast<std::uint64_t>(capacity) ^ mix(trial.preorder_id + 0x51ull));
@@ -251,12 +254,47 @@ SearchOutcome CanonicalSearch::solve_group(const Group& group, std::int64_t last
   if (parts.empty()) return dfs(group, last_offset, last_rank);
   for (std::int32_t b : group.blocks)
     if (m_offset[static_cast<std::size_t>(b)] >= 0) m_solution[static_cast<std::size_t>(b)] = m_offset[static_cast<std::size_t>(b)];
-  // Each part is its own canonical sequence (interleaved with the others' in the whole).
+  // Each part is its own canonical sequence (interleaved with the others' in the whole). Ranked
+  // afresh, a part's sequence starts over at 0: gravity packs its blocks onto the placed ones
+  // and each other whatever ranks break the ties, so that is still complete.
   for (const Group& part : parts) {
-    const SearchOutcome r = dfs(part, last_offset, last_rank);
+    SearchOutcome r;
+    if (m_rerank) {
+      const std::size_t saved = m_saved_rank.size();
+      for (std::int32_t b : part.blocks) m_saved_rank.push_back(m_rank[static_cast<std::size_t>(b)]);
+      const std::uint64_t outer_salt = m_salt;
+      // Failed states of this part hold only under its ranking: the table tells them apart.
+      m_salt = mix(outer_salt ^ rerank(part));
+      r = dfs(part, 0, -1);
+      m_salt = outer_salt;
+      for (std::size_t i = 0; i < part.blocks.size(); ++i)
+        m_rank[static_cast<std::size_t>(part.blocks[i])] = m_saved_rank[saved + i];
+      m_saved_rank.resize(saved);
+    } else {
+      r = dfs(part, last_offset, last_rank);
+    }
     if (r != SearchOutcome::Found) return r;
   }
   return SearchOutcome::Found;
+}
+
+std::uint64_t CanonicalSearch::rerank(const Group& part) {
+  // A block's total now: the unplaced bytes of the heaviest clique holding it (all of which lie
+  // in this part), or its own size.
+  for (std::int32_t bi : part.blocks) {
+    const auto b = static_cast<std::size_t>(bi);
+    std::int64_t total = m_p.size[b];
+    for (std::int32_t c : m_cover.of_block[b]) total = std::max(total, m_total[static_cast<std::size_t>(c)]);
+    m_key_total[b] = total;
+  }
+  m_order.assign(part.blocks.begin(), part.blocks.end());
+  sort_by_key(m_p, *m_rerank, m_key_total, m_order);
+  std::uint64_t hash = 0x7f4a7c15ull;
+  for (std::size_t i = 0; i < m_order.size(); ++i) {
+    m_rank[static_cast<std::size_t>(m_order[i])] = static_cast<std::int32_t>(i);
+    hash = mix(hash ^ static_cast<std::uint64_t>(m_order[i]));
+  }
+  return hash;
 }
 
 // A state with the same unplaced blocks and min offsets but a later last placement has fewer

@@ -7,7 +7,9 @@
 // size) take turns, each with a step limit that doubles every round (Luby et al.'s universal
 // strategy, simplified to geometric rounds). The table of failed states survives restarts, so a
 // longer run with the same preorder and capacity skips what the shorter one proved. Odd rounds
-// add a little noise to the candidate order, which visits other parts of the same trees.
+// add a little noise to the candidate order, which visits other parts of the same trees; on
+// intervals, even rounds from the third on rank every independent part the search falls into
+// afresh, by the same key over the bytes left (MiniMalloc's per-partition preorder).
 //
 // Capacities: one chain of attempts aims at the lower bound (a success there is optimal; a proof
 // of infeasibility raises the bound); while the incumbent is above the bound, a second chain aims
@@ -21,37 +23,57 @@
 
 namespace weft::core::detail {
 
+namespace {
+
+constexpr PreorderKey kKeys[] = {
+    {KeyField::Total, KeyField::Width, KeyField::Area}, {KeyField::Area, KeyField::Width, KeyField::Total},
+    {KeyField::Total, KeyField::Area, KeyField::Width}, {KeyField::Width, KeyField::Area, KeyField::Total},
+    {KeyField::Total, KeyField::Size, KeyField::Width}, {KeyField::Size, KeyField::Width, KeyField::Total},
+};
+
+}  // namespace
+
+// Ordered by how often each settled a MiniMalloc instance first in our runs.
+std::span<const PreorderKey> canonical_keys() { return kKeys; }
+
+void sort_by_key(const AllocationProblem& p, const PreorderKey& key, std::span<const std::int64_t> total,
+                 std::vector<std::int32_t>& blocks) {
+  const auto field = [&](KeyField f, std::size_t b) -> std::int64_t {
+    const std::int64_t width = p.end[b] - p.start[b] + 1;
+    switch (f) {
+      case KeyField::Total: return total[b];
+      case KeyField::Width: return width;
+      case KeyField::Area: return width * p.size[b];
+      case KeyField::Size: return p.size[b];
+    }
+    return 0;
+  };
+  std::sort(blocks.begin(), blocks.end(), [&](std::int32_t a, std::int32_t b) {
+    const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+    for (KeyField f : key) {
+      const std::int64_t x = field(f, ua), y = field(f, ub);
+      if (x != y) return x > y;
+    }
+    return a < b;
+  });
+}
+
 std::vector<std::vector<std::int32_t>> canonical_preorders(const AllocationProblem& p, const CliqueCover& cover) {
   const std::size_t n = p.block_count();
-  std::vector<std::int64_t> width(n), area(n), total(n);
-  for (std::size_t b = 0; b < n; ++b) {
-    width[b] = p.end[b] - p.start[b] + 1;
-    area[b] = width[b] * p.size[b];
-    total[b] = p.size[b];
-  }
+  std::vector<std::int64_t> total(p.size.begin(), p.size.end());
   for (const auto& members : cover.members) {
     std::int64_t sum = 0;
     for (std::int32_t b : members) sum += p.size[static_cast<std::size_t>(b)];
     for (std::int32_t b : members) total[static_cast<std::size_t>(b)] = std::max(total[static_cast<std::size_t>(b)], sum);
   }
-  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
-  const auto make = [&](auto key) {
+  std::vector<std::vector<std::int32_t>> orders;
+  for (const PreorderKey& key : canonical_keys()) {
     std::vector<std::int32_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
-      return key(static_cast<std::size_t>(a)) > key(static_cast<std::size_t>(b));
-    });
-    return order;
-  };
-  // Ordered by how often each settled a MiniMalloc instance first in our runs.
-  return {
-      make([&](std::size_t b) { return Key{total[b], width[b], area[b]}; }),
-      make([&](std::size_t b) { return Key{area[b], width[b], total[b]}; }),
-      make([&](std::size_t b) { return Key{total[b], area[b], width[b]}; }),
-      make([&](std::size_t b) { return Key{width[b], area[b], total[b]}; }),
-      make([&](std::size_t b) { return Key{total[b], p.size[b], width[b]}; }),
-      make([&](std::size_t b) { return Key{p.size[b], width[b], total[b]}; }),
-  };
+    sort_by_key(p, key, total, order);
+    orders.push_back(std::move(order));
+  }
+  return orders;
 }
 
 namespace {
@@ -122,6 +144,15 @@ ExactResult exact_placement(const AllocationProblem& p, std::span<const std::vec
     trial.capacity = chain == 0 ? lo : out.placement.arena_bytes - std::max(step, gap / 4 / step * step);
     trial.preorder = preorders[which];
     trial.preorder_id = which;
+    // On intervals, from the third round on, even rounds rank each independent part afresh
+    // (MiniMalloc's per-partition preorder: it settles I). The first two rounds keep the static
+    // ranks, which settle most instances and the bundled models' plans; on partial-order
+    // conflicts the static rounds found the smaller arenas under small budgets (the memory-budget
+    // fit of transformer4h under level-rr needs its third static round), so they keep them.
+    if (p.conflicts_are_overlaps && round >= 2 && round % 2 == 0) {
+      trial.rerank = &canonical_keys()[which];
+      trial.preorder_id = which + k;  // its failed states are its own
+    }
     trial.step_limit = std::min(unit << std::min<std::int64_t>(round, 30), step_budget - out.steps);
     trial.deadline = deadline;
     trial.noise = round % 2 == 1 ? 0.03 : 0.0;

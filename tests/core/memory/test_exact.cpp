@@ -179,7 +179,7 @@ TEST(ExactPlanner, MiniMallocFastInstances) {
   core::PlanOptions options;
   options.search_steps = 3'000'000;
   options.search_ms = 600'000;  // the step budget, not the clock, ends the search
-  for (char name : {'A', 'B', 'C', 'F', 'G', 'K'}) {
+  for (char name : {'A', 'B', 'C', 'F', 'G', 'I', 'K'}) {
     const core::AllocationProblem p = minimalloc_instance(name);
     const std::int64_t bound = core::interval_lower_bound(p);
     auto pl = core::place_blocks(p, "exact", options, bound);

@@ -29,6 +29,12 @@ Status check_planner(std::string_view planner);
 Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_view planner,
                                  const PlanOptions& options = {}, std::int64_t lower_bound = 0);
 
+/// Every planner of planner_names() on one problem, in that order (each placement named and
+/// checked): the same placements as place_blocks() per name, with the greedy decodings the
+/// searches start from done once and `best` continuing from `exact`'s search.
+std::vector<Placement> place_blocks_all(const AllocationProblem& problem, const PlanOptions& options = {},
+                                        std::int64_t lower_bound = 0);
+
 /// Plans the arena for `schedule` (liveness over its happens-before partial order).
 /// Errors (InvalidInput): an unknown planner, a non-positive alignment, an invalid schedule.
 /// Every placement passes check_placement (always checked); Debug builds also re-check the plan
