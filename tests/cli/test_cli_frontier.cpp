@@ -87,6 +87,19 @@ TEST(CliBudget, RefusesBelowTheSequentialArena) {
   EXPECT_EQ(compare.code, 1);
 }
 
+// Budgets need sizes: with the batch left unbound every tensor would plan as 0 bytes (`weft plan`
+// says so with a warning), so a memory budget and the front refuse (exit 2) and name the dimension.
+TEST(CliBudget, RefusesUnresolvedDimensions) {
+  const std::string unbound = test::model_path("transformer4h");
+  for (const std::string& command : {"schedule " + unbound + " --strategy chains --memory-budget 4MiB",
+                                     "plan " + unbound + " --strategy chains --memory-budget 4MiB", "frontier " + unbound}) {
+    const auto r = test::run_cli(command, test::StderrMode::Separate);
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find("unresolved: x: dim 0 'batch'"), std::string::npos) << command << "\n" << r.err;
+  }
+  EXPECT_EQ(test::run_cli("frontier " + kTransformer + " --caps 1,2", test::StderrMode::Discard).code, 0);
+}
+
 // `weft run --backend cpu` runs the budgeted schedule: outputs agree and the run's arena fits.
 TEST(CliBudget, RunOnCpuUnderBudget) {
   const auto r = test::run_cli("run " + test::model_path("grouped_mlp") +

@@ -47,4 +47,13 @@ Expected<std::pair<std::string, std::int64_t>> parse_dim_binding(std::string_vie
   return std::pair<std::string, std::int64_t>{std::string(text.substr(0, eq)), v};
 }
 
+Status require_bound_dims(const Graph& graph, std::string_view what) {
+  const auto& dims = graph.info().unresolved_dims;
+  if (dims.empty()) return {};
+  std::string list;
+  for (const std::string& d : dims) list += (list.empty() ? "" : "; ") + d;
+  return make_error(ErrorKind::InvalidInput,
+                    std::string(what) + " needs every tensor's size; unresolved: " + list + " (bind the dimension)");
+}
+
 }  // namespace weft::core

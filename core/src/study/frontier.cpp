@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "weft/core/csv.h"
+#include "weft/core/dim_binding.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/memory_budget.h"
@@ -70,6 +71,7 @@ std::vector<std::size_t> pareto_front(const std::vector<FrontierPoint>& points) 
 
 Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                                    const FrontierOptions& options) {
+  WEFT_TRY(require_bound_dims(graph, "the speed/memory front"));
   Frontier f;
   f.mode = launch_mode_of(options.strategy);
   BudgetOptions budget;

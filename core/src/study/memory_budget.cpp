@@ -11,6 +11,7 @@
 
 #include "weft/core/bounds.h"
 #include "weft/core/check.h"
+#include "weft/core/dim_binding.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/liveness.h"
 #include "weft/core/schedule_edit.h"
@@ -307,6 +308,7 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
                                       Schedule schedule, const BudgetOptions& options) {
   if (options.budget_bytes <= 0)
     return make_error(ErrorKind::InvalidInput, "the memory budget must be positive, got " + std::to_string(options.budget_bytes));
+  WEFT_TRY(require_bound_dims(graph, "a memory budget"));
   WEFT_TRY_ASSIGN(const ExecutionOrder original, ExecutionOrder::validate(graph, schedule));
   Fitter fitter(graph, costs, device, options);
   BudgetFit fit;

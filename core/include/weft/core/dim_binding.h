@@ -28,6 +28,12 @@ struct UnboundDim {
 /// listed once, at its first place), in input and axis order. O(Σ input ranks).
 std::vector<UnboundDim> unbound_dims(const Graph& graph);
 
+/// Fails (InvalidInput) when `graph` has unresolved dimensions, so that tensor sizes are unknown:
+/// "`what` needs every tensor's size; unresolved: x: dim 0 'batch' (bind the dimension)". For
+/// the passes whose result is bytes (memory plans, budgets, the speed/memory front), which would
+/// otherwise plan zero-byte tensors. O(unresolved dims).
+Status require_bound_dims(const Graph& graph, std::string_view what);
+
 /// A value to offer for `dim` before the user says: 1 for a leading (batch) axis, 224 for the
 /// spatial axes of a rank-4 input (an image), 128 for a symbol that names a sequence length, 1
 /// otherwise. A suggestion only: nothing binds a dim without being asked to.

@@ -62,7 +62,8 @@ std::vector<std::size_t> pareto_front(const std::vector<FrontierPoint>& points);
 
 /// Every fixed strategy (fixed_strategy_names()) × stream cap (distinct schedules only), planned and predicted, then the
 /// budget-constrained variants (of the front's points and the fastest six), then the front.
-/// Errors: the strategies', planners' and fit_memory_budget's (InvalidInput). Cost: (strategies ×
+/// Errors: the strategies', planners' and fit_memory_budget's (InvalidInput), and unresolved dimensions
+/// (tensor sizes unknown: require_bound_dims). Cost: (strategies ×
 /// caps) plans and predictions plus (front + 6) × (budget_levels + 1) fits.
 Expected<Frontier> memory_frontier(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                                    const FrontierOptions& options = {});

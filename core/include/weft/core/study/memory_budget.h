@@ -77,7 +77,8 @@ double predicted_makespan_us(const Graph& graph, const ExecutionOrder& order, co
 /// predicts fastest is added as events (reader of a -> producer of b), until the plan fits; when
 /// serialising stalls, the two streams whose merge predicts fastest are merged and serialising
 /// resumes. The reference schedule is the last resort, and is also taken when it predicts faster
-/// than the fitted schedule. Errors: InvalidInput for a budget <= 0, an invalid schedule, or a
+/// than the fitted schedule. Errors: InvalidInput for a budget <= 0, an invalid schedule, unresolved
+/// dimensions (tensor sizes unknown: require_bound_dims), or a
 /// budget below the reference schedule's arena (even the sequential order does not fit; the
 /// message gives both figures). Cost: a plan and a few simulations per step, at most
 /// max_serialisations steps per stream count.
