@@ -12,6 +12,16 @@ namespace weft::cli {
 namespace {
 
 core::Error usage(std::string message) { return core::Error{core::ErrorKind::Usage, std::move(message)}; }
+
+core::BudgetOptions budget_options(const ScheduleChoice& choice, std::string_view planner, const core::PlanOptions& plan) {
+  core::BudgetOptions budget;
+  budget.budget_bytes = choice.memory_budget;
+  budget.mode = core::launch_mode_of(choice.options);
+  budget.planner = std::string(planner);
+  budget.plan = plan;
+  return budget;
+}
+
 }  // namespace
 
 core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_view default_strategy, bool cuda_graph) {
@@ -70,12 +80,18 @@ core::Expected<core::Schedule> obtain_schedule(std::string_view command, const S
   core::Schedule made;
   if (choice.file) {
     WEFT_TRY_ASSIGN(made, core::load_schedule(*choice.file, graph));
-  } else {
-    WEFT_TRY_ASSIGN(made, core::make_schedule(choice.strategy, graph, costs, device, choice.options));
-    for (const std::string& w : core::schedule_warnings(made, choice.options, device))
-      std::cerr << "weft " << command << ": warning: " << w << "\n";
+    return fit_schedule(choice, graph, costs, device, std::move(made), fit, planner, plan);
   }
-  return fit_schedule(choice, graph, costs, device, std::move(made), fit, planner, plan);
+  WEFT_TRY_ASSIGN(made, core::make_schedule(choice.strategy, graph, costs, device, choice.options));
+  for (const std::string& w : core::schedule_warnings(made, choice.options, device))
+    std::cerr << "weft " << command << ": warning: " << w << "\n";
+  if (choice.memory_budget <= 0) return made;
+  // A strategy's schedule is fitted as the studio fits it: also made again on fewer streams.
+  WEFT_TRY_ASSIGN(core::BudgetFit fitted, core::fit_strategy_schedule(choice.strategy, graph, costs, device, choice.options,
+                                                                      std::move(made), budget_options(choice, planner, plan)));
+  made = fitted.schedule;
+  if (fit) *fit = std::move(fitted);
+  return made;
 }
 
 core::Expected<core::Schedule> fit_schedule(const ScheduleChoice& choice, const core::Graph& graph, const core::CostTable& costs,
@@ -83,12 +99,8 @@ core::Expected<core::Schedule> fit_schedule(const ScheduleChoice& choice, const 
                                            std::optional<core::BudgetFit>* fit, std::string_view planner,
                                            const core::PlanOptions& plan) {
   if (choice.memory_budget <= 0) return made;
-  core::BudgetOptions budget;
-  budget.budget_bytes = choice.memory_budget;
-  budget.mode = core::launch_mode_of(choice.options);
-  budget.planner = std::string(planner);
-  budget.plan = plan;
-  WEFT_TRY_ASSIGN(core::BudgetFit fitted, core::fit_memory_budget(graph, costs, device, std::move(made), budget));
+  WEFT_TRY_ASSIGN(core::BudgetFit fitted,
+                  core::fit_memory_budget(graph, costs, device, std::move(made), budget_options(choice, planner, plan)));
   made = fitted.schedule;
   if (fit) *fit = std::move(fitted);
   return made;
@@ -108,6 +120,7 @@ nlohmann::ordered_json budget_json(const core::BudgetFit& fit) {
   j["ordering_events"] = fit.ordering_events;
   j["merged_streams"] = fit.merged_streams;
   j["sequential"] = fit.sequential;
+  j["stream_cap"] = fit.stream_cap;
   j["summary"] = fit.summary();
   return j;
 }

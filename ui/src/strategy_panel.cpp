@@ -181,8 +181,8 @@ bool StrategyPanel::apply() {
   m_search_name = name;
   // The worker owns copies of the costs and device and shares the immutable graph, so edits or a
   // new model on the GUI thread meanwhile cannot touch what it reads. With a memory budget the
-  // schedule is fitted as `weft schedule --memory-budget` fits it (core::make_budgeted_schedule:
-  // make_schedule, then fit_memory_budget, here with the fit's phase and cancel in between).
+  // schedule is fitted as `weft schedule --memory-budget` fits it (core::make_schedule, then
+  // core::fit_strategy_schedule, here with the fit's phase and cancel in between).
   m_watcher.setFuture(QtConcurrent::run(worker_pool(), [graph = m_search_graph, costs = m_doc->analysis().costs,
                                          device = m_doc->device(), opt, budget, strategy = name.toStdString(), state]() {
     SearchOutcome out;
@@ -193,7 +193,7 @@ bool StrategyPanel::apply() {
     b.mode = core::launch_mode_of(opt);
     b.cancelled = [state] { return state->cancel_fit.load(); };
     state->fitting = true;
-    auto fit = core::fit_memory_budget(*graph, costs, device, std::move(*out.schedule), b);
+    auto fit = core::fit_strategy_schedule(strategy, *graph, costs, device, opt, std::move(*out.schedule), b);
     if (!fit) {
       out.schedule = fit.error();
       return out;

@@ -53,7 +53,10 @@ struct BudgetFit {
   std::size_t serialised_pairs = 0; ///< live-range pairs serialised
   std::size_t merged_streams = 0;   ///< streams merged away
   bool sequential = false;          ///< fell back to the reference schedule
-  bool changed() const { return serialised_pairs > 0 || merged_streams > 0 || sequential; }
+  /// make_budgeted_schedule only: the strategy was made again with at most this many streams
+  /// before fitting, which lost less time than fitting its schedule as asked (0: as asked).
+  int stream_cap = 0;
+  bool changed() const { return serialised_pairs > 0 || merged_streams > 0 || sequential || stream_cap > 0; }
   /// fitted_us - original_us: what the budget cost in predicted time (µs, >= 0 unless the
   /// reference happened to predict faster).
   double cost_us() const { return fitted_us - original_us; }
@@ -86,9 +89,17 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
                                       Schedule schedule, const BudgetOptions& options);
 
 /// make_schedule(strategy, ...) then fit_memory_budget(): the strategy's schedule under a budget.
-/// The schedule's options text gains "memory_budget=B".
+/// Where that fit changed the schedule, the strategy is also made under halved stream caps (the
+/// schedule's stream count / 2, / 4, ... down to 2) and each is fitted: the fastest fit wins
+/// (ties: the larger cap), with `stream_cap` set and `original_*` still the schedule as asked.
+/// The schedule's options text gains "memory_budget=B". Cost: up to 1 + log2(streams) fits.
 Expected<BudgetFit> make_budgeted_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,
                                            const DeviceSpec& device, const StrategyOptions& strategy_options,
                                            const BudgetOptions& options);
+/// The same for a schedule already made from `strategy` with `strategy_options` (so the caller
+/// may warn about it first).
+Expected<BudgetFit> fit_strategy_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,
+                                          const DeviceSpec& device, const StrategyOptions& strategy_options,
+                                          Schedule made, const BudgetOptions& options);
 
 }  // namespace weft::core
