@@ -170,6 +170,8 @@ class CanonicalSearch {
   std::uint64_t rerank(const Group& part);
   SearchOutcome solve_group(const Group& group, std::int64_t last_offset, std::int32_t last_rank);
   SearchOutcome dfs(const Group& group, std::int64_t last_offset, std::int32_t last_rank);
+  // Whether placing `block` (placed, on a connected group) left its group in more than one part.
+  bool separates(std::int32_t block);
   bool place(std::int32_t block, std::int64_t offset);
   void unplace(std::int32_t block, std::size_t mins_mark);
   bool feasible(const Group& group, std::int64_t last_offset);
@@ -197,7 +199,7 @@ class CanonicalSearch {
   std::uint64_t m_salt = 0;
   const PreorderKey* m_rerank = nullptr;
   std::vector<std::int64_t> m_key_total;
-  std::vector<std::int32_t> m_saved_rank, m_order;
+  std::vector<std::int32_t> m_saved_rank, m_order, m_queue;
   double m_noise = 0;
   std::mt19937_64 m_rng{1};
 };

@@ -392,9 +392,12 @@ SearchOutcome CanonicalSearch::dfs(const Group& group, std::int64_t last_offset,
     const std::size_t mins_mark = m_min_log.size();
     const bool hatless = place(c.block, c.offset);
     SearchOutcome r = SearchOutcome::Infeasible;
-    // The group was connected before b; on intervals only a cut b alone crossed can part it.
-    if (feasible(group, c.offset))
-      r = !m_p.conflicts_are_overlaps || m_cut_opened ? solve_group(group, c.offset, c.rank) : dfs(group, c.offset, c.rank);
+    // The group was connected before b, so only b's leaving can part it: on intervals, when a
+    // cut b alone crossed opened; otherwise, when b's unplaced neighbours no longer reach each other.
+    if (feasible(group, c.offset)) {
+      const bool parts = m_p.conflicts_are_overlaps ? m_cut_opened : separates(c.block);
+      r = parts ? solve_group(group, c.offset, c.rank) : dfs(group, c.offset, c.rank);
+    }
     unplace(c.block, mins_mark);
     if (r != SearchOutcome::Infeasible) return r;
     if (hatless && (c.offset < hat_offset || (c.offset == hat_offset && c.rank < hat_rank))) {
@@ -404,6 +407,36 @@ SearchOutcome CanonicalSearch::dfs(const Group& group, std::int64_t last_offset,
   }
   remember_infeasible(key, last_offset, last_rank);
   return SearchOutcome::Infeasible;
+}
+
+// A search from one unplaced neighbour of the placed block through unplaced blocks, stopped as
+// soon as it has met every other unplaced neighbour: usually a few lists, where finding the
+// components (split) costs the whole group on every placement.
+bool CanonicalSearch::separates(std::int32_t block) {
+  const std::uint32_t target = ++m_epoch;
+  std::size_t left = 0;
+  std::int32_t from = -1;
+  for (std::int32_t c : m_p.conflicts[static_cast<std::size_t>(block)])
+    if (m_offset[static_cast<std::size_t>(c)] < 0) {
+      m_mark[static_cast<std::size_t>(c)] = target;
+      ++left;
+      from = c;
+    }
+  if (left <= 1) return false;
+  const std::uint32_t seen = ++m_epoch;
+  m_queue.clear();
+  m_queue.push_back(from);
+  m_mark[static_cast<std::size_t>(from)] = seen;
+  --left;
+  for (std::size_t i = 0; i < m_queue.size() && left > 0; ++i)
+    for (std::int32_t c : m_p.conflicts[static_cast<std::size_t>(m_queue[i])]) {
+      const auto uc = static_cast<std::size_t>(c);
+      if (m_offset[uc] >= 0 || m_mark[uc] == seen) continue;
+      if (m_mark[uc] == target && --left == 0) break;
+      m_mark[uc] = seen;
+      m_queue.push_back(c);
+    }
+  return left > 0;
 }
 
 bool CanonicalSearch::place(std::int32_t block, std::int64_t offset) {
