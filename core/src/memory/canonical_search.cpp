@@ -349,7 +349,8 @@ SearchOutcome CanonicalSearch::dfs(const Group& group, std::int64_t last_offset,
       m_stuck.push_back(bi);
       continue;
     }
-    cands.push_back({lo, m_rank[b], bi});
+    // min_height only falls, so a block at or above it now is cut by dominance below anyway.
+    if (lo < min_height) cands.push_back({lo, m_rank[b], bi});
   }
   if (unplaced == 0) {
     for (std::int32_t b : group.blocks) m_solution[static_cast<std::size_t>(b)] = m_offset[static_cast<std::size_t>(b)];
