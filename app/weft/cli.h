@@ -99,7 +99,7 @@ core::Expected<core::Schedule> obtain_schedule(std::string_view command, const S
                                               const core::PlanOptions& plan = core::reference_plan_options());
 /// The fit's summary as one line ("memory budget: ...") and as a JSON object (budget_bytes,
 /// arena_bytes, original_arena_bytes, original_us, fitted_us, cost_us, serialised_pairs,
-/// ordering_events, merged_streams, sequential, summary).
+/// ordering_events, merged_streams, sequential, stream_cap, summary).
 std::string budget_line(const core::BudgetFit& fit);
 nlohmann::ordered_json budget_json(const core::BudgetFit& fit);
 

@@ -15,6 +15,7 @@
 #include "weft/core/execution_order.h"
 #include "weft/core/liveness.h"
 #include "weft/core/schedule_edit.h"
+#include "weft/core/strategy.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
@@ -413,27 +414,39 @@ Expected<BudgetFit> fit_strategy_schedule(std::string_view strategy, const Graph
   const int streams = static_cast<int>(made.stream_count());
   WEFT_TRY_ASSIGN(BudgetFit fit, fit_memory_budget(graph, costs, device, std::move(made), options));
   if (!fit.changed()) return fit;
+  // Only the fixed strategies are made again: `search` would run its whole budget once per cap.
+  const auto fixed = fixed_strategy_names();
+  if (std::find(fixed.begin(), fixed.end(), strategy) == fixed.end()) return fit;
   // Fitting merges streams one pair at a time, keeping the strategy's placement of the rest; the
   // strategy itself on fewer streams often places them better (a RandWire-WS under cp-list and
   // CUDA Graph replay at 4 MiB: merged down to 1 stream, 360 us; made on 2 streams, 192.5 us).
   int previous = streams;
-  for (int cap = streams / 2; cap >= 2; cap /= 2) {
+  for (int cap = (streams + 1) / 2; cap >= 2 && cap < streams; cap = (cap + 1) / 2) {
     if (options.cancelled && options.cancelled()) return make_error(ErrorKind::Runtime, "cancelled");
     StrategyOptions capped = strategy_options;
     capped.max_streams = cap;
     auto schedule = make_schedule(strategy, graph, costs, device, capped);
-    if (!schedule) return schedule.error();
+    if (!schedule) continue;  // the fit as asked stands
     const int got = static_cast<int>(schedule->stream_count());
     if (got >= previous) continue;  // the same number of streams as the cap above: nothing new
     previous = got;
-    WEFT_TRY_ASSIGN(BudgetFit other, fit_memory_budget(graph, costs, device, std::move(*schedule), options));
-    if (other.fitted_us < fit.fitted_us - 1e-9) {
-      other.stream_cap = cap;
-      other.original_arena_bytes = fit.original_arena_bytes;
-      other.original_us = fit.original_us;
-      if (other.sequential_arena_bytes == 0) other.sequential_arena_bytes = fit.sequential_arena_bytes;
-      fit = std::move(other);
+    auto other = fit_memory_budget(graph, costs, device, std::move(*schedule), options);
+    if (!other) {
+      if (options.cancelled && options.cancelled()) return other.error();
+      continue;
     }
+    if (other->fitted_us < fit.fitted_us - 1e-9) {
+      other->stream_cap = cap;
+      other->original_arena_bytes = fit.original_arena_bytes;
+      other->original_us = fit.original_us;
+      if (other->sequential_arena_bytes == 0) other->sequential_arena_bytes = fit.sequential_arena_bytes;
+      // A capped schedule that fitted as it was carries no budget note yet.
+      const std::string note = "memory_budget=" + std::to_string(options.budget_bytes);
+      if (other->schedule.options.find(note) == std::string::npos)
+        other->schedule.options += (other->schedule.options.empty() ? "" : " ") + note;
+      fit = std::move(*other);
+    }
+    if (cap == 2) break;
   }
   return fit;
 }

@@ -239,4 +239,14 @@ TEST(MemoryBudget, FewerStreamsFromTheStrategyWhenThatLosesLess) {
   EXPECT_NE(fit->summary().find("made again on at most " + std::to_string(fit->stream_cap) + " streams"), std::string::npos)
       << fit->summary();
   EXPECT_EQ(fit->schedule.strategy, "cp-list");
+  EXPECT_NE(fit->schedule.options.find("memory_budget=" + std::to_string(bo.budget_bytes)), std::string::npos)
+      << fit->schedule.options;
+  // `search` is not made again per cap (it would run its whole budget each time): its fit is
+  // the plain fit of its schedule.
+  so.search_evaluations = 40;
+  so.search_budget_ms = 1e9;
+  auto searched = core::make_budgeted_schedule("search", *g, costs, d, so, bo);
+  ASSERT_TRUE(searched) << searched.error().message;
+  expect_fits(*g, *searched, bo.budget_bytes);
+  EXPECT_EQ(searched->stream_cap, 0);
 }

@@ -50,7 +50,7 @@ class StrategyPanel : public QWidget {
   QString noteText() const;
   /// Applies the chosen settings. A fixed strategy without a memory budget applies at once:
   /// false (and the reason in the panel) when refused. A search, or any strategy with a memory
-  /// budget (core::make_budgeted_schedule's fit plans and simulates at every step), starts off
+  /// budget (core::fit_strategy_schedule's fit plans and simulates at every step), starts off
   /// the GUI thread and returns true; searchFinished reports the outcome. False at once for a
   /// budget that does not parse, or while one is running.
   bool apply();

@@ -89,9 +89,11 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
                                       Schedule schedule, const BudgetOptions& options);
 
 /// make_schedule(strategy, ...) then fit_memory_budget(): the strategy's schedule under a budget.
-/// Where that fit changed the schedule, the strategy is also made under halved stream caps (the
-/// schedule's stream count / 2, / 4, ... down to 2) and each is fitted: the fastest fit wins
-/// (ties: the larger cap), with `stream_cap` set and `original_*` still the schedule as asked.
+/// Where that fit changed the schedule and the strategy is a fixed one (not `search`), the
+/// strategy is also made under halved stream caps (the schedule's stream count halved, rounding
+/// up, down to 2) and each is fitted: the fastest fit wins (ties: the larger cap), with
+/// `stream_cap` set and `original_*` still the schedule as asked; a cap whose schedule or fit
+/// fails is skipped.
 /// The schedule's options text gains "memory_budget=B". Cost: up to 1 + log2(streams) fits.
 Expected<BudgetFit> make_budgeted_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,
                                            const DeviceSpec& device, const StrategyOptions& strategy_options,
