@@ -219,15 +219,7 @@ int cmd_schedule(Args& args) {
   if (external) {
     made = core::run_external_strategy(core::ExternalStrategy{*external, timeout->value_or(60.0)}, model->graph, model->costs,
                                        model->device, options);
-    if (made && choice->memory_budget > 0) {
-      core::BudgetOptions budget;
-      budget.budget_bytes = choice->memory_budget;
-      budget.mode = core::launch_mode_of(options);
-      auto fitted = core::fit_memory_budget(model->graph, model->costs, model->device, std::move(*made), budget);
-      if (!fitted) return report("schedule", fitted.error());
-      made = fitted->schedule;
-      fit = std::move(*fitted);
-    }
+    if (made) made = fit_schedule(*choice, model->graph, model->costs, model->device, std::move(*made), &fit);
   } else {
     made = obtain_schedule("schedule", *choice, model->graph, model->costs, model->device, &fit);
   }

@@ -32,6 +32,11 @@ constexpr std::size_t kNeighbours = 10;
 // Candidates ranked by the longest path are re-ranked by the simulator.
 constexpr std::size_t kSimulated = 3;
 
+// A fitted schedule's options text records the budget it was fitted to.
+void note_budget(Schedule& s, std::int64_t budget_bytes) {
+  s.options += (s.options.empty() ? "" : " ") + std::string("memory_budget=") + std::to_string(budget_bytes);
+}
+
 std::string bytes_text(std::int64_t bytes) {
   return std::to_string(bytes) + " bytes" + (bytes >= 1024 * 1024 ? " (" + mib_text(bytes) + ")" : std::string());
 }
@@ -321,8 +326,6 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
   WEFT_TRY_ASSIGN(MemoryPlan original_plan, fitter.plan(original));
   fit.original_arena_bytes = original_plan.arena_bytes;
   fit.original_us = fitter.predicted(original);
-  const std::string budget_note = "memory_budget=" + std::to_string(options.budget_bytes);
-  auto note = [&](Schedule& s) { s.options += (s.options.empty() ? "" : " ") + budget_note; };
   if (original_plan.arena_bytes <= options.budget_bytes) {
     fit.schedule = std::move(schedule);
     fit.plan = std::move(original_plan);
@@ -382,7 +385,7 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
     if (fit.fitted_us <= reference_us) {
       fitted.strategy = strategy;
       fitted.options = strategy_options;
-      note(fitted);
+      note_budget(fitted, options.budget_bytes);
       WEFT_TRY(validate_schedule(graph, fitted));
       fit.schedule = std::move(fitted);
       fit.plan = std::move(found->second);
@@ -395,7 +398,7 @@ Expected<BudgetFit> fit_memory_budget(const Graph& graph, const CostTable& costs
   fit.ordering_events = 0;
   fit.merged_streams = 0;
   fit.schedule = reference;
-  note(fit.schedule);
+  note_budget(fit.schedule, options.budget_bytes);
   fit.plan = std::move(reference_plan);
   fit.fitted_us = reference_us;
   return fit;
@@ -436,14 +439,11 @@ Expected<BudgetFit> fit_strategy_schedule(std::string_view strategy, const Graph
       continue;
     }
     if (other->fitted_us < fit.fitted_us - 1e-9) {
+      if (!other->changed()) note_budget(other->schedule, options.budget_bytes);  // fitted as it was: no note yet
       other->stream_cap = cap;
       other->original_arena_bytes = fit.original_arena_bytes;
       other->original_us = fit.original_us;
       if (other->sequential_arena_bytes == 0) other->sequential_arena_bytes = fit.sequential_arena_bytes;
-      // A capped schedule that fitted as it was carries no budget note yet.
-      const std::string note = "memory_budget=" + std::to_string(options.budget_bytes);
-      if (other->schedule.options.find(note) == std::string::npos)
-        other->schedule.options += (other->schedule.options.empty() ? "" : " ") + note;
       fit = std::move(*other);
     }
     if (cap == 2) break;
