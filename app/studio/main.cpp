@@ -3,8 +3,8 @@
 //               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
 //               [--strategy NAME] [--granularity US] [--graph] [--recover]
 //               [--dim NAME=VALUE | --dim INPUT:AXIS=VALUE]... [--merge] [--batch N] [--split K|auto]
-// --screenshot renders the window once the model has loaded (and a --memory-budget Apply has
-// fitted; with --run cpu, once the run has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
+// --screenshot renders the window once the model has loaded and its study has arrived (and a
+// --memory-budget Apply has fitted; with --run cpu, once the run has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
 // without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
 // with --screenshot it floats the dock at --size and shoots it alone; --range selects a time range (µs) in it; --use-measured calibrates the cost model after the run.
 #include <QApplication>
@@ -170,6 +170,9 @@ int main(int argc, char** argv) {
       window.timelineView()->setRange(at(range_text[0]), at(range_text[1]));
     }
     QTimer::singleShot(300, &window, [&window, shot, dock] {
+      // The picture of the whole study: its prediction and its memory report, not "Predicting...".
+      window.document()->waitForStudy();
+      QCoreApplication::processEvents();
       QWidget* target = dock ? static_cast<QWidget*>(dock) : static_cast<QWidget*>(&window);
       const bool ok = target->grab().save(shot);
       std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(shot));

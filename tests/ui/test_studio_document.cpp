@@ -2,6 +2,7 @@
 // change nothing; streams are added, removed and merged; strategies apply and undo; the node
 // table passes QAbstractItemModelTester through edits and resets.
 #include <QAbstractItemModelTester>
+#include <future>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -28,6 +29,7 @@ class TestStudioDocument : public QObject {
   void figuresFollowEdits();
   void studyArrivesAfterEdit();
   void latestStudyWins();
+  void predictionArrivesBeforeTheArena();
   void largeEditsStudyInWorker();
   void nodeTableModelPassesTester();
   void selectionIsShared();
@@ -220,6 +222,57 @@ void TestStudioDocument::latestStudyWins() {
   doc.waitForStudy();
   QCOMPARE(doc.study()->schedule.streams.size(), std::size_t{1});
   QCOMPARE(doc.predictedRuns().at(0).items.size(), std::size_t{4});
+}
+
+void TestStudioDocument::predictionArrivesBeforeTheArena() {
+  // An edit's prediction is applied as soon as the worker has it, while the arena is still being
+  // planned: the worker is held between the two stages (the real run_study, with its prediction
+  // callback gated), so the in-between state is observed, not raced.
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  doc.waitForStudy();
+  const weft::ui::ScheduleFigures two_streams = doc.figures();
+  QVERIFY(two_streams.arena_bytes > 0 && !two_streams.memory_stale);
+  auto gate = std::make_shared<std::promise<void>>();
+  const std::shared_future<void> released = gate->get_future().share();
+  doc.setStudyRunner([released](const weft::ui::StudyRequest& request) {
+    weft::ui::StudyRequest held = request;
+    held.on_prediction = [forward = request.on_prediction, released](weft::ui::StudyResult partial) {
+      forward(std::move(partial));
+      released.wait();  // the memory report waits until the test has looked
+    };
+    return weft::ui::run_study(held);
+  });
+  QSignalSpy predicted(&doc, &StudioDocument::predictionChanged);
+  QSignalSpy studied(&doc, &StudioDocument::studyChanged);
+  QVERIFY(doc.mergeStreams(0, 1));
+  QVERIFY(doc.predictionPending() && doc.studyPending());
+  QVERIFY(predicted.wait(20000));
+  QCOMPARE(studied.count(), 0);
+  QVERIFY(!doc.predictionPending());
+  QVERIFY(doc.studyPending());
+  const auto options = weft::ui::studio_study_options(doc.graph().node_count(), weft::core::LaunchMode::Eager);
+  auto expected = weft::core::study_schedule(doc.graph(), doc.analysis().costs, doc.device(), doc.schedule(), options);
+  QVERIFY(expected && expected->prediction && expected->memory);
+  QVERIFY(!doc.figures().stale);
+  QVERIFY(doc.figures().memory_stale);
+  QCOMPARE(doc.figures().predicted_us, expected->prediction->makespan_us);   // the new schedule's
+  QCOMPARE(doc.figures().speedup_vs_graph, expected->prediction->speedup_vs_graph);
+  QCOMPARE(doc.figures().arena_bytes, two_streams.arena_bytes);             // still the previous one's
+  QVERIFY(doc.study() && doc.study()->prediction && !doc.study()->memory);
+  QCOMPARE(doc.predictedRuns().at(0).stream_count, 1);
+  QVERIFY(doc.predictedRuns().at(0).arena_bytes.empty());
+
+  gate->set_value();
+  QVERIFY(studied.wait(20000));
+  QCOMPARE(predicted.count(), 1);
+  QVERIFY(!doc.figures().memory_stale && !doc.studyPending());
+  QCOMPARE(doc.figures().predicted_us, expected->prediction->makespan_us);
+  QCOMPARE(doc.figures().arena_bytes, expected->memory->arena_bytes());
+  QCOMPARE(doc.figures().price_of_concurrency, expected->memory->price_of_concurrency());
+  QVERIFY(doc.study() && doc.study()->memory);
+  QCOMPARE(doc.predictedRuns().at(0).arena_bytes.size(), expected->prediction->timeline.arena_bytes.size());
+  QVERIFY(!doc.predictedRuns().at(0).arena_bytes.empty());
 }
 
 void TestStudioDocument::largeEditsStudyInWorker() {

@@ -82,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
   connect(&m_watcher, &QFutureWatcher<LoadedModel>::finished, m_runs, &RunController::updateActions);
   connect(m_doc, &StudioDocument::scheduleChanged, this, &MainWindow::updateTitleAndStatus);
   connect(m_doc, &StudioDocument::studyChanged, this, &MainWindow::updateTitleAndStatus);  // the speedup's reference
+  connect(m_doc, &StudioDocument::predictionChanged, this, &MainWindow::updateTitleAndStatus);
   connect(m_doc, &StudioDocument::editRefused, this, [this](const QString& why) { showMessage(tr("Edit refused: %1").arg(why), true); });
   connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitleAndStatus);
 

@@ -153,7 +153,7 @@ void RunController::onRunFinished() {
   // study's speedup over it (`weft run --backend cuda` measures CUDA Graph replays). Only the
   // current schedule's prediction: while an edit's study runs it is the previous one's.
   const auto& study = m_doc->study();
-  if (!m_doc->studyPending() && study && study->prediction)
+  if (!m_doc->predictionPending() && study && study->prediction)
     add(tr("vs seq. graph"), tr("%1× predicted").arg(study->prediction->speedup_vs_graph, 0, 'f', 2));
   else
     add(tr("vs seq. graph"), tr("n/a"));

@@ -119,6 +119,7 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   m_figures.events = static_cast<int>(m_schedule.events.size());
   m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
   m_figures.stale = true;
+  m_figures.memory_stale = true;
   requestStudy();
   emit scheduleChanged();
 }
@@ -126,6 +127,7 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
 void StudioDocument::requestStudy() {
   ++m_generation;
   m_study_pending = true;
+  m_prediction_pending = true;
   if (m_job_running) {
     // The running study is for an earlier schedule: ask it to stop; takeStudy drops its result
     // and starts this one.
@@ -147,6 +149,12 @@ void StudioDocument::launchStudy() {
   r.reference = m_reference;
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   r.cancel = m_cancel;
+  // The prediction ahead of the memory report: posted to this (the GUI) thread; a document gone
+  // by then drops it with its other posted events.
+  r.on_prediction = [this](StudyResult partial) {
+    auto held = std::make_shared<StudyResult>(std::move(partial));
+    QMetaObject::invokeMethod(this, [this, held] { applyPrediction(std::move(*held)); }, Qt::QueuedConnection);
+  };
   m_job_running = true;
   m_study_watcher.setFuture(QtConcurrent::run(worker_pool(), [r = std::move(r), run = m_study_runner] { return run(r); }));
 }
@@ -174,8 +182,42 @@ void StudioDocument::waitForStudy() {
   }
 }
 
+void StudioDocument::takePredictionFigures(const core::ScheduleStudy& study) {
+  m_figures.sequential_us = study.reference_ideal_us;
+  m_figures.ideal_us = study.ideal_makespan_us;
+  m_figures.speedup = study.ideal_speedup();
+  m_predicted.clear();
+  if (study.prediction) {
+    const core::Prediction& p = *study.prediction;
+    m_figures.predicted_us = p.makespan_us;
+    m_figures.predicted_sequential_us = p.sequential_us();
+    m_figures.speedup_vs_graph = p.speedup_vs_graph;
+    m_figures.speedup_vs_eager = p.speedup_vs_eager;
+    m_predicted = {p.timeline, p.sequential_eager, p.sequential_graph};
+  }
+}
+
+void StudioDocument::applyPrediction(StudyResult result) {
+  // Only the pending prediction of the current schedule: a superseded request's, or one whose
+  // whole study was already applied (waitForStudy takes results before their posted events), is
+  // dropped.
+  if (!m_prediction_pending || result.generation != m_generation || result.model != m_model_serial || !result.study)
+    return;
+  m_prediction_pending = false;
+  m_figures.streams = static_cast<int>(m_schedule.stream_count());
+  m_figures.events = static_cast<int>(m_schedule.events.size());
+  m_figures.predicted_us = m_figures.predicted_sequential_us = m_figures.speedup_vs_graph = m_figures.speedup_vs_eager = -1;
+  takePredictionFigures(*result.study);
+  m_figures.stale = false;
+  m_figures.memory_stale = true;  // the arena figures stay the previous schedule's until the report
+  m_study = std::move(*result.study);
+  m_study_error.clear();
+  emit predictionChanged();
+}
+
 void StudioDocument::applyStudy(StudyResult result) {
   m_study_pending = false;
+  m_prediction_pending = false;
   m_last_study_ms = result.ms;
   ++m_studies_applied;
   m_figures = {};
@@ -187,17 +229,7 @@ void StudioDocument::applyStudy(StudyResult result) {
   if (result.study) {
     // The same study `weft schedule`, `weft simulate` and `weft plan` make: figures agree by construction.
     m_study = std::move(*result.study);
-    m_figures.sequential_us = m_study->reference_ideal_us;
-    m_figures.ideal_us = m_study->ideal_makespan_us;
-    m_figures.speedup = m_study->ideal_speedup();
-    if (m_study->prediction) {
-      const core::Prediction& p = *m_study->prediction;
-      m_figures.predicted_us = p.makespan_us;
-      m_figures.predicted_sequential_us = p.sequential_us();
-      m_figures.speedup_vs_graph = p.speedup_vs_graph;
-      m_figures.speedup_vs_eager = p.speedup_vs_eager;
-      m_predicted = {p.timeline, p.sequential_eager, p.sequential_graph};
-    }
+    takePredictionFigures(*m_study);
     if (m_study->memory) {
       m_figures.arena_bytes = m_study->memory->arena_bytes();
       m_figures.sequential_arena_bytes = m_study->memory->reference_arena_bytes();

@@ -10,42 +10,59 @@ core::StudyOptions studio_study_options(std::size_t nodes, core::LaunchMode mode
   core::StudyOptions options;
   options.mode = mode;
   options.counterfactuals = false;  // the verdict's extra simulations: `weft simulate` has them
-  const bool live = nodes <= kLiveStudyNodes;
-  options.predict = live;
-  options.memory = live;
-  options.memory_options.growth = live;
+  const bool plan = nodes <= kLiveStudyNodes;
+  options.predict = true;
+  options.memory = plan;
+  options.memory_options.growth = plan;
   return options;
 }
 
 StudyResult run_study(const StudyRequest& request) {
   const auto start = std::chrono::steady_clock::now();
+  const auto elapsed_ms = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
   StudyResult result;
   result.generation = request.generation;
   result.model = request.model;
   const core::Graph& graph = *request.graph;
   core::StudyOptions options = studio_study_options(graph.node_count(), request.mode);
   if (request.cancel) options.cancelled = [cancel = request.cancel] { return cancel->load(std::memory_order_relaxed); };
+  if (request.on_prediction)
+    options.on_prediction = [&](const core::ScheduleStudy& study) {
+      StudyResult partial;
+      partial.generation = request.generation;
+      partial.model = request.model;
+      partial.partial = true;
+      partial.study = study;
+      partial.ms = elapsed_ms();
+      request.on_prediction(std::move(partial));
+    };
 
-  result.reference = request.reference;
-  if (!result.reference || (options.memory && !result.reference->plan)) {
-    auto reference = std::make_shared<StudyReference>();
-    reference->schedule = result.reference ? result.reference->schedule : core::reference_schedule(graph);
-    if (options.memory) {
-      // The plan every later edit compares against: the studies' planning, as `weft plan` does it.
-      auto plan = core::study_plan(graph, reference->schedule, options.memory_options.planner, options.memory_options.plan);
-      if (plan) reference->plan = std::move(*plan);
-    }
-    result.reference = std::move(reference);
+  // The reference schedule is built once per model; its plan comes from the first memory report
+  // (which plans the reference schedule as `weft plan` does when it is given none).
+  std::shared_ptr<const StudyReference> reference = request.reference;
+  if (!reference) {
+    auto built = std::make_shared<StudyReference>();
+    built->schedule = core::reference_schedule(graph);
+    reference = std::move(built);
   }
-  options.reference = &result.reference->schedule;
-  options.memory_options.reference_plan = result.reference->plan ? &*result.reference->plan : nullptr;
+  options.reference = &reference->schedule;
+  options.memory_options.reference_plan = reference->plan ? &*reference->plan : nullptr;
 
   auto study = core::study_schedule(graph, request.analysis->costs, request.device, request.schedule, options);
-  if (study)
+  if (study) {
+    if (study->memory && !reference->plan) {
+      auto with_plan = std::make_shared<StudyReference>(*reference);
+      with_plan->plan = study->memory->reference_plan;
+      reference = std::move(with_plan);
+    }
     result.study = std::move(*study);
-  else
+  } else {
     result.error = study.error().message;
-  result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  result.reference = std::move(reference);
+  result.ms = elapsed_ms();
   return result;
 }
 

@@ -63,6 +63,8 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   connect(doc, &StudioDocument::modelChanged, this, [this] { m_merge_gain.reset(); });
   connect(doc, &StudioDocument::studyChanged, this, &SummaryPanel::updateMergeGain);
   connect(doc, &StudioDocument::studyChanged, this, &SummaryPanel::refresh);
+  connect(doc, &StudioDocument::predictionChanged, this, &SummaryPanel::updateMergeGain);
+  connect(doc, &StudioDocument::predictionChanged, this, &SummaryPanel::refresh);
   updateAdvice();
   refresh();
 }
@@ -147,11 +149,18 @@ void SummaryPanel::refresh() {
     if (f.speedup_vs_graph >= 0) add(tr("vs seq. graph"), studied(tr("%1×").arg(f.speedup_vs_graph, 0, 'f', 2)));
     if (f.speedup_vs_eager >= 0) add(tr("vs seq. eager"), studied(tr("%1×").arg(f.speedup_vs_eager, 0, 'f', 2)));
   }
+  // The arena follows the prediction (the memory report is planned after it): greyed until then.
+  const auto planned = [&f](const QString& v) {
+    return f.stale || f.memory_stale ? QString("<span style='color:gray'>%1</span>").arg(v) : v;
+  };
   if (f.arena_bytes >= 0) {
-    add(tr("arena"), studied(format_bytes(f.arena_bytes)));
-    if (f.price_of_concurrency >= 0) add(tr("price of concurrency"), studied(tr("%1×").arg(f.price_of_concurrency, 0, 'f', 2)));
+    add(tr("arena"), planned(format_bytes(f.arena_bytes)));
+    if (f.price_of_concurrency >= 0) add(tr("price of concurrency"), planned(tr("%1×").arg(f.price_of_concurrency, 0, 'f', 2)));
   }
-  if (f.stale) add(tr("<i>re-studying</i>"), tr("<i>…</i>"));
+  if (f.stale)
+    add(tr("<i>re-studying</i>"), tr("<i>…</i>"));
+  else if (f.memory_stale && m_doc->studyPending())
+    add(tr("<i>re-planning the arena</i>"), tr("<i>…</i>"));
   add(tr("work"), tr("%1&nbsp;µs").arg(an.critical.work_us, 0, 'f', 1));
   add(tr("span"), tr("%1&nbsp;µs").arg(an.critical.span_us, 0, 'f', 1));
   add(tr("work / span"), QString::number(an.critical.parallelism(), 'f', 2));

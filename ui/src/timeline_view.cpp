@@ -54,6 +54,7 @@ TimelineView::TimelineView(StudioDocument* doc, QWidget* parent) : QAbstractScro
   });
   connect(doc, &StudioDocument::scheduleChanged, this, &TimelineView::rebuild);
   connect(doc, &StudioDocument::studyChanged, this, &TimelineView::rebuild);
+  connect(doc, &StudioDocument::predictionChanged, this, &TimelineView::rebuild);
   connect(doc, &StudioDocument::runsChanged, this, &TimelineView::rebuild);
   connect(doc, &StudioDocument::selectionChanged, viewport(), qOverload<>(&QWidget::update));
   rebuild();
@@ -101,10 +102,12 @@ void TimelineView::rebuild() {
     for (const core::Timeline& r : m_doc->runs()) add(r);
     add_predicted(1);
     add_predicted(2);
-    if (m_doc->predictedRuns().empty() && m_doc->studyPending())
+    if (m_doc->predictedRuns().empty() && m_doc->predictionPending())
       m_note = tr("Predicting…");
+    else if (m_doc->predictedRuns().empty() && !m_doc->studyError().isEmpty())
+      m_note = tr("No prediction: %1").arg(m_doc->studyError());
     else if (m_doc->predictedRuns().empty())
-      m_note = tr("No live prediction for this model (too large to simulate on every edit, or no device rates).");
+      m_note = tr("No live prediction: the device has no compute and bandwidth rates to simulate with.");
   }
   m_track_top.clear();
   int y = 0;

@@ -250,30 +250,32 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   push_sample(tl.compute_use, now, 0);
   push_sample(tl.bandwidth_use, now, 0);
 
-  if (options.plan) {
-    // Arena bytes in use: a tensor is allocated when its producer starts and freed when its last
-    // reader ends (its producer, if nobody reads it). Frees sort before allocations at one instant.
-    const MemoryPlan& plan = *options.plan;
-    std::vector<std::pair<double, double>> deltas;
-    for (std::size_t t = 0; t < graph.tensor_count() && t < plan.offset.size(); ++t) {
-      if (plan.offset[t] == kNotPlanned) continue;
-      const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-      if (tensor.producer == kNoNode) continue;
-      const double bytes = static_cast<double>(t < plan.size.size() && plan.size[t] > 0 ? plan.size[t] : std::max<std::int64_t>(0, tensor.bytes()));
-      double free_at = tl.items[idx(tensor.producer)].end_us;
-      for (NodeId c : tensor.consumers) free_at = std::max(free_at, tl.items[idx(c)].end_us);
-      deltas.emplace_back(tl.items[idx(tensor.producer)].start_us, bytes);
-      deltas.emplace_back(free_at, -bytes);
-    }
-    std::sort(deltas.begin(), deltas.end());
-    double live = 0;
-    tl.arena_bytes.push_back({0, 0});
-    for (const auto& [t, d] : deltas) {
-      live += d;
-      push_sample(tl.arena_bytes, t, std::max(0.0, live));
-    }
-  }
+  if (options.plan) add_arena_counter(graph, *options.plan, tl);
   return tl;
+}
+
+void add_arena_counter(const Graph& graph, const MemoryPlan& plan, Timeline& tl) {
+  // Arena bytes in use: a tensor is allocated when its producer starts and freed when its last
+  // reader ends (its producer, if nobody reads it). Frees sort before allocations at one instant.
+  tl.arena_bytes.clear();
+  std::vector<std::pair<double, double>> deltas;
+  for (std::size_t t = 0; t < graph.tensor_count() && t < plan.offset.size(); ++t) {
+    if (plan.offset[t] == kNotPlanned) continue;
+    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
+    if (tensor.producer == kNoNode) continue;
+    const double bytes = static_cast<double>(t < plan.size.size() && plan.size[t] > 0 ? plan.size[t] : std::max<std::int64_t>(0, tensor.bytes()));
+    double free_at = tl.items[idx(tensor.producer)].end_us;
+    for (NodeId c : tensor.consumers) free_at = std::max(free_at, tl.items[idx(c)].end_us);
+    deltas.emplace_back(tl.items[idx(tensor.producer)].start_us, bytes);
+    deltas.emplace_back(free_at, -bytes);
+  }
+  std::sort(deltas.begin(), deltas.end());
+  double live = 0;
+  tl.arena_bytes.push_back({0, 0});
+  for (const auto& [t, d] : deltas) {
+    live += d;
+    push_sample(tl.arena_bytes, t, std::max(0.0, live));
+  }
 }
 
 std::string_view launch_mode_name(LaunchMode mode) { return mode == LaunchMode::Graph ? "graph" : "eager"; }

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "weft/core/execution_order.h"
+#include "weft/core/simulator.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/sync.h"
@@ -40,24 +41,29 @@ Expected<ScheduleStudy> study(const Graph& graph, const CostTable& costs, const 
   s.event_host_us = event_host_cost_us(s.schedule, device);
   s.cross_stream_edges = cross_stream_edges(graph, order);
   const auto stop = [&] { return options.cancelled && options.cancelled(); };
-  if (options.memory) {
-    if (stop()) return cancelled(std::move(s));
-    WEFT_TRY_ASSIGN(s.memory, memory_report(graph, order, reference_order, options.memory_options));
-  }
+  // The prediction first: it does not depend on the plan (only the arena counter on its timeline
+  // does, added below), and it is what an edit in the studio waits for.
   if (options.predict && can_simulate(device)) {
     if (stop()) return cancelled(std::move(s));
     PredictOptions p;
     p.mode = options.mode;
     p.counterfactuals = options.counterfactuals;
-    p.plan = s.memory ? &s.memory->plan : nullptr;
     WEFT_TRY_ASSIGN(s.prediction, predict(graph, order, reference_order, costs, device, p));
-    const MemoryReportOptions& m = options.memory_options;
-    if (s.memory && m.growth && !m.timeline && !m.reference_timeline) {
-      // Growth over time along the runs just predicted: the memory view's time axis.
-      if (stop()) return cancelled(std::move(s));
-      const Prediction& pr = *s.prediction;
-      WEFT_TRY(add_growth_over_time(graph, s.schedule, reference, *s.memory, &pr.timeline,
-                                    options.mode == LaunchMode::Graph ? &pr.sequential_graph : &pr.sequential_eager));
+    if (options.on_prediction && options.memory) options.on_prediction(s);
+  }
+  if (options.memory) {
+    if (stop()) return cancelled(std::move(s));
+    WEFT_TRY_ASSIGN(s.memory, memory_report(graph, order, reference_order, options.memory_options));
+    if (s.prediction) {
+      add_arena_counter(graph, s.memory->plan, s.prediction->timeline);
+      const MemoryReportOptions& m = options.memory_options;
+      if (m.growth && !m.timeline && !m.reference_timeline) {
+        // Growth over time along the runs just predicted: the memory view's time axis.
+        if (stop()) return cancelled(std::move(s));
+        const Prediction& pr = *s.prediction;
+        WEFT_TRY(add_growth_over_time(graph, s.schedule, reference, *s.memory, &pr.timeline,
+                                      options.mode == LaunchMode::Graph ? &pr.sequential_graph : &pr.sequential_eager));
+      }
     }
   }
   return s;

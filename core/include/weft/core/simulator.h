@@ -78,6 +78,11 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
 Timeline simulate(const Graph& graph, const ExecutionOrder& order, const CostTable& costs, const DeviceSpec& device,
                   const SimOptions& options = {});
 
+/// Sets `timeline.arena_bytes` (what SimOptions::plan does during simulate()): the bytes of `plan`
+/// in use over the timeline's time, a tensor from its producer's start to its last reader's end.
+/// `timeline` is a simulated run of `graph` (items in node-id order). O(V + E + T log T).
+void add_arena_counter(const Graph& graph, const MemoryPlan& plan, Timeline& timeline);
+
 /// How the host launches a schedule: one launch per node (eager) or one CUDA Graph replay.
 enum class LaunchMode : std::uint8_t { Eager, Graph };
 /// "eager" / "graph".

@@ -60,6 +60,9 @@ struct ScheduleFigures {
   double ideal_us = 0;       ///< ideal makespan of the current schedule
   double speedup = 1;        ///< core::ScheduleStudy::ideal_speedup(): sequential / ideal, of the study
   bool stale = false;        ///< the fields below (and sequential_us, speedup) describe an earlier schedule
+  /// The arena fields (arena_bytes, sequential_arena_bytes, price_of_concurrency) describe an
+  /// earlier schedule: the prediction has arrived, the memory report is still being planned.
+  bool memory_stale = false;
   // Predicted by the simulator and the memory planner; < 0 when not computed (no device
   // rates, or a model too large to re-plan on every edit).
   double predicted_us = -1;             ///< simulated makespan of the current schedule
@@ -142,12 +145,13 @@ class StudioDocument : public QObject {
   void clearRuns();
 
   /// Simulated timelines under the current cost model, from the latest study (see
-  /// studyPending): [0] the current schedule (kind Predicted), [1] the reference schedule with a
-  /// launch per node (BaselineEager), [2] the same as one CUDA Graph (BaselineGraph). Empty above
-  /// kLiveStudyNodes or without device rates.
+  /// predictionPending): [0] the current schedule (kind Predicted), [1] the reference schedule with a
+  /// launch per node (BaselineEager), [2] the same as one CUDA Graph (BaselineGraph). Empty
+  /// without device rates.
   const std::vector<core::Timeline>& predictedRuns() const { return m_predicted; }
   /// The latest study (figures, prediction, memory report with growth), when one has arrived.
-  /// While studyPending() it is the previous schedule's.
+  /// While predictionPending() it is the previous schedule's; after the prediction and while
+  /// studyPending() it is the current schedule's without its memory report (being planned).
   const std::optional<core::ScheduleStudy>& study() const { return m_study; }
   /// Why the latest study failed (empty when it did not).
   const QString& studyError() const { return m_study_error; }
@@ -158,6 +162,9 @@ class StudioDocument : public QObject {
   // most one study runs per document.
   /// True from an edit until its study is applied (studyChanged).
   bool studyPending() const { return m_study_pending; }
+  /// True from an edit until its prediction is applied (predictionChanged, or studyChanged when
+  /// the whole study arrives at once). The prediction comes first, the memory report after it.
+  bool predictionPending() const { return m_prediction_pending; }
   /// Blocks until the current schedule's study is applied (tests, exports that must match the
   /// schedule); returns at once when none is pending. Emits studyChanged as usual.
   void waitForStudy();
@@ -194,6 +201,10 @@ class StudioDocument : public QObject {
   void costsChanged();
   /// A study arrived: figures(), predictedRuns() and study() describe the current schedule.
   void studyChanged();
+  /// The current schedule's prediction arrived ahead of its memory report: figures() (but the
+  /// arena ones, memory_stale), predictedRuns() and study()->prediction describe it; studyChanged
+  /// follows with the memory report.
+  void predictionChanged();
 
  private:
   friend class ScheduleCommand;
@@ -206,6 +217,9 @@ class StudioDocument : public QObject {
   void launchStudy();
   void takeStudy();
   void applyStudy(StudyResult result);
+  void applyPrediction(StudyResult result);
+  /// The study's prediction into figures and predictedRuns.
+  void takePredictionFigures(const core::ScheduleStudy& study);
 
   std::shared_ptr<const core::Graph> m_graph;
   std::shared_ptr<const core::AnalysisReport> m_analysis;
@@ -228,6 +242,7 @@ class StudioDocument : public QObject {
   std::uint64_t m_model_serial = 0;  ///< bumped by every model
   bool m_job_running = false;      ///< m_study_watcher's future has a result not yet taken
   bool m_study_pending = false;
+  bool m_prediction_pending = false;
   std::shared_ptr<std::atomic<bool>> m_cancel;  ///< the running job's stop flag
   double m_last_study_ms = 0;
   int m_studies_applied = 0;

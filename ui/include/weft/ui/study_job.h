@@ -5,6 +5,7 @@
 // latest edit's result.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,8 +19,9 @@
 
 namespace weft::ui {
 
-/// Up to this many nodes every edit is re-predicted and re-planned (in a worker); above, the
-/// figures are the ideal makespans only (`weft simulate` and `weft plan` give the rest).
+/// Every edit is re-predicted (in a worker) at any size; up to this many nodes it is also
+/// re-planned (the memory report, after the prediction), above the arena figures are left to
+/// `weft plan`.
 inline constexpr std::size_t kLiveStudyNodes = 5000;
 
 /// What the studies of one model share: the reference schedule (core::reference_schedule) and,
@@ -29,6 +31,8 @@ struct StudyReference {
   core::Schedule schedule;
   std::optional<core::MemoryPlan> plan;
 };
+
+struct StudyResult;
 
 struct StudyRequest {
   std::uint64_t generation = 0;  ///< the document's edit counter when asked (echoed in the result)
@@ -42,6 +46,10 @@ struct StudyRequest {
   /// Set by the document when a newer edit supersedes this request: the study stops at its next
   /// stage. Optional.
   std::shared_ptr<const std::atomic<bool>> cancel;
+  /// When set and the study plans memory, called from the worker as soon as the prediction
+  /// exists, before the memory report: a result with `partial` set (the study without its memory
+  /// report). The complete result is still returned. Optional.
+  std::function<void(StudyResult)> on_prediction;
 };
 
 struct StudyResult {
@@ -51,6 +59,9 @@ struct StudyResult {
   std::optional<core::ScheduleStudy> study;         ///< absent on error; `cancelled` when stopped
   std::string error;                                ///< why there is no study
   double ms = 0;                                    ///< wall time in the worker
+  /// The prediction stage of the study (StudyRequest::on_prediction): `study` has no memory
+  /// report yet and its predicted timeline no arena counter; the complete result follows.
+  bool partial = false;
 };
 
 /// The studio's study options for a graph of `nodes`: prediction in `mode` without the

@@ -19,6 +19,8 @@
 
 namespace weft::core {
 
+struct ScheduleStudy;
+
 struct StudyOptions {
   LaunchMode mode = LaunchMode::Eager;  ///< the launch mode predictions are made in
   bool predict = true;                  ///< simulate (needs device rates; skipped without them)
@@ -32,6 +34,13 @@ struct StudyOptions {
   /// Asked between stages (memory report, prediction, growth); true stops the study early with
   /// ScheduleStudy::cancelled set (a newer edit superseded it). Optional.
   std::function<bool()> cancelled;
+  /// Called once the prediction (and every figure but the memory report) exists, before the
+  /// memory report is planned, on the thread running the study: the study so far, `memory`
+  /// empty. The prediction it carries is the final one but for the arena counter on its timeline,
+  /// which the memory plan adds afterwards. The studio shows an edit's prediction from it while
+  /// the arena is re-planned. Called only when a memory report follows (`memory`), not when the
+  /// study predicts nothing or is cancelled first.
+  std::function<void(const ScheduleStudy&)> on_prediction;
 };
 
 struct ScheduleStudy {
@@ -49,8 +58,9 @@ struct ScheduleStudy {
 /// True when `device` has the rates the simulator needs (peak FP32 and memory bandwidth).
 bool can_simulate(const DeviceSpec& device);
 
-/// Studies `schedule` (validated first: errors are InvalidInput naming the problem). The memory
-/// report's plan is given to the prediction (arena counter on its timeline). The schedule's
+/// Studies `schedule` (validated first: errors are InvalidInput naming the problem): the figures,
+/// the prediction, then the memory report, whose plan adds the arena counter to the predicted
+/// timeline (add_arena_counter). The schedule's
 /// execution order (built by validation) and the reference's are built once each and read by
 /// every pass (ideal makespans, memory report, prediction). Cost: O((V + E)·S) for the orders
 /// and figures, plus predict() and memory_report() when asked.
