@@ -13,6 +13,8 @@
 
 #include "ui_test_support.h"
 #include "weft/ui/stream_colors.h"
+#include "weft/ui/synthetic_model.h"
+#include "weft/core/sync.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/timeline_view.h"
 
@@ -66,6 +68,7 @@ class TestTimelineView : public QObject {
   void wheelZoomsAtCursorAndDragPans();
   void shiftDragSelectsRangeAndClickSelectsNode();
   void arrowsToggle();
+  void crowdedArrowsWaitForZoom();
   void predictionFollowsEdits();
   void documentRunReplacesThePredictionWithItsIdentity();
   void tooltipNamesTheNode();
@@ -377,6 +380,40 @@ void TestTimelineView::arrowsToggle() {
   view.arrowsAction()->setChecked(false);
   view.viewport()->grab();
   QCOMPARE(view.lastPaint().arrows, 0);
+}
+
+void TestTimelineView::crowdedArrowsWaitForZoom() {
+  // 5k nodes on 4 random streams: thousands of events. Fitted, they would cover the items, so
+  // none is drawn (the count is said) but the selection's; zoomed in, every one in view is.
+  auto graph = weft::ui::make_synthetic_graph(5000, 7);
+  QVERIFY(graph);
+  auto loaded = weft::test::make_loaded(std::move(*graph), {});
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, 4, 3);
+  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
+  const std::size_t events = loaded.schedule.events.size();
+  QVERIFY(events > static_cast<std::size_t>(TimelineView::kMaxArrows));
+  StudioDocument doc;
+  doc.setModel(std::move(loaded));
+  doc.waitForStudy();
+  TimelineView view(&doc);
+  view.resize(1200, 600);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.fit();
+  view.viewport()->grab();
+  QCOMPARE(view.lastPaint().arrows, 0);
+  QVERIFY(view.lastPaint().hidden_arrows > TimelineView::kMaxArrows);
+  const weft::core::Event e = doc.schedule().events.front();
+  doc.setSelection({e.from});
+  view.viewport()->grab();
+  QVERIFY(view.lastPaint().arrows >= 1);  // the selected node's event, crowded or not
+  QVERIFY(view.lastPaint().hidden_arrows > 0);
+  doc.setSelection({});
+  const double end = view.axis().extent();
+  view.setVisibleRange(0, end / 200);
+  view.viewport()->grab();
+  QVERIFY(view.lastPaint().arrows > 0);
+  QCOMPARE(view.lastPaint().hidden_arrows, 0);
 }
 
 void TestTimelineView::predictionFollowsEdits() {

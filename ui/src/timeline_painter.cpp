@@ -134,6 +134,12 @@ void TimelinePainter::paintArrows() {
     for (std::size_t i = 0; i < track.run.items.size(); ++i)
       if (track.run.items[i].node >= 0 && static_cast<std::size_t>(track.run.items[i].node) < index.size())
         index[static_cast<std::size_t>(track.run.items[i].node)] = i;
+    // The arrows in view first: past kMaxArrows only the selection's are drawn.
+    struct Arrow {
+      QPointF from, to;
+      bool hot;
+    };
+    std::vector<Arrow> arrows;
     for (const core::Event& e : track.run.events) {
       if (e.from < 0 || e.to < 0 || static_cast<std::size_t>(e.from) >= index.size() || static_cast<std::size_t>(e.to) >= index.size())
         continue;
@@ -145,10 +151,19 @@ void TimelinePainter::paintArrows() {
       const QPointF from(v.viewX(ia.end_us), v.rowTop(t, ia.stream) + kRowHeight / 2.0);
       const QPointF to(v.viewX(ib.start_us), v.rowTop(t, ib.stream) + kRowHeight / 2.0);
       if (std::max(from.y(), to.y()) < kRulerHeight || std::min(from.y(), to.y()) > h) continue;
+      arrows.push_back({from, to, v.m_doc->isSelected(e.from) || v.m_doc->isSelected(e.to)});
+    }
+    const bool crowded = static_cast<int>(arrows.size()) > TimelineView::kMaxArrows;
+    for (const Arrow& arrow_at : arrows) {
+      const bool hot = arrow_at.hot;
+      if (crowded && !hot) {
+        ++m_stats.hidden_arrows;
+        continue;
+      }
+      const QPointF from = arrow_at.from, to = arrow_at.to;
       QPainterPath path(from);
       const double dx = std::clamp((to.x() - from.x()) / 2, 4.0, 40.0);
       path.cubicTo(from + QPointF(dx, 0), to - QPointF(dx, 0), to);
-      const bool hot = v.m_doc->isSelected(e.from) || v.m_doc->isSelected(e.to);
       p.setPen(QPen(hot ? selection_color() : arrow, hot ? 1.6 : 0.9));
       p.setBrush(Qt::NoBrush);
       p.drawPath(path);
@@ -159,6 +174,17 @@ void TimelinePainter::paintArrows() {
       p.drawPolygon(head);
       ++m_stats.arrows;
     }
+  }
+  if (m_stats.hidden_arrows > 0) {
+    // Said where the arrows would be: over the ruler's right end.
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.setFont(small);
+    const QString note = TimelineView::tr("%1 event arrows in view: zoom in to draw them").arg(m_stats.hidden_arrows);
+    const QFontMetrics fm(small);
+    const QRect box(w - fm.horizontalAdvance(note) - 14, kRulerHeight + 2, fm.horizontalAdvance(note) + 10, fm.height() + 4);
+    p.fillRect(box, pal.toolTipBase());
+    p.setPen(pal.color(QPalette::ToolTipText));
+    p.drawText(box, Qt::AlignCenter, note);
   }
   p.setRenderHint(QPainter::Antialiasing, false);
   p.setBrush(Qt::NoBrush);
@@ -238,7 +264,7 @@ void TimelinePainter::paintLabels() {
                    .arg(study->prediction->speedup_vs_eager, 0, 'f', 2)
                    .arg(study->prediction->speedup_vs_graph, 0, 'f', 2);
       // An edit's prediction runs in the worker: until it arrives this is the previous schedule's.
-      if (v.m_doc->studyPending()) title += TimelineView::tr(" · previous schedule, updating…");
+      if (v.m_doc->predictionPending()) title += TimelineView::tr(" · previous schedule, updating…");
     }
     p.setFont(bold);
     p.setPen(pal.color(QPalette::WindowText));
