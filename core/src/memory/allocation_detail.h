@@ -8,6 +8,7 @@
 #include <random>
 #include <span>
 #include <utility>
+#include <string>
 #include <vector>
 
 #include "weft/core/allocation_problem.h"
@@ -76,6 +77,13 @@ class Decoder {
   std::vector<std::pair<std::int64_t, std::int64_t>> m_busy, m_busy_best;
   std::vector<std::uint64_t> m_keys, m_slots;
 };
+
+/// The interval sweep (planner "sweep"): blocks in start order, each freed after its end, best
+/// fit among the free ranges else at the top. Valid whenever every conflict is an overlap of
+/// [start, end] (conflicts_omitted problems). O(B log B).
+Placement sweep_placement(const AllocationProblem& p);
+/// Empty when no two blocks whose [start, end] overlap share bytes, else which two do. O(B log B).
+std::string check_interval_placement(const AllocationProblem& p, const Placement& placement);
 
 /// Orders used by the named planners.
 std::vector<std::int32_t> order_by_size(const AllocationProblem& p);

@@ -154,6 +154,21 @@ bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, T
   return true;
 }
 
+// How many pairs of closed ranges overlap, without listing them: at each start, the ranges
+// started before it and not yet ended. O(B log B).
+std::int64_t overlap_pairs(std::span<const std::int64_t> start, std::span<const std::int64_t> end) {
+  std::vector<std::int64_t> starts(start.begin(), start.end()), ends(end.begin(), end.end());
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
+  std::int64_t pairs = 0;
+  std::size_t ended = 0;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    while (ended < ends.size() && ends[ended] < starts[i]) ++ended;
+    pairs += static_cast<std::int64_t>(i - ended);  // started earlier (or tied, counted once) and still live
+  }
+  return pairs;
+}
+
 std::vector<std::int64_t> positions(const Graph& graph, std::span<const NodeId> order) {
   std::vector<std::int64_t> pos(graph.node_count(), -1);
   for (std::size_t i = 0; i < order.size(); ++i) pos[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
@@ -166,8 +181,13 @@ Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> ord
   WEFT_CHECK(order.size() == graph.node_count());
   Liveness live = planned_blocks(graph, options);
   set_positions(graph, live, positions(graph, order));
-  live.problem.conflicts = detail::interval_conflicts(live.problem.start, live.problem.end);
   live.problem.conflicts_are_overlaps = true;
+  const std::int64_t pairs = overlap_pairs(live.problem.start, live.problem.end);
+  if (options.max_conflict_pairs > 0 && pairs > options.max_conflict_pairs) {
+    live.problem.omitted_conflict_pairs = pairs;  // the ranges are exact: the sweep plans them
+    return live;
+  }
+  live.problem.conflicts = detail::interval_conflicts(live.problem.start, live.problem.end);
   return live;
 }
 
@@ -237,6 +257,50 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
         spans.push_back({static_cast<std::int32_t>(a), static_cast<std::int32_t>(s), static_cast<std::int32_t>(from),
                          static_cast<std::int32_t>(to)});
     }
+  }
+  std::int64_t pairs = static_cast<std::int64_t>(view_pairs.size());
+  for (const Span& span : spans) pairs += span.to - span.from;
+  if (options.max_conflict_pairs > 0 && pairs > options.max_conflict_pairs) {
+    // Too many to list. Each block's range ends instead at the last position (in the schedule's
+    // linear order) of a node that is not strictly after all its accesses: a block that starts
+    // later is produced after every one of them, on every stream, so only blocks whose ranges
+    // overlap may be live at once. A superset of the conflicts, planned by the sweep.
+    // Any linear extension of happens-before gives valid ranges; the tightest here orders nodes
+    // by their depth in it (ties in the topological order): a node that nothing waits for does
+    // not then sit at the end of the order and stretch every range to it, as it may in the
+    // topological order (a short stream's last node on a weakly synchronised schedule).
+    live.problem.omitted_conflict_pairs = pairs;
+    std::vector<std::int64_t> depth(graph.node_count(), 0);
+    for (NodeId v : order)
+      for (NodeId w : clocks.successors(v))
+        depth[static_cast<std::size_t>(w)] = std::max(depth[static_cast<std::size_t>(w)], depth[static_cast<std::size_t>(v)] + 1);
+    std::vector<NodeId> by_depth(order.begin(), order.end());
+    std::stable_sort(by_depth.begin(), by_depth.end(),
+                     [&](NodeId x, NodeId y) { return depth[static_cast<std::size_t>(x)] < depth[static_cast<std::size_t>(y)]; });
+    const std::vector<std::int64_t> pos = positions(graph, by_depth);
+    set_positions(graph, live, pos);
+    std::vector<NodeId> accesses;
+    for (std::size_t a = 0; a < b; ++a) {
+      const TensorId t = live.tensors[a];
+      accesses = tensor_readers(graph, t);
+      if (accesses.empty() || !graph.tensor(t).views.empty()) {
+        const auto w = tensor_writers(graph, t);
+        accesses.insert(accesses.end(), w.begin(), w.end());
+      }
+      need.assign(streams, -1);
+      for (NodeId r : accesses) {
+        auto& slot = need[static_cast<std::size_t>(clocks.stream_of(r))];
+        slot = std::max(slot, clocks.index(r));
+      }
+      std::int64_t end = live.problem.end[a];
+      for (std::size_t s = 0; s < streams; ++s) {
+        std::int32_t f = clocks.first_reaching(s, need);
+        if (static_cast<std::size_t>(f) < clocks.stream(s).size() && need[s] == f) ++f;
+        if (f > 0) end = std::max(end, pos[static_cast<std::size_t>(clocks.stream(s)[static_cast<std::size_t>(f - 1)])]);
+      }
+      live.problem.end[a] = end;
+    }
+    return live;
   }
   live.problem.conflicts = detail::symmetric_lists(b, [&](auto&& add) {
     for (const auto& [x, y] : view_pairs) add(x, y);

@@ -59,6 +59,12 @@ std::pair<Placement, Placement> exact_and_best(const AllocationProblem& problem,
 
 Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_view planner, const PlanOptions& options,
                                  std::int64_t lower_bound) {
+  if (problem.conflicts_omitted()) {
+    // Too many conflicts to list: whichever planner was asked for, only the sweep applies.
+    Placement out = detail::sweep_placement(problem);
+    WEFT_CHECK(check_placement(problem, out));
+    return out;
+  }
   detail::Decoder decoder(problem);
   Placement out;
   if (planner == "greedy-by-size") {
@@ -83,7 +89,7 @@ namespace {
 MemoryPlan to_plan(const Graph& graph, const Liveness& liveness, std::string_view planner, const PlanOptions& options,
                    const Placement& placement) {
   MemoryPlan plan;
-  plan.planner = std::string(planner);
+  plan.planner = placement.planner == "sweep" ? placement.planner : std::string(planner);
   plan.alignment = options.alignment;
   plan.outputs_in_arena = options.outputs_in_arena;
   plan.arena_bytes = placement.arena_bytes;
@@ -108,6 +114,12 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, s
 
 std::vector<Placement> place_blocks_all(const AllocationProblem& problem, const PlanOptions& options,
                                         std::int64_t lower_bound) {
+  if (problem.conflicts_omitted()) {
+    // Too many conflicts to list (AllocationProblem::omitted_conflict_pairs): the sweep alone.
+    Placement sweep = detail::sweep_placement(problem);
+    WEFT_CHECK(check_placement(problem, sweep));
+    return {std::move(sweep)};
+  }
   // The three greedy planners are three of the six decodings `exact` and `best` start from (each
   // order by first and best fit), and `best` starts from `exact`'s result: each is computed once.
   detail::Decoder decoder(problem);

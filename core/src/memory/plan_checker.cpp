@@ -23,6 +23,7 @@ Status check_placement(const AllocationProblem& problem, const Placement& placem
                                                  " is not aligned to " + std::to_string(problem.alignment));
     if (off + problem.size[b] > placement.arena_bytes)
       return make_error(ErrorKind::Internal, "block " + std::to_string(b) + " ends past the arena");
+    if (problem.conflicts_omitted()) continue;  // checked below by overlapping ranges
     for (std::int32_t c : problem.conflicts[b]) {
       const auto uc = static_cast<std::size_t>(c);
       if (uc <= b) continue;
@@ -33,6 +34,9 @@ Status check_placement(const AllocationProblem& problem, const Placement& placem
                                                    " conflict but overlap in the arena");
     }
   }
+  if (problem.conflicts_omitted())
+    if (std::string clash = detail::check_interval_placement(problem, placement); !clash.empty())
+      return make_error(ErrorKind::Internal, clash);
   return {};
 }
 
@@ -78,6 +82,20 @@ Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryP
                                                      name(v.view_of) + " at " + std::to_string(want));
     if (want != kNotPlanned && plan.offset[i] + std::max<std::int64_t>(v.bytes(), 0) > plan.offset[p] + plan.size[p])
       return make_error(ErrorKind::InvalidInput, "view " + name(static_cast<TensorId>(i)) + " ends past its parent " + name(v.view_of));
+  }
+  if (live.problem.conflicts_omitted()) {
+    // Too many pairs to list: the plan must keep apart every two tensors whose conservative live
+    // ranges overlap (Liveness), which covers every pair that may be live at once.
+    Placement placement;
+    placement.arena_bytes = plan.arena_bytes;
+    for (TensorId t : live.tensors) placement.offset.push_back(plan.offset[static_cast<std::size_t>(t)]);
+    AllocationProblem ranges = live.problem;
+    for (std::size_t b = 0; b < live.tensors.size(); ++b) ranges.size[b] = plan.size[static_cast<std::size_t>(live.tensors[b])];
+    if (std::string clash = detail::check_interval_placement(ranges, placement); !clash.empty())
+      return make_error(ErrorKind::InvalidInput, "under this schedule's conservative live ranges (" +
+                                                     std::to_string(live.problem.omitted_conflict_pairs) +
+                                                     " tensor pairs may be live at once, too many to test one by one): " + clash);
+    return {};
   }
   for (std::size_t b = 0; b < live.tensors.size(); ++b) {
     const auto ta = static_cast<std::size_t>(live.tensors[b]);

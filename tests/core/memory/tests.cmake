@@ -8,3 +8,4 @@ weft_add_test(test_memory_exact_slow SOURCES memory/test_exact_slow.cpp LABELS c
 # Every MiniMalloc instance against the 1.10 goal at the default budget: runs in the ci preset,
 # labelled slow so the sanitizer presets skip it (minutes under ASan/TSan).
 weft_add_test(test_minimalloc_goal SOURCES memory/test_minimalloc_goal.cpp LABELS core slow)
+weft_add_test(test_memory_dense_liveness SOURCES memory/test_dense_liveness.cpp LABELS core)

@@ -23,6 +23,12 @@ struct PlanOptions {
   /// seeds only.
   double search_ms = 1000;
   std::uint64_t seed = 1;  ///< the search's random seed (results are deterministic for a seed)
+  /// Most conflicting block pairs a liveness lists. A weakly synchronised schedule of a large
+  /// model can leave most tensor pairs possibly live at once (cp-list on 8 streams of a 100k
+  /// operator layered graph: about a billion pairs, 12 GB); past this many the liveness lists
+  /// none and gives every block a conservative live range instead (Liveness, "sweep" planner).
+  /// 0: no limit.
+  std::int64_t max_conflict_pairs = 32'000'000;
 };
 
 /// Blocks to place in one arena. Two blocks that conflict may not share bytes. start/end is a
@@ -36,6 +42,12 @@ struct AllocationProblem {
   /// True when conflicts are exactly the overlaps of [start, end] (one stream, raw intervals):
   /// the exact skyline search and the interval bound apply.
   bool conflicts_are_overlaps = false;
+  /// Set (to the number of conflicting pairs) when they were too many to list
+  /// (PlanOptions::max_conflict_pairs): `conflicts` is empty and any two blocks whose [start, end]
+  /// overlap must be kept apart, which covers every real conflict (exactly them when
+  /// conflicts_are_overlaps). Only the interval sweep (planner "sweep") places such a problem.
+  std::int64_t omitted_conflict_pairs = 0;
+  bool conflicts_omitted() const { return omitted_conflict_pairs > 0; }
   std::size_t block_count() const { return size.size(); }
 };
 

@@ -1,0 +1,148 @@
+// Liveness too dense to list (PlanOptions::max_conflict_pairs): the conflicts are counted, not
+// listed; every block gets a conservative live range and the sweep plans them. A plan made that
+// way passes the exact check (an independent, listed liveness) on real models, strategies and a
+// micro-batch split with views: the ranges cover every pair that may be live at once.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "weft/core/cost_model.h"
+#include "weft/core/execution_order.h"
+#include "weft/core/liveness.h"
+#include "weft/core/memory_planner.h"
+#include "weft/core/micro_batch.h"
+#include "weft/core/onnx_import.h"
+#include "weft/core/plan_checker.h"
+#include "weft/core/strategies.h"
+#include "weft/core/study/memory_report.h"
+
+using namespace weft;
+
+namespace {
+
+core::Graph load(const std::string& name) {
+  core::ImportOptions o;
+  o.dims = {{"batch", 2}};
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx", o);
+  if (!g) {
+    ADD_FAILURE() << g.error().message;
+    std::abort();
+  }
+  return std::move(*g);
+}
+
+// Listed pairs of a liveness (each once).
+std::int64_t listed_pairs(const core::Liveness& live) {
+  std::int64_t n = 0;
+  for (const auto& list : live.problem.conflicts) n += static_cast<std::int64_t>(list.size());
+  return n / 2;
+}
+
+void expect_sweep_plan_is_valid(const core::Graph& g, const core::Schedule& schedule, const std::string& what) {
+  SCOPED_TRACE(what);
+  auto order = core::ExecutionOrder::build(g, schedule);
+  ASSERT_TRUE(order) << order.error().message;
+  const core::Liveness exact = core::compute_liveness(g, *order);
+  ASSERT_FALSE(exact.problem.conflicts_omitted());
+  core::PlanOptions dense;
+  dense.max_conflict_pairs = 1;
+  const core::Liveness counted = core::compute_liveness(g, *order, dense);
+  if (listed_pairs(exact) <= 1) return;  // nothing to omit
+  ASSERT_TRUE(counted.problem.conflicts_omitted());
+  EXPECT_EQ(counted.problem.omitted_conflict_pairs, listed_pairs(exact));  // counted exactly
+  EXPECT_TRUE(counted.problem.conflicts.empty());
+  EXPECT_EQ(counted.problem.conflicts_are_overlaps, order->stream_count() <= 1);
+  // Each range still spans at least its producer through its last reader (in the order of the
+  // ranges, by depth in happens-before for several streams).
+  for (std::size_t b = 0; b < counted.tensors.size(); ++b) EXPECT_LE(counted.problem.start[b], counted.problem.end[b]);
+
+  auto plans = core::plan_memory_all(g, counted, dense, 0);
+  ASSERT_TRUE(plans) << plans.error().message;
+  ASSERT_EQ(plans->size(), 1u);
+  const core::MemoryPlan& plan = plans->front();
+  EXPECT_EQ(plan.planner, "sweep");
+  auto ok = core::check_plan(g, *order, plan);  // the exact, listed liveness
+  EXPECT_TRUE(ok) << ok.error().message;
+  const auto bound = core::concurrent_lower_bound(g, *order, dense);
+  EXPECT_GE(plan.arena_bytes, bound.bytes);
+  EXPECT_LE(plan.arena_bytes, core::plan_no_reuse(g, dense.alignment, false).arena_bytes);
+
+  // The study's pipeline takes the same path: one planner, the sweep.
+  auto studied = core::study_plan(g, *order, core::kReferencePlanner, dense);
+  ASSERT_TRUE(studied) << studied.error().message;
+  EXPECT_EQ(studied->planner, "sweep");
+  EXPECT_EQ(studied->arena_bytes, plan.arena_bytes);
+  // A planner asked for by name gets the sweep too (nothing else can place such a problem).
+  auto named = core::plan_memory(g, counted, "exact", dense, 0);
+  ASSERT_TRUE(named) << named.error().message;
+  EXPECT_EQ(named->planner, "sweep");
+}
+
+}  // namespace
+
+TEST(DenseLiveness, SweepPlansPassTheExactCheck) {
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device);
+  for (const char* name : {"randwire_ws", "googlenet", "transformer4h", "inception_v3"}) {
+    const core::Graph g = load(name);
+    const core::CostTable costs = core::estimate_costs(g, *device);
+    for (const char* strategy : {"sequential", "level-rr", "chains", "cp-list"}) {
+      core::StrategyOptions so;
+      so.cuda_graph = true;  // many streams, few merges
+      auto schedule = core::make_schedule(strategy, g, costs, *device, so);
+      ASSERT_TRUE(schedule) << schedule.error().message;
+      expect_sweep_plan_is_valid(g, *schedule, std::string(name) + " " + strategy);
+    }
+  }
+}
+
+TEST(DenseLiveness, SplitModelsViewsStayInsideTheirParents) {
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device);
+  const core::Graph g = load("randwire_ws");  // batch 2
+  auto split = core::split_batch(g, 2);
+  ASSERT_TRUE(split) << split.error().message;
+  ASSERT_GT(split->node_count(), g.node_count());
+  const core::CostTable costs = core::estimate_costs(*split, *device);
+  auto schedule = core::make_schedule("split-overlap", *split, costs, *device, {});
+  ASSERT_TRUE(schedule) << schedule.error().message;
+  ASSERT_GT(schedule->stream_count(), 1u);
+  expect_sweep_plan_is_valid(*split, *schedule, "randwire_ws split 2");
+  // With outputs in the arena the split output is one block with several writers (its views).
+  auto order = core::ExecutionOrder::build(*split, *schedule);
+  ASSERT_TRUE(order);
+  core::PlanOptions dense;
+  dense.max_conflict_pairs = 1;
+  dense.outputs_in_arena = true;
+  const core::Liveness counted = core::compute_liveness(*split, *order, dense);
+  ASSERT_TRUE(counted.problem.conflicts_omitted());
+  auto plans = core::plan_memory_all(*split, counted, dense, 0);
+  ASSERT_TRUE(plans);
+  auto ok = core::check_plan(*split, *order, plans->front());
+  EXPECT_TRUE(ok) << ok.error().message;
+}
+
+TEST(DenseLiveness, IntervalCheckFindsOverlaps) {
+  // Three ranges, 0 and 1 overlapping in time: a placement sharing their bytes is refused, one
+  // sharing 0's bytes with 2 (disjoint in time) is not.
+  core::AllocationProblem p;
+  p.size = {64, 64, 64};
+  p.start = {0, 1, 5};
+  p.end = {3, 4, 6};
+  p.alignment = 64;
+  p.omitted_conflict_pairs = 1;
+  core::Placement bad;
+  bad.offset = {0, 0, 64};
+  bad.arena_bytes = 128;
+  auto refused = core::check_placement(p, bad);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("blocks 1 and 0"), std::string::npos) << refused.error().message;
+  core::Placement good;
+  good.offset = {0, 64, 0};
+  good.arena_bytes = 128;
+  EXPECT_TRUE(core::check_placement(p, good));
+  auto swept = core::place_blocks(p, "greedy-by-size", {}, 0);
+  ASSERT_TRUE(swept);
+  EXPECT_EQ(swept->planner, "sweep");
+  EXPECT_EQ(swept->arena_bytes, 128);  // 2 reuses 0's bytes
+}
