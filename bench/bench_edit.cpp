@@ -72,11 +72,13 @@ const Case& cached_case(const benchmark::State& state) {
   return *slot;
 }
 
-void BM_MoveAndStudy(benchmark::State& state) {
+// Random valid moves, each followed by the study with `memory` (the memory report) or without.
+void move_and_study(benchmark::State& state, bool memory) {
   const Case& c = cached_case(state);
   core::StudyOptions options;
   options.mode = core::LaunchMode::Graph;
   options.counterfactuals = false;
+  options.memory = memory;
   options.memory_options.reference_plan = &c.reference_plan;
   std::size_t k = 0;
   for (auto _ : state) {
@@ -94,29 +96,13 @@ void BM_MoveAndStudy(benchmark::State& state) {
   state.counters["streams"] = static_cast<double>(c.schedule.stream_count());
 }
 
+void BM_MoveAndStudy(benchmark::State& state) { move_and_study(state, true); }
+
 // The studio's first stage after an edit: the move, then the study up to its prediction (ideal
 // makespans, the prediction beside both baselines), which the studio shows while the memory
 // report is planned (StudyOptions::on_prediction). The move, re-validation, re-synchronisation
 // and re-prediction of issue 16's one-frame goal; BM_MoveAndStudy adds the re-plan.
-void BM_MoveAndPredict(benchmark::State& state) {
-  const Case& c = cached_case(state);
-  core::StudyOptions options;
-  options.mode = core::LaunchMode::Graph;
-  options.counterfactuals = false;
-  options.memory = false;
-  std::size_t k = 0;
-  for (auto _ : state) {
-    const Move& m = c.moves[k++ % c.moves.size()];
-    auto edited = core::move_node(c.graph, c.schedule, m.node, m.stream, m.position);
-    auto study = core::study_schedule(c.graph, c.costs, c.device, std::move(*edited), options);
-    if (!study) {
-      state.SkipWithError(study.error().message.c_str());
-      return;
-    }
-    benchmark::DoNotOptimize(study);
-  }
-  state.counters["nodes"] = static_cast<double>(c.graph.node_count());
-}
+void BM_MoveAndPredict(benchmark::State& state) { move_and_study(state, false); }
 
 // The move alone: re-synchronised (minimal events) and re-validated.
 void BM_Move(benchmark::State& state) {

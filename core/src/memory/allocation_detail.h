@@ -85,6 +85,11 @@ Placement sweep_placement(const AllocationProblem& p);
 /// Empty when no two blocks whose [start, end] overlap share bytes, else which two do. O(B log B).
 std::string check_interval_placement(const AllocationProblem& p, const Placement& placement);
 
+/// Tensor a is dead-before tensor b under the order's clocks: every access of a (its readers, or
+/// its writers when it has none; every writer and reader for the parent of views) happens
+/// strictly before every writer of b. O(accesses of a · writers of b).
+bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, TensorId b);
+
 /// Orders used by the named planners.
 std::vector<std::int32_t> order_by_size(const AllocationProblem& p);
 std::vector<std::int32_t> order_by_breadth(const AllocationProblem& p);

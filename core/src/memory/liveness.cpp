@@ -94,6 +94,20 @@ std::vector<std::int32_t> dead_from(const Graph& graph, const ExecutionOrder& cl
   return first;
 }
 
+// a is dead-before b: every access of a happens strictly before every write of b. For the parent
+// of views, its accesses are all its views' writers and readers. O(accesses of a · writers of b).
+bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, TensorId b) {
+  std::vector<NodeId> access = tensor_readers(graph, a);
+  if (access.empty() || !graph.tensor(a).views.empty()) {
+    const auto w = tensor_writers(graph, a);
+    access.insert(access.end(), w.begin(), w.end());
+  }
+  for (NodeId w : tensor_writers(graph, b))
+    for (NodeId r : access)
+      if (!clocks.before(r, w)) return false;
+  return true;
+}
+
 }  // namespace detail
 
 namespace {
@@ -140,19 +154,6 @@ void set_positions(const Graph& graph, Liveness& live, const std::vector<std::in
   }
 }
 
-// a is dead-before b: every access of a happens strictly before every write of b. For the parent
-// of views, its accesses are all its views' writers and readers. O(accesses of a · writers of b).
-bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, TensorId b) {
-  std::vector<NodeId> access = tensor_readers(graph, a);
-  if (access.empty() || !graph.tensor(a).views.empty()) {
-    const auto w = tensor_writers(graph, a);
-    access.insert(access.end(), w.begin(), w.end());
-  }
-  for (NodeId w : tensor_writers(graph, b))
-    for (NodeId r : access)
-      if (!clocks.before(r, w)) return false;
-  return true;
-}
 
 // How many pairs of closed ranges overlap, without listing them: at each start, the ranges
 // started before it and not yet ended. O(B log B).
@@ -239,8 +240,8 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
     if (multi_writer(a)) {
       for (std::size_t c = 0; c < b; ++c) {
         if (c == a || (multi_writer(c) && c < a)) continue;
-        if (dead_before(graph, clocks, live.tensors[a], live.tensors[c]) ||
-            dead_before(graph, clocks, live.tensors[c], live.tensors[a]))
+        if (detail::dead_before(graph, clocks, live.tensors[a], live.tensors[c]) ||
+            detail::dead_before(graph, clocks, live.tensors[c], live.tensors[a]))
           continue;
         view_pairs.emplace_back(static_cast<std::int32_t>(a), static_cast<std::int32_t>(c));
       }

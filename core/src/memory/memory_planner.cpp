@@ -61,6 +61,7 @@ Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_v
                                  std::int64_t lower_bound) {
   if (problem.conflicts_omitted()) {
     // Too many conflicts to list: whichever planner was asked for, only the sweep applies.
+    if (!planner.empty()) WEFT_TRY(check_planner(planner));
     Placement out = detail::sweep_placement(problem);
     WEFT_CHECK(check_placement(problem, out));
     return out;

@@ -148,7 +148,16 @@ class Fitter {
     if (top.size() > kFocusTensors / 2) top.resize(kFocusTensors / 2);
     std::vector<std::pair<TensorId, TensorId>> out;
     for (std::int32_t i : top) {
-      std::vector<std::int32_t> near = live.problem.conflicts[static_cast<std::size_t>(i)];
+      std::vector<std::int32_t> near;
+      if (live.problem.conflicts_omitted()) {
+        // Too many to list: the blocks whose conservative ranges overlap this one's (a superset).
+        const auto ui = static_cast<std::size_t>(i);
+        for (std::size_t j = 0; j < live.tensors.size(); ++j)
+          if (j != ui && live.problem.start[j] <= live.problem.end[ui] && live.problem.start[ui] <= live.problem.end[j])
+            near.push_back(static_cast<std::int32_t>(j));
+      } else {
+        near = live.problem.conflicts[static_cast<std::size_t>(i)];
+      }
       std::stable_sort(near.begin(), near.end(), [&](std::int32_t x, std::int32_t y) { return block_size(x) > block_size(y); });
       if (near.size() > kNeighbours) near.resize(kNeighbours);
       const TensorId a = live.tensors[static_cast<std::size_t>(i)];

@@ -14,6 +14,7 @@
 #include "weft/core/onnx_import.h"
 #include "weft/core/plan_checker.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"
 
 using namespace weft;
@@ -63,6 +64,29 @@ void expect_sweep_plan_is_valid(const core::Graph& g, const core::Schedule& sche
   EXPECT_EQ(plan.planner, "sweep");
   auto ok = core::check_plan(g, *order, plan);  // the exact, listed liveness
   EXPECT_TRUE(ok) << ok.error().message;
+  ok = core::check_plan(g, *order, plan, 1);  // the same verdict without listing
+  EXPECT_TRUE(ok) << ok.error().message;
+
+  // A listed planner's plan reuses bytes the conservative ranges would keep apart: the unlisted
+  // check still accepts it (it tests those pairs by the clocks), and refuses it once two tensors
+  // that may be live at once are made to share bytes.
+  auto listed = core::study_plan(g, *order);
+  ASSERT_TRUE(listed) << listed.error().message;
+  ok = core::check_plan(g, *order, *listed, 1);
+  EXPECT_TRUE(ok) << ok.error().message;
+  bool broke = false;
+  for (std::size_t b = 0; b < exact.tensors.size() && !broke; ++b)
+    for (std::int32_t c : exact.problem.conflicts[b]) {
+      core::MemoryPlan bad = *listed;
+      bad.offset[static_cast<std::size_t>(exact.tensors[static_cast<std::size_t>(c)])] =
+          bad.offset[static_cast<std::size_t>(exact.tensors[b])];
+      auto refused = core::check_plan(g, *order, bad, 1);
+      ASSERT_FALSE(refused);
+      EXPECT_NE(refused.error().message.find("may be live at once"), std::string::npos) << refused.error().message;
+      broke = true;
+      break;
+    }
+  EXPECT_TRUE(broke);
   const auto bound = core::concurrent_lower_bound(g, *order, dense);
   EXPECT_GE(plan.arena_bytes, bound.bytes);
   EXPECT_LE(plan.arena_bytes, core::plan_no_reuse(g, dense.alignment, false).arena_bytes);
@@ -145,4 +169,35 @@ TEST(DenseLiveness, IntervalCheckFindsOverlaps) {
   ASSERT_TRUE(swept);
   EXPECT_EQ(swept->planner, "sweep");
   EXPECT_EQ(swept->arena_bytes, 128);  // 2 reuses 0's bytes
+}
+
+TEST(DenseLiveness, BudgetFitsWithoutListedConflicts) {
+  // A budget between the concurrent bound and the sweep's arena: the fit serialises pairs chosen
+  // from the overlapping ranges (there is no list to choose them from) and, when it fits, its plan
+  // passes the exact check; it never reads a list that is not there.
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device);
+  const core::Graph g = load("randwire_ws");
+  const core::CostTable costs = core::estimate_costs(g, *device);
+  core::StrategyOptions so;
+  so.cuda_graph = true;
+  auto schedule = core::make_schedule("cp-list", g, costs, *device, so);
+  ASSERT_TRUE(schedule);
+  core::BudgetOptions options;
+  options.plan.max_conflict_pairs = 1;
+  auto swept = core::study_plan(g, *schedule, core::kReferencePlanner, options.plan);
+  ASSERT_TRUE(swept);
+  ASSERT_EQ(swept->planner, "sweep");
+  auto bound = core::concurrent_lower_bound(g, *schedule, options.plan);
+  ASSERT_TRUE(bound);
+  ASSERT_LT(bound->bytes, swept->arena_bytes);
+  options.budget_bytes = (bound->bytes + swept->arena_bytes) / 2;
+  auto fit = core::fit_memory_budget(g, costs, *device, *schedule, options);
+  if (fit) {
+    EXPECT_LE(fit->plan.arena_bytes, options.budget_bytes);
+    auto ok = core::check_plan(g, fit->schedule, fit->plan);
+    EXPECT_TRUE(ok) << ok.error().message;
+  } else {
+    EXPECT_FALSE(fit.error().message.empty());
+  }
 }

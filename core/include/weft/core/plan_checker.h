@@ -17,7 +17,11 @@ Status check_placement(const AllocationProblem& problem, const Placement& placem
 /// (conflict = neither dead-before the other under the schedule's happens-before).
 /// The error names the two tensors (or the unplaced one).
 Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan);
-/// The same under an execution order already built (with clocks: build or validate).
-Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan);
+/// The same under an execution order already built (with clocks: build or validate). Past
+/// `max_conflict_pairs` possibly concurrent pairs (0: no limit) they are not listed: the check
+/// sweeps the liveness's conservative ranges and tests by the clocks only the pairs that also share
+/// bytes, with the same verdicts.
+Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan,
+                  std::int64_t max_conflict_pairs = PlanOptions{}.max_conflict_pairs);
 
 }  // namespace weft::core

@@ -64,11 +64,12 @@ class TimelineView : public QAbstractScrollArea {
     int merged_blocks = 0;
     int merged_items = 0;
     int arrows = 0;
-    /// Event arrows in view but not drawn: more than kMaxArrows are in view (zoom in to see
-    /// them); those of selected nodes are drawn all the same.
+    /// Event arrows in view but not drawn: more than kMaxArrows of one run are in view (zoom in
+    /// to see them); those of selected nodes are drawn all the same.
     int hidden_arrows = 0;
   };
-  /// At most this many event arrows are drawn at once: past it they would cover the items.
+  /// At most this many event arrows of one run are drawn at once: past it they would cover the
+  /// items.
   static constexpr int kMaxArrows = 2000;
   const PaintStats& lastPaint() const { return m_paint; }
 
