@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "ui_test_support.h"
+#include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/main_window.h"
 
@@ -36,7 +37,32 @@ class TestLanesView : public QObject {
   void deadlockingDragIsRefused();
   void rubberBandThenMultiDrag();
   void uniformWidthsKeepOrder();
+  void viewOpenedAfterTheModel();
 };
+
+void TestLanesView::viewOpenedAfterTheModel() {
+  // A lanes view made for a document that already holds a model lays it out at once (it used
+  // to wait for the next model or schedule change and crashed painting before it).
+  StudioDocument doc;
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  LanesView lanes(&doc);
+  lanes.resize(900, 300);
+  lanes.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&lanes));
+  lanes.viewport()->grab();
+  const QRect box = lanes.nodeRect(5);
+  QVERIFY(lanes.viewport()->rect().contains(box.center()));
+  QCOMPARE(lanes.laneAt(box.center().y()), 1);
+  // The graph view too: laid out and fitted, a click on a node's centre finds it.
+  weft::ui::GraphView graph(&doc);
+  graph.resize(600, 400);
+  graph.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&graph));
+  graph.grab();
+  QVERIFY(graph.nodeWorldRect(5).isValid());
+  QCOMPARE(graph.find("n5"), 1);  // centres on it
+  QCOMPARE(graph.nodeAt(QPointF(graph.width() / 2.0, graph.height() / 2.0)), NodeId{5});
+}
 
 void TestLanesView::dragToOtherLaneThenCtrlZ() {
   // In the real window so Ctrl+Z goes through the Edit menu's shortcut.

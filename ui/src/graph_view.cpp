@@ -43,6 +43,12 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   });
   connect(doc, &StudioDocument::scheduleChanged, this, qOverload<>(&QWidget::update));
   connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
+  // A document that already holds a model (a view opened after loading) is laid out now.
+  if (doc->hasModel()) {
+    relayout();
+    m_fit_pending = true;
+    fit();
+  }
 }
 
 void GraphView::relayout() {

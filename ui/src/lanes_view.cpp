@@ -40,6 +40,7 @@ LanesView::LanesView(StudioDocument* doc, QWidget* parent) : QAbstractScrollArea
   });
   connect(doc, &StudioDocument::scheduleChanged, this, &LanesView::relayout);
   connect(doc, &StudioDocument::selectionChanged, viewport(), qOverload<>(&QWidget::update));
+  relayout();  // a document that already holds a model (a view opened after loading)
 }
 
 void LanesView::setWidthMode(WidthMode mode) {
