@@ -93,25 +93,32 @@ Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& o
                                      const MemoryReportOptions& options) {
   if (options.plan.alignment <= 0)
     return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
+  const auto stopped = [&] { return options.cancelled && options.cancelled(); };
+  const Error cancelled{ErrorKind::Runtime, "cancelled"};
   MemoryReport r;
   r.options = options.plan;
+  if (stopped()) return cancelled;
   r.bound = concurrent_lower_bound(graph, order, options.plan);
+  if (stopped()) return cancelled;
   WEFT_TRY_ASSIGN(r.plan, study_plan(graph, order, options.planner, options.plan, r.bound.bytes, &r.planners,
                                      options.verify));
   for (std::int64_t o : r.plan.offset) r.planned_tensors += o != kNotPlanned ? 1 : 0;
 
   const Schedule& reference = reference_order.schedule();
+  if (stopped()) return cancelled;
   if (options.reference_plan) {
     r.reference_plan = *options.reference_plan;
   } else {
     WEFT_TRY_ASSIGN(r.reference_plan,
                     study_plan(graph, reference_order, options.planner, options.plan, -1, nullptr, options.verify));
   }
+  if (stopped()) return cancelled;
   r.linear_bound_bytes = reference.streams.empty() ? 0 : linear_lower_bound(graph, reference.streams[0], options.plan);
   r.file_order_linear_bound_bytes = linear_lower_bound(graph, graph.topo_order(), options.plan);
   r.no_reuse_bytes = plan_no_reuse(graph, options.plan.alignment, options.plan.outputs_in_arena).arena_bytes;
 
   if (options.growth) {
+    if (stopped()) return cancelled;
     WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, order, r.plan));
     WEFT_TRY_ASSIGN(r.reference_growth, memory_growth(graph, reference_order, r.reference_plan));
     WEFT_TRY(add_growth_over_time(graph, order.schedule(), reference, r, options.timeline, options.reference_timeline));

@@ -53,7 +53,14 @@ Expected<ScheduleStudy> study(const Graph& graph, const CostTable& costs, const 
   }
   if (options.memory) {
     if (stop()) return cancelled(std::move(s));
-    WEFT_TRY_ASSIGN(s.memory, memory_report(graph, order, reference_order, options.memory_options));
+    MemoryReportOptions memory_options = options.memory_options;
+    memory_options.cancelled = options.cancelled;  // stages of the report are long on large models
+    auto report = memory_report(graph, order, reference_order, memory_options);
+    if (!report) {
+      if (stop()) return cancelled(std::move(s));
+      return report.error();
+    }
+    s.memory = std::move(*report);
     if (s.prediction) {
       add_arena_counter(graph, s.memory->plan, s.prediction->timeline);
       const MemoryReportOptions& m = options.memory_options;

@@ -113,3 +113,25 @@ TEST(ScheduleStudy, NoEarlyCallWithoutAMemoryReportOrWhenCancelled) {
   EXPECT_EQ(calls, 0);
   EXPECT_FALSE(study->prediction);
 }
+
+TEST(ScheduleStudy, ANewerEditStopsTheMemoryReport) {
+  // Cancelled once the prediction is out (as a newer edit in the studio does): the memory report
+  // stops at its next stage and the study comes back cancelled, with its prediction, no memory.
+  const Model m = load("randwire_ws");
+  const core::Schedule schedule = core::make_schedule("cp-list", m.graph, m.costs, m.device, {}).value();
+  bool superseded = false;
+  core::StudyOptions options;
+  options.cancelled = [&] { return superseded; };
+  options.on_prediction = [&](const core::ScheduleStudy&) { superseded = true; };
+  auto study = core::study_schedule(m.graph, m.costs, m.device, schedule, options);
+  ASSERT_TRUE(study) << study.error().message;
+  EXPECT_TRUE(study->cancelled);
+  EXPECT_TRUE(study->prediction);
+  EXPECT_FALSE(study->memory);
+  // The report itself, asked to stop, says so.
+  core::MemoryReportOptions stop;
+  stop.cancelled = [] { return true; };
+  auto report = core::memory_report(m.graph, schedule, stop);
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().message, "cancelled");
+}

@@ -20,9 +20,9 @@
 namespace weft::ui {
 
 /// Every edit is re-predicted (in a worker) at any size; up to this many nodes it is also
-/// re-planned (the memory report, after the prediction), above the arena figures are left to
-/// `weft plan`.
-inline constexpr std::size_t kLiveStudyNodes = 5000;
+/// re-planned (the memory report, after the prediction; a newer edit stops it between its
+/// stages), above the arena figures are left to `weft plan`.
+inline constexpr std::size_t kLiveStudyNodes = 100'000;
 
 /// What the studies of one model share: the reference schedule (core::reference_schedule) and,
 /// for live-sized models, its plan under the studies' planning. Built by the first study of a

@@ -3,6 +3,7 @@
 // arena with the same planning, the bounds, growth along the run and the price of concurrency.
 // `weft plan`, `weft schedule`, `weft simulate` and the studio's memory view all read it.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct MemoryReportOptions {
   /// reference_schedule(graph), when the caller already has it (else it is built here). Not read
   /// by the memory_report() that takes execution orders.
   const Schedule* reference = nullptr;
+  /// Polled between the report's stages (bound, plan, the reference's plan, linear bounds,
+  /// growth; optional): true stops it with a Runtime error "cancelled" (a newer edit in the studio).
+  std::function<bool()> cancelled;
 };
 
 /// One planner's arena for the schedule.
