@@ -216,6 +216,8 @@ void StudioDocument::applyPrediction(StudyResult result) {
 }
 
 void StudioDocument::applyStudy(StudyResult result) {
+  // No early prediction of this schedule was applied, or the study failed and takes it back.
+  const bool prediction_new = m_prediction_pending || !result.study;
   m_study_pending = false;
   m_prediction_pending = false;
   m_last_study_ms = result.ms;
@@ -238,6 +240,7 @@ void StudioDocument::applyStudy(StudyResult result) {
   } else {
     m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
   }
+  if (prediction_new) emit predictionChanged();
   emit studyChanged();
 }
 

@@ -61,8 +61,8 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::refresh);
   connect(doc, &StudioDocument::scheduleChanged, this, &SummaryPanel::refresh);
   connect(doc, &StudioDocument::modelChanged, this, [this] { m_merge_gain.reset(); });
-  connect(doc, &StudioDocument::studyChanged, this, &SummaryPanel::updateMergeGain);
   connect(doc, &StudioDocument::studyChanged, this, &SummaryPanel::refresh);
+  // The merge gain simulates the unmerged model twice on this thread: once per prediction.
   connect(doc, &StudioDocument::predictionChanged, this, &SummaryPanel::updateMergeGain);
   connect(doc, &StudioDocument::predictionChanged, this, &SummaryPanel::refresh);
   updateAdvice();

@@ -28,6 +28,9 @@ std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::i
 /// O(S² log V).
 std::vector<std::int32_t> dead_from(const Graph& graph, const ExecutionOrder& clocks, const Tensor& tensor,
                                     std::vector<std::int32_t>& need);
+/// The same frontier, of any set of accesses (the parent of views: its writers and readers).
+std::vector<std::int32_t> dead_from(const ExecutionOrder& clocks, std::span<const NodeId> accesses,
+                                    std::vector<std::int32_t>& need);
 
 enum class Fit : std::uint8_t { First, Best };
 
@@ -82,6 +85,8 @@ class Decoder {
 /// fit among the free ranges else at the top. Valid whenever every conflict is an overlap of
 /// [start, end] (conflicts_omitted problems). O(B log B).
 Placement sweep_placement(const AllocationProblem& p);
+/// Block indices sorted by (key, index), e.g. by start or by end. O(B log B).
+std::vector<std::int32_t> blocks_by(std::span<const std::int64_t> key);
 /// Empty when no two blocks whose [start, end] overlap share bytes, else which two do. O(B log B).
 std::string check_interval_placement(const AllocationProblem& p, const Placement& placement);
 

@@ -74,15 +74,19 @@ std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::i
 
 std::vector<std::int32_t> dead_from(const Graph& graph, const ExecutionOrder& clocks, const Tensor& tensor,
                                     std::vector<std::int32_t>& need) {
+  (void)graph;
+  if (tensor.consumers.empty()) return dead_from(clocks, std::span<const NodeId>(&tensor.producer, 1), need);
+  return dead_from(clocks, std::span<const NodeId>(tensor.consumers), need);
+}
+
+std::vector<std::int32_t> dead_from(const ExecutionOrder& clocks, std::span<const NodeId> accesses,
+                                    std::vector<std::int32_t>& need) {
   const std::size_t streams = clocks.stream_count();
   need.assign(streams, -1);
-  const auto note = [&](NodeId r) {
+  for (NodeId r : accesses) {
     auto& slot = need[static_cast<std::size_t>(clocks.stream_of(r))];
     slot = std::max(slot, clocks.index(r));
-  };
-  if (tensor.consumers.empty()) note(tensor.producer);
-  for (NodeId r : tensor.consumers) note(r);
-  (void)graph;
+  }
   std::vector<std::int32_t> first(streams);
   for (std::size_t s = 0; s < streams; ++s) {
     std::int32_t f = clocks.first_reaching(s, need);
@@ -288,17 +292,11 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
         const auto w = tensor_writers(graph, t);
         accesses.insert(accesses.end(), w.begin(), w.end());
       }
-      need.assign(streams, -1);
-      for (NodeId r : accesses) {
-        auto& slot = need[static_cast<std::size_t>(clocks.stream_of(r))];
-        slot = std::max(slot, clocks.index(r));
-      }
+      const auto frontier = detail::dead_from(clocks, accesses, need);
       std::int64_t end = live.problem.end[a];
-      for (std::size_t s = 0; s < streams; ++s) {
-        std::int32_t f = clocks.first_reaching(s, need);
-        if (static_cast<std::size_t>(f) < clocks.stream(s).size() && need[s] == f) ++f;
-        if (f > 0) end = std::max(end, pos[static_cast<std::size_t>(clocks.stream(s)[static_cast<std::size_t>(f - 1)])]);
-      }
+      for (std::size_t s = 0; s < streams; ++s)
+        if (frontier[s] > 0)
+          end = std::max(end, pos[static_cast<std::size_t>(clocks.stream(s)[static_cast<std::size_t>(frontier[s] - 1)])]);
       live.problem.end[a] = end;
     }
     return live;

@@ -93,20 +93,18 @@ Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryP
     // listed planner's has only the byte reuses it chose.
     const std::size_t n = live.tensors.size();
     const auto tensor_of = [&](std::size_t b) { return static_cast<std::size_t>(live.tensors[b]); };
-    std::vector<std::size_t> by_start(n), by_end(n);
-    for (std::size_t b = 0; b < n; ++b) by_start[b] = by_end[b] = b;
     const auto& start = live.problem.start;
     const auto& end = live.problem.end;
-    std::sort(by_start.begin(), by_start.end(), [&](std::size_t x, std::size_t y) { return start[x] != start[y] ? start[x] < start[y] : x < y; });
-    std::sort(by_end.begin(), by_end.end(), [&](std::size_t x, std::size_t y) { return end[x] != end[y] ? end[x] < end[y] : x < y; });
+    const std::vector<std::int32_t> by_start = detail::blocks_by(start), by_end = detail::blocks_by(end);
     std::int64_t max_size = 0;
     for (std::size_t b = 0; b < n; ++b) max_size = std::max(max_size, plan.size[tensor_of(b)]);
     std::multimap<std::int64_t, std::size_t> active;  // offset -> block, ranges live at the sweep point
     std::vector<std::multimap<std::int64_t, std::size_t>::iterator> where(n, active.end());
     std::size_t ended = 0;
-    for (std::size_t b : by_start) {
-      while (ended < n && end[by_end[ended]] < start[b]) {
-        const std::size_t e = by_end[ended++];
+    for (const std::int32_t block : by_start) {
+      const auto b = static_cast<std::size_t>(block);
+      while (ended < n && end[static_cast<std::size_t>(by_end[ended])] < start[b]) {
+        const auto e = static_cast<std::size_t>(by_end[ended++]);
         if (where[e] != active.end()) active.erase(std::exchange(where[e], active.end()));
       }
       const std::int64_t lo = plan.offset[tensor_of(b)], hi = lo + plan.size[tensor_of(b)];

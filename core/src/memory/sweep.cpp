@@ -11,20 +11,27 @@
 
 namespace weft::core::detail {
 
+std::vector<std::int32_t> blocks_by(std::span<const std::int64_t> key) {
+  std::vector<std::int32_t> order(key.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+    const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+    return key[ua] != key[ub] ? key[ua] < key[ub] : a < b;
+  });
+  return order;
+}
+
 Placement sweep_placement(const AllocationProblem& p) {
   const std::size_t n = p.block_count();
-  std::vector<std::int32_t> by_start(n), by_end(n);
+  std::vector<std::int32_t> by_start(n);
   std::iota(by_start.begin(), by_start.end(), 0);
-  std::iota(by_end.begin(), by_end.end(), 0);
+  const std::vector<std::int32_t> by_end = blocks_by(p.end);
   const auto u = [](std::int32_t b) { return static_cast<std::size_t>(b); };
   // Larger blocks first among those starting together: they take the better-fitting ranges.
   std::sort(by_start.begin(), by_start.end(), [&](std::int32_t a, std::int32_t b) {
     if (p.start[u(a)] != p.start[u(b)]) return p.start[u(a)] < p.start[u(b)];
     if (p.size[u(a)] != p.size[u(b)]) return p.size[u(a)] > p.size[u(b)];
     return a < b;
-  });
-  std::sort(by_end.begin(), by_end.end(), [&](std::int32_t a, std::int32_t b) {
-    return p.end[u(a)] != p.end[u(b)] ? p.end[u(a)] < p.end[u(b)] : a < b;
   });
   Placement out;
   out.planner = "sweep";
@@ -89,15 +96,7 @@ std::string check_interval_placement(const AllocationProblem& p, const Placement
   // so each new block need only be tested against its two neighbours by offset.
   const std::size_t n = p.block_count();
   const auto u = [](std::int32_t b) { return static_cast<std::size_t>(b); };
-  std::vector<std::int32_t> by_start(n), by_end(n);
-  std::iota(by_start.begin(), by_start.end(), 0);
-  std::iota(by_end.begin(), by_end.end(), 0);
-  std::sort(by_start.begin(), by_start.end(), [&](std::int32_t a, std::int32_t b) {
-    return p.start[u(a)] != p.start[u(b)] ? p.start[u(a)] < p.start[u(b)] : a < b;
-  });
-  std::sort(by_end.begin(), by_end.end(), [&](std::int32_t a, std::int32_t b) {
-    return p.end[u(a)] != p.end[u(b)] ? p.end[u(a)] < p.end[u(b)] : a < b;
-  });
+  const std::vector<std::int32_t> by_start = blocks_by(p.start), by_end = blocks_by(p.end);
   std::map<std::int64_t, std::int32_t> live;  // offset -> block
   std::size_t freed = 0;
   for (std::int32_t b : by_start) {

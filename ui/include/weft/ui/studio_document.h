@@ -201,9 +201,9 @@ class StudioDocument : public QObject {
   void costsChanged();
   /// A study arrived: figures(), predictedRuns() and study() describe the current schedule.
   void studyChanged();
-  /// The current schedule's prediction arrived ahead of its memory report: figures() (but the
-  /// arena ones, memory_stale), predictedRuns() and study()->prediction describe it; studyChanged
-  /// follows with the memory report.
+  /// The current schedule's prediction arrived: ahead of its memory report (figures() but the
+  /// arena ones, memory_stale, predictedRuns() and study()->prediction describe it; studyChanged
+  /// follows), or with the whole study (just before studyChanged). Once per schedule.
   void predictionChanged();
 
  private:
