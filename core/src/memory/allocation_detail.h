@@ -22,15 +22,12 @@ namespace weft::core::detail {
 std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::int64_t> start,
                                                           std::span<const std::int64_t> end);
 
-/// The dead-from frontier of a tensor: per stream, the index of the first node that happens
-/// strictly after all its readers (its producer when it has none), or the stream's length. Those
-/// nodes and everything after them are exactly where the tensor is dead. `need` is scratch.
-/// O(S² log V).
-std::vector<std::int32_t> dead_from(const Graph& graph, const ExecutionOrder& clocks, const Tensor& tensor,
-                                    std::vector<std::int32_t>& need);
-/// The same frontier, of any set of accesses (the parent of views: its writers and readers).
-std::vector<std::int32_t> dead_from(const ExecutionOrder& clocks, std::span<const NodeId> accesses,
-                                    std::vector<std::int32_t>& need);
+/// The dead-from frontier of a tensor (one writer): per stream, the index of the first node that
+/// happens strictly after all its readers (its producer when it has none), or the stream's
+/// length, into `out`. Those nodes and everything after them are exactly where the tensor is
+/// dead. Any other set of accesses (the parent of views: its writers and readers):
+/// FirstAfter::after_all. O(readers · S).
+void dead_from(const FirstAfter& after, const Tensor& tensor, std::vector<std::int32_t>& out);
 
 enum class Fit : std::uint8_t { First, Best };
 

@@ -18,7 +18,11 @@ namespace {
 // Dinic's max flow (adjacency in flat arrays).
 class MaxFlow {
  public:
-  explicit MaxFlow(std::size_t vertices) : m_head(vertices, -1), m_level(vertices), m_iter(vertices) {}
+  explicit MaxFlow(std::size_t vertices, std::size_t edges = 0) : m_head(vertices, -1), m_level(vertices), m_iter(vertices) {
+    m_to.reserve(2 * edges);
+    m_next.reserve(2 * edges);
+    m_cap.reserve(2 * edges);
+  }
   /// Adds u → v and its residual twin; returns the forward edge's index.
   std::size_t add_edge(std::size_t u, std::size_t v, std::int64_t cap) {
     const std::size_t e = m_to.size();
@@ -67,7 +71,8 @@ class MaxFlow {
  private:
   bool bfs(std::size_t s, std::size_t t) {
     std::fill(m_level.begin(), m_level.end(), -1);
-    std::vector<std::size_t> queue{s};
+    std::vector<std::size_t>& queue = m_queue;
+    queue.assign(1, s);
     m_level[s] = 0;
     // Levels at or beyond t's cannot lead to t: the search stops there (the augmenting searches
     // then skip those vertices instead of visiting them as dead ends; the same paths are found).
@@ -87,7 +92,8 @@ class MaxFlow {
   // Iterative augmenting-path search along the level graph (recursion could overflow the stack
   // on long chains).
   std::int64_t dfs(std::size_t s, std::size_t t, std::int64_t limit) {
-    std::vector<std::int32_t> path;  // edges
+    std::vector<std::int32_t>& path = m_path;  // edges
+    path.clear();
     std::size_t u = s;
     while (true) {
       if (u == t) {
@@ -124,6 +130,8 @@ class MaxFlow {
   std::vector<std::int64_t> m_cap;
   std::vector<int> m_level;
   std::vector<std::int32_t> m_iter;
+  std::vector<std::size_t> m_queue;  // bfs's, kept between phases
+  std::vector<std::int32_t> m_path;  // dfs's
 };
 
 // The tensors live at the busiest step of `order` (closed [producer, last reader] positions).
@@ -230,8 +238,10 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
   const auto n_in = [&](NodeId v) { return 2 + 2 * b_count + 2 * static_cast<std::size_t>(v); };
   const auto n_out = [&](NodeId v) { return 3 + 2 * b_count + 2 * static_cast<std::size_t>(v); };
   const std::int64_t inf = std::accumulate(weight.begin(), weight.end(), std::int64_t{0}) + 1;
-  MaxFlow flow(2 + 2 * b_count + 2 * v_count);
   const std::size_t streams = clocks.stream_count();
+  std::size_t h_edges = 0;
+  for (std::size_t u = 0; u < v_count; ++u) h_edges += clocks.successors(static_cast<NodeId>(u)).size();
+  MaxFlow flow(2 + 2 * b_count + 2 * v_count, v_count + h_edges + b_count * (4 + streams));
   // Edge ids the initial flow below pushes along: each node's in → out, and its stream-order
   // edge to the next node on its stream.
   std::vector<std::size_t> node_edge(v_count), chain_edge(v_count, 0);
@@ -250,23 +260,40 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
     std::size_t tensor, edge;  // edge: t_out(tensor) → n_in(the frontier node)
     std::int32_t index;        // the frontier node's index on its stream
   };
-  std::vector<std::vector<Entry>> entering(v_count);
-  std::vector<std::vector<std::size_t>> produced(v_count);
+  // Per node, the tensors whose frontier it is (in tensor order) and the tensors it produces:
+  // grouped by node in flat arrays (counting sorts), not a vector per node.
+  std::vector<std::pair<NodeId, Entry>> frontier_entries;
+  frontier_entries.reserve(b_count * streams);
   std::vector<std::size_t> src_edge(b_count), sink_edge(b_count), prod_edge(b_count);
-  std::vector<std::int32_t> need;
+  const FirstAfter after(clocks);
+  std::vector<std::int32_t> frontier;
   for (std::size_t i = 0; i < b_count; ++i) {
     const Tensor& t = graph.tensor(tensors[i]);
     src_edge[i] = flow.add_edge(src, t_out(i), weight[i]);
     sink_edge[i] = flow.add_edge(t_in(i), sink, weight[i]);
     flow.add_edge(t_in(i), t_out(i), inf);
     prod_edge[i] = flow.add_edge(n_in(t.producer), t_in(i), inf);
-    produced[static_cast<std::size_t>(t.producer)].push_back(i);
-    const auto frontier = detail::dead_from(graph, clocks, t, need);
+    detail::dead_from(after, t, frontier);
     for (std::size_t s = 0; s < frontier.size(); ++s)
       if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size()) {
         const NodeId f = clocks.stream(s)[static_cast<std::size_t>(frontier[s])];
-        entering[static_cast<std::size_t>(f)].push_back({i, flow.add_edge(t_out(i), n_in(f), inf), frontier[s]});
+        frontier_entries.push_back({f, {i, flow.add_edge(t_out(i), n_in(f), inf), frontier[s]}});
       }
+  }
+  std::vector<std::uint32_t> entering_begin(v_count + 1, 0), produced_begin(v_count + 1, 0);
+  for (const auto& fe : frontier_entries) ++entering_begin[static_cast<std::size_t>(fe.first) + 1];
+  for (std::size_t i = 0; i < b_count; ++i) ++produced_begin[static_cast<std::size_t>(graph.tensor(tensors[i]).producer) + 1];
+  for (std::size_t v = 0; v < v_count; ++v) {
+    entering_begin[v + 1] += entering_begin[v];
+    produced_begin[v + 1] += produced_begin[v];
+  }
+  std::vector<Entry> entering(frontier_entries.size());
+  std::vector<std::size_t> produced(b_count);
+  {
+    std::vector<std::uint32_t> at(entering_begin.begin(), entering_begin.end() - 1);
+    for (const auto& fe : frontier_entries) entering[at[static_cast<std::size_t>(fe.first)]++] = fe.second;
+    at.assign(produced_begin.begin(), produced_begin.end() - 1);
+    for (std::size_t i = 0; i < b_count; ++i) produced[at[static_cast<std::size_t>(graph.tensor(tensors[i]).producer)]++] = i;
   }
   // Initial flow: along each stream, a tensor's weight enters at its frontier node and serves
   // tensors produced further down that stream (each is dead-after it). Edge flows along the
@@ -281,9 +308,9 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
     const auto ux = static_cast<std::size_t>(x);
     const auto s = static_cast<std::size_t>(clocks.stream_of(x));
     const std::int32_t k = clocks.index(x);
-    for (const Entry& e : entering[ux]) pool[s].push_back(e);
-    for (std::size_t b : produced[ux])
-      while (demand[b] > 0 && !pool[s].empty()) {
+    for (std::uint32_t j = entering_begin[ux]; j < entering_begin[ux + 1]; ++j) pool[s].push_back(entering[j]);
+    for (std::uint32_t j = produced_begin[ux]; j < produced_begin[ux + 1]; ++j)
+      for (const std::size_t b = produced[j]; demand[b] > 0 && !pool[s].empty();) {
         const Entry a = pool[s].back();
         if (supply[a.tensor] == 0) {
           pool[s].pop_back();

@@ -72,30 +72,9 @@ std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::i
   });
 }
 
-std::vector<std::int32_t> dead_from(const Graph& graph, const ExecutionOrder& clocks, const Tensor& tensor,
-                                    std::vector<std::int32_t>& need) {
-  (void)graph;
-  if (tensor.consumers.empty()) return dead_from(clocks, std::span<const NodeId>(&tensor.producer, 1), need);
-  return dead_from(clocks, std::span<const NodeId>(tensor.consumers), need);
-}
-
-std::vector<std::int32_t> dead_from(const ExecutionOrder& clocks, std::span<const NodeId> accesses,
-                                    std::vector<std::int32_t>& need) {
-  const std::size_t streams = clocks.stream_count();
-  need.assign(streams, -1);
-  for (NodeId r : accesses) {
-    auto& slot = need[static_cast<std::size_t>(clocks.stream_of(r))];
-    slot = std::max(slot, clocks.index(r));
-  }
-  std::vector<std::int32_t> first(streams);
-  for (std::size_t s = 0; s < streams; ++s) {
-    std::int32_t f = clocks.first_reaching(s, need);
-    // Only the last reader on stream s (when every other reader happens before it) can reach
-    // `need` itself; it is not strictly after the readers, the next node on the stream is.
-    if (static_cast<std::size_t>(f) < clocks.stream(s).size() && need[s] == f) ++f;
-    first[s] = f;
-  }
-  return first;
+void dead_from(const FirstAfter& after, const Tensor& tensor, std::vector<std::int32_t>& out) {
+  if (tensor.consumers.empty()) return after.after_all(std::span<const NodeId>(&tensor.producer, 1), out);
+  after.after_all(tensor.consumers, out);
 }
 
 // a is dead-before b: every access of a happens strictly before every write of b. For the parent
@@ -230,6 +209,7 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
   for (auto& list : on_stream)
     std::sort(list.begin(), list.end(), [&](std::int32_t x, std::int32_t y) { return key[static_cast<std::size_t>(x)] < key[static_cast<std::size_t>(y)]; });
   std::vector<std::vector<std::int32_t>> index_of(streams);  // per stream list: the producer's stream index
+  const FirstAfter after(clocks);
   for (std::size_t s = 0; s < streams; ++s)
     for (std::int32_t x : on_stream[s]) index_of[s].push_back(clocks.index(graph.tensor(live.tensors[static_cast<std::size_t>(x)]).producer));
 
@@ -239,7 +219,7 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
   };
   std::vector<Span> spans;
   std::vector<std::pair<std::int32_t, std::int32_t>> view_pairs;  // pairs with a view's parent, each once
-  std::vector<std::int32_t> need;
+  std::vector<std::int32_t> frontier;
   for (std::size_t a = 0; a < b; ++a) {
     if (multi_writer(a)) {
       for (std::size_t c = 0; c < b; ++c) {
@@ -251,7 +231,7 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
       }
       continue;
     }
-    const auto frontier = detail::dead_from(graph, clocks, graph.tensor(live.tensors[a]), need);
+    detail::dead_from(after, graph.tensor(live.tensors[a]), frontier);
     for (std::size_t s = 0; s < streams; ++s) {
       const auto& list = on_stream[s];
       const auto from = std::upper_bound(list.begin(), list.end(), key[a], [&](std::int64_t k, std::int32_t x) {
@@ -292,7 +272,7 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
         const auto w = tensor_writers(graph, t);
         accesses.insert(accesses.end(), w.begin(), w.end());
       }
-      const auto frontier = detail::dead_from(clocks, accesses, need);
+      after.after_all(accesses, frontier);
       std::int64_t end = live.problem.end[a];
       for (std::size_t s = 0; s < streams; ++s)
         if (frontier[s] > 0)

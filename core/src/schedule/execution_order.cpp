@@ -236,23 +236,34 @@ Expected<ExecutionOrder> ExecutionOrder::make(const Graph& graph, const Schedule
   return o;
 }
 
-std::int32_t ExecutionOrder::first_reaching(std::size_t s, std::span<const std::int32_t> need) const {
-  const auto& st = stream(s);
-  const auto reaches = [&](NodeId x) {
-    const auto c = clock(x);
-    for (std::size_t k = 0; k < need.size(); ++k)
-      if (c[k] < need[k]) return false;
-    return true;
-  };
-  std::size_t lo = 0, hi = st.size();  // answer in [lo, hi]
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    if (reaches(st[mid]))
-      hi = mid;
-    else
-      lo = mid + 1;
+FirstAfter::FirstAfter(const ExecutionOrder& order) : m_streams(order.stream_count()) {
+  const std::size_t n = order.node_count();
+  m_first.resize(n * m_streams);
+  const auto& topo = order.order();
+  // In reverse topological order every successor is done first: the first node of s after v is
+  // a successor on s, or the first node of s after a successor (every later node is reached
+  // through one).
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    const NodeId v = *it;
+    std::int32_t* fv = m_first.data() + static_cast<std::size_t>(v) * m_streams;
+    for (std::size_t s = 0; s < m_streams; ++s) fv[s] = static_cast<std::int32_t>(order.stream(s).size());
+    for (NodeId w : order.successors(v)) {
+      const std::int32_t* fw = m_first.data() + static_cast<std::size_t>(w) * m_streams;
+      for (std::size_t s = 0; s < m_streams; ++s) fv[s] = std::min(fv[s], fw[s]);
+      auto& on_w = fv[static_cast<std::size_t>(order.stream_of(w))];
+      on_w = std::min(on_w, order.index(w));
+    }
   }
-  return static_cast<std::int32_t>(lo);
+}
+
+void FirstAfter::after_all(std::span<const NodeId> nodes, std::vector<std::int32_t>& out) const {
+  WEFT_CHECK(!nodes.empty());
+  const auto first = of(nodes.front());
+  out.assign(first.begin(), first.end());
+  for (NodeId v : nodes.subspan(1)) {
+    const auto f = of(v);
+    for (std::size_t s = 0; s < m_streams; ++s) out[s] = std::max(out[s], f[s]);
+  }
 }
 
 }  // namespace weft::core

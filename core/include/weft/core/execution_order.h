@@ -51,8 +51,8 @@ class ExecutionOrder {
                                                        Walk walk = Walk::DepthFirst);
   /// build() without the vector clocks: placement, events, H's successors and the topological
   /// order (a deadlock refused in the same words), for passes that only walk H, such as the
-  /// simulator, which runs once per search step. clock(), before(), first_reaching() and
-  /// enforced() abort on it. O(V + E) time, no V·S clocks.
+  /// simulator, which runs once per search step. clock(), before() and enforced() abort
+  /// on it. O(V + E) time, no V·S clocks.
   static Expected<ExecutionOrder> build_unclocked(const Graph& graph, const Schedule& schedule,
                                                   Walk walk = Walk::DepthFirst);
 
@@ -97,9 +97,6 @@ class ExecutionOrder {
   }
   /// a happens strictly before b on every interleaving. O(1).
   bool before(NodeId a, NodeId b) const { return a != b && clock(b)[static_cast<std::size_t>(stream_of(a))] >= index(a); }
-  /// The first index i on stream s whose node x has clock(x) >= need componentwise (need[k] < 0:
-  /// no constraint), or the stream's length. A binary search along the stream: O(S log V).
-  std::int32_t first_reaching(std::size_t s, std::span<const std::int32_t> need) const;
 
   /// Text for people: "conv_3 on stream 1".
   std::string where(const Graph& graph, NodeId v) const;
@@ -128,6 +125,29 @@ class ExecutionOrder {
   bool m_clocked = false;
   bool m_with_events = true;
   Walk m_walk = Walk::DepthFirst;
+};
+
+/// The reverse of the vector clocks: for every node v and stream s, the index on s of the first
+/// node that v happens strictly before (the stream's length when none). Nodes after it on s are
+/// after v too, so the first node of s strictly after a set of nodes is the largest of their
+/// entries: the dead-from frontiers of the memory passes. One pass over H's generating edges in
+/// reverse topological order; any build of the order will do (no clocks are read).
+/// O((V + E)·S) time, V·S ints.
+class FirstAfter {
+ public:
+  explicit FirstAfter(const ExecutionOrder& order);
+  std::size_t stream_count() const { return m_streams; }
+  /// Per stream, the first index after v.
+  std::span<const std::int32_t> of(NodeId v) const {
+    return {m_first.data() + static_cast<std::size_t>(v) * m_streams, m_streams};
+  }
+  /// Per stream, the first index whose node happens strictly after every node of `nodes` (not
+  /// empty), into `out` (resized to the stream count). O(|nodes|·S).
+  void after_all(std::span<const NodeId> nodes, std::vector<std::int32_t>& out) const;
+
+ private:
+  std::size_t m_streams;
+  std::vector<std::int32_t> m_first;
 };
 
 }  // namespace weft::core
