@@ -3,7 +3,6 @@
 #include "weft/core/memory_growth.h"
 
 #include <algorithm>
-#include <map>
 
 #include "allocation_detail.h"
 #include "weft/core/check.h"
@@ -11,6 +10,43 @@
 namespace weft::core {
 
 namespace {
+
+// Live bytes and high-water over the timeline's time: a tensor lives from its producer's start
+// to its last reader's end; frees at a time apply before allocations at the same time (the
+// samples sum every change at one time). O(V + T log T).
+void add_over_time(const Graph& graph, const MemoryPlan& plan, const Timeline& timeline, MemoryGrowth& out) {
+  std::vector<double> start(graph.node_count(), 0), end(graph.node_count(), 0);
+  for (const TimelineItem& it : timeline.items)
+    if (it.node >= 0 && static_cast<std::size_t>(it.node) < graph.node_count()) {
+      start[static_cast<std::size_t>(it.node)] = it.start_us;
+      end[static_cast<std::size_t>(it.node)] = it.end_us;
+    }
+  struct Change {
+    double time;
+    std::int64_t delta, top;
+  };
+  std::vector<Change> changes;
+  for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
+    if (plan.offset[t] < 0) continue;
+    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
+    const double s = start[static_cast<std::size_t>(tensor.producer)];
+    double e = end[static_cast<std::size_t>(tensor.producer)];
+    for (NodeId r : tensor.consumers) e = std::max(e, end[static_cast<std::size_t>(r)]);
+    changes.push_back({s, plan.size[t], plan.offset[t] + plan.size[t]});
+    changes.push_back({e, -plan.size[t], 0});
+  }
+  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.time < b.time; });
+  std::int64_t l = 0, h = 0;
+  for (std::size_t i = 0; i < changes.size();) {
+    const double time = changes[i].time;
+    for (; i < changes.size() && changes[i].time == time; ++i) {
+      l += changes[i].delta;
+      h = std::max(h, changes[i].top);
+    }
+    out.live_over_time.push_back({time, static_cast<double>(l)});
+    out.high_water_over_time.push_back({time, static_cast<double>(h)});
+  }
+}
 
 // Growth along `steps` when given (a linearisation of the schedule's H), else along the
 // timeline's start times.
@@ -57,34 +93,7 @@ Expected<MemoryGrowth> growth_along(const Graph& graph, const std::vector<NodeId
     out.live_bytes.push_back(live);
     out.high_water.push_back(high);
   }
-  if (timeline) {
-    std::vector<double> start(graph.node_count(), 0), end(graph.node_count(), 0);
-    for (const TimelineItem& it : timeline->items)
-      if (it.node >= 0 && static_cast<std::size_t>(it.node) < graph.node_count()) {
-        start[static_cast<std::size_t>(it.node)] = it.start_us;
-        end[static_cast<std::size_t>(it.node)] = it.end_us;
-      }
-    // (time, Δlive, top); frees at a time apply before allocations at the same time.
-    std::map<double, std::int64_t> delta;
-    std::map<double, std::int64_t> tops;
-    for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
-      if (plan.offset[t] < 0) continue;
-      const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-      const double s = start[static_cast<std::size_t>(tensor.producer)];
-      double e = end[static_cast<std::size_t>(tensor.producer)];
-      for (NodeId r : tensor.consumers) e = std::max(e, end[static_cast<std::size_t>(r)]);
-      delta[s] += plan.size[t];
-      delta[e] -= plan.size[t];
-      tops[s] = std::max(tops[s], plan.offset[t] + plan.size[t]);
-    }
-    std::int64_t l = 0, h = 0;
-    for (auto [time, d] : delta) {
-      l += d;
-      if (auto it = tops.find(time); it != tops.end()) h = std::max(h, it->second);
-      out.live_over_time.push_back({time, static_cast<double>(l)});
-      out.high_water_over_time.push_back({time, static_cast<double>(h)});
-    }
-  }
+  if (timeline) add_over_time(graph, plan, *timeline, out);
   return out;
 }
 
@@ -101,6 +110,22 @@ Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedul
 Expected<MemoryGrowth> memory_growth(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan,
                                      const Timeline* timeline) {
   return growth_along(graph, timeline ? nullptr : &order.order(), plan, timeline);
+}
+
+Expected<MemoryGrowth> memory_growth_over_time(const Graph& graph, const MemoryPlan& plan, const Timeline& timeline) {
+  if (plan.offset.size() != graph.tensor_count())
+    return make_error(ErrorKind::InvalidInput, "plan does not match the model's tensors");
+  std::vector<char> seen(graph.node_count(), 0);
+  std::size_t covered = 0;
+  for (const TimelineItem& it : timeline.items)
+    if (it.node >= 0 && static_cast<std::size_t>(it.node) < graph.node_count() && !seen[static_cast<std::size_t>(it.node)]) {
+      seen[static_cast<std::size_t>(it.node)] = 1;
+      ++covered;
+    }
+  if (covered != graph.node_count()) return make_error(ErrorKind::InvalidInput, "timeline does not cover every node of the model");
+  MemoryGrowth out;
+  add_over_time(graph, plan, timeline, out);
+  return out;
 }
 
 }  // namespace weft::core

@@ -98,6 +98,12 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
   return d;
 }
 
+std::vector<KernelDemand> kernel_demands(const Graph& graph, const CostTable& costs, const DeviceSpec& device) {
+  std::vector<KernelDemand> out(graph.node_count());
+  for (std::size_t v = 0; v < out.size(); ++v) out[v] = kernel_demand(graph, static_cast<NodeId>(v), costs.nodes[v], device);
+  return out;
+}
+
 Expected<std::vector<NodeId>> issue_order(const Graph& graph, const Schedule& schedule, const CostTable& costs) {
   WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build_unclocked(graph, schedule));
   return order_by_ideal_start(order, costs);
@@ -128,6 +134,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   tl.stream_count = static_cast<int>(schedule.stream_count());
   tl.events = schedule.events;
   WEFT_CHECK(costs.nodes.size() == n && sync.node_count() == n);
+  WEFT_CHECK(!options.demands || options.demands->size() == n);
   const std::vector<NodeId> order = order_by_ideal_start(sync, costs);
 
   // Host issue times: the kernel launch returns at issue[n]; a record returns at record_at[e].
@@ -190,7 +197,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
       ready.pop();
       const double dur = device_time_us(costs[v], device);
       tl.items[idx(v)].start_us = now;
-      running.push_back({v, dur, dur, kernel_demand(graph, v, costs[v], device)});
+      running.push_back({v, dur, dur, options.demands ? (*options.demands)[idx(v)] : kernel_demand(graph, v, costs[v], device)});
     }
     if (running.empty()) {
       WEFT_CHECK_MSG(!ready.empty(), "simulate: nothing running and nothing ready (deadlock)");

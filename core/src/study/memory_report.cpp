@@ -10,6 +10,7 @@
 #include "weft/core/memory_growth.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/plan_checker.h"
+#include "weft/core/plan_repair.h"
 
 namespace weft::core {
 
@@ -61,17 +62,16 @@ double MemoryReport::price_of_concurrency() const {
   return static_cast<double>(plan.arena_bytes) / static_cast<double>(reference_plan.arena_bytes);
 }
 
-Status add_growth_over_time(const Graph& graph, const Schedule& schedule, const Schedule& reference, MemoryReport& report,
+Status add_growth_over_time(const Graph& graph, MemoryReport& report,
                             const Timeline* timeline, const Timeline* reference_timeline) {
-  // memory_growth orders the steps of a timeline by start time, so only its time series are
-  // taken; the per-step series stay those of the schedule's linearisation.
+  // Only the series over time: the per-step series stay those of the schedule's linearisation.
   if (timeline) {
-    WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth(graph, schedule, report.plan, timeline));
+    WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth_over_time(graph, report.plan, *timeline));
     report.growth.live_over_time = std::move(timed.live_over_time);
     report.growth.high_water_over_time = std::move(timed.high_water_over_time);
   }
   if (reference_timeline) {
-    WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth(graph, reference, report.reference_plan, reference_timeline));
+    WEFT_TRY_ASSIGN(MemoryGrowth timed, memory_growth_over_time(graph, report.reference_plan, *reference_timeline));
     report.reference_growth.live_over_time = std::move(timed.live_over_time);
     report.reference_growth.high_water_over_time = std::move(timed.high_water_over_time);
   }
@@ -121,7 +121,30 @@ Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& o
     if (stopped()) return cancelled;
     WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, order, r.plan));
     WEFT_TRY_ASSIGN(r.reference_growth, memory_growth(graph, reference_order, r.reference_plan));
-    WEFT_TRY(add_growth_over_time(graph, order.schedule(), reference, r, options.timeline, options.reference_timeline));
+    WEFT_TRY(add_growth_over_time(graph, r, options.timeline, options.reference_timeline));
+  }
+  return r;
+}
+
+Expected<MemoryReport> repaired_memory_report(const Graph& graph, const ExecutionOrder& order, const MemoryReport& previous,
+                                              const MemoryReportOptions& options) {
+  WEFT_TRY_ASSIGN(PlanRepair repair, repair_plan(graph, order, previous.plan));
+  MemoryReport r;
+  r.options = previous.options;
+  r.repaired = true;
+  r.repair_moved = repair.moved;
+  r.plan = std::move(repair.plan);
+  r.planners = {{r.plan.planner, r.plan.arena_bytes}};
+  for (std::int64_t o : r.plan.offset) r.planned_tensors += o != kNotPlanned ? 1 : 0;
+  r.bound = concurrent_lower_bound(graph, order, previous.options);
+  // The graph's alone: the reference schedule, its plan and the linear bounds do not change.
+  r.reference_plan = previous.reference_plan;
+  r.linear_bound_bytes = previous.linear_bound_bytes;
+  r.file_order_linear_bound_bytes = previous.file_order_linear_bound_bytes;
+  r.no_reuse_bytes = previous.no_reuse_bytes;
+  if (options.growth) {
+    WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, order, r.plan));
+    r.reference_growth = previous.reference_growth;
   }
   return r;
 }

@@ -56,12 +56,16 @@ Expected<Prediction> predict(const Graph& graph, const ExecutionOrder& order, co
                                                    " nodes, the model " + std::to_string(graph.node_count()));
   Prediction p;
   p.mode = options.mode;
+  // What each kernel asks of the device, once for every simulation below.
+  const std::vector<KernelDemand> demands = kernel_demands(graph, costs, device);
   SimOptions sim;
   sim.cuda_graph = options.mode == LaunchMode::Graph;
   sim.plan = options.plan;
+  sim.demands = &demands;
   p.timeline = simulate(graph, order, costs, device, sim);
 
   SimOptions base;
+  base.demands = &demands;
   base.kind = RunKind::BaselineEager;
   base.label = run_label({base.kind, "", reference.schedule().strategy});
   p.sequential_eager = simulate(graph, reference, costs, device, base);
@@ -80,6 +84,7 @@ Expected<Prediction> predict(const Graph& graph, const ExecutionOrder& order, co
   if (options.counterfactuals) {
     SimOptions counter;
     counter.cuda_graph = sim.cuda_graph;
+    counter.demands = &demands;  // event costs do not enter the demands
     DeviceSpec free_events = device;
     free_events.event_record_us = free_events.event_wait_us = 0;
     p.free_events_us = simulate(graph, order, costs, free_events, counter).makespan_us();

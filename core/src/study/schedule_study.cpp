@@ -34,7 +34,6 @@ Expected<ScheduleStudy> study(const Graph& graph, const CostTable& costs, const 
                               const StudyOptions& options) {
   ScheduleStudy s;
   s.schedule = std::move(schedule);
-  const Schedule& reference = reference_order.schedule();
   const std::vector<double> times = node_times(costs);
   s.ideal_makespan_us = ideal_makespan_us(order, times);
   s.reference_ideal_us = ideal_makespan_us(reference_order, times);
@@ -51,6 +50,27 @@ Expected<ScheduleStudy> study(const Graph& graph, const CostTable& costs, const 
     WEFT_TRY_ASSIGN(s.prediction, predict(graph, order, reference_order, costs, device, p));
     if (options.on_prediction && options.memory) options.on_prediction(s);
   }
+  // Growth over time along the runs just predicted (the memory view's time axis), and the arena
+  // counter on the predicted timeline, for a report of this schedule.
+  const MemoryReportOptions& m = options.memory_options;
+  const bool growth_over_time = m.growth && !m.timeline && !m.reference_timeline;
+  const auto follow_prediction = [&](MemoryReport& report) -> Status {
+    if (!s.prediction) return {};
+    add_arena_counter(graph, report.plan, s.prediction->timeline);
+    if (!growth_over_time) return {};
+    const Prediction& pr = *s.prediction;
+    return add_growth_over_time(graph, report, &pr.timeline,
+                                options.mode == LaunchMode::Graph ? &pr.sequential_graph : &pr.sequential_eager);
+  };
+  if (options.memory && options.repair_from && options.on_repaired) {
+    // The previous plan repaired for this schedule: an arena within a frame of an edit, while
+    // the report below plans afresh.
+    if (stop()) return cancelled(std::move(s));
+    WEFT_TRY_ASSIGN(s.memory, repaired_memory_report(graph, order, *options.repair_from, options.memory_options));
+    WEFT_TRY(follow_prediction(*s.memory));
+    options.on_repaired(s);
+    s.memory.reset();
+  }
   if (options.memory) {
     if (stop()) return cancelled(std::move(s));
     MemoryReportOptions memory_options = options.memory_options;
@@ -61,17 +81,8 @@ Expected<ScheduleStudy> study(const Graph& graph, const CostTable& costs, const 
       return report.error();
     }
     s.memory = std::move(*report);
-    if (s.prediction) {
-      add_arena_counter(graph, s.memory->plan, s.prediction->timeline);
-      const MemoryReportOptions& m = options.memory_options;
-      if (m.growth && !m.timeline && !m.reference_timeline) {
-        // Growth over time along the runs just predicted: the memory view's time axis.
-        if (stop()) return cancelled(std::move(s));
-        const Prediction& pr = *s.prediction;
-        WEFT_TRY(add_growth_over_time(graph, s.schedule, reference, *s.memory, &pr.timeline,
-                                      options.mode == LaunchMode::Graph ? &pr.sequential_graph : &pr.sequential_eager));
-      }
-    }
+    if (s.prediction && growth_over_time && stop()) return cancelled(std::move(s));
+    WEFT_TRY(follow_prediction(*s.memory));
   }
   return s;
 }

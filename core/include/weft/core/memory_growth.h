@@ -30,4 +30,8 @@ Expected<MemoryGrowth> memory_growth(const Graph& graph, const Schedule& schedul
 Expected<MemoryGrowth> memory_growth(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan,
                                      const Timeline* timeline = nullptr);
 
+/// Only the series over time of memory_growth with a timeline (steps, live_bytes and high_water
+/// left empty), the same samples. Errors as memory_growth. O(V + T log T).
+Expected<MemoryGrowth> memory_growth_over_time(const Graph& graph, const MemoryPlan& plan, const Timeline& timeline);
+
 }  // namespace weft::core

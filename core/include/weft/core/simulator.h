@@ -29,6 +29,13 @@ namespace weft::core {
 
 class ExecutionOrder;
 
+/// What a kernel asks of the device while it runs at its isolated speed, each in 0..1.
+struct KernelDemand {
+  double compute = 0;    ///< min(occupancy, flops / (device time · peak_fp32)); occupancy when nothing is known
+  double bandwidth = 0;  ///< bytes / (device time · memory_bandwidth), capped at 1
+  double occupancy = 0;  ///< min(1, blocks / sm_count), blocks = ceil(output elements / 256)
+};
+
 struct SimOptions {
   bool cuda_graph = false;             ///< the whole schedule launched as one CUDA Graph
   const MemoryPlan* plan = nullptr;    ///< when set, the timeline carries arena bytes over time
@@ -36,6 +43,10 @@ struct SimOptions {
   bool share_bandwidth = true;         ///< false: ... nor on memory bandwidth (counterfactuals for verdicts)
   std::string label;                   ///< Timeline::label; default "predicted <strategy>"
   RunKind kind = RunKind::Predicted;   ///< Timeline::kind (Timeline::strategy is the schedule's)
+  /// kernel_demands(graph, costs, device) when the caller has it (several simulations of one
+  /// graph and cost model share it; a device that differs only in event costs shares it too);
+  /// null: computed per node as it starts.
+  const std::vector<KernelDemand>* demands = nullptr;
 };
 
 /// Device-side duration of a node, µs. Measured times are used as they are. Predicted times
@@ -44,15 +55,10 @@ struct SimOptions {
 /// A node whose time is 0 (metadata-only, e.g. Reshape) launches no kernel: 0.
 double device_time_us(const NodeCost& cost, const DeviceSpec& device);
 
-/// What a kernel asks of the device while it runs at its isolated speed, each in 0..1.
-struct KernelDemand {
-  double compute = 0;    ///< min(occupancy, flops / (device time · peak_fp32)); occupancy when nothing is known
-  double bandwidth = 0;  ///< bytes / (device time · memory_bandwidth), capped at 1
-  double occupancy = 0;  ///< min(1, blocks / sm_count), blocks = ceil(output elements / 256)
-};
-
 /// Demand of node `n` with cost `cost` on `device`. O(outputs of n).
 KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, const DeviceSpec& device);
+/// kernel_demand of every node, by NodeId. O(V + outputs).
+std::vector<KernelDemand> kernel_demands(const Graph& graph, const CostTable& costs, const DeviceSpec& device);
 
 /// The order in which the host issues the nodes: a topological order of data edges ∪ stream
 /// order ∪ events, earliest ideal start first (ties: lower stream, then position). Errors

@@ -58,6 +58,10 @@ struct MemoryReport {
   std::int64_t file_order_linear_bound_bytes = 0;  ///< the same for the file's topological order
   std::int64_t no_reuse_bytes = 0;                 ///< every planned tensor in its own bytes
   MemoryGrowth growth, reference_growth;           ///< when asked for
+  /// Made by repaired_memory_report: `plan` is an earlier schedule's plan repaired for this one
+  /// (repair_plan), not planned afresh; memory_report's complete plan may be smaller.
+  bool repaired = false;
+  std::size_t repair_moved = 0;  ///< when repaired: tensors the repair gave a new offset
 
   std::int64_t arena_bytes() const { return plan.arena_bytes; }
   std::int64_t reference_arena_bytes() const { return reference_plan.arena_bytes; }
@@ -83,7 +87,7 @@ Expected<MemoryPlan> study_plan(const Graph& graph, const ExecutionOrder& order,
 /// Adds growth over time to a report made with `growth`: live and high-water bytes along the
 /// schedule's run and the reference's (either may be null: that series stays empty). Studies
 /// call it once the prediction they plan for exists. O(V + E + T log T) per run.
-Status add_growth_over_time(const Graph& graph, const Schedule& schedule, const Schedule& reference, MemoryReport& report,
+Status add_growth_over_time(const Graph& graph, MemoryReport& report,
                             const Timeline* timeline, const Timeline* reference_timeline);
 
 /// Plans `schedule` and the reference schedule, computes the bounds and (optionally) growth.
@@ -98,5 +102,17 @@ Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedul
 /// options.reference is not read.
 Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& order, const ExecutionOrder& reference,
                                      const MemoryReportOptions& options = {});
+
+/// A provisional report of `order`'s schedule from an earlier report of the same graph and
+/// planning options (the schedule's before an edit, complete or itself repaired): its plan
+/// repaired for this schedule (repair_plan: valid, every offset that does not clash kept), this
+/// schedule's concurrent bound and (with options.growth) growth per step; the reference's plan
+/// and growth, the linear bounds and the no-reuse total are the earlier report's (they depend on
+/// the graph only). `planners` holds one entry, "repaired". What the studio shows within a frame
+/// of an edit while memory_report plans the schedule afresh. Errors: repair_plan's (a report of
+/// another model or alignment). Cost: repair_plan + concurrent_lower_bound + memory_growth, no
+/// planner search and no conflict list.
+Expected<MemoryReport> repaired_memory_report(const Graph& graph, const ExecutionOrder& order, const MemoryReport& previous,
+                                              const MemoryReportOptions& options = {});
 
 }  // namespace weft::core

@@ -41,6 +41,15 @@ struct StudyOptions {
   /// the arena is re-planned. Called only when a memory report follows (`memory`), not when the
   /// study predicts nothing or is cancelled first.
   std::function<void(const ScheduleStudy&)> on_prediction;
+  /// An earlier memory report of this graph with the same planning (the schedule's before an
+  /// edit). With `on_repaired` and `memory`, the study repairs its plan for this schedule
+  /// (repaired_memory_report) right after the prediction, before planning afresh. Optional.
+  const MemoryReport* repair_from = nullptr;
+  /// Called after on_prediction with the study so far, `memory` the repaired report
+  /// (MemoryReport::repaired; growth over the predicted time too when asked) and its arena counter
+  /// on the predicted timeline; the complete report, planned afresh, follows. The studio shows an
+  /// edit's arena from it within a frame. Optional.
+  std::function<void(const ScheduleStudy&)> on_repaired;
 };
 
 struct ScheduleStudy {

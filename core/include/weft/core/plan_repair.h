@@ -1,0 +1,36 @@
+#pragma once
+// Repairing a memory plan after the schedule changed: keep every offset that is still valid,
+// move only the tensors that may now be live at once with a tensor sharing their bytes.
+#include <cstddef>
+
+#include "weft/core/execution_order.h"
+#include "weft/core/expected.h"
+#include "weft/core/graph.h"
+#include "weft/core/memory_plan.h"
+
+namespace weft::core {
+
+struct PlanRepair {
+  MemoryPlan plan;                ///< valid under the order it was repaired for (planner "repaired")
+  std::size_t moved = 0;          ///< planned tensors given a new offset
+  std::size_t shared_pairs = 0;   ///< pairs of planned tensors that shared bytes in the old plan (each tested)
+  std::size_t conflicts = 0;      ///< of those, the pairs that may be live at once under the new order
+};
+
+/// Makes `previous` (a plan of the same graph, usually for the schedule before an edit) valid
+/// under `order` (with clocks: build or validate) at the least disturbance: each pair of planned
+/// tensors that share bytes in `previous` is tested by the clocks (neither dead-before the other:
+/// the liveness definition); a small vertex cover of the pairs that conflict now is taken out
+/// (the tensor in more such pairs, then the smaller), and each taken tensor, largest first, goes
+/// to the lowest aligned offset free of every placed tensor it conflicts with (first fit). Every
+/// other offset is kept, so a plan already valid comes back unchanged and a local edit moves a
+/// few tensors; the arena may grow, never shrinks. The result passes check_plan. Views are
+/// placed inside their parents. Planned tensors `previous` left unplaced are placed the same way.
+/// Errors (InvalidInput): a plan for another tensor count, with another alignment, or a tensor
+/// given fewer bytes than it needs.
+/// Cost: O(T·S log V) for the dead-from frontiers (T planned tensors, S streams), O(T log T + P)
+/// for the P pairs sharing bytes, O(T + k log k) per moved tensor with k conflicting neighbours;
+/// no conflict list is built.
+Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& previous);
+
+}  // namespace weft::core

@@ -1,0 +1,71 @@
+// Reading `weft plan --json` back into a MemoryPlan of a model.
+#include "weft/core/plan_json.h"
+
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+
+namespace weft::core {
+
+namespace {
+
+Error refuse(const std::string& why) { return make_error(ErrorKind::InvalidInput, "plan file refused: " + why); }
+
+}  // namespace
+
+Expected<MemoryPlan> plan_from_json(const Graph& graph, std::string_view json_text, bool outputs_in_arena) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    return refuse(std::string("malformed JSON: ") + e.what());
+  }
+  if (!j.is_object()) return refuse("the top level must be an object (weft plan --json)");
+  MemoryPlan plan;
+  plan.planner = "file";
+  plan.outputs_in_arena = outputs_in_arena;
+  if (auto a = j.find("alignment"); a != j.end()) {
+    if (!a->is_number_integer() || a->get<std::int64_t>() <= 0) return refuse("'alignment' must be a positive integer");
+    plan.alignment = a->get<std::int64_t>();
+  }
+  auto tensors = j.find("tensors");
+  if (tensors == j.end() || !tensors->is_array()) return refuse("'tensors' must be a list of {\"name\", \"offset\", \"size\"}");
+  std::unordered_map<std::string_view, TensorId> by_name;
+  by_name.reserve(graph.tensor_count());
+  for (std::size_t t = 0; t < graph.tensor_count(); ++t) by_name.emplace(graph.tensor(static_cast<TensorId>(t)).name, static_cast<TensorId>(t));
+  plan.offset.assign(graph.tensor_count(), kNotPlanned);
+  plan.size.assign(graph.tensor_count(), 0);
+  std::unordered_map<TensorId, std::int64_t> listed_views;
+  for (const auto& entry : *tensors) {
+    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string() || !entry.contains("offset") ||
+        !entry["offset"].is_number_integer() || !entry.contains("size") || !entry["size"].is_number_integer())
+      return refuse("each entry of 'tensors' must be {\"name\": string, \"offset\": integer, \"size\": integer}");
+    const std::string name = entry["name"].get<std::string>();
+    const auto it = by_name.find(name);
+    if (it == by_name.end()) return refuse("it places tensor '" + name + "', which the model does not have");
+    const auto t = static_cast<std::size_t>(it->second);
+    const std::int64_t offset = entry["offset"].get<std::int64_t>(), size = entry["size"].get<std::int64_t>();
+    if (graph.tensor(it->second).is_view()) {
+      // Views lie inside their parents (placed below); the listed offset is checked there.
+      if (!listed_views.emplace(it->second, offset).second) return refuse("it places tensor '" + name + "' twice");
+      continue;
+    }
+    if (plan.offset[t] != kNotPlanned) return refuse("it places tensor '" + name + "' twice");
+    if (offset < 0) return refuse("tensor '" + name + "' has a negative offset");
+    if (size <= 0) return refuse("tensor '" + name + "' has a size that is not positive");
+    if (offset > std::numeric_limits<std::int64_t>::max() - size) return refuse("tensor '" + name + "' ends past any arena");
+    plan.offset[t] = offset;
+    plan.size[t] = size;
+    plan.arena_bytes = std::max(plan.arena_bytes, offset + size);
+  }
+  place_views(graph, plan);
+  for (const auto& [view, offset] : listed_views)
+    if (plan.offset[static_cast<std::size_t>(view)] != offset)
+      return refuse("view '" + graph.tensor(view).name + "' is listed at offset " + std::to_string(offset) +
+                    ", not inside its parent '" + graph.tensor(graph.tensor(view).view_of).name + "'");
+  return plan;
+}
+
+}  // namespace weft::core
