@@ -9,7 +9,15 @@
 #include <QTest>
 #include <QToolTip>
 
+#include <atomic>
+#include <future>
+#include <mutex>
+
 #include "ui_test_support.h"
+#include "weft/core/execution_order.h"
+#include "weft/core/plan_checker.h"
+#include "weft/core/plan_repair.h"
+#include "weft/ui/summary_panel.h"
 #include "weft/core/onnx_import.h"
 #include "weft/ui/memory_model.h"
 #include "weft/ui/memory_view.h"
@@ -70,6 +78,7 @@ class TestMemoryView : public QObject {
   void cutoffSizedModelPlansWithinAnEdit();
   void viewReplansAfterEdit();
   void largeModelReplansInWorker();
+  void repairedArenaComesFirst();
   void offsetMapHoverAndClick();
 };
 
@@ -223,6 +232,89 @@ void TestMemoryView::largeModelReplansInWorker() {
   doc.waitForStudy();
   QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
   QCOMPARE(view.model().steps.size(), std::size_t{1500});
+}
+
+void TestMemoryView::repairedArenaComesFirst() {
+  // After an edit the previous plan, repaired for the new schedule, is shown (summary and memory
+  // view) while the planners search afresh; then the complete study replaces it. Two branches on
+  // one stream reuse each other's bytes; moving one branch to a second stream makes them
+  // concurrent, so the repair has tensors to move. The worker is held after the repaired stage
+  // to look at it.
+  weft::ui::StudioDocument doc;
+  doc.setModel(weft::test::make_loaded(weft::test::make_two_branches(3), {{0, 1, 2, 3, 4, 5}, {}}));
+  weft::ui::MemoryView view(&doc);
+  weft::ui::SummaryPanel summary(&doc);
+  view.resize(900, 700);
+  view.show();
+  summary.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  doc.waitForStudy();
+  QVERIFY(doc.study() && doc.study()->memory);
+  const weft::core::MemoryPlan before = doc.study()->memory->plan;
+
+  struct Gate {
+    std::promise<void> open;
+    std::shared_future<void> opened = open.get_future().share();
+    std::atomic<int> repaired{0};
+    std::once_flag released;
+    void release() {
+      std::call_once(released, [this] { open.set_value(); });
+    }
+  };
+  auto gate = std::make_shared<Gate>();
+  const auto release_on_exit = std::shared_ptr<void>(nullptr, [gate](void*) { gate->release(); });
+  doc.setStudyRunner([gate](const weft::ui::StudyRequest& r) {
+    weft::ui::StudyRequest held = r;
+    held.on_repaired = [gate, forward = r.on_repaired](weft::ui::StudyResult partial) {
+      forward(std::move(partial));
+      ++gate->repaired;
+      gate->opened.wait_for(std::chrono::seconds(30));
+    };
+    return weft::ui::run_study(held);
+  });
+  QSignalSpy repaired(&doc, &weft::ui::StudioDocument::memoryRepaired);
+  QSignalSpy studied(&doc, &weft::ui::StudioDocument::studyChanged);
+  QVERIFY(doc.moveNodes({3, 4, 5}, 1, 0));
+  QVERIFY(repaired.wait(20000));
+  QCOMPARE(gate->repaired.load(), 1);
+  QCOMPARE(studied.count(), 0);
+  QVERIFY(doc.studyPending());
+  QVERIFY(doc.arenaRepaired());
+  QVERIFY(doc.figures().memory_repaired);
+  QVERIFY(!doc.figures().memory_stale);
+  // The repaired arena is core's repair of the previous plan for the new schedule: valid, with
+  // the tensors that now overlap in time moved apart.
+  auto order = weft::core::ExecutionOrder::build(doc.graph(), doc.schedule());
+  QVERIFY(order);
+  auto expected = weft::core::repair_plan(doc.graph(), *order, before);
+  QVERIFY(expected);
+  QVERIFY(expected->moved > 0);
+  QVERIFY(weft::core::check_plan(doc.graph(), *order, expected->plan));
+  QCOMPARE(doc.figures().arena_bytes, expected->plan.arena_bytes);
+  QCOMPARE(doc.study()->memory->plan.offset, expected->plan.offset);
+  QCOMPARE(doc.study()->schedule.streams, doc.schedule().streams);
+  const MemoryModel& shown = view.shownModel();  // model() would wait for the held study
+  QCOMPARE(shown.arena_bytes, expected->plan.arena_bytes);
+  QCOMPARE(shown.planner, std::string("repaired"));
+  QVERIFY2(QString::fromStdString(shown.note).contains("repaired for this schedule"), shown.note.c_str());
+  QVERIFY2(summary.text().contains("(repaired)"), qPrintable(summary.text()));
+  QVERIFY(summary.text().contains("optimising"));  // "optimising the arena", spaces made non-breaking
+
+  // Released: the complete study, planned afresh as `weft plan` plans, replaces it.
+  gate->release();
+  QVERIFY(studied.wait(20000));
+  QVERIFY(!doc.arenaRepaired());
+  QVERIFY(!doc.figures().memory_repaired);
+  const auto options =
+      weft::ui::studio_study_options(doc.graph().node_count(), weft::core::launch_mode_of(doc.strategyOptions()));
+  auto full = weft::core::study_schedule(doc.graph(), doc.analysis().costs, doc.device(), doc.schedule(), options);
+  QVERIFY(full && full->memory);
+  QCOMPARE(doc.figures().arena_bytes, full->memory->arena_bytes());
+  QVERIFY(full->memory->arena_bytes() <= expected->plan.arena_bytes);
+  QCOMPARE(view.model().arena_bytes, full->memory->arena_bytes());
+  QVERIFY(view.model().planner != "repaired");
+  QVERIFY(!summary.text().contains("(repaired)"));
+  QCOMPARE(repaired.count(), 1);
 }
 
 void TestMemoryView::offsetMapHoverAndClick() {

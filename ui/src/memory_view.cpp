@@ -129,6 +129,7 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   connect(doc, &StudioDocument::scheduleChanged, this, &MemoryView::scheduleStale);
   connect(doc, &StudioDocument::modelChanged, this, &MemoryView::scheduleStale);
   connect(doc, &StudioDocument::studyChanged, this, &MemoryView::scheduleStale);
+  connect(doc, &StudioDocument::memoryRepaired, this, &MemoryView::scheduleStale);
   applyPalette();
   recompute();
 }
@@ -176,6 +177,18 @@ void MemoryView::recompute() {
     return;
   }
   const std::size_t nodes = m_doc->graph().node_count();
+  if (m_doc->arenaRepaired() && nodes <= kMemoryViewMaxNodes) {
+    // This schedule's arena already, from the previous plan repaired for it: shown while the
+    // planners search for a smaller one.
+    ++m_recomputes;
+    m_model = memory_model_from_study(m_doc->graph(), *m_doc->study(), core::launch_mode_of(m_doc->strategyOptions()));
+    const auto& report = *m_doc->study()->memory;
+    m_model.note = tr("Optimising the arena... (shown: the previous plan repaired for this schedule, %n tensor(s) moved)",
+                      nullptr, static_cast<int>(report.repair_moved))
+                       .toStdString();
+    rebuildChart();
+    return;
+  }
   if (m_doc->studyPending()) {
     // The worker is re-planning: keep the previous schedule's figures, marked as such.
     m_note->setText(m_model.computed ? tr("Re-planning the arena... (figures below are for the previous schedule)")

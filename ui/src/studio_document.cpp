@@ -42,6 +42,7 @@ void StudioDocument::setModel(LoadedModel model) {
   m_selected.assign(m_graph->node_count(), false);
   m_schedule = {};
   m_reference.reset();
+  m_memory.reset();
   ++m_model_serial;
   // Nothing of the previous model's study applies to this one.
   m_study.reset();
@@ -120,6 +121,7 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
   m_figures.stale = true;
   m_figures.memory_stale = true;
+  m_figures.memory_repaired = false;
   requestStudy();
   emit scheduleChanged();
 }
@@ -154,6 +156,13 @@ void StudioDocument::launchStudy() {
   r.on_prediction = [this](StudyResult partial) {
     auto held = std::make_shared<StudyResult>(std::move(partial));
     QMetaObject::invokeMethod(this, [this, held] { applyPrediction(std::move(*held)); }, Qt::QueuedConnection);
+  };
+  // The latest arena of this model, repaired for the new schedule within a frame, ahead of the
+  // report planned afresh.
+  r.repair_from = m_memory;
+  r.on_repaired = [this](StudyResult partial) {
+    auto held = std::make_shared<StudyResult>(std::move(partial));
+    QMetaObject::invokeMethod(this, [this, held] { applyRepaired(std::move(*held)); }, Qt::QueuedConnection);
   };
   m_job_running = true;
   m_study_watcher.setFuture(QtConcurrent::run(worker_pool(), [r = std::move(r), run = m_study_runner] { return run(r); }));
@@ -215,6 +224,32 @@ void StudioDocument::applyPrediction(StudyResult result) {
   emit predictionChanged();
 }
 
+void StudioDocument::applyRepaired(StudyResult result) {
+  // Only for the current schedule while its complete study is still on its way.
+  if (!m_study_pending || result.generation != m_generation || result.model != m_model_serial || !result.study ||
+      !result.study->memory)
+    return;
+  const bool prediction_new = m_prediction_pending;
+  if (prediction_new) {
+    // The prediction's own posted event has not run yet: this result carries the same prediction.
+    m_prediction_pending = false;
+    m_figures.predicted_us = m_figures.predicted_sequential_us = m_figures.speedup_vs_graph = m_figures.speedup_vs_eager = -1;
+    takePredictionFigures(*result.study);
+    m_figures.stale = false;
+  }
+  const core::MemoryReport& memory = *result.study->memory;
+  m_figures.memory_stale = false;
+  m_figures.memory_repaired = true;
+  m_figures.arena_bytes = memory.arena_bytes();
+  m_figures.sequential_arena_bytes = memory.reference_arena_bytes();
+  m_figures.price_of_concurrency = memory.price_of_concurrency();
+  m_memory = std::make_shared<const core::MemoryReport>(memory);
+  m_study = std::move(*result.study);
+  m_study_error.clear();
+  if (prediction_new) emit predictionChanged();
+  emit memoryRepaired();
+}
+
 void StudioDocument::applyStudy(StudyResult result) {
   // No early prediction of this schedule was applied, or the study failed and takes it back.
   const bool prediction_new = m_prediction_pending || !result.study;
@@ -233,6 +268,7 @@ void StudioDocument::applyStudy(StudyResult result) {
     m_study = std::move(*result.study);
     takePredictionFigures(*m_study);
     if (m_study->memory) {
+      m_memory = std::make_shared<const core::MemoryReport>(*m_study->memory);
       m_figures.arena_bytes = m_study->memory->arena_bytes();
       m_figures.sequential_arena_bytes = m_study->memory->reference_arena_bytes();
       m_figures.price_of_concurrency = m_study->memory->price_of_concurrency();

@@ -28,16 +28,22 @@ StudyResult run_study(const StudyRequest& request) {
   const core::Graph& graph = *request.graph;
   core::StudyOptions options = studio_study_options(graph.node_count(), request.mode);
   if (request.cancel) options.cancelled = [cancel = request.cancel] { return cancel->load(std::memory_order_relaxed); };
+  const auto partial_result = [&](const core::ScheduleStudy& study, bool repaired) {
+    StudyResult partial;
+    partial.generation = request.generation;
+    partial.model = request.model;
+    partial.partial = true;
+    partial.repaired = repaired;
+    partial.study = study;
+    partial.ms = elapsed_ms();
+    return partial;
+  };
   if (request.on_prediction)
-    options.on_prediction = [&](const core::ScheduleStudy& study) {
-      StudyResult partial;
-      partial.generation = request.generation;
-      partial.model = request.model;
-      partial.partial = true;
-      partial.study = study;
-      partial.ms = elapsed_ms();
-      request.on_prediction(std::move(partial));
-    };
+    options.on_prediction = [&](const core::ScheduleStudy& study) { request.on_prediction(partial_result(study, false)); };
+  if (request.on_repaired && request.repair_from && options.memory) {
+    options.repair_from = request.repair_from.get();
+    options.on_repaired = [&](const core::ScheduleStudy& study) { request.on_repaired(partial_result(study, true)); };
+  }
 
   // The reference schedule is built once per model; its plan comes from the first memory report
   // (which plans the reference schedule as `weft plan` does when it is given none).

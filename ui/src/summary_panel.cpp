@@ -65,6 +65,7 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   // The merge gain simulates the unmerged model twice on this thread: once per prediction.
   connect(doc, &StudioDocument::predictionChanged, this, &SummaryPanel::updateMergeGain);
   connect(doc, &StudioDocument::predictionChanged, this, &SummaryPanel::refresh);
+  connect(doc, &StudioDocument::memoryRepaired, this, &SummaryPanel::refresh);
   updateAdvice();
   refresh();
 }
@@ -154,13 +155,16 @@ void SummaryPanel::refresh() {
     return f.stale || f.memory_stale ? QString("<span style='color:gray'>%1</span>").arg(v) : v;
   };
   if (f.arena_bytes >= 0) {
-    add(tr("arena"), planned(format_bytes(f.arena_bytes)));
+    // A repaired arena is this schedule's (a valid plan), not yet the smallest the planners find.
+    add(tr("arena"), planned(f.memory_repaired ? tr("%1 (repaired)").arg(format_bytes(f.arena_bytes)) : format_bytes(f.arena_bytes)));
     if (f.price_of_concurrency >= 0) add(tr("price of concurrency"), planned(tr("%1×").arg(f.price_of_concurrency, 0, 'f', 2)));
   }
   if (f.stale)
     add(tr("<i>re-studying</i>"), tr("<i>…</i>"));
   else if (f.memory_stale && m_doc->studyPending())
     add(tr("<i>re-planning the arena</i>"), tr("<i>…</i>"));
+  else if (m_doc->arenaRepaired())
+    add(tr("<i>optimising the arena</i>"), tr("<i>…</i>"));
   add(tr("work"), tr("%1&nbsp;µs").arg(an.critical.work_us, 0, 'f', 1));
   add(tr("span"), tr("%1&nbsp;µs").arg(an.critical.span_us, 0, 'f', 1));
   add(tr("work / span"), QString::number(an.critical.parallelism(), 'f', 2));

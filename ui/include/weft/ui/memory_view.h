@@ -29,6 +29,9 @@ class MemoryView : public QWidget {
   /// The model of the current schedule (waits for the document's study when an edit made it
   /// stale, then adapts it).
   const MemoryModel& model();
+  /// What the view shows now, without waiting for a pending study (the previous schedule's
+  /// figures, or this schedule's repaired arena, while the worker plans).
+  const MemoryModel& shownModel() const { return m_model; }
   /// True while the document re-studies the schedule in its worker (the view shows the previous
   /// schedule's figures, marked as such).
   bool isReplanning() const;

@@ -63,6 +63,9 @@ struct ScheduleFigures {
   /// The arena fields (arena_bytes, sequential_arena_bytes, price_of_concurrency) describe an
   /// earlier schedule: the prediction has arrived, the memory report is still being planned.
   bool memory_stale = false;
+  /// The arena fields describe the current schedule, from the previous plan repaired for it
+  /// (core::repaired_memory_report); the memory report planned afresh is still on its way.
+  bool memory_repaired = false;
   // Predicted by the simulator and the memory planner; < 0 when not computed (no device
   // rates, or a model too large to re-plan on every edit).
   double predicted_us = -1;             ///< simulated makespan of the current schedule
@@ -165,6 +168,9 @@ class StudioDocument : public QObject {
   /// True from an edit until its prediction is applied (predictionChanged, or studyChanged when
   /// the whole study arrives at once). The prediction comes first, the memory report after it.
   bool predictionPending() const { return m_prediction_pending; }
+  /// True while study()->memory is the current schedule's repaired report (memoryRepaired was
+  /// emitted, the complete study not yet applied).
+  bool arenaRepaired() const { return m_study_pending && m_figures.memory_repaired; }
   /// Blocks until the current schedule's study is applied (tests, exports that must match the
   /// schedule); returns at once when none is pending. Emits studyChanged as usual.
   void waitForStudy();
@@ -205,6 +211,10 @@ class StudioDocument : public QObject {
   /// arena ones, memory_stale, predictedRuns() and study()->prediction describe it; studyChanged
   /// follows), or with the whole study (just before studyChanged). Once per schedule.
   void predictionChanged();
+  /// The current schedule's arena, repaired from the previous schedule's plan, arrived ahead of
+  /// the memory report planned afresh: figures() (memory_repaired) and study()->memory describe
+  /// it; studyChanged follows with the complete study. After an edit, not after a model load.
+  void memoryRepaired();
 
  private:
   friend class ScheduleCommand;
@@ -218,6 +228,7 @@ class StudioDocument : public QObject {
   void takeStudy();
   void applyStudy(StudyResult result);
   void applyPrediction(StudyResult result);
+  void applyRepaired(StudyResult result);
   /// The study's prediction into figures and predictedRuns.
   void takePredictionFigures(const core::ScheduleStudy& study);
 
@@ -237,6 +248,8 @@ class StudioDocument : public QObject {
   std::optional<core::ScheduleStudy> m_study;
   QString m_study_error;
   std::shared_ptr<const StudyReference> m_reference;  ///< depends on the graph only: built once per model
+  /// The latest memory report of this model (complete or repaired): the next edit's study repairs it.
+  std::shared_ptr<const core::MemoryReport> m_memory;
   QFutureWatcher<StudyResult> m_study_watcher;
   std::uint64_t m_generation = 0;  ///< bumped by every request
   std::uint64_t m_model_serial = 0;  ///< bumped by every model

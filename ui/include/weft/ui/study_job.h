@@ -50,6 +50,13 @@ struct StudyRequest {
   /// exists, before the memory report: a result with `partial` set (the study without its memory
   /// report). The complete result is still returned. Optional.
   std::function<void(StudyResult)> on_prediction;
+  /// The document's latest memory report of this model (the schedule's before the edit, complete
+  /// or repaired). With on_repaired, the study repairs its plan for this schedule right after the
+  /// prediction (core::StudyOptions::repair_from) and hands it over before planning afresh.
+  std::shared_ptr<const core::MemoryReport> repair_from;
+  /// Called from the worker with a result whose study carries the repaired report (`repaired`
+  /// set); the complete result is still returned. Optional.
+  std::function<void(StudyResult)> on_repaired;
 };
 
 struct StudyResult {
@@ -62,6 +69,8 @@ struct StudyResult {
   /// The prediction stage of the study (StudyRequest::on_prediction): `study` has no memory
   /// report yet and its predicted timeline no arena counter; the complete result follows.
   bool partial = false;
+  /// A partial result whose study carries the repaired memory report (StudyRequest::on_repaired).
+  bool repaired = false;
 };
 
 /// The studio's study options for a graph of `nodes`: prediction in `mode` without the
