@@ -12,6 +12,9 @@
 #include "weft/core/file_io.h"
 #include "weft/core/intervals.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/plan_checker.h"
+#include "weft/core/plan_json.h"
+#include "weft/core/plan_repair.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/study/memory_report.h"
@@ -75,10 +78,75 @@ int plan_intervals(const Args& args, const std::string& path, const core::PlanOp
   return 0;
 }
 
+// The placed tensors of a plan (views too, inside their parents) as `weft plan --json` lists
+// them, and --repair reads them back.
+nlohmann::json tensors_json(const core::Graph& graph, const core::MemoryPlan& plan) {
+  nlohmann::json tensors = nlohmann::json::array();
+  for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
+    if (plan.offset[t] == core::kNotPlanned) continue;
+    tensors.push_back({{"name", graph.tensor(static_cast<core::TensorId>(t)).name}, {"offset", plan.offset[t]}, {"size", plan.size[t]}});
+  }
+  return tensors;
+}
+
+// --repair FILE: an earlier plan (weft plan --json) made valid for this schedule, moving only the
+// tensors that clash under it (core::repair_plan, as the studio does after every edit).
+int plan_repair(const Args& args, const std::string& path, const core::Graph& graph, const core::Schedule& schedule,
+                const core::PlanOptions& options) {
+  auto text = core::read_file(path);
+  if (!text) return report("plan", text.error());
+  auto previous = core::plan_from_json(graph, *text, options.outputs_in_arena);
+  if (!previous) return report("plan", previous.error());
+  if (previous->alignment != options.alignment && args.value("alignment"))
+    return usage_error("plan", "--alignment " + std::to_string(options.alignment) + " differs from the plan file's " +
+                                   std::to_string(previous->alignment));
+  auto order = core::ExecutionOrder::build(graph, schedule);
+  if (!order) return report("plan", order.error());
+  auto repaired = core::repair_plan(graph, *order, *previous);
+  if (!repaired) return report("plan", repaired.error());
+  const core::MemoryPlan& plan = repaired->plan;
+  if (auto ok = core::check_plan(graph, *order, plan); !ok)
+    return report("plan", core::make_error(core::ErrorKind::Internal, "the repaired plan: " + ok.error().message));
+  core::PlanOptions bound_options = options;
+  bound_options.alignment = plan.alignment;
+  const core::ConcurrentBound bound = core::concurrent_lower_bound(graph, *order, bound_options);
+  std::size_t planned = 0;
+  for (std::size_t t = 0; t < graph.tensor_count(); ++t)
+    planned += plan.offset[t] != core::kNotPlanned && !graph.tensor(static_cast<core::TensorId>(t)).is_view() ? 1 : 0;
+  if (args.flag("json")) {
+    nlohmann::json j{{"model", graph.info().model_path},
+                     {"strategy", schedule.strategy},
+                     {"streams", schedule.stream_count()},
+                     {"planner", plan.planner},
+                     {"alignment", plan.alignment},
+                     {"arena_bytes", plan.arena_bytes},
+                     {"previous_arena_bytes", previous->arena_bytes},
+                     {"lower_bound_bytes", bound.bytes},
+                     {"lower_bound_exact", bound.exact},
+                     {"ratio", ratio(plan.arena_bytes, bound.bytes)},
+                     {"moved", repaired->moved},
+                     {"shared_pairs", repaired->shared_pairs},
+                     {"conflicts", repaired->conflicts},
+                     {"tensors", tensors_json(graph, plan)}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "schedule: " << schedule.strategy << ", " << schedule.stream_count() << " stream(s), " << planned
+            << " planned tensors\n"
+            << "repaired " << path << ": " << repaired->moved << " of " << planned << " tensors moved ("
+            << repaired->shared_pairs << " pairs sharing bytes tested, " << repaired->conflicts
+            << " may now be live at once)\n"
+            << "arena                  " << plan.arena_bytes << " bytes (the file's " << previous->arena_bytes << ")\n"
+            << "concurrent lower bound " << bound.bytes << " bytes; arena/bound " << ratio_text(plan.arena_bytes, bound.bytes)
+            << "\n"
+            << "(weft plan without --repair plans this schedule afresh, offsets free to change)\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_plan(Args& args) {
-  if (auto ok = args.parse({"intervals=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "planner=", "alignment=", "outputs",
+  if (auto ok = args.parse({"intervals=", "repair=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "planner=", "alignment=", "outputs",
                             "search-ms=", "search-steps=", "json", "merge"},
                            true);
       !ok)
@@ -101,6 +169,8 @@ int cmd_plan(Args& args) {
   const std::string planner = args.value("planner").value_or("");
   if (!planner.empty())
     if (auto ok = core::check_planner(planner); !ok) return usage_error("plan", ok.error().message);
+  if (args.value("repair") && (!planner.empty() || args.value("intervals")))
+    return usage_error("plan", std::string(args.value("intervals") ? "--intervals" : "--planner") + " does not apply to --repair");
   if (auto intervals = args.value("intervals")) {
     if (*alignment) return usage_error("plan", "--alignment does not apply to --intervals (sizes are taken as given)");
     // Raw instances: search harder (deterministic step budget, a generous wall-clock guard).
@@ -128,6 +198,7 @@ int cmd_plan(Args& args) {
   const core::Schedule& schedule = obtained->schedule;
   if (obtained->merged && !args.flag("json"))
     std::cout << "merged: " << model->graph.node_count() << " -> " << graph.node_count() << " operators\n";
+  if (auto repair = args.value("repair")) return plan_repair(args, *repair, graph, schedule, options);
 
   // The memory report: every planner (or --planner alone), the smallest arena, the reference
   // schedule planned the same way, bounds; every plan re-checked against the schedule.
@@ -144,11 +215,7 @@ int cmd_plan(Args& args) {
   for (const core::PlannerArena& a : m.planners)
     per_planner.push_back({{"planner", a.planner}, {"arena_bytes", a.arena_bytes}, {"ratio", ratio(a.arena_bytes, m.bound.bytes)}});
   if (args.flag("json")) {
-    nlohmann::json tensors = nlohmann::json::array();
-    for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
-      if (chosen.offset[t] == core::kNotPlanned) continue;
-      tensors.push_back({{"name", graph.tensor(static_cast<core::TensorId>(t)).name}, {"offset", chosen.offset[t]}, {"size", chosen.size[t]}});
-    }
+    const nlohmann::json tensors = tensors_json(graph, chosen);
     nlohmann::json j{{"model", graph.info().model_path},
                      {"strategy", schedule.strategy},
                      {"streams", schedule.stream_count()},

@@ -26,8 +26,10 @@ commands:
                                                options as JSON on its stdin, schedule JSON on its
                                                stdout (docs/strategy-protocol.md); no shell
   validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
-  plan     MODEL [--schedule F | --strategy S] [--graph] [--merge] [--planner P] [--json]
+  plan     MODEL [--schedule F | --strategy S] [--graph] [--merge] [--planner P | --repair PLAN.json] [--json]
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
+                                               (--repair: an earlier plan's offsets kept where still
+                                               valid for this schedule, the clashing tensors moved)
   simulate MODEL [--schedule F | --strategy S] [--graph] [--merge] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
   run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--iterations N] [--trace OUT.json] [--json]

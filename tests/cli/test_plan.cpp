@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -12,7 +13,10 @@
 #include "weft/core/file_io.h"
 #include "weft/core/intervals.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/onnx_import.h"
 #include "weft/core/plan_checker.h"
+#include "weft/core/plan_json.h"
+#include "weft/core/schedule_json.h"
 
 using namespace weft;
 
@@ -91,4 +95,68 @@ TEST(CliPlan, ScheduleOptionsReachTheStrategy) {
   EXPECT_GT(g.at("streams").get<int>(), 1);
   EXPECT_GE(g.at("arena_bytes").get<std::int64_t>(), g.at("lower_bound_bytes").get<std::int64_t>());
   EXPECT_EQ(run_weft("plan " + data("models/googlenet.onnx") + " --strategy chains --streams 0").code, 1);
+}
+
+// `weft plan --repair FILE`: a plan written by `weft plan --json` for the sequential schedule,
+// repaired for chains under graph replay (several streams): some tensors move, the rest keep
+// their offsets, and the result is a valid plan of that schedule (checked here again by core
+// against the schedule file); the repaired file read back needs no move. Bad plan files exit 2.
+TEST(CliPlan, RepairKeepsOffsetsAndMakesThePlanValid) {
+  const std::string model = data("models/googlenet.onnx");
+  const CliRun seq = run_weft("plan " + model + " --json --search-ms 20");
+  ASSERT_EQ(seq.code, 0) << seq.out;
+  const std::string plan_path = weft::test::temp_path("weft_repair_plan_" + std::to_string(::getpid()) + ".json");
+  ASSERT_TRUE(core::write_file_atomic(plan_path, seq.out));
+  const std::string schedule_path = weft::test::temp_path("weft_repair_schedule_" + std::to_string(::getpid()) + ".json");
+  ASSERT_EQ(run_weft("schedule " + model + " --strategy chains --graph -o " + schedule_path).code, 0);
+
+  const CliRun r = run_weft("plan " + model + " --schedule " + schedule_path + " --repair " + plan_path + " --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto before = nlohmann::json::parse(seq.out);
+  EXPECT_EQ(j.at("planner").get<std::string>(), "repaired");
+  EXPECT_GT(j.at("streams").get<int>(), 1);
+  EXPECT_GT(j.at("moved").get<std::int64_t>(), 0);
+  EXPECT_GE(j.at("conflicts").get<std::int64_t>(), j.at("moved").get<std::int64_t>() > 0 ? 1 : 0);
+  EXPECT_EQ(j.at("previous_arena_bytes").get<std::int64_t>(), before.at("arena_bytes").get<std::int64_t>());
+  EXPECT_GE(j.at("arena_bytes").get<std::int64_t>(), j.at("lower_bound_bytes").get<std::int64_t>());
+  std::map<std::string, std::int64_t> old_offset;
+  for (const auto& t : before.at("tensors")) old_offset[t.at("name").get<std::string>()] = t.at("offset").get<std::int64_t>();
+  std::size_t kept = 0;
+  for (const auto& t : j.at("tensors")) kept += old_offset.at(t.at("name").get<std::string>()) == t.at("offset").get<std::int64_t>();
+  // Only tensors taken out move (one taken out may land where it was).
+  EXPECT_LE(j.at("tensors").size() - kept, static_cast<std::size_t>(j.at("moved").get<std::int64_t>()));
+  EXPECT_GT(j.at("tensors").size() - kept, 0u);
+  EXPECT_GT(kept, j.at("tensors").size() / 2);
+
+  // Core's own check of the repaired plan under the schedule file.
+  auto graph = core::import_onnx(model);
+  ASSERT_TRUE(graph);
+  auto schedule_text = core::read_file(schedule_path);
+  ASSERT_TRUE(schedule_text);
+  auto schedule = core::schedule_from_json(*graph, *schedule_text);
+  ASSERT_TRUE(schedule) << schedule.error().message;
+  auto plan = core::plan_from_json(*graph, r.out);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(core::check_plan(*graph, *schedule, *plan));
+  EXPECT_FALSE(core::check_plan(*graph, *schedule, *core::plan_from_json(*graph, seq.out)));  // the file was not
+
+  // The repaired plan, repaired again for the same schedule, moves nothing; the text form says so.
+  const std::string repaired_path = plan_path + ".repaired";
+  ASSERT_TRUE(core::write_file_atomic(repaired_path, r.out));
+  const CliRun again = run_weft("plan " + model + " --schedule " + schedule_path + " --repair " + repaired_path);
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find(": 0 of "), std::string::npos) << again.out;
+
+  // Bad plan files and options: exit 2 naming the problem, 1 for usage, 3 for an unreadable file.
+  const std::string bad_path = plan_path + ".bad";
+  ASSERT_TRUE(core::write_file_atomic(bad_path, R"({"tensors": [{"name": "no_such_tensor", "offset": 0, "size": 256}]})"));
+  const CliRun bad = weft::test::run_cli("plan " + model + " --repair " + bad_path, weft::test::StderrMode::Merge);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("no_such_tensor"), std::string::npos) << bad.out;
+  ASSERT_TRUE(core::write_file_atomic(bad_path, "{not json"));
+  EXPECT_EQ(run_weft("plan " + model + " --repair " + bad_path).code, 2);
+  EXPECT_EQ(run_weft("plan " + model + " --repair /nonexistent/plan.json").code, 3);
+  EXPECT_EQ(run_weft("plan " + model + " --repair " + plan_path + " --planner exact").code, 1);
+  for (const std::string& p : {plan_path, schedule_path, repaired_path, bad_path}) std::remove(p.c_str());
 }
