@@ -48,16 +48,32 @@ Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan
 }
 
 Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan, std::int64_t max_conflict_pairs) {
+  if (plan.alignment <= 0) return make_error(ErrorKind::InvalidInput, "plan alignment must be positive");
+  return PlanChecker(graph, order, plan.alignment, plan.outputs_in_arena, max_conflict_pairs).check(plan);
+}
+
+PlanChecker::PlanChecker(const Graph& graph, const ExecutionOrder& order, std::int64_t alignment, bool outputs_in_arena,
+                         std::int64_t max_conflict_pairs)
+    : m_graph(graph), m_order(order), m_max_conflict_pairs(max_conflict_pairs), m_outputs_in_arena(outputs_in_arena) {
+  PlanOptions options;
+  options.alignment = alignment;
+  options.outputs_in_arena = outputs_in_arena;
+  options.max_conflict_pairs = max_conflict_pairs;
+  // A liveness of its own, not the planner's: the check stays independent of what was planned.
+  m_live = compute_liveness(graph, order, options);
+}
+
+Status PlanChecker::check(const MemoryPlan& plan) const {
+  const Graph& graph = m_graph;
+  const ExecutionOrder& order = m_order;
   if (plan.offset.size() != graph.tensor_count() || plan.size.size() != graph.tensor_count())
     return make_error(ErrorKind::InvalidInput, "plan covers " + std::to_string(plan.offset.size()) + " tensors, the model has " +
                                                    std::to_string(graph.tensor_count()));
   if (plan.alignment <= 0) return make_error(ErrorKind::InvalidInput, "plan alignment must be positive");
-  PlanOptions options;
-  options.alignment = plan.alignment;
-  options.outputs_in_arena = plan.outputs_in_arena;
-  options.max_conflict_pairs = max_conflict_pairs;
-  // A liveness of its own, not the planner's: the check stays independent of what was planned.
-  const Liveness live = compute_liveness(graph, order, options);
+  // A plan of other settings than this checker's liveness gets one of its own.
+  if (plan.alignment != m_live.problem.alignment || plan.outputs_in_arena != m_outputs_in_arena)
+    return check_plan(graph, order, plan, m_max_conflict_pairs);
+  const Liveness& live = m_live;
   const auto name = [&](TensorId t) { return "'" + graph.tensor(t).name + "'"; };
   for (std::size_t b = 0; b < live.tensors.size(); ++b) {
     const TensorId t = live.tensors[b];

@@ -7,7 +7,9 @@
 
 #include "weft/core/analyze.h"
 #include "weft/core/batch_split.h"
+#include "weft/core/beside.h"
 #include "weft/core/micro_batch.h"
+#include "weft/core/simulator.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
@@ -21,6 +23,8 @@ namespace weft::core {
 namespace {
 
 constexpr double kLaunchBound = 0.20;  // eager launches add this share or more: replay as a graph
+// From this many nodes the two launch modes' strategies are tried on two threads.
+constexpr std::size_t kBesideAdviceNodes = 1000;
 
 // Time-weighted median fill of the device by one kernel: its threads (one per output element)
 // over the threads the device holds at once. At fill o < 1 at batch b, a kernel fills the device
@@ -78,6 +82,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   const Schedule reference = reference_schedule(graph);
   PredictOptions po;
   po.counterfactuals = false;
+  po.reference = &reference;
   WEFT_TRY_ASSIGN(auto base, predict(graph, reference, analysis.costs, device, po));
   // The split model's own sequential order is where the search starts; its speedups are quoted
   // over the unsplit model's sequential run (what the user opened).
@@ -92,30 +97,55 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   a.best_mode = cpu ? LaunchMode::Eager : LaunchMode::Graph;
   double best_us = own_sequential_us;
   Schedule best_schedule = reference;
-  for (LaunchMode mode : {LaunchMode::Eager, LaunchMode::Graph}) {
-    if (cpu && mode == LaunchMode::Graph) continue;
+  // Each launch mode's strategies are made and simulated on a thread of their own (the graph
+  // mode's beside the eager one's), then judged in one order: the same choice as one thread.
+  const std::vector<KernelDemand> demands = kernel_demands(graph, analysis.costs, device);
+  struct Tried {
+    std::string name;
+    Schedule schedule;
+    double us = 0;
+  };
+  const auto try_mode = [&](LaunchMode mode) -> Expected<std::vector<Tried>> {
+    std::vector<Tried> tried;
+    if (cpu && mode == LaunchMode::Graph) return tried;
     StrategyOptions so = options.strategy;
     so.cuda_graph = mode == LaunchMode::Graph;
     for (const std::string& name : fixed_strategy_names()) {
-      if (name == "sequential") continue;
+      // split-overlap on a model that is not split is the sequential schedule: the baseline.
+      if (name == "sequential" || (name == "split-overlap" && graph.info().micro_batches <= 1)) continue;
       WEFT_TRY_ASSIGN(auto s, make_schedule(name, graph, analysis.costs, device, so));
       SimOptions sim;
       sim.cuda_graph = mode == LaunchMode::Graph;
+      sim.demands = &demands;
       const double us = simulate(graph, s, analysis.costs, device, sim).makespan_us();
-      if (us < best_us * 0.999) {
-        best_us = us;
-        a.best_strategy = name;
-        a.best_mode = mode;
-        best_schedule = std::move(s);
-      }
+      tried.push_back({name, std::move(s), us});
     }
+    return tried;
+  };
+  Beside<Expected<std::vector<Tried>>> graph_mode([&] { return try_mode(LaunchMode::Graph); },
+                                                  graph.node_count() >= kBesideAdviceNodes);
+  auto eager_tried = try_mode(LaunchMode::Eager);
+  auto graph_tried = graph_mode.get();
+  for (auto* tried : {&eager_tried, &graph_tried}) {
+    if (!*tried) return tried->error();
+    const LaunchMode mode = tried == &eager_tried ? LaunchMode::Eager : LaunchMode::Graph;
+    for (Tried& t : **tried)
+      if (t.us < best_us * 0.999) {
+        best_us = t.us;
+        a.best_strategy = t.name;
+        a.best_mode = mode;
+        best_schedule = std::move(t.schedule);
+      }
   }
   a.best_streams = static_cast<int>(best_schedule.stream_count());
   a.best_speedup = best_us > 0 ? baseline_us / best_us : 1.0;
   if (options.memory && a.best_streams > 1) {
-    PlanOptions plan = reference_plan_options();
-    WEFT_TRY_ASSIGN(auto mine, study_plan(graph, best_schedule, "greedy-by-size", plan));
-    WEFT_TRY_ASSIGN(auto ref, study_plan(graph, reference, "greedy-by-size", plan));
+    // Greedy by size needs no lower bound (0: none computed); the two plans are independent.
+    const PlanOptions plan = reference_plan_options();
+    Beside<Expected<MemoryPlan>> reference_plan([&] { return study_plan(graph, reference, "greedy-by-size", plan, 0); },
+                                                graph.node_count() >= kBesideAdviceNodes);
+    WEFT_TRY_ASSIGN(auto mine, study_plan(graph, best_schedule, "greedy-by-size", plan, 0));
+    WEFT_TRY_ASSIGN(auto ref, reference_plan.get());
     a.memory_ratio = ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
   }
 

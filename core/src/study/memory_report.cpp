@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "weft/core/beside.h"
 #include "weft/core/bounds.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/liveness.h"
@@ -41,10 +42,13 @@ Expected<MemoryPlan> study_plan(const Graph& graph, const ExecutionOrder& order,
     plans.push_back(std::move(plan));
   }
   std::optional<MemoryPlan> best;
+  // One independent liveness checks every planner's plan.
+  std::optional<PlanChecker> checker;
+  if (verify && !plans.empty()) checker.emplace(graph, order, plans.front().alignment, plans.front().outputs_in_arena);
   for (MemoryPlan& plan : plans) {
     const std::string name = plan.planner;
-    if (verify)
-      if (auto ok = check_plan(graph, order, plan); !ok)
+    if (checker)
+      if (auto ok = checker->check(plan); !ok)
         return make_error(ErrorKind::Internal, "planner " + name + ": " + ok.error().message);
     if (arenas) arenas->push_back({name, plan.arena_bytes});
     if (!best || plan.arena_bytes < best->arena_bytes) best = std::move(plan);
@@ -78,52 +82,102 @@ Status add_growth_over_time(const Graph& graph, MemoryReport& report,
   return {};
 }
 
+namespace {
+
+// The reference schedule's side of a report: its plan (unless given), the linear bounds, the
+// no-reuse total and (with growth) its growth per step. It does not depend on the schedule, so
+// on large models it is planned on a second thread beside the schedule's side.
+struct ReferenceSide {
+  MemoryPlan plan;
+  std::int64_t linear_bound_bytes = 0, file_order_linear_bound_bytes = 0, no_reuse_bytes = 0;
+  MemoryGrowth growth;
+};
+
+// Below this many nodes a thread costs more than the reference side it would take off this one.
+constexpr std::size_t kBesideNodes = 1000;
+
+const Error kCancelled{ErrorKind::Runtime, "cancelled"};
+
+bool stopped(const MemoryReportOptions& options) { return options.cancelled && options.cancelled(); }
+
+Expected<ReferenceSide> reference_side(const Graph& graph, const ExecutionOrder& reference_order,
+                                       const MemoryReportOptions& options) {
+  ReferenceSide side;
+  if (stopped(options)) return kCancelled;
+  if (options.reference_plan) {
+    side.plan = *options.reference_plan;
+  } else {
+    WEFT_TRY_ASSIGN(side.plan, study_plan(graph, reference_order, options.planner, options.plan, -1, nullptr, options.verify));
+  }
+  if (stopped(options)) return kCancelled;
+  const Schedule& reference = reference_order.schedule();
+  side.linear_bound_bytes = reference.streams.empty() ? 0 : linear_lower_bound(graph, reference.streams[0], options.plan);
+  side.file_order_linear_bound_bytes = linear_lower_bound(graph, graph.topo_order(), options.plan);
+  side.no_reuse_bytes = plan_no_reuse(graph, options.plan.alignment, options.plan.outputs_in_arena).arena_bytes;
+  if (options.growth) {
+    if (stopped(options)) return kCancelled;
+    WEFT_TRY_ASSIGN(side.growth, memory_growth(graph, reference_order, side.plan));
+  }
+  return side;
+}
+
+// The schedule's side (bound, plan, growth), then the reference's side from beside it.
+Expected<MemoryReport> schedule_side(const Graph& graph, const ExecutionOrder& order, Beside<Expected<ReferenceSide>>& beside,
+                                     const MemoryReportOptions& options) {
+  MemoryReport r;
+  r.options = options.plan;
+  if (stopped(options)) return kCancelled;
+  r.bound = concurrent_lower_bound(graph, order, options.plan);
+  if (stopped(options)) return kCancelled;
+  WEFT_TRY_ASSIGN(r.plan, study_plan(graph, order, options.planner, options.plan, r.bound.bytes, &r.planners,
+                                     options.verify));
+  for (std::int64_t o : r.plan.offset) r.planned_tensors += o != kNotPlanned ? 1 : 0;
+  if (options.growth) {
+    if (stopped(options)) return kCancelled;
+    WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, order, r.plan));
+  }
+  WEFT_TRY_ASSIGN(ReferenceSide side, beside.get());
+  r.reference_plan = std::move(side.plan);
+  r.linear_bound_bytes = side.linear_bound_bytes;
+  r.file_order_linear_bound_bytes = side.file_order_linear_bound_bytes;
+  r.no_reuse_bytes = side.no_reuse_bytes;
+  if (options.growth) {
+    r.reference_growth = std::move(side.growth);
+    WEFT_TRY(add_growth_over_time(graph, r, options.timeline, options.reference_timeline));
+  }
+  return r;
+}
+
+bool beside_worthwhile(const Graph& graph, const MemoryReportOptions& options) {
+  return options.parallel && graph.node_count() >= kBesideNodes;
+}
+
+}  // namespace
+
 Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedule, const MemoryReportOptions& options) {
   if (options.plan.alignment <= 0)
     return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
-  // Each schedule's execution order once, for its bound, liveness, plans and growth.
+  // Each schedule's execution order once, for its bound, liveness, plans and growth; the
+  // reference schedule (a memory-aware order of the graph) is made beside this one's side.
   WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
-  std::optional<Schedule> own_reference;
-  const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
-  WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build(graph, reference));
-  return memory_report(graph, order, reference_order, options);
+  Beside<Expected<ReferenceSide>> beside(
+      [&]() -> Expected<ReferenceSide> {
+        std::optional<Schedule> own_reference;
+        const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
+        WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build(graph, reference));
+        return reference_side(graph, reference_order, options);
+      },
+      beside_worthwhile(graph, options));
+  return schedule_side(graph, order, beside, options);
 }
 
 Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& order, const ExecutionOrder& reference_order,
                                      const MemoryReportOptions& options) {
   if (options.plan.alignment <= 0)
     return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
-  const auto stopped = [&] { return options.cancelled && options.cancelled(); };
-  const Error cancelled{ErrorKind::Runtime, "cancelled"};
-  MemoryReport r;
-  r.options = options.plan;
-  if (stopped()) return cancelled;
-  r.bound = concurrent_lower_bound(graph, order, options.plan);
-  if (stopped()) return cancelled;
-  WEFT_TRY_ASSIGN(r.plan, study_plan(graph, order, options.planner, options.plan, r.bound.bytes, &r.planners,
-                                     options.verify));
-  for (std::int64_t o : r.plan.offset) r.planned_tensors += o != kNotPlanned ? 1 : 0;
-
-  const Schedule& reference = reference_order.schedule();
-  if (stopped()) return cancelled;
-  if (options.reference_plan) {
-    r.reference_plan = *options.reference_plan;
-  } else {
-    WEFT_TRY_ASSIGN(r.reference_plan,
-                    study_plan(graph, reference_order, options.planner, options.plan, -1, nullptr, options.verify));
-  }
-  if (stopped()) return cancelled;
-  r.linear_bound_bytes = reference.streams.empty() ? 0 : linear_lower_bound(graph, reference.streams[0], options.plan);
-  r.file_order_linear_bound_bytes = linear_lower_bound(graph, graph.topo_order(), options.plan);
-  r.no_reuse_bytes = plan_no_reuse(graph, options.plan.alignment, options.plan.outputs_in_arena).arena_bytes;
-
-  if (options.growth) {
-    if (stopped()) return cancelled;
-    WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, order, r.plan));
-    WEFT_TRY_ASSIGN(r.reference_growth, memory_growth(graph, reference_order, r.reference_plan));
-    WEFT_TRY(add_growth_over_time(graph, r, options.timeline, options.reference_timeline));
-  }
-  return r;
+  Beside<Expected<ReferenceSide>> beside([&] { return reference_side(graph, reference_order, options); },
+                                         beside_worthwhile(graph, options));
+  return schedule_side(graph, order, beside, options);
 }
 
 Expected<MemoryReport> repaired_memory_report(const Graph& graph, const ExecutionOrder& order, const MemoryReport& previous,

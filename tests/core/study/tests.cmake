@@ -5,3 +5,4 @@ weft_add_test(test_memory_budget SOURCES study/test_memory_budget.cpp LABELS cor
 weft_add_test(test_frontier SOURCES study/test_frontier.cpp LABELS core)
 weft_add_test(test_run_comparison SOURCES study/test_run_comparison.cpp LABELS core)
 weft_add_test(test_schedule_study SOURCES study/test_schedule_study.cpp LABELS core)
+weft_add_test(test_memory_report SOURCES study/test_memory_report.cpp LABELS core)

@@ -4,6 +4,7 @@
 #include "weft/core/allocation_problem.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/graph.h"
+#include "weft/core/liveness.h"
 #include "weft/core/memory_plan.h"
 #include "weft/core/schedule.h"
 
@@ -23,5 +24,24 @@ Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan
 /// bytes, with the same verdicts.
 Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan,
                   std::int64_t max_conflict_pairs = PlanOptions{}.max_conflict_pairs);
+
+/// check_plan of several plans against one schedule (every planner's, say): the checker's own
+/// liveness is built once for plans of one alignment and outputs_in_arena setting, and each
+/// check() is then O(Σ degree) (or the range sweep past max_conflict_pairs). A plan of other
+/// settings is checked with a liveness of its own. Holds references to graph and order.
+class PlanChecker {
+ public:
+  PlanChecker(const Graph& graph, const ExecutionOrder& order, std::int64_t alignment, bool outputs_in_arena,
+              std::int64_t max_conflict_pairs = PlanOptions{}.max_conflict_pairs);
+  /// check_plan's verdicts and messages.
+  Status check(const MemoryPlan& plan) const;
+
+ private:
+  const Graph& m_graph;
+  const ExecutionOrder& m_order;
+  std::int64_t m_max_conflict_pairs;
+  bool m_outputs_in_arena = false;
+  Liveness m_live;
+};
 
 }  // namespace weft::core

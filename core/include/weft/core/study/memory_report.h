@@ -38,7 +38,12 @@ struct MemoryReportOptions {
   const Schedule* reference = nullptr;
   /// Polled between the report's stages (bound, plan, the reference's plan, linear bounds,
   /// growth; optional): true stops it with a Runtime error "cancelled" (a newer edit in the studio).
+  /// It may be called from the second thread too (see `parallel`).
   std::function<bool()> cancelled;
+  /// On models of 1000 nodes or more, plan the reference schedule's side (its plan, the linear
+  /// bounds, its growth) on a second thread beside the schedule's (Beside): the same report, in
+  /// about the time of the longer side on two cores. False: one thread.
+  bool parallel = true;
 };
 
 /// One planner's arena for the schedule.

@@ -1,0 +1,68 @@
+// The memory report plans the reference schedule's side on a second thread on large models
+// (MemoryReportOptions::parallel): the report is the same as on one thread, errors and
+// cancellation come back the same way. Also run under ThreadSanitizer (the tsan preset).
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "test_graphs.h"
+#include "weft/core/study/memory_report.h"
+#include "weft/core/sync.h"
+
+using namespace weft;
+
+namespace {
+
+core::Schedule schedule_of(const core::Graph& g, int streams, std::uint64_t seed) {
+  core::Schedule s = test::random_schedule(g, streams, seed, {.drop_empty_streams = true});
+  s.events = core::compute_events(g, s);
+  return s;
+}
+
+}  // namespace
+
+TEST(MemoryReport, BesideEqualsOneThread) {
+  const core::Graph g = test::make_random_dag(1500, 0.004, 3);
+  ASSERT_GE(g.node_count(), 1000u);  // large enough for the second thread
+  const core::Schedule schedule = schedule_of(g, 4, 3);
+  core::MemoryReportOptions beside;
+  beside.growth = true;
+  core::MemoryReportOptions alone = beside;
+  alone.parallel = false;
+  auto a = core::memory_report(g, schedule, beside);
+  auto b = core::memory_report(g, schedule, alone);
+  ASSERT_TRUE(a) << a.error().message;
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(a->plan.offset, b->plan.offset);
+  EXPECT_EQ(a->reference_plan.offset, b->reference_plan.offset);
+  EXPECT_EQ(a->reference_plan.arena_bytes, b->reference_plan.arena_bytes);
+  EXPECT_EQ(a->bound.bytes, b->bound.bytes);
+  EXPECT_EQ(a->linear_bound_bytes, b->linear_bound_bytes);
+  EXPECT_EQ(a->file_order_linear_bound_bytes, b->file_order_linear_bound_bytes);
+  EXPECT_EQ(a->no_reuse_bytes, b->no_reuse_bytes);
+  EXPECT_EQ(a->growth.live_bytes, b->growth.live_bytes);
+  EXPECT_EQ(a->reference_growth.live_bytes, b->reference_growth.live_bytes);
+  EXPECT_EQ(a->reference_growth.high_water, b->reference_growth.high_water);
+  EXPECT_GT(a->reference_plan.arena_bytes, 0);
+  ASSERT_EQ(a->planners.size(), b->planners.size());
+  for (std::size_t i = 0; i < a->planners.size(); ++i) EXPECT_EQ(a->planners[i].arena_bytes, b->planners[i].arena_bytes);
+}
+
+TEST(MemoryReport, ErrorsAndCancellationBesideTheSchedule) {
+  // An unknown planner fails both sides: the schedule's error comes back, the other thread ends.
+  const core::Graph g = test::make_random_dag(1200, 0.004, 5);
+  const core::Schedule schedule = schedule_of(g, 3, 5);
+  core::MemoryReportOptions options;
+  options.planner = "no-such-planner";
+  auto bad = core::memory_report(g, schedule, options);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(bad.error().message.find("no-such-planner"), std::string::npos) << bad.error().message;
+  // Cancelled after a few polls (from either thread): the report stops with "cancelled".
+  std::atomic<int> polls{0};
+  core::MemoryReportOptions cancelled;
+  cancelled.cancelled = [&polls] { return ++polls > 2; };
+  auto stopped = core::memory_report(g, schedule, cancelled);
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().message, "cancelled");
+}
