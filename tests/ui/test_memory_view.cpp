@@ -159,11 +159,28 @@ void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
   const auto g = loaded.graph;
   QElapsedTimer clock;
   clock.start();
-  const MemoryModel m = studied_model(std::move(loaded));
+  weft::ui::StudioDocument doc;
+  doc.setModel(std::move(loaded));
+  weft::ui::MemoryView view(&doc);
+  const MemoryModel& m = view.model();
   const qint64 ms = clock.elapsed();
   check_invariants(*g, m);
   qInfo("%zu nodes, 4 streams: study and memory model in %lld ms (arena %.2f MiB, price %.2f)", g->node_count(),
         static_cast<long long>(ms), static_cast<double>(m.arena_bytes) / 1048576.0, m.price_of_concurrency);
+  // 10,000 step points per series are more than the chart's 2048 columns can show: each column
+  // keeps its first, lowest, highest and last point, so the envelope (here the peak live bytes
+  // and the final high-water) is drawn exactly with at most four points a column.
+  const auto series = view.chart()->series();
+  const auto* live = static_cast<QLineSeries*>(series[0]);
+  const auto* high = static_cast<QLineSeries*>(series[1]);
+  QVERIFY(live->count() <= 4 * 2048);
+  QVERIFY(live->count() < static_cast<int>(2 * m.current.live_bytes.size()));
+  double peak = 0;
+  for (const QPointF& p : live->points()) peak = std::max(peak, p.y());
+  const double model_peak = static_cast<double>(*std::max_element(m.current.live_bytes.begin(), m.current.live_bytes.end()));
+  QCOMPARE(peak, model_peak / 1048576.0);
+  QCOMPARE(high->points().back().y(), static_cast<double>(m.current.high_water.back()) / 1048576.0);
+  QCOMPARE(high->points().back().x(), static_cast<double>(m.current.high_water.size()));
 }
 
 void TestMemoryView::viewReplansAfterEdit() {

@@ -48,6 +48,34 @@ QList<QPointF> time_points(const std::vector<core::CounterSample>& v, double end
   return pts;
 }
 
+// A chart never shows more columns than this: a series with more points than four per column
+// keeps, per column, its first, lowest, highest and last point (in order), which draws the same
+// envelope at any width up to it and bounds the points stroked (issue 16: 60 frames per second).
+constexpr int kChartColumns = 2048;
+
+QList<QPointF> decimated(QList<QPointF> pts, double xmax) {
+  if (pts.size() <= 4 * kChartColumns || xmax <= 0) return pts;
+  QList<QPointF> out;
+  out.reserve(4 * kChartColumns + 4);
+  const auto column = [&](const QPointF& p) {
+    return std::clamp(static_cast<int>(p.x() / xmax * kChartColumns), 0, kChartColumns - 1);
+  };
+  for (qsizetype i = 0; i < pts.size();) {
+    const int c = column(pts[i]);
+    qsizetype end = i, low = i, high = i;
+    for (; end < pts.size() && column(pts[end]) == c; ++end) {
+      if (pts[end].y() < pts[low].y()) low = end;
+      if (pts[end].y() > pts[high].y()) high = end;
+    }
+    const qsizetype last = end - 1;
+    qsizetype keep[4] = {i, std::min(low, high), std::max(low, high), last};
+    for (int k = 0; k < 4; ++k)
+      if (k == 0 || keep[k] != keep[k - 1]) out.append(pts[keep[k]]);
+    i = end;
+  }
+  return out;
+}
+
 QLineSeries* make_series(QChart* chart, const QString& name, const QColor& color, double width, Qt::PenStyle style) {
   auto* s = new QLineSeries(chart);
   s->setName(name);
@@ -226,17 +254,17 @@ void MemoryView::rebuildChart() {
   double xmax = 1;
   if (timed) {
     xmax = std::max({m.current.makespan_us, m.sequential.makespan_us, 1e-6});
-    m_live->replace(time_points(m.current.live_over_time, m.current.makespan_us));
-    m_high->replace(time_points(m.current.high_water_over_time, m.current.makespan_us));
-    m_seq_live->replace(time_points(m.sequential.live_over_time, m.sequential.makespan_us));
-    m_seq_high->replace(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us));
+    m_live->replace(decimated(time_points(m.current.live_over_time, m.current.makespan_us), xmax));
+    m_high->replace(decimated(time_points(m.current.high_water_over_time, m.current.makespan_us), xmax));
+    m_seq_live->replace(decimated(time_points(m.sequential.live_over_time, m.sequential.makespan_us), xmax));
+    m_seq_high->replace(decimated(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us), xmax));
     m_x->setTitleText(tr("predicted time (µs)"));
   } else {
     xmax = std::max<double>(1, static_cast<double>(m.current.live_bytes.size()));
-    m_live->replace(step_points(m.current.live_bytes));
-    m_high->replace(step_points(m.current.high_water));
-    m_seq_live->replace(step_points(m.sequential.live_bytes));
-    m_seq_high->replace(step_points(m.sequential.high_water));
+    m_live->replace(decimated(step_points(m.current.live_bytes), xmax));
+    m_high->replace(decimated(step_points(m.current.high_water), xmax));
+    m_seq_live->replace(decimated(step_points(m.sequential.live_bytes), xmax));
+    m_seq_high->replace(decimated(step_points(m.sequential.high_water), xmax));
     m_x->setTitleText(tr("step"));
   }
   const double cb = static_cast<double>(m.concurrent_bound_bytes) / kMiB;

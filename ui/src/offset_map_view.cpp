@@ -56,12 +56,20 @@ double OffsetMapView::yMax() const {
   return m_model ? std::max<double>(1, static_cast<double>(m_model->arena_bytes)) : 1.0;
 }
 
-QRectF OffsetMapView::blockRect(int block) const {
+OffsetMapView::Frame OffsetMapView::frame() const {
+  Frame f;
+  f.plot = plotRect();
+  f.sx = f.plot.width() / xMax();
+  f.sy = f.plot.height() / yMax();
+  return f;
+}
+
+QRectF OffsetMapView::blockRect(int block, const Frame& f) const {
   const MemoryBlock& b = m_model->blocks[static_cast<std::size_t>(block)];
-  const QRectF pr = plotRect();
+  const QRectF& pr = f.plot;
   const double x0 = m_over_time ? b.start_us : b.first_step;
   const double x1 = m_over_time ? b.end_us : b.last_step + 1;
-  const double sx = pr.width() / xMax(), sy = pr.height() / yMax();
+  const double sx = f.sx, sy = f.sy;
   const double left = pr.left() + x0 * sx;
   const double right = pr.left() + x1 * sx;
   const double bottom = pr.bottom() - static_cast<double>(b.offset) * sy;
@@ -73,12 +81,13 @@ QRectF OffsetMapView::blockRect(int block) const {
 int OffsetMapView::blockAt(QPointF pos) const {
   if (!m_model || !m_model->computed) return -1;
   // Topmost (last drawn) first, in screen space so thin blocks stay hoverable.
+  const Frame f = frame();
   for (std::size_t i = m_model->blocks.size(); i-- > 0;)
-    if (blockRect(static_cast<int>(i)).contains(pos)) return static_cast<int>(i);
+    if (blockRect(static_cast<int>(i), f).contains(pos)) return static_cast<int>(i);
   return -1;
 }
 
-QPointF OffsetMapView::blockCenter(int block) const { return blockRect(block).center(); }
+QPointF OffsetMapView::blockCenter(int block) const { return blockRect(block, frame()).center(); }
 
 QString OffsetMapView::blockText(int block) const {
   if (!m_model || block < 0 || static_cast<std::size_t>(block) >= m_model->blocks.size()) return {};
@@ -139,7 +148,8 @@ void OffsetMapView::paintEvent(QPaintEvent* event) {
                m_model && !m_model->note.empty() ? QString::fromStdString(m_model->note) : tr("No model loaded"));
     return;
   }
-  const QRectF pr = plotRect();
+  const Frame f = frame();
+  const QRectF& pr = f.plot;
   const QFontMetrics fm(font());
   QColor grid = pal.color(QPalette::Text);
   grid.setAlpha(40);
@@ -169,7 +179,7 @@ void OffsetMapView::paintEvent(QPaintEvent* event) {
   const QRectF dirty = QRectF(event->rect());
   const QColor edge = pal.color(QPalette::Base);
   for (std::size_t i = 0; i < m_model->blocks.size(); ++i) {
-    const QRectF r = blockRect(static_cast<int>(i));
+    const QRectF r = blockRect(static_cast<int>(i), f);
     if (!r.intersects(dirty)) continue;
     const core::NodeId producer = m_model->blocks[i].producer;
     const bool selected = m_doc->isSelected(producer);

@@ -44,7 +44,14 @@ class OffsetMapView : public QWidget {
  private:
   double xMax() const;
   double yMax() const;
-  QRectF blockRect(int block) const;
+  /// Where blocks go: the plot rect and the scales, worked out once per paint or hit test (the
+  /// plot rect measures text).
+  struct Frame {
+    QRectF plot;
+    double sx = 1, sy = 1;
+  };
+  Frame frame() const;
+  QRectF blockRect(int block, const Frame& f) const;
 
   StudioDocument* m_doc;
   const MemoryModel* m_model = nullptr;
