@@ -69,7 +69,8 @@ class ClockConflicts {
 
 }  // namespace
 
-Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& previous) {
+Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& previous,
+                                 std::size_t max_moved) {
   if (previous.offset.size() != graph.tensor_count() || previous.size.size() != graph.tensor_count())
     return make_error(ErrorKind::InvalidInput, "the plan to repair covers " + std::to_string(previous.offset.size()) +
                                                    " tensors, the model has " + std::to_string(graph.tensor_count()));
@@ -153,6 +154,10 @@ Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order
     replace.push_back(static_cast<std::int32_t>(pick));
   }
   out.moved = replace.size();
+  if (out.moved > max_moved) {
+    out.complete = false;
+    return out;
+  }
 
   // Place the taken blocks again, largest first, each at the lowest aligned offset free of every
   // placed block it conflicts with. Offsets and sizes are multiples of the alignment, so every

@@ -180,10 +180,13 @@ Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& o
   return schedule_side(graph, order, beside, options);
 }
 
-Expected<MemoryReport> repaired_memory_report(const Graph& graph, const ExecutionOrder& order, const MemoryReport& previous,
-                                              const MemoryReportOptions& options) {
-  WEFT_TRY_ASSIGN(PlanRepair repair, repair_plan(graph, order, previous.plan));
-  MemoryReport r;
+Expected<std::optional<MemoryReport>> repaired_memory_report(const Graph& graph, const ExecutionOrder& order,
+                                                             const MemoryReport& previous, const MemoryReportOptions& options,
+                                                             std::size_t max_moved) {
+  WEFT_TRY_ASSIGN(PlanRepair repair, repair_plan(graph, order, previous.plan, max_moved));
+  if (!repair.complete) return std::optional<MemoryReport>{};
+  std::optional<MemoryReport> out;
+  MemoryReport& r = out.emplace();
   r.options = previous.options;
   r.repaired = true;
   r.repair_moved = repair.moved;
@@ -200,7 +203,7 @@ Expected<MemoryReport> repaired_memory_report(const Graph& graph, const Executio
     WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, order, r.plan));
     r.reference_growth = previous.reference_growth;
   }
-  return r;
+  return out;
 }
 
 }  // namespace weft::core

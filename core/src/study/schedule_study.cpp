@@ -1,6 +1,7 @@
 // One schedule's figures, prediction and memory report; every strategy's for the compare table.
 #include "weft/core/study/schedule_study.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "weft/core/execution_order.h"
@@ -20,6 +21,9 @@ std::size_t cross_stream_edges(const Graph& graph, const ExecutionOrder& order) 
       if (order.stream_of(static_cast<NodeId>(u)) != order.stream_of(v)) ++n;
   return n;
 }
+
+// Conflict tests a repaired arena may take (moved tensors × tensors): tens of milliseconds.
+constexpr std::size_t kRepairWork = 16'000'000;
 
 ScheduleStudy cancelled(ScheduleStudy s) {
   s.cancelled = true;
@@ -64,12 +68,16 @@ Expected<ScheduleStudy> study(const Graph& graph, const CostTable& costs, const 
   };
   if (options.memory && options.repair_from && options.on_repaired) {
     // The previous plan repaired for this schedule: an arena within a frame of an edit, while
-    // the report below plans afresh.
+    // the report below plans afresh. Unless so many tensors clash that it is no edit but a new
+    // schedule: placing each costs a pass over the tensors, and the report below is the tool.
     if (stop()) return cancelled(std::move(s));
-    WEFT_TRY_ASSIGN(s.memory, repaired_memory_report(graph, order, *options.repair_from, options.memory_options));
-    WEFT_TRY(follow_prediction(*s.memory));
-    options.on_repaired(s);
-    s.memory.reset();
+    const std::size_t max_moved = std::max<std::size_t>(64, kRepairWork / std::max<std::size_t>(1, graph.tensor_count()));
+    WEFT_TRY_ASSIGN(s.memory, repaired_memory_report(graph, order, *options.repair_from, options.memory_options, max_moved));
+    if (s.memory) {
+      WEFT_TRY(follow_prediction(*s.memory));
+      options.on_repaired(s);
+      s.memory.reset();
+    }
   }
   if (options.memory) {
     if (stop()) return cancelled(std::move(s));

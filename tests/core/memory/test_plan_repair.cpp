@@ -204,3 +204,32 @@ TEST(PlanRepair, RefusesPlansOfAnotherModel) {
   ASSERT_FALSE(short_bytes);
   EXPECT_NE(short_bytes.error().message.find("needs"), std::string::npos) << short_bytes.error().message;
 }
+
+TEST(PlanRepair, StopsBeforeMovingMoreThanAsked) {
+  // The sequential plan of googlenet under cp-list needs dozens of moves: asked to move at most
+  // one, the repair stops before moving any and says how many it would have moved.
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device);
+  const core::Graph g = load("googlenet");
+  auto reference = core::study_plan(g, core::reference_schedule(g));
+  ASSERT_TRUE(reference);
+  core::StrategyOptions so;
+  so.cuda_graph = true;
+  auto schedule = core::make_schedule("cp-list", g, core::estimate_costs(g, *device), *device, so);
+  ASSERT_TRUE(schedule);
+  auto order = core::ExecutionOrder::build(g, *schedule);
+  ASSERT_TRUE(order);
+  auto whole = core::repair_plan(g, *order, *reference);
+  ASSERT_TRUE(whole);
+  ASSERT_TRUE(whole->complete);
+  ASSERT_GT(whole->moved, 1u);
+  auto bounded = core::repair_plan(g, *order, *reference, 1);
+  ASSERT_TRUE(bounded);
+  EXPECT_FALSE(bounded->complete);
+  EXPECT_EQ(bounded->moved, whole->moved);
+  EXPECT_TRUE(bounded->plan.offset.empty());
+  auto enough = core::repair_plan(g, *order, *reference, whole->moved);
+  ASSERT_TRUE(enough);
+  EXPECT_TRUE(enough->complete);
+  EXPECT_EQ(enough->plan.offset, whole->plan.offset);
+}

@@ -11,6 +11,9 @@
 namespace weft::core {
 
 struct PlanRepair {
+  /// False when more than max_moved tensors would have to move: `plan` is then empty (`moved`
+  /// says how many), and planning afresh is the better tool.
+  bool complete = true;
   MemoryPlan plan;                ///< valid under the order it was repaired for (planner "repaired")
   std::size_t moved = 0;          ///< planned tensors given a new offset
   std::size_t shared_pairs = 0;   ///< pairs of planned tensors that shared bytes in the old plan (each tested)
@@ -28,9 +31,11 @@ struct PlanRepair {
 /// placed inside their parents. Planned tensors `previous` left unplaced are placed the same way.
 /// Errors (InvalidInput): a plan for another tensor count, with another alignment, or a tensor
 /// given fewer bytes than it needs.
-/// Cost: O(T·S log V) for the dead-from frontiers (T planned tensors, S streams), O(T log T + P)
-/// for the P pairs sharing bytes, O(T + k log k) per moved tensor with k conflicting neighbours;
-/// no conflict list is built.
-Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& previous);
+/// Cost: O((V + E)·S + T·R·S) for the dead-from frontiers (T planned tensors with R readers, S
+/// streams), O(T log T + P) for the P pairs sharing bytes, O(T + k log k) per moved tensor with k
+/// conflicting neighbours; no conflict list is built. `max_moved` bounds that last part: a repair
+/// that would move more tensors stops before moving any (complete = false).
+Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& previous,
+                                 std::size_t max_moved = static_cast<std::size_t>(-1));
 
 }  // namespace weft::core

@@ -4,6 +4,7 @@
 // `weft plan`, `weft schedule`, `weft simulate` and the studio's memory view all read it.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,10 +115,13 @@ Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& o
 /// schedule's concurrent bound and (with options.growth) growth per step; the reference's plan
 /// and growth, the linear bounds and the no-reuse total are the earlier report's (they depend on
 /// the graph only). `planners` holds one entry, "repaired". What the studio shows within a frame
-/// of an edit while memory_report plans the schedule afresh. Errors: repair_plan's (a report of
-/// another model or alignment). Cost: repair_plan + concurrent_lower_bound + memory_growth, no
-/// planner search and no conflict list.
-Expected<MemoryReport> repaired_memory_report(const Graph& graph, const ExecutionOrder& order, const MemoryReport& previous,
-                                              const MemoryReportOptions& options = {});
+/// of an edit while memory_report plans the schedule afresh. Empty when the repair would move more
+/// than `max_moved` tensors (a new strategy rather than an edit: planning afresh is the tool).
+/// Errors: repair_plan's (a report of another model or alignment). Cost: repair_plan +
+/// concurrent_lower_bound + memory_growth, no planner search and no conflict list.
+Expected<std::optional<MemoryReport>> repaired_memory_report(const Graph& graph, const ExecutionOrder& order,
+                                                             const MemoryReport& previous,
+                                                             const MemoryReportOptions& options = {},
+                                                             std::size_t max_moved = static_cast<std::size_t>(-1));
 
 }  // namespace weft::core

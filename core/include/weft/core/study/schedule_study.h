@@ -43,7 +43,9 @@ struct StudyOptions {
   std::function<void(const ScheduleStudy&)> on_prediction;
   /// An earlier memory report of this graph with the same planning (the schedule's before an
   /// edit). With `on_repaired` and `memory`, the study repairs its plan for this schedule
-  /// (repaired_memory_report) right after the prediction, before planning afresh. Optional.
+  /// (repaired_memory_report) right after the prediction, before planning afresh; not when the
+  /// repair would move so many tensors (more than 16M / tensor count, at least 64) that it costs
+  /// more than a frame: a new schedule rather than an edit. Optional.
   const MemoryReport* repair_from = nullptr;
   /// Called after on_prediction with the study so far, `memory` the repaired report
   /// (MemoryReport::repaired; growth over the predicted time too when asked) and its arena counter
