@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "test_models.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/liveness.h"
@@ -21,16 +22,7 @@ using namespace weft;
 
 namespace {
 
-core::Graph load(const std::string& name) {
-  core::ImportOptions o;
-  o.dims = {{"batch", 2}};
-  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + name + ".onnx", o);
-  if (!g) {
-    ADD_FAILURE() << g.error().message;
-    std::abort();
-  }
-  return std::move(*g);
-}
+core::Graph load(const std::string& name) { return test::load_with_batch(name, 2); }
 
 // Listed pairs of a liveness (each once).
 std::int64_t listed_pairs(const core::Liveness& live) {
