@@ -5,6 +5,7 @@
 // names the tensor under the mouse and a click selects its producer.
 #include <QChart>
 #include <QLineSeries>
+#include <QValueAxis>
 #include <QSignalSpy>
 #include <QTest>
 #include <QToolTip>
@@ -178,8 +179,9 @@ void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
   double peak = 0;
   for (const QPointF& p : live->points()) peak = std::max(peak, p.y());
   const double model_peak = static_cast<double>(*std::max_element(m.current.live_bytes.begin(), m.current.live_bytes.end()));
-  QCOMPARE(peak, model_peak / 1048576.0);
-  QCOMPARE(high->points().back().y(), static_cast<double>(m.current.high_water.back()) / 1048576.0);
+  const double unit = view.chartUnit().bytes;
+  QCOMPARE(peak, model_peak / unit);
+  QCOMPARE(high->points().back().y(), static_cast<double>(m.current.high_water.back()) / unit);
   QCOMPARE(high->points().back().x(), static_cast<double>(m.current.high_water.size()));
 }
 
@@ -194,6 +196,9 @@ void TestMemoryView::viewReplansAfterEdit() {
   doc.waitForStudy();
   QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);  // the document's study, as the summary
   QCOMPARE(view.model().arena_bytes, std::int64_t{4 * 4096});
+  // A 16 KiB arena is charted in KiB (in MiB every tick would read 0.0).
+  QCOMPARE(view.chartUnit().name, QString("KiB"));
+  QCOMPARE(static_cast<QValueAxis*>(view.chart()->axes(Qt::Vertical).front())->titleText(), QString("KiB"));
   const int before = view.recomputeCount();
   QVERIFY(doc.mergeStreams(0, 1));
   QVERIFY(view.isReplanning());  // the study runs in the document's worker

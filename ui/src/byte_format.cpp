@@ -17,4 +17,11 @@ QString format_bytes_fine(std::int64_t bytes) {
   return QString("%1 B").arg(bytes);
 }
 
+ByteUnit chart_unit(std::int64_t max_bytes) {
+  const double b = static_cast<double>(max_bytes);
+  if (b < kMiB) return {1024.0, "KiB"};
+  if (b < 1024.0 * kMiB) return {kMiB, "MiB"};
+  return {1024.0 * kMiB, "GiB"};
+}
+
 }  // namespace weft::ui

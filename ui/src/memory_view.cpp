@@ -25,11 +25,11 @@ namespace weft::ui {
 namespace {
 
 // A per-step series as a step function: step i holds its value over [i, i + 1).
-QList<QPointF> step_points(const std::vector<std::int64_t>& v) {
+QList<QPointF> step_points(const std::vector<std::int64_t>& v, double unit) {
   QList<QPointF> pts;
   pts.reserve(static_cast<qsizetype>(2 * v.size()));
   for (std::size_t i = 0; i < v.size(); ++i) {
-    const double y = static_cast<double>(v[i]) / kMiB;
+    const double y = static_cast<double>(v[i]) / unit;
     pts.append(QPointF(static_cast<double>(i), y));
     pts.append(QPointF(static_cast<double>(i + 1), y));
   }
@@ -37,14 +37,14 @@ QList<QPointF> step_points(const std::vector<std::int64_t>& v) {
 }
 
 // Counter samples hold their value until the next sample.
-QList<QPointF> time_points(const std::vector<core::CounterSample>& v, double end_us) {
+QList<QPointF> time_points(const std::vector<core::CounterSample>& v, double end_us, double unit) {
   QList<QPointF> pts;
   pts.reserve(static_cast<qsizetype>(2 * v.size() + 1));
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) pts.append(QPointF(v[i].time_us, v[i - 1].value / kMiB));
-    pts.append(QPointF(v[i].time_us, v[i].value / kMiB));
+    if (i > 0) pts.append(QPointF(v[i].time_us, v[i - 1].value / unit));
+    pts.append(QPointF(v[i].time_us, v[i].value / unit));
   }
-  if (!v.empty() && end_us > v.back().time_us) pts.append(QPointF(end_us, v.back().value / kMiB));
+  if (!v.empty() && end_us > v.back().time_us) pts.append(QPointF(end_us, v.back().value / unit));
   return pts;
 }
 
@@ -251,29 +251,32 @@ void MemoryView::rebuildChart() {
     m_chart->setTitle(QString());
     return;
   }
+  // One unit for the whole chart, from its largest figure.
+  m_unit = chart_unit(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes, std::int64_t{1}}));
+  m_y->setTitleText(m_unit.name);
   double xmax = 1;
   if (timed) {
     xmax = std::max({m.current.makespan_us, m.sequential.makespan_us, 1e-6});
-    m_live->replace(decimated(time_points(m.current.live_over_time, m.current.makespan_us), xmax));
-    m_high->replace(decimated(time_points(m.current.high_water_over_time, m.current.makespan_us), xmax));
-    m_seq_live->replace(decimated(time_points(m.sequential.live_over_time, m.sequential.makespan_us), xmax));
-    m_seq_high->replace(decimated(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us), xmax));
+    m_live->replace(decimated(time_points(m.current.live_over_time, m.current.makespan_us, m_unit.bytes), xmax));
+    m_high->replace(decimated(time_points(m.current.high_water_over_time, m.current.makespan_us, m_unit.bytes), xmax));
+    m_seq_live->replace(decimated(time_points(m.sequential.live_over_time, m.sequential.makespan_us, m_unit.bytes), xmax));
+    m_seq_high->replace(decimated(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us, m_unit.bytes), xmax));
     m_x->setTitleText(tr("predicted time (µs)"));
   } else {
     xmax = std::max<double>(1, static_cast<double>(m.current.live_bytes.size()));
-    m_live->replace(decimated(step_points(m.current.live_bytes), xmax));
-    m_high->replace(decimated(step_points(m.current.high_water), xmax));
-    m_seq_live->replace(decimated(step_points(m.sequential.live_bytes), xmax));
-    m_seq_high->replace(decimated(step_points(m.sequential.high_water), xmax));
+    m_live->replace(decimated(step_points(m.current.live_bytes, m_unit.bytes), xmax));
+    m_high->replace(decimated(step_points(m.current.high_water, m_unit.bytes), xmax));
+    m_seq_live->replace(decimated(step_points(m.sequential.live_bytes, m_unit.bytes), xmax));
+    m_seq_high->replace(decimated(step_points(m.sequential.high_water, m_unit.bytes), xmax));
     m_x->setTitleText(tr("step"));
   }
-  const double cb = static_cast<double>(m.concurrent_bound_bytes) / kMiB;
-  const double lb = static_cast<double>(m.linear_bound_bytes) / kMiB;
+  const double cb = static_cast<double>(m.concurrent_bound_bytes) / m_unit.bytes;
+  const double lb = static_cast<double>(m.linear_bound_bytes) / m_unit.bytes;
   m_concurrent_bound->replace(QList<QPointF>{QPointF(0, cb), QPointF(xmax, cb)});
   m_linear_bound->replace(QList<QPointF>{QPointF(0, lb), QPointF(xmax, lb)});
   m_x->setRange(0, xmax);
   const double ymax = static_cast<double>(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes,
-                                                    std::int64_t{1}})) / kMiB;
+                                                    std::int64_t{1}})) / m_unit.bytes;
   m_y->setRange(0, ymax * 1.08);
   const auto streams = m_doc->schedule().stream_count();
   m_chart->setTitle(streams == 1 ? tr("Arena growth: current schedule (1 stream) vs sequential")

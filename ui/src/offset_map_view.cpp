@@ -153,19 +153,20 @@ void OffsetMapView::paintEvent(QPaintEvent* event) {
   const QFontMetrics fm(font());
   QColor grid = pal.color(QPalette::Text);
   grid.setAlpha(40);
-  // Offset ticks (about 5) in MiB on the left, x ticks below.
+  // Offset ticks (about 5) on the left, in the unit the arena reads best in; x ticks below.
   p.setPen(pal.color(QPalette::Text));
   const double ymax = yMax();
+  const ByteUnit unit = chart_unit(static_cast<std::int64_t>(ymax));
   for (int i = 0; i <= 4; ++i) {
     const double y = pr.bottom() - pr.height() * i / 4.0;
     p.setPen(grid);
     p.drawLine(QPointF(pr.left(), y), QPointF(pr.right(), y));
     p.setPen(pal.color(QPalette::Text));
     p.drawText(QRectF(0, y - fm.height() / 2.0, pr.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
-               QString::number(ymax * i / 4.0 / kMiB, 'f', 1));
+               QString::number(ymax * i / 4.0 / unit.bytes, 'f', 1));
   }
   p.drawText(QRectF(0, 2, pr.right(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("Offset map: arena offset (MiB) of each tensor while it lives, by producer's stream"));
+             tr("Offset map: arena offset (%1) of each tensor while it lives, by producer's stream").arg(unit.name));
   const double xmax = xMax();
   for (int i = 0; i <= 4; ++i) {
     const double x = pr.left() + pr.width() * i / 4.0;

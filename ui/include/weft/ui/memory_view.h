@@ -5,6 +5,7 @@
 // runs in the document's worker), up to the live-study size.
 #include <QWidget>
 
+#include "weft/ui/byte_format.h"
 #include "weft/ui/memory_model.h"
 
 class QComboBox;
@@ -32,6 +33,8 @@ class MemoryView : public QWidget {
   /// What the view shows now, without waiting for a pending study (the previous schedule's
   /// figures, or this schedule's repaired arena, while the worker plans).
   const MemoryModel& shownModel() const { return m_model; }
+  /// The unit of the chart's y axis (KiB, MiB or GiB by the largest figure; chart_unit).
+  const ByteUnit& chartUnit() const { return m_unit; }
   /// True while the document re-studies the schedule in its worker (the view shows the previous
   /// schedule's figures, marked as such).
   bool isReplanning() const;
@@ -63,6 +66,7 @@ class MemoryView : public QWidget {
   MemoryModel m_model;
   bool m_stale = true;
   bool m_over_time = false;
+  ByteUnit m_unit;
   int m_recomputes = 0;
   QLabel* m_figures = nullptr;
   QLabel* m_note = nullptr;
