@@ -134,7 +134,7 @@ int plan_repair(const Args& args, const std::string& path, const core::Graph& gr
   std::cout << "schedule: " << schedule.strategy << ", " << schedule.stream_count() << " stream(s), " << planned
             << " planned tensors\n"
             << "repaired " << path << ": " << repaired->moved << " of " << planned << " tensors moved ("
-            << repaired->shared_pairs << " pairs sharing bytes tested, " << repaired->conflicts
+            << repaired->shared_pairs << " pairs sharing bytes with overlapping live ranges tested, " << repaired->conflicts
             << " may now be live at once)\n"
             << "arena                  " << plan.arena_bytes << " bytes (the file's " << previous->arena_bytes << ")\n"
             << "concurrent lower bound " << bound.bytes << " bytes; arena/bound " << ratio_text(plan.arena_bytes, bound.bytes)

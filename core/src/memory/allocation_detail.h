@@ -29,6 +29,13 @@ std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::i
 /// FirstAfter::after_all. O(readers · S).
 void dead_from(const FirstAfter& after, const Tensor& tensor, std::vector<std::int32_t>& out);
 
+/// Conservative live ranges of `tensors` under a several-stream order: closed positions in a
+/// depth-ordered linear extension of happens-before, from the producer (first writer) to the last
+/// node not strictly after all the tensor's accesses. Any two tensors that may be live at once have
+/// overlapping ranges (the liveness too dense to list, the plan repair). O((V + E) log V + T·R·S).
+void conservative_ranges(const Graph& graph, const ExecutionOrder& order, const FirstAfter& after,
+                         std::span<const TensorId> tensors, std::vector<std::int64_t>& start, std::vector<std::int64_t>& end);
+
 enum class Fit : std::uint8_t { First, Best };
 
 /// Places blocks in `order`, each at the lowest offset (Fit::First) or in the smallest gap that

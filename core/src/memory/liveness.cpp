@@ -95,6 +95,54 @@ bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, T
 
 namespace {
 
+void tensor_positions(const Graph& graph, std::span<const TensorId> tensors, const std::vector<std::int64_t>& pos,
+                      std::vector<std::int64_t>& start, std::vector<std::int64_t>& end);
+
+}  // namespace
+
+namespace detail {
+
+void conservative_ranges(const Graph& graph, const ExecutionOrder& order, const FirstAfter& after,
+                         std::span<const TensorId> tensors, std::vector<std::int64_t>& start, std::vector<std::int64_t>& end) {
+  // Each range ends at the last position (in the linear order below) of a node that is not
+  // strictly after all the tensor's accesses: a tensor that starts later is produced after every
+  // one of them, on every stream, so only tensors whose ranges overlap may be live at once.
+  // Any linear extension of happens-before gives valid ranges; the tightest here orders nodes
+  // by their depth in it (ties in the topological order): a node that nothing waits for does
+  // not then sit at the end of the order and stretch every range to it, as it may in the
+  // topological order (a short stream's last node on a weakly synchronised schedule).
+  const std::vector<NodeId>& topo = order.order();
+  std::vector<std::int64_t> depth(graph.node_count(), 0);
+  for (NodeId v : topo)
+    for (NodeId w : order.successors(v))
+      depth[static_cast<std::size_t>(w)] = std::max(depth[static_cast<std::size_t>(w)], depth[static_cast<std::size_t>(v)] + 1);
+  // Positions by (depth, topological position): a counting sort, stable in topological order.
+  std::vector<std::int64_t> at_depth(graph.node_count() + 1, 0);
+  for (NodeId v : topo) ++at_depth[static_cast<std::size_t>(depth[static_cast<std::size_t>(v)]) + 1];
+  for (std::size_t d = 0; d < graph.node_count(); ++d) at_depth[d + 1] += at_depth[d];
+  std::vector<std::int64_t> pos(graph.node_count(), -1);
+  for (NodeId v : topo) pos[static_cast<std::size_t>(v)] = at_depth[static_cast<std::size_t>(depth[static_cast<std::size_t>(v)])]++;
+  tensor_positions(graph, tensors, pos, start, end);
+  std::vector<NodeId> accesses;
+  std::vector<std::int32_t> frontier;
+  for (std::size_t a = 0; a < tensors.size(); ++a) {
+    const TensorId t = tensors[a];
+    accesses = tensor_readers(graph, t);
+    if (accesses.empty() || !graph.tensor(t).views.empty()) {
+      const auto w = tensor_writers(graph, t);
+      accesses.insert(accesses.end(), w.begin(), w.end());
+    }
+    after.after_all(accesses, frontier);
+    for (std::size_t s = 0; s < order.stream_count(); ++s)
+      if (frontier[s] > 0)
+        end[a] = std::max(end[a], pos[static_cast<std::size_t>(order.stream(s)[static_cast<std::size_t>(frontier[s] - 1)])]);
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
 // Planned tensors, their aligned sizes and producers; fills everything but conflicts and positions.
 Liveness planned_blocks(const Graph& graph, const PlanOptions& options) {
   Liveness live;
@@ -110,33 +158,37 @@ Liveness planned_blocks(const Graph& graph, const PlanOptions& options) {
   return live;
 }
 
-// Closed position interval [producer, last reader] in a linear order given by pos. The parent of
-// views is live from its first writer to its last reader or writer.
-void set_positions(const Graph& graph, Liveness& live, const std::vector<std::int64_t>& pos) {
-  const std::size_t b = live.tensors.size();
-  live.problem.start.resize(b);
-  live.problem.end.resize(b);
+// Closed position interval [producer, last reader] of each tensor in a linear order given by pos.
+// The parent of views is live from its first writer to its last reader or writer.
+void tensor_positions(const Graph& graph, std::span<const TensorId> tensors, const std::vector<std::int64_t>& pos,
+                      std::vector<std::int64_t>& start, std::vector<std::int64_t>& end) {
+  const std::size_t b = tensors.size();
+  start.resize(b);
+  end.resize(b);
   for (std::size_t i = 0; i < b; ++i) {
-    const Tensor& t = graph.tensor(live.tensors[i]);
+    const Tensor& t = graph.tensor(tensors[i]);
     if (!t.views.empty()) {
       std::int64_t s = std::numeric_limits<std::int64_t>::max(), e = -1;
-      for (NodeId w : tensor_writers(graph, live.tensors[i])) {
+      for (NodeId w : tensor_writers(graph, tensors[i])) {
         s = std::min(s, pos[static_cast<std::size_t>(w)]);
         e = std::max(e, pos[static_cast<std::size_t>(w)]);
       }
-      for (NodeId r : tensor_readers(graph, live.tensors[i])) e = std::max(e, pos[static_cast<std::size_t>(r)]);
-      live.problem.start[i] = s;
-      live.problem.end[i] = e;
+      for (NodeId r : tensor_readers(graph, tensors[i])) e = std::max(e, pos[static_cast<std::size_t>(r)]);
+      start[i] = s;
+      end[i] = e;
       continue;
     }
     const std::int64_t s = pos[static_cast<std::size_t>(t.producer)];
     std::int64_t e = s;
     for (NodeId r : t.consumers) e = std::max(e, pos[static_cast<std::size_t>(r)]);
-    live.problem.start[i] = s;
-    live.problem.end[i] = e;
+    start[i] = s;
+    end[i] = e;
   }
 }
 
+void set_positions(const Graph& graph, Liveness& live, const std::vector<std::int64_t>& pos) {
+  tensor_positions(graph, live.tensors, pos, live.problem.start, live.problem.end);
+}
 
 // How many pairs of closed ranges overlap, without listing them: at each start, the ranges
 // started before it and not yet ended. O(B log B).
@@ -246,39 +298,10 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
   std::int64_t pairs = static_cast<std::int64_t>(view_pairs.size());
   for (const Span& span : spans) pairs += span.to - span.from;
   if (options.max_conflict_pairs > 0 && pairs > options.max_conflict_pairs) {
-    // Too many to list. Each block's range ends instead at the last position (in the schedule's
-    // linear order) of a node that is not strictly after all its accesses: a block that starts
-    // later is produced after every one of them, on every stream, so only blocks whose ranges
-    // overlap may be live at once. A superset of the conflicts, planned by the sweep.
-    // Any linear extension of happens-before gives valid ranges; the tightest here orders nodes
-    // by their depth in it (ties in the topological order): a node that nothing waits for does
-    // not then sit at the end of the order and stretch every range to it, as it may in the
-    // topological order (a short stream's last node on a weakly synchronised schedule).
+    // Too many to list: conservative ranges instead (a superset of the conflicts, planned by the
+    // sweep).
     live.problem.omitted_conflict_pairs = pairs;
-    std::vector<std::int64_t> depth(graph.node_count(), 0);
-    for (NodeId v : order)
-      for (NodeId w : clocks.successors(v))
-        depth[static_cast<std::size_t>(w)] = std::max(depth[static_cast<std::size_t>(w)], depth[static_cast<std::size_t>(v)] + 1);
-    std::vector<NodeId> by_depth(order.begin(), order.end());
-    std::stable_sort(by_depth.begin(), by_depth.end(),
-                     [&](NodeId x, NodeId y) { return depth[static_cast<std::size_t>(x)] < depth[static_cast<std::size_t>(y)]; });
-    const std::vector<std::int64_t> pos = positions(graph, by_depth);
-    set_positions(graph, live, pos);
-    std::vector<NodeId> accesses;
-    for (std::size_t a = 0; a < b; ++a) {
-      const TensorId t = live.tensors[a];
-      accesses = tensor_readers(graph, t);
-      if (accesses.empty() || !graph.tensor(t).views.empty()) {
-        const auto w = tensor_writers(graph, t);
-        accesses.insert(accesses.end(), w.begin(), w.end());
-      }
-      after.after_all(accesses, frontier);
-      std::int64_t end = live.problem.end[a];
-      for (std::size_t s = 0; s < streams; ++s)
-        if (frontier[s] > 0)
-          end = std::max(end, pos[static_cast<std::size_t>(clocks.stream(s)[static_cast<std::size_t>(frontier[s] - 1)])]);
-      live.problem.end[a] = end;
-    }
+    detail::conservative_ranges(graph, clocks, after, live.tensors, live.problem.start, live.problem.end);
     return live;
   }
   live.problem.conflicts = detail::symmetric_lists(b, [&](auto&& add) {

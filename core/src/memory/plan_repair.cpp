@@ -3,6 +3,7 @@
 #include "weft/core/plan_repair.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -21,12 +22,11 @@ namespace {
 // frontier.
 class ClockConflicts {
  public:
-  ClockConflicts(const Graph& graph, const ExecutionOrder& order, std::span<const TensorId> tensors)
+  ClockConflicts(const Graph& graph, const ExecutionOrder& order, const FirstAfter& after, std::span<const TensorId> tensors)
       : m_order(order), m_streams(order.stream_count()) {
     const std::size_t n = tensors.size();
     m_frontier.resize(n * m_streams);
     m_writer_begin.assign(n + 1, 0);
-    const FirstAfter after(order);
     std::vector<std::int32_t> frontier;
     std::vector<NodeId> accesses;
     for (std::size_t b = 0; b < n; ++b) {
@@ -101,34 +101,48 @@ Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order
     offset.push_back(off);
   }
   const std::size_t n = tensors.size();
-  const ClockConflicts clocks(graph, order, tensors);
+  const FirstAfter after(order);
+  const ClockConflicts clocks(graph, order, after, tensors);
 
   PlanRepair out;
-  // Pairs that share bytes: in offset order, each block against the later-starting blocks that
-  // begin inside it. A pair that may now be live at once is a clash.
-  std::vector<std::int32_t> by_offset;
-  by_offset.reserve(n);
-  for (std::size_t b = 0; b < n; ++b)
-    if (offset[b] != kNotPlanned) by_offset.push_back(static_cast<std::int32_t>(b));
-  std::sort(by_offset.begin(), by_offset.end(), [&](std::int32_t x, std::int32_t y) {
-    const auto ux = static_cast<std::size_t>(x), uy = static_cast<std::size_t>(y);
-    return offset[ux] != offset[uy] ? offset[ux] < offset[uy] : x < y;
-  });
+  // Pairs that share bytes and may be live at once. Only tensors whose conservative live ranges
+  // overlap can be (detail::conservative_ranges), so a sweep over the ranges keeps the tensors
+  // live at its point by offset, and each new tensor meets just the ones whose bytes it shares;
+  // those are tested by the clocks. Pairs that share bytes at different times (most of them in
+  // a tight plan) are never visited.
+  std::vector<std::int64_t> start, end;
+  detail::conservative_ranges(graph, order, after, tensors, start, end);
+  std::vector<std::int32_t> by_start, by_end;
+  for (std::int32_t b : detail::blocks_by(start))
+    if (offset[static_cast<std::size_t>(b)] != kNotPlanned) by_start.push_back(b);
+  for (std::int32_t b : detail::blocks_by(end))
+    if (offset[static_cast<std::size_t>(b)] != kNotPlanned) by_end.push_back(b);
+  const std::int64_t max_size = size.empty() ? 0 : *std::max_element(size.begin(), size.end());
+  std::multimap<std::int64_t, std::int32_t> active;  // offset -> block, ranges live at the sweep point
+  std::vector<std::multimap<std::int64_t, std::int32_t>::iterator> where(n, active.end());
   std::vector<std::pair<std::int32_t, std::int32_t>> clashes;
   std::vector<std::int32_t> clash_count(n, 0);
-  for (std::size_t i = 0; i < by_offset.size(); ++i) {
-    const auto a = static_cast<std::size_t>(by_offset[i]);
-    const std::int64_t hi = offset[a] + size[a];
-    for (std::size_t j = i + 1; j < by_offset.size(); ++j) {
-      const auto b = static_cast<std::size_t>(by_offset[j]);
-      if (offset[b] >= hi) break;
-      ++out.shared_pairs;
-      if (!clocks.conflict(a, b)) continue;
-      clashes.emplace_back(by_offset[i], by_offset[j]);
-      ++clash_count[a];
-      ++clash_count[b];
+  std::size_t ended = 0;
+  for (const std::int32_t block : by_start) {
+    const auto b = static_cast<std::size_t>(block);
+    while (ended < by_end.size() && end[static_cast<std::size_t>(by_end[ended])] < start[b]) {
+      const auto e = static_cast<std::size_t>(by_end[ended++]);
+      if (where[e] != active.end()) active.erase(std::exchange(where[e], active.end()));
     }
+    const std::int64_t lo = offset[b], hi = lo + size[b];
+    for (auto it = active.lower_bound(lo - max_size + 1); it != active.end() && it->first < hi; ++it) {
+      const auto c = static_cast<std::size_t>(it->second);
+      if (it->first + size[c] <= lo) continue;
+      ++out.shared_pairs;
+      if (!clocks.conflict(b, c)) continue;
+      clashes.emplace_back(std::min(it->second, block), std::max(it->second, block));
+      ++clash_count[b];
+      ++clash_count[c];
+    }
+    where[b] = active.emplace(lo, block);
   }
+  // In block order, so the cover below does not depend on the sweep's tie-breaking.
+  std::sort(clashes.begin(), clashes.end());
   out.conflicts = clashes.size();
 
   // Take out a vertex cover of the clashes: of each pair not yet covered, the block in more

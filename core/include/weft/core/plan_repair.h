@@ -16,14 +16,17 @@ struct PlanRepair {
   bool complete = true;
   MemoryPlan plan;                ///< valid under the order it was repaired for (planner "repaired")
   std::size_t moved = 0;          ///< planned tensors given a new offset
-  std::size_t shared_pairs = 0;   ///< pairs of planned tensors that shared bytes in the old plan (each tested)
+  /// Pairs of planned tensors that share bytes in the old plan while their conservative live
+  /// ranges under the new order overlap: each was tested by the clocks.
+  std::size_t shared_pairs = 0;
   std::size_t conflicts = 0;      ///< of those, the pairs that may be live at once under the new order
 };
 
 /// Makes `previous` (a plan of the same graph, usually for the schedule before an edit) valid
 /// under `order` (with clocks: build or validate) at the least disturbance: each pair of planned
-/// tensors that share bytes in `previous` is tested by the clocks (neither dead-before the other:
-/// the liveness definition); a small vertex cover of the pairs that conflict now is taken out
+/// tensors that share bytes in `previous` while their conservative live ranges overlap (a sweep;
+/// no other pair can be live at once) is tested by the clocks (neither dead-before the other: the
+/// liveness definition); a small vertex cover of the pairs that conflict now is taken out
 /// (the tensor in more such pairs, then the smaller), and each taken tensor, largest first, goes
 /// to the lowest aligned offset free of every placed tensor it conflicts with (first fit). Every
 /// other offset is kept, so a plan already valid comes back unchanged and a local edit moves a
@@ -31,8 +34,9 @@ struct PlanRepair {
 /// placed inside their parents. Planned tensors `previous` left unplaced are placed the same way.
 /// Errors (InvalidInput): a plan for another tensor count, with another alignment, or a tensor
 /// given fewer bytes than it needs.
-/// Cost: O((V + E)·S + T·R·S) for the dead-from frontiers (T planned tensors with R readers, S
-/// streams), O(T log T + P) for the P pairs sharing bytes, O(T + k log k) per moved tensor with k
+/// Cost: O((V + E)·S + T·R·S) for the dead-from frontiers and conservative ranges (T planned
+/// tensors with R readers, S streams), O((T + P) log T) for the sweep meeting P pairs that share
+/// bytes while their ranges overlap, O(T + k log k) per moved tensor with k
 /// conflicting neighbours; no conflict list is built. `max_moved` bounds that last part: a repair
 /// that would move more tensors stops before moving any (complete = false).
 Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& previous,
