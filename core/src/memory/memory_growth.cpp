@@ -11,6 +11,31 @@ namespace weft::core {
 
 namespace {
 
+// The nodes that open and close a planned tensor's lifetime: its producer and readers, or for
+// the parent of views (outputs in the arena on a split model: it has no producer) its views'
+// writers and every access. `first`, `last` get the extreme values of key over them.
+template <class Key>
+void lifetime(const Graph& graph, TensorId t, Key&& key, decltype(key(NodeId{}))& first, decltype(key(NodeId{}))& last) {
+  const Tensor& tensor = graph.tensor(t);
+  if (tensor.views.empty()) {
+    first = last = key(tensor.producer);
+    for (NodeId r : tensor.consumers) last = std::max(last, key(r));
+    return;
+  }
+  const std::vector<NodeId> writers = tensor_writers(graph, t);
+  first = last = key(writers.front());
+  for (NodeId w : writers) {
+    first = std::min(first, key(w));
+    last = std::max(last, key(w));
+  }
+  for (NodeId r : tensor_readers(graph, t)) last = std::max(last, key(r));
+}
+
+// A tensor counted in growth: planned and not a view (a view's bytes are its parent's).
+bool counted(const Graph& graph, const MemoryPlan& plan, std::size_t t) {
+  return plan.offset[t] >= 0 && !graph.tensor(static_cast<TensorId>(t)).is_view();
+}
+
 // Live bytes and high-water over the timeline's time: a tensor lives from its producer's start
 // to its last reader's end; frees at a time apply before allocations at the same time (the
 // samples sum every change at one time). O(V + T log T).
@@ -27,11 +52,10 @@ void add_over_time(const Graph& graph, const MemoryPlan& plan, const Timeline& t
   };
   std::vector<Change> changes;
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
-    if (plan.offset[t] < 0) continue;
-    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-    const double s = start[static_cast<std::size_t>(tensor.producer)];
-    double e = end[static_cast<std::size_t>(tensor.producer)];
-    for (NodeId r : tensor.consumers) e = std::max(e, end[static_cast<std::size_t>(r)]);
+    if (!counted(graph, plan, t)) continue;
+    double s = 0, ignored = 0, e = 0, ignored_too = 0;
+    lifetime(graph, static_cast<TensorId>(t), [&](NodeId v) { return start[static_cast<std::size_t>(v)]; }, s, ignored);
+    lifetime(graph, static_cast<TensorId>(t), [&](NodeId v) { return end[static_cast<std::size_t>(v)]; }, ignored_too, e);
     changes.push_back({s, plan.size[t], plan.offset[t] + plan.size[t]});
     changes.push_back({e, -plan.size[t], 0});
   }
@@ -77,11 +101,10 @@ Expected<MemoryGrowth> growth_along(const Graph& graph, const std::vector<NodeId
   for (std::size_t i = 0; i < n; ++i) pos[static_cast<std::size_t>(out.steps[i])] = static_cast<std::int64_t>(i);
   std::vector<std::int64_t> diff(n + 1, 0), top_at(n, 0);
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
-    if (plan.offset[t] < 0) continue;
-    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-    const auto s = static_cast<std::size_t>(pos[static_cast<std::size_t>(tensor.producer)]);
-    std::size_t e = s;
-    for (NodeId r : tensor.consumers) e = std::max(e, static_cast<std::size_t>(pos[static_cast<std::size_t>(r)]));
+    if (!counted(graph, plan, t)) continue;
+    std::int64_t first = 0, last = 0;
+    lifetime(graph, static_cast<TensorId>(t), [&](NodeId v) { return pos[static_cast<std::size_t>(v)]; }, first, last);
+    const auto s = static_cast<std::size_t>(first), e = static_cast<std::size_t>(last);
     diff[s] += plan.size[t];
     diff[e + 1] -= plan.size[t];
     top_at[s] = std::max(top_at[s], plan.offset[t] + plan.size[t]);
