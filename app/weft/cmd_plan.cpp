@@ -119,6 +119,7 @@ int plan_repair(const Args& args, const std::string& path, const core::Graph& gr
                      {"streams", schedule.stream_count()},
                      {"planner", plan.planner},
                      {"alignment", plan.alignment},
+                     {"outputs_in_arena", plan.outputs_in_arena},
                      {"arena_bytes", plan.arena_bytes},
                      {"previous_arena_bytes", previous->arena_bytes},
                      {"lower_bound_bytes", bound.bytes},
@@ -179,7 +180,8 @@ int cmd_plan(Args& args) {
     return plan_intervals(args, *intervals, options, planner);
   }
   if (*alignment) {
-    if (**alignment <= 0) return usage_error("plan", "--alignment must be positive");
+    if (**alignment <= 0 || **alignment > core::kMaxAlignment)
+      return usage_error("plan", "--alignment must be from 1 to " + std::to_string(core::kMaxAlignment));
     options.alignment = **alignment;
   }
   options.outputs_in_arena = args.flag("outputs");
@@ -221,6 +223,7 @@ int cmd_plan(Args& args) {
                      {"streams", schedule.stream_count()},
                      {"planner", chosen.planner},
                      {"alignment", options.alignment},
+                     {"outputs_in_arena", options.outputs_in_arena},
                      {"arena_bytes", chosen.arena_bytes},
                      {"lower_bound_bytes", m.bound.bytes},
                      {"lower_bound_exact", m.bound.exact},

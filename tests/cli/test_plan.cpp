@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -157,6 +158,29 @@ TEST(CliPlan, RepairKeepsOffsetsAndMakesThePlanValid) {
   ASSERT_TRUE(core::write_file_atomic(bad_path, "{not json"));
   EXPECT_EQ(run_weft("plan " + model + " --repair " + bad_path).code, 2);
   EXPECT_EQ(run_weft("plan " + model + " --repair /nonexistent/plan.json").code, 3);
+  // Hostile numbers: sizes off the alignment, a tensor ending past 2^50 bytes (first fit would
+  // have wrapped past it), an alignment of 2^63 - 1, a file made with outputs in the arena: each
+  // refused with exit 2 naming the problem, never an abort or an invalid plan.
+  auto hostile = nlohmann::json::parse(seq.out);
+  hostile["tensors"][0]["size"] = hostile["tensors"][0]["size"].get<std::int64_t>() + 8;
+  ASSERT_TRUE(core::write_file_atomic(bad_path, hostile.dump()));
+  CliRun refused = weft::test::run_cli("plan " + model + " --repair " + bad_path, weft::test::StderrMode::Merge);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.out.find("multiple of the alignment"), std::string::npos) << refused.out;
+  nlohmann::json huge{{"tensors", {{{"name", hostile["tensors"][0]["name"]}, {"offset", 0}, {"size", std::numeric_limits<std::int64_t>::max() - 511}}}}};
+  ASSERT_TRUE(core::write_file_atomic(bad_path, huge.dump()));
+  refused = weft::test::run_cli("plan " + model + " --repair " + bad_path, weft::test::StderrMode::Merge);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.out.find("2^50"), std::string::npos) << refused.out;
+  ASSERT_TRUE(core::write_file_atomic(bad_path, R"({"alignment": 9223372036854775807, "tensors": []})"));
+  EXPECT_EQ(run_weft("plan " + model + " --repair " + bad_path).code, 2);
+  hostile = nlohmann::json::parse(seq.out);
+  hostile["outputs_in_arena"] = true;
+  ASSERT_TRUE(core::write_file_atomic(bad_path, hostile.dump()));
+  refused = weft::test::run_cli("plan " + model + " --repair " + bad_path, weft::test::StderrMode::Merge);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.out.find("--outputs"), std::string::npos) << refused.out;
+  EXPECT_EQ(run_weft("plan " + model + " --alignment 9223372036854775807").code, 1);
   EXPECT_EQ(run_weft("plan " + model + " --repair " + plan_path + " --planner exact").code, 1);
   for (const std::string& p : {plan_path, schedule_path, repaired_path, bad_path}) std::remove(p.c_str());
 }

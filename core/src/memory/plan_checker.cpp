@@ -48,13 +48,15 @@ Status check_plan(const Graph& graph, const Schedule& schedule, const MemoryPlan
 }
 
 Status check_plan(const Graph& graph, const ExecutionOrder& order, const MemoryPlan& plan, std::int64_t max_conflict_pairs) {
-  if (plan.alignment <= 0) return make_error(ErrorKind::InvalidInput, "plan alignment must be positive");
+  if (plan.alignment <= 0 || plan.alignment > kMaxAlignment)
+    return make_error(ErrorKind::InvalidInput, "plan alignment must be from 1 to " + std::to_string(kMaxAlignment));
   return PlanChecker(graph, order, plan.alignment, plan.outputs_in_arena, max_conflict_pairs).check(plan);
 }
 
 PlanChecker::PlanChecker(const Graph& graph, const ExecutionOrder& order, std::int64_t alignment, bool outputs_in_arena,
                          std::int64_t max_conflict_pairs)
     : m_graph(graph), m_order(order), m_max_conflict_pairs(max_conflict_pairs), m_outputs_in_arena(outputs_in_arena) {
+  if (alignment <= 0 || alignment > kMaxAlignment) return;  // check() refuses every plan of it
   PlanOptions options;
   options.alignment = alignment;
   options.outputs_in_arena = outputs_in_arena;
@@ -69,7 +71,10 @@ Status PlanChecker::check(const MemoryPlan& plan) const {
   if (plan.offset.size() != graph.tensor_count() || plan.size.size() != graph.tensor_count())
     return make_error(ErrorKind::InvalidInput, "plan covers " + std::to_string(plan.offset.size()) + " tensors, the model has " +
                                                    std::to_string(graph.tensor_count()));
-  if (plan.alignment <= 0) return make_error(ErrorKind::InvalidInput, "plan alignment must be positive");
+  if (plan.alignment <= 0 || plan.alignment > kMaxAlignment)
+    return make_error(ErrorKind::InvalidInput, "plan alignment must be from 1 to " + std::to_string(kMaxAlignment));
+  if (plan.arena_bytes < 0 || plan.arena_bytes > kMaxArenaBytes)
+    return make_error(ErrorKind::InvalidInput, "plan arena of " + std::to_string(plan.arena_bytes) + " bytes is outside 0 to 2^50");
   // A plan of other settings than this checker's liveness gets one of its own.
   if (plan.alignment != m_live.problem.alignment || plan.outputs_in_arena != m_outputs_in_arena)
     return check_plan(graph, order, plan, m_max_conflict_pairs);
@@ -85,7 +90,7 @@ Status PlanChecker::check(const MemoryPlan& plan) const {
     if (plan.size[ut] < live.problem.size[b])
       return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " is given " + std::to_string(plan.size[ut]) +
                                                      " bytes, it needs " + std::to_string(live.problem.size[b]));
-    if (plan.offset[ut] + plan.size[ut] > plan.arena_bytes)
+    if (plan.offset[ut] > plan.arena_bytes - plan.size[ut])  // sizes are at least the tensor's, so positive
       return make_error(ErrorKind::InvalidInput, "tensor " + name(t) + " ends past the arena (" +
                                                      std::to_string(plan.arena_bytes) + " bytes)");
   }

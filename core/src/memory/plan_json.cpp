@@ -2,7 +2,7 @@
 #include "weft/core/plan_json.h"
 
 #include <algorithm>
-#include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
@@ -27,14 +27,18 @@ Expected<MemoryPlan> plan_from_json(const Graph& graph, std::string_view json_te
   plan.planner = "file";
   plan.outputs_in_arena = outputs_in_arena;
   if (auto a = j.find("alignment"); a != j.end()) {
-    if (!a->is_number_integer() || a->get<std::int64_t>() <= 0) return refuse("'alignment' must be a positive integer");
+    if (!a->is_number_integer() || a->get<std::int64_t>() <= 0 || a->get<std::int64_t>() > kMaxAlignment)
+      return refuse("'alignment' must be an integer from 1 to " + std::to_string(kMaxAlignment));
     plan.alignment = a->get<std::int64_t>();
+  }
+  if (auto o = j.find("outputs_in_arena"); o != j.end()) {
+    if (!o->is_boolean()) return refuse("'outputs_in_arena' must be true or false");
+    if (o->get<bool>() != outputs_in_arena)
+      return refuse(o->get<bool>() ? "it plans the graph outputs in the arena (weft plan --outputs); read it with outputs in the arena"
+                                   : "it leaves the graph outputs out of the arena; read it without outputs in the arena");
   }
   auto tensors = j.find("tensors");
   if (tensors == j.end() || !tensors->is_array()) return refuse("'tensors' must be a list of {\"name\", \"offset\", \"size\"}");
-  std::unordered_map<std::string_view, TensorId> by_name;
-  by_name.reserve(graph.tensor_count());
-  for (std::size_t t = 0; t < graph.tensor_count(); ++t) by_name.emplace(graph.tensor(static_cast<TensorId>(t)).name, static_cast<TensorId>(t));
   plan.offset.assign(graph.tensor_count(), kNotPlanned);
   plan.size.assign(graph.tensor_count(), 0);
   std::unordered_map<TensorId, std::int64_t> listed_views;
@@ -43,19 +47,23 @@ Expected<MemoryPlan> plan_from_json(const Graph& graph, std::string_view json_te
         !entry["offset"].is_number_integer() || !entry.contains("size") || !entry["size"].is_number_integer())
       return refuse("each entry of 'tensors' must be {\"name\": string, \"offset\": integer, \"size\": integer}");
     const std::string name = entry["name"].get<std::string>();
-    const auto it = by_name.find(name);
-    if (it == by_name.end()) return refuse("it places tensor '" + name + "', which the model does not have");
-    const auto t = static_cast<std::size_t>(it->second);
+    const std::optional<TensorId> id = graph.find_tensor(name);
+    if (!id) return refuse("it places tensor '" + name + "', which the model does not have");
+    const auto t = static_cast<std::size_t>(*id);
     const std::int64_t offset = entry["offset"].get<std::int64_t>(), size = entry["size"].get<std::int64_t>();
-    if (graph.tensor(it->second).is_view()) {
+    if (graph.tensor(*id).is_view()) {
       // Views lie inside their parents (placed below); the listed offset is checked there.
-      if (!listed_views.emplace(it->second, offset).second) return refuse("it places tensor '" + name + "' twice");
+      if (!listed_views.emplace(*id, offset).second) return refuse("it places tensor '" + name + "' twice");
       continue;
     }
     if (plan.offset[t] != kNotPlanned) return refuse("it places tensor '" + name + "' twice");
     if (offset < 0) return refuse("tensor '" + name + "' has a negative offset");
     if (size <= 0) return refuse("tensor '" + name + "' has a size that is not positive");
-    if (offset > std::numeric_limits<std::int64_t>::max() - size) return refuse("tensor '" + name + "' ends past any arena");
+    if (offset % plan.alignment != 0 || size % plan.alignment != 0)
+      return refuse("tensor '" + name + "' has an offset or size that is not a multiple of the alignment " +
+                    std::to_string(plan.alignment));
+    if (offset > kMaxArenaBytes - size)
+      return refuse("tensor '" + name + "' ends past 2^50 bytes, beyond any arena");
     plan.offset[t] = offset;
     plan.size[t] = size;
     plan.arena_bytes = std::max(plan.arena_bytes, offset + size);

@@ -74,7 +74,8 @@ Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order
   if (previous.offset.size() != graph.tensor_count() || previous.size.size() != graph.tensor_count())
     return make_error(ErrorKind::InvalidInput, "the plan to repair covers " + std::to_string(previous.offset.size()) +
                                                    " tensors, the model has " + std::to_string(graph.tensor_count()));
-  if (previous.alignment <= 0) return make_error(ErrorKind::InvalidInput, "plan alignment must be positive");
+  if (previous.alignment <= 0 || previous.alignment > kMaxAlignment)
+    return make_error(ErrorKind::InvalidInput, "plan alignment must be from 1 to " + std::to_string(kMaxAlignment));
   const std::int64_t align = previous.alignment;
 
   // Planned tensors (as the liveness takes them), their sizes and kept offsets.
@@ -93,6 +94,10 @@ Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order
       if (bytes < need)
         return make_error(ErrorKind::InvalidInput, "tensor '" + tensor.name + "' is given " + std::to_string(bytes) +
                                                        " bytes, it needs " + std::to_string(need));
+      if (bytes % align != 0 || off > kMaxArenaBytes - bytes)
+        return make_error(ErrorKind::InvalidInput, "tensor '" + tensor.name + "' is given " + std::to_string(bytes) +
+                                                       " bytes at offset " + std::to_string(off) +
+                                                       ": sizes must be multiples of the alignment, within 2^50 bytes");
     } else {
       bytes = need;
     }
@@ -193,6 +198,9 @@ Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order
       at = std::max(at, hi);
     }
     WEFT_CHECK(at % align == 0);
+    if (at > kMaxArenaBytes - size[ud])
+      return make_error(ErrorKind::InvalidInput, "the repaired plan would pass 2^50 bytes (the earlier plan reaches " +
+                                                     std::to_string(at) + ")");
     offset[ud] = at;
     taken[ud] = 0;
   }

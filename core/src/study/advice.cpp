@@ -123,7 +123,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
     return tried;
   };
   Beside<Expected<std::vector<Tried>>> graph_mode([&] { return try_mode(LaunchMode::Graph); },
-                                                  graph.node_count() >= kBesideAdviceNodes);
+                                                  !cpu && graph.node_count() >= kBesideAdviceNodes);
   auto eager_tried = try_mode(LaunchMode::Eager);
   auto graph_tried = graph_mode.get();
   for (auto* tried : {&eager_tried, &graph_tried}) {

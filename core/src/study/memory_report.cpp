@@ -183,6 +183,10 @@ Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& o
 Expected<std::optional<MemoryReport>> repaired_memory_report(const Graph& graph, const ExecutionOrder& order,
                                                              const MemoryReport& previous, const MemoryReportOptions& options,
                                                              std::size_t max_moved) {
+  if (previous.options.alignment != options.plan.alignment || previous.options.outputs_in_arena != options.plan.outputs_in_arena)
+    return make_error(ErrorKind::InvalidInput, "the earlier memory report was planned with other options (alignment " +
+                                                   std::to_string(previous.options.alignment) + ", outputs " +
+                                                   (previous.options.outputs_in_arena ? "in" : "out of") + " the arena)");
   WEFT_TRY_ASSIGN(PlanRepair repair, repair_plan(graph, order, previous.plan, max_moved));
   if (!repair.complete) return std::optional<MemoryReport>{};
   std::optional<MemoryReport> out;
@@ -201,7 +205,11 @@ Expected<std::optional<MemoryReport>> repaired_memory_report(const Graph& graph,
   r.no_reuse_bytes = previous.no_reuse_bytes;
   if (options.growth) {
     WEFT_TRY_ASSIGN(r.growth, memory_growth(graph, order, r.plan));
+    // The reference's steps are the graph's; its series over time follow the timeline given now.
     r.reference_growth = previous.reference_growth;
+    r.reference_growth.live_over_time.clear();
+    r.reference_growth.high_water_over_time.clear();
+    WEFT_TRY(add_growth_over_time(graph, r, options.timeline, options.reference_timeline));
   }
   return out;
 }

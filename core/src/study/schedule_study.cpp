@@ -71,10 +71,12 @@ Expected<ScheduleStudy> study(const Graph& graph, const CostTable& costs, const 
     // the report below plans afresh. Unless so many tensors clash that it is no edit but a new
     // schedule: placing each costs a pass over the tensors, and the report below is the tool.
     if (stop()) return cancelled(std::move(s));
+    // The stage is optional: a report it cannot repair (planned with other options, of another
+    // model) is left to the complete report, not made the study's error.
     const std::size_t max_moved = std::max<std::size_t>(64, kRepairWork / std::max<std::size_t>(1, graph.tensor_count()));
-    WEFT_TRY_ASSIGN(s.memory, repaired_memory_report(graph, order, *options.repair_from, options.memory_options, max_moved));
-    if (s.memory) {
-      WEFT_TRY(follow_prediction(*s.memory));
+    auto repaired = repaired_memory_report(graph, order, *options.repair_from, options.memory_options, max_moved);
+    if (repaired && *repaired && follow_prediction(**repaired)) {
+      s.memory = std::move(**repaired);
       options.on_repaired(s);
       s.memory.reset();
     }

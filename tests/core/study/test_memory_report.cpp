@@ -6,7 +6,12 @@
 #include <atomic>
 
 #include "test_graphs.h"
+#include "weft/core/beside.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
+#include "weft/core/execution_order.h"
 #include "weft/core/study/memory_report.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
 
 using namespace weft;
@@ -65,4 +70,56 @@ TEST(MemoryReport, ErrorsAndCancellationBesideTheSchedule) {
   auto stopped = core::memory_report(g, schedule, cancelled);
   ASSERT_FALSE(stopped);
   EXPECT_EQ(stopped.error().message, "cancelled");
+}
+
+TEST(MemoryReport, DeferredWorkNobodyAsksForIsNotRun) {
+  // One thread (parallel off): the work waits for get(); dropped without it, it never runs.
+  std::atomic<bool> ran{false};
+  {
+    core::Beside<int> beside([&ran] {
+      ran = true;
+      return 1;
+    }, false);
+  }
+  EXPECT_FALSE(ran);
+  core::Beside<int> asked([&ran] {
+    ran = true;
+    return 2;
+  }, false);
+  EXPECT_EQ(asked.get(), 2);
+  EXPECT_TRUE(ran);
+}
+
+TEST(MemoryReport, RepairStageSkipsAReportItCannotRepair) {
+  // A study asked to repair a report planned with another alignment makes no repaired stage and
+  // still returns its complete report (the stage is optional, never the study's error).
+  const core::Graph g = test::make_random_dag(60, 0.1, 9);
+  const core::Schedule schedule = schedule_of(g, 3, 9);
+  core::MemoryReportOptions other;
+  other.plan.alignment = 512;
+  auto previous = core::memory_report(g, schedule, other);
+  ASSERT_TRUE(previous) << previous.error().message;
+  auto order = core::ExecutionOrder::build(g, schedule);
+  ASSERT_TRUE(order);
+  auto direct = core::repaired_memory_report(g, *order, *previous, core::MemoryReportOptions{});
+  ASSERT_FALSE(direct);
+  EXPECT_NE(direct.error().message.find("other options"), std::string::npos) << direct.error().message;
+  auto device = core::load_device(core::default_device_name());
+  ASSERT_TRUE(device);
+  core::StudyOptions options;
+  options.repair_from = &*previous;
+  int repaired = 0;
+  options.on_repaired = [&repaired](const core::ScheduleStudy&) { ++repaired; };
+  auto study = core::study_schedule(g, core::estimate_costs(g, *device), *device, schedule, options);
+  ASSERT_TRUE(study) << study.error().message;
+  EXPECT_EQ(repaired, 0);
+  ASSERT_TRUE(study->memory);
+  EXPECT_FALSE(study->memory->repaired);
+  // The same report with matching options is repaired once.
+  auto same = core::memory_report(g, schedule);
+  ASSERT_TRUE(same);
+  options.repair_from = &*same;
+  study = core::study_schedule(g, core::estimate_costs(g, *device), *device, schedule, options);
+  ASSERT_TRUE(study);
+  EXPECT_EQ(repaired, 1);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Work run beside the calling thread: independent passes of one pipeline (the two schedules of a
 // memory report) on a second core.
+#include <chrono>
 #include <future>
 #include <memory>
 #include <system_error>
@@ -13,7 +14,8 @@ namespace weft::core {
 /// Runs `work` on a thread of its own when `parallel` and the machine has more than one hardware
 /// thread; otherwise, or where no thread can be started, get() runs it on the calling thread.
 /// Only independent work belongs here (it reads shared immutable data and writes its own
-/// result), so the result is the same either way. get() waits for it; so does the destructor.
+/// result), so the result is the same either way. get() waits for it; so does the destructor,
+/// which does not run work deferred to a get() that never came.
 template <class T>
 class Beside {
  public:
@@ -33,7 +35,9 @@ class Beside {
   Beside(const Beside&) = delete;
   Beside& operator=(const Beside&) = delete;
   ~Beside() {
-    if (m_future.valid()) m_future.wait();
+    // A thread still running is waited for (it reads what the caller owns); work deferred to
+    // get() that nobody asked for is not run.
+    if (m_future.valid() && m_future.wait_for(std::chrono::seconds(0)) != std::future_status::deferred) m_future.wait();
   }
   T get() { return m_future.get(); }
 

@@ -10,6 +10,11 @@ namespace weft::core {
 
 inline constexpr std::int64_t kNotPlanned = -1;
 inline constexpr std::int64_t kDefaultAlignment = 256;
+/// Limits on what a plan may ask for: an alignment of at most 1 GiB and an arena of at most 2^50
+/// bytes (far beyond any device). Plans and options past them are refused, so no offset plus size
+/// overflows.
+inline constexpr std::int64_t kMaxAlignment = std::int64_t{1} << 30;
+inline constexpr std::int64_t kMaxArenaBytes = std::int64_t{1} << 50;
 
 /// offset[t] is the byte offset of tensor t in the arena, or kNotPlanned for tensors that
 /// live elsewhere (graph inputs, weights, and outputs unless planned). size[t] is the padded

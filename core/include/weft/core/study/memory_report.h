@@ -117,7 +117,8 @@ Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& o
 /// the graph only). `planners` holds one entry, "repaired". What the studio shows within a frame
 /// of an edit while memory_report plans the schedule afresh. Empty when the repair would move more
 /// than `max_moved` tensors (a new strategy rather than an edit: planning afresh is the tool).
-/// Errors: repair_plan's (a report of another model or alignment). Cost: repair_plan +
+/// Errors (InvalidInput): `previous` planned with another alignment or outputs setting than
+/// options.plan, or repair_plan's (a report of another model). Cost: repair_plan +
 /// concurrent_lower_bound + memory_growth, no planner search and no conflict list.
 Expected<std::optional<MemoryReport>> repaired_memory_report(const Graph& graph, const ExecutionOrder& order,
                                                              const MemoryReport& previous,
