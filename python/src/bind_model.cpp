@@ -18,6 +18,7 @@
 #include "weft/core/cpu_executor.h"
 #include "weft/core/critical_path.h"
 #include "weft/core/device.h"
+#include "weft/core/execution_order.h"
 #include "weft/core/file_io.h"
 #include "weft/core/levels.h"
 #include "weft/core/memory_planner.h"
@@ -351,6 +352,9 @@ void register_model(py::module_& m) {
                              "Arena offset per tensor (numpy int64; meaningful where sizes > 0).")
       .def_property_readonly("sizes", [](const Plan& p) { return to_array(p.report.plan.size); },
                              "Planned bytes per tensor (0: not in the arena).")
+      .def_property_readonly("moved", [](const Plan& p) -> py::object {
+        return p.report.repaired ? py::object(py::int_(p.report.repair_moved)) : py::none();
+      }, "Tensors given a new offset by Model.repair (None for a plan made afresh).")
       .def("__repr__", [](const Plan& p) { return "<weft.Plan " + p.report.plan.planner + ": " + std::to_string(p.report.arena_bytes()) + " bytes>"; });
 
   // ---- Prediction ----
@@ -492,6 +496,21 @@ void register_model(py::module_& m) {
           },
           py::arg("schedule"), py::arg("planner") = "",
           "Memory plan of the schedule and of the reference ('' : every planner, smallest arena), bounds, price of concurrency.")
+      .def(
+          "repair",
+          [](const std::shared_ptr<Model>& mo, const Plan& earlier, const py::object& spec) {
+            if (earlier.model != mo) raise(core::make_error(core::ErrorKind::InvalidInput, "the plan belongs to another model"));
+            const core::Schedule s = schedule_of(mo, spec);
+            auto repaired = without_gil([&]() -> core::Expected<std::optional<core::MemoryReport>> {
+              WEFT_TRY_ASSIGN(const core::ExecutionOrder order, core::ExecutionOrder::build(mo->graph, s));
+              return core::repaired_memory_report(mo->graph, order, earlier.report, core::MemoryReportOptions{});
+            });
+            return Plan{mo, std::move(*take(std::move(repaired)))};  // no move limit: always complete
+          },
+          py::arg("plan"), py::arg("schedule"),
+          "An earlier plan of this model made valid for `schedule`: every offset that still holds kept, the tensors "
+          "that now clash moved (as `weft plan --repair` and the studio after an edit). planner is 'repaired', moved "
+          "says how many tensors moved.")
       .def(
           "simulate",
           [](const std::shared_ptr<Model>& mo, const py::object& spec, bool graph) {

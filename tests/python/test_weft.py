@@ -216,6 +216,27 @@ class PlanSimulateRunTest(unittest.TestCase):
         with self.assertRaises(weft.InvalidInputError):
             self.model.plan(self.schedule, planner="no-such-planner")
 
+    def test_repair_keeps_offsets_and_moves_the_clashes(self):
+        # The sequential reference's plan repaired for cp-list: some tensors move, the others keep
+        # their offsets, and no two tensors that may be live at once share bytes (the repaired
+        # plan is the same as repairing it again: nothing left to move).
+        seq = self.model.plan(self.model.reference())
+        fixed = self.model.repair(seq, self.schedule)
+        self.assertEqual(fixed.planner, "repaired")
+        self.assertGreater(fixed.moved, 0)
+        self.assertIsNone(seq.moved)
+        planned = fixed.sizes > 0
+        changed = int(np.count_nonzero(fixed.offsets[planned] != seq.offsets[planned]))
+        self.assertGreater(changed, 0)
+        self.assertLessEqual(changed, fixed.moved)
+        self.assertGreaterEqual(fixed.arena_bytes, fixed.concurrent_bound_bytes)
+        again = self.model.repair(fixed, self.schedule)
+        self.assertEqual(again.moved, 0)
+        self.assertTrue(np.array_equal(again.offsets, fixed.offsets))
+        other = weft.load(GOOGLENET)
+        with self.assertRaises(weft.InvalidInputError):
+            other.repair(seq, self.schedule)
+
     def test_simulate_gives_a_consistent_timeline(self):
         pred = self.model.simulate(self.schedule, graph=True)
         t = pred.timeline
