@@ -2,6 +2,8 @@
 # CPU prediction fidelity: `weft run --backend cpu --json` for every test model and strategy,
 # printing measured vs predicted speedup and |predicted − measured| / measured (docs/performance.md).
 #   scripts/cpu-fidelity.sh [WEFT] [STREAMS] [ITERATIONS]
+# BATCH=N binds the symbolic batch of the synthetic models (randwire_ws, transformer4h,
+# grouped_mlp; default 1): longer iterations, so that a descheduled thread weighs less.
 # The predicted speedup simulates the schedule on a CPU device calibrated from the same run's
 # sequential node times; "fitted" uses the fitted device's times from shapes alone.
 set -euo pipefail
@@ -14,7 +16,7 @@ strategies=${STRATEGIES:-"level-rr chains cp-list resource-aware"}
 printf '%-20s %-15s %9s %9s %7s %9s\n' model strategy measured predicted error fitted
 for m in $models; do
   dims=""
-  case $m in randwire_ws|transformer4h|grouped_mlp) dims="--dim batch=1" ;; esac
+  case $m in randwire_ws|transformer4h|grouped_mlp) dims="--dim batch=${BATCH:-1}" ;; esac
   for s in $strategies; do
     # shellcheck disable=SC2086
     json=$("$weft" run "$here/../tests/data/models/$m.onnx" $dims --backend cpu --strategy "$s" --streams "$streams" \

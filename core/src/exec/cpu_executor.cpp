@@ -14,6 +14,8 @@
 #include <numeric>
 #include <thread>
 
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "kernel.h"
@@ -165,6 +167,31 @@ class NodeContext final : public detail::KernelContext {
   std::vector<Buffer> m_scratch;
 };
 
+// The CPUs this process may run on (taskset, cgroups), in order.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+// Stream s's thread on the s-th allowed CPU, when there are at least as many CPUs as streams.
+// Unpinned, the scheduler wakes every stream thread on the core of the thread that released them
+// (wake-affine placement), and on a run of a few milliseconds they take turns on one core while
+// the other idles: the streams then run one after the other (grouped_mlp on 2 streams measured
+// 0.96-1.00x instead of the 2x its independent chains allow; pinned, 1.86-2.19x). With more
+// streams than CPUs the scheduler balances them as they block and wake.
+void pin_to(const std::vector<int>& cpus, std::size_t stream, std::size_t streams) {
+  if (cpus.size() < 2 || streams > cpus.size()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpus[stream], &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort: unpinned still runs
+}
+
 /// Runs one node: waits for its events, runs the kernel, records its latch.
 void run_node(RunState& state, NodeId n, int stream) {
   for (std::uint32_t e : state.order->waits(n)) {
@@ -238,11 +265,13 @@ class CpuExecutor final : public Executor {
     // of microseconds, as much as a small model's iteration). Two barrier phases per iteration.
     std::barrier sync(static_cast<std::ptrdiff_t>(schedule.streams.size() + 1));
     std::atomic<bool> stop{false};
+    const std::vector<int> cpus = allowed_cpus();
     {
       std::vector<std::jthread> workers;
       workers.reserve(schedule.streams.size());
       for (std::size_t s = 0; s < schedule.streams.size(); ++s)
-        workers.emplace_back([&state, &schedule, &sync, &stop, s] {
+        workers.emplace_back([&state, &schedule, &sync, &stop, &cpus, s] {
+          pin_to(cpus, s, schedule.streams.size());
           while (true) {
             sync.arrive_and_wait();  // released by the iteration's start
             if (stop.load(std::memory_order_acquire)) return;
