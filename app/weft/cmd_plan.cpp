@@ -89,6 +89,15 @@ nlohmann::json tensors_json(const core::Graph& graph, const core::MemoryPlan& pl
   return tensors;
 }
 
+// What every plan's --json says of it: the model and schedule, the plan's settings, its arena and
+// its tensors (the keys --repair reads back).
+nlohmann::json plan_json(const core::Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan) {
+  return {{"model", graph.info().model_path},     {"strategy", schedule.strategy},
+          {"streams", schedule.stream_count()},    {"planner", plan.planner},
+          {"alignment", plan.alignment},           {"outputs_in_arena", plan.outputs_in_arena},
+          {"arena_bytes", plan.arena_bytes},       {"tensors", tensors_json(graph, plan)}};
+}
+
 // --repair FILE: an earlier plan (weft plan --json) made valid for this schedule, moving only the
 // tensors that clash under it (core::repair_plan, as the studio does after every edit).
 int plan_repair(const Args& args, const std::string& path, const core::Graph& graph, const core::Schedule& schedule,
@@ -114,21 +123,14 @@ int plan_repair(const Args& args, const std::string& path, const core::Graph& gr
   for (std::size_t t = 0; t < graph.tensor_count(); ++t)
     planned += plan.offset[t] != core::kNotPlanned && !graph.tensor(static_cast<core::TensorId>(t)).is_view() ? 1 : 0;
   if (args.flag("json")) {
-    nlohmann::json j{{"model", graph.info().model_path},
-                     {"strategy", schedule.strategy},
-                     {"streams", schedule.stream_count()},
-                     {"planner", plan.planner},
-                     {"alignment", plan.alignment},
-                     {"outputs_in_arena", plan.outputs_in_arena},
-                     {"arena_bytes", plan.arena_bytes},
-                     {"previous_arena_bytes", previous->arena_bytes},
-                     {"lower_bound_bytes", bound.bytes},
-                     {"lower_bound_exact", bound.exact},
-                     {"ratio", ratio(plan.arena_bytes, bound.bytes)},
-                     {"moved", repaired->moved},
-                     {"shared_pairs", repaired->shared_pairs},
-                     {"conflicts", repaired->conflicts},
-                     {"tensors", tensors_json(graph, plan)}};
+    nlohmann::json j = plan_json(graph, schedule, plan);
+    j.update({{"previous_arena_bytes", previous->arena_bytes},
+              {"lower_bound_bytes", bound.bytes},
+              {"lower_bound_exact", bound.exact},
+              {"ratio", ratio(plan.arena_bytes, bound.bytes)},
+              {"moved", repaired->moved},
+              {"shared_pairs", repaired->shared_pairs},
+              {"conflicts", repaired->conflicts}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -217,24 +219,16 @@ int cmd_plan(Args& args) {
   for (const core::PlannerArena& a : m.planners)
     per_planner.push_back({{"planner", a.planner}, {"arena_bytes", a.arena_bytes}, {"ratio", ratio(a.arena_bytes, m.bound.bytes)}});
   if (args.flag("json")) {
-    const nlohmann::json tensors = tensors_json(graph, chosen);
-    nlohmann::json j{{"model", graph.info().model_path},
-                     {"strategy", schedule.strategy},
-                     {"streams", schedule.stream_count()},
-                     {"planner", chosen.planner},
-                     {"alignment", options.alignment},
-                     {"outputs_in_arena", options.outputs_in_arena},
-                     {"arena_bytes", chosen.arena_bytes},
-                     {"lower_bound_bytes", m.bound.bytes},
-                     {"lower_bound_exact", m.bound.exact},
-                     {"linear_lower_bound_bytes", m.linear_bound_bytes},
-                     {"file_order_linear_lower_bound_bytes", m.file_order_linear_bound_bytes},
-                     {"sequential_arena_bytes", m.reference_arena_bytes()},
-                     {"no_reuse_bytes", m.no_reuse_bytes},
-                     {"ratio", ratio(chosen.arena_bytes, m.bound.bytes)},
-                     {"price_of_concurrency", m.price_of_concurrency()},
-                     {"planners", per_planner},
-                     {"tensors", tensors}};
+    nlohmann::json j = plan_json(graph, schedule, chosen);
+    j.update({{"lower_bound_bytes", m.bound.bytes},
+              {"lower_bound_exact", m.bound.exact},
+              {"linear_lower_bound_bytes", m.linear_bound_bytes},
+              {"file_order_linear_lower_bound_bytes", m.file_order_linear_bound_bytes},
+              {"sequential_arena_bytes", m.reference_arena_bytes()},
+              {"no_reuse_bytes", m.no_reuse_bytes},
+              {"ratio", ratio(chosen.arena_bytes, m.bound.bytes)},
+              {"price_of_concurrency", m.price_of_concurrency()},
+              {"planners", per_planner}});
     if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
     return 0;
