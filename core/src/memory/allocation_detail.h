@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <span>
 #include <utility>
@@ -93,6 +94,19 @@ Placement sweep_placement(const AllocationProblem& p);
 std::vector<std::int32_t> blocks_by(std::span<const std::int64_t> key);
 /// Empty when no two blocks whose [start, end] overlap share bytes, else which two do. O(B log B).
 std::string check_interval_placement(const AllocationProblem& p, const Placement& placement);
+
+/// Every pair of blocks whose closed ranges [start, end] overlap and whose bytes [offset, offset +
+/// size) overlap: a sweep in start order keeps the blocks live at its point by offset, so a pair
+/// sharing bytes at different times is never met. visit(b, c), b the block starting later, is
+/// called once per pair; false stops the sweep. Blocks at kNotPlanned are left out.
+/// O((B + P) log B) for the P pairs met within the largest size below each block.
+void for_each_shared_live_pair(std::span<const std::int64_t> start, std::span<const std::int64_t> end,
+                               std::span<const std::int64_t> offset, std::span<const std::int64_t> size,
+                               const std::function<bool(std::int32_t, std::int32_t)>& visit);
+
+/// The nodes that access a tensor, for its dead-from frontier: its readers, or its producer when
+/// it has none; for the parent of views, every writer and reader. Not sorted; may repeat.
+std::vector<NodeId> tensor_accesses(const Graph& graph, TensorId t);
 
 /// Tensor a is dead-before tensor b under the order's clocks: every access of a (its readers, or
 /// its writers when it has none; every writer and reader for the parent of views) happens

@@ -79,12 +79,17 @@ void dead_from(const FirstAfter& after, const Tensor& tensor, std::vector<std::i
 
 // a is dead-before b: every access of a happens strictly before every write of b. For the parent
 // of views, its accesses are all its views' writers and readers. O(accesses of a · writers of b).
-bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, TensorId b) {
-  std::vector<NodeId> access = tensor_readers(graph, a);
-  if (access.empty() || !graph.tensor(a).views.empty()) {
-    const auto w = tensor_writers(graph, a);
+std::vector<NodeId> tensor_accesses(const Graph& graph, TensorId t) {
+  std::vector<NodeId> access = tensor_readers(graph, t);
+  if (access.empty() || !graph.tensor(t).views.empty()) {
+    const auto w = tensor_writers(graph, t);
     access.insert(access.end(), w.begin(), w.end());
   }
+  return access;
+}
+
+bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, TensorId b) {
+  const std::vector<NodeId> access = tensor_accesses(graph, a);
   for (NodeId w : tensor_writers(graph, b))
     for (NodeId r : access)
       if (!clocks.before(r, w)) return false;
@@ -123,16 +128,9 @@ void conservative_ranges(const Graph& graph, const ExecutionOrder& order, const 
   std::vector<std::int64_t> pos(graph.node_count(), -1);
   for (NodeId v : topo) pos[static_cast<std::size_t>(v)] = at_depth[static_cast<std::size_t>(depth[static_cast<std::size_t>(v)])]++;
   tensor_positions(graph, tensors, pos, start, end);
-  std::vector<NodeId> accesses;
   std::vector<std::int32_t> frontier;
   for (std::size_t a = 0; a < tensors.size(); ++a) {
-    const TensorId t = tensors[a];
-    accesses = tensor_readers(graph, t);
-    if (accesses.empty() || !graph.tensor(t).views.empty()) {
-      const auto w = tensor_writers(graph, t);
-      accesses.insert(accesses.end(), w.begin(), w.end());
-    }
-    after.after_all(accesses, frontier);
+    after.after_all(tensor_accesses(graph, tensors[a]), frontier);
     for (std::size_t s = 0; s < order.stream_count(); ++s)
       if (frontier[s] > 0)
         end[a] = std::max(end[a], pos[static_cast<std::size_t>(order.stream(s)[static_cast<std::size_t>(frontier[s] - 1)])]);

@@ -3,6 +3,7 @@
 #include "weft/core/memory_growth.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "allocation_detail.h"
 #include "weft/core/check.h"
@@ -11,24 +12,23 @@ namespace weft::core {
 
 namespace {
 
-// The nodes that open and close a planned tensor's lifetime: its producer and readers, or for
-// the parent of views (outputs in the arena on a split model: it has no producer) its views'
-// writers and every access. `first`, `last` get the extreme values of key over them.
-template <class Key>
-void lifetime(const Graph& graph, TensorId t, Key&& key, decltype(key(NodeId{}))& first, decltype(key(NodeId{}))& last) {
+// The nodes that open a planned tensor's lifetime (open(v): its producer, or for the parent of
+// views, which has none, every view's writer) and those that close it (close(v): the same and
+// every reader). Outputs in the arena on a split model are such parents.
+template <class Open, class Close>
+void lifetime_nodes(const Graph& graph, TensorId t, Open&& open, Close&& close) {
   const Tensor& tensor = graph.tensor(t);
   if (tensor.views.empty()) {
-    first = last = key(tensor.producer);
-    for (NodeId r : tensor.consumers) last = std::max(last, key(r));
+    open(tensor.producer);
+    close(tensor.producer);
+    for (NodeId r : tensor.consumers) close(r);
     return;
   }
-  const std::vector<NodeId> writers = tensor_writers(graph, t);
-  first = last = key(writers.front());
-  for (NodeId w : writers) {
-    first = std::min(first, key(w));
-    last = std::max(last, key(w));
+  for (NodeId w : tensor_writers(graph, t)) {
+    open(w);
+    close(w);
   }
-  for (NodeId r : tensor_readers(graph, t)) last = std::max(last, key(r));
+  for (NodeId r : tensor_readers(graph, t)) close(r);
 }
 
 // A tensor counted in growth: planned and not a view (a view's bytes are its parent's).
@@ -53,9 +53,10 @@ void add_over_time(const Graph& graph, const MemoryPlan& plan, const Timeline& t
   std::vector<Change> changes;
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
     if (!counted(graph, plan, t)) continue;
-    double s = 0, ignored = 0, e = 0, ignored_too = 0;
-    lifetime(graph, static_cast<TensorId>(t), [&](NodeId v) { return start[static_cast<std::size_t>(v)]; }, s, ignored);
-    lifetime(graph, static_cast<TensorId>(t), [&](NodeId v) { return end[static_cast<std::size_t>(v)]; }, ignored_too, e);
+    double s = std::numeric_limits<double>::infinity(), e = -std::numeric_limits<double>::infinity();
+    lifetime_nodes(
+        graph, static_cast<TensorId>(t), [&](NodeId v) { s = std::min(s, start[static_cast<std::size_t>(v)]); },
+        [&](NodeId v) { e = std::max(e, end[static_cast<std::size_t>(v)]); });
     changes.push_back({s, plan.size[t], plan.offset[t] + plan.size[t]});
     changes.push_back({e, -plan.size[t], 0});
   }
@@ -102,8 +103,10 @@ Expected<MemoryGrowth> growth_along(const Graph& graph, const std::vector<NodeId
   std::vector<std::int64_t> diff(n + 1, 0), top_at(n, 0);
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
     if (!counted(graph, plan, t)) continue;
-    std::int64_t first = 0, last = 0;
-    lifetime(graph, static_cast<TensorId>(t), [&](NodeId v) { return pos[static_cast<std::size_t>(v)]; }, first, last);
+    std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
+    lifetime_nodes(
+        graph, static_cast<TensorId>(t), [&](NodeId v) { first = std::min(first, pos[static_cast<std::size_t>(v)]); },
+        [&](NodeId v) { last = std::max(last, pos[static_cast<std::size_t>(v)]); });
     const auto s = static_cast<std::size_t>(first), e = static_cast<std::size_t>(last);
     diff[s] += plan.size[t];
     diff[e + 1] -= plan.size[t];

@@ -2,7 +2,7 @@
 #include "weft/core/plan_checker.h"
 
 #include <algorithm>
-#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -113,34 +113,22 @@ Status PlanChecker::check(const MemoryPlan& plan) const {
     // Exact, as the listed check is, without listing: a plan the sweep made has no such pair, a
     // listed planner's has only the byte reuses it chose.
     const std::size_t n = live.tensors.size();
-    const auto tensor_of = [&](std::size_t b) { return static_cast<std::size_t>(live.tensors[b]); };
-    const auto& start = live.problem.start;
-    const auto& end = live.problem.end;
-    const std::vector<std::int32_t> by_start = detail::blocks_by(start), by_end = detail::blocks_by(end);
-    std::int64_t max_size = 0;
-    for (std::size_t b = 0; b < n; ++b) max_size = std::max(max_size, plan.size[tensor_of(b)]);
-    std::multimap<std::int64_t, std::size_t> active;  // offset -> block, ranges live at the sweep point
-    std::vector<std::multimap<std::int64_t, std::size_t>::iterator> where(n, active.end());
-    std::size_t ended = 0;
-    for (const std::int32_t block : by_start) {
-      const auto b = static_cast<std::size_t>(block);
-      while (ended < n && end[static_cast<std::size_t>(by_end[ended])] < start[b]) {
-        const auto e = static_cast<std::size_t>(by_end[ended++]);
-        if (where[e] != active.end()) active.erase(std::exchange(where[e], active.end()));
-      }
-      const std::int64_t lo = plan.offset[tensor_of(b)], hi = lo + plan.size[tensor_of(b)];
-      for (auto it = active.lower_bound(lo - max_size + 1); it != active.end() && it->first < hi; ++it) {
-        const std::size_t c = it->second;
-        if (it->first + plan.size[tensor_of(c)] <= lo) continue;
-        const auto ta = live.tensors[b], tc = live.tensors[c];
-        if (detail::dead_before(graph, order, ta, tc) || detail::dead_before(graph, order, tc, ta)) continue;
-        return make_error(ErrorKind::InvalidInput, "tensors " + name(tc) + " and " + name(ta) +
-                                                       " may be live at once under this schedule but overlap in the arena (offsets " +
-                                                       std::to_string(plan.offset[static_cast<std::size_t>(tc)]) + " and " +
-                                                       std::to_string(plan.offset[static_cast<std::size_t>(ta)]) + ")");
-      }
-      where[b] = active.emplace(lo, b);
+    std::vector<std::int64_t> offset(n), size(n);
+    for (std::size_t b = 0; b < n; ++b) {
+      offset[b] = plan.offset[static_cast<std::size_t>(live.tensors[b])];
+      size[b] = plan.size[static_cast<std::size_t>(live.tensors[b])];
     }
+    std::optional<Error> clash;
+    detail::for_each_shared_live_pair(live.problem.start, live.problem.end, offset, size, [&](std::int32_t b, std::int32_t c) {
+      const auto ta = live.tensors[static_cast<std::size_t>(b)], tc = live.tensors[static_cast<std::size_t>(c)];
+      if (detail::dead_before(graph, order, ta, tc) || detail::dead_before(graph, order, tc, ta)) return true;
+      clash = make_error(ErrorKind::InvalidInput, "tensors " + name(tc) + " and " + name(ta) +
+                                                      " may be live at once under this schedule but overlap in the arena (offsets " +
+                                                      std::to_string(plan.offset[static_cast<std::size_t>(tc)]) + " and " +
+                                                      std::to_string(plan.offset[static_cast<std::size_t>(ta)]) + ")");
+      return false;
+    });
+    if (clash) return *clash;
     return {};
   }
   for (std::size_t b = 0; b < live.tensors.size(); ++b) {

@@ -3,8 +3,6 @@
 #include "weft/core/plan_repair.h"
 
 #include <algorithm>
-#include <map>
-#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,22 +26,11 @@ class ClockConflicts {
     m_frontier.resize(n * m_streams);
     m_writer_begin.assign(n + 1, 0);
     std::vector<std::int32_t> frontier;
-    std::vector<NodeId> accesses;
     for (std::size_t b = 0; b < n; ++b) {
-      const Tensor& t = graph.tensor(tensors[b]);
-      if (t.views.empty()) {
-        m_writers.push_back(t.producer);
-        accesses.assign(t.consumers.begin(), t.consumers.end());
-        if (accesses.empty()) accesses.push_back(t.producer);
-      } else {
-        // The parent of views: written by every view's producer, accessed by all of them too.
-        const auto w = tensor_writers(graph, tensors[b]);
-        m_writers.insert(m_writers.end(), w.begin(), w.end());
-        accesses = tensor_readers(graph, tensors[b]);
-        accesses.insert(accesses.end(), w.begin(), w.end());
-      }
+      const auto w = tensor_writers(graph, tensors[b]);  // the producer, or the views' producers
+      m_writers.insert(m_writers.end(), w.begin(), w.end());
       m_writer_begin[b + 1] = static_cast<std::uint32_t>(m_writers.size());
-      after.after_all(accesses, frontier);
+      after.after_all(detail::tensor_accesses(graph, tensors[b]), frontier);
       std::copy(frontier.begin(), frontier.end(), m_frontier.begin() + static_cast<std::ptrdiff_t>(b * m_streams));
     }
   }
@@ -111,41 +98,22 @@ Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order
 
   PlanRepair out;
   // Pairs that share bytes and may be live at once. Only tensors whose conservative live ranges
-  // overlap can be (detail::conservative_ranges), so a sweep over the ranges keeps the tensors
-  // live at its point by offset, and each new tensor meets just the ones whose bytes it shares;
-  // those are tested by the clocks. Pairs that share bytes at different times (most of them in
-  // a tight plan) are never visited.
+  // overlap can be (detail::conservative_ranges), so only pairs sharing bytes while their ranges
+  // overlap are met (the range sweep check_plan uses too) and tested by the clocks; pairs that
+  // share bytes at different times, most of them in a tight plan, never are.
   std::vector<std::int64_t> start, end;
   detail::conservative_ranges(graph, order, after, tensors, start, end);
-  std::vector<std::int32_t> by_start, by_end;
-  for (std::int32_t b : detail::blocks_by(start))
-    if (offset[static_cast<std::size_t>(b)] != kNotPlanned) by_start.push_back(b);
-  for (std::int32_t b : detail::blocks_by(end))
-    if (offset[static_cast<std::size_t>(b)] != kNotPlanned) by_end.push_back(b);
-  const std::int64_t max_size = size.empty() ? 0 : *std::max_element(size.begin(), size.end());
-  std::multimap<std::int64_t, std::int32_t> active;  // offset -> block, ranges live at the sweep point
-  std::vector<std::multimap<std::int64_t, std::int32_t>::iterator> where(n, active.end());
   std::vector<std::pair<std::int32_t, std::int32_t>> clashes;
   std::vector<std::int32_t> clash_count(n, 0);
-  std::size_t ended = 0;
-  for (const std::int32_t block : by_start) {
-    const auto b = static_cast<std::size_t>(block);
-    while (ended < by_end.size() && end[static_cast<std::size_t>(by_end[ended])] < start[b]) {
-      const auto e = static_cast<std::size_t>(by_end[ended++]);
-      if (where[e] != active.end()) active.erase(std::exchange(where[e], active.end()));
+  detail::for_each_shared_live_pair(start, end, offset, size, [&](std::int32_t b, std::int32_t c) {
+    ++out.shared_pairs;
+    if (clocks.conflict(static_cast<std::size_t>(b), static_cast<std::size_t>(c))) {
+      clashes.emplace_back(std::min(b, c), std::max(b, c));
+      ++clash_count[static_cast<std::size_t>(b)];
+      ++clash_count[static_cast<std::size_t>(c)];
     }
-    const std::int64_t lo = offset[b], hi = lo + size[b];
-    for (auto it = active.lower_bound(lo - max_size + 1); it != active.end() && it->first < hi; ++it) {
-      const auto c = static_cast<std::size_t>(it->second);
-      if (it->first + size[c] <= lo) continue;
-      ++out.shared_pairs;
-      if (!clocks.conflict(b, c)) continue;
-      clashes.emplace_back(std::min(it->second, block), std::max(it->second, block));
-      ++clash_count[b];
-      ++clash_count[c];
-    }
-    where[b] = active.emplace(lo, block);
-  }
+    return true;
+  });
   // In block order, so the cover below does not depend on the sweep's tie-breaking.
   std::sort(clashes.begin(), clashes.end());
   out.conflicts = clashes.size();

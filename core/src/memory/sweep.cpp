@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <utility>
 
 #include "allocation_detail.h"
 
@@ -19,6 +20,33 @@ std::vector<std::int32_t> blocks_by(std::span<const std::int64_t> key) {
     return key[ua] != key[ub] ? key[ua] < key[ub] : a < b;
   });
   return order;
+}
+
+void for_each_shared_live_pair(std::span<const std::int64_t> start, std::span<const std::int64_t> end,
+                               std::span<const std::int64_t> offset, std::span<const std::int64_t> size,
+                               const std::function<bool(std::int32_t, std::int32_t)>& visit) {
+  const std::size_t n = start.size();
+  const auto u = [](std::int32_t b) { return static_cast<std::size_t>(b); };
+  std::vector<std::int32_t> by_start, by_end;
+  for (std::int32_t b : blocks_by(start))
+    if (offset[u(b)] != kNotPlanned) by_start.push_back(b);
+  for (std::int32_t b : blocks_by(end))
+    if (offset[u(b)] != kNotPlanned) by_end.push_back(b);
+  std::int64_t max_size = 0;
+  for (std::int32_t b : by_start) max_size = std::max(max_size, size[u(b)]);
+  std::multimap<std::int64_t, std::int32_t> active;  // offset -> block, ranges live at the sweep point
+  std::vector<std::multimap<std::int64_t, std::int32_t>::iterator> where(n, active.end());
+  std::size_t ended = 0;
+  for (const std::int32_t b : by_start) {
+    while (ended < by_end.size() && end[u(by_end[ended])] < start[u(b)]) {
+      const std::size_t e = u(by_end[ended++]);
+      if (where[e] != active.end()) active.erase(std::exchange(where[e], active.end()));
+    }
+    const std::int64_t lo = offset[u(b)], hi = lo + size[u(b)];
+    for (auto it = active.lower_bound(lo - max_size + 1); it != active.end() && it->first < hi; ++it)
+      if (it->first + size[u(it->second)] > lo && !visit(b, it->second)) return;
+    where[u(b)] = active.emplace(lo, b);
+  }
 }
 
 Placement sweep_placement(const AllocationProblem& p) {
