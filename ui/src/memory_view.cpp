@@ -205,20 +205,9 @@ void MemoryView::recompute() {
     return;
   }
   const std::size_t nodes = m_doc->graph().node_count();
-  if (m_doc->arenaRepaired() && nodes <= kMemoryViewMaxNodes) {
-    // This schedule's arena already, from the previous plan repaired for it: shown while the
-    // planners search for a smaller one.
-    ++m_recomputes;
-    m_model = memory_model_from_study(m_doc->graph(), *m_doc->study(), core::launch_mode_of(m_doc->strategyOptions()));
-    const auto& report = *m_doc->study()->memory;
-    m_model.note = tr("Optimising the arena... (shown: the previous plan repaired for this schedule, %n tensor(s) moved)",
-                      nullptr, static_cast<int>(report.repair_moved))
-                       .toStdString();
-    rebuildChart();
-    return;
-  }
-  if (m_doc->studyPending()) {
-    // The worker is re-planning: keep the previous schedule's figures, marked as such.
+  // The worker is re-planning: keep the previous schedule's figures, marked as such, unless this
+  // schedule's repaired arena has arrived (shown below until the planners' replaces it).
+  if (m_doc->studyPending() && !m_doc->arenaRepaired()) {
     m_note->setText(m_model.computed ? tr("Re-planning the arena... (figures below are for the previous schedule)")
                                      : tr("Re-planning the arena..."));
     m_note->show();
@@ -234,6 +223,10 @@ void MemoryView::recompute() {
     m_model.note = "The schedule cannot be planned: " + m_doc->studyError().toStdString();
   } else {
     m_model = memory_model_from_study(m_doc->graph(), *m_doc->study(), core::launch_mode_of(m_doc->strategyOptions()));
+    if (m_doc->arenaRepaired())
+      m_model.note = tr("Optimising the arena... (shown: the previous plan repaired for this schedule, %n tensor(s) moved)",
+                        nullptr, static_cast<int>(m_doc->study()->memory->repair_moved))
+                         .toStdString();
   }
   rebuildChart();
 }

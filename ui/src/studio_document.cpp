@@ -192,6 +192,7 @@ void StudioDocument::waitForStudy() {
 }
 
 void StudioDocument::takePredictionFigures(const core::ScheduleStudy& study) {
+  m_figures.predicted_us = m_figures.predicted_sequential_us = m_figures.speedup_vs_graph = m_figures.speedup_vs_eager = -1;
   m_figures.sequential_us = study.reference_ideal_us;
   m_figures.ideal_us = study.ideal_makespan_us;
   m_figures.speedup = study.ideal_speedup();
@@ -206,6 +207,13 @@ void StudioDocument::takePredictionFigures(const core::ScheduleStudy& study) {
   }
 }
 
+void StudioDocument::takeMemoryFigures(const core::MemoryReport& memory) {
+  m_figures.arena_bytes = memory.arena_bytes();
+  m_figures.sequential_arena_bytes = memory.reference_arena_bytes();
+  m_figures.price_of_concurrency = memory.price_of_concurrency();
+  m_memory = std::make_shared<const core::MemoryReport>(memory);  // what the next edit repairs
+}
+
 void StudioDocument::applyPrediction(StudyResult result) {
   // Only the pending prediction of the current schedule: a superseded request's, or one whose
   // whole study was already applied (waitForStudy takes results before their posted events), is
@@ -215,7 +223,6 @@ void StudioDocument::applyPrediction(StudyResult result) {
   m_prediction_pending = false;
   m_figures.streams = static_cast<int>(m_schedule.stream_count());
   m_figures.events = static_cast<int>(m_schedule.events.size());
-  m_figures.predicted_us = m_figures.predicted_sequential_us = m_figures.speedup_vs_graph = m_figures.speedup_vs_eager = -1;
   takePredictionFigures(*result.study);
   m_figures.stale = false;
   m_figures.memory_stale = true;  // the arena figures stay the previous schedule's until the report
@@ -233,17 +240,12 @@ void StudioDocument::applyRepaired(StudyResult result) {
   if (prediction_new) {
     // The prediction's own posted event has not run yet: this result carries the same prediction.
     m_prediction_pending = false;
-    m_figures.predicted_us = m_figures.predicted_sequential_us = m_figures.speedup_vs_graph = m_figures.speedup_vs_eager = -1;
     takePredictionFigures(*result.study);
     m_figures.stale = false;
   }
-  const core::MemoryReport& memory = *result.study->memory;
+  takeMemoryFigures(*result.study->memory);
   m_figures.memory_stale = false;
   m_figures.memory_repaired = true;
-  m_figures.arena_bytes = memory.arena_bytes();
-  m_figures.sequential_arena_bytes = memory.reference_arena_bytes();
-  m_figures.price_of_concurrency = memory.price_of_concurrency();
-  m_memory = std::make_shared<const core::MemoryReport>(memory);
   m_study = std::move(*result.study);
   m_study_error.clear();
   if (prediction_new) emit predictionChanged();
@@ -267,12 +269,7 @@ void StudioDocument::applyStudy(StudyResult result) {
     // The same study `weft schedule`, `weft simulate` and `weft plan` make: figures agree by construction.
     m_study = std::move(*result.study);
     takePredictionFigures(*m_study);
-    if (m_study->memory) {
-      m_memory = std::make_shared<const core::MemoryReport>(*m_study->memory);
-      m_figures.arena_bytes = m_study->memory->arena_bytes();
-      m_figures.sequential_arena_bytes = m_study->memory->reference_arena_bytes();
-      m_figures.price_of_concurrency = m_study->memory->price_of_concurrency();
-    }
+    if (m_study->memory) takeMemoryFigures(*m_study->memory);
   } else {
     m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
   }

@@ -231,6 +231,8 @@ class StudioDocument : public QObject {
   void applyRepaired(StudyResult result);
   /// The study's prediction into figures and predictedRuns.
   void takePredictionFigures(const core::ScheduleStudy& study);
+  /// A memory report's arena figures, and the report kept for the next edit's repair.
+  void takeMemoryFigures(const core::MemoryReport& memory);
 
   std::shared_ptr<const core::Graph> m_graph;
   std::shared_ptr<const core::AnalysisReport> m_analysis;
