@@ -205,6 +205,8 @@ void BM_EndToEnd(benchmark::State& state) {
 void sizes(benchmark::internal::Benchmark* b) {
   for (int family = 0; family < 4; ++family)
     for (int n : {1000, 10000, 100000}) b->Args({n, family});
+  // The scaling series (layered): the exponent between neighbours, 300k included.
+  for (int n : {3000, 30000, 300000}) b->Args({n, 0});
   b->Unit(benchmark::kMillisecond);
 }
 

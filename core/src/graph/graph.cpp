@@ -130,6 +130,19 @@ std::span<const NodeId> Graph::predecessors(NodeId n) const {
   return {m_pred.data() + m_pred_begin[i], m_pred_begin[i + 1] - m_pred_begin[i]};
 }
 
+namespace {
+template <typename T>
+std::span<const T> csr_row(const std::vector<std::uint32_t>& begin, const std::vector<T>& items, std::int32_t row) {
+  const auto i = static_cast<std::size_t>(row);
+  return {items.data() + begin[i], begin[i + 1] - begin[i]};
+}
+}  // namespace
+
+std::span<const TensorId> Graph::reads(NodeId n) const { return csr_row(m_read_begin, m_reads, n); }
+std::span<const NodeId> Graph::consumers(TensorId t) const { return csr_row(m_consumer_begin, m_consumers, t); }
+std::span<const NodeId> Graph::readers(TensorId t) const { return csr_row(m_reader_begin, m_readers, t); }
+std::span<const NodeId> Graph::writers(TensorId t) const { return csr_row(m_writer_begin, m_writers, t); }
+
 std::optional<NodeId> Graph::find_node(std::string_view name) const {
   auto it = m_node_by_name.find(std::string(name));
   if (it == m_node_by_name.end()) return std::nullopt;
@@ -323,6 +336,44 @@ Expected<Graph> GraphBuilder::build() && {
     parent.views.push_back(v.view);
   }
   for (Tensor& t : g.m_tensors) std::sort(t.views.begin(), t.views.end());
+
+  // Flat access lists (Graph::reads, consumers, readers, writers, bytes).
+  g.m_read_begin.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::vector<TensorId>& in = g.m_nodes[i].inputs;
+    const std::size_t row = g.m_reads.size();
+    for (TensorId t : in)
+      if (t != kNoTensor && std::find(g.m_reads.begin() + static_cast<std::ptrdiff_t>(row), g.m_reads.end(), t) == g.m_reads.end())
+        g.m_reads.push_back(t);
+    g.m_read_begin[i + 1] = static_cast<std::uint32_t>(g.m_reads.size());
+  }
+  const std::size_t t_count = g.m_tensors.size();
+  g.m_consumer_begin.assign(t_count + 1, 0);
+  g.m_reader_begin.assign(t_count + 1, 0);
+  g.m_writer_begin.assign(t_count + 1, 0);
+  g.m_bytes.resize(t_count);
+  for (std::size_t ti = 0; ti < t_count; ++ti) {
+    const Tensor& t = g.m_tensors[ti];
+    g.m_bytes[ti] = t.bytes();
+    g.m_consumers.insert(g.m_consumers.end(), t.consumers.begin(), t.consumers.end());
+    g.m_consumer_begin[ti + 1] = static_cast<std::uint32_t>(g.m_consumers.size());
+    const auto readers_from = static_cast<std::ptrdiff_t>(g.m_readers.size());
+    g.m_readers.insert(g.m_readers.end(), t.consumers.begin(), t.consumers.end());
+    const auto writers_from = static_cast<std::ptrdiff_t>(g.m_writers.size());
+    if (t.producer != kNoNode) g.m_writers.push_back(t.producer);
+    if (!t.views.empty()) {
+      for (TensorId v : t.views) {
+        const Tensor& view = g.m_tensors[static_cast<std::size_t>(v)];
+        g.m_readers.insert(g.m_readers.end(), view.consumers.begin(), view.consumers.end());
+        if (view.producer != kNoNode) g.m_writers.push_back(view.producer);
+      }
+      std::sort(g.m_readers.begin() + readers_from, g.m_readers.end());
+      g.m_readers.erase(std::unique(g.m_readers.begin() + readers_from, g.m_readers.end()), g.m_readers.end());
+      std::sort(g.m_writers.begin() + writers_from, g.m_writers.end());
+    }
+    g.m_reader_begin[ti + 1] = static_cast<std::uint32_t>(g.m_readers.size());
+    g.m_writer_begin[ti + 1] = static_cast<std::uint32_t>(g.m_writers.size());
+  }
 
   // Distinct node edges in CSR form, built in place: each node's predecessors sorted and
   // deduplicated, successors in increasing node order.

@@ -105,8 +105,9 @@ void for_each_shared_live_pair(std::span<const std::int64_t> start, std::span<co
                                const std::function<bool(std::int32_t, std::int32_t)>& visit);
 
 /// The nodes that access a tensor, for its dead-from frontier: its readers, or its producer when
-/// it has none; for the parent of views, every writer and reader. Not sorted; may repeat.
-std::vector<NodeId> tensor_accesses(const Graph& graph, TensorId t);
+/// it has none; for the parent of views, every writer and reader. Not sorted; may repeat. A view
+/// of the graph's lists, or of `scratch` where the two are joined.
+std::span<const NodeId> tensor_accesses(const Graph& graph, TensorId t, std::vector<NodeId>& scratch);
 
 /// Tensor a is dead-before tensor b under the order's clocks: every access of a (its readers, or
 /// its writers when it has none; every writer and reader for the parent of views) happens

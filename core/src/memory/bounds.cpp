@@ -175,8 +175,7 @@ std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> orde
   for (std::size_t i = 0; i < order.size(); ++i) pos[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
   std::vector<std::int64_t> diff(order.size() + 1, 0);
   for (std::size_t ti = 0; ti < graph.tensor_count(); ++ti) {
-    const Tensor& t = graph.tensor(static_cast<TensorId>(ti));
-    if (!is_planned_tensor(t, options.outputs_in_arena)) continue;
+    if (!is_planned_tensor(graph, static_cast<TensorId>(ti), options.outputs_in_arena)) continue;
     // The parent of views: live from its first writer to its last access.
     const auto writers = tensor_writers(graph, static_cast<TensorId>(ti));
     std::int64_t s = pos[static_cast<std::size_t>(writers.front())], e = s;
@@ -185,7 +184,7 @@ std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> orde
       e = std::max(e, pos[static_cast<std::size_t>(w)]);
     }
     for (NodeId r : tensor_readers(graph, static_cast<TensorId>(ti))) e = std::max(e, pos[static_cast<std::size_t>(r)]);
-    const std::int64_t size = align_up(std::max<std::int64_t>(t.bytes(), 1), options.alignment);
+    const std::int64_t size = align_up(std::max<std::int64_t>(graph.bytes(static_cast<TensorId>(ti)), 1), options.alignment);
     diff[static_cast<std::size_t>(s)] += size;
     diff[static_cast<std::size_t>(e) + 1] -= size;
   }
@@ -206,10 +205,10 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
   std::vector<TensorId> tensors;
   std::vector<std::int64_t> weight;
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
-    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-    if (!is_planned_tensor(tensor, options.outputs_in_arena)) continue;
-    tensors.push_back(static_cast<TensorId>(t));
-    weight.push_back(align_up(std::max<std::int64_t>(tensor.bytes(), 1), options.alignment));
+    const auto id = static_cast<TensorId>(t);
+    if (!is_planned_tensor(graph, id, options.outputs_in_arena)) continue;
+    tensors.push_back(id);
+    weight.push_back(align_up(std::max<std::int64_t>(graph.bytes(id), 1), options.alignment));
   }
   const std::size_t b_count = tensors.size();
   ConcurrentBound out;

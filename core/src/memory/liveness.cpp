@@ -79,17 +79,19 @@ void dead_from(const FirstAfter& after, const Tensor& tensor, std::vector<std::i
 
 // a is dead-before b: every access of a happens strictly before every write of b. For the parent
 // of views, its accesses are all its views' writers and readers. O(accesses of a · writers of b).
-std::vector<NodeId> tensor_accesses(const Graph& graph, TensorId t) {
-  std::vector<NodeId> access = tensor_readers(graph, t);
-  if (access.empty() || !graph.tensor(t).views.empty()) {
-    const auto w = tensor_writers(graph, t);
-    access.insert(access.end(), w.begin(), w.end());
-  }
-  return access;
+std::span<const NodeId> tensor_accesses(const Graph& graph, TensorId t, std::vector<NodeId>& scratch) {
+  const std::span<const NodeId> readers = graph.readers(t);
+  if (!readers.empty() && graph.tensor(t).views.empty()) return readers;
+  const std::span<const NodeId> writers = graph.writers(t);
+  if (readers.empty()) return writers;
+  scratch.assign(readers.begin(), readers.end());
+  scratch.insert(scratch.end(), writers.begin(), writers.end());
+  return scratch;
 }
 
 bool dead_before(const Graph& graph, const ExecutionOrder& clocks, TensorId a, TensorId b) {
-  const std::vector<NodeId> access = tensor_accesses(graph, a);
+  std::vector<NodeId> scratch;
+  const std::span<const NodeId> access = tensor_accesses(graph, a, scratch);
   for (NodeId w : tensor_writers(graph, b))
     for (NodeId r : access)
       if (!clocks.before(r, w)) return false;
@@ -129,8 +131,9 @@ void conservative_ranges(const Graph& graph, const ExecutionOrder& order, const 
   for (NodeId v : topo) pos[static_cast<std::size_t>(v)] = at_depth[static_cast<std::size_t>(depth[static_cast<std::size_t>(v)])]++;
   tensor_positions(graph, tensors, pos, start, end);
   std::vector<std::int32_t> frontier;
+  std::vector<NodeId> scratch;
   for (std::size_t a = 0; a < tensors.size(); ++a) {
-    after.after_all(tensor_accesses(graph, tensors[a]), frontier);
+    after.after_all(tensor_accesses(graph, tensors[a], scratch), frontier);
     for (std::size_t s = 0; s < order.stream_count(); ++s)
       if (frontier[s] > 0)
         end[a] = std::max(end[a], pos[static_cast<std::size_t>(order.stream(s)[static_cast<std::size_t>(frontier[s] - 1)])]);
@@ -146,11 +149,11 @@ Liveness planned_blocks(const Graph& graph, const PlanOptions& options) {
   Liveness live;
   live.block_of.assign(graph.tensor_count(), -1);
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
-    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-    if (!is_planned_tensor(tensor, options.outputs_in_arena)) continue;
+    const auto id = static_cast<TensorId>(t);
+    if (!is_planned_tensor(graph, id, options.outputs_in_arena)) continue;
     live.block_of[t] = static_cast<std::int32_t>(live.tensors.size());
-    live.tensors.push_back(static_cast<TensorId>(t));
-    live.problem.size.push_back(align_up(std::max<std::int64_t>(tensor.bytes(), 1), options.alignment));
+    live.tensors.push_back(id);
+    live.problem.size.push_back(align_up(std::max<std::int64_t>(graph.bytes(id), 1), options.alignment));
   }
   live.problem.alignment = options.alignment;
   return live;

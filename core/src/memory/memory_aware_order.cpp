@@ -20,25 +20,18 @@ std::vector<NodeId> greedy_order(const Graph& graph, Tie tie) {
   const std::size_t n = graph.node_count();
   std::vector<std::int64_t> bytes(graph.tensor_count(), 0);
   std::vector<std::int32_t> readers_left(graph.tensor_count(), 0);
-  for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
-    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-    if (is_planned_tensor(tensor, false)) bytes[t] = align_up(std::max<std::int64_t>(tensor.bytes(), 1), kDefaultAlignment);
-    readers_left[t] = static_cast<std::int32_t>(tensor.consumers.size());
-  }
   // net[v] = bytes v allocates − bytes of inputs v is the last remaining reader of. It only
   // falls as other readers run, so a lazy heap with re-pushes on each fall stays exact.
   std::vector<std::int64_t> net(n, 0);
   std::vector<char> done(n, 0);
-  for (std::size_t v = 0; v < n; ++v) {
-    const Node& node = graph.node(static_cast<NodeId>(v));
-    for (TensorId t : node.outputs)
-      if (t != kNoTensor) net[v] += bytes[static_cast<std::size_t>(t)];
-    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-      const TensorId t = node.inputs[i];
-      const bool first = std::find(node.inputs.begin(), node.inputs.begin() + static_cast<std::ptrdiff_t>(i), t) ==
-                         node.inputs.begin() + static_cast<std::ptrdiff_t>(i);
-      if (t != kNoTensor && first && readers_left[static_cast<std::size_t>(t)] == 1) net[v] -= bytes[static_cast<std::size_t>(t)];
-    }
+  for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
+    const auto id = static_cast<TensorId>(t);
+    const std::span<const NodeId> consumers = graph.consumers(id);
+    readers_left[t] = static_cast<std::int32_t>(consumers.size());
+    if (!is_planned_tensor(graph, id, false)) continue;
+    bytes[t] = align_up(std::max<std::int64_t>(graph.bytes(id), 1), kDefaultAlignment);
+    net[static_cast<std::size_t>(graph.tensor(id).producer)] += bytes[t];  // planned without outputs: it has one
+    if (consumers.size() == 1) net[static_cast<std::size_t>(consumers.front())] -= bytes[t];
   }
   std::vector<std::uint32_t> indeg(n);
   std::vector<std::int64_t> tie_key(n, 0);
@@ -55,7 +48,6 @@ std::vector<NodeId> greedy_order(const Graph& graph, Tie tie) {
   }
   std::vector<NodeId> order;
   order.reserve(n);
-  std::vector<TensorId> seen;
   while (!heap.empty()) {
     const auto [key, tk, v] = heap.top();
     heap.pop();
@@ -64,13 +56,11 @@ std::vector<NodeId> greedy_order(const Graph& graph, Tie tie) {
     done[uv] = 1;
     order.push_back(v);
     ++clock;
-    seen.clear();
-    for (TensorId t : graph.node(v).inputs) {
-      if (t == kNoTensor || std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
-      seen.push_back(t);
+    // The graph's flat lists: nodes come off the heap in no memory order.
+    for (TensorId t : graph.reads(v)) {
       if (--readers_left[static_cast<std::size_t>(t)] != 1) continue;
       // One reader left: it now frees t when it runs.
-      for (NodeId r : graph.tensor(t).consumers)
+      for (NodeId r : graph.consumers(t))
         if (!done[static_cast<std::size_t>(r)]) {
           net[static_cast<std::size_t>(r)] -= bytes[static_cast<std::size_t>(t)];
           if (indeg[static_cast<std::size_t>(r)] == 0) push(r);

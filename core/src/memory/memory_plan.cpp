@@ -4,31 +4,24 @@
 
 namespace weft::core {
 
-bool is_planned_tensor(const Tensor& t, bool outputs_in_arena) {
-  if (t.bytes() < 0 || t.is_view()) return false;
+namespace {
+bool planned(const Tensor& t, std::int64_t bytes, bool outputs_in_arena) {
+  if (bytes < 0 || t.is_view()) return false;
   if (t.producer == kNoNode) return t.kind == TensorKind::Output && !t.views.empty() && outputs_in_arena;
   if (t.kind == TensorKind::Intermediate) return true;
   return t.kind == TensorKind::Output && outputs_in_arena;
 }
+}  // namespace
 
-std::vector<NodeId> tensor_writers(const Graph& graph, TensorId t) {
-  const Tensor& tensor = graph.tensor(t);
-  std::vector<NodeId> out;
-  if (tensor.producer != kNoNode) out.push_back(tensor.producer);
-  for (TensorId v : tensor.views)
-    if (graph.tensor(v).producer != kNoNode) out.push_back(graph.tensor(v).producer);
-  std::sort(out.begin(), out.end());
-  return out;
+bool is_planned_tensor(const Tensor& t, bool outputs_in_arena) { return planned(t, t.bytes(), outputs_in_arena); }
+
+bool is_planned_tensor(const Graph& graph, TensorId t, bool outputs_in_arena) {
+  return planned(graph.tensor(t), graph.bytes(t), outputs_in_arena);
 }
 
-std::vector<NodeId> tensor_readers(const Graph& graph, TensorId t) {
-  const Tensor& tensor = graph.tensor(t);
-  std::vector<NodeId> out(tensor.consumers.begin(), tensor.consumers.end());
-  for (TensorId v : tensor.views) out.insert(out.end(), graph.tensor(v).consumers.begin(), graph.tensor(v).consumers.end());
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
+std::span<const NodeId> tensor_writers(const Graph& graph, TensorId t) { return graph.writers(t); }
+
+std::span<const NodeId> tensor_readers(const Graph& graph, TensorId t) { return graph.readers(t); }
 
 bool has_planned_views(const Graph& graph, bool outputs_in_arena) {
   for (const Tensor& t : graph.tensors())

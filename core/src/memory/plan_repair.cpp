@@ -26,11 +26,12 @@ class ClockConflicts {
     m_frontier.resize(n * m_streams);
     m_writer_begin.assign(n + 1, 0);
     std::vector<std::int32_t> frontier;
+    std::vector<NodeId> scratch;
     for (std::size_t b = 0; b < n; ++b) {
       const auto w = tensor_writers(graph, tensors[b]);  // the producer, or the views' producers
       m_writers.insert(m_writers.end(), w.begin(), w.end());
       m_writer_begin[b + 1] = static_cast<std::uint32_t>(m_writers.size());
-      after.after_all(detail::tensor_accesses(graph, tensors[b]), frontier);
+      after.after_all(detail::tensor_accesses(graph, tensors[b], scratch), frontier);
       std::copy(frontier.begin(), frontier.end(), m_frontier.begin() + static_cast<std::ptrdiff_t>(b * m_streams));
     }
   }
@@ -70,8 +71,8 @@ Expected<PlanRepair> repair_plan(const Graph& graph, const ExecutionOrder& order
   std::vector<std::int64_t> size, offset;
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
     const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-    if (!is_planned_tensor(tensor, previous.outputs_in_arena)) continue;
-    const std::int64_t need = align_up(std::max<std::int64_t>(tensor.bytes(), 1), align);
+    if (!is_planned_tensor(graph, static_cast<TensorId>(t), previous.outputs_in_arena)) continue;
+    const std::int64_t need = align_up(std::max<std::int64_t>(graph.bytes(static_cast<TensorId>(t)), 1), align);
     std::int64_t off = previous.offset[t];
     std::int64_t bytes = previous.size[t];
     if (off != kNotPlanned) {

@@ -1,6 +1,7 @@
 #pragma once
 // A memory plan: arena offsets for the planned tensors of one graph under one schedule.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,12 +38,15 @@ inline std::int64_t align_up(std::int64_t bytes, std::int64_t alignment) {
 /// view never is (it lies inside its parent); a graph output whose bytes its views write is, when
 /// outputs are planned.
 bool is_planned_tensor(const Tensor& t, bool outputs_in_arena);
+/// The same for tensor t of graph, its size read from Graph::bytes.
+bool is_planned_tensor(const Graph& graph, TensorId t, bool outputs_in_arena);
 
 /// The nodes that write a tensor's bytes: its producer, or, for the parent of views (micro-batch
-/// split), every view's producer; ascending. O(views).
-std::vector<NodeId> tensor_writers(const Graph& graph, TensorId t);
-/// The nodes that read a tensor's bytes: its consumers and its views' consumers; ascending, distinct.
-std::vector<NodeId> tensor_readers(const Graph& graph, TensorId t);
+/// split), every view's producer; ascending. O(1): Graph::writers.
+std::span<const NodeId> tensor_writers(const Graph& graph, TensorId t);
+/// The nodes that read a tensor's bytes: its consumers and its views' consumers; ascending,
+/// distinct. O(1): Graph::readers.
+std::span<const NodeId> tensor_readers(const Graph& graph, TensorId t);
 /// True when some planned tensor has views, i.e. is written by several nodes (the liveness and
 /// bounds passes then treat it as live from its first writer to its last reader). O(T).
 bool has_planned_views(const Graph& graph, bool outputs_in_arena);
