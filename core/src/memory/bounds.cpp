@@ -15,60 +15,74 @@
 namespace weft::core {
 namespace {
 
-// Dinic's max flow (adjacency in flat arrays).
+// Dinic's max flow. Edges are collected (with their residual twins) while the network is built
+// and the initial flow pushed; run() then lays each vertex's arcs out contiguously (compressed
+// rows), so the level searches read arcs in memory order instead of chasing a linked list
+// across the whole edge array. The max-flow value, and the set reachable from the source in the
+// residual network (the minimal min cut), are the same whatever order arcs are tried in.
 class MaxFlow {
  public:
-  explicit MaxFlow(std::size_t vertices, std::size_t edges = 0) : m_head(vertices, -1), m_level(vertices), m_iter(vertices) {
+  explicit MaxFlow(std::size_t vertices, std::size_t edges = 0) : m_vertices(vertices) {
     m_to.reserve(2 * edges);
-    m_next.reserve(2 * edges);
     m_cap.reserve(2 * edges);
   }
   /// Adds u → v and its residual twin; returns the forward edge's index.
   std::size_t add_edge(std::size_t u, std::size_t v, std::int64_t cap) {
+    WEFT_CHECK(m_begin.empty());
     const std::size_t e = m_to.size();
     m_to.push_back(static_cast<std::int32_t>(v));
     m_cap.push_back(cap);
-    m_next.push_back(m_head[u]);
-    m_head[u] = static_cast<std::int32_t>(m_to.size() - 1);
     m_to.push_back(static_cast<std::int32_t>(u));
     m_cap.push_back(0);
-    m_next.push_back(m_head[v]);
-    m_head[v] = static_cast<std::int32_t>(m_to.size() - 1);
     return e;
   }
   /// Sends `amount` along edge e (part of an initial flow that run() then completes).
   void push(std::size_t e, std::int64_t amount) {
+    WEFT_CHECK(m_begin.empty());
     m_cap[e] -= amount;
     m_cap[e ^ 1] += amount;
   }
   std::int64_t run(std::size_t s, std::size_t t) {
+    freeze();
     std::int64_t flow = 0;
     while (bfs(s, t)) {
-      for (std::size_t v = 0; v < m_head.size(); ++v) m_iter[v] = m_head[v];
+      std::copy(m_begin.begin(), m_begin.end() - 1, m_iter.begin());
       while (std::int64_t f = dfs(s, t, std::numeric_limits<std::int64_t>::max())) flow += f;
     }
     return flow;
   }
-  /// After run(): vertices reachable from s in the residual network.
-  std::vector<char> reachable(std::size_t s) const {
-    std::vector<char> seen(m_head.size(), 0);
-    std::vector<std::size_t> stack{s};
-    seen[s] = 1;
-    while (!stack.empty()) {
-      const std::size_t u = stack.back();
-      stack.pop_back();
-      for (std::int32_t e = m_head[u]; e >= 0; e = m_next[static_cast<std::size_t>(e)]) {
-        const auto v = static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)]);
-        if (m_cap[static_cast<std::size_t>(e)] > 0 && !seen[v]) {
-          seen[v] = 1;
-          stack.push_back(v);
-        }
-      }
-    }
+  /// After run(): the vertices reachable from its source in the residual network. The last level
+  /// search of run() found no path to the sink, so it ran to completion and labelled exactly those.
+  std::vector<char> reachable() const {
+    WEFT_CHECK(!m_begin.empty());
+    std::vector<char> seen(m_vertices, 0);
+    for (std::size_t v = 0; v < m_vertices; ++v) seen[v] = m_level[v] >= 0;
     return seen;
   }
 
  private:
+  // Compressed rows: arc k of vertex u in [m_begin[u], m_begin[u + 1]), its twin at m_twin[k].
+  void freeze() {
+    if (!m_begin.empty()) return;
+    const std::size_t arcs = m_to.size();
+    m_begin.assign(m_vertices + 1, 0);
+    for (std::size_t e = 0; e < arcs; ++e) ++m_begin[static_cast<std::size_t>(m_to[e ^ 1]) + 1];
+    for (std::size_t v = 0; v < m_vertices; ++v) m_begin[v + 1] += m_begin[v];
+    std::vector<std::uint32_t> slot(arcs), at(m_begin.begin(), m_begin.end() - 1);
+    for (std::size_t e = 0; e < arcs; ++e) slot[e] = at[static_cast<std::size_t>(m_to[e ^ 1])]++;
+    m_arc_to.resize(arcs);
+    m_arc_cap.resize(arcs);
+    m_twin.resize(arcs);
+    for (std::size_t e = 0; e < arcs; ++e) {
+      m_arc_to[slot[e]] = m_to[e];
+      m_arc_cap[slot[e]] = m_cap[e];
+      m_twin[slot[e]] = slot[e ^ 1];
+    }
+    m_to = {};
+    m_cap = {};
+    m_level.resize(m_vertices);
+    m_iter.resize(m_vertices);
+  }
   bool bfs(std::size_t s, std::size_t t) {
     std::fill(m_level.begin(), m_level.end(), -1);
     std::vector<std::size_t>& queue = m_queue;
@@ -79,9 +93,9 @@ class MaxFlow {
     for (std::size_t i = 0; i < queue.size(); ++i) {
       const std::size_t u = queue[i];
       if (m_level[t] >= 0 && m_level[u] >= m_level[t]) break;
-      for (std::int32_t e = m_head[u]; e >= 0; e = m_next[static_cast<std::size_t>(e)]) {
-        const auto v = static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)]);
-        if (m_cap[static_cast<std::size_t>(e)] > 0 && m_level[v] < 0) {
+      for (std::uint32_t k = m_begin[u]; k < m_begin[u + 1]; ++k) {
+        const auto v = static_cast<std::size_t>(m_arc_to[k]);
+        if (m_arc_cap[k] > 0 && m_level[v] < 0) {
           m_level[v] = m_level[u] + 1;
           queue.push_back(v);
         }
@@ -92,46 +106,46 @@ class MaxFlow {
   // Iterative augmenting-path search along the level graph (recursion could overflow the stack
   // on long chains).
   std::int64_t dfs(std::size_t s, std::size_t t, std::int64_t limit) {
-    std::vector<std::int32_t>& path = m_path;  // edges
+    std::vector<std::uint32_t>& path = m_path;  // arcs
     path.clear();
     std::size_t u = s;
     while (true) {
       if (u == t) {
         std::int64_t f = limit;
-        for (std::int32_t e : path) f = std::min(f, m_cap[static_cast<std::size_t>(e)]);
-        for (std::int32_t e : path) {
-          m_cap[static_cast<std::size_t>(e)] -= f;
-          m_cap[static_cast<std::size_t>(e ^ 1)] += f;
+        for (std::uint32_t k : path) f = std::min(f, m_arc_cap[k]);
+        for (std::uint32_t k : path) {
+          m_arc_cap[k] -= f;
+          m_arc_cap[m_twin[k]] += f;
         }
         return f;
       }
-      std::int32_t& e = m_iter[u];
-      while (e >= 0) {
-        const auto v = static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)]);
-        if (m_cap[static_cast<std::size_t>(e)] > 0 && m_level[v] == m_level[u] + 1) break;
-        e = m_next[static_cast<std::size_t>(e)];
-      }
-      if (e >= 0) {
-        path.push_back(e);
-        u = static_cast<std::size_t>(m_to[static_cast<std::size_t>(e)]);
+      std::uint32_t& k = m_iter[u];
+      for (; k < m_begin[u + 1]; ++k)
+        if (m_arc_cap[k] > 0 && m_level[static_cast<std::size_t>(m_arc_to[k])] == m_level[u] + 1) break;
+      if (k < m_begin[u + 1]) {
+        path.push_back(k);
+        u = static_cast<std::size_t>(m_arc_to[k]);
         continue;
       }
-      // Dead end: retreat and skip the edge that led here.
+      // Dead end: retreat and skip the arc that led here.
       m_level[u] = -1;
       if (path.empty()) return 0;
-      const std::int32_t back = path.back();
+      const std::uint32_t back = path.back();
       path.pop_back();
-      u = static_cast<std::size_t>(m_to[static_cast<std::size_t>(back ^ 1)]);
-      m_iter[u] = m_next[static_cast<std::size_t>(m_iter[u])];
+      u = static_cast<std::size_t>(m_arc_to[m_twin[back]]);
+      ++m_iter[u];
     }
   }
 
-  std::vector<std::int32_t> m_head, m_to, m_next;
+  std::size_t m_vertices;
+  std::vector<std::int32_t> m_to;  // per edge id (twins at e ^ 1), until run()
   std::vector<std::int64_t> m_cap;
+  std::vector<std::uint32_t> m_begin, m_twin, m_iter;
+  std::vector<std::int32_t> m_arc_to;
+  std::vector<std::int64_t> m_arc_cap;
   std::vector<int> m_level;
-  std::vector<std::int32_t> m_iter;
   std::vector<std::size_t> m_queue;  // bfs's, kept between phases
-  std::vector<std::int32_t> m_path;  // dfs's
+  std::vector<std::uint32_t> m_path;  // dfs's
 };
 
 // The tensors live at the busiest step of `order` (closed [producer, last reader] positions).
@@ -339,7 +353,7 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
   const std::int64_t total = inf - 1;
   const std::int64_t matched = initial + flow.run(src, sink);
   out.bytes = total - matched;
-  const auto seen = flow.reachable(src);
+  const auto seen = flow.reachable();
   std::int64_t check = 0;
   for (std::size_t i = 0; i < b_count; ++i)
     if (seen[t_out(i)] && !seen[t_in(i)]) {
