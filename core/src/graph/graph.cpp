@@ -281,33 +281,68 @@ Expected<Graph> GraphBuilder::build() && {
     if (parent.kind == TensorKind::Input) view.kind = TensorKind::Input;
   }
 
-  // Producers: one per tensor; graph inputs and weights have none.
+  // Producers: one per tensor; graph inputs and weights have none. Nodes name tensors in no
+  // memory order, so producers, kinds and readers are gathered in flat arrays (counting sorts)
+  // and written to the Tensor records in one pass.
+  const std::size_t t_count = g.m_tensors.size();
+  std::vector<NodeId> producer(t_count, kNoNode);
+  std::vector<char> defined_outside(t_count, 0);  // graph inputs and weights
+  for (std::size_t t = 0; t < t_count; ++t) {
+    const TensorKind kind = g.m_tensors[t].kind;
+    defined_outside[t] = kind == TensorKind::Input || kind == TensorKind::Weight;
+    producer[t] = g.m_tensors[t].producer;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     for (TensorId t : g.m_nodes[i].outputs) {
       if (t == kNoTensor) continue;
-      Tensor& tensor = g.m_tensors[static_cast<std::size_t>(t)];
-      if (tensor.producer != kNoNode)
+      const auto ut = static_cast<std::size_t>(t);
+      const Tensor& tensor = g.m_tensors[ut];
+      if (producer[ut] != kNoNode)
         return make_error(ErrorKind::InvalidInput, "tensor '" + tensor.name + "' is produced by two nodes: '" +
-                                                       g.m_nodes[static_cast<std::size_t>(tensor.producer)].name +
+                                                       g.m_nodes[static_cast<std::size_t>(producer[ut])].name +
                                                        "' and '" + g.m_nodes[i].name + "'");
-      if (tensor.kind == TensorKind::Input || tensor.kind == TensorKind::Weight)
+      if (defined_outside[ut])
         return make_error(ErrorKind::InvalidInput, "node '" + g.m_nodes[i].name + "' writes tensor '" + tensor.name +
                                                        "', which is a graph " +
                                                        std::string(tensor_kind_name(tensor.kind)));
-      tensor.producer = static_cast<NodeId>(i);
+      producer[ut] = static_cast<NodeId>(i);
     }
   }
+  // Readers, one entry per reading node, in node order.
+  std::vector<std::uint32_t> reader_count(t_count + 1, 0);
+  std::vector<NodeId> last_reader(t_count, kNoNode);
   for (std::size_t i = 0; i < n; ++i) {
     for (TensorId t : g.m_nodes[i].inputs) {
       if (t == kNoTensor) continue;
-      Tensor& tensor = g.m_tensors[static_cast<std::size_t>(t)];
-      if (tensor.producer == kNoNode && tensor.kind != TensorKind::Input && tensor.kind != TensorKind::Weight)
+      const auto ut = static_cast<std::size_t>(t);
+      if (producer[ut] == kNoNode && !defined_outside[ut])
         return make_error(ErrorKind::InvalidInput, "node '" + g.m_nodes[i].name + "' (" + g.m_nodes[i].op_type +
-                                                       ") reads tensor '" + tensor.name +
+                                                       ") reads tensor '" + g.m_tensors[ut].name +
                                                        "', which no node, input or initializer defines");
-      if (tensor.consumers.empty() || tensor.consumers.back() != static_cast<NodeId>(i))
-        tensor.consumers.push_back(static_cast<NodeId>(i));
+      if (last_reader[ut] != static_cast<NodeId>(i)) {
+        last_reader[ut] = static_cast<NodeId>(i);
+        ++reader_count[ut + 1];
+      }
     }
+  }
+  for (std::size_t t = 0; t < t_count; ++t) reader_count[t + 1] += reader_count[t];
+  std::vector<NodeId> reader_list(reader_count[t_count]);
+  {
+    std::vector<std::uint32_t> at(reader_count.begin(), reader_count.end() - 1);
+    std::fill(last_reader.begin(), last_reader.end(), kNoNode);
+    for (std::size_t i = 0; i < n; ++i)
+      for (TensorId t : g.m_nodes[i].inputs) {
+        if (t == kNoTensor) continue;
+        const auto ut = static_cast<std::size_t>(t);
+        if (last_reader[ut] == static_cast<NodeId>(i)) continue;
+        last_reader[ut] = static_cast<NodeId>(i);
+        reader_list[at[ut]++] = static_cast<NodeId>(i);
+      }
+  }
+  for (std::size_t t = 0; t < t_count; ++t) {
+    Tensor& tensor = g.m_tensors[t];
+    tensor.producer = producer[t];
+    tensor.consumers.assign(reader_list.begin() + reader_count[t], reader_list.begin() + reader_count[t + 1]);
   }
   for (const std::string& name : m_output_names) {
     auto it = g.m_tensor_by_name.find(name);
@@ -347,7 +382,6 @@ Expected<Graph> GraphBuilder::build() && {
         g.m_reads.push_back(t);
     g.m_read_begin[i + 1] = static_cast<std::uint32_t>(g.m_reads.size());
   }
-  const std::size_t t_count = g.m_tensors.size();
   g.m_consumer_begin.assign(t_count + 1, 0);
   g.m_reader_begin.assign(t_count + 1, 0);
   g.m_writer_begin.assign(t_count + 1, 0);
@@ -384,7 +418,7 @@ Expected<Graph> GraphBuilder::build() && {
     preds.clear();
     for (TensorId t : g.m_nodes[i].inputs) {
       if (t == kNoTensor) continue;
-      const NodeId p = g.m_tensors[static_cast<std::size_t>(t)].producer;
+      const NodeId p = producer[static_cast<std::size_t>(t)];
       if (p == kNoNode) continue;
       if (p == static_cast<NodeId>(i))
         return make_error(ErrorKind::InvalidInput, "cycle: node '" + g.m_nodes[i].name + "' reads its own output '" +

@@ -223,6 +223,9 @@ class GraphBuilder {
   TensorId tensor(std::string_view name);
   Tensor& tensor_ref(TensorId t) { return m_tensors[static_cast<std::size_t>(t)]; }
   std::optional<TensorId> find_tensor(std::string_view name) const;
+  std::size_t tensor_count() const { return m_tensors.size(); }
+  /// A node added so far (its inputs and outputs as tensor ids).
+  const Node& node(NodeId n) const { return m_nodes[static_cast<std::size_t>(n)].node; }
 
   TensorId add_input(std::string_view name, DType dtype, std::vector<Dim> dims);
   TensorId add_weight(std::string_view name, DType dtype, std::vector<std::int64_t> shape, WeightData data = {});
