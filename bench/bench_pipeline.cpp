@@ -1,5 +1,5 @@
 // Every pass from file to prediction on the synthetic models (bench/synthetic_models.h) of 1k,
-// 10k and 100k operators, and the whole pipeline end to end: import (parse, shape inference,
+// 10k and 100k operators (and a layered scaling series of 3k, 30k and 300k), and the whole pipeline end to end: import (parse, shape inference,
 // folding) → cost → analyse (levels, critical path, width) → chains → events → validation →
 // memory report (every planner, bounds) → prediction (the schedule and both baselines).
 // Goal (issue 16): 100k operators end to end under 2 s on 2 cores, every pass near-linear.
