@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <span>
 
 #include "allocation_detail.h"
 #include "weft/core/allocation_problem.h"
@@ -15,73 +16,100 @@
 namespace weft::core {
 namespace {
 
-// Dinic's max flow. Edges are collected (with their residual twins) while the network is built
-// and the initial flow pushed; run() then lays each vertex's arcs out contiguously (compressed
-// rows), so the level searches read arcs in memory order instead of chasing a linked list
-// across the whole edge array. The max-flow value, and the set reachable from the source in the
-// residual network (the minimal min cut), are the same whatever order arcs are tried in.
+// Dinic's max flow on compressed rows: the caller gives each vertex's arc count (its edges out
+// plus the residual twins of its edges in) up front, so each vertex's arcs lie contiguously and
+// the level searches read them in memory order. The max-flow value, and the set reachable from
+// the source in the residual network (the minimal min cut), are the same whatever order arcs
+// are tried in.
 class MaxFlow {
  public:
-  explicit MaxFlow(std::size_t vertices, std::size_t edges = 0) : m_vertices(vertices) {
-    m_to.reserve(2 * edges);
-    m_cap.reserve(2 * edges);
+  explicit MaxFlow(std::span<const std::uint32_t> arcs_of) : m_vertices(arcs_of.size()) {
+    m_begin.assign(m_vertices + 1, 0);
+    for (std::size_t v = 0; v < m_vertices; ++v) m_begin[v + 1] = m_begin[v] + arcs_of[v];
+    m_fill.assign(m_begin.begin(), m_begin.end() - 1);
+    m_arc_to.resize(m_begin.back());
+    m_arc_cap.resize(m_begin.back());
+    m_twin.resize(m_begin.back());
+    m_level.resize(m_vertices);
+    m_iter.resize(m_vertices);
   }
-  /// Adds u → v and its residual twin; returns the forward edge's index.
+  /// Adds u → v and its residual twin; returns the forward arc's index.
   std::size_t add_edge(std::size_t u, std::size_t v, std::int64_t cap) {
-    WEFT_CHECK(m_begin.empty());
-    const std::size_t e = m_to.size();
-    m_to.push_back(static_cast<std::int32_t>(v));
-    m_cap.push_back(cap);
-    m_to.push_back(static_cast<std::int32_t>(u));
-    m_cap.push_back(0);
-    return e;
+    const std::uint32_t k = m_fill[u]++, j = m_fill[v]++;
+    WEFT_CHECK(k < m_begin[u + 1] && j < m_begin[v + 1]);
+    m_arc_to[k] = static_cast<std::int32_t>(v);
+    m_arc_cap[k] = cap;
+    m_twin[k] = j;
+    m_arc_to[j] = static_cast<std::int32_t>(u);
+    m_arc_cap[j] = 0;
+    m_twin[j] = k;
+    return k;
   }
-  /// Sends `amount` along edge e (part of an initial flow that run() then completes).
+  /// Sends `amount` along arc e (part of an initial flow that run() then completes).
   void push(std::size_t e, std::int64_t amount) {
-    WEFT_CHECK(m_begin.empty());
-    m_cap[e] -= amount;
-    m_cap[e ^ 1] += amount;
+    m_arc_cap[e] -= amount;
+    m_arc_cap[m_twin[e]] += amount;
   }
   std::int64_t run(std::size_t s, std::size_t t) {
-    freeze();
+    for (std::size_t v = 0; v < m_vertices; ++v) WEFT_CHECK(m_fill[v] == m_begin[v + 1]);
     std::int64_t flow = 0;
+    // A good initial flow leaves no path or a few: breadth-first searches that stop at the sink
+    // find those for less than Dinic's phases (a full level search, then a search of the level
+    // graph); past a few, the phases bound the work.
+    constexpr int kDirectPaths = 8;
+    for (int k = 0; k < kDirectPaths; ++k) {
+      const std::int64_t f = augment_once(s, t);
+      if (f == 0) {
+        m_ran = true;  // the failed search visited exactly the vertices reachable from s
+        return flow;
+      }
+      flow += f;
+    }
     while (bfs(s, t)) {
       std::copy(m_begin.begin(), m_begin.end() - 1, m_iter.begin());
       while (std::int64_t f = dfs(s, t, std::numeric_limits<std::int64_t>::max())) flow += f;
     }
+    m_ran = true;
     return flow;
   }
   /// After run(): the vertices reachable from its source in the residual network. The last level
   /// search of run() found no path to the sink, so it ran to completion and labelled exactly those.
   std::vector<char> reachable() const {
-    WEFT_CHECK(!m_begin.empty());
+    WEFT_CHECK(m_ran);
     std::vector<char> seen(m_vertices, 0);
     for (std::size_t v = 0; v < m_vertices; ++v) seen[v] = m_level[v] >= 0;
     return seen;
   }
 
  private:
-  // Compressed rows: arc k of vertex u in [m_begin[u], m_begin[u + 1]), its twin at m_twin[k].
-  void freeze() {
-    if (!m_begin.empty()) return;
-    const std::size_t arcs = m_to.size();
-    m_begin.assign(m_vertices + 1, 0);
-    for (std::size_t e = 0; e < arcs; ++e) ++m_begin[static_cast<std::size_t>(m_to[e ^ 1]) + 1];
-    for (std::size_t v = 0; v < m_vertices; ++v) m_begin[v + 1] += m_begin[v];
-    std::vector<std::uint32_t> slot(arcs), at(m_begin.begin(), m_begin.end() - 1);
-    for (std::size_t e = 0; e < arcs; ++e) slot[e] = at[static_cast<std::size_t>(m_to[e ^ 1])]++;
-    m_arc_to.resize(arcs);
-    m_arc_cap.resize(arcs);
-    m_twin.resize(arcs);
-    for (std::size_t e = 0; e < arcs; ++e) {
-      m_arc_to[slot[e]] = m_to[e];
-      m_arc_cap[slot[e]] = m_cap[e];
-      m_twin[slot[e]] = slot[e ^ 1];
+  // One shortest augmenting path by a breadth-first search that stops when it reaches the sink
+  // (no level graph to search afterwards), or 0 when the sink cannot be reached; then m_level
+  // marks (>= 0) exactly the vertices reachable from s.
+  std::int64_t augment_once(std::size_t s, std::size_t t) {
+    std::fill(m_level.begin(), m_level.end(), -1);
+    std::vector<std::size_t>& queue = m_queue;
+    queue.assign(1, s);
+    m_level[s] = 0;
+    for (std::size_t i = 0; i < queue.size() && m_level[t] < 0; ++i) {
+      const std::size_t u = queue[i];
+      for (std::uint32_t k = m_begin[u]; k < m_begin[u + 1]; ++k) {
+        const auto v = static_cast<std::size_t>(m_arc_to[k]);
+        if (m_arc_cap[k] > 0 && m_level[v] < 0) {
+          m_level[v] = m_level[u] + 1;
+          m_iter[v] = k;  // the arc it was reached by
+          queue.push_back(v);
+          if (v == t) break;
+        }
+      }
     }
-    m_to = {};
-    m_cap = {};
-    m_level.resize(m_vertices);
-    m_iter.resize(m_vertices);
+    if (m_level[t] < 0) return 0;
+    std::int64_t f = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t v = t; v != s; v = static_cast<std::size_t>(m_arc_to[m_twin[m_iter[v]]])) f = std::min(f, m_arc_cap[m_iter[v]]);
+    for (std::size_t v = t; v != s; v = static_cast<std::size_t>(m_arc_to[m_twin[m_iter[v]]])) {
+      m_arc_cap[m_iter[v]] -= f;
+      m_arc_cap[m_twin[m_iter[v]]] += f;
+    }
+    return f;
   }
   bool bfs(std::size_t s, std::size_t t) {
     std::fill(m_level.begin(), m_level.end(), -1);
@@ -138,9 +166,8 @@ class MaxFlow {
   }
 
   std::size_t m_vertices;
-  std::vector<std::int32_t> m_to;  // per edge id (twins at e ^ 1), until run()
-  std::vector<std::int64_t> m_cap;
-  std::vector<std::uint32_t> m_begin, m_twin, m_iter;
+  bool m_ran = false;
+  std::vector<std::uint32_t> m_begin, m_fill, m_twin, m_iter;
   std::vector<std::int32_t> m_arc_to;
   std::vector<std::int64_t> m_arc_cap;
   std::vector<int> m_level;
@@ -252,9 +279,47 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
   const auto n_out = [&](NodeId v) { return 3 + 2 * b_count + 2 * static_cast<std::size_t>(v); };
   const std::int64_t inf = std::accumulate(weight.begin(), weight.end(), std::int64_t{0}) + 1;
   const std::size_t streams = clocks.stream_count();
-  std::size_t h_edges = 0;
-  for (std::size_t u = 0; u < v_count; ++u) h_edges += clocks.successors(static_cast<NodeId>(u)).size();
-  MaxFlow flow(2 + 2 * b_count + 2 * v_count, v_count + h_edges + b_count * (4 + streams));
+  struct Entry {
+    std::size_t tensor, edge;  // edge: t_out(tensor) → n_in(the frontier node)
+    std::int32_t index;        // the frontier node's index on its stream
+  };
+  // Per node, the tensors whose frontier it is (in tensor order) and the tensors it produces:
+  // grouped by node in flat arrays (counting sorts), not a vector per node. The frontiers come
+  // first: they give the network's arc counts.
+  std::vector<std::pair<NodeId, Entry>> frontier_entries;
+  frontier_entries.reserve(b_count * streams);
+  std::vector<NodeId> producer(b_count);
+  const FirstAfter after(clocks);
+  std::vector<std::int32_t> frontier;
+  for (std::size_t i = 0; i < b_count; ++i) {
+    const Tensor& t = graph.tensor(tensors[i]);
+    producer[i] = t.producer;
+    detail::dead_from(after, t, frontier);
+    for (std::size_t s = 0; s < frontier.size(); ++s)
+      if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size())
+        frontier_entries.push_back({clocks.stream(s)[static_cast<std::size_t>(frontier[s])], {i, 0, frontier[s]}});
+  }
+  std::vector<std::uint32_t> arcs_of(2 + 2 * b_count + 2 * v_count, 0);
+  arcs_of[src] = arcs_of[sink] = static_cast<std::uint32_t>(b_count);
+  for (std::size_t u = 0; u < v_count; ++u) {
+    const auto nu = static_cast<NodeId>(u);
+    arcs_of[n_in(nu)] += 1;
+    arcs_of[n_out(nu)] += 1;
+    for (NodeId v : clocks.successors(nu)) {
+      ++arcs_of[n_out(nu)];
+      ++arcs_of[n_in(v)];
+    }
+  }
+  for (std::size_t i = 0; i < b_count; ++i) {
+    arcs_of[t_in(i)] += 3;   // to the sink, to t_out, from the producer
+    arcs_of[t_out(i)] += 2;  // from the source, from t_in
+    ++arcs_of[n_in(producer[i])];
+  }
+  for (const auto& fe : frontier_entries) {
+    ++arcs_of[t_out(fe.second.tensor)];
+    ++arcs_of[n_in(fe.first)];
+  }
+  MaxFlow flow(arcs_of);
   // Edge ids the initial flow below pushes along: each node's in → out, and its stream-order
   // edge to the next node on its stream.
   std::vector<std::size_t> node_edge(v_count), chain_edge(v_count, 0);
@@ -269,33 +334,17 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
       if (v == next) chain_edge[u] = e;
     }
   }
-  struct Entry {
-    std::size_t tensor, edge;  // edge: t_out(tensor) → n_in(the frontier node)
-    std::int32_t index;        // the frontier node's index on its stream
-  };
-  // Per node, the tensors whose frontier it is (in tensor order) and the tensors it produces:
-  // grouped by node in flat arrays (counting sorts), not a vector per node.
-  std::vector<std::pair<NodeId, Entry>> frontier_entries;
-  frontier_entries.reserve(b_count * streams);
   std::vector<std::size_t> src_edge(b_count), sink_edge(b_count), prod_edge(b_count);
-  const FirstAfter after(clocks);
-  std::vector<std::int32_t> frontier;
   for (std::size_t i = 0; i < b_count; ++i) {
-    const Tensor& t = graph.tensor(tensors[i]);
     src_edge[i] = flow.add_edge(src, t_out(i), weight[i]);
     sink_edge[i] = flow.add_edge(t_in(i), sink, weight[i]);
     flow.add_edge(t_in(i), t_out(i), inf);
-    prod_edge[i] = flow.add_edge(n_in(t.producer), t_in(i), inf);
-    detail::dead_from(after, t, frontier);
-    for (std::size_t s = 0; s < frontier.size(); ++s)
-      if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size()) {
-        const NodeId f = clocks.stream(s)[static_cast<std::size_t>(frontier[s])];
-        frontier_entries.push_back({f, {i, flow.add_edge(t_out(i), n_in(f), inf), frontier[s]}});
-      }
+    prod_edge[i] = flow.add_edge(n_in(producer[i]), t_in(i), inf);
   }
+  for (auto& fe : frontier_entries) fe.second.edge = flow.add_edge(t_out(fe.second.tensor), n_in(fe.first), inf);
   std::vector<std::uint32_t> entering_begin(v_count + 1, 0), produced_begin(v_count + 1, 0);
   for (const auto& fe : frontier_entries) ++entering_begin[static_cast<std::size_t>(fe.first) + 1];
-  for (std::size_t i = 0; i < b_count; ++i) ++produced_begin[static_cast<std::size_t>(graph.tensor(tensors[i]).producer) + 1];
+  for (std::size_t i = 0; i < b_count; ++i) ++produced_begin[static_cast<std::size_t>(producer[i]) + 1];
   for (std::size_t v = 0; v < v_count; ++v) {
     entering_begin[v + 1] += entering_begin[v];
     produced_begin[v + 1] += produced_begin[v];
@@ -306,7 +355,7 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
     std::vector<std::uint32_t> at(entering_begin.begin(), entering_begin.end() - 1);
     for (const auto& fe : frontier_entries) entering[at[static_cast<std::size_t>(fe.first)]++] = fe.second;
     at.assign(produced_begin.begin(), produced_begin.end() - 1);
-    for (std::size_t i = 0; i < b_count; ++i) produced[at[static_cast<std::size_t>(graph.tensor(tensors[i]).producer)]++] = i;
+    for (std::size_t i = 0; i < b_count; ++i) produced[at[static_cast<std::size_t>(producer[i])]++] = i;
   }
   // Initial flow: along each stream, a tensor's weight enters at its frontier node and serves
   // tensors produced further down that stream (each is dead-after it). Edge flows along the
