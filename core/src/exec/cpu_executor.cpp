@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -201,29 +200,43 @@ void cpu_relax() {
 #endif
 }
 
-// The iteration's start and end for the stream threads. When every stream has a CPU of its own
-// the waits spin: a stream thread that sleeps in the kernel leaves its virtual CPU idle, and
-// waking it again took up to a scheduler tick on these VMs (grouped_mlp, 2 streams on 2 vCPUs:
-// iterations of 0.3 to 4.6 ms for one of 0.3, plateaus at 4.0 ms). Otherwise it blocks.
+// Waits until `value` is no longer `old`. When every stream has a CPU of its own (`spin`) it
+// spins first: a stream thread that sleeps in the kernel leaves its virtual CPU idle, and waking
+// it again took up to a scheduler tick on these VMs (grouped_mlp, 2 streams on 2 vCPUs:
+// iterations of 0.3 to 4.6 ms for one of 0.24, plateaus at 4.0 ms). The spin gives up after a
+// millisecond, so that threads sharing their cores with other processes still make way.
+void await_change(const std::atomic<std::uint32_t>& value, std::uint32_t old, bool spin) {
+  constexpr auto kSpin = std::chrono::milliseconds(1);
+  if (spin) {
+    const Clock::time_point until = Clock::now() + kSpin;
+    for (unsigned i = 1; value.load(std::memory_order_acquire) == old; ++i) {
+      cpu_relax();
+      if (i % 64 == 0 && Clock::now() > until) break;
+    }
+  }
+  while (value.load(std::memory_order_acquire) == old) value.wait(old, std::memory_order_acquire);
+}
+
+// The iteration's start and end for the stream threads (a central barrier whose waits are
+// await_change's).
 class IterationBarrier {
  public:
-  IterationBarrier(std::ptrdiff_t threads, bool spin) : m_threads(threads), m_spin(spin), m_barrier(threads) {}
+  IterationBarrier(std::uint32_t threads, bool spin) : m_threads(threads), m_spin(spin) {}
   void arrive_and_wait() {
-    if (!m_spin) return m_barrier.arrive_and_wait();
     const std::uint32_t generation = m_generation.load(std::memory_order_acquire);
     if (m_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == m_threads) {
       m_arrived.store(0, std::memory_order_relaxed);
       m_generation.store(generation + 1, std::memory_order_release);
+      m_generation.notify_all();
       return;
     }
-    while (m_generation.load(std::memory_order_acquire) == generation) cpu_relax();
+    await_change(m_generation, generation, m_spin);
   }
 
  private:
-  const std::ptrdiff_t m_threads;
+  const std::uint32_t m_threads;
   const bool m_spin;
-  std::barrier<> m_barrier;
-  std::atomic<std::ptrdiff_t> m_arrived{0};
+  std::atomic<std::uint32_t> m_arrived{0};
   std::atomic<std::uint32_t> m_generation{0};
 };
 
@@ -254,11 +267,7 @@ class CallerPin {
 void run_node(RunState& state, NodeId n, int stream) {
   for (std::uint32_t e : state.order->waits(n)) {
     auto& latch = state.done[static_cast<std::size_t>(state.order->schedule().events[e].from)];
-    if (state.spin) {
-      while (latch.load(std::memory_order_acquire) == 0) cpu_relax();
-    } else {
-      while (latch.load(std::memory_order_acquire) == 0) latch.wait(0, std::memory_order_acquire);
-    }
+    await_change(latch, 0, state.spin);
   }
   const double t0 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
   if (!state.failed.load(std::memory_order_relaxed)) {
@@ -334,7 +343,7 @@ class CpuExecutor final : public Executor {
     const std::vector<int> cpus = allowed_cpus();
     const CallerPin caller_pin(cpus, streams);
     state.spin = caller_pin.pinned();
-    IterationBarrier sync(static_cast<std::ptrdiff_t>(streams), state.spin);
+    IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(streams, 1)), state.spin);
     {
       std::vector<std::jthread> workers;
       workers.reserve(streams);
