@@ -344,6 +344,8 @@ Expected<Graph> GraphBuilder::build() && {
     tensor.producer = producer[t];
     tensor.consumers.assign(reader_list.begin() + reader_count[t], reader_list.begin() + reader_count[t + 1]);
   }
+  g.m_consumers = std::move(reader_list);  // Graph::consumers: the same lists, flat
+  g.m_consumer_begin = std::move(reader_count);
   for (const std::string& name : m_output_names) {
     auto it = g.m_tensor_by_name.find(name);
     if (it == g.m_tensor_by_name.end())
@@ -372,7 +374,7 @@ Expected<Graph> GraphBuilder::build() && {
   }
   for (Tensor& t : g.m_tensors) std::sort(t.views.begin(), t.views.end());
 
-  // Flat access lists (Graph::reads, consumers, readers, writers, bytes).
+  // Flat access lists (Graph::reads, readers, writers, bytes; consumers above).
   g.m_read_begin.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::vector<TensorId>& in = g.m_nodes[i].inputs;
@@ -382,15 +384,12 @@ Expected<Graph> GraphBuilder::build() && {
         g.m_reads.push_back(t);
     g.m_read_begin[i + 1] = static_cast<std::uint32_t>(g.m_reads.size());
   }
-  g.m_consumer_begin.assign(t_count + 1, 0);
   g.m_reader_begin.assign(t_count + 1, 0);
   g.m_writer_begin.assign(t_count + 1, 0);
   g.m_bytes.resize(t_count);
   for (std::size_t ti = 0; ti < t_count; ++ti) {
     const Tensor& t = g.m_tensors[ti];
     g.m_bytes[ti] = t.bytes();
-    g.m_consumers.insert(g.m_consumers.end(), t.consumers.begin(), t.consumers.end());
-    g.m_consumer_begin[ti + 1] = static_cast<std::uint32_t>(g.m_consumers.size());
     const auto readers_from = static_cast<std::ptrdiff_t>(g.m_readers.size());
     g.m_readers.insert(g.m_readers.end(), t.consumers.begin(), t.consumers.end());
     const auto writers_from = static_cast<std::ptrdiff_t>(g.m_writers.size());

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_graphs.h"
+#include "test_models.h"
+#include "weft/core/micro_batch.h"
 
 using namespace weft;
 
@@ -88,4 +92,77 @@ TEST(Graph, TensorBytes) {
   t.dims.push_back(core::Dim{-1, "batch"});
   EXPECT_EQ(t.bytes(), -1);
   EXPECT_EQ(core::format_shape(t), "2x3xbatch");
+}
+
+namespace {
+
+// Graph's flat access lists against their definitions, read off the Node and Tensor records.
+void expect_flat_lists_match_records(const core::Graph& g) {
+  for (std::size_t v = 0; v < g.node_count(); ++v) {
+    std::vector<core::TensorId> reads;
+    for (core::TensorId t : g.node(static_cast<core::NodeId>(v)).inputs)
+      if (t != core::kNoTensor && std::find(reads.begin(), reads.end(), t) == reads.end()) reads.push_back(t);
+    const auto flat = g.reads(static_cast<core::NodeId>(v));
+    EXPECT_EQ(std::vector<core::TensorId>(flat.begin(), flat.end()), reads) << "node " << v;
+  }
+  for (std::size_t t = 0; t < g.tensor_count(); ++t) {
+    const auto id = static_cast<core::TensorId>(t);
+    const core::Tensor& tensor = g.tensor(id);
+    const auto consumers = g.consumers(id);
+    EXPECT_EQ(std::vector<core::NodeId>(consumers.begin(), consumers.end()), tensor.consumers) << tensor.name;
+    std::vector<core::NodeId> readers(tensor.consumers), writers;
+    if (tensor.producer != core::kNoNode) writers.push_back(tensor.producer);
+    for (core::TensorId view : tensor.views) {
+      const core::Tensor& v = g.tensor(view);
+      readers.insert(readers.end(), v.consumers.begin(), v.consumers.end());
+      if (v.producer != core::kNoNode) writers.push_back(v.producer);
+    }
+    std::sort(readers.begin(), readers.end());
+    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    std::sort(writers.begin(), writers.end());
+    const auto flat_readers = g.readers(id), flat_writers = g.writers(id);
+    EXPECT_EQ(std::vector<core::NodeId>(flat_readers.begin(), flat_readers.end()), readers) << tensor.name;
+    EXPECT_EQ(std::vector<core::NodeId>(flat_writers.begin(), flat_writers.end()), writers) << tensor.name;
+    EXPECT_EQ(g.bytes(id), tensor.bytes()) << tensor.name;
+  }
+}
+
+}  // namespace
+
+// Duplicate reads, an omitted optional input, an unknown shape and a tensor nobody reads.
+TEST(Graph, FlatAccessListsOfASmallGraph) {
+  core::GraphBuilder b;
+  b.add_input("x", core::DType::Float32, {core::Dim{4, {}}});
+  b.add_input("s", core::DType::Float32, {core::Dim{-1, "n"}});
+  b.add_node("a", "Relu", {"x"}, {"y"});
+  b.add_node("b", "Clip", {"y", "", "y"}, {"z"});
+  b.add_node("c", "Add", {"z", "s"}, {"w"});
+  b.add_node("d", "Relu", {"y"}, {"unused"});
+  b.mark_output("w");
+  auto g = std::move(b).build();
+  ASSERT_TRUE(g) << g.error().message;
+  const auto b_reads = g->reads(*g->find_node("b"));
+  ASSERT_EQ(b_reads.size(), 1u);
+  EXPECT_EQ(b_reads[0], *g->find_tensor("y"));
+  const auto y_readers = g->readers(*g->find_tensor("y"));
+  EXPECT_EQ(std::vector<core::NodeId>(y_readers.begin(), y_readers.end()),
+            (std::vector<core::NodeId>{*g->find_node("b"), *g->find_node("d")}));
+  EXPECT_TRUE(g->readers(*g->find_tensor("unused")).empty());
+  EXPECT_EQ(g->bytes(*g->find_tensor("s")), -1);
+  EXPECT_EQ(g->bytes(*g->find_tensor("x")), 16);
+  expect_flat_lists_match_records(*g);
+}
+
+// Real models, and a micro-batch split whose inputs and outputs are written and read through views.
+TEST(Graph, FlatAccessListsMatchTheRecords) {
+  for (const char* stem : {"googlenet", "randwire_ws", "transformer4h"}) {
+    SCOPED_TRACE(stem);
+    expect_flat_lists_match_records(test::load_with_batch(stem, 2));
+  }
+  auto split = core::split_batch(test::load_with_batch("randwire_ws", 4), 2);
+  ASSERT_TRUE(split) << split.error().message;
+  std::size_t parents = 0;
+  for (const core::Tensor& t : split->tensors()) parents += !t.views.empty();
+  ASSERT_GT(parents, 0u);
+  expect_flat_lists_match_records(*split);
 }
