@@ -11,6 +11,7 @@
 #include <mutex>
 #include <new>
 #include <numeric>
+#include <system_error>
 #include <thread>
 
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include "weft/core/execution_order.h"
 #include "weft/core/initial_values.h"
 #include "weft/core/run_checks.h"
+#include "weft/core/tensor_size.h"
 
 namespace weft::core {
 namespace {
@@ -122,6 +124,10 @@ class NodeContext final : public detail::KernelContext {
   Expected<View> output(std::size_t i, DType dtype, detail::Shape shape) override {
     const Node& node = this->node();
     if (i >= node.outputs.size()) return detail::kernel_error(*this, "kernel wrote output " + std::to_string(i) + " the node lacks");
+    // Shapes computed from data are checked like the graph's: no tensor past 2^48 bytes.
+    if (!checked_elements(shape, dtype_size(dtype)))
+      return detail::kernel_error(*this, "output " + std::to_string(i) + " would be " + std::string(dtype_name(dtype)) + " " +
+                                             shape_text(shape) + ": past the 2^48 bytes a tensor may hold");
     View v{dtype, std::move(shape), nullptr};
     const std::size_t bytes = v.bytes();
     const TensorId t = node.outputs[i];
@@ -178,6 +184,11 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
+// Every stream has a CPU of its own: the stream threads are pinned and their waits spin.
+bool owns_cpus(const std::vector<int>& cpus, std::size_t streams) {
+  return cpus.size() >= 2 && streams >= 2 && streams <= cpus.size();
+}
+
 // Stream s's thread on the s-th allowed CPU, when there are at least as many CPUs as streams.
 // Unpinned, the scheduler wakes every stream thread on the core of the thread that released them
 // (wake-affine placement), and on a run of a few milliseconds they take turns on one core while
@@ -185,7 +196,7 @@ std::vector<int> allowed_cpus() {
 // 0.96-1.00x instead of the 2x its independent chains allow; pinned, 1.86-2.19x). With more
 // streams than CPUs the scheduler balances them as they block and wake.
 void pin_to(const std::vector<int>& cpus, std::size_t stream, std::size_t streams) {
-  if (cpus.size() < 2 || streams > cpus.size()) return;
+  if (!owns_cpus(cpus, streams)) return;
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpus[stream], &set);
@@ -222,9 +233,11 @@ void await_change(const std::atomic<std::uint32_t>& value, std::uint32_t old, bo
 class IterationBarrier {
  public:
   IterationBarrier(std::uint32_t threads, bool spin) : m_threads(threads), m_spin(spin) {}
-  void arrive_and_wait() {
+  /// Arrives for `count` threads (more than one: the caller stands in for threads that never
+  /// started) and waits for the rest.
+  void arrive_and_wait(std::uint32_t count = 1) {
     const std::uint32_t generation = m_generation.load(std::memory_order_acquire);
-    if (m_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == m_threads) {
+    if (m_arrived.fetch_add(count, std::memory_order_acq_rel) + count == m_threads) {
       m_arrived.store(0, std::memory_order_relaxed);
       m_generation.store(generation + 1, std::memory_order_release);
       m_generation.notify_all();
@@ -245,7 +258,7 @@ class IterationBarrier {
 class CallerPin {
  public:
   CallerPin(const std::vector<int>& cpus, std::size_t streams) {
-    if (cpus.size() < 2 || streams < 2 || streams > cpus.size()) return;
+    if (!owns_cpus(cpus, streams)) return;
     CPU_ZERO(&m_saved);
     if (pthread_getaffinity_np(pthread_self(), sizeof(m_saved), &m_saved) != 0) return;
     m_pinned = true;
@@ -277,8 +290,16 @@ void run_node(RunState& state, NodeId n, int stream) {
       if (node.inputs[i] != kNoTensor) inputs[i] = state.values[static_cast<std::size_t>(node.inputs[i])];
     NodeContext ctx(state, n, inputs);
     const detail::KernelFn* fn = detail::kernel_registry().find(detail::kernel_key(node));
-    Status s = fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
-    if (!s) state.fail(s.error());
+    // A kernel that throws (an output sized by the data past what memory holds) fails the run
+    // like an error value: every stream still records its latches and reaches the barrier.
+    try {
+      Status s = fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
+      if (!s) state.fail(s.error());
+    } catch (const std::bad_alloc&) {
+      state.fail(make_error(ErrorKind::Runtime, "out of memory running node '" + node.name + "' (" + node.op_type + ")"));
+    } catch (const std::exception& e) {
+      state.fail(make_error(ErrorKind::Runtime, "node '" + node.name + "' (" + node.op_type + ") failed: " + e.what()));
+    }
   }
   const double t1 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
   state.items[static_cast<std::size_t>(n)] = TimelineItem{n, stream, t0, t1};
@@ -341,22 +362,32 @@ class CpuExecutor final : public Executor {
     const std::size_t streams = schedule.streams.size();
     std::atomic<bool> stop{false};
     const std::vector<int> cpus = allowed_cpus();
-    const CallerPin caller_pin(cpus, streams);
-    state.spin = caller_pin.pinned();
+    state.spin = owns_cpus(cpus, streams);
     IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(streams, 1)), state.spin);
     {
       std::vector<std::jthread> workers;
       workers.reserve(streams);
-      for (std::size_t s = 1; s < streams; ++s)
-        workers.emplace_back([&state, &schedule, &sync, &stop, &cpus, s] {
-          pin_to(cpus, s, schedule.streams.size());
-          while (true) {
-            sync.arrive_and_wait();  // released by the iteration's start
-            if (stop.load(std::memory_order_acquire)) return;
-            for (NodeId v : schedule.streams[s]) run_node(state, v, static_cast<int>(s));
-            sync.arrive_and_wait();  // the iteration's end
-          }
-        });
+      try {
+        for (std::size_t s = 1; s < streams; ++s)
+          workers.emplace_back([&state, &schedule, &sync, &stop, &cpus, s] {
+            pin_to(cpus, s, schedule.streams.size());
+            while (true) {
+              sync.arrive_and_wait();  // released by the iteration's start
+              if (stop.load(std::memory_order_acquire)) return;
+              for (NodeId v : schedule.streams[s]) run_node(state, v, static_cast<int>(s));
+              sync.arrive_and_wait();  // the iteration's end
+            }
+          });
+      } catch (const std::system_error& e) {
+        // The threads started wait in the barrier for ones that never will: the caller arrives
+        // for those too, and the started ones see `stop`.
+        stop.store(true, std::memory_order_release);
+        sync.arrive_and_wait(static_cast<std::uint32_t>(streams - workers.size()));
+        workers.clear();  // join
+        return make_error(ErrorKind::Runtime, std::string("could not start a thread per stream: ") + e.what());
+      }
+      // After the workers start (they would inherit its mask).
+      const CallerPin caller_pin(cpus, streams);
       for (int it = 0; it < warmup + iterations; ++it) {
         for (std::size_t v = 0; v < graph.node_count(); ++v) state.done[v].store(0, std::memory_order_relaxed);
         state.start = Clock::now();

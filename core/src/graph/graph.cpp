@@ -2,6 +2,7 @@
 #include "weft/core/graph.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <queue>
 #include <sstream>
 
@@ -236,6 +237,45 @@ void GraphBuilder::set_shape(std::string_view tensor_name, DType dtype, std::vec
   t.rank_known = true;
 }
 
+namespace {
+
+// Sizes are checked when a graph is built (or typed), so no pass (analysis, planning, executors)
+// multiplies its way out of 64 bits or allocates for a tensor no machine holds.
+Status check_sizes(const std::vector<Tensor>& tensors) {
+  std::vector<std::int64_t> shape;
+  for (const Tensor& t : tensors) {
+    if (!t.shape_known()) continue;
+    shape.clear();
+    for (const Dim& d : t.dims) shape.push_back(d.value);
+    if (!checked_elements(shape, dtype_size(t.dtype)))
+      return make_error(ErrorKind::InvalidInput, "tensor '" + t.name + "' of shape " + format_shape(t) +
+                                                     ": its size overflows (a tensor may hold at most 2^48 bytes)");
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<Graph> GraphBuilder::retype(Graph&& graph, const std::function<Status(TensorId, Tensor&)>& type, GraphInfo info) {
+  Graph g = std::move(graph);
+  for (const Tensor& t : g.m_tensors) WEFT_CHECK_MSG(t.views.empty(), "retype: a graph with views keeps its types");
+  for (std::size_t t = 0; t < g.m_tensors.size(); ++t) {
+    Tensor& tensor = g.m_tensors[t];
+    // Only the type may change: the links build() derived stay as they are.
+    const NodeId producer = tensor.producer;
+    const TensorKind kind = tensor.kind;
+    const std::size_t consumers = tensor.consumers.size(), views = tensor.views.size();
+    const TensorId view_of = tensor.view_of;
+    WEFT_TRY(type(static_cast<TensorId>(t), tensor));
+    WEFT_CHECK(tensor.producer == producer && tensor.kind == kind && tensor.consumers.size() == consumers &&
+               tensor.views.size() == views && tensor.view_of == view_of);
+  }
+  WEFT_TRY(check_sizes(g.m_tensors));
+  for (std::size_t t = 0; t < g.m_tensors.size(); ++t) g.m_bytes[t] = g.m_tensors[t].bytes();
+  g.m_info = std::move(info);
+  return g;
+}
+
 Expected<Graph> GraphBuilder::build() && {
   Graph g;
   g.m_info = std::move(m_info);
@@ -247,17 +287,7 @@ Expected<Graph> GraphBuilder::build() && {
   g.m_node_by_name.reserve(n);
   for (PendingNode& p : m_nodes) g.m_nodes.push_back(std::move(p.node));
 
-  // Sizes are checked once here, so no pass (analysis, planning, executors) multiplies its way
-  // out of 64 bits or allocates for a tensor no machine holds.
-  for (const Tensor& t : g.m_tensors) {
-    if (!t.shape_known()) continue;
-    std::vector<std::int64_t> shape;
-    shape.reserve(t.dims.size());
-    for (const Dim& d : t.dims) shape.push_back(d.value);
-    if (!checked_elements(shape, dtype_size(t.dtype)))
-      return make_error(ErrorKind::InvalidInput, "tensor '" + t.name + "' of shape " + format_shape(t) +
-                                                     ": its size overflows (a tensor may hold at most 2^48 bytes)");
-  }
+  WEFT_TRY(check_sizes(g.m_tensors));
 
   // Stable keys: unnamed nodes get "#<index>:<op>"; duplicate names are an error.
   for (std::size_t i = 0; i < n; ++i) {
@@ -376,12 +406,14 @@ Expected<Graph> GraphBuilder::build() && {
 
   // Flat access lists (Graph::reads, readers, writers, bytes; consumers above).
   g.m_read_begin.assign(n + 1, 0);
+  std::fill(last_reader.begin(), last_reader.end(), kNoNode);  // distinct per node in O(inputs)
   for (std::size_t i = 0; i < n; ++i) {
-    const std::vector<TensorId>& in = g.m_nodes[i].inputs;
-    const std::size_t row = g.m_reads.size();
-    for (TensorId t : in)
-      if (t != kNoTensor && std::find(g.m_reads.begin() + static_cast<std::ptrdiff_t>(row), g.m_reads.end(), t) == g.m_reads.end())
-        g.m_reads.push_back(t);
+    for (TensorId t : g.m_nodes[i].inputs) {
+      if (t == kNoTensor || last_reader[static_cast<std::size_t>(t)] == static_cast<NodeId>(i)) continue;
+      last_reader[static_cast<std::size_t>(t)] = static_cast<NodeId>(i);
+      g.m_reads.push_back(t);
+    }
+    WEFT_CHECK(g.m_reads.size() <= UINT32_MAX);
     g.m_read_begin[i + 1] = static_cast<std::uint32_t>(g.m_reads.size());
   }
   g.m_reader_begin.assign(t_count + 1, 0);
@@ -404,6 +436,7 @@ Expected<Graph> GraphBuilder::build() && {
       g.m_readers.erase(std::unique(g.m_readers.begin() + readers_from, g.m_readers.end()), g.m_readers.end());
       std::sort(g.m_writers.begin() + writers_from, g.m_writers.end());
     }
+    WEFT_CHECK(g.m_readers.size() <= UINT32_MAX && g.m_writers.size() <= UINT32_MAX);
     g.m_reader_begin[ti + 1] = static_cast<std::uint32_t>(g.m_readers.size());
     g.m_writer_begin[ti + 1] = static_cast<std::uint32_t>(g.m_writers.size());
   }

@@ -5,6 +5,7 @@
 #include "weft/core/bounds.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <span>
@@ -25,7 +26,12 @@ class MaxFlow {
  public:
   explicit MaxFlow(std::span<const std::uint32_t> arcs_of) : m_vertices(arcs_of.size()) {
     m_begin.assign(m_vertices + 1, 0);
-    for (std::size_t v = 0; v < m_vertices; ++v) m_begin[v + 1] = m_begin[v] + arcs_of[v];
+    std::size_t total = 0;
+    for (std::size_t v = 0; v < m_vertices; ++v) {
+      total += arcs_of[v];
+      WEFT_CHECK(total <= UINT32_MAX);  // arc indices are 32-bit
+      m_begin[v + 1] = static_cast<std::uint32_t>(total);
+    }
     m_fill.assign(m_begin.begin(), m_begin.end() - 1);
     m_arc_to.resize(m_begin.back());
     m_arc_cap.resize(m_begin.back());
@@ -50,14 +56,13 @@ class MaxFlow {
     m_arc_cap[e] -= amount;
     m_arc_cap[m_twin[e]] += amount;
   }
-  std::int64_t run(std::size_t s, std::size_t t) {
+  std::int64_t run(std::size_t s, std::size_t t, int direct_paths) {
     for (std::size_t v = 0; v < m_vertices; ++v) WEFT_CHECK(m_fill[v] == m_begin[v + 1]);
     std::int64_t flow = 0;
     // A good initial flow leaves no path or a few: breadth-first searches that stop at the sink
     // find those for less than Dinic's phases (a full level search, then a search of the level
     // graph); past a few, the phases bound the work.
-    constexpr int kDirectPaths = 8;
-    for (int k = 0; k < kDirectPaths; ++k) {
+    for (int k = 0; k < direct_paths; ++k) {
       const std::int64_t f = augment_once(s, t);
       if (f == 0) {
         m_ran = true;  // the failed search visited exactly the vertices reachable from s
@@ -240,6 +245,11 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
 }
 
 ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder& clocks, const PlanOptions& options) {
+  return detail::concurrent_lower_bound(graph, clocks, options, detail::kDirectAugmentingPaths);
+}
+
+ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const ExecutionOrder& clocks, const PlanOptions& options,
+                                               int direct_paths) {
   const Schedule& schedule = clocks.schedule();
   const std::size_t v_count = graph.node_count();
 
@@ -400,7 +410,7 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
       }
   }
   const std::int64_t total = inf - 1;
-  const std::int64_t matched = initial + flow.run(src, sink);
+  const std::int64_t matched = initial + flow.run(src, sink, direct_paths);
   out.bytes = total - matched;
   const auto seen = flow.reachable();
   std::int64_t check = 0;

@@ -13,6 +13,7 @@
 #include <climits>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -262,6 +263,50 @@ void apply_type(Tensor& t, const onnx::TypeProto& type) {
   }
 }
 
+using SymbolsByInput = std::unordered_map<std::string, const InputSymbols*>;
+
+// A graph input's tensor, fresh: its declared type, then the symbols --dim bound on it.
+void type_input(Tensor& t, const onnx::ValueInfoProto& in, const SymbolsByInput& symbols_of) {
+  t.dtype = DType::Undefined;
+  t.dims.clear();
+  t.rank_known = false;
+  apply_type(t, in.type());
+  auto s = symbols_of.find(in.name());
+  if (s != symbols_of.end())
+    for (std::size_t d = 0; d < t.dims.size() && d < s->second->symbols.size(); ++d)
+      if (t.dims[d].symbol.empty()) t.dims[d].symbol = s->second->symbols[d];
+}
+
+// An initializer's bytes held in the file itself (the typed build reads them; strings may have none).
+Status read_inline_weight(const onnx::TensorProto& init, WeightData& data) {
+  if (detail::is_external(init) || !detail::has_inline_data(init)) return {};
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>();
+  std::string why;
+  if (detail::tensor_bytes(init, *bytes, why)) {
+    data.inline_bytes = std::move(bytes);
+  } else if (detail::dtype_from_onnx(init.data_type()) != DType::String) {
+    return make_error(ErrorKind::InvalidInput, "initializer '" + init.name() + "': " + why);
+  }
+  return {};
+}
+
+// Declared types by tensor: the best known of the inputs', outputs' and value_info's entries of
+// its name (the first on a tie). `find` maps a name to its tensor.
+template <class Find>
+std::vector<const onnx::TypeProto*> declared_types(const onnx::GraphProto& g, std::size_t tensors, Find&& find) {
+  std::vector<const onnx::TypeProto*> declared(tensors, nullptr);
+  const auto offer = [&](const onnx::ValueInfoProto& vi) {
+    const std::optional<TensorId> id = find(vi.name());
+    if (!id) return;
+    const onnx::TypeProto*& best = declared[static_cast<std::size_t>(*id)];
+    if (!best || known_score(vi.type()) > known_score(*best)) best = &vi.type();
+  };
+  for (const auto& vi : g.input()) offer(vi);
+  for (const auto& vi : g.output()) offer(vi);
+  for (const auto& vi : g.value_info()) offer(vi);
+  return declared;
+}
+
 struct BuildContext {
   const std::string& path;
   std::string dir;
@@ -343,33 +388,20 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
       auto external = detail::external_weight(init, dir);
       if (!external) return invalid(path, external.error().message);
       data = std::move(*external);
-    } else if (types && detail::has_inline_data(init)) {
-      auto bytes = std::make_shared<std::vector<std::uint8_t>>();
-      std::string why;
-      if (detail::tensor_bytes(init, *bytes, why)) {
-        data.inline_bytes = std::move(bytes);
-      } else if (detail::dtype_from_onnx(init.data_type()) != DType::String) {
-        return invalid(path, "initializer '" + init.name() + "': " + why);
-      }
+    } else if (types) {
+      if (auto read = read_inline_weight(init, data); !read) return invalid(path, read.error().message);
     }
     b.add_weight(init.name(), detail::dtype_from_onnx(init.data_type()), std::move(shape), std::move(data));
   }
 
-  std::unordered_map<std::string, const InputSymbols*> symbols_of;
+  SymbolsByInput symbols_of;
   for (const auto& s : symbols) symbols_of.emplace(s.tensor, &s);
   std::unordered_set<std::string> input_names;
   for (const auto& in : g.input()) {
     if (init_names.count(in.name())) continue;  // old exporters list initializers as inputs too
     if (in.name().empty()) return invalid(path, "a graph input has no name");
     if (!input_names.insert(in.name()).second) return invalid(path, "graph input '" + in.name() + "' is listed twice");
-    const TensorId id = b.add_input(in.name(), DType::Undefined, {});
-    Tensor& t = b.tensor_ref(id);
-    t.rank_known = false;
-    apply_type(t, in.type());
-    auto s = symbols_of.find(in.name());
-    if (s != symbols_of.end())
-      for (std::size_t d = 0; d < t.dims.size() && d < s->second->symbols.size(); ++d)
-        if (t.dims[d].symbol.empty()) t.dims[d].symbol = s->second->symbols[d];
+    type_input(b.tensor_ref(b.add_input(in.name(), DType::Undefined, {})), in, symbols_of);
   }
 
   for (const std::string& name : info.captures) {
@@ -402,18 +434,8 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
   }
 
   if (types) {
-    // Declared types by tensor: the best known of the inputs', outputs' and value_info's entries
-    // of its name (the first on a tie), for the tensors nodes produce.
-    std::vector<const onnx::TypeProto*> declared(b.tensor_count(), nullptr);
-    const auto offer = [&](const onnx::ValueInfoProto& vi) {
-      const auto id = b.find_tensor(vi.name());
-      if (!id) return;
-      const onnx::TypeProto*& best = declared[static_cast<std::size_t>(*id)];
-      if (!best || known_score(vi.type()) > known_score(*best)) best = &vi.type();
-    };
-    for (const auto& vi : g.input()) offer(vi);
-    for (const auto& vi : g.output()) offer(vi);
-    for (const auto& vi : g.value_info()) offer(vi);
+    const std::vector<const onnx::TypeProto*> declared =
+        declared_types(g, b.tensor_count(), [&](const std::string& name) { return b.find_tensor(name); });
     for (TensorId id : produced) {
       const onnx::TypeProto* type = declared[static_cast<std::size_t>(id)];
       Tensor& t = b.tensor_ref(id);
@@ -426,6 +448,45 @@ Expected<Graph> build_graph_proto(const onnx::GraphProto& g, const BuildContext&
   auto graph = std::move(b).build();
   if (!graph) return invalid(path, graph.error().message);
   return graph;
+}
+
+// The typed graph from the structure checked before inference, when folding left the model's
+// nodes and initializers as they were and no node holds a body: what the typed build would add
+// (inline weights' bytes, declared types of produced tensors, inputs' types) is added to it, in
+// place of building it again. The same graph as build_graph(..., types=true).
+Expected<Graph> type_structure(Graph&& structure, const onnx::ModelProto& model, const std::string& path,
+                               const std::vector<InputSymbols>& symbols, GraphInfo info) {
+  const onnx::GraphProto& g = model.graph();
+  const std::size_t count = structure.tensor_count();
+  std::vector<const onnx::TensorProto*> init_of(count, nullptr);
+  for (const auto& init : g.initializer())
+    if (const auto id = structure.find_tensor(init.name())) init_of[static_cast<std::size_t>(*id)] = &init;
+  std::vector<const onnx::ValueInfoProto*> input_of(count, nullptr);
+  for (const auto& in : g.input())
+    if (const auto id = structure.find_tensor(in.name()); id && !init_of[static_cast<std::size_t>(*id)])
+      input_of[static_cast<std::size_t>(*id)] = &in;
+  const std::vector<const onnx::TypeProto*> declared =
+      declared_types(g, count, [&](const std::string& name) { return structure.find_tensor(name); });
+  SymbolsByInput symbols_of;
+  for (const auto& s : symbols) symbols_of.emplace(s.tensor, &s);
+  auto typed = GraphBuilder::retype(
+      std::move(structure),
+      [&](TensorId id, Tensor& t) -> Status {
+        const auto i = static_cast<std::size_t>(id);
+        if (init_of[i]) return read_inline_weight(*init_of[i], t.data);
+        if (input_of[i]) type_input(t, *input_of[i], symbols_of);
+        else if (declared[i] && t.producer != kNoNode) apply_type(t, *declared[i]);
+        return {};
+      },
+      std::move(info));
+  if (!typed) return invalid(path, typed.error().message);
+  return typed;
+}
+
+bool holds_bodies(const Graph& graph) {
+  for (const Node& node : graph.nodes())
+    if (!node_subgraphs(node).empty()) return true;
+  return false;
 }
 
 }  // namespace
@@ -456,7 +517,7 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     const std::vector<InputSymbols> symbols = bind_dims(g, options, inits, info);
 
     // Refuse broken structure (cycles, undefined or doubly produced tensors) before any folding.
-    WEFT_TRY(build_graph(model, model_path, symbols, GraphInfo{}, false));
+    WEFT_TRY_ASSIGN(Graph structure, build_graph(model, model_path, symbols, GraphInfo{}, false));
 
     // libonnx's inference divides by some attributes: a zero there would be a SIGFPE.
     if (auto st = detail::check_inference_attributes(g); !st) return invalid(model_path, st.error().message);
@@ -469,6 +530,8 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
       if (r.folded == 0) break;
       info.folded_nodes += r.folded;
     }
+    if (info.folded_nodes == 0 && !holds_bodies(structure))
+      return type_structure(std::move(structure), model, model_path, symbols, std::move(info));
     return build_graph(model, model_path, symbols, std::move(info), true);
   } catch (const std::exception& e) {
     // libonnx and protobuf may throw on hostile input; nothing escapes the importer.

@@ -21,6 +21,11 @@
 
 using namespace weft;
 
+// Under the sanitizers an allocation no memory holds returns null (operator new then throws
+// bad_alloc, as it does in other builds) instead of stopping the process: a test below needs it.
+extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
+extern "C" const char* __tsan_default_options() { return "allocator_may_return_null=1"; }
+
 namespace {
 
 void expect_bit_identical(const core::RunResult& a, const core::RunResult& b) {
@@ -364,5 +369,33 @@ TEST(CpuExecutor, EveryStrategyMatchesSequentialOnSqueezenet) {
     ASSERT_TRUE(r) << name << ": " << r.error().message;
     EXPECT_EQ(r->timeline.stream_count, static_cast<int>(s->stream_count()));
     expect_bit_identical(*seq, *r);
+  }
+}
+
+// A kernel that throws on the calling thread's stream (an output sized by data that no memory
+// holds: 2^44 bytes, which the allocator refuses) fails the run with the node's name, and the
+// other stream's thread is released, not left waiting (the run hung joining it). Past 2^48 bytes
+// the output is refused before any allocation.
+TEST(CpuExecutor, DataSizedOutputsPastMemoryFailTheRun) {
+  for (const auto& [elements, says] : {std::pair<std::int64_t, const char*>{std::int64_t{1} << 42, "out of memory"},
+                                       std::pair<std::int64_t, const char*>{std::int64_t{1} << 61, "2^48 bytes"}}) {
+    SCOPED_TRACE(elements);
+    core::GraphBuilder b;
+    b.add_weight("shape", core::DType::Int64, {1}, test::inline_weight(std::vector<std::int64_t>{elements}));
+    b.add_input("x", core::DType::Float32, {core::Dim{4, {}}});
+    b.add_node("huge", "ConstantOfShape", {"shape"}, {"y"});
+    b.add_node("relu", "Relu", {"x"}, {"z"});
+    b.mark_output("y");
+    b.mark_output("z");
+    auto g = std::move(b).build();
+    ASSERT_TRUE(g) << g.error().message;
+    // "huge" on stream 0, which the calling thread runs.
+    const core::Schedule s{{{*g->find_node("huge")}, {*g->find_node("relu")}}, {}, "hand", ""};
+    core::RunOptions options;
+    options.iterations = 2;
+    auto r = core::make_cpu_executor()->run(*g, s, core::plan_no_reuse(*g), options);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("huge"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
   }
 }

@@ -96,26 +96,31 @@ TEST(Graph, TensorBytes) {
 
 namespace {
 
-// Graph's flat access lists against their definitions, read off the Node and Tensor records.
+// Graph's flat access lists against their definitions, derived here from the nodes' input and
+// output lists and the tensors' view links (not from the builder's derived producer/consumers).
 void expect_flat_lists_match_records(const core::Graph& g) {
+  std::vector<std::vector<core::NodeId>> consumers(g.tensor_count()), producers(g.tensor_count());
   for (std::size_t v = 0; v < g.node_count(); ++v) {
+    const core::Node& node = g.node(static_cast<core::NodeId>(v));
     std::vector<core::TensorId> reads;
-    for (core::TensorId t : g.node(static_cast<core::NodeId>(v)).inputs)
+    for (core::TensorId t : node.inputs)
       if (t != core::kNoTensor && std::find(reads.begin(), reads.end(), t) == reads.end()) reads.push_back(t);
     const auto flat = g.reads(static_cast<core::NodeId>(v));
     EXPECT_EQ(std::vector<core::TensorId>(flat.begin(), flat.end()), reads) << "node " << v;
+    for (core::TensorId t : reads) consumers[static_cast<std::size_t>(t)].push_back(static_cast<core::NodeId>(v));
+    for (core::TensorId t : node.outputs)
+      if (t != core::kNoTensor) producers[static_cast<std::size_t>(t)].push_back(static_cast<core::NodeId>(v));
   }
   for (std::size_t t = 0; t < g.tensor_count(); ++t) {
     const auto id = static_cast<core::TensorId>(t);
     const core::Tensor& tensor = g.tensor(id);
-    const auto consumers = g.consumers(id);
-    EXPECT_EQ(std::vector<core::NodeId>(consumers.begin(), consumers.end()), tensor.consumers) << tensor.name;
-    std::vector<core::NodeId> readers(tensor.consumers), writers;
-    if (tensor.producer != core::kNoNode) writers.push_back(tensor.producer);
+    const auto flat_consumers = g.consumers(id);
+    EXPECT_EQ(std::vector<core::NodeId>(flat_consumers.begin(), flat_consumers.end()), consumers[t]) << tensor.name;
+    std::vector<core::NodeId> readers(consumers[t]), writers(producers[t]);
     for (core::TensorId view : tensor.views) {
-      const core::Tensor& v = g.tensor(view);
-      readers.insert(readers.end(), v.consumers.begin(), v.consumers.end());
-      if (v.producer != core::kNoNode) writers.push_back(v.producer);
+      const auto v = static_cast<std::size_t>(view);
+      readers.insert(readers.end(), consumers[v].begin(), consumers[v].end());
+      writers.insert(writers.end(), producers[v].begin(), producers[v].end());
     }
     std::sort(readers.begin(), readers.end());
     readers.erase(std::unique(readers.begin(), readers.end()), readers.end());

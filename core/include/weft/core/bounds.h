@@ -33,8 +33,8 @@ struct ConcurrentBound {
 /// as Σ size − max flow in the split network (weighted Dilworth / min flow). The network follows
 /// H's generating edges (data, stream order, events); each tensor enters it at its dead-from
 /// frontier (at most one node per stream, from the ExecutionOrder), so it is O(V + E + T·S) in size
-/// and needs no closure. An initial flow along the stream chains (O(V + T·S)) leaves Dinic's max
-/// flow little to do (100k nodes on 4 streams: ~0.3 s). One stream: the busiest step, exactly,
+/// and needs no closure. An initial flow along the stream chains (O(V + T·S)) leaves the max flow
+/// little to do: a few shortest augmenting paths, then Dinic's phases if more remain. One stream: the busiest step, exactly,
 /// O(V + E + T). Past 250k planned tensors on several streams: the busiest step of a
 /// linearisation (exact = false).
 /// Errors: InvalidInput when the schedule deadlocks or misplaces nodes.
@@ -42,5 +42,14 @@ Expected<ConcurrentBound> concurrent_lower_bound(const Graph& graph, const Sched
                                                  const PlanOptions& options = {});
 /// The same from the schedule's execution order already built (with clocks: build or validate).
 ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder& order, const PlanOptions& options = {});
+
+namespace detail {
+/// Augmenting paths the max flow finds by plain breadth-first searches before Dinic's phases.
+inline constexpr int kDirectAugmentingPaths = 8;
+/// concurrent_lower_bound with another number of direct searches (the tests run Dinic's phases
+/// alone with 0: the same bound and antichain).
+ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder& order, const PlanOptions& options,
+                                       int direct_paths);
+}  // namespace detail
 
 }  // namespace weft::core

@@ -2,6 +2,7 @@
 // The immutable operator graph: dense node and tensor ids, built once by GraphBuilder.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -252,6 +253,13 @@ class GraphBuilder {
 
   /// Validates and freezes. Errors are ErrorKind::InvalidInput and name the node or tensor.
   Expected<Graph> build() &&;
+
+  /// Types a built graph in place of building it again (the importer checks a model's structure
+  /// untyped before inference, and a model that folds nothing keeps that structure): `type` may
+  /// set each tensor's dtype, dims, rank_known and data, nothing else; sizes are then checked as
+  /// build() checks them. `info` replaces the graph's. Errors: `type`'s, or a size overflow. Not
+  /// for graphs with views (a micro-batch split), whose views must match their parents' types.
+  static Expected<Graph> retype(Graph&& graph, const std::function<Status(TensorId, Tensor&)>& type, GraphInfo info);
 
  private:
   struct PendingNode {
