@@ -52,8 +52,11 @@ class Buffer {
   void resize(std::size_t bytes) {
     if (bytes <= m_size && m_data) return;
     release();
+    // The nothrow form, then bad_alloc: the sanitizers' allocators stop the process where the
+    // throwing form finds no memory, but return null from this one (allocator_may_return_null).
+    m_data = static_cast<std::uint8_t*>(::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{kAlign}, std::nothrow));
+    if (!m_data) throw std::bad_alloc();
     m_size = bytes;
-    m_data = static_cast<std::uint8_t*>(::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{kAlign}));
   }
   std::uint8_t* data() const { return m_data; }
   std::size_t size() const { return m_size; }

@@ -21,11 +21,6 @@
 
 using namespace weft;
 
-// Under the sanitizers an allocation no memory holds returns null (operator new then throws
-// bad_alloc, as it does in other builds) instead of stopping the process: a test below needs it.
-extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
-extern "C" const char* __tsan_default_options() { return "allocator_may_return_null=1"; }
-
 namespace {
 
 void expect_bit_identical(const core::RunResult& a, const core::RunResult& b) {
@@ -373,7 +368,8 @@ TEST(CpuExecutor, EveryStrategyMatchesSequentialOnSqueezenet) {
 }
 
 // A kernel that throws on the calling thread's stream (an output sized by data that no memory
-// holds: 2^44 bytes, which the allocator refuses) fails the run with the node's name, and the
+// holds: 2^44 bytes, which the allocator refuses; under the sanitizers ctest sets
+// allocator_may_return_null so that operator new throws there too) fails the run with the node's name, and the
 // other stream's thread is released, not left waiting (the run hung joining it). Past 2^48 bytes
 // the output is refused before any allocation.
 TEST(CpuExecutor, DataSizedOutputsPastMemoryFailTheRun) {
