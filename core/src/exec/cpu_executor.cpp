@@ -267,7 +267,6 @@ class CallerPin {
     m_pinned = true;
     pin_to(cpus, 0, streams);
   }
-  bool pinned() const { return m_pinned; }
   ~CallerPin() {
     if (m_pinned) pthread_setaffinity_np(pthread_self(), sizeof(m_saved), &m_saved);
   }
@@ -359,9 +358,7 @@ class CpuExecutor final : public Executor {
     // once for the whole run (starting threads inside an iteration costs tens of microseconds, as
     // much as a small model's iteration). An iteration is timed from releasing the other streams
     // to the last one finishing; two barrier phases per iteration. The caller works instead of
-    // waiting: with as many streams as CPUs, a caller blocked in the barrier beside a pinned
-    // stream thread on one core measured iterations of 0.3 to 4.6 ms for one of 0.3 (grouped_mlp,
-    // 2 streams on 2 CPUs; the scheduler's tick decided who ran).
+    // waiting beside them: a third runnable thread on as many cores as streams.
     const std::size_t streams = schedule.streams.size();
     std::atomic<bool> stop{false};
     const std::vector<int> cpus = allowed_cpus();

@@ -264,11 +264,10 @@ Expected<Graph> GraphBuilder::retype(Graph&& graph, const std::function<Status(T
     // Only the type may change: the links build() derived stay as they are.
     const NodeId producer = tensor.producer;
     const TensorKind kind = tensor.kind;
-    const std::size_t consumers = tensor.consumers.size(), views = tensor.views.size();
-    const TensorId view_of = tensor.view_of;
+    const std::size_t consumers = tensor.consumers.size();
     WEFT_TRY(type(static_cast<TensorId>(t), tensor));
     WEFT_CHECK(tensor.producer == producer && tensor.kind == kind && tensor.consumers.size() == consumers &&
-               tensor.views.size() == views && tensor.view_of == view_of);
+               tensor.views.empty() && !tensor.is_view());
   }
   WEFT_TRY(check_sizes(g.m_tensors));
   for (std::size_t t = 0; t < g.m_tensors.size(); ++t) g.m_bytes[t] = g.m_tensors[t].bytes();
@@ -356,18 +355,25 @@ Expected<Graph> GraphBuilder::build() && {
     }
   }
   for (std::size_t t = 0; t < t_count; ++t) reader_count[t + 1] += reader_count[t];
+  // The same pass lists each node's distinct reads (Graph::reads), in first-read order.
   std::vector<NodeId> reader_list(reader_count[t_count]);
+  g.m_read_begin.assign(n + 1, 0);
+  g.m_reads.reserve(reader_list.size());
   {
     std::vector<std::uint32_t> at(reader_count.begin(), reader_count.end() - 1);
     std::fill(last_reader.begin(), last_reader.end(), kNoNode);
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < n; ++i) {
       for (TensorId t : g.m_nodes[i].inputs) {
         if (t == kNoTensor) continue;
         const auto ut = static_cast<std::size_t>(t);
         if (last_reader[ut] == static_cast<NodeId>(i)) continue;
         last_reader[ut] = static_cast<NodeId>(i);
         reader_list[at[ut]++] = static_cast<NodeId>(i);
+        g.m_reads.push_back(t);
       }
+      WEFT_CHECK(g.m_reads.size() <= UINT32_MAX);
+      g.m_read_begin[i + 1] = static_cast<std::uint32_t>(g.m_reads.size());
+    }
   }
   for (std::size_t t = 0; t < t_count; ++t) {
     Tensor& tensor = g.m_tensors[t];
@@ -404,18 +410,7 @@ Expected<Graph> GraphBuilder::build() && {
   }
   for (Tensor& t : g.m_tensors) std::sort(t.views.begin(), t.views.end());
 
-  // Flat access lists (Graph::reads, readers, writers, bytes; consumers above).
-  g.m_read_begin.assign(n + 1, 0);
-  std::fill(last_reader.begin(), last_reader.end(), kNoNode);  // distinct per node in O(inputs)
-  for (std::size_t i = 0; i < n; ++i) {
-    for (TensorId t : g.m_nodes[i].inputs) {
-      if (t == kNoTensor || last_reader[static_cast<std::size_t>(t)] == static_cast<NodeId>(i)) continue;
-      last_reader[static_cast<std::size_t>(t)] = static_cast<NodeId>(i);
-      g.m_reads.push_back(t);
-    }
-    WEFT_CHECK(g.m_reads.size() <= UINT32_MAX);
-    g.m_read_begin[i + 1] = static_cast<std::uint32_t>(g.m_reads.size());
-  }
+  // Flat access lists (Graph::readers, writers, bytes; consumers and reads above).
   g.m_reader_begin.assign(t_count + 1, 0);
   g.m_writer_begin.assign(t_count + 1, 0);
   g.m_bytes.resize(t_count);
@@ -448,8 +443,8 @@ Expected<Graph> GraphBuilder::build() && {
   std::vector<NodeId> preds;
   for (std::size_t i = 0; i < n; ++i) {
     preds.clear();
-    for (TensorId t : g.m_nodes[i].inputs) {
-      if (t == kNoTensor) continue;
+    for (std::uint32_t k = g.m_read_begin[i]; k < g.m_read_begin[i + 1]; ++k) {
+      const TensorId t = g.m_reads[k];
       const NodeId p = producer[static_cast<std::size_t>(t)];
       if (p == kNoNode) continue;
       if (p == static_cast<NodeId>(i))

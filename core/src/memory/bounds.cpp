@@ -309,49 +309,39 @@ ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const Executi
       if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size())
         frontier_entries.push_back({clocks.stream(s)[static_cast<std::size_t>(frontier[s])], {i, 0, frontier[s]}});
   }
-  std::vector<std::uint32_t> arcs_of(2 + 2 * b_count + 2 * v_count, 0);
-  arcs_of[src] = arcs_of[sink] = static_cast<std::uint32_t>(b_count);
-  for (std::size_t u = 0; u < v_count; ++u) {
-    const auto nu = static_cast<NodeId>(u);
-    arcs_of[n_in(nu)] += 1;
-    arcs_of[n_out(nu)] += 1;
-    for (NodeId v : clocks.successors(nu)) {
-      ++arcs_of[n_out(nu)];
-      ++arcs_of[n_in(v)];
-    }
-  }
-  for (std::size_t i = 0; i < b_count; ++i) {
-    arcs_of[t_in(i)] += 3;   // to the sink, to t_out, from the producer
-    arcs_of[t_out(i)] += 2;  // from the source, from t_in
-    ++arcs_of[n_in(producer[i])];
-  }
-  for (const auto& fe : frontier_entries) {
-    ++arcs_of[t_out(fe.second.tensor)];
-    ++arcs_of[n_in(fe.first)];
-  }
-  MaxFlow flow(arcs_of);
-  // Edge ids the initial flow below pushes along: each node's in → out, and its stream-order
-  // edge to the next node on its stream.
+  // The network, described once and walked twice: to count each vertex's arcs, then to add them.
+  // Edge ids the initial flow below pushes along: each node's in → out, its stream-order edge to
+  // the next node on its stream, and each tensor's source, sink and producer edges.
   std::vector<std::size_t> node_edge(v_count), chain_edge(v_count, 0);
-  for (std::size_t u = 0; u < v_count; ++u) {
-    const auto nu = static_cast<NodeId>(u);
-    const auto& st = clocks.stream(static_cast<std::size_t>(clocks.stream_of(nu)));
-    const auto k = static_cast<std::size_t>(clocks.index(nu));
-    const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
-    node_edge[u] = flow.add_edge(n_in(nu), n_out(nu), inf);
-    for (NodeId v : clocks.successors(u)) {
-      const std::size_t e = flow.add_edge(n_out(nu), n_in(v), inf);
-      if (v == next) chain_edge[u] = e;
-    }
-  }
   std::vector<std::size_t> src_edge(b_count), sink_edge(b_count), prod_edge(b_count);
-  for (std::size_t i = 0; i < b_count; ++i) {
-    src_edge[i] = flow.add_edge(src, t_out(i), weight[i]);
-    sink_edge[i] = flow.add_edge(t_in(i), sink, weight[i]);
-    flow.add_edge(t_in(i), t_out(i), inf);
-    prod_edge[i] = flow.add_edge(n_in(producer[i]), t_in(i), inf);
-  }
-  for (auto& fe : frontier_entries) fe.second.edge = flow.add_edge(t_out(fe.second.tensor), n_in(fe.first), inf);
+  const auto network = [&](auto&& edge) {
+    for (std::size_t u = 0; u < v_count; ++u) {
+      const auto nu = static_cast<NodeId>(u);
+      const auto& st = clocks.stream(static_cast<std::size_t>(clocks.stream_of(nu)));
+      const auto k = static_cast<std::size_t>(clocks.index(nu));
+      const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
+      node_edge[u] = edge(n_in(nu), n_out(nu), inf);
+      for (NodeId v : clocks.successors(nu)) {
+        const std::size_t e = edge(n_out(nu), n_in(v), inf);
+        if (v == next) chain_edge[u] = e;
+      }
+    }
+    for (std::size_t i = 0; i < b_count; ++i) {
+      src_edge[i] = edge(src, t_out(i), weight[i]);
+      sink_edge[i] = edge(t_in(i), sink, weight[i]);
+      edge(t_in(i), t_out(i), inf);
+      prod_edge[i] = edge(n_in(producer[i]), t_in(i), inf);
+    }
+    for (auto& fe : frontier_entries) fe.second.edge = edge(t_out(fe.second.tensor), n_in(fe.first), inf);
+  };
+  std::vector<std::uint32_t> arcs_of(2 + 2 * b_count + 2 * v_count, 0);
+  network([&](std::size_t u, std::size_t v, std::int64_t) -> std::size_t {
+    ++arcs_of[u];  // the edge
+    ++arcs_of[v];  // its residual twin
+    return 0;
+  });
+  MaxFlow flow(arcs_of);
+  network([&](std::size_t u, std::size_t v, std::int64_t cap) { return flow.add_edge(u, v, cap); });
   std::vector<std::uint32_t> entering_begin(v_count + 1, 0), produced_begin(v_count + 1, 0);
   for (const auto& fe : frontier_entries) ++entering_begin[static_cast<std::size_t>(fe.first) + 1];
   for (std::size_t i = 0; i < b_count; ++i) ++produced_begin[static_cast<std::size_t>(producer[i]) + 1];
