@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <queue>
 #include <sstream>
+#include <utility>
 
 #include "weft/core/tensor_size.h"
 
 namespace weft::core {
+
+using detail::idx;
 
 std::size_t dtype_size(DType t) {
   switch (t) {
@@ -144,16 +147,38 @@ std::span<const NodeId> Graph::consumers(TensorId t) const { return csr_row(m_co
 std::span<const NodeId> Graph::readers(TensorId t) const { return csr_row(m_reader_begin, m_readers, t); }
 std::span<const NodeId> Graph::writers(TensorId t) const { return csr_row(m_writer_begin, m_writers, t); }
 
+namespace detail {
+
+void NameIndex::reserve(std::size_t names) {
+  if (2 * names > m_slots.size()) grow(names);
+}
+
+std::uint32_t NameIndex::hash(std::string_view name) {
+  const std::uint64_t h = std::hash<std::string_view>{}(name);
+  return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
+void NameIndex::grow(std::size_t names) {
+  WEFT_CHECK_MSG(names < (std::size_t{1} << 30), "NameIndex: more than 2^30 names");
+  std::size_t slots = 16;
+  while (slots < 2 * names) slots *= 2;
+  std::vector<Slot> old = std::exchange(m_slots, std::vector<Slot>(slots));
+  for (const Slot& s : old) {
+    if (s.id < 0) continue;
+    std::size_t i = s.hash & mask();
+    while (m_slots[i].id >= 0) i = (i + 1) & mask();
+    m_slots[i] = s;
+  }
+}
+
+}  // namespace detail
+
 std::optional<NodeId> Graph::find_node(std::string_view name) const {
-  auto it = m_node_by_name.find(std::string(name));
-  if (it == m_node_by_name.end()) return std::nullopt;
-  return it->second;
+  return m_node_by_name.find(name, [&](NodeId n) -> const std::string& { return m_nodes[idx(n)].name; });
 }
 
 std::optional<TensorId> Graph::find_tensor(std::string_view name) const {
-  auto it = m_tensor_by_name.find(std::string(name));
-  if (it == m_tensor_by_name.end()) return std::nullopt;
-  return it->second;
+  return m_tensor_by_name.find(name, [&](TensorId t) -> const std::string& { return m_tensors[idx(t)].name; });
 }
 
 void GraphBuilder::reserve(std::size_t tensors, std::size_t nodes) {
@@ -163,19 +188,19 @@ void GraphBuilder::reserve(std::size_t tensors, std::size_t nodes) {
 }
 
 TensorId GraphBuilder::tensor(std::string_view name) {
-  // One key string and one hash per call, found or added.
-  const auto [it, added] = m_by_name.try_emplace(std::string(name), static_cast<TensorId>(m_tensors.size()));
-  if (!added) return it->second;
-  Tensor t;
-  t.name = it->first;
-  m_tensors.push_back(std::move(t));
-  return it->second;
+  // One hash per call, found or added.
+  const auto [id, added] = m_by_name.insert(name, static_cast<TensorId>(m_tensors.size()),
+                                            [&](TensorId t) -> const std::string& { return m_tensors[idx(t)].name; });
+  if (added) {
+    Tensor t;
+    t.name = std::string(name);
+    m_tensors.push_back(std::move(t));
+  }
+  return id;
 }
 
 std::optional<TensorId> GraphBuilder::find_tensor(std::string_view name) const {
-  auto it = m_by_name.find(std::string(name));
-  if (it == m_by_name.end()) return std::nullopt;
-  return it->second;
+  return m_by_name.find(name, [&](TensorId t) -> const std::string& { return m_tensors[idx(t)].name; });
 }
 
 TensorId GraphBuilder::add_input(std::string_view name, DType dtype, std::vector<Dim> dims) {
@@ -292,7 +317,7 @@ Expected<Graph> GraphBuilder::build() && {
   for (std::size_t i = 0; i < n; ++i) {
     Node& node = g.m_nodes[i];
     if (node.name.empty()) node.name = "#" + std::to_string(i) + ":" + node.op_type;
-    if (!g.m_node_by_name.emplace(node.name, static_cast<NodeId>(i)).second)
+    if (!g.m_node_by_name.insert(node.name, static_cast<NodeId>(i), [&](NodeId m) -> const std::string& { return g.m_nodes[idx(m)].name; }).second)
       return make_error(ErrorKind::InvalidInput, "duplicate node name '" + node.name + "'");
   }
 
@@ -383,12 +408,11 @@ Expected<Graph> GraphBuilder::build() && {
   g.m_consumers = std::move(reader_list);  // Graph::consumers: the same lists, flat
   g.m_consumer_begin = std::move(reader_count);
   for (const std::string& name : m_output_names) {
-    auto it = g.m_tensor_by_name.find(name);
-    if (it == g.m_tensor_by_name.end())
-      return make_error(ErrorKind::InvalidInput, "graph output '" + name + "' is not defined by any node");
-    Tensor& t = g.m_tensors[static_cast<std::size_t>(it->second)];
+    const std::optional<TensorId> id = g.find_tensor(name);
+    if (!id) return make_error(ErrorKind::InvalidInput, "graph output '" + name + "' is not defined by any node");
+    Tensor& t = g.m_tensors[idx(*id)];
     if (t.kind == TensorKind::Intermediate) t.kind = TensorKind::Output;
-    g.m_outputs.push_back(it->second);
+    g.m_outputs.push_back(*id);
   }
   for (const PendingView& v : m_views) {
     Tensor& view = g.m_tensors[static_cast<std::size_t>(v.view)];

@@ -8,7 +8,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "weft/core/expected.h"
@@ -23,6 +22,54 @@ inline constexpr TensorId kNoTensor = -1;
 namespace detail {
 /// A node id as an index into per-node vectors (passes bring it in with `using detail::idx;`).
 constexpr std::size_t idx(NodeId v) { return static_cast<std::size_t>(v); }
+
+/// Ids of named records (a graph's tensors, its nodes), found by name. Open addressing over
+/// flat slots holding each name's hash and id; the names stay in the records, read through
+/// `name_of(id)`, so an entry costs 8 bytes and no allocation (a node-based map allocated,
+/// copied and later freed one key per name, which was a fifth of importing 100k operators).
+class NameIndex {
+ public:
+  /// Room for `names` names without growing.
+  void reserve(std::size_t names);
+  /// The id stored under `name`, or nullopt.
+  template <class NameOf>
+  std::optional<std::int32_t> find(std::string_view name, const NameOf& name_of) const {
+    if (m_slots.empty()) return std::nullopt;
+    const std::uint32_t h = hash(name);
+    for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
+      const Slot& s = m_slots[i];
+      if (s.id < 0) return std::nullopt;
+      if (s.hash == h && std::string_view(name_of(s.id)) == name) return s.id;
+    }
+  }
+  /// Stores `id` under `name` unless some id is there; returns the id under `name` afterwards
+  /// and whether `id` was stored. `name_of` is asked only about ids already stored.
+  template <class NameOf>
+  std::pair<std::int32_t, bool> insert(std::string_view name, std::int32_t id, const NameOf& name_of) {
+    if (2 * (m_size + 1) > m_slots.size()) grow(m_size + 1);
+    const std::uint32_t h = hash(name);
+    for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
+      Slot& s = m_slots[i];
+      if (s.id < 0) {
+        s = Slot{h, id};
+        ++m_size;
+        return {id, true};
+      }
+      if (s.hash == h && std::string_view(name_of(s.id)) == name) return {s.id, false};
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t hash = 0;
+    std::int32_t id = -1;  ///< -1: empty
+  };
+  static std::uint32_t hash(std::string_view name);
+  std::size_t mask() const { return m_slots.size() - 1; }
+  void grow(std::size_t names);  ///< at least 2 * names slots, a power of two; rehashes from the stored hashes
+  std::vector<Slot> m_slots;
+  std::size_t m_size = 0;
+};
 }  // namespace detail
 
 /// Element types (values follow onnx::TensorProto::DataType so the importer can cast).
@@ -208,8 +255,7 @@ class Graph {
   std::vector<NodeId> m_consumers, m_readers, m_writers;
   std::vector<std::int64_t> m_bytes;
   std::vector<TensorId> m_inputs, m_outputs;
-  std::unordered_map<std::string, NodeId> m_node_by_name;
-  std::unordered_map<std::string, TensorId> m_tensor_by_name;
+  detail::NameIndex m_node_by_name, m_tensor_by_name;
   GraphInfo m_info;
 };
 
@@ -266,7 +312,7 @@ class GraphBuilder {
     Node node;
   };
   std::vector<Tensor> m_tensors;
-  std::unordered_map<std::string, TensorId> m_by_name;
+  detail::NameIndex m_by_name;
   std::vector<PendingNode> m_nodes;
   std::vector<TensorId> m_inputs;
   std::vector<std::string> m_output_names;
