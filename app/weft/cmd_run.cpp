@@ -28,10 +28,10 @@ namespace {
 
 }  // namespace
 
-int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro);
+int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro, int rounds);
 
 int cmd_run(Args& args) {
-  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "seed=",
+  if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "rounds=", "seed=",
                             "trace=", "json", "graph", "tf32", "merge"},
                            true);
       !ok)
@@ -46,11 +46,15 @@ int cmd_run(Args& args) {
   if (!choice) return usage_error("run", choice.error().message);
   auto iterations = args.int_value("iterations");
   auto warmup = args.int_value("warmup");
+  auto rounds = args.int_value("rounds");
   auto seed = args.int_value("seed");
-  for (const auto* v : {&iterations, &warmup, &seed})
+  for (const auto* v : {&iterations, &warmup, &rounds, &seed})
     if (!*v) return usage_error("run", v->error().message);
   if (*iterations && **iterations < 1) return usage_error("run", "--iterations must be >= 1");
   if (*warmup && **warmup < 0) return usage_error("run", "--warmup must be >= 0");
+  if (*rounds && **rounds < 1) return usage_error("run", "--rounds must be >= 1");
+  // The reference and the schedule alternate in rounds (core::RunComparisonOptions::rounds).
+  const int round_count = *rounds ? static_cast<int>(**rounds) : core::RunComparisonOptions{}.rounds;
   // No --planner: every planner, the smallest arena (the studies' default planning).
   const std::string planner = args.value("planner").value_or(std::string(core::kReferencePlanner));
   if (!planner.empty())
@@ -60,7 +64,7 @@ int cmd_run(Args& args) {
   ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
   ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
-  if (backend == "cuda") return run_cuda(args, *choice, planner, ro);  // cmd_run_cuda.cpp
+  if (backend == "cuda") return run_cuda(args, *choice, planner, ro, round_count);  // cmd_run_cuda.cpp
 
   auto model = load_model(args);
   if (!model) return report("run", model.error());
@@ -77,6 +81,7 @@ int cmd_run(Args& args) {
   auto executor = core::make_cpu_executor();
   core::RunComparisonOptions compare;
   compare.run = ro;
+  compare.rounds = round_count;
   compare.planner = planner;
   if (obtained->merged) compare.reference_graph = &unmerged;
   auto compared = core::compare_runs(*executor, graph, schedule, compare);
@@ -96,7 +101,9 @@ int cmd_run(Args& args) {
   int cpu_cores = 0;
   double latch_us = 0;
   if (!obtained->merged) {
-    auto calibration = core::fit_cpu_device(graph, seq->timeline);
+    core::CpuFitOptions fit_options;
+    fit_options.streams = schedule.streams.size();
+    auto calibration = core::fit_cpu_device(graph, seq->node_median_us, fit_options);
     if (!calibration) return report("run", calibration.error());
     auto p = core::predicted_cpu_speedup(graph, schedule, calibration->measured, calibration->device);
     if (!p) return report("run", p.error());
@@ -143,8 +150,7 @@ int cmd_run(Args& args) {
               << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
                                          std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
                                    : std::string())
-              << "sequential: " << core::fixed_text(seq->wall_ms, 2) << " ms (median of " << ro.iterations << " after " << ro.warmup
-              << " warm-up), arena " << core::mib_text(seq->arena_bytes) << "\n"
+              << "sequential: " << core::fixed_text(seq->wall_ms, 2) << " ms (" << median_text(ro, compared->rounds) << "), arena " << core::mib_text(seq->arena_bytes) << "\n"
               << "scheduled:  " << core::fixed_text(run->wall_ms, 2) << " ms, arena " << core::mib_text(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
               << "speedup: " << core::fixed_text(speedup, 2) << "x measured"

@@ -41,7 +41,7 @@ int cuda_failure(const core::Error& e) {
 
 }  // namespace
 
-int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro) {
+int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro, int rounds) {
   // The model first: a missing or unreadable file is the user's error (exit 2) on any machine.
   auto model = load_model(args);
   if (!model) return report("run", model.error());
@@ -67,6 +67,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   core::RunComparisonOptions compare;
   compare.run = ro;
   compare.run.per_node_timing = false;
+  compare.rounds = rounds;
   compare.planner = planner;
   compare.timed_runs = true;
   compare.graph_executor = graphed.get();
@@ -117,7 +118,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
               << run->timeline.device << "\n"
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count() << " stream(s), "
               << schedule.events.size() << " events\n"
-              << "                 eager ms   graph ms   (median of " << ro.iterations << " after " << ro.warmup << " warm-up)\n"
+              << "                 eager ms   graph ms   (" << median_text(ro, compared->rounds) << ")\n"
               << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(seq_graph->wall_ms, 3) << "\n"
               << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(run_graph->wall_ms, 3) << "\n"
               << "speedup: " << core::fixed_text(speedup, 2) << "x eager, " << core::fixed_text(speedup_vs_graph, 2) << "x vs the graph baseline\n"

@@ -32,7 +32,7 @@ commands:
                                                valid for this schedule, the clashing tensors moved)
   simulate MODEL [--schedule F | --strategy S] [--graph] [--merge] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
-  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--iterations N] [--trace OUT.json] [--json]
+  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--iterations N] [--rounds R] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
                                                (--tf32: allow TF32 tensor cores on CUDA; --merge: cpu only)
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]

@@ -18,6 +18,7 @@ nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Sch
   j["events"] = schedule.events.size();
   j["iterations"] = options.iterations;
   j["warmup"] = options.warmup;
+  j["rounds"] = compared.rounds;
   j["sequential_ms"] = sequential.wall_ms;
   j["schedule_ms"] = scheduled.wall_ms;
   j["speedup"] = compared.speedup();
@@ -31,6 +32,12 @@ nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Sch
   j["sequential_iteration_ms"] = sequential.iteration_ms;
   j["schedule_iteration_ms"] = scheduled.iteration_ms;
   return j;
+}
+
+std::string median_text(const core::RunOptions& options, int rounds) {
+  std::string text = "median of " + std::to_string(options.iterations);
+  if (rounds > 1) text += " in " + std::to_string(rounds) + " rounds, each";
+  return text + " after " + std::to_string(options.warmup) + " warm-up";
 }
 
 }  // namespace weft::cli

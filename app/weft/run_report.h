@@ -1,6 +1,7 @@
 #pragma once
 // The JSON keys every `weft run` backend reports (docs in README / docs/gpu.md): the schedule,
 // both runs' wall times, the speedup, output agreement and arenas. Backends add their own keys.
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -15,5 +16,9 @@ namespace weft::cli {
 /// The comparison's shared keys; a NaN max_abs_diff (shapes differ) is written as null.
 nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Schedule& schedule, std::string_view backend,
                                        const core::RunOptions& options, const core::RunComparison& compared);
+
+/// How the wall times were taken, for the text reports: "median of 21 in 3 rounds, each after 1
+/// warm-up" (or "median of 5 after 1 warm-up" in one round).
+std::string median_text(const core::RunOptions& options, int rounds);
 
 }  // namespace weft::cli

@@ -460,6 +460,38 @@ class CpuExecutor final : public Executor {
 
 std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
 
+double cpu_latch_latency_us(std::size_t streams, int round_trips) {
+  const std::vector<int> cpus = allowed_cpus();
+  const bool spin = owns_cpus(cpus, streams);
+  std::atomic<std::uint32_t> ping{0}, pong{0};
+  std::vector<double> trips;
+  trips.reserve(static_cast<std::size_t>(std::max(round_trips, 1)));
+  // Each side records as a node's latch is recorded (a store, then a wake-up) and waits as
+  // run_node waits; the echo runs where stream 1's thread runs.
+  const auto record = [](std::atomic<std::uint32_t>& latch, std::uint32_t value) {
+    latch.store(value, std::memory_order_release);
+    latch.notify_all();
+  };
+  std::jthread echo([&] {
+    pin_to(cpus, 1, streams);
+    for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
+      await_change(ping, i - 1, spin);
+      record(pong, i);
+    }
+  });
+  const CallerPin caller_pin(cpus, streams);
+  for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
+    const auto t0 = Clock::now();
+    record(ping, i);
+    await_change(pong, i - 1, spin);
+    trips.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  if (trips.empty()) return 0;
+  const auto mid = trips.begin() + static_cast<std::ptrdiff_t>(trips.size() / 2);
+  std::nth_element(trips.begin(), mid, trips.end());
+  return 0.5 * *mid;
+}
+
 std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
 
 namespace {

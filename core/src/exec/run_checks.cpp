@@ -3,10 +3,12 @@
 #include "weft/core/run_checks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "weft/core/execution_order.h"
 #include "weft/core/executor.h"
+#include "weft/core/check.h"
 #include "weft/core/plan_checker.h"
 #include "weft/core/schedule.h"
 #include "weft/core/sync.h"
@@ -37,6 +39,35 @@ Status check_plan_fits(const Graph& graph, const MemoryPlan& plan) {
   return {};
 }
 
+// The middle element (the upper one of an even count), as the median iteration is picked.
+double middle(std::vector<double>& v) {
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// Per node, the middle of its samples (-1 where it has none); samples[v] is reordered.
+std::vector<double> middles(std::vector<std::vector<double>>& samples) {
+  std::vector<double> out(samples.size(), -1.0);
+  for (std::size_t v = 0; v < samples.size(); ++v)
+    if (!samples[v].empty()) out[v] = middle(samples[v]);
+  return out;
+}
+
+// Per node, the median of its durations over the iterations' items (-1 where it has none);
+// empty when no iteration has items.
+std::vector<double> median_node_times(const std::vector<std::vector<TimelineItem>>& item_runs) {
+  std::vector<std::vector<double>> samples;
+  for (const auto& items : item_runs)
+    for (const TimelineItem& it : items) {
+      if (it.node < 0) continue;
+      const auto v = static_cast<std::size_t>(it.node);
+      if (v >= samples.size()) samples.resize(v + 1);
+      samples[v].push_back(std::max(0.0, it.end_us - it.start_us));
+    }
+  return middles(samples);
+}
+
 }  // namespace
 
 Expected<ExecutionOrder> check_run(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
@@ -64,6 +95,7 @@ void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return result.iteration_ms[a] < result.iteration_ms[b]; });
   const std::size_t median = order[order.size() / 2];
   result.wall_ms = result.iteration_ms[median];
+  result.node_median_us = median_node_times(item_runs);
   Timeline& tl = result.timeline;
   tl.kind = RunKind::Measured;
   tl.backend = std::string(backend);
@@ -74,6 +106,30 @@ void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem
   if (median < item_runs.size()) tl.items = std::move(item_runs[median]);
   tl.events = schedule.events;
   tl.arena_bytes = {{0.0, static_cast<double>(arena_bytes)}, {result.wall_ms * 1000.0, static_cast<double>(arena_bytes)}};
+}
+
+RunResult combine_rounds(std::vector<RunResult> rounds) {
+  WEFT_CHECK(!rounds.empty());
+  if (rounds.size() == 1) return std::move(rounds.front());
+  std::vector<double> iteration_ms;
+  std::vector<std::vector<double>> samples;
+  for (const RunResult& r : rounds) {
+    iteration_ms.insert(iteration_ms.end(), r.iteration_ms.begin(), r.iteration_ms.end());
+    if (samples.size() < r.node_median_us.size()) samples.resize(r.node_median_us.size());
+    for (std::size_t v = 0; v < r.node_median_us.size(); ++v)
+      if (r.node_median_us[v] >= 0) samples[v].push_back(r.node_median_us[v]);
+  }
+  std::vector<double> sorted = iteration_ms;
+  const double wall_ms = sorted.empty() ? 0.0 : middle(sorted);
+  std::size_t nearest = 0;
+  for (std::size_t r = 1; r < rounds.size(); ++r)
+    if (std::abs(rounds[r].wall_ms - wall_ms) < std::abs(rounds[nearest].wall_ms - wall_ms)) nearest = r;
+  RunResult out = std::move(rounds.back());
+  if (nearest + 1 < rounds.size()) out.timeline = std::move(rounds[nearest].timeline);
+  out.iteration_ms = std::move(iteration_ms);
+  out.wall_ms = wall_ms;
+  out.node_median_us = middles(samples);
+  return out;
 }
 
 }  // namespace weft::core

@@ -80,14 +80,14 @@ Fit fit_roofline(const std::vector<Sample>& samples) {
 
 }  // namespace
 
-Expected<CpuCalibration> fit_cpu_device(const Graph& graph, const Timeline& sequential_run, const CpuFitOptions& options) {
+Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const double> sequential_node_us, const CpuFitOptions& options) {
   CpuCalibration cal;
   DeviceSpec& d = cal.device;
   d.kind = DeviceKind::Cpu;
   d.name = options.name;
   d.sm_count = options.cores > 0 ? options.cores : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   d.hardware_queues = d.sm_count;
-  const double latch = options.latch_us >= 0 ? options.latch_us : latch_latency_us();
+  const double latch = options.latch_us >= 0 ? options.latch_us : cpu_latch_latency_us(options.streams);
   d.event_record_us = 0;  // a store: the producer's thread barely notices it
   d.event_wait_us = latch;
   d.display_name = "CPU, " + std::to_string(d.sm_count) + " cores (calibrated)";
@@ -98,7 +98,7 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, const Timeline& sequ
   unit.peak_fp32_flops = unit.peak_tf32_flops = unit.peak_fp16_flops = unit.memory_bandwidth = 1e12;
   unit.launch_us = 0;
   const CostTable shapes = estimate_costs(graph, unit);
-  cal.measured = calibrate_costs(shapes, sequential_run);
+  cal.measured = calibrate_costs(shapes, sequential_node_us);
 
   std::vector<Sample> samples;
   std::vector<std::size_t> used;
@@ -145,29 +145,7 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
   RunOptions ro = run;
   ro.per_node_timing = true;
   WEFT_TRY_ASSIGN(auto result, executor->run(graph, reference, plan, ro));
-  return fit_cpu_device(graph, result.timeline, options);
-}
-
-double latch_latency_us(int round_trips) {
-  using Clock = std::chrono::steady_clock;
-  std::atomic<std::uint32_t> ping{0}, pong{0};
-  std::vector<double> trips;
-  trips.reserve(static_cast<std::size_t>(round_trips));
-  std::jthread echo([&] {
-    for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
-      while (ping.load(std::memory_order_acquire) < i) ping.wait(i - 1, std::memory_order_acquire);
-      pong.store(i, std::memory_order_release);
-      pong.notify_all();
-    }
-  });
-  for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
-    const auto t0 = Clock::now();
-    ping.store(i, std::memory_order_release);
-    ping.notify_all();
-    while (pong.load(std::memory_order_acquire) < i) pong.wait(i - 1, std::memory_order_acquire);
-    trips.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
-  return 0.5 * median(std::move(trips));
+  return fit_cpu_device(graph, result.node_median_us, options);
 }
 
 Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,

@@ -2,9 +2,13 @@
 // comparison's extra pairs (per-node timed, replayed as a graph) and the reference check.
 #include "weft/core/study/run_comparison.h"
 
+#include <algorithm>
+#include <deque>
+#include <string>
 #include <vector>
 
 #include "weft/core/compare_outputs.h"
+#include "weft/core/run_checks.h"
 #include "weft/core/study/reference.h"
 
 namespace weft::core {
@@ -34,39 +38,81 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
   once.warmup = 0;
   const std::string name = schedule.strategy.empty() ? std::string("the schedule") : schedule.strategy;
 
-  // Every executor run as one stage, in order; the percentages share 10..100 evenly. The
-  // optional results are made here (a cancelled comparison is partial anyway).
+  // Every executor run as one stage, in order; the percentages share 10..100 evenly. A pair
+  // whose speedup is reported (the reference and the schedule, on the executor and on the graph
+  // executor) alternates in rounds that share the iterations, each with its own warm-up, so that
+  // a slow phase of the machine slows both sides rather than one.
   struct Step {
     std::string what;
     Executor* on;
     bool reference;  ///< the reference schedule (else the schedule)
-    const RunOptions* with;
+    RunOptions with;
+    std::vector<RunResult>* rounds;  ///< where this run's result goes
+  };
+  std::vector<Step> steps;
+  std::deque<std::vector<RunResult>> slots;  // one per result below; Steps point into it
+  struct Side {
+    std::vector<RunResult>* rounds;
     RunResult* into;
   };
-  std::vector<Step> steps{{"Running sequentially", &executor, true, &run, &c.sequential},
-                          {"Running " + name, &executor, false, &run, &c.scheduled}};
-  if (options.timed_runs && !run.per_node_timing) {
-    steps.push_back({"Timing each node, sequentially", &executor, true, &timed, &c.sequential_timed.emplace()});
-    steps.push_back({"Timing each node of " + name, &executor, false, &timed, &c.scheduled_timed.emplace()});
+  std::vector<Side> sides;
+  const auto add_side = [&](RunResult* into) {
+    std::vector<RunResult>* rounds = &slots.emplace_back();
+    sides.push_back({rounds, into});
+    return rounds;
+  };
+  const auto add_pair = [&](const std::string& reference_what, const std::string& schedule_what, Executor* on,
+                            const RunOptions& with, RunResult* reference, RunResult* scheduled, int rounds) {
+    std::vector<RunResult>* a = add_side(reference);
+    std::vector<RunResult>* b = add_side(scheduled);
+    rounds = std::clamp(rounds, 1, std::max(with.iterations, 1));
+    if (reference == &c.sequential) c.rounds = rounds;
+    for (int r = 0; r < rounds; ++r) {
+      RunOptions part = with;
+      part.iterations = std::max(with.iterations, 1) / rounds + (r < std::max(with.iterations, 1) % rounds ? 1 : 0);
+      const std::string of = rounds > 1 ? " (round " + std::to_string(r + 1) + " of " + std::to_string(rounds) + ")" : "";
+      steps.push_back({reference_what + of, on, true, part, a});
+      steps.push_back({schedule_what + of, on, false, part, b});
+    }
+  };
+  add_pair("Running sequentially", "Running " + name, &executor, run, &c.sequential, &c.scheduled, options.rounds);
+  const std::size_t compared_after = steps.size();
+  if (options.timed_runs && !run.per_node_timing)
+    add_pair("Timing each node, sequentially", "Timing each node of " + name, &executor, timed, &c.sequential_timed.emplace(),
+             &c.scheduled_timed.emplace(), 1);
+  if (Executor* other = options.graph_executor)
+    add_pair("Running sequentially on " + other->name(), "Running " + name + " on " + other->name(), other, run,
+             &c.sequential_graph.emplace(), &c.scheduled_graph.emplace(), options.rounds);
+  if (Executor* check = options.check_executor) {
+    std::vector<RunResult>* into = add_side(&c.check.emplace());
+    steps.push_back({"Checking outputs on " + check->name(), check, true, once, into});
   }
-  if (Executor* other = options.graph_executor) {
-    steps.push_back({"Running sequentially on " + other->name(), other, true, &run, &c.sequential_graph.emplace()});
-    steps.push_back({"Running " + name + " on " + other->name(), other, false, &run, &c.scheduled_graph.emplace()});
-  }
-  if (Executor* check = options.check_executor)
-    steps.push_back({"Checking outputs on " + check->name(), check, true, &once, &c.check.emplace()});
+  // Each side's rounds as one result (a cancelled comparison keeps the rounds that ran).
+  const auto gather = [&] {
+    for (const Side& side : sides)
+      if (!side.rounds->empty()) {
+        *side.into = combine_rounds(std::move(*side.rounds));
+        side.rounds->clear();
+      }
+  };
 
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     // The executor cannot be interrupted mid-run: a cancel takes effect here, between the runs.
-    if (!stage(10 + static_cast<int>(90 * i / steps.size()), s.what)) return c;
+    if (!stage(10 + static_cast<int>(90 * i / steps.size()), s.what)) {
+      gather();
+      return c;
+    }
     const Graph& g = s.reference ? reference_graph : graph;
-    WEFT_TRY_ASSIGN(*s.into, s.on->run(g, s.reference ? c.reference : schedule, s.reference ? c.reference_plan : c.plan, *s.with));
-    if (i == 1) {
+    WEFT_TRY_ASSIGN(auto result, s.on->run(g, s.reference ? c.reference : schedule, s.reference ? c.reference_plan : c.plan, s.with));
+    s.rounds->push_back(std::move(result));
+    if (i + 1 == compared_after) {
+      gather();
       if (!stage(10 + static_cast<int>(90 * (i + 1) / steps.size()) - 2, "Comparing outputs")) return c;
       c.diff = compare_outputs(c.sequential, c.scheduled);
     }
   }
+  gather();
   if (c.scheduled_graph) c.graph_diff = compare_outputs(c.scheduled, *c.scheduled_graph);
   if (c.check) c.check_diff = compare_outputs(*c.check, c.scheduled);
   c.overlapped_pairs = overlapped_pairs(c.scheduled_timeline());

@@ -93,7 +93,7 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
       // Any valid plan runs the same kernels; the quickest planner keeps each point short.
       WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
       WEFT_TRY_ASSIGN(sequential, options.executor->run(graph, reference, plan, options.run));
-      WEFT_TRY_ASSIGN(auto cal, fit_cpu_device(graph, sequential->timeline));
+      WEFT_TRY_ASSIGN(auto cal, fit_cpu_device(graph, sequential->node_median_us));
       device = cal.device;
       costs = std::move(cal.measured);
       mode = LaunchMode::Eager;

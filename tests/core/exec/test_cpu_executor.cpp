@@ -14,6 +14,7 @@
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/plan_checker.h"
+#include "weft/core/run_checks.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
 #include "weft/core/strategy.h"
@@ -273,6 +274,26 @@ TEST(CpuExecutor, TimelineRespectsStreamsAndEvents) {
     }
   for (const core::Event& e : s.events)
     EXPECT_GE(items[static_cast<std::size_t>(e.to)].start_us, items[static_cast<std::size_t>(e.from)].end_us);
+  // Every node ran and was timed in each iteration: a median duration each.
+  ASSERT_EQ(r->node_median_us.size(), g.node_count());
+  for (double us : r->node_median_us) EXPECT_GE(us, 0.0);
+}
+
+// Per node, the median of its durations over the timed iterations, not the median iteration's
+// own: node 0 is slow in the median iteration, node 1 in another; node 2 never ran.
+TEST(CpuExecutor, NodeTimesAreMediansOverIterations) {
+  core::RunResult r;
+  r.iteration_ms = {1.0, 3.0, 2.0};
+  std::vector<std::vector<core::TimelineItem>> runs{
+      {{0, 0, 0, 10}, {1, 0, 10, 90}, {3, 0, 90, 95}},
+      {{0, 0, 0, 12}, {1, 0, 12, 32}, {3, 0, 32, 36}},
+      {{0, 0, 0, 50}, {1, 0, 50, 70}, {3, 0, 70, 76}},
+  };
+  core::finish_measured_run(r, runs, core::Schedule{}, 64, "cpu", "cpu");
+  EXPECT_EQ(r.wall_ms, 2.0);
+  ASSERT_EQ(r.timeline.items.size(), 3u);
+  EXPECT_EQ(r.timeline.items[0].end_us, 50);  // the median iteration's own timeline
+  EXPECT_EQ(r.node_median_us, (std::vector<double>{12, 20, -1, 5}));
 }
 
 // Seeded inputs and weights are reproducible across runs and change with the seed.

@@ -4,12 +4,14 @@
 // the options each run gets and the identity of the measured runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "test_graphs.h"
 #include "weft/core/cpu_executor.h"
+#include "weft/core/run_checks.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/sync.h"
 
@@ -64,6 +66,7 @@ TEST(RunComparison, ReferenceAndScheduleOnOneExecutor) {
   core::RunComparisonOptions options;
   options.run.iterations = 2;
   options.run.warmup = 0;
+  options.rounds = 1;
   std::vector<Stage> stages;
   options.progress = [&](int percent, std::string_view what) {
     stages.push_back({percent, std::string(what)});
@@ -100,6 +103,7 @@ TEST(RunComparison, DeviceComparisonThroughTheSameCall) {
   options.run.iterations = 3;
   options.run.warmup = 1;
   options.run.per_node_timing = false;
+  options.rounds = 1;
   options.timed_runs = true;
   options.graph_executor = &graphed;
   options.check_executor = &check;
@@ -162,6 +166,74 @@ TEST(RunComparison, DeviceComparisonThroughTheSameCall) {
   EXPECT_EQ(stages[5].what, "Timing each node of hand");
   EXPECT_EQ(stages[7].what, "Running hand on cpu-graph");
   EXPECT_EQ(stages[8].what, "Checking outputs on cpu-check");
+}
+
+// The pairs whose speedups are reported alternate in rounds sharing the iterations (5 in 3
+// rounds: 2, 2, 1), each round warmed up; the results hold every round's iterations, their
+// median as the wall time and per node the median of the rounds' node medians. The timed pair
+// and the check run once.
+TEST(RunComparison, PairsAlternateInRounds) {
+  const core::Graph g = test::make_two_branches(3);
+  RecordingExecutor eager("cpu"), graphed("cpu-graph");
+  core::RunComparisonOptions options;
+  options.run.iterations = 5;
+  options.run.warmup = 1;
+  options.graph_executor = &graphed;
+  std::vector<Stage> stages;
+  options.progress = [&](int percent, std::string_view what) {
+    stages.push_back({percent, std::string(what)});
+    return true;
+  };
+  auto c = core::compare_runs(eager, g, two_streams(g), options);
+  ASSERT_TRUE(c) << c.error().message;
+  for (RecordingExecutor* e : {&eager, &graphed}) {
+    ASSERT_EQ(e->calls.size(), 6u) << e->name();
+    for (std::size_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(e->calls[i].strategy, i % 2 == 0 ? "sequential" : "hand") << e->name() << " call " << i;
+      EXPECT_EQ(e->calls[i].iterations, i < 4 ? 2 : 1) << e->name() << " call " << i;
+      EXPECT_EQ(e->calls[i].warmup, 1);
+    }
+  }
+  for (const core::RunResult* r : {&c->sequential, &c->scheduled, &*c->sequential_graph, &*c->scheduled_graph}) {
+    ASSERT_EQ(r->iteration_ms.size(), 5u);
+    std::vector<double> sorted = r->iteration_ms;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(r->wall_ms, sorted[2]);
+    ASSERT_EQ(r->node_median_us.size(), g.node_count());
+    for (double us : r->node_median_us) EXPECT_GE(us, 0.0);
+    EXPECT_EQ(r->timeline.items.size(), g.node_count());
+  }
+  EXPECT_TRUE(c->diff.identical);
+  EXPECT_TRUE(c->graph_diff.identical);
+  ASSERT_GE(stages.size(), 5u);
+  EXPECT_EQ(stages[1].what, "Running sequentially (round 1 of 3)");
+  EXPECT_EQ(stages[4].what, "Running hand (round 2 of 3)");
+  for (std::size_t i = 1; i < stages.size(); ++i) EXPECT_LE(stages[i - 1].percent, stages[i].percent) << stages[i].what;
+}
+
+// Rounds combined: iterations in run order, their median, the timeline of the round whose median
+// is nearest, node medians of the rounds' medians, outputs of the last round.
+TEST(RunComparison, CombineRounds) {
+  std::vector<core::RunResult> rounds(3);
+  rounds[0].iteration_ms = {3.9, 4.1};
+  rounds[0].wall_ms = 4.1;
+  rounds[0].node_median_us = {10, 1};
+  rounds[0].timeline.label = "first";
+  rounds[1].iteration_ms = {2, 3};
+  rounds[1].wall_ms = 3;
+  rounds[1].node_median_us = {30, -1};
+  rounds[1].timeline.label = "second";
+  rounds[2].iteration_ms = {6};
+  rounds[2].wall_ms = 6;
+  rounds[2].node_median_us = {20, 3};
+  rounds[2].timeline.label = "third";
+  rounds[2].arena_bytes = 64;
+  const core::RunResult r = core::combine_rounds(std::move(rounds));
+  EXPECT_EQ(r.iteration_ms, (std::vector<double>{3.9, 4.1, 2, 3, 6}));
+  EXPECT_EQ(r.wall_ms, 3.9);
+  EXPECT_EQ(r.timeline.label, "first");
+  EXPECT_EQ(r.node_median_us, (std::vector<double>{20, 3}));  // node 1: the upper of {1, 3}
+  EXPECT_EQ(r.arena_bytes, 64);
 }
 
 // A cancel between runs stops before the next one: the graph pair and the check never run.

@@ -1,5 +1,6 @@
 #pragma once
 // The CPU reference executor: reference kernels, one thread per stream, the planned arena.
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@ namespace weft::core {
 /// dtype, attribute mode); other InvalidInput errors name a node, tensor or schedule problem.
 /// OpenBLAS is set to one thread (streams are the concurrency).
 std::unique_ptr<Executor> make_cpu_executor();
+
+/// One-way latency of the executor's event latch between two of `streams` stream threads, µs:
+/// the median of `round_trips` ping-pongs through the executor's own record and wait, halved,
+/// with the threads pinned and waiting as a run of that many streams pins and waits them
+/// (spinning when every stream has a CPU of its own, else sleeping in the kernel: a wake-up of
+/// microseconds to a scheduler tick). The calibrated CPU device's event cost.
+double cpu_latch_latency_us(std::size_t streams, int round_trips = 200);
 
 /// Operators the CPU executor supports (sorted).
 std::vector<std::string> cpu_supported_ops();

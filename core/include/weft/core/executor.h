@@ -41,6 +41,10 @@ struct RunResult {
   Timeline timeline;          ///< measured, of the median iteration
   double wall_ms = 0;         ///< median wall time of one iteration
   std::vector<double> iteration_ms;  ///< every timed iteration, in run order
+  /// Per node, the median of its durations over the timed iterations, µs (-1 where it did not
+  /// run); empty without per-node timing. Steadier than the median iteration's own node times,
+  /// which one descheduled node can spoil: calibration reads these.
+  std::vector<double> node_median_us;
   std::int64_t arena_bytes = 0;       ///< the plan's arena (one allocation)
   std::int64_t random_weights = 0;    ///< weights without data (absent files) given seeded values
 };

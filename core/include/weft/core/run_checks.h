@@ -28,8 +28,15 @@ Expected<ExecutionOrder> check_run(const Graph& graph, const Schedule& schedule,
 /// item_runs, possibly empty): the median iteration gives result.wall_ms and the measured
 /// timeline (kind Measured, backend `backend`, the schedule's strategy, run_label's "measured
 /// <backend> <strategy>", `device`, the schedule's streams and events, a flat arena counter of
-/// `arena_bytes`); result.arena_bytes is set.
+/// `arena_bytes`); result.arena_bytes is set, and result.node_median_us from every iteration's items.
 void finish_measured_run(RunResult& result, std::vector<std::vector<TimelineItem>> item_runs, const Schedule& schedule,
                          std::int64_t arena_bytes, std::string_view backend, std::string device);
+
+/// One result from the rounds a run was split into (compare_runs alternates two schedules'
+/// rounds): every round's iterations in run order, the median over all of them as wall_ms (as
+/// finish_measured_run picks it), the timeline of the round whose own median is nearest it,
+/// per node the median of the rounds' node medians; outputs, arena and seeded weights from the
+/// last round. One round is returned as it is. `rounds` is not empty.
+RunResult combine_rounds(std::vector<RunResult> rounds);
 
 }  // namespace weft::core

@@ -4,6 +4,7 @@
 // predicts the CPU executor's runs. `weft calibrate`, `weft run --backend cpu` (its predicted
 // speedup) and `weft sweep --backend cpu` all take their CPU device from here.
 #include <cstddef>
+#include <span>
 #include <string>
 
 #include "weft/core/cost_model.h"
@@ -17,7 +18,10 @@ namespace weft::core {
 
 struct CpuFitOptions {
   int cores = 0;          ///< the resource concurrent operators share; 0: the host's hardware threads
-  double latch_us = -1;   ///< one-way latch latency; < 0: measured (latch_latency_us())
+  double latch_us = -1;   ///< one-way latch latency; < 0: measured (cpu_latch_latency_us(streams))
+  /// The streams of the schedules the device will predict: the executor's waits spin when each
+  /// has a CPU of its own and sleep otherwise, and the measured latch waits the same way.
+  std::size_t streams = 2;
   std::string name = "cpu";
 };
 
@@ -30,21 +34,19 @@ struct CpuCalibration {
   double total_error = 0;        ///< |Σ fitted − Σ measured| / Σ measured over those nodes
 };
 
-/// Fits a CPU device to the per-node times of a sequential run (its timeline): per node
+/// Fits a CPU device to the per-node times of a sequential run (RunResult::node_median_us, or
+/// node_times() of a timeline; -1: not measured), µs: per node
 /// t = max(flops / peak, bytes / bandwidth) + overhead, the three parameters chosen to minimise
 /// the squared log ratio of fitted to measured time (coordinate descent). Nodes of unknown cost
 /// or no measured time are left out. Errors (InvalidInput) when fewer than 3 nodes remain.
 /// O(V · iterations), iterations bounded (~10³).
-Expected<CpuCalibration> fit_cpu_device(const Graph& graph, const Timeline& sequential_run,
+Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const double> sequential_node_us,
                                         const CpuFitOptions& options = {});
 
 /// Runs the reference schedule on the CPU executor (options.warmup warm-up runs, the median of
 /// options.iterations) and fits the device to it. Errors: the executor's and fit_cpu_device's.
 Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options = {});
 
-/// One-way latency of the CPU executor's latch (an atomic flag with wait/notify) between two
-/// threads, µs: the median of `round_trips` ping-pongs, halved. Takes about round_trips × 2 wake-ups.
-double latch_latency_us(int round_trips = 200);
 
 /// Predicted speedup of `schedule` over the reference schedule on a CPU device: both simulated
 /// with `costs` (measured or fitted). Errors (InvalidInput): a schedule that misplaces nodes or

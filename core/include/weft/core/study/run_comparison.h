@@ -41,6 +41,12 @@ struct RunComparisonOptions {
   /// schedules launched another way (the CUDA executor replaying one captured CUDA Graph), whose
   /// sequential run is the graph baseline.
   Executor* graph_executor = nullptr;
+  /// The reference and the schedule (on `executor`, and again on graph_executor) run in this
+  /// many alternating rounds that share run.iterations between them (at most one round per
+  /// iteration), each round with run.warmup warm-up iterations: a slow phase of the machine then
+  /// slows both sides of the speedup, not one. RunResult holds every round's iterations; its
+  /// wall time is their median (combine_rounds).
+  int rounds = 3;
   /// When set, the reference also runs once (one iteration, no warm-up) on this executor, and
   /// the schedule's outputs are checked against it (the CPU reference for a GPU run).
   Executor* check_executor = nullptr;
@@ -52,6 +58,7 @@ struct RunComparison {
   MemoryPlan reference_plan, plan;
   RunResult sequential;      ///< the reference run (timeline: "measured <backend> sequential")
   RunResult scheduled;       ///< the schedule's run (timeline: "measured <backend> <strategy>")
+  int rounds = 1;            ///< the rounds the reference and the schedule alternated in
   OutputDiff diff;           ///< scheduled vs sequential outputs
   double speedup() const { return scheduled.wall_ms > 0 ? sequential.wall_ms / scheduled.wall_ms : 0.0; }
 
@@ -78,10 +85,11 @@ struct RunComparison {
   std::int64_t overlapped_pairs = 0;
 };
 
-/// Plans both schedules, runs the reference then the schedule on `executor` and compares their
-/// outputs; then, as the options ask, the timed pair, the pair on the graph executor and the
-/// check run, in that order. Errors: the planner's (InvalidInput) and the executors' (InvalidInput,
-/// Runtime). Cost: the planning plus 2 to 7 executor runs.
+/// Plans both schedules, runs the reference and the schedule on `executor` (in alternating
+/// rounds) and compares their outputs; then, as the options ask, the timed pair, the pair on the
+/// graph executor (in rounds) and the check run, in that order. Errors: the planner's
+/// (InvalidInput) and the executors' (InvalidInput, Runtime). Cost: the planning plus 2 to
+/// 4·rounds + 3 executor runs.
 Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, const Schedule& schedule,
                                      const RunComparisonOptions& options = {});
 
