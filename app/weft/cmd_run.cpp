@@ -99,10 +99,13 @@ int cmd_run(Args& args) {
   std::optional<double> predicted, predicted_fitted;
   double prediction_error = 0;
   int cpu_cores = 0;
-  double latch_us = 0;
+  double latch_us = 0, slowdown = 1;
   if (!obtained->merged) {
     core::CpuFitOptions fit_options;
     fit_options.streams = schedule.streams.size();
+    auto contention = core::measure_cpu_contention(graph, ro, static_cast<int>(std::thread::hardware_concurrency()));
+    if (!contention) return report("run", contention.error());
+    fit_options.concurrent_slowdown = *contention;
     auto calibration = core::fit_cpu_device(graph, seq->node_median_us, fit_options);
     if (!calibration) return report("run", calibration.error());
     auto p = core::predicted_cpu_speedup(graph, schedule, calibration->measured, calibration->device);
@@ -114,6 +117,7 @@ int cmd_run(Args& args) {
     prediction_error = speedup > 0 ? std::abs(*p - speedup) / speedup : 0.0;
     cpu_cores = calibration->device.sm_count;
     latch_us = calibration->device.event_wait_us;
+    slowdown = calibration->device.concurrent_slowdown;
   }
 
   if (auto trace = args.value("trace")) {
@@ -134,6 +138,7 @@ int cmd_run(Args& args) {
       j["predicted_speedup_fitted"] = *predicted_fitted;
       j["cpu_cores"] = cpu_cores;
       j["latch_us"] = latch_us;
+      j["concurrent_slowdown"] = slowdown;
     }
     if (obtained->merged) {
       std::size_t groups = 0;
@@ -154,7 +159,8 @@ int cmd_run(Args& args) {
               << "scheduled:  " << core::fixed_text(run->wall_ms, 2) << " ms, arena " << core::mib_text(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
               << "speedup: " << core::fixed_text(speedup, 2) << "x measured"
-              << (predicted ? ", " + core::fixed_text(*predicted, 2) + "x predicted (cpu device from the sequential run's node times; error " +
+              << (predicted ? ", " + core::fixed_text(*predicted, 2) + "x predicted (cpu device from the sequential run's node times, " +
+                                  core::fixed_text(slowdown, 2) + "x slower with every core busy; error " +
                                   core::fixed_text(100 * prediction_error, 1) + "%), " + core::fixed_text(*predicted_fitted, 2) +
                                   "x from the fitted device alone"
                             : std::string())

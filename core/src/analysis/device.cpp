@@ -78,10 +78,11 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
       {"event_record_us", &DeviceSpec::event_record_us, 1, true},
       {"event_wait_us", &DeviceSpec::event_wait_us, 1, true},
       {"kernel_min_us", &DeviceSpec::kernel_min_us, 1, true},
+      {"concurrent_slowdown", &DeviceSpec::concurrent_slowdown, 1, false},
   };
   const auto applies = [&](std::string_view key) {
     if (key == "sm_count" || key == "graph_launch_per_node_us" || key == "max_threads_per_sm") return !cpu;
-    if (key == "cores") return cpu;
+    if (key == "cores" || key == "concurrent_slowdown") return cpu;
     return true;
   };
   const auto required = [&](const NumberKey& k) { return k.required && !(cpu && k.key == "kernel_min_us"); };
@@ -128,6 +129,7 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
     }
     d.*k.field = v * k.scale;
   }
+  if (d.concurrent_slowdown < 1) return preset_error(origin, "key 'concurrent_slowdown' must be 1 or more");
   // Devices without faster tensor-core paths: fall back to the FP32 rate.
   if (d.peak_tf32_flops == 0) d.peak_tf32_flops = d.peak_fp32_flops;
   if (d.peak_fp16_flops == 0) d.peak_fp16_flops = d.peak_fp32_flops;
@@ -152,6 +154,7 @@ std::string device_to_json(const DeviceSpec& d) {
   j["event_record_us"] = d.event_record_us;
   j["event_wait_us"] = d.event_wait_us;
   j["kernel_min_us"] = d.kernel_min_us;
+  if (cpu) j["concurrent_slowdown"] = d.concurrent_slowdown;
   if (!d.source.empty()) j["source"] = d.source;
   return j.dump(2) + "\n";
 }

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <latch>
 #include <cmath>
 #include <mutex>
 #include <new>
 #include <numeric>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -198,12 +200,15 @@ bool owns_cpus(const std::vector<int>& cpus, std::size_t streams) {
 // the other idles: the streams then run one after the other (grouped_mlp on 2 streams measured
 // 0.96-1.00x instead of the 2x its independent chains allow; pinned, 1.86-2.19x). With more
 // streams than CPUs the scheduler balances them as they block and wake.
-void pin_to(const std::vector<int>& cpus, std::size_t stream, std::size_t streams) {
-  if (!owns_cpus(cpus, streams)) return;
+void pin_to_cpu(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpus[stream], &set);
+  CPU_SET(cpu, &set);
   pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort: unpinned still runs
+}
+
+void pin_to(const std::vector<int>& cpus, std::size_t stream, std::size_t streams) {
+  if (owns_cpus(cpus, streams)) pin_to_cpu(cpus[stream]);
 }
 
 void cpu_relax() {
@@ -459,6 +464,36 @@ class CpuExecutor final : public Executor {
 }  // namespace
 
 std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
+
+Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                                const RunOptions& options, std::size_t copies) {
+  WEFT_CHECK_MSG(schedule.streams.size() == 1, "run_cpu_copies: a one-stream schedule (the executor pins the threads of others)");
+  const std::vector<int> cpus = allowed_cpus();
+  std::vector<std::optional<Expected<RunResult>>> results(copies);
+  std::latch start(static_cast<std::ptrdiff_t>(copies));
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(copies);
+    try {
+      for (std::size_t c = 0; c < copies; ++c)
+        threads.emplace_back([&, c] {
+          if (cpus.size() >= copies) pin_to_cpu(cpus[c]);
+          start.arrive_and_wait();
+          results[c] = CpuExecutor().run(graph, schedule, plan, options);
+        });
+    } catch (const std::system_error& e) {
+      start.count_down(static_cast<std::ptrdiff_t>(copies - threads.size()));  // release the started ones
+      threads.clear();  // join
+      return make_error(ErrorKind::Runtime, std::string("could not start a thread per copy: ") + e.what());
+    }
+  }  // join
+  std::vector<RunResult> out;
+  for (auto& r : results) {
+    if (!*r) return r->error();
+    out.push_back(std::move(**r));
+  }
+  return out;
+}
 
 double cpu_latch_latency_us(std::size_t streams, int round_trips) {
   const std::vector<int> cpus = allowed_cpus();

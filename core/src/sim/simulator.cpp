@@ -78,7 +78,8 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
   KernelDemand d;
   if (device.kind == DeviceKind::Cpu) {
     // One thread runs the operator on one core for its whole duration, whatever it computes;
-    // memory bandwidth contention between cores is not modelled.
+    // what cores share besides (caches, memory bandwidth, the clock budget) is the device's
+    // concurrent_slowdown, applied by the simulator by the number of busy cores.
     d.occupancy = d.compute = device.sm_count > 0 ? 1.0 / device.sm_count : 1.0;
     return d;
   }
@@ -217,6 +218,11 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
       if (options.share_bandwidth && d.bandwidth > 0 && total_b > 1) rate[i] = std::min(rate[i], 1.0 / total_b);
       use_c += d.compute * rate[i];
       use_b += d.bandwidth * rate[i];
+    }
+    if (device.kind == DeviceKind::Cpu && device.concurrent_slowdown > 1 && device.sm_count > 1 && running.size() > 1) {
+      const double busy = static_cast<double>(std::min<std::size_t>(running.size(), static_cast<std::size_t>(device.sm_count)));
+      const double slowdown = 1 + (device.concurrent_slowdown - 1) * (busy - 1) / (device.sm_count - 1);
+      for (double& r : rate) r /= slowdown;
     }
     push_sample(tl.compute_use, now, std::min(1.0, use_c));
     push_sample(tl.bandwidth_use, now, std::min(1.0, use_b));

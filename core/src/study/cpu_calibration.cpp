@@ -90,6 +90,7 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
   const double latch = options.latch_us >= 0 ? options.latch_us : cpu_latch_latency_us(options.streams);
   d.event_record_us = 0;  // a store: the producer's thread barely notices it
   d.event_wait_us = latch;
+  d.concurrent_slowdown = std::max(1.0, options.concurrent_slowdown);
   d.display_name = "CPU, " + std::to_string(d.sm_count) + " cores (calibrated)";
   d.source = "weft calibrate: " + std::string(graph.info().model_path);
 
@@ -145,7 +146,36 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
   RunOptions ro = run;
   ro.per_node_timing = true;
   WEFT_TRY_ASSIGN(auto result, executor->run(graph, reference, plan, ro));
-  return fit_cpu_device(graph, result.node_median_us, options);
+  CpuFitOptions fit = options;
+  if (fit.concurrent_slowdown <= 1) {
+    const int cores = options.cores > 0 ? options.cores : static_cast<int>(std::thread::hardware_concurrency());
+    WEFT_TRY_ASSIGN(fit.concurrent_slowdown, measure_cpu_contention(graph, run, cores));
+  }
+  return fit_cpu_device(graph, result.node_median_us, fit);
+}
+
+Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores) {
+  if (cores < 2) return 1.0;
+  const Schedule reference = reference_schedule(graph);
+  WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
+  RunOptions ro = run;
+  ro.per_node_timing = true;
+  ro.iterations = std::clamp(run.iterations, 3, 7);
+  WEFT_TRY_ASSIGN(auto alone, run_cpu_copies(graph, reference, plan, ro, 1));
+  WEFT_TRY_ASSIGN(auto together, run_cpu_copies(graph, reference, plan, ro, static_cast<std::size_t>(cores)));
+  // Per copy, the sum over the nodes every run timed; the copies' sums are averaged.
+  double sum_alone = 0, sum_together = 0;
+  const std::vector<double>& base = alone.front().node_median_us;
+  for (std::size_t v = 0; v < base.size(); ++v) {
+    if (base[v] <= 0) continue;
+    const bool everywhere = std::all_of(together.begin(), together.end(), [&](const RunResult& r) {
+      return v < r.node_median_us.size() && r.node_median_us[v] >= 0;
+    });
+    if (!everywhere) continue;
+    sum_alone += base[v];
+    for (const RunResult& r : together) sum_together += r.node_median_us[v] / static_cast<double>(together.size());
+  }
+  return sum_alone > 0 ? std::max(1.0, sum_together / sum_alone) : 1.0;
 }
 
 Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,

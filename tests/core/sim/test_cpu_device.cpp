@@ -7,7 +7,9 @@
 #include "sim_fixtures.h"
 #include "test_graphs.h"
 #include "weft/core/calibrate.h"
+#include "weft/core/compare_outputs.h"
 #include "weft/core/cpu_executor.h"
+#include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/simulator.h"
 #include "weft/core/study/cpu_calibration.h"
@@ -61,6 +63,12 @@ TEST(CpuDevice, FileRoundTrip) {
   EXPECT_DOUBLE_EQ(back->event_wait_us, 3.5);
   EXPECT_DOUBLE_EQ(back->peak_fp32_flops, 1e10);
   EXPECT_DOUBLE_EQ(back->launch_us, 1);
+  EXPECT_DOUBLE_EQ(back->concurrent_slowdown, 1);
+  core::DeviceSpec slow = d;
+  slow.concurrent_slowdown = 1.25;
+  auto slow_back = core::parse_device(core::device_to_json(slow), "test");
+  ASSERT_TRUE(slow_back) << slow_back.error().message;
+  EXPECT_DOUBLE_EQ(slow_back->concurrent_slowdown, 1.25);
 }
 
 // Keys of the other kind are refused by name; a bad kind too.
@@ -72,6 +80,13 @@ TEST(CpuDevice, KindSpecificKeysRefused) {
   ASSERT_FALSE(with_sms);
   EXPECT_NE(with_sms.error().message.find("'sm_count' does not apply to a cpu device"), std::string::npos);
   EXPECT_FALSE(core::parse_device(cpu + R"("launch_us": 1})", "t"));  // no cores
+  auto faster = core::parse_device(cpu + R"("cores": 4, "concurrent_slowdown": 0.9})", "t");
+  ASSERT_FALSE(faster);
+  EXPECT_NE(faster.error().message.find("'concurrent_slowdown' must be 1 or more"), std::string::npos) << faster.error().message;
+  const std::string gpu = R"({"name": "g", "peak_fp32_tflops": 10, "memory_bandwidth_gb_s": 1000, "sm_count": 10,
+    "launch_us": 5, "graph_launch_per_node_us": 1, "event_record_us": 1, "event_wait_us": 1, "kernel_min_us": 2, )";
+  ASSERT_TRUE(core::parse_device(gpu + R"("hardware_queues": 8})", "t"));
+  EXPECT_FALSE(core::parse_device(gpu + R"("concurrent_slowdown": 1.1})", "t"));
   auto kind = core::parse_device(R"({"name": "c", "kind": "tpu"})", "t");
   ASSERT_FALSE(kind);
   EXPECT_NE(kind.error().message.find("'kind'"), std::string::npos);
@@ -87,6 +102,22 @@ TEST(CpuDevice, CoresAreTheSharedResource) {
   EXPECT_DOUBLE_EQ(narrow.makespan_us(), 60);
   // No host thread: the first operator starts at once, with no launch before it.
   EXPECT_DOUBLE_EQ(wide.items[0].start_us, 0);
+}
+
+// With every core busy, each running operator is slowed by the device's concurrent_slowdown; with
+// k of n busy by 1 + (slowdown - 1)(k - 1)/(n - 1); alone, not at all.
+TEST(CpuDevice, BusyCoresSlowEachOther) {
+  const core::Graph g = test::make_two_branches(3);
+  const auto costs = test::table({measured(10), measured(10), measured(10), measured(10), measured(10), measured(10)});
+  core::DeviceSpec two = cpu_device(2);
+  two.concurrent_slowdown = 1.2;
+  EXPECT_NEAR(core::simulate(g, two_streams(), costs, two).makespan_us(), 36, 1e-9);
+  core::DeviceSpec four = cpu_device(4);
+  four.concurrent_slowdown = 1.3;
+  EXPECT_NEAR(core::simulate(g, two_streams(), costs, four).makespan_us(), 33, 1e-9);  // 2 of 4 cores: 1.1x
+  core::Schedule one;
+  one.streams = {{0, 1, 2, 3, 4, 5}};
+  EXPECT_NEAR(core::simulate(g, one, costs, two).makespan_us(), 60, 1e-9);
 }
 
 // An event's consumer starts one latch latency after its producer ends.
@@ -173,4 +204,30 @@ TEST(CpuDevice, CalibrateFromARealRun) {
   ASSERT_TRUE(one);
   EXPECT_DOUBLE_EQ(*one, 1.0);
   EXPECT_GT(core::cpu_latch_latency_us(2, 50), 0.0);  // a round trip takes time, whichever way it waits
+  EXPECT_GE(cal->device.concurrent_slowdown, 1.0);  // measured: two copies at once
+}
+
+// Copies of a one-stream run at once: each a whole run with the same outputs; the contention
+// probe built on them gives a factor of at least 1, and 1 without a second core.
+TEST(CpuDevice, CopiesRunAtOnce) {
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/squeezenet1_1.onnx");
+  ASSERT_TRUE(g) << g.error().message;
+  const core::Schedule s = core::reference_schedule(*g);
+  core::RunOptions ro;
+  ro.iterations = 2;
+  ro.warmup = 0;
+  auto copies = core::run_cpu_copies(*g, s, core::plan_no_reuse(*g), ro, 3);
+  ASSERT_TRUE(copies) << copies.error().message;
+  ASSERT_EQ(copies->size(), 3u);
+  for (const core::RunResult& r : *copies) {
+    EXPECT_EQ(r.iteration_ms.size(), 2u);
+    ASSERT_EQ(r.node_median_us.size(), g->node_count());
+    EXPECT_TRUE(core::compare_outputs(r, copies->front()).identical);
+  }
+  auto factor = core::measure_cpu_contention(*g, ro, 2);
+  ASSERT_TRUE(factor) << factor.error().message;
+  EXPECT_GE(*factor, 1.0);
+  auto alone = core::measure_cpu_contention(*g, ro, 1);
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(*alone, 1.0);
 }

@@ -27,6 +27,13 @@ std::unique_ptr<Executor> make_cpu_executor();
 /// microseconds to a scheduler tick). The calibrated CPU device's event cost.
 double cpu_latch_latency_us(std::size_t streams, int round_trips = 200);
 
+/// `copies` runs of a one-stream schedule at once, each on a thread of its own (pinned to its
+/// own CPU when there are that many), started together: what the operators cost while every
+/// core runs one (calibration's concurrent_slowdown). Results in copy order. Errors: the first
+/// failed copy's. Aborts for a schedule of more than one stream.
+Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                                                const RunOptions& options, std::size_t copies);
+
 /// Operators the CPU executor supports (sorted).
 std::vector<std::string> cpu_supported_ops();
 

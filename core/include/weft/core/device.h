@@ -33,6 +33,10 @@ struct DeviceSpec {
   double event_record_us = 0;    ///< host cost of cudaEventRecord
   double event_wait_us = 0;      ///< host cost of cudaStreamWaitEvent
   double kernel_min_us = 0;      ///< smallest kernel duration on the device (tail, ramp)
+  /// CPU devices: how much longer an operator takes while every core runs one, as a factor (1:
+  /// no contention). Cores share caches, memory bandwidth and a clock budget; with k of n cores
+  /// busy, each running operator is slowed by 1 + (factor − 1)·(k − 1)/(n − 1).
+  double concurrent_slowdown = 1;
   int max_threads_per_sm = 2048;
   int hardware_queues = 8;       ///< default number of concurrent work queues
   std::string source;            ///< where the figures come from (datasheet, calibration run)

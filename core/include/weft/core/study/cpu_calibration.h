@@ -22,6 +22,8 @@ struct CpuFitOptions {
   /// The streams of the schedules the device will predict: the executor's waits spin when each
   /// has a CPU of its own and sleep otherwise, and the measured latch waits the same way.
   std::size_t streams = 2;
+  /// DeviceSpec::concurrent_slowdown of the device (measure_cpu_contention); 1: none.
+  double concurrent_slowdown = 1;
   std::string name = "cpu";
 };
 
@@ -43,8 +45,17 @@ struct CpuCalibration {
 Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const double> sequential_node_us,
                                         const CpuFitOptions& options = {});
 
+/// How much longer the graph's operators take while each of `cores` cores runs a copy of the
+/// reference schedule (run_cpu_copies) than while one copy runs alone, pinned the same way: the
+/// ratio of the sums of their per-node medians, at least 1 (DeviceSpec::concurrent_slowdown).
+/// Two executor runs of `run`'s warm-up and iterations (3 to 7). 1 without 2 cores. Errors: the
+/// executor's.
+Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores);
+
 /// Runs the reference schedule on the CPU executor (options.warmup warm-up runs, the median of
-/// options.iterations) and fits the device to it. Errors: the executor's and fit_cpu_device's.
+/// options.iterations), measures the contention between cores (measure_cpu_contention, unless
+/// options.concurrent_slowdown is above 1 already) and fits the device to both. Errors: the
+/// executor's and fit_cpu_device's.
 Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options = {});
 
 
