@@ -54,7 +54,7 @@ int cmd_run(Args& args) {
   if (*warmup && **warmup < 0) return usage_error("run", "--warmup must be >= 0");
   if (*rounds && **rounds < 1) return usage_error("run", "--rounds must be >= 1");
   // The reference and the schedule alternate in rounds (core::RunComparisonOptions::rounds).
-  const int round_count = *rounds ? static_cast<int>(**rounds) : core::RunComparisonOptions{}.rounds;
+  const int round_count = *rounds ? static_cast<int>(**rounds) : core::kDefaultRunRounds;
   // No --planner: every planner, the smallest arena (the studies' default planning).
   const std::string planner = args.value("planner").value_or(std::string(core::kReferencePlanner));
   if (!planner.empty())

@@ -379,6 +379,9 @@ void register_model(py::module_& m) {
       .def_property_readonly("scheduled_ms", [](const Run& r) { return r.c.scheduled.wall_ms; })
       .def_property_readonly("speedup", [](const Run& r) { return r.c.speedup(); })
       .def_property_readonly("iteration_ms", [](const Run& r) { return to_array(r.c.scheduled.iteration_ms); })
+      .def_property_readonly("sequential_iteration_ms", [](const Run& r) { return to_array(r.c.sequential.iteration_ms); })
+      .def_property_readonly("rounds", [](const Run& r) { return r.c.rounds; },
+                             "Rounds the reference and the schedule alternated in.")
       .def_property_readonly("identical", [](const Run& r) { return r.c.diff.identical; },
                              "The schedule's outputs are bit-identical to the sequential run's.")
       .def_property_readonly("max_abs_diff", [](const Run& r) { return r.c.diff.max_abs_diff; })
@@ -524,16 +527,18 @@ void register_model(py::module_& m) {
       .def(
           "run",
           [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& backend, bool graph, int iterations,
-             int warmup, std::uint64_t seed, const std::string& planner) {
+             int warmup, int rounds, std::uint64_t seed, const std::string& planner) {
             const core::Schedule s = schedule_of(mo, spec);
             if (backend != "cpu" && backend != "cuda") usage("backend must be 'cpu' or 'cuda', got '" + backend + "'");
             if (graph && backend != "cuda") usage("graph=True (CUDA Graph replay) needs backend='cuda'");
             if (iterations < 1) usage("iterations must be >= 1");
             if (warmup < 0) usage("warmup must be >= 0");
+            if (rounds < 1) usage("rounds must be >= 1");
             if (!planner.empty()) check(core::check_planner(planner));
             core::RunComparisonOptions o;
             o.run.iterations = iterations;
             o.run.warmup = warmup;
+            o.rounds = rounds;
             o.run.seed = seed;
             o.planner = planner;
             return Run{mo, take(without_gil([&] {
@@ -546,9 +551,10 @@ void register_model(py::module_& m) {
                        }))};
           },
           py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false, py::arg("iterations") = 3,
-          py::arg("warmup") = 1, py::arg("seed") = 42, py::arg("planner") = "",
+          py::arg("warmup") = 1, py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",
           "Runs the reference and the schedule on the CPU executor (backend='cuda': the CUDA executor, graph=True: "
-          "replayed as a CUDA Graph); median times, speedup, outputs compared. No GPU or CUDA module: RuntimeFailure.")
+          "replayed as a CUDA Graph), alternating in `rounds` rounds that share the iterations; median times, speedup, "
+          "outputs compared. No GPU or CUDA module: RuntimeFailure.")
       .def(
           "chrome_trace",
           [](const std::shared_ptr<Model>& mo, const std::vector<PyTimeline>& runs, std::optional<std::string> path) -> py::object {

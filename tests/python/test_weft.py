@@ -270,12 +270,20 @@ class PlanSimulateRunTest(unittest.TestCase):
         self.assertEqual(run.timeline.backend, "cpu")
         self.assertEqual(run.timeline.strategy, "chains")
         self.assertEqual(run.sequential_timeline.strategy, "sequential")
+        self.assertEqual(run.rounds, 1)  # one iteration: one round
+        alternated = model.run(model.schedule("chains"), iterations=4, warmup=0, rounds=2)
+        self.assertEqual(alternated.rounds, 2)
+        self.assertEqual(len(alternated.iteration_ms), 4)
+        self.assertEqual(len(alternated.sequential_iteration_ms), 4)
+        self.assertEqual(alternated.sequential_ms, sorted(alternated.sequential_iteration_ms)[2])
         (name, out), = run.outputs.items()
         self.assertEqual(out.dtype, np.float32)
         self.assertEqual(out.shape, (1, 1000))
         self.assertTrue(np.all(np.isfinite(out)))
         with self.assertRaises(weft.UsageError):
             model.run(model.reference(), backend="tpu")
+        with self.assertRaises(weft.UsageError):
+            model.run(model.reference(), rounds=0)
         with self.assertRaises(weft.UsageError):
             model.run(model.reference(), graph=True)
 

@@ -23,6 +23,9 @@ namespace weft::core {
 /// (an executor run in flight finishes first).
 using RunProgress = std::function<bool(int percent, std::string_view stage)>;
 
+/// RunComparisonOptions::rounds by default.
+inline constexpr int kDefaultRunRounds = 3;
+
 struct RunComparisonOptions {
   RunOptions run;
   std::string planner{kReferencePlanner};  ///< "" every planner, smallest arena; or one
@@ -46,7 +49,7 @@ struct RunComparisonOptions {
   /// iteration), each round with run.warmup warm-up iterations: a slow phase of the machine then
   /// slows both sides of the speedup, not one. RunResult holds every round's iterations; its
   /// wall time is their median (combine_rounds).
-  int rounds = 3;
+  int rounds = kDefaultRunRounds;
   /// When set, the reference also runs once (one iteration, no warm-up) on this executor, and
   /// the schedule's outputs are checked against it (the CPU reference for a GPU run).
   Executor* check_executor = nullptr;
