@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 #include "allocation_detail.h"
@@ -305,13 +306,53 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
     detail::conservative_ranges(graph, clocks, after, live.tensors, live.problem.start, live.problem.end);
     return live;
   }
-  live.problem.conflicts = detail::symmetric_lists(b, [&](auto&& add) {
-    for (const auto& [x, y] : view_pairs) add(x, y);
+  if (!view_pairs.empty()) {
+    // A micro-batch split's views: the pairs in any order, sorted by counting.
+    live.problem.conflicts = detail::symmetric_lists(b, [&](auto&& add) {
+      for (const auto& [x, y] : view_pairs) add(x, y);
+      for (const Span& span : spans) {
+        const auto& list = on_stream[static_cast<std::size_t>(span.stream)];
+        for (std::int32_t k = span.from; k < span.to; ++k) add(span.a, list[static_cast<std::size_t>(k)]);
+      }
+    });
+    return live;
+  }
+  // Each block's list is its earlier-keyed neighbours (the blocks whose spans hold it) merged
+  // with its later-keyed ones (its spans' blocks). The earlier ones are scattered from the spans,
+  // ascending because the spans come in block order; the later ones are scattered from those
+  // lists in block order, ascending too; then each block's two lists are merged. Two random
+  // writes per pair where a counting sort of the pairs made four (at 100k operators the lists
+  // are 84 MB and each random write a cache miss).
+  std::vector<std::uint32_t> earlier_begin(b + 1, 0), later_begin(b + 1, 0);
+  for (const Span& span : spans) {
+    const auto& list = on_stream[static_cast<std::size_t>(span.stream)];
+    later_begin[static_cast<std::size_t>(span.a) + 1] += static_cast<std::uint32_t>(span.to - span.from);
+    for (std::int32_t k = span.from; k < span.to; ++k) ++earlier_begin[static_cast<std::size_t>(list[static_cast<std::size_t>(k)]) + 1];
+  }
+  for (std::size_t x = 0; x < b; ++x) {
+    earlier_begin[x + 1] += earlier_begin[x];
+    later_begin[x + 1] += later_begin[x];
+  }
+  // Written in full below: no zeroing first (84 MB at 100k operators).
+  const auto earlier = std::make_unique_for_overwrite<std::int32_t[]>(earlier_begin[b]);
+  const auto later = std::make_unique_for_overwrite<std::int32_t[]>(later_begin[b]);
+  {
+    std::vector<std::uint32_t> at(earlier_begin.begin(), earlier_begin.end() - 1);
     for (const Span& span : spans) {
       const auto& list = on_stream[static_cast<std::size_t>(span.stream)];
-      for (std::int32_t k = span.from; k < span.to; ++k) add(span.a, list[static_cast<std::size_t>(k)]);
+      for (std::int32_t k = span.from; k < span.to; ++k) earlier[at[static_cast<std::size_t>(list[static_cast<std::size_t>(k)])]++] = span.a;
     }
-  });
+    at.assign(later_begin.begin(), later_begin.end() - 1);
+    for (std::size_t y = 0; y < b; ++y)
+      for (std::uint32_t k = earlier_begin[y]; k < earlier_begin[y + 1]; ++k) later[at[static_cast<std::size_t>(earlier[k])]++] = static_cast<std::int32_t>(y);
+  }
+  live.problem.conflicts.resize(b);
+  for (std::size_t x = 0; x < b; ++x) {
+    std::vector<std::int32_t>& out = live.problem.conflicts[x];
+    out.resize(earlier_begin[x + 1] - earlier_begin[x] + later_begin[x + 1] - later_begin[x]);
+    std::merge(earlier.get() + earlier_begin[x], earlier.get() + earlier_begin[x + 1], later.get() + later_begin[x],
+               later.get() + later_begin[x + 1], out.begin());
+  }
   return live;
 }
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 #include "memory_test_util.h"
@@ -18,6 +19,20 @@ bool conflicts(const core::Liveness& live, core::TensorId a, core::TensorId b) {
 }
 
 core::TensorId t(const core::Graph& g, const std::string& name) { return *g.find_tensor(name); }
+
+// The form AllocationProblem::conflicts promises: each list strictly ascending (sorted, no
+// duplicates), no block in its own list, and b in a's list iff a in b's.
+void expect_adjacency(const core::Liveness& live) {
+  const auto& lists = live.problem.conflicts;
+  for (std::size_t a = 0; a < lists.size(); ++a) {
+    ASSERT_TRUE(std::adjacent_find(lists[a].begin(), lists[a].end(), std::greater_equal<>()) == lists[a].end()) << "block " << a;
+    for (std::int32_t b : lists[a]) {
+      ASSERT_NE(static_cast<std::size_t>(b), a);
+      const auto& back = lists[static_cast<std::size_t>(b)];
+      ASSERT_TRUE(std::binary_search(back.begin(), back.end(), static_cast<std::int32_t>(a))) << a << " - " << b;
+    }
+  }
+}
 
 }  // namespace
 
@@ -86,6 +101,7 @@ TEST(Liveness, MatchesDefinitionOnRandomSchedules) {
     const core::Schedule s = test::random_schedule(g, 1 + static_cast<int>(seed % 4), seed * 7, {.drop_empty_streams = true});
     auto live = core::compute_liveness(g, s);
     ASSERT_TRUE(live) << live.error().message;
+    expect_adjacency(*live);
     const test::HappensBeforeClosure hb(g, s);
     ASSERT_TRUE(hb.acyclic());
     for (std::size_t i = 0; i < live->tensors.size(); ++i)
@@ -150,6 +166,7 @@ TEST(Liveness, MatchesDefinitionOnLargerSchedules) {
     const core::Schedule s = test::random_schedule(g, 1 + static_cast<int>(seed + 1), seed, {.events_for_cross_edges = seed % 2 == 1});
     auto live = core::compute_liveness(g, s);
     ASSERT_TRUE(live) << live.error().message;
+    expect_adjacency(*live);
     const test::HappensBeforeClosure hb(g, s);
     ASSERT_TRUE(hb.acyclic());
     std::size_t pairs = 0;
