@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <latch>
 #include <cmath>
+#include <latch>
 #include <mutex>
 #include <new>
 #include <numeric>

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "weft/core/check.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/executor.h"
-#include "weft/core/check.h"
 #include "weft/core/plan_checker.h"
 #include "weft/core/schedule.h"
 #include "weft/core/sync.h"

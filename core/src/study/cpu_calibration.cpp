@@ -2,8 +2,6 @@
 #include "weft/core/study/cpu_calibration.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <thread>
 #include <vector>

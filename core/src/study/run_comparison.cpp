@@ -65,11 +65,12 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
                             const RunOptions& with, RunResult* reference, RunResult* scheduled, int rounds) {
     std::vector<RunResult>* a = add_side(reference);
     std::vector<RunResult>* b = add_side(scheduled);
-    rounds = std::clamp(rounds, 1, std::max(with.iterations, 1));
+    const int iterations = std::max(with.iterations, 1);
+    rounds = std::clamp(rounds, 1, iterations);
     if (reference == &c.sequential) c.rounds = rounds;
     for (int r = 0; r < rounds; ++r) {
       RunOptions part = with;
-      part.iterations = std::max(with.iterations, 1) / rounds + (r < std::max(with.iterations, 1) % rounds ? 1 : 0);
+      part.iterations = iterations / rounds + (r < iterations % rounds ? 1 : 0);
       const std::string of = rounds > 1 ? " (round " + std::to_string(r + 1) + " of " + std::to_string(rounds) + ")" : "";
       steps.push_back({reference_what + of, on, true, part, a});
       steps.push_back({schedule_what + of, on, false, part, b});
