@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "weft/core/calibrate.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/study/memory_report.h"
@@ -152,15 +154,23 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
   return fit_cpu_device(graph, result.node_median_us, fit);
 }
 
-Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores) {
+Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes) {
   if (cores < 2) return 1.0;
   const Schedule reference = reference_schedule(graph);
   WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
+  // Each copy holds its own arena, weights and inputs: as many copies as half the memory holds.
+  std::int64_t per_copy = plan.arena_bytes;
+  for (std::size_t t = 0; t < graph.tensor_count(); ++t)
+    if (graph.tensor(static_cast<TensorId>(t)).producer == kNoNode) per_copy += std::max<std::int64_t>(graph.bytes(static_cast<TensorId>(t)), 0);
+  if (memory_bytes < 0) memory_bytes = available_memory_bytes();
+  const std::int64_t fit = memory_bytes / 2 / std::max<std::int64_t>(per_copy, 1);
+  const int copies = static_cast<int>(std::min<std::int64_t>(cores, fit));
+  if (copies < 2) return 1.0;
   RunOptions ro = run;
   ro.per_node_timing = true;
   ro.iterations = std::clamp(run.iterations, 3, 7);
   WEFT_TRY_ASSIGN(auto alone, run_cpu_copies(graph, reference, plan, ro, 1));
-  WEFT_TRY_ASSIGN(auto together, run_cpu_copies(graph, reference, plan, ro, static_cast<std::size_t>(cores)));
+  WEFT_TRY_ASSIGN(auto together, run_cpu_copies(graph, reference, plan, ro, static_cast<std::size_t>(copies)));
   // Per copy, the sum over the nodes every run timed; the copies' sums are averaged.
   double sum_alone = 0, sum_together = 0;
   const std::vector<double>& base = alone.front().node_median_us;
@@ -173,7 +183,16 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
     sum_alone += base[v];
     for (const RunResult& r : together) sum_together += r.node_median_us[v] / static_cast<double>(together.size());
   }
-  return sum_alone > 0 ? std::max(1.0, sum_together / sum_alone) : 1.0;
+  if (sum_alone <= 0) return 1.0;
+  // Fewer copies than cores: the slowdown with every core busy, by the model the simulator
+  // applies (linear in the busy cores).
+  const double measured = std::max(1.0, sum_together / sum_alone);
+  return 1 + (measured - 1) * static_cast<double>(cores - 1) / static_cast<double>(copies - 1);
+}
+
+std::int64_t available_memory_bytes() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
 }
 
 Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,

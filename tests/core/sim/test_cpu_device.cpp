@@ -230,4 +230,9 @@ TEST(CpuDevice, CopiesRunAtOnce) {
   auto alone = core::measure_cpu_contention(*g, ro, 1);
   ASSERT_TRUE(alone);
   EXPECT_EQ(*alone, 1.0);
+  // No room for two copies (each holds its arena, weights and inputs): nothing runs, factor 1.
+  auto cramped = core::measure_cpu_contention(*g, ro, 2, 1 << 20);
+  ASSERT_TRUE(cramped);
+  EXPECT_EQ(*cramped, 1.0);
+  EXPECT_GT(core::available_memory_bytes(), 0);
 }

@@ -4,6 +4,7 @@
 // predicts the CPU executor's runs. `weft calibrate`, `weft run --backend cpu` (its predicted
 // speedup) and `weft sweep --backend cpu` all take their CPU device from here.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 
@@ -48,9 +49,15 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
 /// How much longer the graph's operators take while each of `cores` cores runs a copy of the
 /// reference schedule (run_cpu_copies) than while one copy runs alone, pinned the same way: the
 /// ratio of the sums of their per-node medians, at least 1 (DeviceSpec::concurrent_slowdown).
-/// Two executor runs of `run`'s warm-up and iterations (3 to 7). 1 without 2 cores. Errors: the
-/// executor's.
-Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores);
+/// Two executor runs of `run`'s warm-up and iterations (3 to 7). Each copy holds its own arena,
+/// weights and inputs: only as many run at once as half of `memory_bytes` holds (< 0: the
+/// memory free now, available_memory_bytes()), and from fewer copies than cores the factor is
+/// extrapolated linearly in the busy cores, as the simulator applies it. 1 without 2 cores or
+/// room for 2 copies. Errors: the executor's.
+Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes = -1);
+
+/// Physical memory free now, bytes (0 when the system does not say).
+std::int64_t available_memory_bytes();
 
 /// Runs the reference schedule on the CPU executor (options.warmup warm-up runs, the median of
 /// options.iterations), measures the contention between cores (measure_cpu_contention, unless
