@@ -151,9 +151,10 @@ order = ["googlenet", "squeezenet1_1", "resnet50", "vit_b_16", "ppocr_v4_det"]
 configs.sort(key=lambda c: (order.index(c[0]) if c[0] in order else 99, int(c[1][1:])))
 everything = []
 hdr = (f"{'strategy':<15}{'streams':>8}{'events':>7}{'seq eager':>10}{'seq graph':>10}{'sch eager':>10}{'sch graph':>10}"
-       f"{'vs graph':>9}{'predicted':>10}{'overlaps':>9}{'err vs cpu':>11}")
+       f"{'vs graph':>9}{'predicted':>10}{'calibrated':>11}{'overlaps':>9}{'err vs cpu':>11}")
 for model, batch in configs:
-    print(f"\n{model} batch {batch[1:]}   (ms: median iteration; vs graph: sequential graph / schedule graph)")
+    print(f"\n{model} batch {batch[1:]}   (ms: median iteration; vs graph: sequential graph / schedule graph;"
+          f" predicted: the h200 preset; calibrated: the preset given the run's own sequential node times)")
     print(hdr)
     for s in strategies:
         base = os.path.join(runs, f"{model}.{batch}.{s}")
@@ -170,8 +171,9 @@ for model, batch in configs:
             print(f"{s:<15} FAILED (exit {rc}): {why[:150]}   (predicted {pred})")
             continue
         e = r.get("max_abs_error_vs_cpu")
+        cal = f"{r['predicted_speedup_vs_graph']:.2f}x" if r.get("predicted_speedup_vs_graph") is not None else "-"
         print(f"{s:<15}{r['streams']:>8}{r['events']:>7}{r['sequential_ms']:>10.3f}{r['sequential_graph_ms']:>10.3f}"
-              f"{r['schedule_ms']:>10.3f}{r['schedule_graph_ms']:>10.3f}{r['speedup_vs_graph']:>8.2f}x{pred:>10}"
+              f"{r['schedule_ms']:>10.3f}{r['schedule_graph_ms']:>10.3f}{r['speedup_vs_graph']:>8.2f}x{pred:>10}{cal:>11}"
               f"{r['overlapped_pairs']:>9}{('%.2e' % e) if e is not None else 'NaN':>11}")
     queues = {str(x["run"].get("max_connections")) for x in everything if x["run"] and x["model"] == model}
     if queues:

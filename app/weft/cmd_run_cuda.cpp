@@ -87,6 +87,15 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   const core::RunResult* run_graph = &*compared->scheduled_graph;
   const core::RunResult* seq_timed = &*compared->sequential_timed;
   const core::RunResult* run_timed = &*compared->scheduled_timed;
+  // The device's prediction with the cost model given this run's own sequential node times (the
+  // per-node timed run's medians): against the measured speedups, what the simulator gets wrong
+  // once the kernel times are right.
+  // An extra figure: where it cannot be had, the run's own figures still stand (a warning).
+  auto calibrated = core::calibrated_speedups(graph, schedule, model->costs, model->device, *compared);
+  if (!calibrated) std::cerr << "weft run: warning: no calibrated prediction: " << calibrated.error().message << "\n";
+  const double error = calibrated && speedup > 0 ? std::abs(calibrated->eager - speedup) / speedup : 0.0;
+  const double error_graph =
+      calibrated && speedup_vs_graph > 0 ? std::abs(calibrated->graph - speedup_vs_graph) / speedup_vs_graph : 0.0;
   // Hardware queues of this process's CUDA context: streams beyond them share queues.
   const auto runtime = gpu::cuda_runtime_info();
   const int connections = runtime ? runtime->max_connections : 0;
@@ -104,6 +113,12 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     j["sequential_graph_ms"] = seq_graph->wall_ms;
     j["schedule_graph_ms"] = run_graph->wall_ms;
     j["speedup_vs_graph"] = speedup_vs_graph;
+    if (calibrated) {
+      j["predicted_speedup"] = calibrated->eager;
+      j["predicted_speedup_vs_graph"] = calibrated->graph;
+      j["prediction_error"] = error;
+      j["prediction_error_vs_graph"] = error_graph;
+    }
     j["overlapped_pairs"] = overlaps;
     put_ms(j, "max_abs_error_vs_cpu", cpu_error);
     put_ms(j, "max_abs_diff_graph_vs_eager", graph_error);
@@ -122,6 +137,11 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
               << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(seq_graph->wall_ms, 3) << "\n"
               << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(run_graph->wall_ms, 3) << "\n"
               << "speedup: " << core::fixed_text(speedup, 2) << "x eager, " << core::fixed_text(speedup_vs_graph, 2) << "x vs the graph baseline\n"
+              << (calibrated ? "predicted (" + model->device.name + ", the sequential run's node times): " +
+                                   core::fixed_text(calibrated->eager, 2) + "x eager (error " + core::fixed_text(100 * error, 1) +
+                                   "%), " + core::fixed_text(calibrated->graph, 2) + "x vs the graph baseline (error " +
+                                   core::fixed_text(100 * error_graph, 1) + "%)\n"
+                             : std::string())
               << "overlapped node pairs (per-node timed run): " << overlaps << "; hardware queues: " << connections
               << " (CUDA_DEVICE_MAX_CONNECTIONS)" << (args.flag("tf32") ? "; TF32 on" : "") << "\n"
               << "max abs error vs CPU: " << cpu_error << "; scheduled vs sequential: " << diff << (identical ? " (bit-identical)" : "")

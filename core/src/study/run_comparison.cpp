@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "weft/core/calibrate.h"
 #include "weft/core/compare_outputs.h"
 #include "weft/core/run_checks.h"
+#include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 
 namespace weft::core {
@@ -120,6 +122,26 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
   stage(100, "Done");
   c.cancelled = false;  // finished: a late cancel changes nothing
   return c;
+}
+
+Expected<CalibratedSpeedups> calibrated_speedups(const Graph& graph, const Schedule& schedule, const CostTable& costs,
+                                                 const DeviceSpec& device, const RunComparison& compared) {
+  const RunResult& sequential = compared.sequential_timed ? *compared.sequential_timed : compared.sequential;
+  if (sequential.node_median_us.size() != graph.node_count())
+    return make_error(ErrorKind::InvalidInput, "calibrated prediction: the comparison's reference timed " +
+                                                   std::to_string(sequential.node_median_us.size()) + " nodes, the graph has " +
+                                                   std::to_string(graph.node_count()) +
+                                                   ": it ran another graph (a merged or split graph's reference is the original model)");
+  const CostTable measured = calibrate_costs(costs, sequential.node_median_us);
+  CalibratedSpeedups out;
+  PredictOptions po;
+  po.counterfactuals = false;
+  WEFT_TRY_ASSIGN(const Prediction eager, predict(graph, schedule, measured, device, po));
+  po.mode = LaunchMode::Graph;
+  WEFT_TRY_ASSIGN(const Prediction replayed, predict(graph, schedule, measured, device, po));
+  out.eager = eager.speedup_vs_eager;
+  out.graph = replayed.speedup_vs_graph;
+  return out;
 }
 
 }  // namespace weft::core

@@ -10,8 +10,11 @@
 #include <vector>
 
 #include "test_graphs.h"
+#include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
+#include "weft/core/device.h"
 #include "weft/core/run_checks.h"
+#include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/sync.h"
 
@@ -234,6 +237,40 @@ TEST(RunComparison, CombineRounds) {
   EXPECT_EQ(r.timeline.label, "first");
   EXPECT_EQ(r.node_median_us, (std::vector<double>{20, 3}));  // node 1: the upper of {1, 3}
   EXPECT_EQ(r.arena_bytes, 64);
+}
+
+// The prediction calibrated with the comparison's own sequential node times (the timed run's
+// when there is one): the reference predicts exactly 1x in both launch modes; two independent
+// chains predict more than 1x on a GPU preset, once eager launches no longer bind (long
+// measured nodes); a comparison whose reference ran another graph is refused.
+TEST(RunComparison, CalibratedSpeedups) {
+  const core::Graph g = test::make_two_branches(3);
+  auto device = core::load_device("h200");
+  ASSERT_TRUE(device) << device.error().message;
+  const core::CostTable costs = core::estimate_costs(g, *device);
+  RecordingExecutor cpu("cpu");
+  core::RunComparisonOptions options;
+  options.run.iterations = 3;
+  options.run.warmup = 0;
+  options.run.per_node_timing = false;
+  options.timed_runs = true;
+  auto c = core::compare_runs(cpu, g, two_streams(g), options);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->sequential_timed->node_median_us.size(), g.node_count());
+  auto same = core::calibrated_speedups(g, core::reference_schedule(g), costs, *device, *c);
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_DOUBLE_EQ(same->eager, 1.0);
+  EXPECT_DOUBLE_EQ(same->graph, 1.0);
+  // Every node measured at 1 ms: the two chains overlap whatever the launch costs.
+  c->sequential_timed->node_median_us.assign(g.node_count(), 1000.0);
+  auto two = core::calibrated_speedups(g, two_streams(g), costs, *device, *c);
+  ASSERT_TRUE(two) << two.error().message;
+  EXPECT_GT(two->eager, 1.5);
+  EXPECT_GT(two->graph, 1.5);
+  c->sequential_timed->node_median_us.pop_back();
+  auto other = core::calibrated_speedups(g, two_streams(g), costs, *device, *c);
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("another graph"), std::string::npos) << other.error().message;
 }
 
 // A cancel between runs stops before the next one: the graph pair and the check never run.

@@ -12,6 +12,8 @@
 #include <string_view>
 
 #include "weft/core/compare_outputs.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/executor.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
@@ -87,6 +89,22 @@ struct RunComparison {
   /// overlapped_pairs(scheduled_timeline()): node pairs on different streams that overlapped.
   std::int64_t overlapped_pairs = 0;
 };
+
+/// What a device predicts for a comparison's schedule once the cost model is given the run's own
+/// sequential node times: the measured counterparts of RunComparison::speedup() (eager) and
+/// speedup_vs_graph() (CUDA Graph replay).
+struct CalibratedSpeedups {
+  double eager = 0;  ///< the schedule with a launch per node against the sequential eager run
+  double graph = 0;  ///< the schedule replayed as a CUDA Graph against the sequential graph
+};
+
+/// `costs` with every node's time replaced by the comparison's sequential node medians (the
+/// per-node timed reference run's when there is one, else the reference run's; nodes it did not
+/// time keep theirs), the reference and `schedule` simulated on `device` in both launch modes.
+/// Errors (InvalidInput): a comparison whose reference ran another graph (a merged or split
+/// graph's) or timed no node; prediction's.
+Expected<CalibratedSpeedups> calibrated_speedups(const Graph& graph, const Schedule& schedule, const CostTable& costs,
+                                                 const DeviceSpec& device, const RunComparison& compared);
 
 /// Plans both schedules, runs the reference and the schedule on `executor` (in alternating
 /// rounds) and compares their outputs; then, as the options ask, the timed pair, the pair on the
