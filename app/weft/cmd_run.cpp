@@ -93,31 +93,14 @@ int cmd_run(Args& args) {
   const double speedup = compared->speedup();
   const std::string used_planner = compared->plan.planner;
 
-  // The prediction for the same schedule on the CPU device calibrated from the sequential run:
-  // its measured node times (and, second, the fitted device's times from shapes alone). A merged
-  // run's reference ran another graph, whose node times do not fit it: no prediction then.
-  std::optional<double> predicted, predicted_fitted;
-  double prediction_error = 0;
-  int cpu_cores = 0;
-  double latch_us = 0, slowdown = 1;
+  // The prediction for the same schedule on the CPU device calibrated from the sequential run
+  // (core::predict_cpu_run, as the studio's Run on CPU). A merged run's reference ran another
+  // graph, whose node times do not fit it: no prediction then.
+  std::optional<core::CpuRunPrediction> predicted;
   if (!obtained->merged) {
-    core::CpuFitOptions fit_options;
-    fit_options.streams = schedule.streams.size();
-    auto contention = core::measure_cpu_contention(graph, ro, static_cast<int>(std::thread::hardware_concurrency()));
-    if (!contention) return report("run", contention.error());
-    fit_options.concurrent_slowdown = *contention;
-    auto calibration = core::fit_cpu_device(graph, seq->node_median_us, fit_options);
-    if (!calibration) return report("run", calibration.error());
-    auto p = core::predicted_cpu_speedup(graph, schedule, calibration->measured, calibration->device);
+    auto p = core::predict_cpu_run(graph, schedule, *compared, ro);
     if (!p) return report("run", p.error());
-    auto pf = core::predicted_cpu_speedup(graph, schedule, calibration->fitted, calibration->device);
-    if (!pf) return report("run", pf.error());
-    predicted = *p;
-    predicted_fitted = *pf;
-    prediction_error = speedup > 0 ? std::abs(*p - speedup) / speedup : 0.0;
-    cpu_cores = calibration->device.sm_count;
-    latch_us = calibration->device.event_wait_us;
-    slowdown = calibration->device.concurrent_slowdown;
+    predicted = std::move(*p);
   }
 
   if (auto trace = args.value("trace")) {
@@ -133,12 +116,13 @@ int cmd_run(Args& args) {
   if (args.flag("json")) {
     nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *compared);
     if (predicted) {
-      j["predicted_speedup"] = *predicted;
-      j["prediction_error"] = prediction_error;
-      j["predicted_speedup_fitted"] = *predicted_fitted;
-      j["cpu_cores"] = cpu_cores;
-      j["latch_us"] = latch_us;
-      j["concurrent_slowdown"] = slowdown;
+      j["predicted_speedup"] = predicted->predicted;
+      j["prediction_error"] = predicted->error;
+      j["predicted_speedup_fitted"] = predicted->predicted_fitted;
+      j["cpu_cores"] = predicted->device.sm_count;
+      j["latch_us"] = predicted->device.event_wait_us;
+      j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
+      if (predicted->oversubscribed) j["prediction_note"] = core::oversubscription_note(*predicted, schedule.streams.size());
     }
     if (obtained->merged) {
       std::size_t groups = 0;
@@ -159,10 +143,13 @@ int cmd_run(Args& args) {
               << "scheduled:  " << core::fixed_text(run->wall_ms, 2) << " ms, arena " << core::mib_text(run->arena_bytes) << " (" << used_planner
               << " planner)\n"
               << "speedup: " << core::fixed_text(speedup, 2) << "x measured"
-              << (predicted ? ", " + core::fixed_text(*predicted, 2) + "x predicted (cpu device from the sequential run's node times, " +
-                                  core::fixed_text(slowdown, 2) + "x slower with every core busy; error " +
-                                  core::fixed_text(100 * prediction_error, 1) + "%), " + core::fixed_text(*predicted_fitted, 2) +
-                                  "x from the fitted device alone"
+              << (predicted ? ", " + core::fixed_text(predicted->predicted, 2) +
+                                  "x predicted (cpu device from the sequential run's node times, " +
+                                  core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy; error " +
+                                  core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
+                                  "x from the fitted device alone" +
+                                  (predicted->oversubscribed ? "; " + core::oversubscription_note(*predicted, schedule.streams.size())
+                                                             : std::string())
                             : std::string())
               << "\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";

@@ -89,6 +89,9 @@ void TestRunMenu::cpuRunFromTheMenu() {
              qPrintable(w.summaryPanel()->runText()));
   QVERIFY(w.summaryPanel()->runText().contains("bit-identical"));
   QVERIFY(w.lastMessage().contains("bit-identical"));
+  // The CPU device calibrated from the run predicts the schedule, as `weft run --backend cpu` does.
+  QVERIFY2(w.summaryPanel()->runText().contains("calibrated cpu") && w.summaryPanel()->runText().contains("× predicted (error "),
+           qPrintable(w.summaryPanel()->runText()));
   // The timeline shows it, beside the predicted tracks.
   bool shown = false;
   for (const auto& t : w.timelineView()->tracks()) shown = shown || t.run.identity() == measured->identity();

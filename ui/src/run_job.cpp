@@ -4,6 +4,7 @@
 #include <QPromise>
 
 #include "weft/core/cpu_executor.h"
+#include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
@@ -47,6 +48,17 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   r.speedup = compared->speedup();
   r.random_weights = compared->scheduled.random_weights;
   r.iterations = request.iterations;
+  if (request.backend == Backend::Cpu) {
+    // What the CPU device calibrated from this run predicts (a fit and two short runs that
+    // measure the cores' contention), as `weft run --backend cpu` reports it.
+    promise.setProgressValueAndText(99, QObject::tr("Predicting from the sequential run"));
+    auto predicted = core::predict_cpu_run(graph, request.schedule, *compared, options.run);
+    if (!predicted) return fail(predicted.error().message);
+    r.predicted_speedup = predicted->predicted;
+    r.prediction_error = predicted->error;
+    r.prediction_note = core::oversubscription_note(*predicted, request.schedule.streams.size());
+  }
+  if (promise.isCanceled()) return;
   r.measured = std::move(compared->scheduled.timeline);
   r.sequential = std::move(compared->sequential.timeline);
   promise.addResult(std::move(r));

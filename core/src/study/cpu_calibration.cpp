@@ -190,6 +190,34 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
   return 1 + (measured - 1) * static_cast<double>(cores - 1) / static_cast<double>(copies - 1);
 }
 
+Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& schedule, const RunComparison& compared,
+                                           const RunOptions& run) {
+  const std::vector<double>& node_us = compared.sequential.node_median_us;
+  if (node_us.size() != graph.node_count())
+    return make_error(ErrorKind::InvalidInput, "CPU prediction: the comparison's reference timed " + std::to_string(node_us.size()) +
+                                                   " nodes, the graph has " + std::to_string(graph.node_count()) +
+                                                   ": it ran another graph (a merged or split graph's reference is the original model)");
+  CpuFitOptions fit;
+  fit.streams = schedule.streams.size();
+  WEFT_TRY_ASSIGN(fit.concurrent_slowdown,
+                  measure_cpu_contention(graph, run, static_cast<int>(std::thread::hardware_concurrency())));
+  WEFT_TRY_ASSIGN(auto calibration, fit_cpu_device(graph, node_us, fit));
+  CpuRunPrediction out;
+  WEFT_TRY_ASSIGN(out.predicted, predicted_cpu_speedup(graph, schedule, calibration.measured, calibration.device));
+  WEFT_TRY_ASSIGN(out.predicted_fitted, predicted_cpu_speedup(graph, schedule, calibration.fitted, calibration.device));
+  const double measured = compared.speedup();
+  out.error = measured > 0 ? std::abs(out.predicted - measured) / measured : 0.0;
+  out.device = std::move(calibration.device);
+  out.oversubscribed = schedule.streams.size() > static_cast<std::size_t>(std::max(out.device.sm_count, 1));
+  return out;
+}
+
+std::string oversubscription_note(const CpuRunPrediction& prediction, std::size_t streams) {
+  if (!prediction.oversubscribed) return {};
+  return std::to_string(streams) + " streams on " + std::to_string(prediction.device.sm_count) +
+         " cores: threads that sleep and share cores are not modelled";
+}
+
 std::int64_t available_memory_bytes() {
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;

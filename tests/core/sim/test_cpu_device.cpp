@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
 
 #include "sim_fixtures.h"
 #include "test_graphs.h"
@@ -235,4 +236,38 @@ TEST(CpuDevice, CopiesRunAtOnce) {
   ASSERT_TRUE(cramped);
   EXPECT_EQ(*cramped, 1.0);
   EXPECT_GT(core::available_memory_bytes(), 0);
+}
+
+// The prediction `weft run --backend cpu` and the studio report: the reference predicts exactly
+// 1x with no caveat; more streams than cores carries the caveat (threads that sleep and share
+// cores are not modelled); a comparison whose reference ran another graph is refused.
+TEST(CpuDevice, RunPredictionAndItsCaveat) {
+  const core::Graph g = test::make_random_dag(40, 0.1, 5);
+  core::RunOptions ro;
+  ro.iterations = 3;
+  ro.warmup = 0;
+  core::RunComparisonOptions options;
+  options.run = ro;
+  auto executor = core::make_cpu_executor();
+  const core::Schedule reference = core::reference_schedule(g);
+  auto same = core::compare_runs(*executor, g, reference, options);
+  ASSERT_TRUE(same) << same.error().message;
+  auto one = core::predict_cpu_run(g, reference, *same, ro);
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_DOUBLE_EQ(one->predicted, 1.0);
+  EXPECT_FALSE(one->oversubscribed);
+  EXPECT_EQ(core::oversubscription_note(*one, 1), "");
+  const int streams = static_cast<int>(std::thread::hardware_concurrency()) + 1;
+  const core::Schedule many = test::random_schedule(g, streams, 3, {.events_for_cross_edges = true});
+  auto crowded = core::compare_runs(*executor, g, many, options);
+  ASSERT_TRUE(crowded) << crowded.error().message;
+  auto p = core::predict_cpu_run(g, many, *crowded, ro);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_GT(p->predicted, 0.0);
+  EXPECT_TRUE(p->oversubscribed);
+  EXPECT_NE(core::oversubscription_note(*p, many.streams.size()).find("not modelled"), std::string::npos);
+  crowded->sequential.node_median_us.pop_back();
+  auto other = core::predict_cpu_run(g, many, *crowded, ro);
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("another graph"), std::string::npos) << other.error().message;
 }

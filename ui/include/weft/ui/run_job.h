@@ -5,6 +5,8 @@
 #include <QFuture>
 #include <QString>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
@@ -39,6 +41,11 @@ struct RunReport {
   bool identical = false;     ///< outputs bit-identical to the sequential run's
   std::int64_t random_weights = 0;  ///< weights without data given seeded values
   int iterations = 0;
+  /// CPU runs: the calibrated CPU device's prediction for the schedule (core::predict_cpu_run,
+  /// as `weft run --backend cpu` reports it) and its error against `speedup`.
+  std::optional<double> predicted_speedup;
+  double prediction_error = 0;
+  std::string prediction_note;  ///< core::oversubscription_note(), or empty
 };
 
 /// Starts a run on request.backend. Refuses (no result, `error` set) a model with an operator the

@@ -13,6 +13,7 @@
 #include "weft/core/executor.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
+#include "weft/core/study/run_comparison.h"
 #include "weft/core/timeline.h"
 
 namespace weft::core {
@@ -55,6 +56,32 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
 /// extrapolated linearly in the busy cores, as the simulator applies it. 1 without 2 cores or
 /// room for 2 copies. Errors: the executor's.
 Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes = -1);
+
+/// What the calibrated CPU device predicts for a CPU run comparison's schedule (`weft run
+/// --backend cpu` and the studio's Run on CPU report it beside the measured speedup).
+struct CpuRunPrediction {
+  double predicted = 0;         ///< with the sequential run's own node medians as the node costs
+  double predicted_fitted = 0;  ///< with the fitted device's node costs from shapes alone
+  double error = 0;             ///< |predicted − measured| / measured
+  DeviceSpec device;            ///< the device fitted (cores, latch, concurrent_slowdown)
+  /// More streams than cores: the executor's threads then sleep in their waits and take turns on
+  /// the cores, whose wake-ups and time slices the device does not model (measured 0.35x against
+  /// 1.71x predicted for transformer4h on 8 streams and 2 cores). The prediction is then shown
+  /// with this caveat (oversubscription_note()).
+  bool oversubscribed = false;
+};
+
+/// The caveat of an oversubscribed prediction, e.g. "8 streams on 2 cores: threads that sleep
+/// and share cores are not modelled", or "" when there is none.
+std::string oversubscription_note(const CpuRunPrediction& prediction, std::size_t streams);
+
+/// The device fitted to `compared`'s sequential node medians, its latch measured for the
+/// schedule's streams and its contention measured (measure_cpu_contention with `run`'s
+/// iterations, every hardware thread), then the schedule and the reference simulated on it.
+/// Errors (InvalidInput): a comparison whose reference ran another graph (merged or split), and
+/// fit_cpu_device's; the executor's.
+Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& schedule, const RunComparison& compared,
+                                           const RunOptions& run);
 
 /// Physical memory free now, bytes (0 when the system does not say).
 std::int64_t available_memory_bytes();
