@@ -192,11 +192,8 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
 
 Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& schedule, const RunComparison& compared,
                                            const RunOptions& run) {
+  WEFT_TRY(check_node_times_fit(graph, compared.sequential, "CPU prediction"));
   const std::vector<double>& node_us = compared.sequential.node_median_us;
-  if (node_us.size() != graph.node_count())
-    return make_error(ErrorKind::InvalidInput, "CPU prediction: the comparison's reference timed " + std::to_string(node_us.size()) +
-                                                   " nodes, the graph has " + std::to_string(graph.node_count()) +
-                                                   ": it ran another graph (a merged or split graph's reference is the original model)");
   CpuFitOptions fit;
   fit.streams = schedule.streams.size();
   WEFT_TRY_ASSIGN(fit.concurrent_slowdown,

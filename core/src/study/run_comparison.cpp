@@ -124,14 +124,18 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
   return c;
 }
 
+Status check_node_times_fit(const Graph& graph, const RunResult& sequential, std::string_view what) {
+  if (sequential.node_median_us.size() == graph.node_count()) return {};
+  return make_error(ErrorKind::InvalidInput, std::string(what) + ": the comparison's reference timed " +
+                                                 std::to_string(sequential.node_median_us.size()) + " nodes, the graph has " +
+                                                 std::to_string(graph.node_count()) +
+                                                 ": it ran another graph (a merged or split graph's reference is the original model)");
+}
+
 Expected<CalibratedSpeedups> calibrated_speedups(const Graph& graph, const Schedule& schedule, const CostTable& costs,
                                                  const DeviceSpec& device, const RunComparison& compared) {
   const RunResult& sequential = compared.sequential_timed ? *compared.sequential_timed : compared.sequential;
-  if (sequential.node_median_us.size() != graph.node_count())
-    return make_error(ErrorKind::InvalidInput, "calibrated prediction: the comparison's reference timed " +
-                                                   std::to_string(sequential.node_median_us.size()) + " nodes, the graph has " +
-                                                   std::to_string(graph.node_count()) +
-                                                   ": it ran another graph (a merged or split graph's reference is the original model)");
+  WEFT_TRY(check_node_times_fit(graph, sequential, "calibrated prediction"));
   const CostTable measured = calibrate_costs(costs, sequential.node_median_us);
   CalibratedSpeedups out;
   PredictOptions po;

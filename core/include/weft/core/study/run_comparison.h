@@ -98,6 +98,11 @@ struct CalibratedSpeedups {
   double graph = 0;  ///< the schedule replayed as a CUDA Graph against the sequential graph
 };
 
+/// Fails (InvalidInput, starting with `what`) unless `sequential`'s node medians cover every node
+/// of `graph`: a comparison whose reference ran another graph (a merged or split graph's
+/// reference is the original model) has no node times for it.
+Status check_node_times_fit(const Graph& graph, const RunResult& sequential, std::string_view what);
+
 /// `costs` with every node's time replaced by the comparison's sequential node medians (the
 /// per-node timed reference run's when there is one, else the reference run's; nodes it did not
 /// time keep theirs), the reference and `schedule` simulated on `device` in both launch modes.
