@@ -122,7 +122,7 @@ int cmd_run(Args& args) {
       j["cpu_cores"] = predicted->device.sm_count;
       j["latch_us"] = predicted->device.event_wait_us;
       j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
-      if (predicted->oversubscribed) j["prediction_note"] = core::oversubscription_note(*predicted, schedule.streams.size());
+      if (!predicted->caveat.empty()) j["prediction_note"] = predicted->caveat;
     }
     if (obtained->merged) {
       std::size_t groups = 0;
@@ -148,8 +148,7 @@ int cmd_run(Args& args) {
                                   core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy; error " +
                                   core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
                                   "x from the fitted device alone" +
-                                  (predicted->oversubscribed ? "; " + core::oversubscription_note(*predicted, schedule.streams.size())
-                                                             : std::string())
+                                  (predicted->caveat.empty() ? std::string() : "; " + predicted->caveat)
                             : std::string())
               << "\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";

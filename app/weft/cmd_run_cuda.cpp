@@ -89,8 +89,8 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   const core::RunResult* run_timed = &*compared->scheduled_timed;
   // The device's prediction with the cost model given this run's own sequential node times (the
   // per-node timed run's medians): against the measured speedups, what the simulator gets wrong
-  // once the kernel times are right.
-  // An extra figure: where it cannot be had, the run's own figures still stand (a warning).
+  // once the kernel times are right. An extra figure: where it cannot be had, the run's own
+  // figures still stand (a warning).
   auto calibrated = core::calibrated_speedups(graph, schedule, model->costs, model->device, *compared);
   if (!calibrated) std::cerr << "weft run: warning: no calibrated prediction: " << calibrated.error().message << "\n";
   const double error = calibrated && speedup > 0 ? std::abs(calibrated->eager - speedup) / speedup : 0.0;

@@ -147,6 +147,16 @@ std::span<const NodeId> Graph::consumers(TensorId t) const { return csr_row(m_co
 std::span<const NodeId> Graph::readers(TensorId t) const { return csr_row(m_reader_begin, m_readers, t); }
 std::span<const NodeId> Graph::writers(TensorId t) const { return csr_row(m_writer_begin, m_writers, t); }
 
+namespace {
+
+// NameIndex's view of a vector of named records (tensors, nodes): id -> name.
+template <class Records>
+auto names_of(const Records& records) {
+  return [&records](std::int32_t id) -> const std::string& { return records[idx(id)].name; };
+}
+
+}  // namespace
+
 namespace detail {
 
 void NameIndex::reserve(std::size_t names) {
@@ -174,11 +184,11 @@ void NameIndex::grow(std::size_t names) {
 }  // namespace detail
 
 std::optional<NodeId> Graph::find_node(std::string_view name) const {
-  return m_node_by_name.find(name, [&](NodeId n) -> const std::string& { return m_nodes[idx(n)].name; });
+  return m_node_by_name.find(name, names_of(m_nodes));
 }
 
 std::optional<TensorId> Graph::find_tensor(std::string_view name) const {
-  return m_tensor_by_name.find(name, [&](TensorId t) -> const std::string& { return m_tensors[idx(t)].name; });
+  return m_tensor_by_name.find(name, names_of(m_tensors));
 }
 
 void GraphBuilder::reserve(std::size_t tensors, std::size_t nodes) {
@@ -189,8 +199,7 @@ void GraphBuilder::reserve(std::size_t tensors, std::size_t nodes) {
 
 TensorId GraphBuilder::tensor(std::string_view name) {
   // One hash per call, found or added.
-  const auto [id, added] = m_by_name.insert(name, static_cast<TensorId>(m_tensors.size()),
-                                            [&](TensorId t) -> const std::string& { return m_tensors[idx(t)].name; });
+  const auto [id, added] = m_by_name.insert(name, static_cast<TensorId>(m_tensors.size()), names_of(m_tensors));
   if (added) {
     Tensor t;
     t.name = std::string(name);
@@ -200,7 +209,7 @@ TensorId GraphBuilder::tensor(std::string_view name) {
 }
 
 std::optional<TensorId> GraphBuilder::find_tensor(std::string_view name) const {
-  return m_by_name.find(name, [&](TensorId t) -> const std::string& { return m_tensors[idx(t)].name; });
+  return m_by_name.find(name, names_of(m_tensors));
 }
 
 TensorId GraphBuilder::add_input(std::string_view name, DType dtype, std::vector<Dim> dims) {
@@ -317,7 +326,7 @@ Expected<Graph> GraphBuilder::build() && {
   for (std::size_t i = 0; i < n; ++i) {
     Node& node = g.m_nodes[i];
     if (node.name.empty()) node.name = "#" + std::to_string(i) + ":" + node.op_type;
-    if (!g.m_node_by_name.insert(node.name, static_cast<NodeId>(i), [&](NodeId m) -> const std::string& { return g.m_nodes[idx(m)].name; }).second)
+    if (!g.m_node_by_name.insert(node.name, static_cast<NodeId>(i), names_of(g.m_nodes)).second)
       return make_error(ErrorKind::InvalidInput, "duplicate node name '" + node.name + "'");
   }
 

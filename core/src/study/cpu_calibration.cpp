@@ -146,12 +146,16 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
   RunOptions ro = run;
   ro.per_node_timing = true;
   WEFT_TRY_ASSIGN(auto result, executor->run(graph, reference, plan, ro));
-  CpuFitOptions fit = options;
-  if (fit.concurrent_slowdown <= 1) {
+  return fit_cpu_device_with_contention(graph, result.node_median_us, run, options);
+}
+
+Expected<CpuCalibration> fit_cpu_device_with_contention(const Graph& graph, std::span<const double> sequential_node_us,
+                                                        const RunOptions& run, CpuFitOptions options) {
+  if (options.concurrent_slowdown <= 1) {
     const int cores = options.cores > 0 ? options.cores : static_cast<int>(std::thread::hardware_concurrency());
-    WEFT_TRY_ASSIGN(fit.concurrent_slowdown, measure_cpu_contention(graph, run, cores));
+    WEFT_TRY_ASSIGN(options.concurrent_slowdown, measure_cpu_contention(graph, run, cores));
   }
-  return fit_cpu_device(graph, result.node_median_us, fit);
+  return fit_cpu_device(graph, sequential_node_us, options);
 }
 
 Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes) {
@@ -193,26 +197,19 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
 Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& schedule, const RunComparison& compared,
                                            const RunOptions& run) {
   WEFT_TRY(check_node_times_fit(graph, compared.sequential, "CPU prediction"));
-  const std::vector<double>& node_us = compared.sequential.node_median_us;
   CpuFitOptions fit;
   fit.streams = schedule.streams.size();
-  WEFT_TRY_ASSIGN(fit.concurrent_slowdown,
-                  measure_cpu_contention(graph, run, static_cast<int>(std::thread::hardware_concurrency())));
-  WEFT_TRY_ASSIGN(auto calibration, fit_cpu_device(graph, node_us, fit));
+  WEFT_TRY_ASSIGN(auto calibration, fit_cpu_device_with_contention(graph, compared.sequential.node_median_us, run, fit));
   CpuRunPrediction out;
   WEFT_TRY_ASSIGN(out.predicted, predicted_cpu_speedup(graph, schedule, calibration.measured, calibration.device));
   WEFT_TRY_ASSIGN(out.predicted_fitted, predicted_cpu_speedup(graph, schedule, calibration.fitted, calibration.device));
   const double measured = compared.speedup();
   out.error = measured > 0 ? std::abs(out.predicted - measured) / measured : 0.0;
   out.device = std::move(calibration.device);
-  out.oversubscribed = schedule.streams.size() > static_cast<std::size_t>(std::max(out.device.sm_count, 1));
+  if (schedule.streams.size() > static_cast<std::size_t>(std::max(out.device.sm_count, 1)))
+    out.caveat = std::to_string(schedule.streams.size()) + " streams on " + std::to_string(out.device.sm_count) +
+                 " cores: threads that sleep and share cores are not modelled";
   return out;
-}
-
-std::string oversubscription_note(const CpuRunPrediction& prediction, std::size_t streams) {
-  if (!prediction.oversubscribed) return {};
-  return std::to_string(streams) + " streams on " + std::to_string(prediction.device.sm_count) +
-         " cores: threads that sleep and share cores are not modelled";
 }
 
 std::int64_t available_memory_bytes() {

@@ -44,29 +44,24 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
   // whose speedup is reported (the reference and the schedule, on the executor and on the graph
   // executor) alternates in rounds that share the iterations, each with its own warm-up, so that
   // a slow phase of the machine slows both sides rather than one.
+  struct Side {
+    std::vector<RunResult> rounds;  ///< the runs so far, combined into `into`
+    RunResult* into;
+  };
   struct Step {
     std::string what;
     Executor* on;
     bool reference;  ///< the reference schedule (else the schedule)
     RunOptions with;
-    std::vector<RunResult>* rounds;  ///< where this run's result goes
+    Side* side;  ///< where this run's result goes
   };
   std::vector<Step> steps;
-  std::deque<std::vector<RunResult>> slots;  // one per result below; Steps point into it
-  struct Side {
-    std::vector<RunResult>* rounds;
-    RunResult* into;
-  };
-  std::vector<Side> sides;
-  const auto add_side = [&](RunResult* into) {
-    std::vector<RunResult>* rounds = &slots.emplace_back();
-    sides.push_back({rounds, into});
-    return rounds;
-  };
+  std::deque<Side> sides;  // Steps point into it
+  const auto add_side = [&](RunResult* into) { return &sides.emplace_back(Side{{}, into}); };
   const auto add_pair = [&](const std::string& reference_what, const std::string& schedule_what, Executor* on,
                             const RunOptions& with, RunResult* reference, RunResult* scheduled, int rounds) {
-    std::vector<RunResult>* a = add_side(reference);
-    std::vector<RunResult>* b = add_side(scheduled);
+    Side* a = add_side(reference);
+    Side* b = add_side(scheduled);
     const int iterations = std::max(with.iterations, 1);
     rounds = std::clamp(rounds, 1, iterations);
     if (reference == &c.sequential) c.rounds = rounds;
@@ -87,15 +82,14 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
     add_pair("Running sequentially on " + other->name(), "Running " + name + " on " + other->name(), other, run,
              &c.sequential_graph.emplace(), &c.scheduled_graph.emplace(), options.rounds);
   if (Executor* check = options.check_executor) {
-    std::vector<RunResult>* into = add_side(&c.check.emplace());
-    steps.push_back({"Checking outputs on " + check->name(), check, true, once, into});
+    steps.push_back({"Checking outputs on " + check->name(), check, true, once, add_side(&c.check.emplace())});
   }
   // Each side's rounds as one result (a cancelled comparison keeps the rounds that ran).
   const auto gather = [&] {
-    for (const Side& side : sides)
-      if (!side.rounds->empty()) {
-        *side.into = combine_rounds(std::move(*side.rounds));
-        side.rounds->clear();
+    for (Side& side : sides)
+      if (!side.rounds.empty()) {
+        *side.into = combine_rounds(std::move(side.rounds));
+        side.rounds.clear();
       }
   };
 
@@ -108,7 +102,7 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
     }
     const Graph& g = s.reference ? reference_graph : graph;
     WEFT_TRY_ASSIGN(auto result, s.on->run(g, s.reference ? c.reference : schedule, s.reference ? c.reference_plan : c.plan, s.with));
-    s.rounds->push_back(std::move(result));
+    s.side->rounds.push_back(std::move(result));
     if (i + 1 == compared_after) {
       gather();
       if (!stage(10 + static_cast<int>(90 * (i + 1) / steps.size()) - 2, "Comparing outputs")) return c;

@@ -6,7 +6,6 @@
 #include <charconv>
 #include <cmath>
 #include <set>
-#include <thread>
 #include <sstream>
 
 #include "weft/core/compare_outputs.h"
@@ -96,9 +95,7 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
       WEFT_TRY_ASSIGN(sequential, options.executor->run(graph, reference, plan, options.run));
       CpuFitOptions fit;
       fit.streams = static_cast<std::size_t>(std::max(options.strategy.max_streams, 1));
-      WEFT_TRY_ASSIGN(fit.concurrent_slowdown,
-                      measure_cpu_contention(graph, options.run, static_cast<int>(std::thread::hardware_concurrency())));
-      WEFT_TRY_ASSIGN(auto cal, fit_cpu_device(graph, sequential->node_median_us, fit));
+      WEFT_TRY_ASSIGN(auto cal, fit_cpu_device_with_contention(graph, sequential->node_median_us, options.run, fit));
       device = cal.device;
       costs = std::move(cal.measured);
       mode = LaunchMode::Eager;

@@ -59,6 +59,14 @@ struct Stage {
   std::string what;
 };
 
+/// A progress callback that records every stage and never cancels.
+core::RunProgress record_stages(std::vector<Stage>& stages) {
+  return [&stages](int percent, std::string_view what) {
+    stages.push_back({percent, std::string(what)});
+    return true;
+  };
+}
+
 }  // namespace
 
 // Without extras: two runs on the executor, the outputs compared, the stages of the studio's
@@ -71,10 +79,7 @@ TEST(RunComparison, ReferenceAndScheduleOnOneExecutor) {
   options.run.warmup = 0;
   options.rounds = 1;
   std::vector<Stage> stages;
-  options.progress = [&](int percent, std::string_view what) {
-    stages.push_back({percent, std::string(what)});
-    return true;
-  };
+  options.progress = record_stages(stages);
   auto c = core::compare_runs(cpu, g, two_streams(g), options);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_FALSE(c->cancelled);
@@ -111,10 +116,7 @@ TEST(RunComparison, DeviceComparisonThroughTheSameCall) {
   options.graph_executor = &graphed;
   options.check_executor = &check;
   std::vector<Stage> stages;
-  options.progress = [&](int percent, std::string_view what) {
-    stages.push_back({percent, std::string(what)});
-    return true;
-  };
+  options.progress = record_stages(stages);
   core::Schedule s;
   s.streams = {{0, 1, 2, 3}, {4, 5, 6, 7}};
   s.strategy = "hand";
@@ -183,10 +185,7 @@ TEST(RunComparison, PairsAlternateInRounds) {
   options.run.warmup = 1;
   options.graph_executor = &graphed;
   std::vector<Stage> stages;
-  options.progress = [&](int percent, std::string_view what) {
-    stages.push_back({percent, std::string(what)});
-    return true;
-  };
+  options.progress = record_stages(stages);
   auto c = core::compare_runs(eager, g, two_streams(g), options);
   ASSERT_TRUE(c) << c.error().message;
   for (RecordingExecutor* e : {&eager, &graphed}) {

@@ -57,6 +57,12 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
 /// room for 2 copies. Errors: the executor's.
 Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes = -1);
 
+/// fit_cpu_device, the contention measured first (measure_cpu_contention with `run`'s
+/// iterations on options.cores, else every hardware thread) unless options.concurrent_slowdown
+/// is above 1 already. Errors: both's.
+Expected<CpuCalibration> fit_cpu_device_with_contention(const Graph& graph, std::span<const double> sequential_node_us,
+                                                        const RunOptions& run, CpuFitOptions options = {});
+
 /// What the calibrated CPU device predicts for a CPU run comparison's schedule (`weft run
 /// --backend cpu` and the studio's Run on CPU report it beside the measured speedup).
 struct CpuRunPrediction {
@@ -64,16 +70,12 @@ struct CpuRunPrediction {
   double predicted_fitted = 0;  ///< with the fitted device's node costs from shapes alone
   double error = 0;             ///< |predicted − measured| / measured
   DeviceSpec device;            ///< the device fitted (cores, latch, concurrent_slowdown)
-  /// More streams than cores: the executor's threads then sleep in their waits and take turns on
-  /// the cores, whose wake-ups and time slices the device does not model (measured 0.35x against
-  /// 1.71x predicted for transformer4h on 8 streams and 2 cores). The prediction is then shown
-  /// with this caveat (oversubscription_note()).
-  bool oversubscribed = false;
+  /// "" or, with more streams than cores, e.g. "8 streams on 2 cores: threads that sleep and
+  /// share cores are not modelled": the executor's threads then sleep in their waits and take
+  /// turns on the cores, whose wake-ups and time slices the device does not model (measured
+  /// 0.35x against 1.71x predicted for transformer4h on 8 streams and 2 cores).
+  std::string caveat;
 };
-
-/// The caveat of an oversubscribed prediction, e.g. "8 streams on 2 cores: threads that sleep
-/// and share cores are not modelled", or "" when there is none.
-std::string oversubscription_note(const CpuRunPrediction& prediction, std::size_t streams);
 
 /// The device fitted to `compared`'s sequential node medians, its latch measured for the
 /// schedule's streams and its contention measured (measure_cpu_contention with `run`'s
@@ -91,7 +93,6 @@ std::int64_t available_memory_bytes();
 /// options.concurrent_slowdown is above 1 already) and fits the device to both. Errors: the
 /// executor's and fit_cpu_device's.
 Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options = {});
-
 
 /// Predicted speedup of `schedule` over the reference schedule on a CPU device: both simulated
 /// with `costs` (measured or fitted). Errors (InvalidInput): a schedule that misplaces nodes or
