@@ -6,7 +6,6 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -122,7 +121,6 @@ int cmd_run(Args& args) {
       j["cpu_cores"] = predicted->device.sm_count;
       j["latch_us"] = predicted->device.event_wait_us;
       j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
-      if (!predicted->caveat.empty()) j["prediction_note"] = predicted->caveat;
     }
     if (obtained->merged) {
       std::size_t groups = 0;
@@ -132,10 +130,13 @@ int cmd_run(Args& args) {
     if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, "
-              << std::thread::hardware_concurrency() << " hardware threads\n"
+    const int cpus = core::cpu_count();
+    std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, " << cpus
+              << " CPUs\n"
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
-              << " stream(s), " << schedule.events.size() << " events\n"
+              << " stream(s)"
+              << (schedule.stream_count() > static_cast<std::size_t>(cpus) ? " taken in turn by " + std::to_string(cpus) + " threads" : std::string())
+              << ", " << schedule.events.size() << " events\n"
               << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
                                          std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
                                    : std::string())
@@ -147,8 +148,7 @@ int cmd_run(Args& args) {
                                   "x predicted (cpu device from the sequential run's node times, " +
                                   core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy; error " +
                                   core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
-                                  "x from the fitted device alone" +
-                                  (predicted->caveat.empty() ? std::string() : "; " + predicted->caveat)
+                                  "x from the fitted device alone"
                             : std::string())
               << "\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";

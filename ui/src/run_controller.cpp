@@ -149,10 +149,8 @@ void RunController::onRunFinished() {
   add(tr("%1 run").arg(backend), tr("%1&nbsp;ms").arg(r.wall_ms, 0, 'f', 2));
   add(tr("%1 sequential").arg(backend), tr("%1&nbsp;ms").arg(r.sequential_ms, 0, 'f', 2));
   add(tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
-  if (r.predicted_speedup) {
+  if (r.predicted_speedup)
     add(tr("calibrated cpu"), tr("%1× predicted (error %2%)").arg(*r.predicted_speedup, 0, 'f', 2).arg(100 * r.prediction_error, 0, 'f', 1));
-    if (!r.prediction_note.empty()) add(tr("caveat"), QString::fromStdString(r.prediction_note).toHtmlEscaped());
-  }
   // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one, the
   // study's speedup over it (`weft run --backend cuda` measures CUDA Graph replays). Only the
   // current schedule's prediction: while an edit's study runs it is the previous one's.

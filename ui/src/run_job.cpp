@@ -56,7 +56,6 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
     if (!predicted) return fail(predicted.error().message);
     r.predicted_speedup = predicted->predicted;
     r.prediction_error = predicted->error;
-    r.prediction_note = predicted->caveat;
   }
   if (promise.isCanceled()) return;
   r.measured = std::move(compared->scheduled.timeline);

@@ -85,7 +85,7 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
   DeviceSpec& d = cal.device;
   d.kind = DeviceKind::Cpu;
   d.name = options.name;
-  d.sm_count = options.cores > 0 ? options.cores : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  d.sm_count = options.cores > 0 ? options.cores : cpu_count();
   d.hardware_queues = d.sm_count;
   const double latch = options.latch_us >= 0 ? options.latch_us : cpu_latch_latency_us(options.streams);
   d.event_record_us = 0;  // a store: the producer's thread barely notices it
@@ -152,7 +152,7 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
 Expected<CpuCalibration> fit_cpu_device_with_contention(const Graph& graph, std::span<const double> sequential_node_us,
                                                         const RunOptions& run, CpuFitOptions options) {
   if (options.concurrent_slowdown <= 1) {
-    const int cores = options.cores > 0 ? options.cores : static_cast<int>(std::thread::hardware_concurrency());
+    const int cores = options.cores > 0 ? options.cores : cpu_count();
     WEFT_TRY_ASSIGN(options.concurrent_slowdown, measure_cpu_contention(graph, run, cores));
   }
   return fit_cpu_device(graph, sequential_node_us, options);
@@ -206,9 +206,6 @@ Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& s
   const double measured = compared.speedup();
   out.error = measured > 0 ? std::abs(out.predicted - measured) / measured : 0.0;
   out.device = std::move(calibration.device);
-  if (schedule.streams.size() > static_cast<std::size_t>(std::max(out.device.sm_count, 1)))
-    out.caveat = std::to_string(schedule.streams.size()) + " streams on " + std::to_string(out.device.sm_count) +
-                 " cores: threads that sleep and share cores are not modelled";
   return out;
 }
 

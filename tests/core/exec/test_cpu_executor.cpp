@@ -3,7 +3,10 @@
 // deadlock, and plans that do not fit, are refused; the measured timeline respects the events.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+
+#include <sched.h>
 
 #include "exec_test_util.h"
 #include "test_graphs.h"
@@ -277,6 +280,93 @@ TEST(CpuExecutor, TimelineRespectsStreamsAndEvents) {
   // Every node ran and was timed in each iteration: a median duration each.
   ASSERT_EQ(r->node_median_us.size(), g.node_count());
   for (double us : r->node_median_us) EXPECT_GE(us, 0.0);
+}
+
+namespace {
+
+// Restricts the calling thread (the executor reads its affinity) to its first `count` allowed
+// CPUs for the scope; false when it has fewer.
+class AllowedCpus {
+ public:
+  explicit AllowedCpus(int count) {
+    CPU_ZERO(&m_saved);
+    if (sched_getaffinity(0, sizeof(m_saved), &m_saved) != 0 || CPU_COUNT(&m_saved) < count) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c = 0, taken = 0; c < CPU_SETSIZE && taken < count; ++c)
+      if (CPU_ISSET(c, &m_saved)) {
+        CPU_SET(c, &set);
+        ++taken;
+      }
+    m_ok = sched_setaffinity(0, sizeof(set), &set) == 0;
+  }
+  ~AllowedCpus() {
+    if (m_ok) sched_setaffinity(0, sizeof(m_saved), &m_saved);
+  }
+  AllowedCpus(const AllowedCpus&) = delete;
+  AllowedCpus& operator=(const AllowedCpus&) = delete;
+  bool ok() const { return m_ok; }
+
+ private:
+  cpu_set_t m_saved;
+  bool m_ok = false;
+};
+
+// The most timeline items running at one instant.
+int most_at_once(const std::vector<core::TimelineItem>& items) {
+  std::vector<std::pair<double, int>> edges;
+  for (const auto& it : items) {
+    edges.emplace_back(it.start_us, 1);
+    edges.emplace_back(it.end_us, -1);
+  }
+  std::sort(edges.begin(), edges.end());  // an end sorts before a start at the same instant
+  int now = 0, most = 0;
+  for (const auto& [t, d] : edges) most = std::max(most, now += d);
+  return most;
+}
+
+}  // namespace
+
+// More streams than CPUs: one worker per CPU takes the streams in turn. On 1 and on 2 allowed
+// CPUs, 5-stream random schedules give the sequential run's outputs bit for bit, keep each
+// stream's order and events, report the schedule's streams, and never run more nodes at once
+// than there are CPUs.
+TEST(CpuExecutor, MoreStreamsThanCpusShareOneWorkerPerCpu) {
+  const core::Graph g = test::make_random_dag(40, 0.1, 5);
+  auto seq = test::run_sequential(g);
+  ASSERT_TRUE(seq) << seq.error().message;
+  for (int cpus : {1, 2}) {
+    SCOPED_TRACE(cpus);
+    const AllowedCpus allowed(cpus);
+    if (!allowed.ok()) {
+      EXPECT_GT(cpus, 1) << "a thread may always run on one of its CPUs";
+      continue;
+    }
+    EXPECT_EQ(core::cpu_count(), cpus);
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      const core::Schedule s = test::random_schedule(g, 5, seed, {.events_for_cross_edges = true});
+      core::RunOptions o;
+      o.warmup = 1;
+      o.iterations = 3;
+      auto r = core::make_cpu_executor()->run(g, s, core::plan_no_reuse(g), o);
+      ASSERT_TRUE(r) << r.error().message;
+      expect_bit_identical(*seq, *r);
+      const auto& items = r->timeline.items;
+      ASSERT_EQ(items.size(), g.node_count());
+      EXPECT_EQ(r->timeline.stream_count, 5);
+      EXPECT_LE(most_at_once(items), cpus);
+      for (std::size_t st = 0; st < s.streams.size(); ++st)
+        for (std::size_t i = 0; i < s.streams[st].size(); ++i) {
+          const auto& it = items[static_cast<std::size_t>(s.streams[st][i])];
+          EXPECT_EQ(it.stream, static_cast<int>(st));
+          if (i > 0) {
+            EXPECT_GE(it.start_us, items[static_cast<std::size_t>(s.streams[st][i - 1])].end_us);
+          }
+        }
+      for (const core::Event& e : s.events)
+        EXPECT_GE(items[static_cast<std::size_t>(e.to)].start_us, items[static_cast<std::size_t>(e.from)].end_us);
+    }
+  }
 }
 
 // Per node, the median of its durations over the timed iterations, not the median iteration's

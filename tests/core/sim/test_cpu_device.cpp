@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <thread>
 
 #include "sim_fixtures.h"
 #include "test_graphs.h"
@@ -103,6 +102,30 @@ TEST(CpuDevice, CoresAreTheSharedResource) {
   EXPECT_DOUBLE_EQ(narrow.makespan_us(), 60);
   // No host thread: the first operator starts at once, with no launch before it.
   EXPECT_DOUBLE_EQ(wide.items[0].start_us, 0);
+}
+
+// One operator per core, as the CPU executor runs them: three independent operators on three
+// streams and two cores take two rounds (a fluid share would end all three at 15 µs). A core
+// that frees carries on with its stream's next operator when that is ready at once, before an
+// operator that has waited longer: a0 -> a1 on stream 0, b (20 µs) on stream 1, c on stream 2.
+TEST(CpuDevice, OneOperatorPerCoreAndStreamsCarryOn) {
+  const core::Graph three = test::make_dag(3, {});
+  core::Schedule spread;
+  spread.streams = {{0}, {1}, {2}};
+  const auto ten = test::table({measured(10), measured(10), measured(10)});
+  const auto rounds = core::simulate(three, spread, ten, cpu_device(2));
+  EXPECT_DOUBLE_EQ(rounds.makespan_us(), 20);
+  EXPECT_DOUBLE_EQ(rounds.items[2].start_us, 10);
+  EXPECT_DOUBLE_EQ(core::simulate(three, spread, ten, cpu_device(3)).makespan_us(), 10);
+
+  const core::Graph g = test::make_dag(4, {{0, 1}});
+  core::Schedule s;
+  s.streams = {{0, 1}, {2}, {3}};
+  const auto costs = test::table({measured(10), measured(10), measured(20), measured(10)});
+  const auto tl = core::simulate(g, s, costs, cpu_device(2));
+  EXPECT_DOUBLE_EQ(tl.items[1].start_us, 10);  // a1: stream 0's core carries on
+  EXPECT_DOUBLE_EQ(tl.items[3].start_us, 20);  // c: waits for b's core
+  EXPECT_DOUBLE_EQ(tl.makespan_us(), 30);
 }
 
 // With every core busy, each running operator is slowed by the device's concurrent_slowdown; with
@@ -239,9 +262,10 @@ TEST(CpuDevice, CopiesRunAtOnce) {
 }
 
 // The prediction `weft run --backend cpu` and the studio report: the reference predicts exactly
-// 1x with no caveat; more streams than cores carries the caveat (threads that sleep and share
-// cores are not modelled); a comparison whose reference ran another graph is refused.
-TEST(CpuDevice, RunPredictionAndItsCaveat) {
+// 1x; more streams than CPUs are predicted too (one operator per CPU, as the executor runs them),
+// with the device's cores the CPUs the run may use; a comparison whose reference ran another
+// graph is refused.
+TEST(CpuDevice, RunPrediction) {
   const core::Graph g = test::make_random_dag(40, 0.1, 5);
   core::RunOptions ro;
   ro.iterations = 3;
@@ -260,15 +284,16 @@ TEST(CpuDevice, RunPredictionAndItsCaveat) {
   auto one = core::predict_cpu_run(g, reference, *same, ro);
   ASSERT_TRUE(one) << one.error().message;
   EXPECT_DOUBLE_EQ(one->predicted, 1.0);
-  EXPECT_EQ(one->caveat, "");
-  const int streams = static_cast<int>(std::thread::hardware_concurrency()) + 1;
+  EXPECT_EQ(one->device.sm_count, core::cpu_count());
+  const int streams = core::cpu_count() + 1;
   const core::Schedule many = test::random_schedule(g, streams, 3, {.events_for_cross_edges = true});
   auto crowded = compare(many);
   ASSERT_TRUE(crowded);
   auto p = core::predict_cpu_run(g, many, *crowded, ro);
   ASSERT_TRUE(p) << p.error().message;
+  // No more than the CPUs' worth of the reference's work at once.
   EXPECT_GT(p->predicted, 0.0);
-  EXPECT_NE(p->caveat.find("not modelled"), std::string::npos) << p->caveat;
+  EXPECT_LE(p->predicted, static_cast<double>(core::cpu_count()) + 1e-9);
   crowded->sequential.node_median_us.pop_back();
   auto other = core::predict_cpu_run(g, many, *crowded, ro);
   ASSERT_FALSE(other);

@@ -10,8 +10,10 @@
 namespace weft::core {
 
 /// The CPU reference executor. run(): validates the schedule (stream order ∪ events must be
-/// acyclic and enforce every data edge) and the plan's fit, then runs one thread per stream;
-/// events are one-shot latches. Planned tensors are views into one arena allocation at their
+/// acyclic and enforce every data edge) and the plan's fit, then runs one thread per stream, or,
+/// with more streams than the CPUs the process may use, one per CPU: each takes a free stream
+/// whose next node is ready (the one that has waited longest) and runs it while its next node is
+/// ready. Events are one-shot latches. Planned tensors are views into one arena allocation at their
 /// offsets; other tensors get their own buffers. Weights come from their data (inline or
 /// external), else seeded random values (per tensor name); inputs from RunOptions::inputs, else
 /// seeded random. Kernels are deterministic: every valid schedule gives bit-identical outputs.
@@ -20,11 +22,11 @@ namespace weft::core {
 /// OpenBLAS is set to one thread (streams are the concurrency).
 std::unique_ptr<Executor> make_cpu_executor();
 
-/// One-way latency of the executor's event latch between two of `streams` stream threads, µs:
-/// the median of `round_trips` ping-pongs through the executor's own record and wait, halved,
-/// with the threads pinned and waiting as a run of that many streams pins and waits them
-/// (spinning when every stream has a CPU of its own, else sleeping in the kernel: a wake-up of
-/// microseconds to a scheduler tick). The calibrated CPU device's event cost.
+/// One-way latency of the executor's event latch between two of the threads that run `streams`
+/// streams, µs: the median of `round_trips` ping-pongs through the executor's own record and
+/// wait, halved, with the threads pinned and waiting as such a run pins and waits them (spinning
+/// when there are two CPUs or more, else sleeping in the kernel: a wake-up of microseconds to a
+/// scheduler tick). The calibrated CPU device's event cost.
 double cpu_latch_latency_us(std::size_t streams, int round_trips = 200);
 
 /// `copies` runs of a one-stream schedule at once, each on a thread of its own (pinned to its
@@ -33,6 +35,10 @@ double cpu_latch_latency_us(std::size_t streams, int round_trips = 200);
 /// failed copy's. Aborts for a schedule of more than one stream.
 Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
                                                 const RunOptions& options, std::size_t copies);
+
+/// The CPUs this process may run on (its affinity mask: taskset, cgroups' cpusets), at least 1:
+/// the most operators a CPU run runs at once, and the calibrated CPU device's core count.
+int cpu_count();
 
 /// Operators the CPU executor supports (sorted).
 std::vector<std::string> cpu_supported_ops();

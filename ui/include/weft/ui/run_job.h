@@ -45,7 +45,6 @@ struct RunReport {
   /// as `weft run --backend cpu` reports it) and its error against `speedup`.
   std::optional<double> predicted_speedup;
   double prediction_error = 0;
-  std::string prediction_note;  ///< core::CpuRunPrediction::caveat, or empty
 };
 
 /// Starts a run on request.backend. Refuses (no result, `error` set) a model with an operator the

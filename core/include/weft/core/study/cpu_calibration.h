@@ -70,11 +70,6 @@ struct CpuRunPrediction {
   double predicted_fitted = 0;  ///< with the fitted device's node costs from shapes alone
   double error = 0;             ///< |predicted − measured| / measured
   DeviceSpec device;            ///< the device fitted (cores, latch, concurrent_slowdown)
-  /// "" or, with more streams than cores, e.g. "8 streams on 2 cores: threads that sleep and
-  /// share cores are not modelled": the executor's threads then sleep in their waits and take
-  /// turns on the cores, whose wake-ups and time slices the device does not model (measured
-  /// 0.35x against 1.71x predicted for transformer4h on 8 streams and 2 cores).
-  std::string caveat;
 };
 
 /// The device fitted to `compared`'s sequential node medians, its latch measured for the
