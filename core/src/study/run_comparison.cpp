@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/core/calibrate.h"
@@ -43,7 +44,11 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
   // Every executor run as one stage, in order; the percentages share 10..100 evenly. A pair
   // whose speedup is reported (the reference and the schedule, on the executor and on the graph
   // executor) alternates in rounds that share the iterations, each with its own warm-up, so that
-  // a slow phase of the machine slows both sides rather than one.
+  // a slow phase of the machine slows both sides rather than one. The side that goes first
+  // alternates too (reference first in even rounds, the schedule in odd ones): a machine that
+  // speeds up or slows down through the comparison (a clock ramping up: grouped_mlp's sequential
+  // iterations went from 3.2 to 2.0 ms over one run) no longer favours the side that always ran
+  // second.
   struct Side {
     std::vector<RunResult> rounds;  ///< the runs so far, combined into `into`
     RunResult* into;
@@ -69,8 +74,10 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
       RunOptions part = with;
       part.iterations = iterations / rounds + (r < iterations % rounds ? 1 : 0);
       const std::string of = rounds > 1 ? " (round " + std::to_string(r + 1) + " of " + std::to_string(rounds) + ")" : "";
-      steps.push_back({reference_what + of, on, true, part, a});
-      steps.push_back({schedule_what + of, on, false, part, b});
+      Step first{reference_what + of, on, true, part, a}, second{schedule_what + of, on, false, part, b};
+      if (r % 2 == 1) std::swap(first, second);
+      steps.push_back(std::move(first));
+      steps.push_back(std::move(second));
     }
   };
   add_pair("Running sequentially", "Running " + name, &executor, run, &c.sequential, &c.scheduled, options.rounds);
