@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <latch>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <numeric>
@@ -110,7 +111,7 @@ struct RunState {
   std::int64_t opset = 0;
   std::int64_t random_weights = 0;
   bool batch_invariant = false;  ///< RunOptions::batch_invariant
-  bool spin = false;             ///< every stream has a CPU of its own: waits spin (IterationBarrier)
+  bool spin = false;             ///< every worker has a CPU of its own: waits spin (IterationBarrier)
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -196,13 +197,14 @@ std::vector<int> allowed_cpus() {
 // (transformer4h, 8 streams as 8 threads on 2 cores: 0.35-1.08x the sequential run, against a
 // prediction of 1.7x).
 std::size_t worker_count(const std::vector<int>& cpus, std::size_t streams) {
-  return cpus.empty() ? streams : std::min(streams, cpus.size());
+  const std::size_t usable = cpus.empty() ? std::max(1u, std::thread::hardware_concurrency()) : cpus.size();
+  return std::min(streams, usable);
 }
 
 // Every worker has a CPU of its own: the workers are pinned and their waits spin.
 bool owns_cpus(const std::vector<int>& cpus, std::size_t workers) { return cpus.size() >= 2 && workers >= 2 && workers <= cpus.size(); }
 
-// Stream s's thread on the s-th allowed CPU, when there are at least as many CPUs as streams.
+// Worker w's thread on the w-th allowed CPU (a worker per stream, or per CPU).
 // Unpinned, the scheduler wakes every stream thread on the core of the thread that released them
 // (wake-affine placement), and on a run of a few milliseconds they take turns on one core while
 // the other idles: the streams then run one after the other (grouped_mlp on 2 streams measured
@@ -503,7 +505,7 @@ class CpuExecutor final : public Executor {
         stop.store(true, std::memory_order_release);
         sync.arrive_and_wait(static_cast<std::uint32_t>(workers - threads.size()));
         threads.clear();  // join
-        return make_error(ErrorKind::Runtime, std::string("could not start a thread per stream: ") + e.what());
+        return make_error(ErrorKind::Runtime, std::string("could not start the run's threads: ") + e.what());
       }
       // After the workers start (they would inherit its mask).
       const CallerPin caller_pin(cpus, workers);
@@ -642,10 +644,7 @@ double cpu_latch_latency_us(std::size_t streams, int round_trips) {
   return 0.5 * *mid;
 }
 
-int cpu_count() {
-  const std::size_t allowed = allowed_cpus().size();
-  return allowed > 0 ? static_cast<int>(allowed) : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-}
+int cpu_count() { return static_cast<int>(worker_count(allowed_cpus(), std::numeric_limits<int>::max())); }
 
 std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
 

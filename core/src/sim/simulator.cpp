@@ -180,12 +180,12 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   // A CPU runs one node per core: the CPU executor has a thread per core at most. A core that
   // frees takes its stream's next node when that is ready at once, else the node that has
   // waited longest: `waiting` holds the ready nodes in that order (stream continuations first).
-  // A GPU starts every ready kernel (in the order they became ready) and shares the device
-  // between them.
-  const std::size_t slots = device.kind == DeviceKind::Cpu && device.sm_count > 0 ? static_cast<std::size_t>(device.sm_count) : n + 1;
+  // A GPU starts every ready kernel and shares the device between them.
+  const bool capped = device.kind == DeviceKind::Cpu && device.sm_count > 0;
+  const auto slots = capped ? static_cast<std::size_t>(device.sm_count) : n;
   using Wait = std::tuple<bool, double, NodeId>;  // not a continuation, ready at, node
   std::priority_queue<Wait, std::vector<Wait>, std::greater<>> waiting;
-  std::vector<char> continues(n, 0);
+  std::vector<char> continues(capped ? n : 0, 0);
 
   tl.items.resize(n);
   for (std::size_t v = 0; v < n; ++v) {
@@ -201,18 +201,21 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   std::vector<double> rate;
   std::size_t done = 0;
   double now = 0;
+  const auto start = [&](NodeId v) {
+    const double dur = device_time_us(costs[v], device);
+    tl.items[idx(v)].start_us = now;
+    running.push_back({v, dur, dur, options.demands ? (*options.demands)[idx(v)] : kernel_demand(graph, v, costs[v], device)});
+  };
   while (done < n) {
     while (!ready.empty() && ready.top().first <= now) {
       const auto [at, v] = ready.top();
       ready.pop();
-      waiting.emplace(!continues[idx(v)], at, v);
+      if (capped) waiting.emplace(!continues[idx(v)], at, v);
+      else start(v);
     }
     while (!waiting.empty() && running.size() < slots) {
-      const NodeId v = std::get<2>(waiting.top());
+      start(std::get<2>(waiting.top()));
       waiting.pop();
-      const double dur = device_time_us(costs[v], device);
-      tl.items[idx(v)].start_us = now;
-      running.push_back({v, dur, dur, options.demands ? (*options.demands)[idx(v)] : kernel_demand(graph, v, costs[v], device)});
     }
     if (running.empty()) {
       WEFT_CHECK_MSG(!ready.empty(), "simulate: nothing running and nothing ready (deadlock)");
@@ -272,7 +275,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
       if (next < stream.size()) {
         release(stream[next], now);
         // Ready the moment its stream predecessor ends: that core carries on with it.
-        if (slots <= n) continues[idx(stream[next])] = deps_left[idx(stream[next])] == 0 && ready_at[idx(stream[next])] <= now;
+        if (capped) continues[idx(stream[next])] = deps_left[idx(stream[next])] == 0 && ready_at[idx(stream[next])] <= now;
       }
       for (std::uint32_t e : sync.records(v)) release(schedule.events[e].to, std::max(now + event_latency, record_at[e]));
     }

@@ -1,5 +1,6 @@
 #pragma once
-// The CPU reference executor: reference kernels, one thread per stream, the planned arena.
+// The CPU reference executor: reference kernels, a thread per stream (per CPU when streams outnumber
+// the CPUs), the planned arena.
 #include <cstddef>
 #include <memory>
 #include <string>
