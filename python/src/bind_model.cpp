@@ -27,6 +27,7 @@
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/strategy_external.h"
+#include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
@@ -160,6 +161,8 @@ struct Prediction {
 struct Run {
   ModelPtr model;
   core::RunComparison c;
+  /// backend 'cpu': the calibrated CPU device's prediction for the schedule (as `weft run`'s).
+  std::optional<core::CpuRunPrediction> predicted;
 };
 
 py::array tensor_array(const core::HostTensor& t) {
@@ -382,6 +385,20 @@ void register_model(py::module_& m) {
       .def_property_readonly("sequential_iteration_ms", [](const Run& r) { return to_array(r.c.sequential.iteration_ms); })
       .def_property_readonly("rounds", [](const Run& r) { return r.c.rounds; },
                              "Rounds the reference and the schedule alternated in.")
+      .def_property_readonly(
+          "predicted_speedup", [](const Run& r) { return r.predicted ? std::optional<double>(r.predicted->predicted) : std::nullopt; },
+          "backend 'cpu': the speedup the CPU device calibrated from the sequential run predicts for the schedule "
+          "(as weft run --backend cpu); None on CUDA.")
+      .def_property_readonly(
+          "prediction_error", [](const Run& r) { return r.predicted ? std::optional<double>(r.predicted->error) : std::nullopt; },
+          "|predicted - measured| / measured speedup; None on CUDA.")
+      .def_property_readonly(
+          "predicted_speedup_fitted",
+          [](const Run& r) { return r.predicted ? std::optional<double>(r.predicted->predicted_fitted) : std::nullopt; },
+          "The same prediction with the fitted device's node times from shapes alone; None on CUDA.")
+      .def_property_readonly(
+          "cpu_cores", [](const Run& r) { return r.predicted ? std::optional<int>(r.predicted->device.sm_count) : std::nullopt; },
+          "The CPUs the run could use (the calibrated device's cores); None on CUDA.")
       .def_property_readonly("identical", [](const Run& r) { return r.c.diff.identical; },
                              "The schedule's outputs are bit-identical to the sequential run's.")
       .def_property_readonly("max_abs_diff", [](const Run& r) { return r.c.diff.max_abs_diff; })
@@ -541,14 +558,18 @@ void register_model(py::module_& m) {
             o.rounds = rounds;
             o.run.seed = seed;
             o.planner = planner;
-            return Run{mo, take(without_gil([&] {
-                         // The CUDA executor loads the CUDA module on first use; where it or a GPU
-                         // is missing, run() returns the Runtime error that says which.
-                         gpu::CudaRunOptions cuda;
-                         cuda.cuda_graph = graph;
-                         auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
-                         return core::compare_runs(*executor, mo->graph, s, o);
-                       }))};
+            Run r{mo, take(without_gil([&] {
+                    // The CUDA executor loads the CUDA module on first use; where it or a GPU is
+                    // missing, run() returns the Runtime error that says which.
+                    gpu::CudaRunOptions cuda;
+                    cuda.cuda_graph = graph;
+                    auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
+                    return core::compare_runs(*executor, mo->graph, s, o);
+                  })),
+                  std::nullopt};
+            if (backend == "cpu")
+              r.predicted = take(without_gil([&] { return core::predict_cpu_run(mo->graph, s, r.c, o.run); }));
+            return r;
           },
           py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false, py::arg("iterations") = 3,
           py::arg("warmup") = 1, py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",

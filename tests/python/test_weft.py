@@ -271,6 +271,13 @@ class PlanSimulateRunTest(unittest.TestCase):
         self.assertEqual(run.timeline.strategy, "chains")
         self.assertEqual(run.sequential_timeline.strategy, "sequential")
         self.assertEqual(run.rounds, 1)  # one iteration: one round
+        # The calibrated CPU device's prediction, as weft run --backend cpu reports it.
+        self.assertGreater(run.predicted_speedup, 0)
+        self.assertLessEqual(run.predicted_speedup, run.cpu_cores + 1e-9)
+        self.assertGreater(run.predicted_speedup_fitted, 0)
+        self.assertAlmostEqual(run.prediction_error, abs(run.predicted_speedup - run.speedup) / run.speedup)
+        reference = model.run(model.reference(), iterations=1, warmup=0)
+        self.assertEqual(reference.predicted_speedup, 1.0)
         alternated = model.run(model.schedule("chains"), iterations=4, warmup=0, rounds=2)
         self.assertEqual(alternated.rounds, 2)
         self.assertEqual(len(alternated.iteration_ms), 4)
