@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "ui_test_support.h"
+#include "weft/core/cpu_executor.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/run_job.h"
 #include "weft/ui/properties_panel.h"
@@ -89,6 +90,10 @@ void TestRunMenu::cpuRunFromTheMenu() {
              qPrintable(w.summaryPanel()->runText()));
   QVERIFY(w.summaryPanel()->runText().contains("bit-identical"));
   QVERIFY(w.lastMessage().contains("bit-identical"));
+  // More streams than CPUs: the summary says the executor's threads (one per CPU) share them.
+  const int streams = static_cast<int>(doc.schedule().stream_count()), cpus = weft::core::cpu_count();
+  const QString sharing = streams > cpus ? QString("%1 streams on %2 threads").arg(streams).arg(cpus) : QString("%1 stream(s)").arg(streams);
+  QVERIFY2(w.summaryPanel()->runText().contains(sharing), qPrintable(w.summaryPanel()->runText()));
   // The CPU device calibrated from the run predicts the schedule, as `weft run --backend cpu` does.
   QVERIFY2(w.summaryPanel()->runText().contains("calibrated cpu") && w.summaryPanel()->runText().contains("× predicted (error "),
            qPrintable(w.summaryPanel()->runText()));

@@ -161,10 +161,14 @@ void RunController::onRunFinished() {
     add(tr("vs seq. graph"), tr("n/a"));
   add(tr("outputs"), diff);
   if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
-  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 stream(s) · median of %4</p><table>%5</table>")
+  // More streams than CPUs: the CPU executor's threads (one per CPU) take the streams in turn.
+  const QString streams = r.cpu_cores > 0 && r.measured.stream_count > r.cpu_cores
+                              ? tr("%1 streams on %2 threads").arg(r.measured.stream_count).arg(r.cpu_cores)
+                              : tr("%1 stream(s)").arg(r.measured.stream_count);
+  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 · median of %4</p><table>%5</table>")
                             .arg(backend.toUpper())
                             .arg(QString::fromStdString(r.measured.strategy).toHtmlEscaped())
-                            .arg(r.measured.stream_count)
+                            .arg(streams)
                             .arg(r.iterations)
                             .arg(rows));
   const QString msg = tr("Ran on %1: %2 ms vs %3 ms sequential (%4×), outputs %5")

@@ -56,6 +56,7 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
     if (!predicted) return fail(predicted.error().message);
     r.predicted_speedup = predicted->predicted;
     r.prediction_error = predicted->error;
+    r.cpu_cores = predicted->device.sm_count;
   }
   if (promise.isCanceled()) return;
   r.measured = std::move(compared->scheduled.timeline);

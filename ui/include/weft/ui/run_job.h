@@ -45,6 +45,7 @@ struct RunReport {
   /// as `weft run --backend cpu` reports it) and its error against `speedup`.
   std::optional<double> predicted_speedup;
   double prediction_error = 0;
+  int cpu_cores = 0;  ///< CPU runs: the CPUs the run could use (its threads; streams beyond take turns)
 };
 
 /// Starts a run on request.backend. Refuses (no result, `error` set) a model with an operator the
