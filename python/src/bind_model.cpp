@@ -165,6 +165,15 @@ struct Run {
   std::optional<core::CpuRunPrediction> predicted;
 };
 
+// A Run property read from its CPU prediction: the field, or None (CUDA runs have none).
+template <class Field>
+auto cpu_prediction(Field field) {
+  return [field](const Run& r) -> std::optional<decltype(field(*r.predicted))> {
+    if (!r.predicted) return std::nullopt;
+    return field(*r.predicted);
+  };
+}
+
 py::array tensor_array(const core::HostTensor& t) {
   const char* format = nullptr;
   switch (t.dtype) {
@@ -385,20 +394,16 @@ void register_model(py::module_& m) {
       .def_property_readonly("sequential_iteration_ms", [](const Run& r) { return to_array(r.c.sequential.iteration_ms); })
       .def_property_readonly("rounds", [](const Run& r) { return r.c.rounds; },
                              "Rounds the reference and the schedule alternated in.")
-      .def_property_readonly(
-          "predicted_speedup", [](const Run& r) { return r.predicted ? std::optional<double>(r.predicted->predicted) : std::nullopt; },
-          "backend 'cpu': the speedup the CPU device calibrated from the sequential run predicts for the schedule "
-          "(as weft run --backend cpu); None on CUDA.")
-      .def_property_readonly(
-          "prediction_error", [](const Run& r) { return r.predicted ? std::optional<double>(r.predicted->error) : std::nullopt; },
-          "|predicted - measured| / measured speedup; None on CUDA.")
-      .def_property_readonly(
-          "predicted_speedup_fitted",
-          [](const Run& r) { return r.predicted ? std::optional<double>(r.predicted->predicted_fitted) : std::nullopt; },
-          "The same prediction with the fitted device's node times from shapes alone; None on CUDA.")
-      .def_property_readonly(
-          "cpu_cores", [](const Run& r) { return r.predicted ? std::optional<int>(r.predicted->device.sm_count) : std::nullopt; },
-          "The CPUs the run could use (the calibrated device's cores); None on CUDA.")
+      .def_property_readonly("predicted_speedup", cpu_prediction([](const core::CpuRunPrediction& p) { return p.predicted; }),
+                             "backend 'cpu': the speedup the CPU device calibrated from the sequential run predicts for the "
+                             "schedule (as weft run --backend cpu); None on CUDA.")
+      .def_property_readonly("prediction_error", cpu_prediction([](const core::CpuRunPrediction& p) { return p.error; }),
+                             "|predicted - measured| / measured speedup; None on CUDA.")
+      .def_property_readonly("predicted_speedup_fitted",
+                             cpu_prediction([](const core::CpuRunPrediction& p) { return p.predicted_fitted; }),
+                             "The same prediction with the fitted device's node times from shapes alone; None on CUDA.")
+      .def_property_readonly("cpu_cores", cpu_prediction([](const core::CpuRunPrediction& p) { return p.device.sm_count; }),
+                             "The CPUs the run could use (the calibrated device's cores); None on CUDA.")
       .def_property_readonly("identical", [](const Run& r) { return r.c.diff.identical; },
                              "The schedule's outputs are bit-identical to the sequential run's.")
       .def_property_readonly("max_abs_diff", [](const Run& r) { return r.c.diff.max_abs_diff; })

@@ -30,6 +30,7 @@
 namespace weft::core {
 namespace {
 
+using detail::idx;
 using detail::View;
 using Clock = std::chrono::steady_clock;
 
@@ -374,18 +375,15 @@ class StreamPool {
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
   // Every event `v` waits for is recorded (its stream predecessor ran before the stream's holder
-  // moved past it).
-  bool ready(NodeId v) const {
-    for (std::uint32_t e : m_state.order->waits(v))
-      if (m_state.done[idx(m_state.order->schedule().events[e].from)].load(std::memory_order_acquire) == 0) return false;
+  // moved past it). With `since`: also when it became ready, the last end among the events'
+  // producers and `*since` as given (its stream predecessor's end).
+  bool ready(NodeId v, double* since = nullptr) const {
+    for (std::uint32_t e : m_state.order->waits(v)) {
+      const auto from = idx(m_state.order->schedule().events[e].from);
+      if (m_state.done[from].load(std::memory_order_acquire) == 0) return false;
+      if (since) *since = std::max(*since, m_state.items[from].end_us);
+    }
     return true;
-  }
-
-  // When `v` became ready: the last end among its stream predecessor and the events' producers.
-  double ready_at(NodeId v, std::uint32_t i, const std::vector<NodeId>& stream) const {
-    double at = i > 0 ? m_state.items[idx(stream[i - 1])].end_us : 0.0;
-    for (std::uint32_t e : m_state.order->waits(v)) at = std::max(at, m_state.items[idx(m_state.order->schedule().events[e].from)].end_us);
-    return at;
   }
 
   // The free stream whose ready next node has waited longest (the lowest stream on a tie).
@@ -395,8 +393,9 @@ class StreamPool {
     for (std::size_t s = 0; s < m_streams.size(); ++s) {
       if (m_held[s].load(std::memory_order_relaxed)) continue;
       const std::uint32_t i = m_next[s].load(std::memory_order_acquire);
-      if (i >= m_streams[s].size() || !ready(m_streams[s][i])) continue;
-      const double at = ready_at(m_streams[s][i], i, m_streams[s]);
+      if (i >= m_streams[s].size()) continue;
+      double at = i > 0 ? m_state.items[idx(m_streams[s][i - 1])].end_us : 0.0;
+      if (!ready(m_streams[s][i], &at)) continue;
       if (best == kNone || at < best_at) {
         best = s;
         best_at = at;
@@ -409,8 +408,6 @@ class StreamPool {
     m_progress.fetch_add(1, std::memory_order_acq_rel);
     m_progress.notify_all();
   }
-
-  static std::size_t idx(NodeId v) { return static_cast<std::size_t>(v); }
 
   RunState& m_state;
   const std::vector<std::vector<NodeId>>& m_streams;

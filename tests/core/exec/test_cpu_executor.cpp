@@ -37,6 +37,22 @@ void expect_bit_identical(const core::RunResult& a, const core::RunResult& b) {
   }
 }
 
+// A measured timeline keeps the schedule: each node on its stream, after its stream predecessor
+// and after the producers of the events it waits for.
+void expect_respects(const core::Schedule& s, const std::vector<core::TimelineItem>& items) {
+  for (std::size_t st = 0; st < s.streams.size(); ++st)
+    for (std::size_t i = 0; i < s.streams[st].size(); ++i) {
+      const auto& it = items[static_cast<std::size_t>(s.streams[st][i])];
+      EXPECT_EQ(it.stream, static_cast<int>(st));
+      EXPECT_LE(it.start_us, it.end_us);
+      if (i > 0) {
+        EXPECT_GE(it.start_us, items[static_cast<std::size_t>(s.streams[st][i - 1])].end_us);
+      }
+    }
+  for (const core::Event& e : s.events)
+    EXPECT_GE(items[static_cast<std::size_t>(e.to)].start_us, items[static_cast<std::size_t>(e.from)].end_us);
+}
+
 core::Graph load_model(const std::string& name) {
   auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/" + name);
   if (!g) {
@@ -266,17 +282,7 @@ TEST(CpuExecutor, TimelineRespectsStreamsAndEvents) {
   ASSERT_EQ(items.size(), g.node_count());
   EXPECT_EQ(r->timeline.kind, core::RunKind::Measured);
   EXPECT_EQ(r->timeline.stream_count, 3);
-  for (std::size_t st = 0; st < s.streams.size(); ++st)
-    for (std::size_t i = 0; i < s.streams[st].size(); ++i) {
-      const auto& it = items[static_cast<std::size_t>(s.streams[st][i])];
-      EXPECT_EQ(it.stream, static_cast<int>(st));
-      EXPECT_LE(it.start_us, it.end_us);
-      if (i > 0) {
-        EXPECT_GE(it.start_us, items[static_cast<std::size_t>(s.streams[st][i - 1])].end_us);
-      }
-    }
-  for (const core::Event& e : s.events)
-    EXPECT_GE(items[static_cast<std::size_t>(e.to)].start_us, items[static_cast<std::size_t>(e.from)].end_us);
+  expect_respects(s, items);
   // Every node ran and was timed in each iteration: a median duration each.
   ASSERT_EQ(r->node_median_us.size(), g.node_count());
   for (double us : r->node_median_us) EXPECT_GE(us, 0.0);
@@ -355,16 +361,7 @@ TEST(CpuExecutor, MoreStreamsThanCpusShareOneWorkerPerCpu) {
       ASSERT_EQ(items.size(), g.node_count());
       EXPECT_EQ(r->timeline.stream_count, 5);
       EXPECT_LE(most_at_once(items), cpus);
-      for (std::size_t st = 0; st < s.streams.size(); ++st)
-        for (std::size_t i = 0; i < s.streams[st].size(); ++i) {
-          const auto& it = items[static_cast<std::size_t>(s.streams[st][i])];
-          EXPECT_EQ(it.stream, static_cast<int>(st));
-          if (i > 0) {
-            EXPECT_GE(it.start_us, items[static_cast<std::size_t>(s.streams[st][i - 1])].end_us);
-          }
-        }
-      for (const core::Event& e : s.events)
-        EXPECT_GE(items[static_cast<std::size_t>(e.to)].start_us, items[static_cast<std::size_t>(e.from)].end_us);
+      expect_respects(s, items);
     }
   }
 }
