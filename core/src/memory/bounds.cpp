@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <span>
 
@@ -21,7 +22,10 @@ namespace {
 // plus the residual twins of its edges in) up front, so each vertex's arcs lie contiguously and
 // the level searches read them in memory order. The max-flow value, and the set reachable from
 // the source in the residual network (the minimal min cut), are the same whatever order arcs
-// are tried in.
+// are tried in. Cap is the capacity type: 32 bits where the capacities fit (a quarter less
+// memory to fill and search over millions of arcs), else 64. The arc arrays are left
+// uninitialised: add_edge writes every slot, and run() checks that it did.
+template <class Cap>
 class MaxFlow {
  public:
   explicit MaxFlow(std::span<const std::uint32_t> arcs_of) : m_vertices(arcs_of.size()) {
@@ -33,15 +37,15 @@ class MaxFlow {
       m_begin[v + 1] = static_cast<std::uint32_t>(total);
     }
     m_fill.assign(m_begin.begin(), m_begin.end() - 1);
-    m_arc_to.resize(m_begin.back());
-    m_arc_cap.resize(m_begin.back());
-    m_twin.resize(m_begin.back());
+    m_arc_to.reset(new std::int32_t[total]);
+    m_arc_cap.reset(new Cap[total]);
+    m_twin.reset(new std::uint32_t[total]);
     m_level.resize(m_vertices);
     m_iter.resize(m_vertices);
     m_back.resize(m_vertices);
   }
   /// Adds u → v and its residual twin; returns the forward arc's index.
-  std::size_t add_edge(std::size_t u, std::size_t v, std::int64_t cap) {
+  std::size_t add_edge(std::size_t u, std::size_t v, Cap cap) {
     const std::uint32_t k = m_fill[u]++, j = m_fill[v]++;
     WEFT_CHECK(k < m_begin[u + 1] && j < m_begin[v + 1]);
     m_arc_to[k] = static_cast<std::int32_t>(v);
@@ -53,7 +57,7 @@ class MaxFlow {
     return k;
   }
   /// Sends `amount` along arc e (part of an initial flow that run() then completes).
-  void push(std::size_t e, std::int64_t amount) {
+  void push(std::size_t e, Cap amount) {
     m_arc_cap[e] -= amount;
     m_arc_cap[m_twin[e]] += amount;
   }
@@ -64,7 +68,7 @@ class MaxFlow {
     // find those for less than Dinic's phases (a full level search, then a search of the level
     // graph); past a few, the phases bound the work.
     for (int k = 0; k < direct_paths; ++k) {
-      const std::int64_t f = augment_once(s, t);
+      const Cap f = augment_once(s, t);
       if (f == 0) {
         m_ran = true;  // the failed search visited exactly the vertices reachable from s
         return flow;
@@ -73,7 +77,7 @@ class MaxFlow {
     }
     while (bfs(s, t)) {
       std::copy(m_begin.begin(), m_begin.end() - 1, m_iter.begin());
-      while (std::int64_t f = dfs(s, t, std::numeric_limits<std::int64_t>::max())) flow += f;
+      while (const Cap f = dfs(s, t, std::numeric_limits<Cap>::max())) flow += f;
     }
     m_ran = true;
     return flow;
@@ -94,7 +98,7 @@ class MaxFlow {
   // from a tensor with supply left to one with demand left, and the sink side starts from those
   // few tensors, while the source side starts from every tensor with supply left and, searched
   // alone, crossed most of the network for each path (2 paths at 100k layered nodes, 15 ms each).
-  std::int64_t augment_once(std::size_t s, std::size_t t) {
+  Cap augment_once(std::size_t s, std::size_t t) {
     std::fill(m_level.begin(), m_level.end(), -1);
     std::fill(m_back.begin(), m_back.end(), kUnseen);
     std::vector<std::size_t>& fwd = m_queue;
@@ -148,7 +152,7 @@ class MaxFlow {
       else forward_level();
     }
     if (meet == kNoVertex) return 0;
-    std::int64_t f = std::numeric_limits<std::int64_t>::max();
+    Cap f = std::numeric_limits<Cap>::max();
     for (std::size_t v = meet; v != s; v = static_cast<std::size_t>(m_arc_to[m_twin[m_iter[v]]])) f = std::min(f, m_arc_cap[m_iter[v]]);
     for (std::size_t u = meet; u != t; u = static_cast<std::size_t>(m_arc_to[m_back[u]])) f = std::min(f, m_arc_cap[m_back[u]]);
     for (std::size_t v = meet; v != s; v = static_cast<std::size_t>(m_arc_to[m_twin[m_iter[v]]])) {
@@ -183,13 +187,13 @@ class MaxFlow {
   }
   // Iterative augmenting-path search along the level graph (recursion could overflow the stack
   // on long chains).
-  std::int64_t dfs(std::size_t s, std::size_t t, std::int64_t limit) {
+  Cap dfs(std::size_t s, std::size_t t, Cap limit) {
     std::vector<std::uint32_t>& path = m_path;  // arcs
     path.clear();
     std::size_t u = s;
     while (true) {
       if (u == t) {
-        std::int64_t f = limit;
+        Cap f = limit;
         for (std::uint32_t k : path) f = std::min(f, m_arc_cap[k]);
         for (std::uint32_t k : path) {
           m_arc_cap[k] -= f;
@@ -217,9 +221,10 @@ class MaxFlow {
 
   std::size_t m_vertices;
   bool m_ran = false;
-  std::vector<std::uint32_t> m_begin, m_fill, m_twin, m_iter;
-  std::vector<std::int32_t> m_arc_to;
-  std::vector<std::int64_t> m_arc_cap;
+  std::vector<std::uint32_t> m_begin, m_fill, m_iter;
+  std::unique_ptr<std::int32_t[]> m_arc_to;
+  std::unique_ptr<Cap[]> m_arc_cap;
+  std::unique_ptr<std::uint32_t[]> m_twin;
   std::vector<int> m_level;
   std::vector<std::size_t> m_queue;  // bfs's, kept between phases
   // augment_once's search from the sink: per vertex, the arc toward t it was reached by.
@@ -327,19 +332,27 @@ ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const Executi
     return out;
   }
 
-  // Vertices: source, sink, per tensor in/out, per node in/out. A path t_out(a) → … → t_in(b)
+  // Vertices: source, sink, per tensor in/out, one per node. A path t_out(a) → … → t_in(b)
   // exists iff b's producer is where a is dead: a enters the node network at its dead-from
   // frontier (the first dead node on each stream), and everything after a frontier node in H is
-  // dead too (the dead set is an up-set), so no closure is needed.
+  // dead too (the dead set is an up-set), so no closure is needed. A node's capacity is
+  // unlimited, so it is one vertex, not an in → out pair: the same flows and the same vertices
+  // reachable from the source (an out half was only ever reached through its in half, or
+  // against flow that its in → out edge carried too).
   const std::size_t src = 0, sink = 1;
   const auto t_in = [&](std::size_t i) { return 2 + 2 * i; };
   const auto t_out = [&](std::size_t i) { return 3 + 2 * i; };
-  const auto n_in = [&](NodeId v) { return 2 + 2 * b_count + 2 * static_cast<std::size_t>(v); };
-  const auto n_out = [&](NodeId v) { return 3 + 2 * b_count + 2 * static_cast<std::size_t>(v); };
-  const std::int64_t inf = std::accumulate(weight.begin(), weight.end(), std::int64_t{0}) + 1;
+  const auto n_of = [&](NodeId v) { return 2 + 2 * b_count + static_cast<std::size_t>(v); };
+  // Capacities count units of the weights' greatest common divisor (the alignment at least): every
+  // flow scaled by one factor, so the same cut; 32-bit capacities wherever the total fits.
+  std::int64_t unit = 0;
+  for (const std::int64_t w : weight) unit = std::gcd(unit, w);
+  std::vector<std::int64_t> units(b_count);
+  for (std::size_t i = 0; i < b_count; ++i) units[i] = weight[i] / unit;
+  const std::int64_t total_units = std::accumulate(units.begin(), units.end(), std::int64_t{0});
   const std::size_t streams = clocks.stream_count();
   struct Entry {
-    std::size_t tensor, edge;  // edge: t_out(tensor) → n_in(the frontier node)
+    std::size_t tensor, edge;  // edge: t_out(tensor) → the frontier node
     std::int32_t index;        // the frontier node's index on its stream
   };
   // Per node, the tensors whose frontier it is (in tensor order) and the tensors it produces:
@@ -348,49 +361,18 @@ ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const Executi
   std::vector<std::pair<NodeId, Entry>> frontier_entries;
   frontier_entries.reserve(b_count * streams);
   std::vector<NodeId> producer(b_count);
-  const FirstAfter after(clocks);
-  std::vector<std::int32_t> frontier;
-  for (std::size_t i = 0; i < b_count; ++i) {
-    const Tensor& t = graph.tensor(tensors[i]);
-    producer[i] = t.producer;
-    detail::dead_from(after, t, frontier);
-    for (std::size_t s = 0; s < frontier.size(); ++s)
-      if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size())
-        frontier_entries.push_back({clocks.stream(s)[static_cast<std::size_t>(frontier[s])], {i, 0, frontier[s]}});
-  }
-  // The network, described once and walked twice: to count each vertex's arcs, then to add them.
-  // Edge ids the initial flow below pushes along: each node's in → out, its stream-order edge to
-  // the next node on its stream, and each tensor's source, sink and producer edges.
-  std::vector<std::size_t> node_edge(v_count), chain_edge(v_count, 0);
-  std::vector<std::size_t> src_edge(b_count), sink_edge(b_count), prod_edge(b_count);
-  const auto network = [&](auto&& edge) {
-    for (std::size_t u = 0; u < v_count; ++u) {
-      const auto nu = static_cast<NodeId>(u);
-      const auto& st = clocks.stream(static_cast<std::size_t>(clocks.stream_of(nu)));
-      const auto k = static_cast<std::size_t>(clocks.index(nu));
-      const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
-      node_edge[u] = edge(n_in(nu), n_out(nu), inf);
-      for (NodeId v : clocks.successors(nu)) {
-        const std::size_t e = edge(n_out(nu), n_in(v), inf);
-        if (v == next) chain_edge[u] = e;
-      }
-    }
+  {
+    const FirstAfter after(clocks);
+    std::vector<std::int32_t> frontier;
     for (std::size_t i = 0; i < b_count; ++i) {
-      src_edge[i] = edge(src, t_out(i), weight[i]);
-      sink_edge[i] = edge(t_in(i), sink, weight[i]);
-      edge(t_in(i), t_out(i), inf);
-      prod_edge[i] = edge(n_in(producer[i]), t_in(i), inf);
+      const Tensor& t = graph.tensor(tensors[i]);
+      producer[i] = t.producer;
+      detail::dead_from(after, t, frontier);
+      for (std::size_t s = 0; s < frontier.size(); ++s)
+        if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size())
+          frontier_entries.push_back({clocks.stream(s)[static_cast<std::size_t>(frontier[s])], {i, 0, frontier[s]}});
     }
-    for (auto& fe : frontier_entries) fe.second.edge = edge(t_out(fe.second.tensor), n_in(fe.first), inf);
-  };
-  std::vector<std::uint32_t> arcs_of(2 + 2 * b_count + 2 * v_count, 0);
-  network([&](std::size_t u, std::size_t v, std::int64_t) -> std::size_t {
-    ++arcs_of[u];  // the edge
-    ++arcs_of[v];  // its residual twin
-    return 0;
-  });
-  MaxFlow flow(arcs_of);
-  network([&](std::size_t u, std::size_t v, std::int64_t cap) { return flow.add_edge(u, v, cap); });
+  }
   std::vector<std::uint32_t> entering_begin(v_count + 1, 0), produced_begin(v_count + 1, 0);
   for (const auto& fe : frontier_entries) ++entering_begin[static_cast<std::size_t>(fe.first) + 1];
   for (std::size_t i = 0; i < b_count; ++i) ++produced_begin[static_cast<std::size_t>(producer[i]) + 1];
@@ -398,67 +380,102 @@ ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const Executi
     entering_begin[v + 1] += entering_begin[v];
     produced_begin[v + 1] += produced_begin[v];
   }
-  std::vector<Entry> entering(frontier_entries.size());
-  std::vector<std::size_t> produced(b_count);
-  {
-    std::vector<std::uint32_t> at(entering_begin.begin(), entering_begin.end() - 1);
-    for (const auto& fe : frontier_entries) entering[at[static_cast<std::size_t>(fe.first)]++] = fe.second;
-    at.assign(produced_begin.begin(), produced_begin.end() - 1);
-    for (std::size_t i = 0; i < b_count; ++i) produced[at[static_cast<std::size_t>(producer[i])]++] = i;
-  }
-  // Initial flow: along each stream, a tensor's weight enters at its frontier node and serves
-  // tensors produced further down that stream (each is dead-after it). Edge flows along the
-  // stream chains are prefix sums, so this is O(V + T·S); Dinic then only completes what the
-  // stream chains alone cannot route, instead of growing one path length per phase.
-  std::vector<std::int64_t> supply(weight), demand(weight);
-  std::vector<std::vector<Entry>> pool(streams);
-  std::vector<std::vector<std::int64_t>> along(streams);
-  for (std::size_t s = 0; s < streams; ++s) along[s].assign(clocks.stream(s).size() + 1, 0);
-  std::int64_t initial = 0;
-  for (NodeId x : clocks.order()) {
-    const auto ux = static_cast<std::size_t>(x);
-    const auto s = static_cast<std::size_t>(clocks.stream_of(x));
-    const std::int32_t k = clocks.index(x);
-    for (std::uint32_t j = entering_begin[ux]; j < entering_begin[ux + 1]; ++j) pool[s].push_back(entering[j]);
-    for (std::uint32_t j = produced_begin[ux]; j < produced_begin[ux + 1]; ++j)
-      for (const std::size_t b = produced[j]; demand[b] > 0 && !pool[s].empty();) {
-        const Entry a = pool[s].back();
-        if (supply[a.tensor] == 0) {
-          pool[s].pop_back();
-          continue;
+
+  const auto solve = [&](auto zero) {
+    using Cap = decltype(zero);
+    const auto inf = static_cast<Cap>(total_units + 1);
+    // The network, described once and walked twice: to count each vertex's arcs, then to add them.
+    // Edge ids the initial flow below pushes along: each node's stream-order edge to the next node
+    // on its stream, and each tensor's source, sink and producer edges.
+    std::vector<std::size_t> chain_edge(v_count, 0);
+    std::vector<std::size_t> src_edge(b_count), sink_edge(b_count), prod_edge(b_count);
+    const auto network = [&](auto&& edge) {
+      for (std::size_t u = 0; u < v_count; ++u) {
+        const auto nu = static_cast<NodeId>(u);
+        const auto& st = clocks.stream(static_cast<std::size_t>(clocks.stream_of(nu)));
+        const auto k = static_cast<std::size_t>(clocks.index(nu));
+        const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
+        for (NodeId v : clocks.successors(nu)) {
+          const std::size_t e = edge(n_of(nu), n_of(v), inf);
+          if (v == next) chain_edge[u] = e;
         }
-        const std::int64_t amount = std::min(supply[a.tensor], demand[b]);
-        flow.push(src_edge[a.tensor], amount);
-        flow.push(a.edge, amount);
-        flow.push(prod_edge[b], amount);
-        flow.push(sink_edge[b], amount);
-        along[s][static_cast<std::size_t>(a.index)] += amount;
-        along[s][static_cast<std::size_t>(k)] -= amount;
-        supply[a.tensor] -= amount;
-        demand[b] -= amount;
-        initial += amount;
       }
-  }
-  for (std::size_t s = 0; s < streams; ++s) {
-    std::int64_t running = 0;
-    const auto& st = clocks.stream(s);
-    for (std::size_t k = 0; k + 1 < st.size(); ++k)
-      if ((running += along[s][k]) > 0) {
-        flow.push(node_edge[static_cast<std::size_t>(st[k])], running);
-        flow.push(chain_edge[static_cast<std::size_t>(st[k])], running);
+      for (std::size_t i = 0; i < b_count; ++i) {
+        src_edge[i] = edge(src, t_out(i), static_cast<Cap>(units[i]));
+        sink_edge[i] = edge(t_in(i), sink, static_cast<Cap>(units[i]));
+        edge(t_in(i), t_out(i), inf);
+        prod_edge[i] = edge(n_of(producer[i]), t_in(i), inf);
       }
-  }
-  const std::int64_t total = inf - 1;
-  const std::int64_t matched = initial + flow.run(src, sink, direct_paths);
-  out.bytes = total - matched;
-  const auto seen = flow.reachable();
-  std::int64_t check = 0;
-  for (std::size_t i = 0; i < b_count; ++i)
-    if (seen[t_out(i)] && !seen[t_in(i)]) {
-      out.antichain.push_back(tensors[i]);
-      check += weight[i];
+      for (auto& fe : frontier_entries) fe.second.edge = edge(t_out(fe.second.tensor), n_of(fe.first), inf);
+    };
+    std::vector<std::uint32_t> arcs_of(2 + 2 * b_count + v_count, 0);
+    network([&](std::size_t u, std::size_t v, Cap) -> std::size_t {
+      ++arcs_of[u];  // the edge
+      ++arcs_of[v];  // its residual twin
+      return 0;
+    });
+    MaxFlow<Cap> flow(arcs_of);
+    network([&](std::size_t u, std::size_t v, Cap cap) { return flow.add_edge(u, v, cap); });
+    std::vector<Entry> entering(frontier_entries.size());
+    std::vector<std::size_t> produced(b_count);
+    {
+      std::vector<std::uint32_t> at(entering_begin.begin(), entering_begin.end() - 1);
+      for (const auto& fe : frontier_entries) entering[at[static_cast<std::size_t>(fe.first)]++] = fe.second;
+      at.assign(produced_begin.begin(), produced_begin.end() - 1);
+      for (std::size_t i = 0; i < b_count; ++i) produced[at[static_cast<std::size_t>(producer[i])]++] = i;
     }
-  WEFT_CHECK_MSG(check == out.bytes, "antichain weight must equal the min-cut value");
+    // Initial flow: along each stream, a tensor's weight enters at its frontier node and serves
+    // tensors produced further down that stream (each is dead-after it). Edge flows along the
+    // stream chains are prefix sums, so this is O(V + T·S); Dinic then only completes what the
+    // stream chains alone cannot route, instead of growing one path length per phase.
+    std::vector<std::int64_t> supply(units), demand(units);
+    std::vector<std::vector<Entry>> pool(streams);
+    std::vector<std::vector<std::int64_t>> along(streams);
+    for (std::size_t s = 0; s < streams; ++s) along[s].assign(clocks.stream(s).size() + 1, 0);
+    std::int64_t initial = 0;
+    for (NodeId x : clocks.order()) {
+      const auto ux = static_cast<std::size_t>(x);
+      const auto s = static_cast<std::size_t>(clocks.stream_of(x));
+      const std::int32_t k = clocks.index(x);
+      for (std::uint32_t j = entering_begin[ux]; j < entering_begin[ux + 1]; ++j) pool[s].push_back(entering[j]);
+      for (std::uint32_t j = produced_begin[ux]; j < produced_begin[ux + 1]; ++j)
+        for (const std::size_t b = produced[j]; demand[b] > 0 && !pool[s].empty();) {
+          const Entry a = pool[s].back();
+          if (supply[a.tensor] == 0) {
+            pool[s].pop_back();
+            continue;
+          }
+          const std::int64_t amount = std::min(supply[a.tensor], demand[b]);
+          flow.push(src_edge[a.tensor], static_cast<Cap>(amount));
+          flow.push(a.edge, static_cast<Cap>(amount));
+          flow.push(prod_edge[b], static_cast<Cap>(amount));
+          flow.push(sink_edge[b], static_cast<Cap>(amount));
+          along[s][static_cast<std::size_t>(a.index)] += amount;
+          along[s][static_cast<std::size_t>(k)] -= amount;
+          supply[a.tensor] -= amount;
+          demand[b] -= amount;
+          initial += amount;
+        }
+    }
+    for (std::size_t s = 0; s < streams; ++s) {
+      std::int64_t running = 0;
+      const auto& st = clocks.stream(s);
+      for (std::size_t k = 0; k + 1 < st.size(); ++k)
+        if ((running += along[s][k]) > 0) flow.push(chain_edge[static_cast<std::size_t>(st[k])], static_cast<Cap>(running));
+    }
+    const std::int64_t matched = initial + flow.run(src, sink, direct_paths);
+    out.bytes = (total_units - matched) * unit;
+    const auto seen = flow.reachable();
+    std::int64_t check = 0;
+    for (std::size_t i = 0; i < b_count; ++i)
+      if (seen[t_out(i)] && !seen[t_in(i)]) {
+        out.antichain.push_back(tensors[i]);
+        check += weight[i];
+      }
+    WEFT_CHECK_MSG(check == out.bytes, "antichain weight must equal the min-cut value");
+  };
+  if (total_units < std::numeric_limits<std::int32_t>::max()) solve(std::int32_t{0});
+  else solve(std::int64_t{0});
   return out;
 }
 

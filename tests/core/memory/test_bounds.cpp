@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 
 #include "memory_test_util.h"
@@ -72,6 +73,49 @@ TEST(Bounds, ConcurrentBoundIsExact) {
     else ++multi_stream;
   }
   EXPECT_GT(multi_stream, 20);
+}
+
+// Capacities count units of the weights' greatest common divisor, 32-bit while their total fits.
+// Tensors of about a gibibyte each, of sizes with no common factor past 4 bytes, total more units
+// than 32 bits hold: the 64-bit network still finds the brute-force maximum.
+TEST(Bounds, CapacitiesPastThirtyTwoBits) {
+  int checked = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const auto edges = test::random_edges(10, 0.3, seed, 3);
+    core::GraphBuilder b;
+    b.add_input("x", core::DType::Float32, {core::Dim{1, {}}, core::Dim{1 << 28, {}}});
+    std::vector<std::vector<std::string>> ins(10);
+    for (auto [u, v] : edges) ins[static_cast<std::size_t>(v)].push_back("n" + std::to_string(u) + "_out");
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 10; ++i) {
+      auto& in = ins[static_cast<std::size_t>(i)];
+      if (in.empty()) in.push_back("x");
+      const std::string out = "n" + std::to_string(i) + "_out";
+      b.add_node("n" + std::to_string(i), in.size() > 1 ? "Sum" : "Relu", std::span<const std::string>(in),
+                 std::span<const std::string>(&out, 1));
+      b.set_shape(out, core::DType::Float32, {1, (std::int64_t{1} << 28) + static_cast<std::int64_t>(rng() % 4096)});
+    }
+    b.mark_output("n9_out");
+    auto g = std::move(b).build();
+    ASSERT_TRUE(g) << g.error().message;
+    const core::Schedule s = test::random_schedule(*g, 2 + static_cast<int>(seed % 3), seed * 5, {.drop_empty_streams = true});
+    if (s.stream_count() < 2) continue;
+    const core::PlanOptions options{.alignment = 4};
+    auto live = core::compute_liveness(*g, s, options);
+    ASSERT_TRUE(live);
+    std::int64_t total = 0, unit = 0;
+    for (std::int64_t size : live->problem.size) {
+      total += size;
+      unit = std::gcd(unit, size);
+    }
+    ASSERT_GT(total / unit, std::int64_t{INT32_MAX}) << "seed " << seed;
+    auto bound = core::concurrent_lower_bound(*g, s, options);
+    ASSERT_TRUE(bound) << bound.error().message;
+    EXPECT_TRUE(bound->exact);
+    EXPECT_EQ(bound->bytes, test::brute_force_max_clique(live->problem)) << "seed " << seed;
+    ++checked;
+  }
+  EXPECT_GT(checked, 15);
 }
 
 // A fan-out whose readers sit on different streams needs the join of its readers in the network.
