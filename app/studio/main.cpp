@@ -118,6 +118,8 @@ int main(int argc, char** argv) {
   else if (split_k >= 0) window.strategyPanel()->strategyBox()->setCurrentText(QString::fromLatin1(weft::core::kSplitOverlap));
   if (parser.isSet(granularity)) window.strategyPanel()->granularity()->setValue(parser.value(granularity).toDouble());
   if (parser.isSet(graph)) window.strategyPanel()->launchMode()->setCurrentIndex(1);
+  // A configuration asked for on the command line is what opens, not the advice's.
+  if (parser.isSet(strategy) || parser.isSet(granularity) || parser.isSet(graph) || split_k >= 0) window.pinOpeningConfiguration();
   // What follows the load (--find, --run, the screenshot) waits for a --memory-budget Apply, which
   // fits in the strategy panel's worker as every budgeted Apply does.
   std::vector<std::function<void(bool, const QString&)>> after_load;

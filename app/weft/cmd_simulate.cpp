@@ -118,6 +118,16 @@ int cmd_simulate(Args& args) {
                     {"speedup_vs_unmerged_graph", gain->speedup_vs_graph},
                     {"speedup_vs_unmerged_eager", gain->speedup_vs_eager}};
     }
+    if (const auto& u = model->unsplit) {
+      // The baselines above are the split model's own sequential runs (its copies one after the
+      // other); these are the unsplit model's, which the split is quoted against.
+      j["split"] = {{"k", u->k},
+                    {"batch", u->batch},
+                    {"unsplit_sequential_eager_us", u->sequential_eager_us},
+                    {"unsplit_sequential_graph_us", u->sequential_graph_us},
+                    {"speedup_vs_unsplit_graph", u->speedup(core::LaunchMode::Graph, p.makespan_us)},
+                    {"speedup_vs_unsplit_eager", u->speedup(core::LaunchMode::Eager, p.makespan_us)}};
+    }
     if (plan) {
       j["arena_bytes"] = plan->arena_bytes();
       j["sequential_arena_bytes"] = plan->reference_arena_bytes();
@@ -147,7 +157,14 @@ int cmd_simulate(Args& args) {
     std::cout << "merged    " << core::fixed_text(gain->speedup_vs_graph, 2) << "x vs the unmerged sequential CUDA Graph ("
               << core::fixed_text(gain->unmerged_graph_us, 1) << " us), " << core::fixed_text(gain->speedup_vs_eager, 2)
               << "x vs unmerged sequential eager (" << core::fixed_text(gain->unmerged_eager_us, 1) << " us)\n";
-  std::cout << "speedup   " << core::fixed_text(p.speedup_vs_graph, 2) << "x vs " << (gain ? "the merged model's " : "")
+  if (const auto& u = model->unsplit)
+    std::cout << "split     k=" << u->k << " of batch " << u->batch << ": "
+              << core::fixed_text(u->speedup(core::LaunchMode::Graph, p.makespan_us), 2)
+              << "x vs the unsplit sequential CUDA Graph (" << core::fixed_text(u->sequential_graph_us, 1) << " us), "
+              << core::fixed_text(u->speedup(core::LaunchMode::Eager, p.makespan_us), 2) << "x vs unsplit sequential eager ("
+              << core::fixed_text(u->sequential_eager_us, 1) << " us)\n";
+  std::cout << "speedup   " << core::fixed_text(p.speedup_vs_graph, 2) << "x vs "
+            << (gain ? "the merged model's " : model->unsplit ? "the split model's " : "")
             << "sequential CUDA Graph (" << core::fixed_text(p.sequential_graph_us, 1)
             << " us), " << core::fixed_text(p.speedup_vs_eager, 2) << "x vs sequential eager (" << core::fixed_text(p.sequential_eager_us, 1) << " us)\n"
             << "bound     work " << core::fixed_text(p.critical.work_us, 1) << " us / span " << core::fixed_text(p.critical.span_us, 1)

@@ -2,6 +2,8 @@
 // their exit codes, and a split CPU run bit-identical to the sequential one.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -45,6 +47,36 @@ TEST(CliSplit, SavedSplitScheduleReloads) {
   ASSERT_NE(brace, std::string::npos);
   const json s = json::parse(sim.out.substr(brace));
   EXPECT_EQ(s["streams"], 2);
+}
+
+// simulate on a split model quotes the schedule against the unsplit model's sequential runs, the
+// figure the split's own summary line gives (its own baselines are the copies one after another).
+TEST(CliSplit, SimulateQuotesTheUnsplitModel) {
+  const Result r = run("simulate " + model("resnet50.onnx") + " --batch 8 --split 2 --strategy split-overlap --graph --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto said = r.out.find("split-overlap predicts ");
+  ASSERT_NE(said, std::string::npos) << r.out;
+  const std::string quoted = r.out.substr(said + 23, 4);  // "1.19"
+  const json j = json::parse(r.out.substr(r.out.find('{')));
+  const json& split = j["split"];
+  EXPECT_EQ(split["k"], 2);
+  EXPECT_EQ(split["batch"], 8);
+  const double makespan = j["makespan_us"].get<double>();
+  EXPECT_DOUBLE_EQ(split["speedup_vs_unsplit_graph"].get<double>(), split["unsplit_sequential_graph_us"].get<double>() / makespan);
+  EXPECT_DOUBLE_EQ(split["speedup_vs_unsplit_eager"].get<double>(), split["unsplit_sequential_eager_us"].get<double>() / makespan);
+  char text[16];
+  std::snprintf(text, sizeof text, "%.2f", split["speedup_vs_unsplit_graph"].get<double>());
+  EXPECT_EQ(quoted, text) << r.out;
+  EXPECT_GT(split["speedup_vs_unsplit_graph"].get<double>(), 1.0);
+  EXPECT_NE(split["speedup_vs_unsplit_graph"].get<double>(), j["speedup_vs_graph"].get<double>());
+  const Result plain = run("simulate " + model("resnet50.onnx") + " --batch 8 --split 2 --strategy split-overlap --graph");
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  EXPECT_NE(plain.out.find(std::string("split     k=2 of batch 8: ") + text + "x vs the unsplit sequential CUDA Graph"), std::string::npos)
+      << plain.out;
+  // A model that is not split has no such block.
+  const Result whole = run("simulate " + model("resnet50.onnx") + " --strategy chains --json");
+  ASSERT_EQ(whole.code, 0) << whole.out;
+  EXPECT_FALSE(json::parse(whole.out.substr(whole.out.find('{'))).contains("split"));
 }
 
 // Bad splits: a k that does not divide the batch names the batch (exit 2), a non-number is a

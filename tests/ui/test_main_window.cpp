@@ -3,6 +3,7 @@
 // schedule, a broken project is refused, recent files drop missing entries, an edit returns before
 // its re-study in the worker and the latest edit's study wins.
 #include <QElapsedTimer>
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -17,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <future>
 #include <mutex>
@@ -25,8 +27,10 @@
 #include "weft/core/study/schedule_study.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/memory_view.h"
+#include "weft/ui/preferences.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
 #include "weft/core/study/advice.h"
@@ -65,6 +69,7 @@ class TestMainWindow : public QObject {
   void strategyPanelApplyIsUndoable();
   void launchModeShapesScheduleAndPrediction();
   void editReturnsBeforeItsStudyAndLatestWins();
+  void opensAsAdvised();
 };
 
 void TestMainWindow::largeModelLoadsWithoutBlocking() {
@@ -444,6 +449,69 @@ void TestMainWindow::editReturnsBeforeItsStudyAndLatestWins() {
   QCOMPARE(w.memoryView()->model().arena_bytes, expected->memory->arena_bytes());
   QCOMPARE(doc->predictedRuns().at(0).makespan_us(), expected->prediction->makespan_us);
   doc->setStudyRunner({});
+}
+
+// A model opens on the configuration its advice names (RandWire-WS: level-rr on 8 streams under
+// CUDA Graph replay, where the panel's default cp-list on eager launches is slower than the
+// sequential graph), the panel shows it and the summary's prediction is the advice's. Pinned from
+// the command line, or with the preference off, the panel's settings open it; an edited schedule
+// is kept across a reopen.
+void TestMainWindow::opensAsAdvised() {
+  const QString randwire = QStringLiteral(WEFT_TEST_DATA_DIR "/models/randwire_ws.onnx");
+  MainWindow w;
+  QVERIFY(w.opensAsAdvised());
+  QCOMPARE(w.strategyPanel()->strategyBox()->currentText(), weft::ui::default_strategy());
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(randwire);
+  QVERIFY(wait_loaded(done));
+  auto* doc = w.document();
+  const auto advice = weft::core::advise(doc->graph(), doc->analysis(), doc->device());
+  QVERIFY(advice);
+  QCOMPARE(advice->kind, weft::core::Advice::Kind::Concurrency);
+  QVERIFY(advice->best_strategy != weft::ui::default_strategy().toStdString());
+  QCOMPARE(doc->schedule().strategy, advice->best_strategy);
+  QCOMPARE(doc->schedule().stream_count(), static_cast<std::size_t>(advice->best_streams));
+  QCOMPARE(doc->strategyOptions().cuda_graph, advice->best_mode == weft::core::LaunchMode::Graph);
+  QCOMPARE(w.strategyPanel()->strategyBox()->currentText(), QString::fromStdString(advice->best_strategy));
+  QCOMPARE(w.strategyPanel()->launchMode()->currentIndex(), advice->best_mode == weft::core::LaunchMode::Graph ? 1 : 0);
+  QVERIFY2(w.lastMessage().contains("opened as advised: " + QString::fromStdString(advice->best_strategy) + ", CUDA Graph replay"),
+           qPrintable(w.lastMessage()));
+  QCOMPARE(w.summaryPanel()->advice(), QString::fromStdString(advice->line));
+  doc->waitForStudy();
+  QVERIFY(std::abs(doc->figures().speedup_vs_graph - advice->best_speedup) < 1e-9 * advice->best_speedup);
+  QVERIFY(doc->figures().speedup_vs_graph > 2.0);
+
+  // Edited, then reopened (merging toggled): the edit's strategy carries over, not the advice.
+  w.strategyPanel()->strategyBox()->setCurrentText("chains");
+  w.strategyPanel()->launchMode()->setCurrentIndex(0);
+  QVERIFY(w.strategyPanel()->apply());
+  w.reopen(doc->dimBindings(), false);
+  QVERIFY(weft::test::wait_until([&] { return done.count() > 1; }, 60000));
+  QCOMPARE(doc->schedule().strategy, std::string("chains"));
+  QVERIFY(!doc->strategyOptions().cuda_graph);
+  QVERIFY(!w.lastMessage().contains("advised"));
+
+  // Pinned (weft-studio --strategy ...): the panel's settings.
+  MainWindow pinned;
+  pinned.pinOpeningConfiguration();
+  QVERIFY(!pinned.opensAsAdvised());
+  QSignalSpy pinned_done(&pinned, &MainWindow::loadFinished);
+  pinned.openModel(randwire);
+  QVERIFY(wait_loaded(pinned_done));
+  QCOMPARE(pinned.document()->schedule().strategy, weft::ui::default_strategy().toStdString());
+  QVERIFY(!pinned.document()->strategyOptions().cuda_graph);
+  QVERIFY(!pinned.lastMessage().contains("advised"));
+  QCOMPARE(pinned.summaryPanel()->advice(), QString::fromStdString(advice->line));  // still advised, not followed
+
+  // Edit > Open models as advised, off: kept in the settings for the next window.
+  auto* toggle = w.findChild<QAction*>("openAsAdvised");
+  QVERIFY(toggle && toggle->isChecked());
+  toggle->trigger();
+  QVERIFY(!w.opensAsAdvised());
+  MainWindow off;
+  QVERIFY(!off.opensAsAdvised());
+  off.preferences()->setOpenAsAdvised(true);
+  QVERIFY(off.opensAsAdvised());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -8,14 +8,17 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 #include "ui_test_support.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/study/advice.h"
 #include "weft/core/study/split_study.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/load_job.h"
 #include "weft/ui/strategy_panel.h"
+#include "weft/ui/summary_panel.h"
 
 class TestSplitStudio : public QObject {
   Q_OBJECT
@@ -24,6 +27,7 @@ class TestSplitStudio : public QObject {
   void splitModelOpensWithALanePerCopy();
   void windowSplitsAFileAndItsProjectKeepsTheSplit();
   void autoSplitMatchesTheCli();
+  void opensTheAdvisedSplit();
 };
 
 void TestSplitStudio::splitModelOpensWithALanePerCopy() {
@@ -130,6 +134,45 @@ void TestSplitStudio::autoSplitMatchesTheCli() {
   QVERIFY(wait_loads(done, 1));
   QVERIFY2(w.lastMessage().contains(QString::fromStdString(cli->summary)), qPrintable(w.lastMessage()));
   expect_lane_per_copy(w.document()->graph(), w.document()->schedule(), k);
+}
+
+// resnet50 re-batched to 8 has little to gain from streams; its advice names a micro-batch split
+// (weft analyze's line, from the same core::advise). Opened as advised, the window splits it that
+// many ways and schedules split-overlap under CUDA Graph replay, with a lane per copy.
+void TestSplitStudio::opensTheAdvisedSplit() {
+  weft::core::ImportOptions import;
+  import.batch = 8;
+  auto graph = weft::core::import_onnx(kResnet.toStdString(), import);
+  QVERIFY(graph);
+  weft::ui::MainWindow w;
+  const weft::core::DeviceSpec device = weft::ui::device_or_default(w.devicePreset().toStdString());
+  const auto analysis = weft::core::analyze(*graph, weft::core::estimate_costs(*graph, device));
+  const auto advice = weft::core::advise(*graph, analysis, device);
+  QVERIFY(advice);
+  QVERIFY2(advice->split_k > 1, advice->line.c_str());
+  QVERIFY(advice->line.find("split-overlap k=" + std::to_string(advice->split_k)) != std::string::npos);
+
+  QVERIFY(w.opensAsAdvised());
+  w.setBatchSplit(8, -1);
+  QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
+  w.openModel(kResnet);
+  QVERIFY(wait_loads(done, 1));
+  QVERIFY2(w.lastMessage().contains(QString("opened as advised: split k=%1, split-overlap, CUDA Graph replay").arg(advice->split_k)),
+           qPrintable(w.lastMessage()));
+  expect_lane_per_copy(w.document()->graph(), w.document()->schedule(), advice->split_k);
+  QCOMPARE(w.document()->schedule().strategy, std::string(weft::core::kSplitOverlap));
+  QVERIFY(w.document()->strategyOptions().cuda_graph);
+  QCOMPARE(w.strategyPanel()->strategyBox()->currentText(), QString::fromLatin1(weft::core::kSplitOverlap));
+  // The summary keeps the line that named the split, and the prediction is the split's.
+  QCOMPARE(w.summaryPanel()->advice(), QString::fromStdString(advice->line));
+  w.document()->waitForStudy();
+  const auto& unsplit = w.document()->unsplitBaseline();
+  QVERIFY(unsplit);
+  const double gain = unsplit->speedup(weft::core::LaunchMode::Graph, w.document()->figures().predicted_us);
+  QVERIFY2(std::abs(gain - advice->split_speedup) < 1e-9 * advice->split_speedup,
+           qPrintable(QString("%1 vs %2").arg(gain).arg(advice->split_speedup)));
+  QVERIFY2(w.summaryPanel()->text().contains(QString("vs&nbsp;unsplit&nbsp;graph</td><td align=right>&nbsp;<b>%1×").arg(gain, 0, 'f', 2)),
+           qPrintable(w.summaryPanel()->text()));
 }
 
 QTEST_MAIN(TestSplitStudio)

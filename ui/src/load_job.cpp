@@ -30,6 +30,14 @@ QString default_strategy() {
   return names.empty() ? QString("sequential") : QString::fromStdString(names.front());
 }
 
+core::AdviceOptions advice_options(const core::StrategyOptions& options, const std::optional<core::UnsplitBaseline>& unsplit) {
+  core::AdviceOptions a;
+  a.strategy = options;
+  a.strategy.cuda_graph = false;  // advise tries both launch modes
+  a.unsplit = unsplit;
+  return a;
+}
+
 namespace {
 
 void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* error) {
@@ -48,21 +56,25 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   m.dims = request.import.dims;
   m.graph = std::make_shared<const core::Graph>(std::move(*graph));
   m.device = device_or_default(request.device.toStdString());
-  if (request.split >= 0) {
-    // The CLI's --split: the model split into micro-batch copies (k chosen by prediction for auto).
+  // The CLI's --split: the model split into micro-batch copies (k chosen by prediction for auto).
+  const auto split_model = [&](int k, core::LaunchMode mode) {
     promise.setProgressValueAndText(20, QObject::tr("Splitting the batch"));
     core::SplitOptions split;
-    split.k = request.split;
-    split.mode = request.options.cuda_graph ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+    split.k = k;
+    split.mode = mode;
     split.strategy = request.options;
     auto applied = core::apply_split(*m.graph, m.device, split);
     if (!applied) {
       *error = QString::fromStdString(applied.error().message);
-      return;
+      return false;
     }
     m.graph = std::make_shared<const core::Graph>(std::move(applied->graph));
     m.note = QString::fromStdString(applied->summary);
     m.unsplit = applied->unsplit;
+    return true;
+  };
+  if (request.split >= 0) {
+    if (!split_model(request.split, request.options.cuda_graph ? core::LaunchMode::Graph : core::LaunchMode::Eager)) return;
     if (promise.isCanceled()) return;
   }
   promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));
@@ -89,9 +101,35 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   promise.setProgressValueAndText(55, QObject::tr("Analysing"));
   m.analysis = std::make_shared<const core::AnalysisReport>(core::analyze(*m.graph, costs));
   if (promise.isCanceled()) return;
-  promise.setProgressValueAndText(80, QObject::tr("Scheduling"));
-  const QString strategy = request.strategy.isEmpty() ? default_strategy() : request.strategy;
+  QString strategy = request.strategy.isEmpty() ? default_strategy() : request.strategy;
   m.options = request.options;
+  if (m.graph->node_count() <= kAdviceNodes) {
+    // The same call as `weft analyze` (and the summary panel's when the costs change).
+    promise.setProgressValueAndText(65, QObject::tr("Advising"));
+    m.advice = core::advise(*m.graph, *m.analysis, m.device, advice_options(request.options, m.unsplit));
+    if (promise.isCanceled()) return;
+    // A split asked for is a configuration chosen: the advice then only speaks.
+    if (request.follow_advice && request.split < 0 && *m.advice) {
+      const core::Advice& a = **m.advice;
+      const bool split = a.split_k > 1 && !request.merge;
+      // The split the advice names was predicted in CUDA Graph replay (eager on a CPU device),
+      // as its best strategy's own launch mode says.
+      const core::LaunchMode mode = split ? (m.device.kind == core::DeviceKind::Cpu ? core::LaunchMode::Eager : core::LaunchMode::Graph)
+                                          : a.best_mode;
+      if (split) {
+        if (!split_model(a.split_k, mode)) return;
+        promise.setProgressValueAndText(70, QObject::tr("Analysing the split model"));
+        m.analysis = std::make_shared<const core::AnalysisReport>(core::analyze(*m.graph, core::estimate_costs(*m.graph, m.device)));
+        if (promise.isCanceled()) return;
+      }
+      strategy = split ? QString::fromLatin1(core::kSplitOverlap) : QString::fromStdString(a.best_strategy);
+      m.options.cuda_graph = mode == core::LaunchMode::Graph;
+      m.advised = QObject::tr("%1%2, %3")
+                      .arg(split ? QObject::tr("split k=%1, ").arg(a.split_k) : QString(), strategy,
+                           m.options.cuda_graph ? QObject::tr("CUDA Graph replay") : QObject::tr("eager launches"));
+    }
+  }
+  promise.setProgressValueAndText(80, QObject::tr("Scheduling"));
   auto schedule = core::make_schedule(strategy.toStdString(), *m.graph, m.analysis->costs, m.device, m.options);
   if (!schedule) schedule = core::make_schedule("sequential", *m.graph, m.analysis->costs, m.device, m.options);
   if (!schedule) {

@@ -269,6 +269,7 @@ void MainWindow::openModel(const QString& path) {
   r.import.batch = m_batch;
   r.split = m_split;
   r.merge = m_strategy->mergeBox()->isChecked();
+  r.follow_advice = opensAsAdvised();
   m_loading_is_file = true;
   startLoad(std::move(r));
 }
@@ -282,9 +283,12 @@ void MainWindow::openGraph(const QString& label, GraphSource source) {
   r.options.max_streams = m_strategy->streamCap()->value();
   r.device = m_preferences->devicePreset();
   r.merge = m_strategy->mergeBox()->isChecked();
+  r.follow_advice = opensAsAdvised();
   m_loading_is_file = false;
   startLoad(std::move(r));
 }
+
+bool MainWindow::opensAsAdvised() const { return !m_pinned_opening && m_preferences->openAsAdvised(); }
 
 void MainWindow::openProject(const QString& path) { openProjectFile(path, false); }
 
@@ -346,7 +350,9 @@ void MainWindow::onLoaded() {
   }
   LoadedModel model = future.result();
   const double ms = model.load_ms;
-  const QString note = model.note;
+  QString note = model.note;
+  if (!model.advised.isEmpty()) note = note.isEmpty() ? tr("opened as advised: %1").arg(model.advised)
+                                                      : tr("opened as advised: %1; %2").arg(model.advised, note);
   m_doc->setModel(std::move(model));
   if (m_pending_project) {
     const Project project = std::move(*m_pending_project);
@@ -410,6 +416,9 @@ void MainWindow::reopen(std::map<std::string, std::int64_t> dims, bool merge) {
   r.options.max_streams = m_strategy->streamCap()->value();
   r.options.granularity_us = m_strategy->granularity()->value();
   r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
+  // A model opened as advised and not edited since is advised again (its dims or merging changed
+  // what is best); once the schedule is edited, the panel's settings carry over.
+  r.follow_advice = m_last_request.follow_advice && m_doc->undoStack()->index() == 0;
   if (!r.source) m_dim_bindings = r.import.dims;  // later opens of files bind them too
   m_pending_project.reset();
   startLoad(std::move(r));

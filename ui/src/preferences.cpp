@@ -10,6 +10,7 @@
 #include <QtGlobal>
 
 #include "weft/core/device.h"
+#include "weft/ui/studio_document.h"
 
 namespace weft::ui {
 
@@ -17,6 +18,7 @@ Preferences::Preferences(QMainWindow* window) : QObject(window), m_window(window
   QSettings settings;
   m_device_preset = settings.value("device").toString();
   m_theme = theme_from_name(settings.value("view/theme").toString());
+  m_open_as_advised = settings.value("open/advised", true).toBool();
   if (m_theme != Theme::System || system_prefers_dark() != is_dark(QApplication::palette())) apply_theme(m_theme);
 }
 
@@ -33,6 +35,13 @@ void Preferences::createMenus(QMenu* edit, QMenu* view) {
     device_group->addAction(a);
     connect(a, &QAction::triggered, this, [this, a] { setDevicePreset(a->text()); });
   }
+  QAction* advised = edit->addAction(tr("Open models as &advised"));
+  advised->setCheckable(true);
+  advised->setChecked(m_open_as_advised);
+  advised->setObjectName("openAsAdvised");
+  advised->setToolTip(tr("Open each model on the strategy and launch mode its advice names "
+                         "(up to %1 operators); off: on the strategy panel's settings").arg(kAdviceNodes));
+  connect(advised, &QAction::toggled, this, &Preferences::setOpenAsAdvised);
 #if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
   // Follow the system live when it switches between light and dark.
   connect(QGuiApplication::styleHints(), &QStyleHints::colorSchemeChanged, this, [this] {
@@ -59,6 +68,13 @@ void Preferences::setDevicePreset(const QString& name) {
   for (QAction* a : m_window->findChildren<QAction*>())
     if (a->isCheckable() && a->data().toString() == "device:" + name) a->setChecked(true);
   emit devicePresetChanged(name);
+}
+
+void Preferences::setOpenAsAdvised(bool on) {
+  if (on == m_open_as_advised) return;
+  m_open_as_advised = on;
+  QSettings().setValue("open/advised", on);
+  if (auto* a = m_window->findChild<QAction*>("openAsAdvised")) a->setChecked(on);
 }
 
 void Preferences::setTheme(Theme theme) {

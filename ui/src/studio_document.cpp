@@ -36,6 +36,7 @@ void StudioDocument::setModel(LoadedModel model) {
   m_dims = std::move(model.dims);
   m_merge = std::move(model.merge);
   m_unsplit = model.unsplit;
+  m_advice = std::move(model.advice);
   m_path = model.path;
   m_selection.clear();
   m_runs.clear();

@@ -7,15 +7,10 @@
 #include "weft/core/study/advice.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/ui/byte_format.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {
-
-namespace {
-// Advice schedules and simulates every fixed strategy twice: as live predictions, only up to a
-// size where that stays interactive (the document's live-prediction size).
-constexpr std::size_t kAdviceNodes = 4000;
-}  // namespace
 
 SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   // The verdict and advice as their own word-wrapped label, then the figures (a rich-text table
@@ -56,7 +51,7 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_scroll);
   connect(doc, &StudioDocument::modelChanged, this, [this] { setRunText({}); });
-  connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::updateAdvice);
+  connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::showLoadAdvice);
   connect(doc, &StudioDocument::costsChanged, this, &SummaryPanel::updateAdvice);
   connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::refresh);
   connect(doc, &StudioDocument::scheduleChanged, this, &SummaryPanel::refresh);
@@ -66,7 +61,24 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   connect(doc, &StudioDocument::predictionChanged, this, &SummaryPanel::updateMergeGain);
   connect(doc, &StudioDocument::predictionChanged, this, &SummaryPanel::refresh);
   connect(doc, &StudioDocument::memoryRepaired, this, &SummaryPanel::refresh);
-  updateAdvice();
+  showLoadAdvice();
+  refresh();
+}
+
+namespace {
+QString advice_text(const core::Expected<core::Advice>& advice) {
+  return QString::fromStdString(advice ? advice->line : "unavailable: " + advice.error().message);
+}
+}  // namespace
+
+void SummaryPanel::showLoadAdvice() {
+  m_advice.clear();
+  if (!m_doc->hasModel()) return;
+  // The load advised the model off the GUI thread (and may have opened it as advised).
+  if (const auto& advice = m_doc->loadAdvice()) m_advice = advice_text(*advice);
+  else if (m_doc->graph().node_count() > kAdviceNodes)
+    m_advice = tr("not computed above %1 operators (weft analyze gives it)").arg(kAdviceNodes);
+  else updateAdvice();
   refresh();
 }
 
@@ -78,11 +90,9 @@ void SummaryPanel::updateAdvice() {
     refresh();
     return;
   }
-  // The same core call as `weft analyze`: one wording for the CLI and the studio.
-  core::AdviceOptions options;
-  options.unsplit = m_doc->unsplitBaseline();
-  const auto advice = core::advise(m_doc->graph(), m_doc->analysis(), m_doc->device(), options);
-  m_advice = QString::fromStdString(advice ? advice->line : "unavailable: " + advice.error().message);
+  // The same core call as `weft analyze` and the load: one wording for the CLI and the studio.
+  m_advice = advice_text(core::advise(m_doc->graph(), m_doc->analysis(), m_doc->device(),
+                                      advice_options(m_doc->strategyOptions(), m_doc->unsplitBaseline())));
   refresh();
 }
 
@@ -149,6 +159,14 @@ void SummaryPanel::refresh() {
     add(tr("predicted"), studied(tr("%1&nbsp;µs").arg(f.predicted_us, 0, 'f', 1)));
     if (f.speedup_vs_graph >= 0) add(tr("vs seq. graph"), studied(tr("%1×").arg(f.speedup_vs_graph, 0, 'f', 2)));
     if (f.speedup_vs_eager >= 0) add(tr("vs seq. eager"), studied(tr("%1×").arg(f.speedup_vs_eager, 0, 'f', 2)));
+    // A split model's own sequential runs are its copies one after another; the split is worth
+    // what it gains over the unsplit model (the split's summary and `weft simulate` quote it).
+    if (const auto& u = m_doc->unsplitBaseline()) {
+      if (const double g = u->speedup(core::LaunchMode::Graph, f.predicted_us); g > 0)
+        add(tr("vs unsplit graph"), studied(tr("%1×").arg(g, 0, 'f', 2)));
+      if (const double e = u->speedup(core::LaunchMode::Eager, f.predicted_us); e > 0)
+        add(tr("vs unsplit eager"), studied(tr("%1×").arg(e, 0, 'f', 2)));
+    }
   }
   // The arena follows the prediction (the memory report is planned after it): greyed until then.
   const auto planned = [&f](const QString& v) {

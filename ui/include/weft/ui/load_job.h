@@ -30,7 +30,17 @@ struct LoadRequest {
   /// Micro-batch split after import (core::apply_split, as `weft ... --split`): -1 none, 0 chosen
   /// by prediction (auto), k > 0 that many copies. Predicted in the options' launch mode.
   int split = -1;
+  /// Open as advised: where the model is advised at load (kAdviceNodes operators or fewer) and no
+  /// split is asked for, the first schedule is the advice's best configuration (its strategy in
+  /// its launch mode, with the options' stream cap and granularity; or the micro-batch split it
+  /// names, unless merging is asked for) instead of `strategy` and `options.cuda_graph`.
+  bool follow_advice = false;
 };
+
+/// The advice options the studio advises a model with: the strategy panel's stream cap and
+/// granularity (both launch modes are tried whatever options.cuda_graph says), quoted against the
+/// unsplit model's baselines on a split model. One set for the load and the summary panel.
+core::AdviceOptions advice_options(const core::StrategyOptions& options, const std::optional<core::UnsplitBaseline>& unsplit);
 
 /// The preset `name`; an empty or unknown name gives the default preset (a named empty spec
 /// when the assets are missing: analysis still runs, predictions say there are no rates).

@@ -79,6 +79,14 @@ class MainWindow : public QMainWindow {
     m_split = split;
   }
   void setAskForDims(bool ask) { m_ask_dims = ask; }
+  /// Models open as advised (LoadRequest::follow_advice: the advice's strategy and launch mode,
+  /// or the split it names) while Edit > Open models as advised is on, until this is called: from
+  /// then on the strategy panel's settings open every model (the command line's --strategy,
+  /// --graph, --granularity and --split call it).
+  void pinOpeningConfiguration() { m_pinned_opening = true; }
+  /// Whether the next model opened follows its advice.
+  bool opensAsAdvised() const;
+  Preferences* preferences() const { return m_preferences; }
   /// Opens the dim dialog for the current model's unbound dims; false (and a message) when none.
   bool showDimDialog();
   /// The dim dialog while it is open, else null.
@@ -210,6 +218,7 @@ class MainWindow : public QMainWindow {
   std::int64_t m_batch = 0;
   int m_split = -1;
   bool m_ask_dims = true;
+  bool m_pinned_opening = false;
   QPointer<DimDialog> m_dim_dialog;
   void openProjectFile(const QString& path, bool recovering);
   void updateRecoveryState();

@@ -24,6 +24,10 @@ class Preferences : public QObject {
   void setDevicePreset(const QString& name);
   Theme theme() const { return m_theme; }
   void setTheme(Theme theme);
+  /// Edit > Open models as advised (on by default): a model opens on the configuration its advice
+  /// names (LoadRequest::follow_advice) rather than the strategy panel's.
+  bool openAsAdvised() const { return m_open_as_advised; }
+  void setOpenAsAdvised(bool on);
 
  signals:
   void devicePresetChanged(const QString& name);
@@ -32,6 +36,7 @@ class Preferences : public QObject {
   QMainWindow* m_window;
   QString m_device_preset;
   Theme m_theme = Theme::System;
+  bool m_open_as_advised = true;
 };
 
 }  // namespace weft::ui

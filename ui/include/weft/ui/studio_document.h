@@ -18,6 +18,7 @@
 #include "weft/core/merge_graph.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/advice.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/study/split_study.h"
 #include "weft/core/timeline.h"
@@ -35,6 +36,11 @@ struct MergeState {
   std::size_t groups = 0;                          ///< merged nodes (two or more members)
 };
 
+/// Advice schedules and simulates every fixed strategy in both launch modes: the studio gives it
+/// (at load, and again when the costs change) up to this many operators, where it stays
+/// interactive (the speed/memory front's limit too).
+inline constexpr std::size_t kAdviceNodes = 4000;
+
 /// What the loader hands the document: everything computed off the GUI thread.
 struct LoadedModel {
   QString path;
@@ -47,6 +53,10 @@ struct LoadedModel {
   std::shared_ptr<const MergeState> merge;    ///< null: not merged
   QString note;                               ///< what loading did beyond import (the split chosen), for the status bar
   std::optional<core::UnsplitBaseline> unsplit;  ///< a split model: the unsplit baselines it is quoted against
+  /// core::advise's answer for the model as loaded (kAdviceNodes operators or fewer; absent above).
+  std::optional<core::Expected<core::Advice>> advice;
+  /// What the load applied of the advice ("level-rr, CUDA Graph replay"); empty when it did not.
+  QString advised;
   double load_ms = 0;
 };
 
@@ -104,6 +114,8 @@ class StudioDocument : public QObject {
   const std::shared_ptr<const MergeState>& mergeState() const { return m_merge; }
   /// A split model's unsplit baselines (the advice quotes speedups over them); empty otherwise.
   const std::optional<core::UnsplitBaseline>& unsplitBaseline() const { return m_unsplit; }
+  /// The advice computed when the model was loaded (absent above kAdviceNodes operators).
+  const std::optional<core::Expected<core::Advice>>& loadAdvice() const { return m_advice; }
   bool isMerged() const { return m_merge != nullptr; }
   /// stream_of[n], position[n] for the current schedule.
   int streamOf(core::NodeId n) const { return m_stream_of[static_cast<std::size_t>(n)]; }
@@ -242,6 +254,7 @@ class StudioDocument : public QObject {
   std::map<std::string, std::int64_t> m_dims;
   std::shared_ptr<const MergeState> m_merge;
   std::optional<core::UnsplitBaseline> m_unsplit;
+  std::optional<core::Expected<core::Advice>> m_advice;
   std::vector<double> m_times;
   std::vector<int> m_stream_of, m_position;
   std::vector<bool> m_critical;

@@ -39,7 +39,8 @@ class SummaryPanel : public QWidget {
   QScrollArea* m_scroll;
   QString m_advice;
   std::optional<core::MergeGain> m_merge_gain;
-  void updateAdvice();
+  void showLoadAdvice();  ///< the advice the load computed (a new model)
+  void updateAdvice();    ///< advises again (new costs)
   void updateMergeGain();
 };
 

@@ -65,6 +65,11 @@ struct UnsplitBaseline {
   double sequential_us(LaunchMode mode) const {
     return mode == LaunchMode::Graph ? sequential_graph_us : sequential_eager_us;
   }
+  /// A split schedule's predicted makespan against the unsplit model's sequential run in `mode`
+  /// (what the split's own summary quotes); 0 when either is unknown.
+  double speedup(LaunchMode mode, double makespan_us) const {
+    return makespan_us > 0 && sequential_us(mode) > 0 ? sequential_us(mode) / makespan_us : 0.0;
+  }
 };
 
 /// A model split as a user asks for it (`--split K|auto` in weft and weft-studio): the graph, its
