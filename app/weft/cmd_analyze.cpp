@@ -33,8 +33,7 @@ nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisR
   j["verdict"] = r.verdict;
   j["advice"] = advice.line;
   nlohmann::ordered_json evidence;
-  evidence["kind"] = advice.kind == core::Advice::Kind::Chain ? "chain"
-                     : advice.kind == core::Advice::Kind::LittleToGain ? "little-to-gain" : "concurrency";
+  evidence["kind"] = std::string(core::advice_kind_name(advice.kind));
   evidence["best_strategy"] = advice.best_strategy;
   evidence["best_mode"] = std::string(core::launch_mode_name(advice.best_mode));
   evidence["best_streams"] = advice.best_streams;

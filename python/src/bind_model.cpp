@@ -27,6 +27,7 @@
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
 #include "weft/core/strategy_external.h"
+#include "weft/core/study/advice.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
@@ -156,6 +157,12 @@ struct Plan {
 struct Prediction {
   ModelPtr model;
   core::Prediction p;
+};
+
+struct Advice {
+  ModelPtr model;
+  core::Advice a;
+  core::StrategyOptions options;  ///< what the strategies were tried with
 };
 
 struct Run {
@@ -419,6 +426,44 @@ void register_model(py::module_& m) {
           "The schedule's outputs by graph-output name (numpy arrays).")
       .def("__repr__", [](const Run& r) { return "<weft.Run " + std::to_string(r.c.speedup()) + "x>"; });
 
+  py::class_<Advice>(m, "Advice",
+                     "One line of advice and its evidence (as `weft analyze` and the studio's summary give it).")
+      .def_property_readonly("line", [](const Advice& a) { return a.a.line; })
+      .def_property_readonly("kind", [](const Advice& a) { return std::string(core::advice_kind_name(a.a.kind)); },
+                             "'chain', 'little-to-gain' or 'concurrency'.")
+      .def_property_readonly("parallelism", [](const Advice& a) { return a.a.parallelism; }, "work / span")
+      .def_property_readonly("width", [](const Advice& a) { return a.a.width; }, "antichain width")
+      .def_property_readonly("launch_bound", [](const Advice& a) { return a.a.launch_bound; })
+      .def_property_readonly("launch_share", [](const Advice& a) { return a.a.launch_share; },
+                             "1 - sequential graph / sequential eager (0 on a CPU device).")
+      .def_property_readonly("best_strategy", [](const Advice& a) { return a.a.best_strategy; },
+                             "The fastest predicted strategy among every fixed one in both launch modes.")
+      .def_property_readonly("best_mode", [](const Advice& a) { return std::string(core::launch_mode_name(a.a.best_mode)); },
+                             "'graph' (CUDA Graph replay) or 'eager'.")
+      .def_property_readonly("best_streams", [](const Advice& a) { return a.a.best_streams; })
+      .def_property_readonly("best_speedup", [](const Advice& a) { return a.a.best_speedup; },
+                             "Over the sequential CUDA Graph (the sequential run on a CPU device).")
+      .def_property_readonly("memory_ratio", [](const Advice& a) { return a.a.memory_ratio; },
+                             "The best schedule's arena / the reference's (0: not planned).")
+      .def_property_readonly("split_k", [](const Advice& a) { return a.a.split_k; },
+                             "Micro-batch copies the advice names (1: splitting does not pay or was not tried).")
+      .def_property_readonly("split_speedup", [](const Advice& a) { return a.a.split_speedup; })
+      .def_property_readonly("split_batch", [](const Advice& a) { return a.a.split_batch; },
+                             "Chains: the batch from which splitting could pay (0: unknown).")
+      .def_property_readonly("split_refusal", [](const Advice& a) { return a.a.split_refusal; })
+      .def(
+          "schedule",
+          [](const Advice& a) {
+            core::StrategyOptions o = a.options;
+            o.cuda_graph = a.a.best_mode == core::LaunchMode::Graph;
+            return make(a.model, take(without_gil([&] {
+                          return core::make_schedule(a.a.best_strategy, a.model->graph, a.model->costs, a.model->device, o);
+                        })));
+          },
+          "The best configuration's schedule (best_strategy made for best_mode; predict it with "
+          "model.simulate(s, graph=advice.best_mode == 'graph')).")
+      .def("__repr__", [](const Advice& a) { return "<weft.Advice " + a.a.line + ">"; });
+
   // ---- Model ----
   py::class_<Model, std::shared_ptr<Model>>(m, "Model", "An ONNX model loaded by weft.load(), with a device's cost model.")
       .def_property_readonly("path", [](const Model& mo) { return mo.graph.info().model_path; })
@@ -458,6 +503,17 @@ void register_model(py::module_& m) {
             return Analysis{mo, without_gil([&] { return core::analyze(mo->graph, mo->costs); })};
           },
           "Levels, width (maximum antichain), critical path, work/span and the verdict (as `weft analyze`).")
+      .def(
+          "advise",
+          [](const std::shared_ptr<Model>& mo, int max_streams, std::optional<double> granularity_us) {
+            core::AdviceOptions o;
+            o.strategy = strategy_options(max_streams, granularity_us, false, {}, {}, {});
+            auto advice = without_gil([&] { return core::advise(mo->graph, core::analyze(mo->graph, mo->costs), mo->device, o); });
+            return Advice{mo, take(std::move(advice)), o.strategy};
+          },
+          py::kw_only(), py::arg("max_streams") = core::kDefaultMaxStreams, py::arg("granularity_us") = py::none(),
+          "One line of advice (as `weft analyze`): every fixed strategy tried in both launch modes, the micro-batch "
+          "split where concurrency has nothing to work with; the line and its evidence.")
       .def(
           "schedule",
           [](const std::shared_ptr<Model>& mo, const py::object& strategy, int max_streams, std::optional<double> granularity_us,
@@ -610,9 +666,13 @@ void register_model(py::module_& m) {
   m.def(
       "load",
       [](const py::object& source, std::optional<std::map<std::string, long long>> dims, bool fold, std::optional<std::string> device,
-         std::optional<std::string> name) {
+         std::optional<std::string> name, std::optional<long long> batch) {
         core::ImportOptions options;
         options.fold = fold;
+        if (batch) {
+          if (*batch <= 0) usage("batch must be a positive integer, got " + std::to_string(*batch));
+          options.batch = *batch;
+        }
         if (dims)
           for (const auto& [k, v] : *dims) {
             if (v <= 0) usage("dims['" + k + "'] must be a positive integer, got " + std::to_string(v));
@@ -649,9 +709,10 @@ void register_model(py::module_& m) {
         return model;
       },
       py::arg("source"), py::kw_only(), py::arg("dims") = py::none(), py::arg("fold") = true, py::arg("device") = py::none(),
-      py::arg("name") = py::none(),
+      py::arg("name") = py::none(), py::arg("batch") = py::none(),
       "Loads an ONNX model from a path or from bytes; dims binds symbolic dimensions ({'batch': 8} or {'input:0': 1}); "
-      "device names the preset of the cost model (weft.devices()).");
+      "batch re-batches a model exported at a static batch (as weft --batch); device names the preset of the cost "
+      "model (weft.devices()).");
 }
 
 }  // namespace weft::python

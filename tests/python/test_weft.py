@@ -317,6 +317,40 @@ class PlanSimulateRunTest(unittest.TestCase):
             self.model.plan(other.reference())
 
 
+class AdviceTest(unittest.TestCase):
+    """advise() gives weft analyze's line with its evidence, and its best configuration predicts what it says."""
+
+    def test_best_configuration_predicts_the_quoted_speedup(self):
+        model = weft.load(os.path.join(DATA, "models", "randwire_ws.onnx"))
+        a = model.advise()
+        self.assertEqual(a.kind, "concurrency")
+        self.assertIn(a.best_strategy, [s["name"] for s in weft.strategies()])
+        self.assertEqual(a.best_mode, "graph")
+        self.assertTrue(a.launch_bound)
+        self.assertIn("%s on %d streams (graph) predicts %.2fx" % (a.best_strategy, a.best_streams, a.best_speedup), a.line)
+        s = a.schedule()
+        self.assertEqual(s.strategy, a.best_strategy)
+        self.assertEqual(s.stream_count, a.best_streams)
+        pred = model.simulate(s, graph=a.best_mode == "graph")
+        self.assertAlmostEqual(pred.speedup_vs_graph, a.best_speedup, places=9)
+        # A stream cap is honoured, as weft analyze's strategies are.
+        two = model.advise(max_streams=2)
+        self.assertLessEqual(two.best_streams, 2)
+        self.assertLess(two.best_speedup, a.best_speedup)
+
+    def test_chain_at_batch_eight_names_the_split(self):
+        # resnet50 exported at batch 1, re-batched as weft --batch 8: little to gain from streams,
+        # a micro-batch split predicted to pay (docs/performance.md).
+        a = weft.load(os.path.join(DATA, "models", "resnet50.onnx"), batch=8).advise()
+        self.assertEqual(a.kind, "little-to-gain")
+        self.assertGreater(a.split_k, 1)
+        self.assertGreater(a.split_speedup, 1.15)
+        self.assertIn("split-overlap k=%d predicts %.2fx" % (a.split_k, a.split_speedup), a.line)
+        self.assertIn("at batch 8", a.line)
+        with self.assertRaises(weft.UsageError):
+            weft.load(GOOGLENET, batch=0)
+
+
 class GilTest(unittest.TestCase):
     """Long calls release the GIL: another Python thread keeps running while a search schedules."""
 

@@ -62,6 +62,10 @@ std::int64_t split_batch(const Graph& graph, const CostTable& costs, const Devic
 
 }  // namespace
 
+std::string_view advice_kind_name(Advice::Kind kind) {
+  return kind == Advice::Kind::Chain ? "chain" : kind == Advice::Kind::LittleToGain ? "little-to-gain" : "concurrency";
+}
+
 Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
                         const AdviceOptions& options) {
   Advice a;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "weft/core/analyze.h"
 #include "weft/core/device.h"
@@ -50,6 +51,9 @@ struct Advice {
   /// True when the speedups are quoted over the unsplit model's sequential run (options.unsplit).
   bool over_unsplit = false;
 };
+
+/// "chain", "little-to-gain" or "concurrency" (`weft analyze --json`'s advice_evidence.kind).
+std::string_view advice_kind_name(Advice::Kind kind);
 
 /// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device) and
 /// words the result with verdict.h's wording and threshold: chains get "chain: concurrency cannot
