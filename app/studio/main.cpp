@@ -3,6 +3,7 @@
 //               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
 //               [--strategy NAME] [--granularity US] [--graph] [--recover]
 //               [--dim NAME=VALUE | --dim INPUT:AXIS=VALUE]... [--merge] [--batch N] [--split K|auto]
+//               [--layers levels|wires|streams]
 // --screenshot renders the window once the model has loaded and its study has arrived (and a
 // --memory-budget Apply has fitted; with --run cpu, once the run has finished), writes the PNG and exits (for docs and checks; use QT_QPA_PLATFORM=offscreen
 // without a display). --show VIEW (timeline, memory, lanes, graph, ...) brings that dock forward;
@@ -25,6 +26,7 @@
 #include "weft/core/dim_binding.h"
 #include "weft/core/study/split_study.h"
 
+#include "weft/ui/graph_view.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
@@ -72,9 +74,21 @@ int main(int argc, char** argv) {
                                  "Split the batch into K micro-batch copies, or auto: K chosen by prediction (as weft's "
                                  "--split); the first schedule is then split-overlap unless --strategy says otherwise.",
                                  "k|auto");
+  const QCommandLineOption layers("layers",
+                                  "Rows of the graph view: levels (ASAP, the default), wires (the wire layering by the "
+                                  "head rule over the graph's chains, as weft layers) or streams (over the schedule's streams).",
+                                  "how", "levels");
   parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover,
-                     memory_budget, dim, merge, batch, split});
+                     memory_budget, dim, merge, batch, split, layers});
   parser.process(app);
+  using Layering = weft::ui::GraphView::Layering;
+  const std::map<QString, Layering> layerings = {
+      {"levels", Layering::Levels}, {"wires", Layering::GraphWires}, {"streams", Layering::ScheduleWires}};
+  const auto layering = layerings.find(parser.value(layers));
+  if (layering == layerings.end()) {
+    std::fprintf(stderr, "weft-studio: error: --layers must be levels, wires or streams, got '%s'\n", qPrintable(parser.value(layers)));
+    return 1;
+  }
   std::int64_t batch_size = 0;
   if (parser.isSet(batch)) {
     bool ok = false;
@@ -104,6 +118,7 @@ int main(int argc, char** argv) {
   }
 
   weft::ui::MainWindow window;
+  window.graphView()->setLayering(layering->second);
   window.setDimBindings(std::move(dims));
   window.setBatchSplit(batch_size, split_k);
   if (parser.isSet(merge)) window.strategyPanel()->mergeBox()->setChecked(true);

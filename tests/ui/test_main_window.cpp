@@ -21,10 +21,13 @@
 #include <cmath>
 #include <chrono>
 #include <future>
+#include <map>
 #include <mutex>
 
 #include "ui_test_support.h"
 #include "weft/core/study/schedule_study.h"
+#include "weft/core/horizontal_merge.h"
+#include "weft/core/wire_layering.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/load_job.h"
@@ -70,6 +73,7 @@ class TestMainWindow : public QObject {
   void launchModeShapesScheduleAndPrediction();
   void editReturnsBeforeItsStudyAndLatestWins();
   void opensAsAdvised();
+  void graphViewLaysOutWireLayers();
 };
 
 void TestMainWindow::largeModelLoadsWithoutBlocking() {
@@ -512,6 +516,70 @@ void TestMainWindow::opensAsAdvised() {
   QVERIFY(!off.opensAsAdvised());
   off.preferences()->setOpenAsAdvised(true);
   QVERIFY(off.opensAsAdvised());
+}
+
+// The graph view's right-click layerings: the wire layering by the head rule over the graph's
+// chains and over the schedule's streams, as `weft layers` computes them (same core calls), laid
+// out one row per layer with every edge pointing down; the schedule's follows an edit.
+void TestMainWindow::graphViewLaysOutWireLayers() {
+  MainWindow w;
+  w.setDimBindings({{"batch", 1}});  // shapes known: operators of equal shapes can merge
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(QStringLiteral(WEFT_TEST_DATA_DIR "/models/randwire_ws.onnx"));
+  QVERIFY(wait_loaded(done));
+  auto* view = w.graphView();
+  const auto& g = w.document()->graph();
+  QCOMPARE(view->layering(), weft::ui::GraphView::Layering::Levels);
+  for (std::size_t v = 0; v < g.node_count(); ++v)
+    QCOMPARE(view->layerOf(static_cast<NodeId>(v)), w.document()->analysis().levels.asap[v]);
+  // Rows as laid out: one y per layer, every edge downwards.
+  const auto expect_rows = [&] {
+    std::map<int, double> y_of_layer;
+    for (std::size_t v = 0; v < g.node_count(); ++v) {
+      const double y = view->nodeWorldRect(static_cast<NodeId>(v)).center().y();
+      const auto [it, fresh] = y_of_layer.emplace(view->layerOf(static_cast<NodeId>(v)), y);
+      QVERIFY(fresh || it->second == y);
+      for (NodeId s : g.successors(static_cast<NodeId>(v))) QVERIFY(view->nodeWorldRect(s).center().y() > y);
+    }
+    QCOMPARE(static_cast<int>(y_of_layer.size()), view->layerCount());
+  };
+  // The choice is on the right-click menu.
+  auto* by_graph = view->findChild<QAction*>("layeringGraphWires");
+  auto* by_schedule = view->findChild<QAction*>("layeringScheduleWires");
+  QVERIFY(by_graph && by_schedule);
+  QCOMPARE(view->contextMenuPolicy(), Qt::ActionsContextMenu);
+  QVERIFY(view->actions().contains(by_graph) && view->actions().contains(by_schedule));
+
+  by_graph->trigger();
+  QCOMPARE(view->layering(), weft::ui::GraphView::Layering::GraphWires);
+  const auto wires = weft::core::wires_from_graph(g);
+  const auto layering = weft::core::layer_by_wires(g, wires);
+  QVERIFY(layering);
+  QCOMPARE(view->layerCount(), static_cast<int>(layering->depth()));
+  for (std::size_t v = 0; v < g.node_count(); ++v) QCOMPARE(view->layerOf(static_cast<NodeId>(v)), layering->layer_of[v]);
+  expect_rows();
+  const auto merges = weft::core::find_merge_groups(g, *layering, w.document()->analysis().costs, w.document()->device());
+  QVERIFY(merges.launches_after < merges.launches_before);
+  QVERIFY2(view->layeringSummary().contains(QString("launches %1 → %2 merged").arg(merges.launches_before).arg(merges.launches_after)),
+           qPrintable(view->layeringSummary()));
+
+  by_schedule->trigger();
+  const auto on_streams = weft::core::layer_by_wires(g, *weft::core::wires_from_schedule(g, w.document()->schedule()));
+  QVERIFY(on_streams);
+  QCOMPARE(view->layerCount(), static_cast<int>(on_streams->depth()));
+  for (std::size_t v = 0; v < g.node_count(); ++v) QCOMPARE(view->layerOf(static_cast<NodeId>(v)), on_streams->layer_of[v]);
+  expect_rows();
+  // One stream is one wire: after applying the sequential schedule every node is a layer of its own.
+  w.strategyPanel()->strategyBox()->setCurrentText("sequential");
+  QVERIFY(w.strategyPanel()->apply());
+  QCOMPARE(view->layerCount(), static_cast<int>(g.node_count()));
+  expect_rows();
+  w.document()->undoStack()->undo();
+  QCOMPARE(view->layerCount(), static_cast<int>(on_streams->depth()));
+
+  view->setLayering(weft::ui::GraphView::Layering::Levels);
+  QVERIFY(view->findChild<QAction*>("layeringLevels")->isChecked());
+  QCOMPARE(view->layerCount(), w.document()->analysis().levels.depth);
 }
 
 QTEST_MAIN(TestMainWindow)

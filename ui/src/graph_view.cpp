@@ -1,5 +1,7 @@
 #include "weft/ui/graph_view.h"
 
+#include <QAction>
+#include <QActionGroup>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -7,8 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
+#include "weft/core/horizontal_merge.h"
 #include "weft/core/merge_graph.h"
+#include "weft/core/wire_layering.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 
@@ -41,7 +46,27 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
     m_fit_pending = true;
     fit();
   });
-  connect(doc, &StudioDocument::scheduleChanged, this, qOverload<>(&QWidget::update));
+  // The schedule's wires change with every edit: that layering follows it.
+  connect(doc, &StudioDocument::scheduleChanged, this, [this] {
+    if (m_layering == Layering::ScheduleWires) relayout();
+    else update();
+  });
+  // Right-click: the layering, as `weft analyze` (levels) or `weft layers` lays the graph out.
+  setContextMenuPolicy(Qt::ActionsContextMenu);
+  auto* group = new QActionGroup(this);
+  for (auto [layering, label, name] :
+       {std::tuple{Layering::Levels, tr("Layers: ASAP levels"), "layeringLevels"},
+        std::tuple{Layering::GraphWires, tr("Layers: wire layering over the graph's chains"), "layeringGraphWires"},
+        std::tuple{Layering::ScheduleWires, tr("Layers: wire layering over the schedule's streams"), "layeringScheduleWires"}}) {
+    auto* a = new QAction(label, this);
+    a->setObjectName(name);
+    a->setCheckable(true);
+    a->setChecked(layering == m_layering);
+    group->addAction(a);
+    addAction(a);
+    connect(a, &QAction::triggered, this, [this, layering] { setLayering(layering); });
+    m_layering_actions.push_back(a);
+  }
   connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
   // A document that already holds a model (a view opened after loading) is laid out now.
   if (doc->hasModel()) {
@@ -51,15 +76,54 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   }
 }
 
+void GraphView::setLayering(Layering layering) {
+  m_layering = layering;
+  m_layering_actions[static_cast<std::size_t>(layering)]->setChecked(true);
+  relayout();
+  m_fit_pending = true;
+  fit();
+}
+
+int GraphView::layerOf(core::NodeId n) const { return idx(n) < m_layer_of.size() ? m_layer_of[idx(n)] : -1; }
+
+void GraphView::computeLayers() {
+  const core::Graph& g = m_doc->graph();
+  const core::Levels& lv = m_doc->analysis().levels;
+  m_layer_of.assign(lv.asap.begin(), lv.asap.end());
+  m_layer_count = std::max(lv.depth, 1);
+  m_layering_summary = tr("%1 levels").arg(lv.depth);
+  if (m_layering == Layering::Levels) return;
+  // The same core calls as `weft layers` (with --strategy for the schedule's streams).
+  core::Expected<core::Wires> wires = m_layering == Layering::GraphWires ? core::Expected<core::Wires>(core::wires_from_graph(g))
+                                                                           : core::wires_from_schedule(g, m_doc->schedule());
+  auto layering = wires ? core::layer_by_wires(g, *wires) : core::Expected<core::WireLayering>(wires.error());
+  if (!layering) {
+    m_layering_summary = tr("%1 levels (no wire layering: %2)").arg(lv.depth).arg(QString::fromStdString(layering.error().message));
+    return;
+  }
+  m_layer_of = layering->layer_of;
+  m_layer_count = static_cast<int>(std::max<std::size_t>(layering->depth(), 1));
+  const core::MergePlan merges = core::find_merge_groups(g, *layering, m_doc->analysis().costs, m_doc->device());
+  m_layering_summary = tr("%1 wire layers (head rule over %2 %3; ASAP %4) · widest %5 · launches %6 → %7 merged")
+                           .arg(layering->depth())
+                           .arg(wires->names.size())
+                           .arg(QString::fromStdString(wires->origin))
+                           .arg(lv.depth)
+                           .arg(layering->max_width())
+                           .arg(merges.launches_before)
+                           .arg(merges.launches_after);
+}
+
 void GraphView::relayout() {
   m_pos.clear();
   m_crossings = 0;
   if (!m_doc->hasModel()) return;
   const core::Graph& g = m_doc->graph();
-  const core::Levels& lv = m_doc->analysis().levels;
+  computeLayers();
+  const std::vector<int>& layer_of = m_layer_of;
   const std::size_t n = g.node_count();
-  std::vector<std::vector<core::NodeId>> layers(static_cast<std::size_t>(std::max(lv.depth, 1)));
-  for (core::NodeId v : g.topo_order()) layers[static_cast<std::size_t>(lv.asap[idx(v)])].push_back(v);
+  std::vector<std::vector<core::NodeId>> layers(static_cast<std::size_t>(m_layer_count));
+  for (core::NodeId v : g.topo_order()) layers[static_cast<std::size_t>(layer_of[idx(v)])].push_back(v);
   std::vector<double> x(n, 0.0);
   auto place = [&](const std::vector<core::NodeId>& layer) {
     const double left = -0.5 * static_cast<double>(layer.size() - 1) * kColGap;
@@ -90,7 +154,7 @@ void GraphView::relayout() {
   }
   for (std::size_t l = 1; l < layers.size(); ++l) sweep(l, true);
   m_pos.resize(n);
-  for (std::size_t v = 0; v < n; ++v) m_pos[v] = QPointF(x[v], lv.asap[v] * kRowGap);
+  for (std::size_t v = 0; v < n; ++v) m_pos[v] = QPointF(x[v], layer_of[v] * kRowGap);
   m_bounds = QRectF();
   for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
   // Crossings between adjacent layers (quadratic per layer pair: only for modest graphs).
@@ -98,7 +162,7 @@ void GraphView::relayout() {
     std::vector<std::vector<std::pair<double, double>>> between(layers.size());
     for (std::size_t u = 0; u < n; ++u)
       for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
-        if (lv.asap[idx(v)] == lv.asap[u] + 1) between[static_cast<std::size_t>(lv.asap[u])].emplace_back(x[u], x[idx(v)]);
+        if (layer_of[idx(v)] == layer_of[u] + 1) between[static_cast<std::size_t>(layer_of[u])].emplace_back(x[u], x[idx(v)]);
     for (auto& e : between) m_crossings += count_crossings(e);
   }
   update();
@@ -113,16 +177,20 @@ QRectF GraphView::nodeWorldRect(core::NodeId n) const {
 }
 
 void GraphView::fit() {
-  if (m_pos.empty() || width() <= 0 || height() <= 0) return;
+  // Above the status line at the bottom.
+  const double h = height() - 2.0 * fontMetrics().height();
+  if (m_pos.empty() || width() <= 0 || h <= 0) return;
   const QRectF b = m_bounds.adjusted(-20, -20, 20, 20);
-  m_scale = std::min({width() / b.width(), height() / b.height(), 1.5});
-  m_offset = QPointF(width() / 2.0, height() / 2.0) - b.center() * m_scale;
+  m_scale = std::min({width() / b.width(), h / b.height(), 1.5});
+  m_offset = QPointF(width() / 2.0, h / 2.0) - b.center() * m_scale;
   m_fit_pending = false;
+  m_fitted = true;
   update();
 }
 
 void GraphView::centerOn(core::NodeId n) {
   if (idx(n) >= m_pos.size()) return;
+  m_fitted = false;
   if (m_scale < 0.5) m_scale = 0.8;
   m_offset = QPointF(width() / 2.0, height() / 2.0) - m_pos[idx(n)] * m_scale;
   update();
@@ -158,7 +226,8 @@ core::NodeId GraphView::nodeAt(QPointF widget_pos) const {
 }
 
 void GraphView::resizeEvent(QResizeEvent*) {
-  if (m_fit_pending) fit();
+  // A fitted view stays fitted as its dock is resized or floated; one zoomed or panned stays put.
+  if (m_fit_pending || m_fitted) fit();
 }
 
 void GraphView::paintEvent(QPaintEvent*) {
@@ -255,10 +324,14 @@ void GraphView::paintEvent(QPaintEvent*) {
   }
   p.resetTransform();
   p.setPen(pal.color(QPalette::PlaceholderText));
-  p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignBottom | Qt::AlignRight,
-             tr("%1 nodes · %2 levels · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit")
-                 .arg(g.node_count())
-                 .arg(m_doc->analysis().levels.depth));
+  // The figures first; the hints are what a narrow view elides.
+  const QRect status = rect().adjusted(8, 4, -8, -4);
+  p.drawText(status, Qt::AlignBottom | Qt::AlignRight,
+             p.fontMetrics().elidedText(tr("%1 nodes · %2 · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit · "
+                                           "right-click: layers")
+                                            .arg(g.node_count())
+                                            .arg(m_layering_summary),
+                                        Qt::ElideRight, status.width()));
 }
 
 void GraphView::mousePressEvent(QMouseEvent* event) {
@@ -277,6 +350,7 @@ void GraphView::mousePressEvent(QMouseEvent* event) {
     return;
   }
   m_panning = true;
+  m_fitted = false;
   m_press_pos = event->position();
   m_press_offset = m_offset;
   setCursor(Qt::ClosedHandCursor);
@@ -295,11 +369,12 @@ void GraphView::mouseMoveEvent(QMouseEvent* event) {
     return;
   }
   const core::Node& node = m_doc->graph().node(v);
-  setToolTip(tr("%1 (%2)\nlevel %3, slack %4, stream %5")
+  setToolTip(tr("%1 (%2)\nlevel %3, slack %4, stream %5%6")
                  .arg(QString::fromStdString(node.name), QString::fromStdString(node.op_type))
                  .arg(m_doc->analysis().levels.asap[idx(v)])
                  .arg(m_doc->analysis().levels.slack[idx(v)])
-                 .arg(m_doc->streamOf(v)));
+                 .arg(m_doc->streamOf(v))
+                 .arg(m_layering == Layering::Levels ? QString() : tr(", wire layer %1").arg(layerOf(v))));
 }
 
 void GraphView::mouseReleaseEvent(QMouseEvent* event) {
@@ -314,6 +389,7 @@ void GraphView::wheelEvent(QWheelEvent* event) {
   m_scale = std::clamp(m_scale * std::pow(1.0015, event->angleDelta().y()), 0.005, 6.0);
   m_offset = at - world * m_scale;
   m_fit_pending = false;
+  m_fitted = false;
   update();
 }
 

@@ -1,14 +1,19 @@
 #pragma once
 // Layered graph view: ASAP levels are the layers (top to bottom), order within a layer by
 // barycenter sweeps (Sugiyama et al., 1981), nodes coloured by stream, the critical path in red.
+// Alternatively (right-click) the wire layering by the head rule, as `weft layers` gives it: over
+// the graph's chains or the current schedule's streams, with the horizontal merges it allows.
 // Wheel zooms about the cursor, drag pans, fit() shows everything. Paints only what is visible
 // and drops labels, then outlines, when zoomed out, so 5k+ node graphs stay fluid.
 #include <QPointF>
 #include <QRectF>
+#include <QString>
 #include <QWidget>
 #include <vector>
 
 #include "weft/core/graph.h"
+
+class QAction;
 
 namespace weft::ui {
 
@@ -17,7 +22,22 @@ class StudioDocument;
 class GraphView : public QWidget {
   Q_OBJECT
  public:
+  /// What the rows are: ASAP levels, or the wire layering by the head rule (core::layer_by_wires)
+  /// over the graph's wires (core::wires_from_graph: a minimum chain cover) or over the current
+  /// schedule's streams (core::wires_from_schedule; re-layered after every edit).
+  enum class Layering { Levels, GraphWires, ScheduleWires };
+
   explicit GraphView(StudioDocument* doc, QWidget* parent = nullptr);
+
+  /// Lays the graph out by `layering` (also the right-click menu's choice).
+  void setLayering(Layering layering);
+  Layering layering() const { return m_layering; }
+  /// The row of node n in the current layering, and the number of rows.
+  int layerOf(core::NodeId n) const;
+  int layerCount() const { return m_layer_count; }
+  /// The status line's figures for the current layering (rows; for wires: their origin, the widest
+  /// layer, launches before and after the merges the layering allows, as `weft layers`).
+  const QString& layeringSummary() const { return m_layering_summary; }
 
   /// Fits the whole graph into the widget (Ctrl+0).
   void fit();
@@ -46,6 +66,8 @@ class GraphView : public QWidget {
 
  private:
   void relayout();
+  /// Fills m_layer_of and m_layer_count for the current layering (and the summary).
+  void computeLayers();
   QPointF toWorld(QPointF widget_pos) const;
   QPointF toWidget(QPointF world) const;
 
@@ -59,6 +81,12 @@ class GraphView : public QWidget {
   QPointF m_press_offset;
   bool m_panning = false;
   bool m_fit_pending = true;
+  bool m_fitted = false;  ///< showing fit()'s view (no zoom or pan since): kept fitted on resize
+  Layering m_layering = Layering::Levels;
+  std::vector<int> m_layer_of;  ///< row per node
+  int m_layer_count = 0;
+  QString m_layering_summary;
+  std::vector<QAction*> m_layering_actions;  ///< by Layering
 };
 
 }  // namespace weft::ui
