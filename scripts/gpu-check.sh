@@ -6,13 +6,16 @@
 # Steps, each with its own time limit inside a total budget (BUDGET, 330 s by default):
 #   1. NVIDIA's libraries found and the versions weft loads (weft devices), nvidia-smi
 #   2. the GPU tests (test_cuda_check, test_cuda_module, test_cuda_executor)
+#   2b. launch figures measured with empty kernels (weft calibrate --backend cuda) against the h200
+#      preset's, and GoogLeNet's merge question (issue 19) predicted with them
 #   3. the table: googlenet, squeezenet1_1, resnet50, vit_b_16 at batch 1 and ppocr_v4_det at
 #      batch 1 and 8, every strategy (weft run --backend cuda --graph, weft simulate --graph)
 #   4. PyTorch/torchvision baselines of the same architectures (torch_baseline.py)
 #   5. compute-sanitizer memcheck and racecheck on one multi-stream googlenet run
 # Results go to $OUT when set (the device tool brings that folder back), else ./results:
 #   summary.txt (the compact tables), gpu-check.log (everything), tests.log, weft-runs.json,
-#   torch.json, sanitizer.log. At most 8 files, as the device tool returns.
+#   torch.json, sanitizer.log, h200-measured.json (the preset with the measured launch figures).
+#   At most 8 files, as the device tool returns.
 # Usage: ./gpu-check.sh   env: ITER (20), WARMUP (3), BUDGET (330), STEPS ("libs tests table torch
 #        sanitizer"), WEFT_NVIDIA_LIBS (colon-separated folders: skip the search),
 #        NVIDIA_TOOLKIT_DIRS (toolkit folders to try instead of $CUDA_HOME/lib64 and
@@ -31,7 +34,7 @@ mkdir -p "$out"  # before any log is written into it
 iter=${ITER:-20}
 warmup=${WARMUP:-3}
 budget=${BUDGET:-330}
-steps=${STEPS:-libs tests table torch sanitizer}
+steps=${STEPS:-libs tests launch table torch sanitizer}
 log="$out/gpu-check.log"
 summary="$out/summary.txt"
 : >"$log"
@@ -99,6 +102,27 @@ if want tests; then
     say "$(printf '%-20s %s' "$t" "$verdict")"
   done
   grep -E "^\[  FAILED  \]|Failure|^\[ startup \]" "$out/tests.log" | sort -u | head -40 | tee -a "$summary" >>"$log"
+fi
+
+# ---- 2b. Launch figures --------------------------------------------------------------------------
+if want launch; then
+  step "launch figures: empty kernels (weft calibrate --backend cuda) against the h200 preset"
+  measured="$out/h200-measured.json"
+  timeout "$(limit 60 200)" ./weft calibrate --backend cuda --device h200 -o "$measured" 2>&1 | tee -a "$log" |
+    grep -vE '^[{}]|^  "' | tee -a "$summary"
+  if [ -s "$measured" ]; then
+    # Issue 19: does merging plus streams beat streams alone on GoogLeNet at batch 1 under graph
+    # replay once the kernel floor and the graph's release rate are this GPU's own?
+    for dev in h200 "$measured"; do
+      alone=$(timeout 30 ./weft simulate data/models/googlenet.onnx --device "$dev" --strategy cp-list --graph --json 2>/dev/null |
+        python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["makespan_us"])' 2>/dev/null)
+      merged=$(timeout 30 ./weft simulate data/models/googlenet.onnx --device "$dev" --strategy cp-list --graph --merge --json 2>/dev/null |
+        python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["makespan_us"])' 2>/dev/null)
+      say "googlenet b1 cp-list graph, device $(basename "$dev" .json): streams alone ${alone:-?} us, merged + streams ${merged:-?} us"
+    done
+  else
+    say "launch figures: not measured (see gpu-check.log)"
+  fi
 fi
 
 # ---- 3. The table ------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-// `weft calibrate`: a CPU device file fitted to a sequential run of a model on the CPU executor.
+// `weft calibrate`: a CPU device file fitted to a sequential run of a model on the CPU executor,
+// or (--backend cuda) a GPU preset's launch figures measured on the GPU with empty kernels.
 #include <algorithm>
 #include <iostream>
 #include <thread>
@@ -9,16 +10,101 @@
 #include "weft/core/file_io.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/text_format.h"
+#include "weft/gpu/devices.h"
 
 namespace weft::cli {
 
+namespace {
+
+bool valid_device_name(const std::string& name) {
+  return !name.empty() && name.size() <= 64 && name.front() != '.' && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+  });
+}
+
+// weft calibrate --backend cuda [--device PRESET] [--gpu N] [--kernels N] [-o FILE] [--name N] [--json]
+int calibrate_cuda(Args& args) {
+  for (const char* model_only : {"cores", "iterations", "warmup", "seed", "dim", "batch"})
+    if (args.value(model_only)) return usage_error("calibrate", std::string("--") + model_only + " is for --backend cpu");
+  if (args.flag("no-fold")) return usage_error("calibrate", "--no-fold is for --backend cpu");
+  if (!args.positional().empty())
+    return usage_error("calibrate", "--backend cuda measures the GPU, not a model: drop '" + args.positional().front() + "'");
+  auto gpu_index = args.int_value("gpu");
+  auto kernels = args.int_value("kernels");
+  for (const auto* v : {&gpu_index, &kernels})
+    if (!*v) return usage_error("calibrate", v->error().message);
+  if (*gpu_index && **gpu_index < 0) return usage_error("calibrate", "--gpu must be >= 0");
+  if (*kernels && (**kernels < 16 || **kernels > 100000)) return usage_error("calibrate", "--kernels must be in 16..100000");
+  const std::string preset_name = args.value("device").value_or(std::string(core::default_device_name()));
+  auto preset = core::is_device_file(preset_name) ? core::load_device_file(preset_name) : core::load_device(preset_name);
+  if (!preset) return report("calibrate", preset.error());
+  if (preset->kind != core::DeviceKind::Gpu)
+    return usage_error("calibrate", "--device " + preset_name + " is a CPU device; --backend cuda measures a GPU preset");
+  const std::string name = args.value("name").value_or(preset->name + "-measured");
+  if (!valid_device_name(name)) return usage_error("calibrate", "--name '" + name + "' must be lower-case letters, digits, '-', '_' or '.'");
+  const auto output = args.value("o") ? args.value("o") : args.value("output");
+
+  auto measured = gpu::measure_launch_costs(*gpu_index ? static_cast<int>(**gpu_index) : 0,
+                                            *kernels ? static_cast<int>(**kernels) : 500);
+  if (!measured) return report("calibrate", measured.error());
+  core::DeviceSpec device = gpu::with_launch_costs(*preset, *measured);
+  device.name = name;
+  const std::string text = core::device_to_json(device);
+  if (output)
+    if (auto ok = core::write_file_atomic(*output, text); !ok) return report("calibrate", ok.error());
+
+  const gpu::LaunchCosts& m = *measured;
+  if (args.flag("json")) {
+    nlohmann::ordered_json j;
+    j["gpu"] = {{"index", m.device}, {"name", m.name}};
+    j["kernels"] = m.kernels;
+    j["rounds"] = m.rounds;
+    j["measured"] = {{"launch_us", m.launch_us},
+                     {"eager_chain_us", m.eager_chain_us},
+                     {"graph_chain_us", m.graph_chain_us},
+                     {"graph_per_node_us", m.graph_per_node_us},
+                     {"graph_launch_us", m.graph_launch_us},
+                     {"event_record_us", m.event_record_us},
+                     {"event_wait_us", m.event_wait_us}};
+    j["preset"] = {{"name", preset->name},
+                   {"launch_us", preset->launch_us},
+                   {"kernel_min_us", preset->kernel_min_us},
+                   {"graph_launch_per_node_us", preset->graph_launch_per_node_us},
+                   {"event_record_us", preset->event_record_us},
+                   {"event_wait_us", preset->event_wait_us}};
+    j["device"] = nlohmann::ordered_json::parse(text);
+    if (output) j["output"] = *output;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  const auto row = [](const char* what, double got, double preset_value) {
+    std::cout << "  " << what << core::fixed_text(got, 3) << " us   (preset " << core::fixed_text(preset_value, 2) << ")\n";
+  };
+  std::cout << "GPU " << m.device << ": " << m.name << ", empty kernels, median of " << m.rounds << " rounds of " << m.kernels << "\n";
+  row("eager launch (host, per kernel)      ", m.launch_us, preset->launch_us);
+  row("kernel floor (graph chain, per kernel)", m.graph_chain_us, preset->kernel_min_us);
+  row("graph release (independent, per node)", m.graph_per_node_us, preset->graph_launch_per_node_us);
+  row("event record (host)                   ", m.event_record_us, preset->event_record_us);
+  row("event wait (host)                     ", m.event_wait_us, preset->event_wait_us);
+  std::cout << "  eager chain (device, per kernel)      " << core::fixed_text(m.eager_chain_us, 3) << " us; graph launch (host) "
+            << core::fixed_text(m.graph_launch_us, 2) << " us\n";
+  if (output) std::cout << "wrote " << *output << " (use it as --device " << *output << ")\n";
+  else std::cout << text;
+  return 0;
+}
+
+}  // namespace
+
 int cmd_calibrate(Args& args) {
-  if (auto ok = args.parse({"backend=", "o=", "output=", "name=", "cores=", "iterations=", "warmup=", "seed=", "json"}, true);
+  if (auto ok = args.parse({"backend=", "o=", "output=", "name=", "cores=", "iterations=", "warmup=", "seed=", "json", "gpu=", "kernels="},
+                           true);
       !ok)
     return usage_error("calibrate", ok.error().message);
   const std::string backend = args.value("backend").value_or("cpu");
-  if (backend != "cpu")
-    return usage_error("calibrate", "--backend must be cpu (a CUDA device is described by a preset), got '" + backend + "'");
+  if (backend == "cuda") return calibrate_cuda(args);
+  if (backend != "cpu") return usage_error("calibrate", "--backend must be cpu or cuda, got '" + backend + "'");
+  for (const char* gpu_only : {"gpu", "kernels"})
+    if (args.value(gpu_only)) return usage_error("calibrate", std::string("--") + gpu_only + " is for --backend cuda");
   auto iterations = args.int_value("iterations");
   auto warmup = args.int_value("warmup");
   auto seed = args.int_value("seed");
@@ -30,11 +116,7 @@ int cmd_calibrate(Args& args) {
   if (*cores && (**cores < 1 || **cores > 4096)) return usage_error("calibrate", "--cores must be in 1..4096");
   core::CpuFitOptions fit;
   fit.name = args.value("name").value_or("cpu");
-  const bool name_ok = !fit.name.empty() && fit.name.size() <= 64 && fit.name.front() != '.' &&
-                       std::all_of(fit.name.begin(), fit.name.end(), [](char c) {
-                         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-                       });
-  if (!name_ok)
+  if (!valid_device_name(fit.name))
     return usage_error("calibrate", "--name '" + fit.name + "' must be lower-case letters, digits, '-', '_' or '.'");
   if (*cores) fit.cores = static_cast<int>(**cores);
   const auto output = args.value("o") ? args.value("o") : args.value("output");

@@ -49,6 +49,9 @@ commands:
   calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--json]
                                                fit a CPU device to a sequential CPU run (per-node
                                                times); use the file as --device DEVICE.json
+  calibrate --backend cuda [--device PRESET] [--gpu N] [--kernels N] [-o DEVICE.json] [--name N] [--json]
+                                               measure the GPU's launch, kernel-floor, graph-release
+                                               and event costs with empty kernels: PRESET with them
   frontier MODEL [--graph] [--split K|auto] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
                                                Pareto front of predicted time against arena bytes
                                                over strategies, stream caps and memory budgets

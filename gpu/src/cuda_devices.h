@@ -17,4 +17,7 @@ core::Expected<std::vector<GpuInfo>> device_list();
 /// Versions and files of the CUDA, cuBLAS and cuDNN libraries in this process. Needs no GPU.
 core::Expected<CudaRuntimeInfo> runtime_info();
 
+/// measure_launch_costs inside the module (cuda_launch_costs.cpp).
+core::Expected<LaunchCosts> launch_costs(int device, int kernels);
+
 }  // namespace weft::gpu::detail

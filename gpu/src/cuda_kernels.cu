@@ -233,4 +233,24 @@ cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t 
   return cudaGetLastError();
 }
 
+namespace {
+__global__ void empty_kernel() {}
+}  // namespace
+
+cudaError_t launch_empty(cudaStream_t s) {
+  empty_kernel<<<1, 1, 0, s>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t add_empty_node(cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t deps_count, cudaGraphNode_t* node) {
+  cudaKernelNodeParams p{};
+  p.func = reinterpret_cast<void*>(&empty_kernel);
+  p.gridDim = dim3(1, 1, 1);
+  p.blockDim = dim3(1, 1, 1);
+  p.sharedMemBytes = 0;
+  p.kernelParams = nullptr;  // the kernel takes no parameters
+  p.extra = nullptr;
+  return cudaGraphAddKernelNode(node, graph, deps, deps_count, &p);
+}
+
 }  // namespace weft::gpu::detail

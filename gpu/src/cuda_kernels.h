@@ -3,6 +3,7 @@
 // error (cudaGetLastError) so that the caller can name the node; no other CUDA call is made.
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace weft::gpu::detail {
@@ -55,5 +56,10 @@ cudaError_t launch_reduce_mean(cudaStream_t s, std::int64_t outer, std::int64_t 
 /// Copies x viewed as [outer, part, inner] into y viewed as [outer, total, inner] at `offset` on the middle axis.
 cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t part, std::int64_t total, std::int64_t offset,
                                std::int64_t inner, const float* x, float* y);
+
+/// One empty kernel (one thread that does nothing) on `s`: what launch and graph costs are timed with.
+cudaError_t launch_empty(cudaStream_t s);
+/// Adds an empty kernel node to `graph` after the given dependencies (none: a root).
+cudaError_t add_empty_node(cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t deps_count, cudaGraphNode_t* node);
 
 }  // namespace weft::gpu::detail

@@ -165,6 +165,25 @@ core::Expected<std::vector<GpuInfo>> list_gpus() {
   return l.api->list_gpus();
 }
 
+core::DeviceSpec with_launch_costs(core::DeviceSpec preset, const LaunchCosts& measured) {
+  preset.launch_us = measured.launch_us;
+  preset.kernel_min_us = measured.graph_chain_us;
+  preset.graph_launch_per_node_us = measured.graph_per_node_us;
+  preset.event_record_us = measured.event_record_us;
+  preset.event_wait_us = measured.event_wait_us;
+  preset.source += (preset.source.empty() ? "" : "; ") + std::string("launch figures measured on ") + measured.name +
+                   " (GPU " + std::to_string(measured.device) + ") by weft calibrate --backend cuda";
+  return preset;
+}
+
+core::Expected<LaunchCosts> measure_launch_costs(int device, int kernels) {
+  if (kernels < 16 || kernels > 100000)
+    return core::make_error(core::ErrorKind::InvalidInput, "empty kernels per round must be in 16..100000, got " + std::to_string(kernels));
+  const Loaded& l = loaded();
+  if (!l.api) return l.error;
+  return l.api->measure_launch_costs(device, kernels);
+}
+
 std::unique_ptr<core::Executor> make_cuda_executor(const CudaRunOptions& options) {
   const Loaded& l = loaded();
   if (!l.api) return std::make_unique<UnavailableExecutor>(l.error);

@@ -13,7 +13,7 @@
 namespace weft::gpu::detail {
 
 /// Raised whenever the table or any type crossing it changes meaning.
-inline constexpr int kModuleAbi = 1;
+inline constexpr int kModuleAbi = 2;
 
 /// Sizes of the types that cross the boundary, as the compiling side sees them: a cheap guard
 /// against a module from another build whose ABI number happens to match.
@@ -27,6 +27,7 @@ struct AbiSizes {
   std::size_t cuda_options = sizeof(CudaRunOptions);
   std::size_t gpu_info = sizeof(GpuInfo);
   std::size_t runtime_info = sizeof(CudaRuntimeInfo);
+  std::size_t launch_costs = sizeof(LaunchCosts);
   bool operator==(const AbiSizes&) const = default;
 };
 
@@ -47,6 +48,7 @@ struct ModuleApi {
   int (*sticky_fault)() = nullptr;
   /// Pushes and pops one NVTX range with this text (tests check that tools see the module's ranges).
   void (*nvtx_mark)(const char* text) = nullptr;
+  core::Expected<LaunchCosts> (*measure_launch_costs)(int device, int kernels) = nullptr;
 };
 
 /// The loaded module's table, or null when it could not be loaded (programs' side: loader.cpp).

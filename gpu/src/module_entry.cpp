@@ -81,6 +81,14 @@ int sticky_fault_entry() {
   return 0;
 }
 
+core::Expected<LaunchCosts> launch_costs_entry(int device, int kernels) {
+  try {
+    return launch_costs(device, kernels);
+  } catch (const std::exception& e) {
+    return internal(e);
+  }
+}
+
 void nvtx_mark_entry(const char* text) {
   const NvtxRange range(true, text ? text : "", 0xff000000u);
 }
@@ -101,6 +109,7 @@ ModuleApi make_table() {
   api.runtime_info = &runtime_info_entry;
   api.sticky_fault = &sticky_fault_entry;
   api.nvtx_mark = &nvtx_mark_entry;
+  api.measure_launch_costs = &launch_costs_entry;
   return api;
 }
 

@@ -140,6 +140,34 @@ TEST(CliCalibrate, WritesADeviceFileOthersAccept) {
   EXPECT_EQ(run_weft("calibrate " + model("squeezenet1_1") + " --name Bad!").code, 1);
 }
 
+// weft calibrate --backend cuda measures a GPU's launch figures into a copy of a preset: on a GPU
+// machine the file is written and accepted as --device; without one, a Runtime error (3) saying
+// why. Options of the CPU calibration, a model or a bad count are usage errors (1).
+TEST(CliCalibrate, CudaLaunchCosts) {
+  const std::string dev = temp("weft_cli_cuda_device.json");
+  std::filesystem::remove(dev);
+  const Result r = run_weft("calibrate --backend cuda --device h200 --kernels 100 -o " + dev + " --json");
+  if (r.code == 0) {
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["device"]["name"], "h200-measured");
+    EXPECT_EQ(j["device"]["kernel_min_us"], j["measured"]["graph_chain_us"]);
+    EXPECT_EQ(j["device"]["launch_us"], j["measured"]["launch_us"]);
+    EXPECT_DOUBLE_EQ(j["device"]["peak_fp32_tflops"].get<double>(), 66.9);  // the preset's rates kept
+    const Result sim = run_quiet("simulate " + model("squeezenet1_1") + " --strategy cp-list --graph --device " + dev + " --json");
+    ASSERT_EQ(sim.code, 0) << sim.out;
+    EXPECT_EQ(nlohmann::json::parse(sim.out)["device"], "h200-measured");
+  } else {
+    EXPECT_EQ(r.code, 3) << r.out;
+    EXPECT_TRUE(contains(r.out, "no CUDA device") || contains(r.out, "libweft_cuda.so")) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dev));
+  }
+  EXPECT_EQ(run_weft("calibrate --backend cuda --kernels 3").code, 1);
+  EXPECT_EQ(run_weft("calibrate --backend cuda --cores 2").code, 1);
+  EXPECT_EQ(run_weft("calibrate --backend cuda --device no-such-gpu").code, 2);
+  EXPECT_EQ(run_weft("calibrate " + model("squeezenet1_1") + " --kernels 100").code, 1);
+  EXPECT_EQ(run_weft("calibrate --backend tpu").code, 1);
+}
+
 // weft run --backend cpu reports the predicted speedup next to the measured one, and its error.
 TEST(CliRunPrediction, PredictedNextToMeasured) {
   const Result r = run_quiet("run " + model("googlenet") + " --backend cpu --strategy cp-list --streams 2 --iterations 1 --warmup 0 --json");

@@ -113,6 +113,48 @@ TEST(CudaCheck, NoDeviceIsARuntimeError) {
   }
 }
 
+// Launch costs need a GPU: without one the same Runtime error; a bad kernel count is refused first.
+TEST(CudaCheck, LaunchCostsNeedADevice) {
+  auto bad = gpu::measure_launch_costs(0, 3);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(bad.error().message.find("16..100000, got 3"), std::string::npos) << bad.error().message;
+  if (gpu::list_gpus()) GTEST_SKIP() << "a GPU is present";
+  auto r = gpu::measure_launch_costs();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, core::ErrorKind::Runtime);
+  if (gpu::load_cuda_module()) {
+    EXPECT_EQ(r.error().message.rfind("no CUDA device: ", 0), 0u) << r.error().message;
+  }
+}
+
+// The measured launch figures replace exactly the preset's launch figures.
+TEST(CudaCheck, MeasuredLaunchCostsReplaceThePresets) {
+  auto preset = core::load_device("h200");
+  ASSERT_TRUE(preset) << preset.error().message;
+  gpu::LaunchCosts m;
+  m.name = "Test GPU";
+  m.launch_us = 2.1;
+  m.graph_chain_us = 1.3;
+  m.graph_per_node_us = 0.4;
+  m.event_record_us = 0.6;
+  m.event_wait_us = 0.7;
+  m.eager_chain_us = 9;  // not a preset figure
+  const core::DeviceSpec d = gpu::with_launch_costs(*preset, m);
+  EXPECT_EQ(d.launch_us, 2.1);
+  EXPECT_EQ(d.kernel_min_us, 1.3);
+  EXPECT_EQ(d.graph_launch_per_node_us, 0.4);
+  EXPECT_EQ(d.event_record_us, 0.6);
+  EXPECT_EQ(d.event_wait_us, 0.7);
+  EXPECT_EQ(d.peak_fp32_flops, preset->peak_fp32_flops);
+  EXPECT_EQ(d.memory_bandwidth, preset->memory_bandwidth);
+  EXPECT_EQ(d.sm_count, preset->sm_count);
+  EXPECT_NE(d.source.find("measured on Test GPU"), std::string::npos) << d.source;
+  auto back = core::parse_device(core::device_to_json(d), "test");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->kernel_min_us, 1.3);
+}
+
 // A build that made the CUDA module loads it here (the toolkit's libraries are on this machine):
 // the module comes from this build and reports the libraries it runs on, GPU or not.
 TEST(CudaCheck, ModuleLoadsAndReportsLibraries) {

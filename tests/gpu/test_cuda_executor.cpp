@@ -403,6 +403,28 @@ TEST(CudaOps, TransposeSliceGatherPowSqrtErfMatchCpu) {
   EXPECT_LE(cpu_vs_cuda(*g), 1e-5);
 }
 
+// Launch costs timed with empty kernels: every figure measured, in the range a GPU gives (a
+// launch costs the host microseconds, not milliseconds), a dependent kernel at least as long as
+// the release of an independent one, and the eager chain no faster than its launches allow.
+TEST(CudaLaunchCosts, MeasuresEveryFigure) {
+  auto m = gpu::measure_launch_costs(0, 200);
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_FALSE(m->name.empty());
+  EXPECT_EQ(m->kernels, 200);
+  for (double v : {m->launch_us, m->eager_chain_us, m->graph_chain_us, m->graph_per_node_us, m->graph_launch_us,
+                   m->event_record_us, m->event_wait_us}) {
+    EXPECT_GT(v, 0.0);
+    EXPECT_LT(v, 1000.0);
+  }
+  EXPECT_GE(m->graph_chain_us * 1.5, m->graph_per_node_us);
+  EXPECT_GE(m->eager_chain_us * 1.5, m->launch_us);
+  std::printf("launch %.3f us, eager chain %.3f, graph chain %.3f, graph node %.3f, graph launch %.2f, record %.3f, wait %.3f\n",
+              m->launch_us, m->eager_chain_us, m->graph_chain_us, m->graph_per_node_us, m->graph_launch_us, m->event_record_us,
+              m->event_wait_us);
+  // The context is healthy afterwards: a model still runs.
+  EXPECT_FALSE(gpu::cuda_context_faulted());
+}
+
 #if WEFT_TEST_NVTX
 // NVTX: one range per run ("weft <strategy>") and one per node per iteration ("<key> (<op>)"),
 // all popped; nothing when NVTX is switched off.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/core/device.h"
 #include "weft/core/expected.h"
 
 namespace weft::gpu {
@@ -52,5 +53,36 @@ core::Expected<CudaRuntimeInfo> cuda_runtime_info();
 /// Lists the CUDA GPUs. Errors (Runtime): the module cannot load (load_cuda_module's message),
 /// or "no CUDA device: ..." (no driver, no device) saying which.
 core::Expected<std::vector<GpuInfo>> list_gpus();
+
+/// What launching and synchronising cost on one GPU, timed with empty kernels (one thread that
+/// does nothing): the launch figures of a device preset, as the simulator reads them. Each is the
+/// median of several rounds of `kernels` launches, after a warm-up round.
+struct LaunchCosts {
+  int device = 0;
+  std::string name;
+  int kernels = 0;                ///< empty kernels (or calls) per round
+  int rounds = 0;
+  double launch_us = 0;           ///< host µs per eager kernel launch (the preset's launch_us)
+  double eager_chain_us = 0;      ///< device µs per kernel of the same launches on one stream, event to event
+  /// Device µs per kernel of a chain (each after the last) replayed as one CUDA Graph: the
+  /// shortest a dependent kernel takes (the preset's kernel_min_us).
+  double graph_chain_us = 0;
+  /// Device µs per node of a graph of independent kernels replayed: the rate the graph executor
+  /// releases nodes at (the preset's graph_launch_per_node_us).
+  double graph_per_node_us = 0;
+  double graph_launch_us = 0;     ///< host µs per cudaGraphLaunch of the chain's graph
+  double event_record_us = 0;     ///< host µs per cudaEventRecord (the preset's event_record_us)
+  double event_wait_us = 0;       ///< host µs per cudaStreamWaitEvent (the preset's event_wait_us)
+};
+
+/// Times LaunchCosts on GPU `device` with `kernels` (16..100000) empty kernels per round. Errors
+/// (Runtime): the module cannot load, no such device, a CUDA call's failure naming the call;
+/// InvalidInput: kernels out of range.
+core::Expected<LaunchCosts> measure_launch_costs(int device = 0, int kernels = 500);
+
+/// `preset` with its launch figures replaced by the measured ones: launch_us, kernel_min_us (the
+/// replayed chain's time per kernel), graph_launch_per_node_us (the independent graph's time per
+/// node), event_record_us and event_wait_us; rates and SMs are kept. The source names the GPU.
+core::DeviceSpec with_launch_costs(core::DeviceSpec preset, const LaunchCosts& measured);
 
 }  // namespace weft::gpu
