@@ -99,6 +99,9 @@ class CudaExecutor final : public core::Executor {
     WEFT_TRY_ASSIGN(const core::ExecutionOrder xo, core::check_run(graph, schedule, plan, options));
     WEFT_TRY(detail::require_device());
     WEFT_CUDA_CHECK(cudaSetDevice(m_options.device));
+    // An earlier run that failed may have left the thread's last error set; the kernel launchers
+    // read it (cudaGetLastError) and would pin it on this run's first node.
+    static_cast<void>(cudaGetLastError());
     cudaDeviceProp prop{};
     WEFT_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_options.device));
 
@@ -144,7 +147,10 @@ class CudaExecutor final : public core::Executor {
     detail::NvtxRange run_range(m_options.nvtx, "weft " + strategy, 0xff000000u);
 
     detail::CudaGraphExec exec;
-    if (m_options.cuda_graph) {
+    // With CUDA_LAUNCH_BLOCKING=1 (the rerun that names a faulting node) a launch synchronises,
+    // which a stream capture does not allow: the run then stays eager, each node synchronised.
+    const bool replay = m_options.cuda_graph && !m_blocking;
+    if (replay) {
       // The run's cuBLAS and cuDNN handles are fresh: their first use may allocate, load kernels
       // or synchronise, none of which a capture allows. One eager iteration, finished, first.
       if (auto s = enqueue(graph, r, false); !s) {
@@ -160,7 +166,7 @@ class CudaExecutor final : public core::Executor {
     std::vector<std::vector<core::TimelineItem>> item_runs;
     for (int it = 0; it < warmup + iterations; ++it) {
       WEFT_CUDA_CHECK(cudaEventRecord(r.start.get(), s0));
-      if (m_options.cuda_graph) {
+      if (replay) {
         WEFT_CUDA_CHECK(cudaGraphLaunch(exec.get(), s0));
       } else if (auto s = enqueue(graph, r, timing); !s) {
         static_cast<void>(cudaDeviceSynchronize());
@@ -350,8 +356,15 @@ class CudaExecutor final : public core::Executor {
       static_cast<void>(cudaGetLastError());
       return enqueued.error();
     }
+    if (ended != cudaSuccess) static_cast<void>(cudaGetLastError());
     WEFT_CUDA_CHECK(ended);
-    WEFT_CUDA_CHECK(cudaGraphInstantiate(exec.out(), captured.get(), 0));
+    if (const cudaError_t e = cudaGraphInstantiate(exec.out(), captured.get(), 0); e != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return detail::check(e, "cudaGraphInstantiate").error();
+    }
+    // Upload now, so that the first timed replay (with --warmup 0) does not include it.
+    WEFT_CUDA_CHECK(cudaGraphUpload(exec.get(), s0));
+    WEFT_CUDA_CHECK(cudaStreamSynchronize(s0));
     return {};
   }
 

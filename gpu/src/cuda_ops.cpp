@@ -420,9 +420,13 @@ Status check_node(const Graph& g, NodeId n) {
   }
   const core::Tensor& out = g.tensor(node.outputs[0]);
   if (!out.shape_known() || out.dtype != core::DType::Float32) return unsupported(g, n, "output '" + out.name + "' is not static float32");
-  for (std::size_t i = 1; i < node.outputs.size(); ++i)
-    if (node.outputs[i] != core::kNoTensor && node.op_type != "Dropout")
-      return unsupported(g, n, "optional output " + std::to_string(i));
+  for (std::size_t i = 1; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] == core::kNoTensor) continue;
+    // Dropout's mask is never written (inference: all true); only an unread mask is accepted.
+    const core::Tensor& extra = g.tensor(node.outputs[i]);
+    if (node.op_type != "Dropout" || !extra.consumers.empty() || extra.kind == core::TensorKind::Output)
+      return unsupported(g, n, "optional output " + std::to_string(i) + (node.op_type == "Dropout" ? " (the mask) is read" : ""));
+  }
 
   const std::string& op = node.op_type;
   if (op == "Conv") {
@@ -682,6 +686,14 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
       const cublasOperation_t op_a = m.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = m.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
       const int mm = static_cast<int>(m.m), nn = static_cast<int>(m.n), kk = static_cast<int>(m.k);
       const int lda = m.trans_a ? mm : kk, ldb = m.trans_b ? kk : nn;
+      if (mm == 0 || nn == 0) return {};
+      if (kk == 0) {
+        // An empty sum: Y = beta C (C already copied into Y), or zeros. cuBLAS refuses lda = 0.
+        const int elements = mm * nn * static_cast<int>(m.batch);
+        if (c_bc) WEFT_CUDA_CHECK(cublasSscal(s.cublas, elements, &m.beta, y, 1));
+        else WEFT_CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(elements) * sizeof(float), s.stream));
+        return {};
+      }
       if (m.batch == 1) {
         WEFT_CUDA_CHECK(cublasSgemm(s.cublas, op_b, op_a, nn, mm, kk, &m.alpha, b, ldb, x, lda, &m.beta, y, nn));
       } else {
@@ -728,11 +740,17 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     // Heuristic order is expected speed; take the first that works with the chosen maths and
     // whose workspace stays reasonable (each stream holds its largest).
     constexpr std::size_t kMaxWorkspace = std::size_t{512} << 20;
+    // Never ALLOW_CONVERSION (it may compute in half precision); without TF32 an algorithm that
+    // reports FMA maths first, one that reports the default maths (run as FMA here) after.
+    const auto usable = [&](const cudnnConvolutionFwdAlgoPerf_t& a, bool strict) {
+      if (a.status != CUDNN_STATUS_SUCCESS || a.memory > kMaxWorkspace || a.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
+      if (ctx.tf32) return true;
+      return a.mathType == CUDNN_FMA_MATH || (!strict && a.mathType == CUDNN_DEFAULT_MATH);
+    };
     const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
-    for (int i = 0; i < returned && !chosen; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace &&
-          (ctx.tf32 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH && perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
-        chosen = &perf[i];
+    for (const bool strict : {true, false})
+      for (int i = 0; i < returned && !chosen; ++i)
+        if (usable(perf[i], strict)) chosen = &perf[i];
     if (!chosen) return unsupported(g, n, "cuDNN offers no forward algorithm for this convolution");
     const cudnnConvolutionFwdAlgo_t algo = chosen->algo;
     // With TF32 allowed the algorithm may be one that runs on tensor cores or one that does not:
