@@ -83,6 +83,31 @@ TEST(CudaCheck, SupportedOperatorList) {
     EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
 }
 
+// Dropout runs as a copy and never writes its mask: an unread mask is accepted, a read one refused.
+TEST(CudaCheck, DropoutMaskOnlyWhenUnread) {
+  if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  const auto dropout = [](bool read_mask) {
+    core::GraphBuilder b;
+    b.add_input("x", core::DType::Float32, dims({2, 3}));
+    b.add_node("drop", "Dropout", {"x"}, {"y", "mask"});
+    b.set_shape("y", core::DType::Float32, {2, 3});
+    b.set_shape("mask", core::DType::Bool, {2, 3});
+    b.mark_output("y");
+    if (read_mask) {
+      b.add_node("use", "Cast", {"mask"}, {"m"});
+      b.set_shape("m", core::DType::Float32, {2, 3});
+      b.mark_output("m");
+    }
+    auto g = std::move(b).build();
+    EXPECT_TRUE(g) << (g ? "" : g.error().message);
+    return std::move(*g);
+  };
+  EXPECT_TRUE(gpu::cuda_check_supported(dropout(false)));
+  const auto s = gpu::cuda_check_supported(dropout(true));
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("'drop'"), std::string::npos) << s.error().message;
+}
+
 // Non-float data is refused with the tensor's name.
 TEST(CudaCheck, RefusesNonFloatData) {
   if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
