@@ -38,8 +38,6 @@ int cmd_run(Args& args) {
   const std::string backend = args.value("backend").value_or("cpu");
   if (backend != "cpu" && backend != "cuda") return usage_error("run", "--backend must be cpu or cuda, got '" + backend + "'");
   if (args.flag("graph") && backend != "cuda") return usage_error("run", "--graph needs --backend cuda");
-  if (args.flag("merge") && backend != "cpu")
-    return usage_error("run", "--merge runs on --backend cpu (the CUDA executor has no merged kernels yet)");
   if (args.flag("tf32") && backend != "cuda") return usage_error("run", "--tf32 needs --backend cuda");
   auto choice = schedule_choice(args, "cp-list", args.flag("graph"));
   if (!choice) return usage_error("run", choice.error().message);

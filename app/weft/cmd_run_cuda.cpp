@@ -45,15 +45,22 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   // The model first: a missing or unreadable file is the user's error (exit 2) on any machine.
   auto model = load_model(args);
   if (!model) return report("run", model.error());
-  const core::Graph& graph = model->graph;
+  const core::Graph& unmerged = model->graph;
   // The CUDA module is loaded here, not at start: which file or library is missing is the error.
   if (auto module = gpu::load_cuda_module(); !module) return report("run", module.error());
   if (auto gpus = gpu::list_gpus(); !gpus) return report("run", gpus.error());
   // Refuse unsupported operators before the CPU reference spends its time.
-  if (auto ok = gpu::cuda_check_supported(graph); !ok) return report("run", ok.error());
-  auto made = obtain_schedule("run", choice, graph, model->costs, model->device, nullptr, planner);
+  if (auto ok = gpu::cuda_check_supported(unmerged); !ok) return report("run", ok.error());
+  // With merges (--merge, or recorded in a loaded schedule) the schedule runs on the merged model
+  // (each merged node's members one after another on its stream) and is compared with the
+  // unmerged model's sequential run.
+  auto made = obtain_merged_schedule("run", choice, args.flag("merge"), unmerged, model->costs, model->device, nullptr, planner);
   if (!made) return report("run", made.error());
-  const core::Schedule& schedule = *made;
+  const core::Schedule& schedule = made->schedule;
+  const core::Graph& graph = made->graph(unmerged);
+  const bool merged = made->merged.has_value();
+  if (merged)
+    if (auto ok = gpu::cuda_check_supported(graph); !ok) return report("run", ok.error());
 
   // The device comparison (core::compare_runs): throughput runs (no per-node events) give the
   // wall times, one per-node timed run per schedule the timelines (overlap, trace), the graph
@@ -72,6 +79,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   compare.timed_runs = true;
   compare.graph_executor = graphed.get();
   compare.check_executor = cpu.get();
+  if (merged) compare.reference_graph = &unmerged;
   auto compared = core::compare_runs(*eager, graph, schedule, compare);
   if (!compared) return cuda_failure(compared.error());
   const core::RunResult* seq = &compared->sequential;
@@ -91,8 +99,10 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   // per-node timed run's medians): against the measured speedups, what the simulator gets wrong
   // once the kernel times are right. An extra figure: where it cannot be had, the run's own
   // figures still stand (a warning).
-  auto calibrated = core::calibrated_speedups(graph, schedule, model->costs, model->device, *compared);
-  if (!calibrated) std::cerr << "weft run: warning: no calibrated prediction: " << calibrated.error().message << "\n";
+  // A merged run's reference ran the unmerged graph, whose node times do not fit it: none then.
+  auto calibrated = merged ? core::Expected<core::CalibratedSpeedups>(core::make_error(core::ErrorKind::InvalidInput, "merged"))
+                           : core::calibrated_speedups(graph, schedule, model->costs, model->device, *compared);
+  if (!calibrated && !merged) std::cerr << "weft run: warning: no calibrated prediction: " << calibrated.error().message << "\n";
   const double error = calibrated && speedup > 0 ? std::abs(calibrated->eager - speedup) / speedup : 0.0;
   const double error_graph =
       calibrated && speedup_vs_graph > 0 ? std::abs(calibrated->graph - speedup_vs_graph) / speedup_vs_graph : 0.0;
@@ -101,7 +111,9 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   const int connections = runtime ? runtime->max_connections : 0;
 
   if (auto trace = args.value("trace")) {
-    const std::vector<core::Timeline> runs{compared->sequential_timeline(), compared->scheduled_timeline()};
+    // A trace names the nodes of one graph: a merged run's trace holds the merged run only.
+    std::vector<core::Timeline> runs{compared->sequential_timeline(), compared->scheduled_timeline()};
+    if (merged) runs.erase(runs.begin());
     core::TraceInfo info;
     info.device = compared->scheduled_timeline().device;
     info.strategy = schedule.strategy;
@@ -127,6 +139,11 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     j["tf32"] = args.flag("tf32");
     j["max_connections"] = connections;
     j["blocking_rerun"] = gpu::is_blocking_rerun();
+    if (merged) {
+      std::size_t groups = 0;
+      for (const auto& m : made->merged->members) groups += m.size() > 1 ? 1 : 0;
+      j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cuda on "

@@ -34,7 +34,7 @@ commands:
                                                predicted timeline and speedup vs sequential baselines
   run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--iterations N] [--rounds R] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
-                                               (--tf32: allow TF32 tensor cores on CUDA; --merge: cpu only)
+                                               (--tf32: allow TF32 tensor cores on CUDA)
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
                                                wire layering by the head rule; horizontal merges
                                                (one launch per layer's equal operators); --merge in

@@ -13,6 +13,8 @@
 #include <optional>
 #include <set>
 
+#include "weft/core/merge_graph.h"
+
 #include "cuda_check.h"
 #include "cuda_kernels.h"
 #include "cuda_resources.h"
@@ -397,12 +399,40 @@ core::Expected<std::pair<Broadcast, std::int64_t>> slice_geometry(const Graph& g
   return std::pair<Broadcast, std::int64_t>{bc, base};
 }
 
+/// A merged node's body (core::merge_graph): its members, reading the body's inputs (the node's,
+/// in order) and writing its outputs (the node's). Null when the node has none or they do not
+/// match the node's inputs and outputs.
+const Graph* merged_body(const Node& node) {
+  const core::Attribute* a = node.attribute("body");
+  const Graph* body = a ? a->graph.get() : nullptr;
+  if (!body || body->inputs().size() != node.inputs.size() || body->outputs().size() != node.outputs.size()) return nullptr;
+  return body;
+}
+
 }  // namespace
 
 std::vector<std::string> supported_op_names() { return {op_set().begin(), op_set().end()}; }
 
 Status check_node(const Graph& g, NodeId n) {
   const Node& node = g.node(n);
+  if (core::is_merged_node(node)) {
+    // A horizontal merge runs its members one after another on the node's stream, each writing
+    // its output in place (as the CPU executor's weft.Merged): each member must be one the
+    // executor runs, and write only outputs of the merge.
+    const Graph* body = merged_body(node);
+    if (!body) return unsupported(g, n, "a merged node without a matching body");
+    std::vector<char> is_output(body->tensor_count(), 0);
+    for (TensorId t : body->outputs()) is_output[static_cast<std::size_t>(t)] = 1;
+    for (std::size_t m = 0; m < body->node_count(); ++m) {
+      if (const Status s = check_node(*body, static_cast<NodeId>(m)); !s)
+        return core::make_error(core::ErrorKind::InvalidInput, "in merged node '" + g.key(n) + "': " + s.error().message);
+      for (TensorId t : body->node(static_cast<NodeId>(m)).outputs)
+        if (t != core::kNoTensor && !is_output[static_cast<std::size_t>(t)])
+          return unsupported(g, n, "member '" + body->key(static_cast<NodeId>(m)) + "' writes '" + body->tensor(t).name +
+                                       "', which the merge does not");
+    }
+    return {};
+  }
   if ((!node.domain.empty() && node.domain != "ai.onnx") || !op_set().contains(node.op_type))
     return unsupported(g, n, "no CUDA kernel for this operator");
   if (node.outputs.empty() || node.outputs[0] == core::kNoTensor) return unsupported(g, n, "no output");
@@ -497,6 +527,36 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
   const Graph& g = *ctx.graph;
   const Node& node = g.node(n);
   const std::string& op = node.op_type;
+  if (core::is_merged_node(node)) {
+    // The members prepared over the body graph, whose inputs and outputs are the node's tensors:
+    // their device pointers, and the host values of the weights among them.
+    const Graph* body = merged_body(node);
+    if (!body) return unsupported(g, n, "a merged node without a matching body");
+    auto body_device = std::make_shared<std::vector<void*>>(body->tensor_count(), nullptr);
+    std::map<TensorId, core::HostTensor> body_host;
+    const auto map = [&](TensorId inner, TensorId outer) {
+      if (inner == core::kNoTensor || outer == core::kNoTensor) return;
+      (*body_device)[static_cast<std::size_t>(inner)] = (*ctx.device)[static_cast<std::size_t>(outer)];
+      if (auto it = ctx.host->find(outer); it != ctx.host->end()) body_host.emplace(inner, it->second);
+    };
+    for (std::size_t i = 0; i < node.inputs.size(); ++i) map(body->inputs()[i], node.inputs[i]);
+    for (std::size_t i = 0; i < node.outputs.size(); ++i) map(body->outputs()[i], node.outputs[i]);
+    const PrepareContext inner{body, body_device.get(), &body_host, ctx.cudnn, ctx.tf32};
+    std::vector<LaunchFn> members;
+    PreparedNode p;
+    for (std::size_t m = 0; m < body->node_count(); ++m) {
+      auto member = prepare_node(inner, static_cast<NodeId>(m));
+      if (!member)
+        return core::make_error(member.error().kind, "in merged node '" + g.key(n) + "': " + member.error().message);
+      p.workspace_bytes = std::max(p.workspace_bytes, member->workspace_bytes);  // one after another: the largest
+      members.push_back(std::move(member->launch));
+    }
+    p.launch = [members = std::move(members), body_device](const StreamContext& s) -> Status {
+      for (const LaunchFn& launch : members) WEFT_TRY(launch(s));
+      return {};
+    };
+    return p;
+  }
   auto dev = [&](TensorId t) -> float* { return t == core::kNoTensor ? nullptr : static_cast<float*>((*ctx.device)[static_cast<std::size_t>(t)]); };
   float* y = dev(node.outputs[0]);
   const float* x = dev(input(node, 0));

@@ -156,13 +156,24 @@ TEST(CliMerge, RunMergedOnCpuIsBitIdentical) {
   }
 }
 
+// --merge on CUDA runs the merged model against the unmerged sequential run where a GPU is
+// present (outputs equal the CPU's), else fails as any CUDA run does there (Runtime, 3).
+TEST(CliMerge, RunsOnCuda) {
+  auto r = run_weft("run " + model("grouped_mlp") + " --dim batch=1 --backend cuda --merge --iterations 2 --json");
+  if (r.code == 0) {
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["merge"]["groups"], 12);
+    EXPECT_LE(j["max_abs_error_vs_cpu"].get<double>(), 1e-4);
+  } else {
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_TRUE(contains(r.err, "no CUDA device") || contains(r.err, "libweft_cuda.so")) << r.err;
+  }
+}
+
 // --merge's usage errors exit 1 and say why.
 TEST(CliMerge, Errors) {
-  auto r = run_weft("run " + model("grouped_mlp") + " --dim batch=1 --backend cuda --merge");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(contains(r.err, "--merge runs on --backend cpu")) << r.err;
   const std::string path = weft::test::temp_path("weft_unmerged_schedule.json");
-  r = run_weft("schedule " + model("grouped_mlp") + " --dim batch=1 --strategy chains -o " + path);
+  auto r = run_weft("schedule " + model("grouped_mlp") + " --dim batch=1 --strategy chains -o " + path);
   ASSERT_EQ(r.code, 0) << r.err;
   r = run_weft("simulate " + model("grouped_mlp") + " --dim batch=1 --schedule " + path + " --merge");
   EXPECT_EQ(r.code, 1);

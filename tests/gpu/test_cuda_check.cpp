@@ -8,6 +8,8 @@
 
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/study/merge_study.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
 #include "gpu_test_paths.h"
@@ -106,6 +108,42 @@ TEST(CudaCheck, DropoutMaskOnlyWhenUnread) {
   const auto s = gpu::cuda_check_supported(dropout(true));
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message.find("'drop'"), std::string::npos) << s.error().message;
+}
+
+// A merged model (horizontal merges) is accepted where its members are: the grouped MLP merged;
+// a member the executor lacks is refused inside its merged node, naming both.
+TEST(CudaCheck, MergedNodesCheckTheirMembers) {
+  if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  auto device = core::load_device("h200");
+  ASSERT_TRUE(device) << device.error().message;
+  core::ImportOptions io;
+  io.dims["batch"] = 1;
+  auto g = core::import_onnx(test::model_file("grouped_mlp"), io);
+  ASSERT_TRUE(g) << g.error().message;
+  auto merged = core::merge_model(*g, core::estimate_costs(*g, *device), *device);
+  ASSERT_TRUE(merged) << merged.error().message;
+  ASSERT_LT(merged->graph.node_count(), g->node_count());
+  const auto ok = gpu::cuda_check_supported(merged->graph);
+  EXPECT_TRUE(ok) << (ok ? "" : ok.error().message);
+
+  core::GraphBuilder b;
+  b.add_input("x", core::DType::Float32, dims({4, 8}));
+  b.add_node("s0", "Softplus", {"x"}, {"a"});
+  b.add_node("s1", "Softplus", {"x"}, {"b"});
+  b.set_shape("a", core::DType::Float32, {4, 8});
+  b.set_shape("b", core::DType::Float32, {4, 8});
+  b.mark_output("a");
+  b.mark_output("b");
+  auto two = std::move(b).build();
+  ASSERT_TRUE(two) << two.error().message;
+  auto both = core::merge_model(*two, core::estimate_costs(*two, *device), *device);
+  ASSERT_TRUE(both) << both.error().message;
+  ASSERT_EQ(both->graph.node_count(), 1u);
+  const auto refused = gpu::cuda_check_supported(both->graph);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(refused.error().message.find("in merged node 'merged:"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("operator Softplus at node 's0'"), std::string::npos) << refused.error().message;
 }
 
 // Non-float data is refused with the tensor's name.

@@ -19,6 +19,7 @@
 #include "weft/core/memory_planner.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/study/merge_study.h"
 #include "weft/core/strategies.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/run_comparison.h"
@@ -401,6 +402,36 @@ TEST(CudaOps, TransposeSliceGatherPowSqrtErfMatchCpu) {
   ASSERT_TRUE(g) << g.error().message;
   ASSERT_TRUE(gpu::cuda_check_supported(*g)) << gpu::cuda_check_supported(*g).error().message;
   EXPECT_LE(cpu_vs_cuda(*g), 1e-5);
+}
+
+// A merged model runs its merged nodes' members one after another on their stream: the grouped
+// MLP merged (48 -> 12 launches), on 4 streams and sequentially, gives the unmerged CPU run's outputs.
+TEST(CudaMerge, MergedGroupedMlpMatchesTheUnmergedCpuRun) {
+  auto device = core::load_device("h200");
+  ASSERT_TRUE(device) << device.error().message;
+  core::ImportOptions io;
+  io.dims["batch"] = 4;
+  auto g = core::import_onnx(test::model_file("grouped_mlp"), io);
+  ASSERT_TRUE(g) << g.error().message;
+  const core::CostTable costs = core::estimate_costs(*g, *device);
+  auto merged = core::merge_model(*g, costs, *device);
+  ASSERT_TRUE(merged) << merged.error().message;
+  ASSERT_LT(merged->graph.node_count(), g->node_count());
+  auto cpu = core::make_cpu_executor()->run(*g, sequential(*g), core::plan_no_reuse(*g), quick());
+  ASSERT_TRUE(cpu) << cpu.error().message;
+  for (const char* strategy : {"sequential", "level-rr"}) {
+    auto s = core::make_schedule(strategy, merged->graph, merged->costs, *device);
+    ASSERT_TRUE(s) << s.error().message;
+    auto plan = core::plan_memory(merged->graph, *s);
+    ASSERT_TRUE(plan) << plan.error().message;
+    for (const bool replay : {false, true}) {
+      gpu::CudaRunOptions o;
+      o.cuda_graph = replay;
+      auto r = gpu::make_cuda_executor(o)->run(merged->graph, *s, *plan, quick());
+      ASSERT_TRUE(r) << strategy << (replay ? " graph: " : ": ") << r.error().message;
+      EXPECT_LE(scaled_error(*cpu, *r), kTolerance) << strategy << (replay ? " graph" : "");
+    }
+  }
 }
 
 // Launch costs timed with empty kernels: every figure measured, in the range a GPU gives (a
