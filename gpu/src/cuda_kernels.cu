@@ -234,6 +234,24 @@ cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t 
 }
 
 namespace {
+__global__ void bias_rows_kernel(int count, std::int64_t rows, std::int64_t cols, const float* const* bias, float* const* y) {
+  const std::int64_t per = rows * cols, total = per * count;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const std::int64_t member = i / per, at = i % per;
+    y[member][at] = bias[member][at % cols];
+  }
+}
+}  // namespace
+
+cudaError_t launch_bias_rows(cudaStream_t s, int count, std::int64_t rows, std::int64_t cols, const float* const* bias,
+                             float* const* y) {
+  const std::int64_t total = rows * cols * count;
+  if (total > 0) bias_rows_kernel<<<grid_for(total), kBlock, 0, s>>>(count, rows, cols, bias, y);
+  return cudaGetLastError();
+}
+
+namespace {
 __global__ void empty_kernel() {}
 }  // namespace
 

@@ -57,6 +57,11 @@ cudaError_t launch_reduce_mean(cudaStream_t s, std::int64_t outer, std::int64_t 
 cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t part, std::int64_t total, std::int64_t offset,
                                std::int64_t inner, const float* x, float* y);
 
+/// y[i][r * cols + c] = bias[i][c] for `count` outputs of rows x cols (pointer arrays in device
+/// memory): the bias rows of a merged group of GEMMs, one launch for the group.
+cudaError_t launch_bias_rows(cudaStream_t s, int count, std::int64_t rows, std::int64_t cols, const float* const* bias,
+                             float* const* y);
+
 /// One empty kernel (one thread that does nothing) on `s`: what launch and graph costs are timed with.
 cudaError_t launch_empty(cudaStream_t s);
 /// Adds an empty kernel node to `graph` after the given dependencies (none: a root).

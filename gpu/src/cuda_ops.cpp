@@ -399,6 +399,68 @@ core::Expected<std::pair<Broadcast, std::int64_t>> slice_geometry(const Graph& g
   return std::pair<Broadcast, std::int64_t>{bc, base};
 }
 
+/// One launch for a merged group of equal GEMMs (the grouped MLP's layers, IOS-style merges of
+/// convolutions aside): cuBLAS's batched GEMM over the members' pointers, after one kernel that
+/// writes each member's bias rows into its output (a Gemm's C of shape [N] or [1, N]). Empty when
+/// the members differ in operator or geometry, or a C broadcasts otherwise: they then run one
+/// after another.
+core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& ctx) {
+  const std::optional<PreparedNode> kNone;  // the members run one after another
+  const Graph& body = *ctx.graph;
+  const std::size_t count = body.node_count();
+  if (count < 2) return kNone;
+  const std::string& op = body.node(0).op_type;
+  if (op != "Gemm" && op != "MatMul") return kNone;
+  const auto dev = [&](TensorId t) { return t == core::kNoTensor ? nullptr : (*ctx.device)[static_cast<std::size_t>(t)]; };
+  std::optional<GemmGeometry> geo;
+  std::vector<const void*> xs, bs, ys, cs;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto m = static_cast<NodeId>(i);
+    const Node& node = body.node(m);
+    if (node.op_type != op) return kNone;
+    WEFT_TRY_ASSIGN(const GemmGeometry gm, gemm_geometry(body, m));
+    if (gm.batch != 1 || gm.k == 0) return kNone;
+    if (geo && (gm.m != geo->m || gm.n != geo->n || gm.k != geo->k || gm.trans_a != geo->trans_a || gm.trans_b != geo->trans_b ||
+                gm.alpha != geo->alpha || gm.beta != geo->beta || gm.has_c != geo->has_c))
+      return kNone;
+    geo = gm;
+    if (gm.has_c) {
+      const Shape c = shape_of(body, input(node, 2));
+      if (c != Shape{gm.n} && c != Shape{1, gm.n}) return kNone;
+      cs.push_back(dev(input(node, 2)));
+    }
+    xs.push_back(dev(input(node, 0)));
+    bs.push_back(dev(input(node, 1)));
+    ys.push_back(dev(node.outputs[0]));
+  }
+  std::vector<const void*> pointers;
+  for (const auto* list : {&xs, &bs, &ys, &cs}) pointers.insert(pointers.end(), list->begin(), list->end());
+  if (std::find(pointers.begin(), pointers.end(), nullptr) != pointers.end()) return kNone;
+  // The pointer arrays live on the device for the run (cuBLAS reads them there, graph replays too).
+  auto arrays = std::make_shared<DeviceBuffer>();
+  WEFT_TRY(arrays->allocate(pointers.size() * sizeof(void*), "a merged GEMM's operand pointers"));
+  WEFT_CUDA_CHECK(cudaMemcpy(arrays->get(), pointers.data(), pointers.size() * sizeof(void*), cudaMemcpyHostToDevice));
+  const auto* base = static_cast<void* const*>(arrays->get());
+  const auto* dx = reinterpret_cast<const float* const*>(base);
+  const auto* db = reinterpret_cast<const float* const*>(base + count);
+  auto* dy = reinterpret_cast<float* const*>(base + 2 * count);
+  const auto* dc = reinterpret_cast<const float* const*>(base + 3 * count);
+  PreparedNode p;
+  const GemmGeometry m = *geo;
+  const int members = static_cast<int>(count);
+  p.launch = [m, members, arrays, dx, db, dy, dc](const StreamContext& s) -> Status {
+    // As one member's GEMM (row-major Y = op(A) op(B) as column-major Y^T = op(B)^T op(A)^T), batched.
+    if (m.has_c) WEFT_CUDA_CHECK(launch_bias_rows(s.stream, members, m.m, m.n, dc, dy));
+    const cublasOperation_t op_a = m.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = m.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int mm = static_cast<int>(m.m), nn = static_cast<int>(m.n), kk = static_cast<int>(m.k);
+    const int lda = m.trans_a ? mm : kk, ldb = m.trans_b ? kk : nn;
+    if (mm == 0 || nn == 0) return {};
+    WEFT_CUDA_CHECK(cublasSgemmBatched(s.cublas, op_b, op_a, nn, mm, kk, &m.alpha, db, ldb, dx, lda, &m.beta, dy, nn, members));
+    return {};
+  };
+  return std::optional<PreparedNode>(std::move(p));
+}
+
 /// A merged node's body (core::merge_graph): its members, reading the body's inputs (the node's,
 /// in order) and writing its outputs (the node's). Null when the node has none or they do not
 /// match the node's inputs and outputs.
@@ -542,6 +604,8 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     for (std::size_t i = 0; i < node.inputs.size(); ++i) map(body->inputs()[i], node.inputs[i]);
     for (std::size_t i = 0; i < node.outputs.size(); ++i) map(body->outputs()[i], node.outputs[i]);
     const PrepareContext inner{body, body_device.get(), &body_host, ctx.cudnn, ctx.tf32};
+    WEFT_TRY_ASSIGN(auto batched, batched_gemm(inner));
+    if (batched) return std::move(*batched);
     std::vector<LaunchFn> members;
     PreparedNode p;
     for (std::size_t m = 0; m < body->node_count(); ++m) {
