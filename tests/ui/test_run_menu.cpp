@@ -3,6 +3,7 @@
 // run); a cancelled run adds nothing; an unsupported model is refused with the reason; Run on
 // CUDA follows GPU detection (disabled with the reason where there is none, as in CI); "Use measured times" calibrates the cost model and Reset reverts it.
 #include <QAction>
+#include <QCheckBox>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -49,6 +50,7 @@ class TestRunMenu : public QObject {
   void unsupportedModelIsRefused();
   void cudaEntryIsDisabledWithReason();
   void cudaEntryFollowsDetection();
+  void mergedModelRunsAgainstTheUnmergedReference();
 };
 
 void TestRunMenu::cpuRunFromTheMenu() {
@@ -220,6 +222,36 @@ void TestRunMenu::cudaEntryFollowsDetection() {
   const auto* measured = find_run(*w.document(), w.document()->schedule().strategy, "cuda");
   QVERIFY(measured);
   QCOMPARE(measured->items.size(), w.document()->graph().node_count());
+}
+
+// A merged model runs against the unmerged model's sequential run, as `weft run --merge` does: the
+// reference ran the 48-node unmerged graph (its timeline, of another graph's nodes, is not added),
+// the merged run's outputs equal it bit for bit, and the summary says the reference was unmerged.
+void TestRunMenu::mergedModelRunsAgainstTheUnmergedReference() {
+  MainWindow w;
+  w.setDimBindings({{"batch", 1}});
+  w.strategyPanel()->mergeBox()->setChecked(true);
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openModel(QStringLiteral(WEFT_TEST_DATA_DIR "/models/grouped_mlp.onnx"));
+  QVERIFY(wait_signal(loaded));
+  QVERIFY2(loaded.last().at(0).toBool(), qPrintable(loaded.last().at(1).toString()));
+  auto& doc = *w.document();
+  QVERIFY(doc.isMerged());
+  QCOMPARE(doc.graph().node_count(), std::size_t{12});
+  const std::size_t runs_before = doc.runs().size();
+  w.setRunIterations(1);
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  QCOMPARE(doc.runs().size(), runs_before + 1);  // the merged run only
+  const weft::core::Timeline* measured = find_run(doc, doc.schedule().strategy);
+  QVERIFY(measured);
+  QCOMPARE(measured->items.size(), std::size_t{12});
+  const QString text = w.summaryPanel()->runText();
+  QVERIFY2(text.contains("sequential, unmerged") && text.contains("vs unmerged seq. eager") && text.contains("bit-identical"),
+           qPrintable(text));
+  QVERIFY2(ran.last().at(1).toString().contains("sequential, unmerged"), qPrintable(ran.last().at(1).toString()));
 }
 
 QTEST_MAIN(TestRunMenu)

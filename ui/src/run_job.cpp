@@ -30,6 +30,7 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   options.run.iterations = request.iterations;
   options.run.warmup = request.warmup;
   options.run.seed = request.seed;
+  options.reference_graph = request.reference_graph.get();
   options.progress = [&promise](int percent, std::string_view stage) {
     promise.setProgressValueAndText(percent, QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size())));
     return !promise.isCanceled();
@@ -48,7 +49,8 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   r.speedup = compared->speedup();
   r.random_weights = compared->scheduled.random_weights;
   r.iterations = request.iterations;
-  if (request.backend == Backend::Cpu) {
+  r.unmerged_reference = request.reference_graph != nullptr;
+  if (request.backend == Backend::Cpu && !r.unmerged_reference) {
     // What the CPU device calibrated from this run predicts (a fit and two short runs that
     // measure the cores' contention), as `weft run --backend cpu` reports it.
     promise.setProgressValueAndText(99, QObject::tr("Predicting from the sequential run"));

@@ -23,6 +23,9 @@ struct RunRequest {
   Backend backend = Backend::Cpu;
   std::shared_ptr<const core::Graph> graph;
   core::Schedule schedule;
+  /// A merged model's unmerged graph: its sequential run is the reference the schedule is compared
+  /// with, as `weft run --merge` compares it (null: the graph's own sequential run).
+  std::shared_ptr<const core::Graph> reference_graph;
   int iterations = 3;  ///< timed iterations of each run (the median is kept)
   int warmup = 1;
   std::uint64_t seed = 42;
@@ -46,6 +49,9 @@ struct RunReport {
   std::optional<double> predicted_speedup;
   double prediction_error = 0;
   int cpu_cores = 0;  ///< CPU runs: the CPUs the run could use (its threads; streams beyond take turns)
+  /// The reference ran the unmerged graph (RunRequest::reference_graph): `sequential` names that
+  /// graph's nodes, not `graph`'s, and no calibrated prediction is made (its node times fit no schedule of `graph`).
+  bool unmerged_reference = false;
 };
 
 /// Starts a run on request.backend. Refuses (no result, `error` set) a model with an operator the
