@@ -151,6 +151,34 @@ PYBIND11_MODULE(weft, m) {
       },
       "The CUDA GPUs (loads the CUDA module). RuntimeFailure naming what is missing: the module, a library, "
       "the driver or a device.");
+  m.def(
+      "launch_costs",
+      [](int gpu, int kernels) {
+        // Timed with the GIL released; raised, if need be, once it is held again.
+        auto measured = [&] {
+          py::gil_scoped_release release;
+          return weft::gpu::measure_launch_costs(gpu, kernels);
+        }();
+        if (!measured) weft::python::raise(measured.error());
+        const weft::gpu::LaunchCosts& c = *measured;
+        py::dict d;
+        d["gpu"] = c.device;
+        d["name"] = c.name;
+        d["kernels"] = c.kernels;
+        d["rounds"] = c.rounds;
+        d["launch_us"] = c.launch_us;
+        d["eager_chain_us"] = c.eager_chain_us;
+        d["graph_chain_us"] = c.graph_chain_us;
+        d["graph_per_node_us"] = c.graph_per_node_us;
+        d["graph_launch_us"] = c.graph_launch_us;
+        d["event_record_us"] = c.event_record_us;
+        d["event_wait_us"] = c.event_wait_us;
+        return d;
+      },
+      py::arg("gpu") = 0, py::arg("kernels") = 500,
+      "A GPU's launch figures timed with empty kernels, as `weft calibrate --backend cuda` measures them (host "
+      "per eager launch, the kernel floor of a replayed chain, a replayed graph's release per node, event record "
+      "and wait). InvalidInputError for a bad count; RuntimeFailure without a GPU, naming why.");
   m.def("devices", &core::device_names, "Names of the device presets (cost models) in the assets folder.");
   m.def("default_device", [] { return std::string(core::default_device_name()); });
   m.def("planners", &core::planner_names, "Names of the memory planners (plan(planner=...)); '' runs every one.");

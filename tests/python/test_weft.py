@@ -311,6 +311,18 @@ class PlanSimulateRunTest(unittest.TestCase):
         run = model.run(model.schedule("chains"), backend="cuda", iterations=1, warmup=0)
         self.assertLess(run.max_abs_diff, 1e-3)
 
+    def test_launch_costs_on_a_gpu_or_a_runtime_failure(self):
+        with self.assertRaises(weft.InvalidInputError):
+            weft.launch_costs(kernels=3)
+        try:
+            c = weft.launch_costs(kernels=100)
+        except weft.RuntimeFailure as e:
+            self.assertTrue("no CUDA device" in str(e) or "libweft_cuda.so" in str(e), str(e))
+            return
+        self.assertEqual(c["kernels"], 100)
+        for key in ("launch_us", "graph_chain_us", "graph_per_node_us", "event_record_us", "event_wait_us"):
+            self.assertGreater(c[key], 0.0)
+
     def test_schedules_of_another_model_are_refused(self):
         other = weft.load(SQUEEZENET)
         with self.assertRaises(weft.UsageError):
