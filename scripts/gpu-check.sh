@@ -113,11 +113,13 @@ if want launch; then
   if [ -s "$measured" ]; then
     # Issue 19: does merging plus streams beat streams alone on GoogLeNet at batch 1 under graph
     # replay once the kernel floor and the graph's release rate are this GPU's own?
+    makespan() {  # DEVICE [--merge]: GoogLeNet's predicted makespan, us
+      timeout 30 ./weft simulate data/models/googlenet.onnx --device "$1" --strategy cp-list --graph "${@:2}" --json 2>/dev/null |
+        python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["makespan_us"])' 2>/dev/null
+    }
     for dev in h200 "$measured"; do
-      alone=$(timeout 30 ./weft simulate data/models/googlenet.onnx --device "$dev" --strategy cp-list --graph --json 2>/dev/null |
-        python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["makespan_us"])' 2>/dev/null)
-      merged=$(timeout 30 ./weft simulate data/models/googlenet.onnx --device "$dev" --strategy cp-list --graph --merge --json 2>/dev/null |
-        python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["makespan_us"])' 2>/dev/null)
+      alone=$(makespan "$dev")
+      merged=$(makespan "$dev" --merge)
       say "googlenet b1 cp-list graph, device $(basename "$dev" .json): streams alone ${alone:-?} us, merged + streams ${merged:-?} us"
     done
   else

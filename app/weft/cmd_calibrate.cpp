@@ -59,13 +59,7 @@ int calibrate_cuda(Args& args) {
     j["gpu"] = {{"index", m.device}, {"name", m.name}};
     j["kernels"] = m.kernels;
     j["rounds"] = m.rounds;
-    j["measured"] = {{"launch_us", m.launch_us},
-                     {"eager_chain_us", m.eager_chain_us},
-                     {"graph_chain_us", m.graph_chain_us},
-                     {"graph_per_node_us", m.graph_per_node_us},
-                     {"graph_launch_us", m.graph_launch_us},
-                     {"event_record_us", m.event_record_us},
-                     {"event_wait_us", m.event_wait_us}};
+    for (const auto& [figure, value] : m.figures()) j["measured"][figure] = value;
     j["preset"] = {{"name", preset->name},
                    {"launch_us", preset->launch_us},
                    {"kernel_min_us", preset->kernel_min_us},

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -100,9 +101,12 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   // once the kernel times are right. An extra figure: where it cannot be had, the run's own
   // figures still stand (a warning).
   // A merged run's reference ran the unmerged graph, whose node times do not fit it: none then.
-  auto calibrated = merged ? core::Expected<core::CalibratedSpeedups>(core::make_error(core::ErrorKind::InvalidInput, "merged"))
-                           : core::calibrated_speedups(graph, schedule, model->costs, model->device, *compared);
-  if (!calibrated && !merged) std::cerr << "weft run: warning: no calibrated prediction: " << calibrated.error().message << "\n";
+  std::optional<core::CalibratedSpeedups> calibrated;
+  if (!merged) {
+    auto c = core::calibrated_speedups(graph, schedule, model->costs, model->device, *compared);
+    if (c) calibrated = *c;
+    else std::cerr << "weft run: warning: no calibrated prediction: " << c.error().message << "\n";
+  }
   const double error = calibrated && speedup > 0 ? std::abs(calibrated->eager - speedup) / speedup : 0.0;
   const double error_graph =
       calibrated && speedup_vs_graph > 0 ? std::abs(calibrated->graph - speedup_vs_graph) / speedup_vs_graph : 0.0;

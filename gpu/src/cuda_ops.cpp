@@ -258,6 +258,17 @@ struct GemmGeometry {
   std::int64_t stride_a = 0, stride_b = 0;  ///< between batches (elements); b 0: shared
   float alpha = 1, beta = 0;
   bool has_c = false;
+
+  /// The cuBLAS call's arguments: row-major Y[M,N] = op(A) op(B) is column-major
+  /// Y^T = op(B)^T op(A)^T, so cuBLAS gets B first, with N rows of the result and M columns.
+  struct Blas {
+    cublasOperation_t op_a, op_b;
+    int m, n, k, lda, ldb;
+  };
+  Blas blas() const {
+    const int mm = static_cast<int>(m), nn = static_cast<int>(n), kk = static_cast<int>(k);
+    return {trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, mm, nn, kk, trans_a ? mm : kk, trans_b ? kk : nn};
+  }
 };
 
 core::Expected<GemmGeometry> gemm_geometry(const Graph& g, NodeId n) {
@@ -449,13 +460,12 @@ core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& c
   const GemmGeometry m = *geo;
   const int members = static_cast<int>(count);
   p.launch = [m, members, arrays, dx, db, dy, dc](const StreamContext& s) -> Status {
-    // As one member's GEMM (row-major Y = op(A) op(B) as column-major Y^T = op(B)^T op(A)^T), batched.
+    // As one member's GEMM, batched.
     if (m.has_c) WEFT_CUDA_CHECK(launch_bias_rows(s.stream, members, m.m, m.n, dc, dy));
-    const cublasOperation_t op_a = m.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = m.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const int mm = static_cast<int>(m.m), nn = static_cast<int>(m.n), kk = static_cast<int>(m.k);
-    const int lda = m.trans_a ? mm : kk, ldb = m.trans_b ? kk : nn;
-    if (mm == 0 || nn == 0) return {};
-    WEFT_CUDA_CHECK(cublasSgemmBatched(s.cublas, op_b, op_a, nn, mm, kk, &m.alpha, db, ldb, dx, lda, &m.beta, dy, nn, members));
+    const GemmGeometry::Blas call = m.blas();
+    if (call.m == 0 || call.n == 0) return {};
+    WEFT_CUDA_CHECK(cublasSgemmBatched(s.cublas, call.op_b, call.op_a, call.n, call.m, call.k, &m.alpha, db, call.ldb, dx, call.lda,
+                                       &m.beta, dy, call.n, members));
     return {};
   };
   return std::optional<PreparedNode>(std::move(p));
@@ -805,24 +815,22 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
       c = dev(input(node, 2));
     }
     p.launch = [m, x, b, c, c_bc, y](const StreamContext& s) -> Status {
-      // Row-major Y[M,N] = op(A) op(B) is column-major Y^T = op(B)^T op(A)^T: swap the operands.
       if (c_bc) WEFT_CUDA_CHECK(launch_broadcast_copy(s.stream, *c_bc, c, y, m.m * m.n));
-      const cublasOperation_t op_a = m.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = m.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-      const int mm = static_cast<int>(m.m), nn = static_cast<int>(m.n), kk = static_cast<int>(m.k);
-      const int lda = m.trans_a ? mm : kk, ldb = m.trans_b ? kk : nn;
-      if (mm == 0 || nn == 0) return {};
-      if (kk == 0) {
+      const GemmGeometry::Blas call = m.blas();
+      if (call.m == 0 || call.n == 0) return {};
+      if (call.k == 0) {
         // An empty sum: Y = beta C (C already copied into Y), or zeros. cuBLAS refuses lda = 0.
-        const int elements = mm * nn * static_cast<int>(m.batch);
+        const int elements = call.m * call.n * static_cast<int>(m.batch);
         if (c_bc) WEFT_CUDA_CHECK(cublasSscal(s.cublas, elements, &m.beta, y, 1));
         else WEFT_CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(elements) * sizeof(float), s.stream));
         return {};
       }
       if (m.batch == 1) {
-        WEFT_CUDA_CHECK(cublasSgemm(s.cublas, op_b, op_a, nn, mm, kk, &m.alpha, b, ldb, x, lda, &m.beta, y, nn));
+        WEFT_CUDA_CHECK(cublasSgemm(s.cublas, call.op_b, call.op_a, call.n, call.m, call.k, &m.alpha, b, call.ldb, x, call.lda, &m.beta,
+                                    y, call.n));
       } else {
-        WEFT_CUDA_CHECK(cublasSgemmStridedBatched(s.cublas, op_b, op_a, nn, mm, kk, &m.alpha, b, ldb, m.stride_b, x, lda, m.stride_a,
-                                                  &m.beta, y, nn, m.m * m.n, static_cast<int>(m.batch)));
+        WEFT_CUDA_CHECK(cublasSgemmStridedBatched(s.cublas, call.op_b, call.op_a, call.n, call.m, call.k, &m.alpha, b, call.ldb, m.stride_b,
+                                                  x, call.lda, m.stride_a, &m.beta, y, call.n, m.m * m.n, static_cast<int>(m.batch)));
       }
       return {};
     };

@@ -166,13 +166,7 @@ PYBIND11_MODULE(weft, m) {
         d["name"] = c.name;
         d["kernels"] = c.kernels;
         d["rounds"] = c.rounds;
-        d["launch_us"] = c.launch_us;
-        d["eager_chain_us"] = c.eager_chain_us;
-        d["graph_chain_us"] = c.graph_chain_us;
-        d["graph_per_node_us"] = c.graph_per_node_us;
-        d["graph_launch_us"] = c.graph_launch_us;
-        d["event_record_us"] = c.event_record_us;
-        d["event_wait_us"] = c.event_wait_us;
+        for (const auto& [name, value] : c.figures()) d[name] = value;
         return d;
       },
       py::arg("gpu") = 0, py::arg("kernels") = 500,

@@ -72,13 +72,10 @@ QString advice_text(const core::Expected<core::Advice>& advice) {
 }  // namespace
 
 void SummaryPanel::showLoadAdvice() {
-  m_advice.clear();
-  if (!m_doc->hasModel()) return;
-  // The load advised the model off the GUI thread (and may have opened it as advised).
-  if (const auto& advice = m_doc->loadAdvice()) m_advice = advice_text(*advice);
-  else if (m_doc->graph().node_count() > kAdviceNodes)
-    m_advice = tr("not computed above %1 operators (weft analyze gives it)").arg(kAdviceNodes);
-  else updateAdvice();
+  // The load advised the model off the GUI thread (and may have opened it as advised); a model
+  // loaded without (above kAdviceNodes, or not through the load job) is advised as costs change.
+  if (!m_doc->hasModel() || !m_doc->loadAdvice()) return updateAdvice();
+  m_advice = advice_text(*m_doc->loadAdvice());
   refresh();
 }
 

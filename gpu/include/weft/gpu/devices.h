@@ -8,6 +8,7 @@
 // the installation's <libdir>/weft/ and in ../lib/, then the RUNPATH and LD_LIBRARY_PATH.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/core/device.h"
@@ -73,6 +74,12 @@ struct LaunchCosts {
   double graph_launch_us = 0;     ///< host µs per cudaGraphLaunch of the chain's graph
   double event_record_us = 0;     ///< host µs per cudaEventRecord (the preset's event_record_us)
   double event_wait_us = 0;       ///< host µs per cudaStreamWaitEvent (the preset's event_wait_us)
+  /// The measured figures by name, in the order above (what `weft calibrate --json` and Python list).
+  std::vector<std::pair<const char*, double>> figures() const {
+    return {{"launch_us", launch_us},           {"eager_chain_us", eager_chain_us},   {"graph_chain_us", graph_chain_us},
+            {"graph_per_node_us", graph_per_node_us}, {"graph_launch_us", graph_launch_us}, {"event_record_us", event_record_us},
+            {"event_wait_us", event_wait_us}};
+  }
 };
 
 /// Times LaunchCosts on GPU `device` with `kernels` (16..100000) empty kernels per round. Errors
