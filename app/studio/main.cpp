@@ -78,8 +78,12 @@ int main(int argc, char** argv) {
                                   "Rows of the graph view: levels (ASAP, the default), wires (the wire layering by the "
                                   "head rule over the graph's chains, as weft layers) or streams (over the schedule's streams).",
                                   "how", "levels");
+  const QCommandLineOption schedule("schedule",
+                                    "Open schedule JSON (weft schedule -o FILE) on the model, split and merged as it records; "
+                                    "without a model, on the model it names.",
+                                    "file");
   parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover,
-                     memory_budget, dim, merge, batch, split, layers});
+                     memory_budget, dim, merge, batch, split, layers, schedule});
   parser.process(app);
   using Layering = weft::ui::GraphView::Layering;
   const std::map<QString, Layering> layerings = {
@@ -201,6 +205,11 @@ int main(int argc, char** argv) {
     const int n = parser.value(synthetic).toInt();
     window.openGraph(QString("synthetic-%1").arg(n), [n] { return weft::ui::make_synthetic_graph(n, 1); });
     loading = true;
+  } else if (parser.isSet(schedule)) {
+    const QString model = parser.positionalArguments().isEmpty() ? QString() : parser.positionalArguments().front();
+    window.openSchedule(parser.value(schedule), model);
+    loading = window.isLoading();
+    if (!loading) std::fprintf(stderr, "%s\n", qPrintable(window.lastMessage()));  // refused before any load
   } else if (!parser.positionalArguments().isEmpty()) {
     window.openPath(parser.positionalArguments().front());
     loading = true;

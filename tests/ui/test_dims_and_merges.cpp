@@ -9,6 +9,9 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QCheckBox>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QUndoStack>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QPushButton>
@@ -25,6 +28,10 @@
 #include "weft/core/dim_binding.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/merge_study.h"
+#include "weft/core/file_io.h"
+#include "weft/core/schedule_json.h"
+#include "weft/core/strategies.h"
+#include "weft/core/strategy.h"
 #include "weft/ui/dim_dialog.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/main_window.h"
@@ -71,6 +78,7 @@ class TestDimsAndMerges : public QObject {
   void dimBindingParsesAndSuggests();
   void dimDialogBindsAndReimports();
   void mergeBoxOpensMergedModel();
+  void opensScheduleFiles();
   void adviceWrapsAtDefaultSize();
   void sweepViewDrawsCoreSweep();
 };
@@ -213,6 +221,122 @@ void TestDimsAndMerges::mergeBoxOpensMergedModel() {
   QVERIFY(!w.document()->isMerged());
   QCOMPARE(w.document()->graph().node_count(), unmerged_nodes);
   QVERIFY(!w.summaryPanel()->text().contains("merge&nbsp;groups"));
+}
+
+// Schedule files the CLI writes open in the studio: with no model open, the model the file names;
+// onto the open model as one undo step; a merged schedule re-opens the model with its merges (the
+// same merged model and streams as `weft ... --schedule FILE`); a broken one changes nothing and
+// says why; a project saved on it keeps its merges; a dropped .json opens too.
+void TestDimsAndMerges::opensScheduleFiles() {
+  using namespace weft;
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  core::ImportOptions options;
+  options.dims = {{"batch", 1}};
+  auto graph = core::import_onnx(kGroupedMlp.toStdString(), options);
+  QVERIFY(graph);
+  const auto device = ui::device_or_default("");
+  const auto costs = core::estimate_costs(*graph, device);
+  auto chains = core::make_schedule("chains", *graph, costs, device);
+  QVERIFY(chains);
+  const QString plain_file = dir.filePath("chains.json");
+  QVERIFY(core::save_schedule(plain_file.toStdString(), *graph, *chains, device.name));
+  // Half the default layering's merges, so that the file's groups, not the default ones, must open.
+  auto all_merges = core::merge_model(*graph, costs, device);
+  QVERIFY(all_merges);
+  std::vector<std::vector<core::NodeId>> half;
+  for (const auto& members : all_merges->members)
+    if (members.size() > 1 && half.size() < 6) half.push_back(members);
+  auto merged = core::merge_model(*graph, costs, device, half);
+  QVERIFY(merged);
+  auto merged_schedule = core::make_schedule("level-rr", merged->graph, merged->costs, device);
+  QVERIFY(merged_schedule);
+  const QString merged_file = dir.filePath("merged.json");
+  QVERIFY(core::save_schedule(merged_file.toStdString(), merged->graph, *merged_schedule, device.name));
+  // A hand edit that deadlocks: the first two nodes of stream 0 swapped (the second reads the first).
+  const std::string plain_text = *core::read_file(plain_file.toStdString());
+  const std::string first = graph->key(chains->streams[0][0]), second = graph->key(chains->streams[0][1]);
+  std::string broken = plain_text;
+  const auto at = broken.find("\"" + first + "\",\n      \"" + second + "\"");
+  QVERIFY(at != std::string::npos);
+  broken.replace(at, first.size() + second.size() + 12, "\"" + second + "\",\n      \"" + first + "\"");
+  const QString broken_file = dir.filePath("broken.json");
+  QVERIFY(core::write_file_atomic(broken_file.toStdString(), broken));
+
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  w.setDimBindings({{"batch", 1}});
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  // No model open: the schedule opens the model it was made for.
+  w.openSchedule(plain_file);
+  QVERIFY(wait_loads(done, 1));
+  QCOMPARE(w.document()->modelPath(), QFileInfo(kGroupedMlp).absoluteFilePath());
+  QVERIFY(!w.document()->isMerged());
+  QCOMPARE(w.document()->schedule().streams, chains->streams);
+  QCOMPARE(w.document()->schedule().events, chains->events);
+  QCOMPARE(w.document()->schedule().strategy, std::string("chains"));
+  QVERIFY2(w.lastMessage().contains("chains.json"), qPrintable(w.lastMessage()));
+
+  // Onto the open model: one undo step over what was there.
+  QVERIFY(w.document()->applyStrategy("sequential", {}));
+  QCOMPARE(w.document()->schedule().stream_count(), std::size_t{1});
+  const int steps = w.document()->undoStack()->count();
+  w.openSchedule(plain_file);
+  QCOMPARE(done.count(), 1);  // no reload
+  QCOMPARE(w.document()->undoStack()->count(), steps + 1);
+  QCOMPARE(w.document()->schedule().streams, chains->streams);
+  w.document()->undoStack()->undo();
+  QCOMPARE(w.document()->schedule().stream_count(), std::size_t{1});
+
+  // A merged schedule re-opens the model with its merges: the CLI's merged model and streams.
+  w.openSchedule(merged_file);
+  QVERIFY(wait_loads(done, 2));
+  QVERIFY(w.document()->isMerged());
+  QCOMPARE(w.document()->graph().node_count(), merged->graph.node_count());
+  QCOMPARE(w.document()->mergeState()->groups, std::size_t{6});
+  QCOMPARE(w.document()->schedule().streams, merged_schedule->streams);
+  QCOMPARE(w.document()->schedule().events, merged_schedule->events);
+  QVERIFY(w.strategyPanel()->mergeBox()->isChecked());
+
+  // A broken schedule changes nothing and says why (here through a reload: it is unmerged).
+  const auto streams_before = w.document()->schedule().streams;
+  w.openSchedule(broken_file);
+  QVERIFY(weft::test::wait_until([&] { return done.count() >= 3; }, 120000));
+  QVERIFY(!done.last().at(0).toBool());
+  QVERIFY2(w.lastMessage().contains("broken.json") && w.lastMessage().contains("deadlock"), qPrintable(w.lastMessage()));
+  QVERIFY(w.document()->isMerged());
+  QCOMPARE(w.document()->schedule().streams, streams_before);
+  // A file that is not schedule JSON, refused before any load.
+  const QString junk = dir.filePath("junk.json");
+  QVERIFY(core::write_file_atomic(junk.toStdString(), "{\"split\": 3"));
+  w.openSchedule(junk);
+  QCOMPARE(done.count(), 4);
+  QVERIFY2(w.lastMessage().contains("malformed JSON"), qPrintable(w.lastMessage()));
+
+  // A project saved on the opened merged schedule re-opens with its merges and streams.
+  const QString project = dir.filePath("merged.weft");
+  QVERIFY(w.saveProject(project));
+  MainWindow again;
+  QSignalSpy reopened(&again, &MainWindow::loadFinished);
+  again.openProject(project);
+  QVERIFY(wait_loads(reopened, 1));
+  QVERIFY(again.document()->isMerged());
+  QCOMPARE(again.document()->schedule().streams, merged_schedule->streams);
+  QVERIFY2(!again.lastMessage().contains("refused"), qPrintable(again.lastMessage()));
+
+  // Dropped on the window, a .json opens as a schedule: back to the unmerged chains.
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(plain_file)});
+  QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  enter.setAccepted(false);
+  QApplication::sendEvent(&w, &enter);
+  QVERIFY(enter.isAccepted());
+  QDropEvent drop(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &drop);
+  QVERIFY(wait_loads(done, 5));
+  QVERIFY(!w.document()->isMerged());
+  QCOMPARE(w.document()->schedule().streams, chains->streams);
 }
 
 void TestDimsAndMerges::adviceWrapsAtDefaultSize() {

@@ -8,6 +8,7 @@
 #include "weft/core/cost_model.h"
 #include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/schedule_json.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/split_study.h"
@@ -79,23 +80,46 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   }
   promise.setProgressValueAndText(40, QObject::tr("Estimating costs"));
   core::CostTable costs = core::estimate_costs(*m.graph, m.device);
-  if (request.merge) {
-    // The CLI's --merge: the default layering's merges applied as a graph transformation; the
-    // document works on the merged model and keeps the unmerged one to quote the gain against.
+  // A schedule given with the request names the merges it runs (node ids of the model as split).
+  std::optional<std::vector<std::vector<core::NodeId>>> recorded_merges;
+  const auto refuse_schedule = [&](const std::string& why) {
+    const QString reason = QStringLiteral("%1: %2").arg(request.schedule->file, QString::fromStdString(why));
+    if (request.schedule->required) *error = reason;
+    else m.schedule_refused = reason;
+    return request.schedule->required;
+  };
+  if (request.schedule) {
+    auto groups = core::schedule_merges_from_json(*m.graph, request.schedule->text);
+    if (!groups) {
+      if (refuse_schedule(groups.error().message)) return;
+    } else if (!groups->empty()) {
+      recorded_merges = std::move(*groups);
+    }
+  }
+  if (request.merge || recorded_merges) {
+    // The CLI's --merge (the default layering's merges), or the merges a schedule records, applied
+    // as a graph transformation; the document works on the merged model and keeps the unmerged one
+    // to quote the gain against.
     promise.setProgressValueAndText(50, QObject::tr("Merging"));
-    auto merged = core::merge_model(*m.graph, costs, m.device);
-    if (!merged) {
+    auto merged = recorded_merges ? core::merge_model(*m.graph, costs, m.device, std::move(*recorded_merges))
+                                  : core::merge_model(*m.graph, costs, m.device);
+    if (!merged && !recorded_merges) {
       *error = QString::fromStdString(merged.error().message);
       return;
     }
-    auto state = std::make_shared<MergeState>();
-    state->unmerged = m.graph;
-    state->unmerged_costs = std::move(costs);
-    state->model = std::make_shared<const core::MergedModel>(std::move(*merged));
-    for (const auto& members : state->model->members) state->groups += members.size() > 1 ? 1 : 0;
-    costs = state->model->costs;
-    m.graph = std::shared_ptr<const core::Graph>(state->model, &state->model->graph);  // shares the merged model's life
-    m.merge = std::move(state);
+    if (!merged) {
+      if (refuse_schedule(merged.error().message)) return;
+      // A project's schedule whose merges no longer apply: its model opens unmerged.
+    } else {
+      auto state = std::make_shared<MergeState>();
+      state->unmerged = m.graph;
+      state->unmerged_costs = std::move(costs);
+      state->model = std::make_shared<const core::MergedModel>(std::move(*merged));
+      for (const auto& members : state->model->members) state->groups += members.size() > 1 ? 1 : 0;
+      costs = state->model->costs;
+      m.graph = std::shared_ptr<const core::Graph>(state->model, &state->model->graph);  // shares the merged model's life
+      m.merge = std::move(state);
+    }
   }
   if (promise.isCanceled()) return;
   promise.setProgressValueAndText(55, QObject::tr("Analysing"));
@@ -108,8 +132,8 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
     promise.setProgressValueAndText(65, QObject::tr("Advising"));
     m.advice = core::advise(*m.graph, *m.analysis, m.device, advice_options(request.options, m.unsplit));
     if (promise.isCanceled()) return;
-    // A split asked for is a configuration chosen: the advice then only speaks.
-    if (request.follow_advice && request.split < 0 && *m.advice) {
+    // A split asked for, or a schedule given, is a configuration chosen: the advice then only speaks.
+    if (request.follow_advice && request.split < 0 && !request.schedule && *m.advice) {
       const core::Advice& a = **m.advice;
       const bool split = a.split_k > 1 && !request.merge;
       // The split the advice names was predicted in CUDA Graph replay (eager on a CPU device),
@@ -128,6 +152,19 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
                       .arg(split ? QObject::tr("split k=%1, ").arg(a.split_k) : QString(), strategy,
                            m.options.cuda_graph ? QObject::tr("CUDA Graph replay") : QObject::tr("eager launches"));
     }
+  }
+  if (request.schedule && m.schedule_refused.isEmpty()) {
+    // The schedule given, validated on the model as loaded (split and merged as it records).
+    auto given = core::schedule_from_json(*m.graph, request.schedule->text);
+    if (given) {
+      m.schedule = std::move(*given);
+      m.schedule_file = request.schedule->file;
+      m.load_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+      promise.setProgressValueAndText(100, QObject::tr("Done"));
+      promise.addResult(std::move(m));
+      return;
+    }
+    if (refuse_schedule(given.error().message)) return;
   }
   promise.setProgressValueAndText(80, QObject::tr("Scheduling"));
   auto schedule = core::make_schedule(strategy.toStdString(), *m.graph, m.analysis->costs, m.device, m.options);

@@ -8,6 +8,7 @@
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -29,6 +30,7 @@
 #include <algorithm>
 
 #include "weft/core/dim_binding.h"
+#include "weft/core/file_io.h"
 #include "weft/core/project_file.h"
 #include "weft/core/schedule_json.h"
 #include "weft/ui/dim_dialog.h"
@@ -194,6 +196,10 @@ void MainWindow::createMenus() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), {}, tr("Weft projects (*.weft)"));
     if (!path.isEmpty()) openProject(path);
   });
+  file->addAction(tr("Open &schedule..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open schedule"), {}, tr("Schedule JSON (*.json);;All files (*)"));
+    if (!path.isEmpty()) openSchedule(path);
+  });
   file->addAction(tr("&Save project..."), QKeySequence::Save, this, [this] {
     if (!m_doc->hasModel()) return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), {}, tr("Weft projects (*.weft)"));
@@ -253,11 +259,17 @@ int MainWindow::findNode(const QString& text) {
 
 void MainWindow::openPath(const QString& path) {
   if (path.endsWith(".weft", Qt::CaseInsensitive)) openProject(path);
+  else if (path.endsWith(".json", Qt::CaseInsensitive)) openSchedule(path);
   else openModel(path);
 }
 
 void MainWindow::openModel(const QString& path) {
   m_pending_project.reset();
+  m_loading_is_file = true;
+  startLoad(modelRequest(path));
+}
+
+LoadRequest MainWindow::modelRequest(const QString& path) const {
   LoadRequest r;
   r.path = QFileInfo(path).absoluteFilePath();
   r.strategy = m_strategy->strategyBox()->currentText();
@@ -270,7 +282,79 @@ void MainWindow::openModel(const QString& path) {
   r.split = m_split;
   r.merge = m_strategy->mergeBox()->isChecked();
   r.follow_advice = opensAsAdvised();
-  m_loading_is_file = true;
+  return r;
+}
+
+namespace {
+
+// The model a schedule names, as a file here: its path as written (absolute, or relative to the
+// current folder, where `weft` probably ran), else the same path or file name beside the schedule.
+QString model_of_schedule(const core::ScheduleHeader& header, const QString& schedule_path) {
+  if (header.model_path.empty()) return {};
+  const QString named = QString::fromStdString(header.model_path);
+  const QDir beside = QFileInfo(schedule_path).absoluteDir();
+  for (const QString& candidate : {named, beside.filePath(named), beside.filePath(QFileInfo(named).fileName())})
+    if (QFileInfo(candidate).isFile()) return QFileInfo(candidate).absoluteFilePath();
+  return {};
+}
+
+}  // namespace
+
+void MainWindow::openSchedule(const QString& path, const QString& model_path) {
+  const QString name = QFileInfo(path).fileName();
+  const auto fail = [&](const QString& why) {
+    showMessage(tr("Could not open schedule %1: %2").arg(name, why), true);
+    emit loadFinished(false, lastMessage());
+  };
+  auto text = core::read_file(path.toStdString());
+  if (!text) return fail(QString::fromStdString(text.error().message));
+  auto header = core::schedule_header_from_json(*text);
+  if (!header) return fail(QString::fromStdString(header.error().message));
+  LoadRequest::ScheduleText given{QFileInfo(path).absoluteFilePath(), std::move(*text), true};
+  if (!model_path.isEmpty() || !m_doc->hasModel()) {
+    // The model given, else the one it was made for.
+    const QString model = model_path.isEmpty() ? model_of_schedule(*header, path) : model_path;
+    if (model.isEmpty())
+      return fail(header->model_path.empty()
+                      ? tr("it names no model; open the model first")
+                      : tr("it was made for %1, which is not there (nor beside the schedule); open the model first")
+                            .arg(QString::fromStdString(header->model_path)));
+    LoadRequest r = modelRequest(model);
+    r.split = header->split.k > 1 ? header->split.k : -1;
+    r.merge = false;  // the merges are the schedule's
+    r.follow_advice = false;
+    r.schedule = std::move(given);
+    m_pending_project.reset();
+    m_loading_is_file = true;
+    startLoad(std::move(r));
+    return;
+  }
+  // Onto the model as it is: one undo step, the panel's launch mode and device unchanged.
+  auto direct = core::schedule_from_json(m_doc->graph(), given.text);
+  if (direct) {
+    const core::Schedule& s = *direct;
+    if (!m_doc->applySchedule(s, tr("Open schedule %1").arg(name))) return fail(m_doc->lastRefusal());
+    showMessage(tr("Opened schedule %1: %2, %3 streams, %4 events (Ctrl+Z undoes)")
+                    .arg(name, QString::fromStdString(s.strategy))
+                    .arg(s.stream_count())
+                    .arg(s.events.size()));
+    return;
+  }
+  const int have_k = std::max(1, m_doc->graph().info().micro_batches);
+  if (header->split.k == have_k && header->merges == 0 && !m_doc->isMerged())
+    return fail(QString::fromStdString(direct.error().message));
+  // Another split or other merges than the open model's: the model re-opened as the schedule
+  // records it (a schedule that still does not load leaves the open model as it is).
+  LoadRequest r = m_last_request;
+  r.strategy = m_strategy->strategyBox()->currentText();
+  r.options.max_streams = m_strategy->streamCap()->value();
+  r.options.granularity_us = m_strategy->granularity()->value();
+  r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
+  r.split = header->split.k > 1 ? header->split.k : -1;
+  r.merge = false;
+  r.follow_advice = false;
+  r.schedule = std::move(given);
+  m_pending_project.reset();
   startLoad(std::move(r));
 }
 
@@ -310,6 +394,7 @@ void MainWindow::openProjectFile(const QString& path, bool recovering) {
   r.import.batch = project->settings.batch;
   r.split = project->settings.split > 1 ? project->settings.split : -1;
   r.merge = project->settings.merge;
+  r.schedule = LoadRequest::ScheduleText{QFileInfo(path).absoluteFilePath(), project->schedule_json.toStdString(), false};
   m_loading_is_file = true;
   startLoad(std::move(r));
   m_pending_project = std::move(*project);  // after startLoad, which clears nothing of it
@@ -341,7 +426,9 @@ void MainWindow::onLoaded() {
   QFuture<LoadedModel> future = m_watcher.future();
   if (future.isCanceled() || future.resultCount() == 0) {
     const QString why = future.isCanceled() ? tr("Loading cancelled")
-                                            : tr("Could not open %1: %2").arg(m_loading_path, *m_job.error);
+                        : m_last_request.schedule && m_last_request.schedule->required
+                            ? tr("Could not open schedule %1: %2").arg(QFileInfo(m_last_request.schedule->file).fileName(), *m_job.error)
+                            : tr("Could not open %1: %2").arg(m_loading_path, *m_job.error);
     m_pending_project.reset();
     m_recovering_file.clear();  // kept on disk: offered again next time
     showMessage(why, !future.isCanceled());
@@ -351,6 +438,15 @@ void MainWindow::onLoaded() {
   LoadedModel model = future.result();
   const double ms = model.load_ms;
   QString note = model.note;
+  if (!model.schedule_file.isEmpty() && !m_pending_project) {
+    const core::Schedule& s = model.schedule;
+    const QString opened = tr("schedule %1 (%2, %3 streams, %4 events)")
+                               .arg(QFileInfo(model.schedule_file).fileName(), QString::fromStdString(s.strategy))
+                               .arg(s.stream_count())
+                               .arg(s.events.size());
+    note = note.isEmpty() ? opened : opened + QStringLiteral("; ") + note;
+  }
+  const QString refused = model.schedule_refused;
   if (!model.advised.isEmpty()) note = note.isEmpty() ? tr("opened as advised: %1").arg(model.advised)
                                                       : tr("opened as advised: %1; %2").arg(model.advised, note);
   m_doc->setModel(std::move(model));
@@ -363,11 +459,6 @@ void MainWindow::onLoaded() {
     m_strategy->launchMode()->setCurrentIndex(project.settings.cuda_graph ? 1 : 0);
     m_lanes->setWidthMode(project.settings.lane_widths == "uniform" ? LanesView::WidthMode::Uniform
                                                                     : LanesView::WidthMode::PredictedTime);
-    auto schedule = core::schedule_from_json(m_doc->graph(), project.schedule_json.toStdString());
-    QString reason;
-    if (!schedule) reason = QString::fromStdString(schedule.error().message);
-    else m_doc->replaceSchedule(*schedule, &reason);
-    if (!reason.isEmpty()) showMessage(tr("The project's schedule was refused (%1); using a fresh one").arg(reason), true);
   }
   if (m_loading_is_file) addRecent(m_loading_path);
   m_recovered = !m_recovering_file.isEmpty();
@@ -377,7 +468,8 @@ void MainWindow::onLoaded() {
   updateTitleAndStatus();
   QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
   if (!note.isEmpty()) msg += QStringLiteral("; ") + note;
-  showMessage(msg);
+  if (refused.isEmpty()) showMessage(msg);
+  else showMessage(tr("The project's schedule was refused (%1); using a fresh one").arg(refused), true);
   // Symbolic dims left unbound: sizes, costs and the arena are unknown until they are bound.
   if (m_ask_dims && m_loading_is_file && !core::unbound_dims(m_doc->graph()).empty()) showDimDialog();
   emit loadFinished(true, msg);
@@ -409,6 +501,7 @@ DimDialog* MainWindow::dimDialog() const { return m_dim_dialog.data(); }
 void MainWindow::reopen(std::map<std::string, std::int64_t> dims, bool merge) {
   if (!m_doc->hasModel() && !isLoading()) return;
   LoadRequest r = m_last_request;
+  r.schedule.reset();  // a schedule opened with the model was for the graph being replaced
   r.import.dims = std::move(dims);
   r.merge = merge;
   // The panel's settings of now, not the first load's.
@@ -552,7 +645,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   for (const QUrl& url : event->mimeData()->urls())
-    if (url.isLocalFile() && (url.path().endsWith(".onnx", Qt::CaseInsensitive) || url.path().endsWith(".weft", Qt::CaseInsensitive))) {
+    if (url.isLocalFile() && (url.path().endsWith(".onnx", Qt::CaseInsensitive) || url.path().endsWith(".weft", Qt::CaseInsensitive) ||
+                              url.path().endsWith(".json", Qt::CaseInsensitive))) {
       event->acceptProposedAction();
       return;
     }

@@ -182,15 +182,21 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
   return s;
 }
 
-Expected<ScheduleSplit> schedule_split_from_json(std::string_view json_text) {
+namespace {
+
+Expected<nlohmann::json> parse_object(std::string_view json_text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::exception& e) {
     return refuse(std::string("malformed JSON: ") + e.what());
   }
-  ScheduleSplit out;
   if (!j.is_object()) return refuse("the top level must be an object");
+  return j;
+}
+
+Expected<ScheduleSplit> split_of(const nlohmann::json& j) {
+  ScheduleSplit out;
   auto split = j.find("split");
   if (split == j.end()) return out;
   if (!split->is_object() || !split->contains("k") || !(*split)["k"].is_number_integer() || !split->contains("batch") ||
@@ -200,6 +206,36 @@ Expected<ScheduleSplit> schedule_split_from_json(std::string_view json_text) {
   if (k < 2 || k > 1'000'000) return refuse("'split' k must be at least 2, got " + std::to_string(k));
   out.k = static_cast<int>(k);
   out.batch = (*split)["batch"].get<std::int64_t>();
+  return out;
+}
+
+}  // namespace
+
+Expected<ScheduleSplit> schedule_split_from_json(std::string_view json_text) {
+  WEFT_TRY_ASSIGN(const nlohmann::json j, parse_object(json_text));
+  return split_of(j);
+}
+
+Expected<ScheduleHeader> schedule_header_from_json(std::string_view json_text) {
+  WEFT_TRY_ASSIGN(const nlohmann::json j, parse_object(json_text));
+  ScheduleHeader out;
+  WEFT_TRY_ASSIGN(out.split, split_of(j));
+  if (auto model = j.find("model"); model != j.end()) {
+    if (!model->is_object()) return refuse("'model' must be an object {path, sha256}");
+    if (auto path = model->find("path"); path != model->end()) {
+      if (!path->is_string()) return refuse("'model.path' must be a string");
+      out.model_path = path->get<std::string>();
+    }
+    if (auto sha = model->find("sha256"); sha != model->end()) {
+      if (!sha->is_string()) return refuse("'model.sha256' must be a string");
+      out.model_sha256 = sha->get<std::string>();
+    }
+  }
+  if (auto merges = j.find("merges"); merges != j.end()) {
+    if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
+    out.merges = merges->size();
+  }
+  if (auto strategy = j.find("strategy"); strategy != j.end() && strategy->is_string()) out.strategy = strategy->get<std::string>();
   return out;
 }
 

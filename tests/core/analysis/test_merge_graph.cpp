@@ -276,6 +276,15 @@ TEST(MergeScheduleJson, RecordsAndReloadsMerges) {
   for (std::size_t i = 0; i < s->streams.size(); ++i) EXPECT_EQ(loaded->schedule.streams[i], s->streams[i]);
   EXPECT_EQ(loaded->schedule.events, s->events);
 
+  // What the studio reads before it has the model: the model, the merges, no split.
+  auto header = schedule_header_from_json(text);
+  ASSERT_TRUE(header) << header.error().message;
+  EXPECT_EQ(header->merges, expected.size());
+  EXPECT_EQ(header->split.k, 1);
+  EXPECT_EQ(header->model_path, g.info().model_path);
+  EXPECT_EQ(header->model_sha256, g.info().model_sha256);
+  EXPECT_EQ(header->strategy, "cp-list");
+
   auto plain = schedule_from_json(g, text);
   ASSERT_FALSE(plain);
   EXPECT_NE(plain.error().message.find("merge group"), std::string::npos) << plain.error().message;

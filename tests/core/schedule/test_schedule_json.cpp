@@ -120,6 +120,36 @@ TEST(ScheduleJson, RoundTripIsLossless) {
 
 // Import refuses, with the reason: another model, unknown / missing / duplicate nodes,
 // malformed JSON, wrong format or version, deadlocks and insufficient events.
+// The header the studio reads without a graph: the model it names, its split and merges; refused
+// with the field named when malformed.
+TEST(ScheduleJson, HeaderWithoutTheGraph) {
+  const core::Graph g = model(kSha);
+  const Schedule s{{{0, 1, 3}, {2}}, {{0, 2}, {2, 3}}, "chains", ""};
+  const std::string good = core::schedule_to_json(g, s, "h100-sxm");
+  auto h = core::schedule_header_from_json(good);
+  ASSERT_TRUE(h) << h.error().message;
+  EXPECT_EQ(h->model_path, "models/diamond.onnx");
+  EXPECT_EQ(h->model_sha256, kSha);
+  EXPECT_EQ(h->split.k, 1);
+  EXPECT_EQ(h->merges, 0u);
+  EXPECT_EQ(h->strategy, "chains");
+  const std::string split = replace(good, "\"events\"", "\"split\": {\"k\": 2, \"batch\": 8},\n  \"events\"");
+  h = core::schedule_header_from_json(split);
+  ASSERT_TRUE(h) << h.error().message;
+  EXPECT_EQ(h->split.k, 2);
+  EXPECT_EQ(h->split.batch, 8);
+  auto header_refusal = [](const std::string& text) {
+    auto r = core::schedule_header_from_json(text);
+    EXPECT_FALSE(r) << text;
+    return r ? std::string() : r.error().message;
+  };
+  EXPECT_TRUE(contains(header_refusal(good.substr(0, good.size() / 2)), "malformed JSON"));
+  EXPECT_TRUE(contains(header_refusal("[1]"), "top level must be an object"));
+  EXPECT_TRUE(contains(header_refusal(replace(good, "\"path\": \"models/diamond.onnx\"", "\"path\": 7")), "'model.path'"));
+  EXPECT_TRUE(contains(header_refusal(replace(split, "\"k\": 2", "\"k\": 1")), "'split' k"));
+  EXPECT_TRUE(contains(header_refusal(replace(good, "\"events\"", "\"merges\": 3,\n  \"events\"")), "'merges'"));
+}
+
 TEST(ScheduleJson, EveryRefusal) {
   const core::Graph g = model(kSha);
   const Schedule s{{{0, 1, 3}, {2}}, {{0, 2}, {2, 3}}, "hand", ""};

@@ -1,5 +1,6 @@
 #pragma once
 // Schedule JSON (docs/schedule-format.md): export, validated import, atomic save.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -39,6 +40,21 @@ struct ScheduleSplit {
   std::int64_t batch = 0;
 };
 Expected<ScheduleSplit> schedule_split_from_json(std::string_view json_text);
+
+/// What a schedule JSON says about the model it runs on, read without a graph: the model file it
+/// names ("model": path as written by the command that made it, possibly relative to where that
+/// ran; sha256), its micro-batch split and how many merge groups it records, and its strategy.
+/// The studio opens a schedule file with it (the model it names when none is open; the split and
+/// merges to re-open the model with). Errors (InvalidInput): malformed JSON, a top level that is
+/// not an object, a malformed "model", "split" or "merges". O(size of the text).
+struct ScheduleHeader {
+  std::string model_path;
+  std::string model_sha256;
+  ScheduleSplit split;
+  std::size_t merges = 0;
+  std::string strategy;
+};
+Expected<ScheduleHeader> schedule_header_from_json(std::string_view json_text);
 
 Status save_schedule(const std::string& path, const Graph& graph, const Schedule& schedule, std::string_view device);
 Expected<Schedule> load_schedule(const std::string& path, const Graph& graph);

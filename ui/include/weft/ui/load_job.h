@@ -5,6 +5,8 @@
 #include <QFuture>
 #include <QString>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "weft/core/graph.h"
 #include "weft/core/onnx_import.h"
@@ -35,6 +37,19 @@ struct LoadRequest {
   /// its launch mode, with the options' stream cap and granularity; or the micro-batch split it
   /// names, unless merging is asked for) instead of `strategy` and `options.cuda_graph`.
   bool follow_advice = false;
+  /// A schedule to open the model with (schedule JSON, as `weft ... --schedule FILE` reads it):
+  /// the merges it records are applied to the model (instead of `merge`'s default layering) and
+  /// it is the first schedule, validated on the model as loaded. The split it records is the
+  /// caller's to ask for (`split`). Advice is then not followed.
+  struct ScheduleText {
+    QString file;      ///< where the text came from, named in errors and the status bar
+    std::string text;  ///< schedule JSON
+    /// true (File > Open schedule): a schedule that does not load fails the load, naming the
+    /// file and the reason. false (a project's schedule): the load goes on with a fresh schedule
+    /// made as `strategy` says, and LoadedModel::schedule_refused says why.
+    bool required = true;
+  };
+  std::optional<ScheduleText> schedule;
 };
 
 /// The advice options the studio advises a model with: the strategy panel's stream cap and

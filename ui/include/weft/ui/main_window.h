@@ -44,9 +44,18 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  /// Starts loading an ONNX model (or, for *.weft, a project) off the GUI thread.
+  /// Starts loading an ONNX model (or, for *.weft, a project; for *.json, a schedule) off the GUI thread.
   void openPath(const QString& path);
   void openModel(const QString& path);
+  /// Opens schedule JSON (`weft schedule -o FILE`, an external strategy's, a hand-written one;
+  /// docs/schedule-format.md). Onto the open model as it is, when the schedule loads there: one
+  /// undo step. When it records another micro-batch split or merges than the open model has, the
+  /// model is re-opened split and merged as it records, with the schedule (edits are dropped with
+  /// the graph they were made on); with no model open, the model it names is opened (its path as
+  /// written, or beside the schedule file), or `model` when given (`weft-studio MODEL --schedule
+  /// FILE`). A schedule that does not load changes nothing and says why (the CLI's refusals:
+  /// another model, unknown or missing nodes, a deadlock, ...).
+  void openSchedule(const QString& path, const QString& model = {});
   /// Starts loading a graph produced by `source` in the worker (tests, --synthetic).
   void openGraph(const QString& label, GraphSource source);
   void openProject(const QString& path);
@@ -221,6 +230,8 @@ class MainWindow : public QMainWindow {
   bool m_pinned_opening = false;
   QPointer<DimDialog> m_dim_dialog;
   void openProjectFile(const QString& path, bool recovering);
+  /// The request openModel makes: the panel's settings, the dims, batch, split, merging and advice.
+  LoadRequest modelRequest(const QString& path) const;
   void updateRecoveryState();
   RecoveryStore* m_recovery = nullptr;
   QPointer<QMessageBox> m_recovery_prompt;

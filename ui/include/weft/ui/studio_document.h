@@ -57,6 +57,11 @@ struct LoadedModel {
   std::optional<core::Expected<core::Advice>> advice;
   /// What the load applied of the advice ("level-rr, CUDA Graph replay"); empty when it did not.
   QString advised;
+  /// The load's schedule came from this file (LoadRequest::schedule); empty when a strategy made it.
+  QString schedule_file;
+  /// Why the schedule a load was given (a project's) was refused, when it was: the schedule is then
+  /// a fresh one of the request's strategy.
+  QString schedule_refused;
   double load_ms = 0;
 };
 
