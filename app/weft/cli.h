@@ -132,6 +132,7 @@ int report(std::string_view command, const core::Error& error);
 int usage_error(std::string_view command, std::string_view message);
 
 int cmd_analyze(Args& args);
+int cmd_advise(Args& args);
 int cmd_schedule(Args& args);
 int cmd_validate(Args& args);
 int cmd_plan(Args& args);

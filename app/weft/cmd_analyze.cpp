@@ -1,4 +1,5 @@
 // weft analyze MODEL: levels, width, critical path, work/span and the verdict, as text or JSON.
+// weft advise MODEL: the advice alone, one line, with the evidence it rests on.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -9,11 +10,30 @@
 #include "weft/core/cost_model.h"
 #include "weft/core/critical_path.h"
 #include "weft/core/study/advice.h"
+#include "weft/core/sync.h"
 #include "weft/core/text_format.h"
 
 namespace weft::cli {
 
 namespace {
+
+nlohmann::ordered_json evidence_json(const core::Advice& advice) {
+  nlohmann::ordered_json evidence;
+  evidence["kind"] = std::string(core::advice_kind_name(advice.kind));
+  evidence["best_strategy"] = advice.best_strategy;
+  evidence["best_mode"] = std::string(core::launch_mode_name(advice.best_mode));
+  evidence["best_streams"] = advice.best_streams;
+  evidence["best_speedup"] = advice.best_speedup;
+  evidence["memory_ratio"] = advice.memory_ratio;
+  evidence["launch_share"] = advice.launch_share;
+  evidence["launch_bound"] = advice.launch_bound;
+  evidence["split_batch"] = advice.split_batch;
+  evidence["split_refusal"] = advice.split_refusal;
+  evidence["split_k"] = advice.split_k;
+  evidence["split_speedup"] = advice.split_speedup;
+  evidence["over_unsplit"] = advice.over_unsplit;
+  return evidence;
+}
 
 nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
   const core::Graph& g = m.graph;
@@ -32,21 +52,7 @@ nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisR
   j["parallelism"] = r.critical.parallelism();
   j["verdict"] = r.verdict;
   j["advice"] = advice.line;
-  nlohmann::ordered_json evidence;
-  evidence["kind"] = std::string(core::advice_kind_name(advice.kind));
-  evidence["best_strategy"] = advice.best_strategy;
-  evidence["best_mode"] = std::string(core::launch_mode_name(advice.best_mode));
-  evidence["best_streams"] = advice.best_streams;
-  evidence["best_speedup"] = advice.best_speedup;
-  evidence["memory_ratio"] = advice.memory_ratio;
-  evidence["launch_share"] = advice.launch_share;
-  evidence["launch_bound"] = advice.launch_bound;
-  evidence["split_batch"] = advice.split_batch;
-  evidence["split_refusal"] = advice.split_refusal;
-  evidence["split_k"] = advice.split_k;
-  evidence["split_speedup"] = advice.split_speedup;
-  evidence["over_unsplit"] = advice.over_unsplit;
-  j["advice_evidence"] = evidence;
+  j["advice_evidence"] = evidence_json(advice);
   j["unknown_shapes"] = r.unknown_shapes;
   j["unknown_costs"] = r.unknown_costs;
   j["unresolved_dims"] = g.info().unresolved_dims;
@@ -126,20 +132,55 @@ void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core:
   }
 }
 
+// The evidence under `weft advise`'s line: what the analysis found, the best configuration tried
+// and what splitting the batch gives.
+void print_evidence(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& a) {
+  const bool cpu = m.device.kind == core::DeviceKind::Cpu;
+  // advise() quotes over the sequential CUDA Graph (the sequential run on a CPU device), of the
+  // unsplit model when the model is split.
+  const std::string baseline = std::string(a.over_unsplit ? "the unsplit model's " : "the ") +
+                               (cpu ? "sequential run" : "sequential CUDA Graph");
+  std::cout << "  model       " << m.graph.info().model_path << " (" << m.graph.node_count() << " operators; device "
+            << m.device.name << ")\n"
+            << "  work/span   " << core::fixed_text(a.parallelism, 2) << " (work " << core::fixed_text(r.critical.work_us, 1)
+            << " us, span " << core::fixed_text(r.critical.span_us, 1) << " us)\n"
+            << "  width       " << a.width << " (maximum antichain; widest level " << r.levels.widest_level << ")\n";
+  if (!cpu)
+    std::cout << "  launches    " << core::fixed_text(100 * a.launch_share, 1) << "% of the sequential eager run"
+              << (a.launch_bound ? " (launch-bound)" : "") << "\n";
+  std::cout << "  best        " << a.best_strategy << " on " << a.best_streams << " stream" << (a.best_streams == 1 ? "" : "s")
+            << ", " << (a.best_mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches") << ": "
+            << core::fixed_text(a.best_speedup, 2) << "x over " << baseline;
+  if (a.memory_ratio > 0) std::cout << ", " << core::fixed_text(a.memory_ratio, 2) << "x the memory";
+  std::cout << "\n";
+  std::cout << "  split       ";
+  if (a.over_unsplit) std::cout << "the model is split into " << m.graph.info().micro_batches << " micro-batches\n";
+  else if (!a.split_refusal.empty()) std::cout << "refused: " << a.split_refusal << "\n";
+  else if (a.split_k > 1) std::cout << "split-overlap k=" << a.split_k << ": " << core::fixed_text(a.split_speedup, 2) << "x over " << baseline << "\n";
+  else if (a.split_batch > 0) std::cout << "does not pay at this batch; could from batch " << a.split_batch << " (--batch N)\n";
+  else std::cout << "does not pay at this batch\n";
+}
+
+// One MODEL, loaded with --split applied as the advice quotes it; a usage error otherwise.
+core::Expected<LoadedModel> one_model(Args& args) {
+  if (args.positional().size() != 1)
+    return core::make_error(core::ErrorKind::Usage, args.positional().empty()
+                                                        ? "missing MODEL (an .onnx file)"
+                                                        : "expected one MODEL, got " + std::to_string(args.positional().size()) +
+                                                              " arguments");
+  return load_model(args, SplitMode::AdviceBaseline);
+}
+
+int failed(std::string_view command, const core::Error& error) {
+  return error.kind == core::ErrorKind::Usage ? usage_error(command, error.message) : report(command, error);
+}
+
 }  // namespace
 
 int cmd_analyze(Args& args) {
   if (auto st = args.parse({"json", "split="}, true); !st) return usage_error("analyze", st.error().message);
-  if (args.positional().size() != 1)
-    return usage_error("analyze", args.positional().empty() ? "missing MODEL (an .onnx file)"
-                                                            : "expected one MODEL, got " +
-                                                                  std::to_string(args.positional().size()) +
-                                                                  " arguments");
-  auto model = load_model(args, SplitMode::AdviceBaseline);
-  if (!model) {
-    if (model.error().kind == core::ErrorKind::Usage) return usage_error("analyze", model.error().message);
-    return report("analyze", model.error());
-  }
+  auto model = one_model(args);
+  if (!model) return failed("analyze", model.error());
   const core::AnalysisReport r = core::analyze(model->graph, model->costs);
   core::AdviceOptions advice_options;
   advice_options.unsplit = model->unsplit;
@@ -149,6 +190,39 @@ int cmd_analyze(Args& args) {
     std::cout << analysis_json(*model, r, *advice).dump(2) << "\n";
   else
     print_text(*model, r, *advice);
+  return 0;
+}
+
+int cmd_advise(Args& args) {
+  if (auto st = args.parse({"json", "split=", "streams="}, true); !st) return usage_error("advise", st.error().message);
+  core::AdviceOptions options;
+  auto streams = args.int_value("streams");
+  if (!streams) return usage_error("advise", streams.error().message);
+  if (*streams) {
+    if (**streams < 1 || static_cast<std::size_t>(**streams) > core::kMaxScheduleStreams)
+      return usage_error("advise", "--streams must be between 1 and " + std::to_string(core::kMaxScheduleStreams));
+    options.strategy.max_streams = static_cast<int>(**streams);
+  }
+  auto model = one_model(args);
+  if (!model) return failed("advise", model.error());
+  options.unsplit = model->unsplit;
+  const core::AnalysisReport r = core::analyze(model->graph, model->costs);
+  auto advice = core::advise(model->graph, r, model->device, options);
+  if (!advice) return report("advise", advice.error());
+  if (args.flag("json")) {
+    nlohmann::ordered_json j;
+    j["model"] = model->graph.info().model_path;
+    j["device"] = model->device.name;
+    j["operators"] = model->graph.node_count();
+    j["advice"] = advice->line;
+    j["parallelism"] = advice->parallelism;
+    j["antichain_width"] = advice->width;
+    j["advice_evidence"] = evidence_json(*advice);
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << advice->line << "\n";
+  print_evidence(*model, r, *advice);
   return 0;
 }
 

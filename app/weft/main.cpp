@@ -18,6 +18,9 @@ usage: weft COMMAND [ARGS]
 
 commands:
   analyze  MODEL [--split K|auto] [--json]     parallelism of a model: levels, width, critical path, work/span
+  advise   MODEL [--batch N] [--split K|auto] [--streams N] [--json]
+                                               one line: what to do and what it gains (strategies x launch
+                                               modes x micro-batch splits tried), then the evidence
   schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [--merge] [-o FILE] [--json] | --compare
                                                assign operators to streams; events; ideal makespan
                                                (strategies: listed below)
@@ -122,6 +125,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command == "analyze") return weft::cli::cmd_analyze(args);
+    if (command == "advise") return weft::cli::cmd_advise(args);
     if (command == "schedule") return weft::cli::cmd_schedule(args);
     if (command == "validate") return weft::cli::cmd_validate(args);
     if (command == "plan") return weft::cli::cmd_plan(args);

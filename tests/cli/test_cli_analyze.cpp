@@ -203,3 +203,61 @@ TEST(CliDevices, ListsPresets) {
   EXPECT_EQ(doc.contains("gpu_error"), j.code == 3);
   EXPECT_EQ(run_weft("devices --bogus").code, 1);
 }
+
+namespace {
+
+nlohmann::json advise_json(const std::string& args) {
+  const Result r = run_weft("advise " + args + " --json");
+  EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const nlohmann::json::exception& e) {
+    ADD_FAILURE() << args << ": not JSON: " << e.what() << "\n" << r.out.substr(0, 400);
+    return {};
+  }
+}
+
+}  // namespace
+
+// `weft advise`: the advice line first (the same line and evidence as analyze's), then the evidence
+// it rests on, the best configuration named as the JSON names it.
+TEST(CliAdvise, OneLineThenTheEvidence) {
+  const Result r = run_weft("advise " + model("googlenet"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json analysed = analyze_json("googlenet");
+  const nlohmann::json advised = advise_json(model("googlenet"));
+  const std::string line = analysed["advice"].get<std::string>();
+  ASSERT_FALSE(line.empty());
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), line) << r.out;
+  EXPECT_EQ(advised["advice"], analysed["advice"]);
+  EXPECT_EQ(advised["advice_evidence"], analysed["advice_evidence"]);
+  const auto& e = advised["advice_evidence"];
+  for (const std::string& part : {std::string("work/span   ") + "2.25", std::string("width       4"), std::string("launches"),
+                                 "best        " + e["best_strategy"].get<std::string>() + " on " +
+                                     std::to_string(e["best_streams"].get<int>()) + " streams",
+                                 std::string("split       ")})
+    EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
+}
+
+// At batch 8 resnet50 is advised to split; --streams caps the best configuration's streams.
+TEST(CliAdvise, SplitAtALargerBatchAndAStreamCap) {
+  const nlohmann::json split = advise_json(model("resnet50") + " --batch 8");
+  EXPECT_GT(split["advice_evidence"]["split_k"].get<int>(), 1);
+  EXPECT_TRUE(contains(split["advice"].get<std::string>(), "split-overlap k=")) << split["advice"];
+  const nlohmann::json one = advise_json(model("googlenet") + " --streams 1");
+  EXPECT_EQ(one["advice_evidence"]["best_streams"], 1);
+  EXPECT_LT(one["advice_evidence"]["best_speedup"].get<double>(), 1.2);
+}
+
+// Usage errors exit 1, a missing model 2, each named.
+TEST(CliAdvise, Refusals) {
+  Result r = run_weft("advise");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "missing MODEL")) << r.err;
+  r = run_weft("advise " + model("googlenet") + " --streams 0");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "--streams")) << r.err;
+  r = run_weft("advise " + temp("no_such_model.onnx"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "no_such_model.onnx")) << r.err;
+}

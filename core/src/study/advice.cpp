@@ -118,6 +118,9 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
       // split-overlap on a model that is not split is the sequential schedule: the baseline.
       if (name == "sequential" || (name == "split-overlap" && graph.info().micro_batches <= 1)) continue;
       WEFT_TRY_ASSIGN(auto s, make_schedule(name, graph, analysis.costs, device, so));
+      // Only what keeps to the stream cap is advised (seed-greedy, the naive baseline, opens
+      // as many streams as it needs).
+      if (s.stream_count() > static_cast<std::size_t>(so.max_streams)) continue;
       SimOptions sim;
       sim.cuda_graph = mode == LaunchMode::Graph;
       sim.demands = &demands;

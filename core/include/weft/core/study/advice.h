@@ -55,7 +55,8 @@ struct Advice {
 /// "chain", "little-to-gain" or "concurrency" (`weft analyze --json`'s advice_evidence.kind).
 std::string_view advice_kind_name(Advice::Kind kind);
 
-/// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device) and
+/// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device; a
+/// schedule on more streams than options.strategy.max_streams is not advised) and
 /// words the result with verdict.h's wording and threshold: chains get "chain: concurrency cannot
 /// help at batch B (width 1); ..." with the batch from which micro-batch splitting could pay (or
 /// why the split is refused: check_batch_split), or, where split-overlap predicts a gain at this
