@@ -10,14 +10,15 @@
 #      preset's, and GoogLeNet's merge question (issue 19) predicted with them
 #   3. the table: googlenet, squeezenet1_1, resnet50, vit_b_16 at batch 1 and ppocr_v4_det at
 #      batch 1 and 8, every strategy (weft run --backend cuda --graph, weft simulate --graph)
+#   3b. a measured batch sweep of the grouped MLP (weft sweep --backend cuda --graph, issue 18)
 #   4. PyTorch/torchvision baselines of the same architectures (torch_baseline.py)
 #   5. compute-sanitizer memcheck and racecheck on one multi-stream googlenet run
 # Results go to $OUT when set (the device tool brings that folder back), else ./results:
 #   summary.txt (the compact tables), gpu-check.log (everything), tests.log, weft-runs.json,
 #   torch.json, sanitizer.log, h200-measured.json (the preset with the measured launch figures).
 #   At most 8 files, as the device tool returns.
-# Usage: ./gpu-check.sh   env: ITER (20), WARMUP (3), BUDGET (330), STEPS ("libs tests table torch
-#        sanitizer"), WEFT_NVIDIA_LIBS (colon-separated folders: skip the search),
+# Usage: ./gpu-check.sh   env: ITER (20), WARMUP (3), BUDGET (330), STEPS ("libs tests launch table
+#        sweep torch sanitizer"), WEFT_NVIDIA_LIBS (colon-separated folders: skip the search),
 #        NVIDIA_TOOLKIT_DIRS (toolkit folders to try instead of $CUDA_HOME/lib64 and
 #        /usr/local/cuda's), NVIDIA_SITE_PACKAGES (a site-packages folder besides python3's)
 set -uo pipefail
@@ -34,7 +35,7 @@ mkdir -p "$out"  # before any log is written into it
 iter=${ITER:-20}
 warmup=${WARMUP:-3}
 budget=${BUDGET:-330}
-steps=${STEPS:-libs tests launch table torch sanitizer}
+steps=${STEPS:-libs tests launch table sweep torch sanitizer}
 log="$out/gpu-check.log"
 summary="$out/summary.txt"
 : >"$log"
@@ -207,6 +208,15 @@ for model, batch in configs:
 with open(dest, "w") as f:
     json.dump(everything, f, indent=1)
 PY
+fi
+
+# ---- 3b. A measured batch sweep ------------------------------------------------------------------
+if want sweep; then
+  step "weft sweep: grouped MLP, measured under CUDA Graph replay against the h200 preset's prediction"
+  timeout "$(limit 45 90)" ./weft sweep data/models/grouped_mlp.onnx --batches 1,32 --strategies level-rr,cp-list \
+    --backend cuda --graph --device h200 --iterations "$iter" --warmup "$warmup" 2>&1 | tee -a "$log" "$summary"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -ne 0 ] && say "sweep: exit $rc"
 fi
 
 # ---- 4. PyTorch baselines ----------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// `weft sweep`: predicted (and, with --backend cpu, measured) speedup per strategy against batch
+// `weft sweep`: predicted (and, with --backend cpu|cuda, measured) speedup per strategy against batch
 // size, as a table, a CSV and a PNG chart; `--merge` joins the CSVs of points run elsewhere.
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +15,8 @@
 #include "weft/core/file_io.h"
 #include "weft/core/study/sweep.h"
 #include "weft/core/text_format.h"
+#include "weft/gpu/cuda_executor.h"
+#include "weft/gpu/devices.h"
 
 namespace weft::cli {
 namespace {
@@ -148,9 +150,9 @@ int cmd_sweep(Args& args) {
   if (auto s = args.value("strategies")) options.strategies = split_list(*s);
   options.batch_dim = args.value("batch-dim").value_or("");
   const std::string backend = args.value("backend").value_or("");
-  if (!backend.empty() && backend != "cpu")
-    return usage_error("sweep", "--backend must be cpu (measured sweeps on CUDA are not supported yet), got '" + backend + "'");
-  if (!backend.empty() && args.flag("graph")) return usage_error("sweep", "--graph is a CUDA launch mode; it does not apply to --backend cpu");
+  if (!backend.empty() && backend != "cpu" && backend != "cuda")
+    return usage_error("sweep", "--backend must be cpu or cuda, got '" + backend + "'");
+  if (backend == "cpu" && args.flag("graph")) return usage_error("sweep", "--graph is a CUDA launch mode; it does not apply to --backend cpu");
   auto choice = schedule_choice(args, "cp-list", args.flag("graph"));
   if (!choice) return usage_error("sweep", choice.error().message);
   options.strategy = choice->options;
@@ -179,6 +181,18 @@ int cmd_sweep(Args& args) {
   if (backend == "cpu") {
     executor = core::make_cpu_executor();
     options.executor = executor.get();
+  } else if (backend == "cuda") {
+    // The device preset predicts; each point runs eager or, with --graph, replayed as a CUDA Graph,
+    // and its speedup is over the sequential run launched the same way. No per-node events: they
+    // would slow the runs being timed.
+    if (auto module = gpu::load_cuda_module(); !module) return report("sweep", module.error());
+    if (auto gpus = gpu::list_gpus(); !gpus) return report("sweep", gpus.error());
+    gpu::CudaRunOptions mode;
+    mode.cuda_graph = args.flag("graph");
+    executor = gpu::make_cuda_executor(mode);
+    options.executor = executor.get();
+    options.calibrate_cpu = false;
+    options.run.per_node_timing = false;
   }
   auto points = core::sweep(model, options);
   if (!points) return report("sweep", points.error());

@@ -43,10 +43,10 @@ commands:
                                                (one launch per layer's equal operators); --merge in
                                                schedule/plan/simulate/run runs them merged (a saved schedule
                                                records its merges and reloads them)
-  sweep    MODEL --batches 1,2,4,... [--strategies S,...] [--backend cpu] [--batch-dim NAME]
+  sweep    MODEL --batches 1,2,4,... [--strategies S,...] [--backend cpu|cuda] [--batch-dim NAME]
            [--graph] [--csv F] [--png F] [--json]
                                                speedup per strategy against batch size (predicted;
-                                               measured too with --backend cpu); table, CSV, chart
+                                               measured too with --backend); table, CSV, chart
   sweep    --merge A.csv B.csv ... [--csv F] [--png F]
                                                join sweep points run elsewhere (job arrays)
   calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--json]

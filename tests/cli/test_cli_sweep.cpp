@@ -92,6 +92,32 @@ TEST(CliSweep, MeasuredOnTheCpu) {
   }
 }
 
+// --backend cuda: exit 3 with the reason where CUDA cannot run (no module, or no GPU), measured
+// points in the launch mode asked for where a GPU is; --graph does not apply to the CPU.
+TEST(CliSweep, MeasuredOnCuda) {
+  const std::string args = "sweep " + model("grouped_mlp") + " --batches 1,2 --strategies cp-list --iterations 2 --warmup 1 --json";
+  ::setenv("WEFT_CUDA_MODULE", "/nonexistent/libweft_cuda.so", 1);
+  const Result absent = run_weft(args + " --backend cuda");
+  ::unsetenv("WEFT_CUDA_MODULE");
+  EXPECT_EQ(absent.code, 3) << absent.out;
+  EXPECT_TRUE(contains(absent.out, "CUDA module")) << absent.out;
+  const bool gpu = run_weft("devices").code == 0;
+  // JSON alone on stdout where it runs; the reason on stderr where it cannot.
+  const Result cuda = gpu ? run_quiet(args + " --backend cuda --graph") : run_weft(args + " --backend cuda --graph");
+  ASSERT_EQ(cuda.code, gpu ? 0 : 3) << cuda.out;
+  if (gpu) {
+    const auto j = nlohmann::json::parse(cuda.out);
+    ASSERT_EQ(j.size(), 2u);
+    for (const auto& p : j) {
+      EXPECT_EQ(p["mode"], "graph");
+      EXPECT_GT(p["measured_speedup"].get<double>(), 0);
+    }
+  } else {
+    EXPECT_TRUE(contains(cuda.out, "CUDA")) << cuda.out;
+  }
+  EXPECT_EQ(run_weft("sweep " + model("grouped_mlp") + " --batches 1 --backend cpu --graph").code, 1);
+}
+
 // Usage errors exit 1, input errors 2, each naming the problem.
 TEST(CliSweep, Errors) {
   const Result no_batches = run_weft("sweep " + model("randwire_ws"));

@@ -2,6 +2,9 @@
 // variant, and the CSV that joins points run elsewhere.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
+
 #include "weft/core/cpu_executor.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/sweep.h"
@@ -88,6 +91,65 @@ TEST(Sweep, MeasuredOnTheCpu) {
     EXPECT_GT(*p.measured_sequential_ms, 0);
     EXPECT_GT(p.predicted_speedup, 0);
   }
+}
+
+namespace {
+// The CPU executor, with every output of a schedule on more than one stream moved by `shift`: a
+// device whose kernels sum in another order (small shift) or that computes wrongly (large).
+class ShiftedExecutor : public core::Executor {
+ public:
+  explicit ShiftedExecutor(float shift) : m_shift(shift) {}
+  std::string name() const override { return "shifted"; }
+  core::Expected<core::RunResult> run(const core::Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan,
+                                      const core::RunOptions& options) override {
+    auto r = m_cpu->run(graph, schedule, plan, options);
+    if (!r || schedule.stream_count() < 2) return r;
+    for (auto& [name, t] : r->outputs)
+      for (std::size_t i = 0; i + sizeof(float) <= t.bytes.size(); i += sizeof(float)) {
+        float x;
+        std::memcpy(&x, t.bytes.data() + i, sizeof x);
+        x += m_shift;
+        std::memcpy(t.bytes.data() + i, &x, sizeof x);
+      }
+    return r;
+  }
+
+ private:
+  float m_shift;
+  std::unique_ptr<core::Executor> m_cpu = core::make_cpu_executor();
+};
+}  // namespace
+
+// Another executor than the CPU's (CUDA, in `weft sweep --backend cuda`): the device's own
+// predictions in the launch mode asked for, measured speedups beside them, and outputs that agree
+// with the reference run's to kSweepOutputTolerance rather than bit for bit.
+TEST(Sweep, MeasuredWithTheDevicesPredictions) {
+  core::SweepOptions o = options({1, 2}, {"cp-list"});
+  o.mode = core::LaunchMode::Graph;
+  o.calibrate_cpu = false;
+  o.run.iterations = 1;
+  o.run.warmup = 0;
+  ShiftedExecutor close(1e-5f);
+  o.executor = &close;
+  auto points = core::sweep(model("grouped_mlp"), o);
+  ASSERT_TRUE(points) << points.error().message;
+  ASSERT_EQ(points->size(), 2u);
+  for (const core::SweepPoint& p : *points) {
+    EXPECT_EQ(p.device, "h100-sxm");
+    EXPECT_EQ(p.mode, "graph");
+    EXPECT_GT(p.streams, 1);
+    ASSERT_TRUE(p.measured_speedup);
+    EXPECT_GT(*p.measured_speedup, 0);
+  }
+  ShiftedExecutor wrong(1.0f);
+  o.executor = &wrong;
+  auto refused = core::sweep(model("grouped_mlp"), o);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("differ from the sequential run"), std::string::npos) << refused.error().message;
+  // The CPU's calibrated sweep takes nothing but identical outputs.
+  o.calibrate_cpu = true;
+  o.executor = &close;
+  EXPECT_FALSE(core::sweep(model("grouped_mlp"), o));
 }
 
 // CSV: written points read back equal (repeated headers from concatenated files are fine);
