@@ -30,9 +30,12 @@
 #include "weft/core/study/advice.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/memory_report.h"
+#include "weft/core/study/merge_study.h"
+#include "weft/core/study/split_study.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
+#include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
 #include "weft/core/timeline_json.h"
 #include "weft/gpu/cuda_executor.h"
@@ -142,6 +145,20 @@ core::StrategyOptions strategy_options(int max_streams, std::optional<double> gr
 
 PySchedule make(const ModelPtr& model, core::Schedule s) { return PySchedule{model, std::move(s)}; }
 
+/// The Model of a split made from `from` (Model.split, open_schedule).
+std::shared_ptr<Model> split_of(const Model& from, core::AppliedSplit applied) {
+  return std::make_shared<Model>(
+      Model{std::move(applied.graph), from.device, std::move(applied.costs), applied.unsplit, applied.summary, nullptr, nullptr});
+}
+
+/// The Model of a merge made from `from` (Model.merge, open_schedule): it holds the merged graph;
+/// the members and costs stay in the merge, which merge_gain reads.
+std::shared_ptr<Model> merged_of(const ModelPtr& from, core::MergedModel merged) {
+  core::Graph graph = std::move(merged.graph);
+  auto kept = std::make_shared<const core::MergedModel>(std::move(merged));
+  return std::make_shared<Model>(Model{std::move(graph), from->device, kept->costs, from->unsplit, from->split_summary, kept, from});
+}
+
 // ---- Results -----------------------------------------------------------------------------
 
 struct Analysis {
@@ -220,6 +237,8 @@ void register_model(py::module_& m) {
   py::class_<PySchedule>(m, "Schedule",
                          "Operators on streams, in order, with the cross-stream events that enforce the data edges. "
                          "Immutable: edits return a new Schedule.")
+      .def_property_readonly("model", [](const PySchedule& s) { return std::const_pointer_cast<Model>(s.model); },
+                             "The Model the schedule belongs to (a split or merged one for a schedule that records them).")
       .def_property_readonly("strategy", [](const PySchedule& s) { return s.schedule.strategy; })
       .def_property_readonly("options", [](const PySchedule& s) { return s.schedule.options; })
       .def_property_readonly("stream_count", [](const PySchedule& s) { return s.schedule.stream_count(); })
@@ -386,6 +405,24 @@ void register_model(py::module_& m) {
                              "Against the sequential baseline in the same launch mode.")
       .def_property_readonly("speedup_vs_graph", [](const Prediction& p) { return p.p.speedup_vs_graph; })
       .def_property_readonly("speedup_vs_eager", [](const Prediction& p) { return p.p.speedup_vs_eager; })
+      .def_property_readonly(
+          "speedup_vs_unsplit",
+          [](const Prediction& p) -> std::optional<double> {
+            if (!p.model->unsplit) return std::nullopt;
+            return p.model->unsplit->speedup(p.p.mode, p.p.makespan_us);
+          },
+          "A split model's schedule (Model.split): over the unsplit model's sequential run in the same launch mode "
+          "(as weft --split quotes it); None otherwise.")
+      .def_property_readonly(
+          "speedup_vs_unmerged",
+          [](const Prediction& p) -> std::optional<double> {
+            const Model& mo = *p.model;
+            if (!mo.merged || !mo.unmerged) return std::nullopt;
+            auto gain = take(without_gil([&] { return core::merge_gain(mo.unmerged->graph, mo.unmerged->costs, mo.device, *mo.merged, p.p); }));
+            return p.p.mode == core::LaunchMode::Graph ? gain.speedup_vs_graph : gain.speedup_vs_eager;
+          },
+          "A merged model's schedule (Model.merge): over the unmerged model's sequential run in the same launch mode "
+          "(as weft simulate --merge quotes it); None otherwise.")
       .def_property_readonly("verdict", [](const Prediction& p) { return p.p.verdict; })
       .def_property_readonly("timeline", [](const Prediction& p) { return timeline(p.model, p.p.timeline); })
       .def_property_readonly("sequential_eager", [](const Prediction& p) { return timeline(p.model, p.p.sequential_eager); })
@@ -497,6 +534,117 @@ void register_model(py::module_& m) {
                              "Predicted time per node on the model's device (µs).")
       .def_property_readonly("folded_nodes", [](const Model& mo) { return mo.graph.info().folded_nodes; })
       .def_property_readonly("unresolved_dims", [](const Model& mo) { return mo.graph.info().unresolved_dims; })
+      .def_property_readonly("micro_batches", [](const Model& mo) { return std::max(1, mo.graph.info().micro_batches); },
+                             "Micro-batch copies of a split model (Model.split); 1 otherwise.")
+      .def_property_readonly("split_summary", [](const Model& mo) -> std::optional<std::string> {
+        if (mo.split_summary.empty()) return std::nullopt;
+        return mo.split_summary;
+      }, "weft's sentence on the split (the k chosen and its prediction over the unsplit model); None when not split.")
+      .def_property_readonly("unsplit_sequential_us", [](const Model& mo) -> std::optional<py::dict> {
+        if (!mo.unsplit) return std::nullopt;
+        py::dict d;
+        d["eager"] = mo.unsplit->sequential_eager_us;
+        d["graph"] = mo.unsplit->sequential_graph_us;
+        return d;
+      }, "A split model's unsplit sequential baselines, {'eager': us, 'graph': us}; None otherwise.")
+      .def_property_readonly("merges", [](const Model& mo) {
+        py::list out;
+        if (mo.merged && mo.unmerged)
+          for (const auto& members : mo.merged->members)
+            if (members.size() > 1) out.append(node_keys(mo.unmerged->graph, members));
+        return out;
+      }, "A merged model's merge groups: the unmerged model's node keys each merged node runs (empty when not merged).")
+      .def_property_readonly("unmerged", [](const Model& mo) -> py::object {
+        if (!mo.unmerged) return py::none();
+        return py::cast(std::const_pointer_cast<Model>(mo.unmerged));
+      }, "The model a merged model was made from; None otherwise.")
+      .def(
+          "split",
+          [](const std::shared_ptr<Model>& mo, const py::object& k, bool graph, int max_streams) {
+            int copies = 0;
+            if (py::isinstance<py::str>(k)) {
+              auto parsed = core::parse_split(py::cast<std::string>(k));
+              if (!parsed) usage("split: " + parsed.error().message);
+              copies = *parsed;
+            } else {
+              const auto n = py::cast<long long>(k);
+              if (n < 1 || n > 4096) usage("split: k must be 'auto' or 1..4096, got " + std::to_string(n));
+              copies = static_cast<int>(n);
+            }
+            if (mo->merged || mo->unsplit) usage("split: split the loaded model, not a split or merged one");
+            if (copies == 0 && !core::can_simulate(mo->device))
+              usage("split: 'auto' predicts on the device; '" + mo->device.name + "' has no rates");
+            core::SplitOptions o;
+            o.k = copies;
+            o.mode = graph ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+            o.strategy = strategy_options(max_streams, std::nullopt, graph, {}, {}, {});
+            return split_of(*mo, take(without_gil([&] { return core::apply_split(mo->graph, mo->device, o); })));
+          },
+          py::arg("k") = "auto", py::kw_only(), py::arg("graph") = false, py::arg("max_streams") = core::kDefaultMaxStreams,
+          "The model split into k micro-batch copies (as weft --split K|auto): 'auto' chooses k by prediction in the "
+          "launch mode graph= says (k = 1 where splitting does not pay). A new Model: schedule it with 'split-overlap'; "
+          "its predictions' speedup_vs_unsplit quote the unsplit model. InvalidInputError names an operator that mixes "
+          "the batch.")
+      .def(
+          "merge",
+          [](const std::shared_ptr<Model>& mo, std::optional<std::vector<std::vector<py::object>>> groups) {
+            if (mo->merged) usage("merge: the model is merged already");
+            std::optional<std::vector<std::vector<core::NodeId>>> ids;
+            if (groups) {
+              ids.emplace();
+              for (const auto& g : *groups) {
+                auto& group = ids->emplace_back();
+                for (const py::object& node : g) group.push_back(node_id(*mo, node));
+              }
+            }
+            return merged_of(mo, take(without_gil([&] {
+                               return ids ? core::merge_model(mo->graph, mo->costs, mo->device, std::move(*ids))
+                                          : core::merge_model(mo->graph, mo->costs, mo->device);
+                             })));
+          },
+          py::arg("groups") = py::none(),
+          "The model with horizontal merges (as weft --merge): each layer's equal operators of the default wire "
+          "layering as one launch, or the groups given (lists of node keys or indices; the members must be "
+          "independent). A new Model whose merged nodes run their members; merges lists them, and its predictions' "
+          "speedup_vs_unmerged quote the unmerged model. A saved schedule records the merges.")
+      .def(
+          "open_schedule",
+          [](const std::shared_ptr<Model>& mo, const py::object& source) {
+            // A path (str or os.PathLike) or JSON text (a str starting with '{').
+            std::string text;
+            const bool is_text = py::isinstance<py::str>(source) && py::cast<std::string>(source).starts_with("{");
+            if (is_text) {
+              text = py::cast<std::string>(source);
+            } else {
+              const auto path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
+              auto read = core::read_file(path);
+              if (!read) raise(core::make_error(core::ErrorKind::InvalidInput, read.error().message));
+              text = std::move(*read);
+            }
+            const core::ScheduleHeader header = take(core::schedule_header_from_json(text));
+            // As weft ... --schedule FILE and the studio load it: split as it records, then its merges.
+            std::shared_ptr<const Model> target = mo;
+            const int have = std::max(1, mo->graph.info().micro_batches);
+            if (header.split.k != have) {
+              if (have > 1 || mo->merged)
+                raise(core::make_error(core::ErrorKind::InvalidInput, "schedule JSON: it records a split into " +
+                                                                          std::to_string(header.split.k) +
+                                                                          " micro-batches; open it on the loaded (unsplit) model"));
+              core::SplitOptions o;
+              o.k = header.split.k;
+              target = split_of(*mo, take(without_gil([&] { return core::apply_split(mo->graph, mo->device, o); })));
+            }
+            if (header.merges > 0 && !target->merged) {
+              auto groups = take(core::schedule_merges_from_json(target->graph, text));
+              target = merged_of(target, take(without_gil([&] {
+                                   return core::merge_model(target->graph, target->costs, target->device, std::move(groups));
+                                 })));
+            }
+            return make(target, take(without_gil([&] { return core::schedule_from_json(target->graph, text); })));
+          },
+          py::arg("source"),
+          "A saved schedule (a path, or JSON text) opened as weft ... --schedule FILE opens it: on this model, or on "
+          "it split and merged as the file records (schedule.model is then that model). Refusals as validate().")
       .def(
           "analyze",
           [](const std::shared_ptr<Model>& mo) {
@@ -508,6 +656,7 @@ void register_model(py::module_& m) {
           [](const std::shared_ptr<Model>& mo, int max_streams, std::optional<double> granularity_us) {
             core::AdviceOptions o;
             o.strategy = strategy_options(max_streams, granularity_us, false, {}, {}, {});
+            o.unsplit = mo->unsplit;  // a split model is quoted over the unsplit one, as weft analyze --split
             auto advice = without_gil([&] { return core::advise(mo->graph, core::analyze(mo->graph, mo->costs), mo->device, o); });
             return Advice{mo, take(std::move(advice)), o.strategy};
           },
@@ -619,6 +768,8 @@ void register_model(py::module_& m) {
             o.rounds = rounds;
             o.run.seed = seed;
             o.planner = planner;
+            // A merged model runs against the unmerged model's sequential run, as weft run --merge.
+            if (mo->merged && mo->unmerged) o.reference_graph = &mo->unmerged->graph;
             Run r{mo, take(without_gil([&] {
                     // The CUDA executor loads the CUDA module on first use; where it or a GPU is
                     // missing, run() returns the Runtime error that says which.
@@ -628,7 +779,8 @@ void register_model(py::module_& m) {
                     return core::compare_runs(*executor, mo->graph, s, o);
                   })),
                   std::nullopt};
-            if (backend == "cpu")
+            // (A merged run's reference timed the unmerged graph, whose node times do not fit it.)
+            if (backend == "cpu" && !o.reference_graph)
               r.predicted = take(without_gil([&] { return core::predict_cpu_run(mo->graph, s, r.c, o.run); }));
             return r;
           },
@@ -704,7 +856,7 @@ void register_model(py::module_& m) {
             graph = core::import_onnx_bytes(*read, path, options);
           }
         }
-        auto model = std::make_shared<Model>(Model{take(std::move(graph)), take(core::load_device(device_name)), {}});
+        auto model = std::make_shared<Model>(Model{take(std::move(graph)), take(core::load_device(device_name)), {}, {}, {}, nullptr, nullptr});
         model->costs = core::estimate_costs(model->graph, model->device);
         return model;
       },

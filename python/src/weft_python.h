@@ -5,12 +5,15 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "weft/core/cost_model.h"
 #include "weft/core/device.h"
 #include "weft/core/expected.h"
 #include "weft/core/graph.h"
+#include "weft/core/merge_graph.h"
+#include "weft/core/study/split_study.h"
 #include "weft/core/schedule.h"
 #include "weft/core/timeline.h"
 
@@ -22,6 +25,12 @@ struct Model {
   core::Graph graph;
   core::DeviceSpec device;
   core::CostTable costs;
+  /// Made by Model.split(): the unsplit model's sequential baselines, and weft's sentence on it.
+  std::optional<core::UnsplitBaseline> unsplit;
+  std::string split_summary;
+  /// Made by Model.merge(): the merge (members by merged node) and the model it was made from.
+  std::shared_ptr<const core::MergedModel> merged;
+  std::shared_ptr<const Model> unmerged;
 };
 using ModelPtr = std::shared_ptr<const Model>;
 

@@ -363,6 +363,75 @@ class AdviceTest(unittest.TestCase):
             weft.load(GOOGLENET, batch=0)
 
 
+class SplitMergeTest(unittest.TestCase):
+    """split() and merge() make the models weft --split and --merge make; their predictions quote the
+    original model's sequential runs; saved schedules reopen on them with open_schedule()."""
+
+    def test_split_as_advised(self):
+        m = weft.load(os.path.join(DATA, "models", "resnet50.onnx"), batch=8)
+        a = m.advise()
+        s = m.split("auto", graph=True)
+        self.assertEqual(s.micro_batches, a.split_k)
+        self.assertEqual(s.node_count, a.split_k * m.node_count)
+        self.assertIn("k=%d" % a.split_k, s.split_summary)
+        self.assertIsNone(m.split_summary)
+        self.assertEqual(m.micro_batches, 1)
+        pred = s.simulate(s.schedule("split-overlap", cuda_graph=True), graph=True)
+        # The split's gain is quoted over the unsplit model's sequential graph, as the advice's is.
+        self.assertAlmostEqual(pred.speedup_vs_unsplit, a.split_speedup, places=6)
+        self.assertAlmostEqual(pred.speedup_vs_unsplit, s.unsplit_sequential_us["graph"] / pred.makespan_us, places=9)
+        self.assertIsNone(m.simulate(m.reference()).speedup_vs_unsplit)
+        self.assertEqual(m.split(2).micro_batches, 2)
+        with self.assertRaises(weft.UsageError):
+            m.split("three")
+        with self.assertRaises(weft.UsageError):
+            s.split(2)
+        # A batch-mixing model is refused with the node and the reason.
+        with self.assertRaises(weft.InvalidInputError):
+            weft.load(GOOGLENET).split(2)
+
+    def test_merge_by_layering_or_given_groups(self):
+        m = weft.load(GROUPED_MLP, dims={"batch": 1}, device="h200")
+        mm = m.merge()
+        self.assertEqual(len(mm.merges), 12)
+        self.assertEqual(mm.node_count, 12)
+        self.assertIs(mm.unmerged, m)
+        self.assertEqual(sorted(k for g in mm.merges for k in g), sorted(m.nodes))
+        pred = mm.simulate(mm.schedule("cp-list", cuda_graph=True), graph=True)
+        # 48 launches -> 12 at the kernel floor: the launch ratio (docs/layers.md).
+        self.assertAlmostEqual(pred.speedup_vs_unmerged, 4.0, places=6)
+        self.assertIsNone(m.simulate(m.reference()).speedup_vs_unmerged)
+        half = m.merge(groups=mm.merges[:6])
+        self.assertEqual(len(half.merges), 6)
+        self.assertEqual(half.node_count, 48 - 6 * 3)
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            m.merge(groups=[["gemm_g0_l0", "gemm_g0_l1"]])  # one wire's consecutive layers depend
+        self.assertIn("must be independent", caught.exception.message)
+        with self.assertRaises(weft.UsageError):
+            mm.merge()
+        # Run on the CPU against the unmerged sequential run: the same outputs, bit for bit.
+        r = mm.run(mm.schedule("level-rr"), iterations=1, warmup=0)
+        self.assertTrue(r.identical)
+
+    def test_open_schedule_applies_what_it_records(self):
+        m = weft.load(GROUPED_MLP, dims={"batch": 2})
+        half = m.merge(groups=m.merge().merges[:6])
+        text = half.schedule("level-rr").to_json()
+        with self.assertRaises(weft.InvalidInputError):
+            m.schedule(text)  # the merges are not applied by schedule()
+        opened = m.open_schedule(text)
+        self.assertEqual(opened.model.merges, half.merges)
+        self.assertEqual(opened.streams, half.schedule("level-rr").streams)
+        split = m.split(2)
+        text = split.schedule("split-overlap").to_json()
+        again = m.open_schedule(text)
+        self.assertEqual(again.model.micro_batches, 2)
+        self.assertEqual(again.streams, split.schedule("split-overlap").streams)
+        self.assertIs(split.open_schedule(text).model, split)  # already split as it records
+        with self.assertRaises(weft.InvalidInputError):
+            m.open_schedule("/nonexistent/schedule.json")
+
+
 class GilTest(unittest.TestCase):
     """Long calls release the GIL: another Python thread keeps running while a search schedules."""
 
