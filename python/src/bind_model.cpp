@@ -32,6 +32,9 @@
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/split_study.h"
+#include "weft/core/study/sweep.h"
+#include "weft/core/horizontal_merge.h"
+#include "weft/core/wire_layering.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
@@ -646,6 +649,45 @@ void register_model(py::module_& m) {
           "A saved schedule (a path, or JSON text) opened as weft ... --schedule FILE opens it: on this model, or on "
           "it split and merged as the file records (schedule.model is then that model). Refusals as validate().")
       .def(
+          "layers",
+          [](const std::shared_ptr<Model>& mo, const py::object& schedule, const py::object& wires) {
+            // As weft layers: the wires of the graph's chains, of a schedule's streams, or given.
+            if (!schedule.is_none() && !wires.is_none()) usage("layers: give schedule= or wires=, not both");
+            core::Expected<core::Wires> w = core::Error{};
+            if (!wires.is_none()) {
+              w = core::parse_wires_json(mo->graph, py::isinstance<py::str>(wires) ? py::cast<std::string>(wires) : json_dumps(wires), "wires");
+            } else if (!schedule.is_none()) {
+              const core::Schedule s = schedule_of(mo, schedule);
+              w = core::wires_from_schedule(mo->graph, s);
+            } else {
+              w = without_gil([&] { return core::wires_from_graph(mo->graph); });
+            }
+            const core::Wires found = take(std::move(w));
+            const core::WireLayering layering = take(without_gil([&] { return core::layer_by_wires(mo->graph, found); }));
+            const core::MergePlan merges = core::find_merge_groups(mo->graph, layering, mo->costs, mo->device);
+            py::dict out;
+            out["wires"] = found.names;
+            out["origin"] = found.origin;
+            py::list layers;
+            for (const auto& layer : layering.layers) layers.append(node_keys(mo->graph, layer));
+            out["layers"] = layers;
+            out["depth"] = layering.depth();
+            out["asap_depth"] = core::compute_levels(mo->graph).depth;
+            out["max_width"] = layering.max_width();
+            py::list groups;
+            for (const core::MergeGroup& g : merges.groups) groups.append(node_keys(mo->graph, g.nodes));
+            out["merge_groups"] = groups;
+            out["launches_before"] = merges.launches_before;
+            out["launches_after"] = merges.launches_after;
+            out["time_before_us"] = merges.time_before_us;
+            out["time_after_us"] = merges.time_after_us;
+            return out;
+          },
+          py::kw_only(), py::arg("schedule") = py::none(), py::arg("wires") = py::none(),
+          "The wire layering by the head rule (as weft layers): over the graph's chains, a schedule's streams "
+          "(schedule=), or wires given as a dict or JSON text in weft-wires shape (wires=); layers, depth beside the "
+          "ASAP depth, and the merge groups with launches before and after. A dict.")
+      .def(
           "analyze",
           [](const std::shared_ptr<Model>& mo) {
             return Analysis{mo, without_gil([&] { return core::analyze(mo->graph, mo->costs); })};
@@ -814,6 +856,78 @@ void register_model(py::module_& m) {
         return "<weft.Model " + mo.graph.info().model_path + ": " + std::to_string(mo.graph.node_count()) + " operators, device " +
                mo.device.name + ">";
       });
+
+  m.def(
+      "sweep",
+      [](const py::object& source, const std::vector<long long>& batches, std::optional<std::vector<std::string>> strategies,
+         std::optional<std::map<std::string, long long>> dims, std::optional<std::string> device, bool graph, int max_streams,
+         std::optional<std::string> batch_dim, std::optional<std::string> backend, int iterations, int warmup) {
+        core::SweepOptions o;
+        for (long long b : batches) {
+          if (b <= 0) usage("sweep: batches must be positive, got " + std::to_string(b));
+          o.batches.push_back(b);
+        }
+        if (o.batches.empty()) usage("sweep: batches is empty");
+        if (strategies) o.strategies = *strategies;
+        if (dims)
+          for (const auto& [k, v] : *dims) o.import.dims[k] = v;
+        const std::string device_name = device ? *device : std::string(core::default_device_name());
+        check(core::check_device_name(device_name));
+        o.device = take(core::load_device(device_name));
+        o.mode = graph ? core::LaunchMode::Graph : core::LaunchMode::Eager;
+        o.strategy = strategy_options(max_streams, std::nullopt, graph, {}, {}, {});
+        for (const std::string& name : o.strategies) check(core::check_strategy(name, o.strategy));
+        if (batch_dim) o.batch_dim = *batch_dim;
+        if (iterations < 1) usage("sweep: iterations must be >= 1");
+        if (warmup < 0) usage("sweep: warmup must be >= 0");
+        o.run.iterations = iterations;
+        o.run.warmup = warmup;
+        std::unique_ptr<core::Executor> executor;
+        if (backend) {
+          if (*backend == "cpu") {
+            if (graph) usage("sweep: graph=True (CUDA Graph replay) needs backend='cuda'");
+            executor = core::make_cpu_executor();
+          } else if (*backend == "cuda") {
+            // As weft sweep --backend cuda: the preset predicts; no per-node events in the timed runs.
+            gpu::CudaRunOptions cuda;
+            cuda.cuda_graph = graph;
+            executor = gpu::make_cuda_executor(cuda);
+            o.calibrate_cpu = false;
+            o.run.per_node_timing = false;
+          } else {
+            usage("sweep: backend must be 'cpu' or 'cuda', got '" + *backend + "'");
+          }
+          o.executor = executor.get();
+        }
+        const auto path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
+        if (auto read = core::read_file(path); !read) raise(core::make_error(core::ErrorKind::InvalidInput, read.error().message));
+        const auto points = take(without_gil([&] { return core::sweep(path, o); }));
+        py::list out;
+        for (const core::SweepPoint& pt : points) {
+          py::dict d;
+          d["model"] = pt.model;
+          d["batch"] = pt.batch;
+          d["strategy"] = pt.strategy;
+          d["device"] = pt.device;
+          d["mode"] = pt.mode;
+          d["streams"] = pt.streams;
+          d["events"] = pt.events;
+          d["predicted_us"] = pt.predicted_us;
+          d["predicted_sequential_us"] = pt.predicted_sequential_us;
+          d["predicted_speedup"] = pt.predicted_speedup;
+          d["measured_ms"] = pt.measured_ms;
+          d["measured_sequential_ms"] = pt.measured_sequential_ms;
+          d["measured_speedup"] = pt.measured_speedup;
+          out.append(d);
+        }
+        return out;
+      },
+      py::arg("model"), py::arg("batches"), py::kw_only(), py::arg("strategies") = py::none(), py::arg("dims") = py::none(),
+      py::arg("device") = py::none(), py::arg("graph") = false, py::arg("max_streams") = core::kDefaultMaxStreams,
+      py::arg("batch_dim") = py::none(), py::arg("backend") = py::none(), py::arg("iterations") = 3, py::arg("warmup") = 1,
+      "As weft sweep: the model imported at each batch (its symbolic batch dimension bound), every strategy (or "
+      "those given) scheduled and predicted; backend='cpu' or 'cuda' also runs each point. A list of dicts, one "
+      "per point, with the fields of weft sweep's CSV (measured ones None without a backend).");
 
   m.def(
       "load",

@@ -432,6 +432,54 @@ class SplitMergeTest(unittest.TestCase):
             m.open_schedule("/nonexistent/schedule.json")
 
 
+class LayersSweepTest(unittest.TestCase):
+    """layers() and weft.sweep() give what weft layers and weft sweep give."""
+
+    def test_layers_of_the_graph_and_of_a_schedule(self):
+        m = weft.load(GROUPED_MLP, dims={"batch": 1})
+        l = m.layers()
+        self.assertEqual(l["origin"], "graph chains")
+        self.assertEqual(l["depth"], l["asap_depth"])  # the seed: m chains of length L give depth L
+        self.assertEqual(l["depth"], 12)
+        self.assertEqual(l["max_width"], 4)
+        self.assertEqual(sorted(k for layer in l["layers"] for k in layer), sorted(m.nodes))
+        self.assertEqual((l["launches_before"], l["launches_after"]), (48, 12))
+        self.assertEqual(sorted(map(sorted, l["merge_groups"])), sorted(map(sorted, m.merge().merges)))
+        # Two streams for four chains: layers over the streams are deeper (each stream a wire).
+        two = m.layers(schedule=m.schedule("level-rr", max_streams=2))
+        self.assertGreater(two["depth"], l["depth"])
+        self.assertEqual(len(two["wires"]), 2)
+        wires = {"format": "weft-wires", "version": 1,
+                 "wires": [{"name": "all", "nodes": m.nodes}]}
+        one = m.layers(wires=wires)
+        self.assertEqual(one["depth"], m.node_count)  # one wire: one operator per layer
+        with self.assertRaises(weft.InvalidInputError):
+            m.layers(wires={"format": "weft-wires", "version": 1, "wires": [{"name": "w", "nodes": ["nope"]}]})
+        with self.assertRaises(weft.UsageError):
+            m.layers(schedule=m.reference(), wires=wires)
+
+    def test_sweep_predicted_and_measured(self):
+        pts = weft.sweep(GROUPED_MLP, [1, 4], strategies=["sequential", "cp-list"], graph=True)
+        self.assertEqual([(p["batch"], p["strategy"]) for p in pts], [(1, "sequential"), (1, "cp-list"), (4, "sequential"), (4, "cp-list")])
+        for p in pts:
+            self.assertEqual(p["mode"], "graph")
+            self.assertIsNone(p["measured_speedup"])
+        self.assertAlmostEqual(pts[0]["predicted_speedup"], 1.0, places=9)
+        # The same point as a model loaded at that batch predicts.
+        m = weft.load(GROUPED_MLP, dims={"batch": 4})
+        pred = m.simulate(m.schedule("cp-list", cuda_graph=True), graph=True)
+        self.assertAlmostEqual(pts[3]["predicted_speedup"], pred.speedup, places=9)
+        cpu = weft.sweep(GROUPED_MLP, [2], strategies=["cp-list"], backend="cpu", iterations=1, warmup=0)
+        self.assertEqual(cpu[0]["mode"], "cpu")
+        self.assertGreater(cpu[0]["measured_speedup"], 0)
+        with self.assertRaises(weft.UsageError):
+            weft.sweep(GROUPED_MLP, [1], backend="tpu")
+        with self.assertRaises(weft.UsageError):
+            weft.sweep(GROUPED_MLP, [0])
+        with self.assertRaises(weft.InvalidInputError):
+            weft.sweep(SQUEEZENET, [1, 2])  # a static batch: nothing to sweep
+
+
 class GilTest(unittest.TestCase):
     """Long calls release the GIL: another Python thread keeps running while a search schedules."""
 
