@@ -1,5 +1,6 @@
 // Batch split check: follows the batch axis through the graph and names the operator that mixes it.
 #include "weft/core/batch_split.h"
+#include "weft/core/merge_graph.h"
 
 #include <algorithm>
 #include <cstring>
@@ -59,6 +60,7 @@ std::string mixes(const Graph& g, const Node& node, const std::vector<bool>& bat
   const std::string& op = node.op_type;
   const auto in_rank = [&](std::size_t i) { return rank_of(g, node.inputs[i]); };
   const bool first = !batch_in.empty() && batch_in[0];
+  if (is_merged_node(node)) return "a merged launch: split the model before merging it (--split K with --merge)";
   if (!node.domain.empty() && node.domain != "ai.onnx") return "operator of domain '" + node.domain + "': its treatment of the batch is unknown";
   if (kElementwise.count(op)) {
     // Broadcasting aligns trailing axes: the batch stays at axis 0 only if each batch input has the output's rank.

@@ -10,7 +10,9 @@ namespace {
 // Declares tensor `t` of `from` in `b` with its dtype, dims and kind (data for weights).
 void copy_tensor(GraphBuilder& b, const Graph& from, TensorId t, bool as_input) {
   const Tensor& src = from.tensor(t);
-  if (as_input || src.kind == TensorKind::Input) {
+  // A split's micro-batch slice of an input is an input itself but stays a view (set_view), not a
+  // graph input: declared here by dtype and dims like an activation.
+  if (as_input || (src.kind == TensorKind::Input && !src.is_view())) {
     b.add_input(src.name, src.dtype, src.dims);
     return;
   }
@@ -113,7 +115,12 @@ Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, co
   b.info() = graph.info();
   for (TensorId t : graph.inputs()) copy_tensor(b, graph, t, true);
   for (std::size_t t = 0; t < graph.tensor_count(); ++t)
-    if (graph.tensor(static_cast<TensorId>(t)).kind != TensorKind::Input) copy_tensor(b, graph, static_cast<TensorId>(t), false);
+    if (const Tensor& x = graph.tensor(static_cast<TensorId>(t)); x.kind != TensorKind::Input || x.is_view())
+      copy_tensor(b, graph, static_cast<TensorId>(t), false);
+  // A split graph's micro-batch slices stay views of the full input and output buffers.
+  for (std::size_t t = 0; t < graph.tensor_count(); ++t)
+    if (const Tensor& view = graph.tensor(static_cast<TensorId>(t)); view.is_view())
+      b.set_view(view.name, graph.tensor(view.view_of).name, view.view_offset);
 
   std::vector<std::vector<NodeId>> members;
   std::vector<NodeCost> merged_costs;

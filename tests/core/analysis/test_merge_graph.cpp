@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "test_graphs.h"
+#include "weft/core/batch_split.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/device.h"
@@ -23,6 +24,7 @@
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
+#include "weft/core/study/split_study.h"
 
 namespace weft::core {
 namespace {
@@ -244,6 +246,46 @@ TEST(MergePrediction, GoogLeNetBeatsStreamsAloneOnlyWhereGraphNodesBind) {
   low_floor.kernel_min_us = 2.0;
   const auto [alone_low, merged_low] = makespans(low_floor);
   EXPECT_LT(merged_low, 0.95 * alone_low) << merged_low << " us merged, " << alone_low << " us streams alone";
+}
+
+// A merged graph is not split (its merged launches hold bodies the split does not copy): the
+// refusal says to split first, which `--split K --merge` does; the unmerged model splits.
+TEST(MergeSplit, SplitTheModelBeforeMergingIt) {
+  const DeviceSpec device = *load_device("h200");
+  const Graph g = load("grouped_mlp.onnx", 4);
+  EXPECT_TRUE(check_batch_split(g).splittable);
+  auto m = merge_model(g, estimate_costs(g, device), device);
+  ASSERT_TRUE(m) << m.error().message;
+  const auto refused = check_batch_split(m->graph);
+  ASSERT_FALSE(refused.splittable);
+  EXPECT_NE(refused.reason.find("split the model before merging it"), std::string::npos) << refused.reason;
+}
+
+// A split model merges (weft --split K --merge): the copies' slices stay views of the input and
+// output buffers in the merged graph, and its run equals the split model's sequential run bit for bit.
+TEST(MergeSplit, ASplitModelMergesAndRunsBitIdentical) {
+  const DeviceSpec device = *load_device("h200");
+  const Graph g = load("grouped_mlp.onnx", 8);
+  SplitOptions so;
+  so.k = 2;
+  auto split = apply_split(g, device, so);
+  ASSERT_TRUE(split) << split.error().message;
+  auto m = merge_model(split->graph, split->costs, device);
+  ASSERT_TRUE(m) << m.error().message;
+  std::size_t views = 0;
+  for (std::size_t t = 0; t < m->graph.tensor_count(); ++t) views += m->graph.tensor(static_cast<TensorId>(t)).is_view() ? 1 : 0;
+  EXPECT_GT(views, 0u);
+  EXPECT_LT(m->graph.node_count(), split->graph.node_count());
+  auto s = make_schedule("cp-list", m->graph, m->costs, device);
+  ASSERT_TRUE(s) << s.error().message;
+  auto executor = make_cpu_executor();
+  RunComparisonOptions o;
+  o.run.iterations = 1;
+  o.run.warmup = 0;
+  o.reference_graph = &split->graph;
+  auto c = compare_runs(*executor, m->graph, *s, o);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE(c->diff.identical) << c->diff.max_abs_diff;
 }
 
 // A schedule of a merged model records its merges; loading it onto the unmerged model re-applies
