@@ -46,13 +46,13 @@ namespace {
 
 // --split K|auto, or the split a --schedule file records: the model split into micro-batches
 // (core::choose_split), told on stderr with its prediction against the unsplit sequential run.
-core::Status apply_split(const Args& args, SplitMode split_mode, LoadedModel& m) {
+core::Status apply_split(const Args& args, SplitMode split_mode, const std::optional<std::string>& schedule_file, LoadedModel& m) {
   int k = -1;  // -1: no split; 0: auto
   if (auto split = args.value("split")) {
     auto parsed = core::parse_split(*split);
     if (!parsed) return as_usage(parsed.error());
     k = *parsed;
-  } else if (auto file = args.value("schedule")) {
+  } else if (auto file = schedule_file ? schedule_file : args.value("schedule")) {
     // A saved split schedule reloads onto the model split the same way.
     auto text = core::read_file(*file);
     if (!text) return {};  // the schedule loader reports it
@@ -77,7 +77,7 @@ core::Status apply_split(const Args& args, SplitMode split_mode, LoadedModel& m)
 
 }  // namespace
 
-core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode) {
+core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, const std::optional<std::string>& schedule_file) {
   if (args.positional().empty()) return core::make_error(core::ErrorKind::Usage, "missing MODEL (an .onnx file)");
   WEFT_TRY_ASSIGN(auto options, import_options(args));
   WEFT_TRY_ASSIGN(auto device, load_device_option(args));
@@ -92,7 +92,7 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode) {
               << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";
   LoadedModel m{std::move(graph), std::move(device), {}, std::nullopt};
   m.costs = core::estimate_costs(m.graph, m.device);
-  WEFT_TRY(apply_split(args, split_mode, m));
+  WEFT_TRY(apply_split(args, split_mode, schedule_file, m));
   return m;
 }
 

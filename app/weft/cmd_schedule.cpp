@@ -255,7 +255,7 @@ int cmd_schedule(Args& args) {
 int cmd_validate(Args& args) {
   if (auto ok = args.parse({"split="}, true); !ok) return usage_error("validate", ok.error().message);
   if (args.positional().size() != 2) return usage_error("validate", "expected MODEL SCHEDULE.json");
-  auto model = load_model(args);
+  auto model = load_model(args, SplitMode::GraphFlag, args.positional()[1]);  // split as the file records
   if (!model) return report("validate", model.error());
   auto loaded = core::load_schedule_with_merges(args.positional()[1], model->graph, model->costs, model->device);
   if (!loaded) return report("validate", loaded.error());
