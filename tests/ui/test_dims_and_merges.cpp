@@ -28,6 +28,7 @@
 #include "weft/core/dim_binding.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/merge_study.h"
+#include "weft/core/study/split_study.h"
 #include "weft/core/file_io.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
@@ -337,6 +338,28 @@ void TestDimsAndMerges::opensScheduleFiles() {
   QVERIFY(wait_loads(done, 5));
   QVERIFY(!w.document()->isMerged());
   QCOMPARE(w.document()->schedule().streams, chains->streams);
+
+  // A split schedule of a static-batch export opens its model re-batched and split as recorded
+  // (weft schedule resnet50.onnx --batch 8 --split 2 ...).
+  core::ImportOptions at8;
+  at8.batch = 8;
+  auto resnet = core::import_onnx(QStringLiteral(WEFT_TEST_DATA_DIR "/models/resnet50.onnx").toStdString(), at8);
+  QVERIFY(resnet);
+  core::SplitOptions two;
+  two.k = 2;
+  auto split = core::apply_split(*resnet, device, two);
+  QVERIFY(split);
+  auto overlap = core::make_schedule("split-overlap", split->graph, split->costs, device);
+  QVERIFY(overlap);
+  const QString split_file = dir.filePath("split.json");
+  QVERIFY(core::save_schedule(split_file.toStdString(), split->graph, *overlap, device.name));
+  MainWindow fresh;
+  QSignalSpy opened(&fresh, &MainWindow::loadFinished);
+  fresh.openSchedule(split_file);
+  QVERIFY(wait_loads(opened, 1));
+  QCOMPARE(fresh.document()->graph().info().micro_batches, 2);
+  QCOMPARE(fresh.document()->graph().info().split_batch, std::int64_t{8});
+  QCOMPARE(fresh.document()->schedule().streams, overlap->streams);
 }
 
 void TestDimsAndMerges::adviceWrapsAtDefaultSize() {

@@ -321,6 +321,7 @@ void MainWindow::openSchedule(const QString& path, const QString& model_path) {
                             .arg(QString::fromStdString(header->model_path)));
     LoadRequest r = modelRequest(model);
     r.split = header->split.k > 1 ? header->split.k : -1;
+    if (header->split.k > 1 && header->split.batch > 0) r.import.batch = header->split.batch;  // the batch it split
     r.merge = false;  // the merges are the schedule's
     r.follow_advice = false;
     r.schedule = std::move(given);
@@ -351,6 +352,7 @@ void MainWindow::openSchedule(const QString& path, const QString& model_path) {
   r.options.granularity_us = m_strategy->granularity()->value();
   r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
   r.split = header->split.k > 1 ? header->split.k : -1;
+  if (header->split.k > 1 && header->split.batch > 0 && !r.source) r.import.batch = header->split.batch;
   r.merge = false;
   r.follow_advice = false;
   r.schedule = std::move(given);
