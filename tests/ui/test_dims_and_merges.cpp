@@ -314,6 +314,22 @@ void TestDimsAndMerges::opensScheduleFiles() {
   w.openSchedule(junk);
   QCOMPARE(done.count(), 4);
   QVERIFY2(w.lastMessage().contains("malformed JSON"), qPrintable(w.lastMessage()));
+  // With no model open, a file naming something other than an .onnx model opens nothing.
+  {
+    MainWindow none;
+    QSignalSpy refused(&none, &MainWindow::loadFinished);
+    std::string hostile = plain_text;
+    const std::string path_key = "\"path\": \"";
+    const auto from = hostile.find(path_key) + path_key.size();
+    hostile.replace(from, hostile.find('"', from) - from, "/etc/passwd");
+    const QString hostile_file = dir.filePath("hostile.json");
+    QVERIFY(core::write_file_atomic(hostile_file.toStdString(), hostile));
+    none.openSchedule(hostile_file);
+    QCOMPARE(refused.count(), 1);
+    QVERIFY(!refused.last().at(0).toBool());
+    QVERIFY(!none.isLoading());
+    QVERIFY2(none.lastMessage().contains("not an .onnx model"), qPrintable(none.lastMessage()));
+  }
 
   // A project saved on the opened merged schedule re-opens with its merges and streams.
   const QString project = dir.filePath("merged.weft");

@@ -289,8 +289,9 @@ namespace {
 
 // The model a schedule names, as a file here: its path as written (absolute, or relative to the
 // current folder, where `weft` probably ran), else the same path or file name beside the schedule.
+// Only a regular *.onnx file: a file from elsewhere cannot make the studio read just any path.
 QString model_of_schedule(const core::ScheduleHeader& header, const QString& schedule_path) {
-  if (header.model_path.empty()) return {};
+  if (header.model_path.empty() || !QString::fromStdString(header.model_path).endsWith(".onnx", Qt::CaseInsensitive)) return {};
   const QString named = QString::fromStdString(header.model_path);
   const QDir beside = QFileInfo(schedule_path).absoluteDir();
   for (const QString& candidate : {named, beside.filePath(named), beside.filePath(QFileInfo(named).fileName())})
@@ -315,8 +316,9 @@ void MainWindow::openSchedule(const QString& path, const QString& model_path) {
     // The model given, else the one it was made for.
     const QString model = model_path.isEmpty() ? model_of_schedule(*header, path) : model_path;
     if (model.isEmpty())
-      return fail(header->model_path.empty()
-                      ? tr("it names no model; open the model first")
+      return fail(header->model_path.empty() ? tr("it names no model; open the model first")
+                  : !QString::fromStdString(header->model_path).endsWith(".onnx", Qt::CaseInsensitive)
+                      ? tr("it names %1, not an .onnx model; open the model first").arg(QString::fromStdString(header->model_path))
                       : tr("it was made for %1, which is not there (nor beside the schedule); open the model first")
                             .arg(QString::fromStdString(header->model_path)));
     LoadRequest r = modelRequest(model);
