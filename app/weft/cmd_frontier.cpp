@@ -14,6 +14,7 @@
 #include "weft/core/strategies.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/frontier.h"
+#include "weft/core/study/merge_study.h"
 #include "weft/core/sync.h"
 #include "weft/core/text_format.h"
 
@@ -69,7 +70,7 @@ void print_frontier_table(const core::Frontier& f, bool all) {
 }  // namespace
 
 int cmd_frontier(Args& args) {
-  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json", "split="}, true); !ok)
+  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json", "split=", "merge"}, true); !ok)
     return usage_error(kFrontier, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kFrontier, "expected exactly one MODEL (an .onnx file)");
   core::FrontierOptions options;
@@ -94,7 +95,15 @@ int cmd_frontier(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report(kFrontier, model.error());
-  auto frontier = core::memory_frontier(model->graph, model->costs, model->device, options);
+  // --merge: the front of the merged model (as the studio's frontier view of a merged model).
+  std::optional<core::MergedModel> merged;
+  if (args.flag("merge")) {
+    auto m = core::merge_model(model->graph, model->costs, model->device);
+    if (!m) return report(kFrontier, m.error());
+    merged = std::move(*m);
+  }
+  const core::Graph& graph = merged ? merged->graph : model->graph;
+  auto frontier = core::memory_frontier(graph, merged ? merged->costs : model->costs, model->device, options);
   if (!frontier) return report(kFrontier, frontier.error());
   const core::Frontier& f = *frontier;
 
@@ -139,10 +148,14 @@ int cmd_frontier(Args& args) {
                         {"on_front", p.on_front}});
     j["points"] = std::move(points);
     j["front"] = f.front;
+    if (merged) j["merge"] = {{"nodes_before", model->graph.node_count()}, {"nodes_after", graph.node_count()}};
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << "model: " << model->graph.info().model_path << " (" << model->graph.node_count() << " operators), device "
+  if (merged)
+    std::cout << "merged: " << model->graph.node_count() << " -> " << graph.node_count()
+              << " operators (speedups over the merged model's sequential run)\n";
+  std::cout << "model: " << model->graph.info().model_path << " (" << graph.node_count() << " operators), device "
             << model->device.name << ", predicted with "
             << (f.mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches") << "\n"
             << "sequential: " << core::fixed_text(f.sequential_us, 1) << " us, arena " << f.sequential_arena_bytes << " bytes ("

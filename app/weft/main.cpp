@@ -55,7 +55,7 @@ commands:
   calibrate --backend cuda [--device PRESET] [--gpu N] [--kernels N] [-o DEVICE.json] [--name N] [--json]
                                                measure the GPU's launch, kernel-floor, graph-release
                                                and event costs with empty kernels: PRESET with them
-  frontier MODEL [--graph] [--split K|auto] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
+  frontier MODEL [--graph] [--split K|auto] [--merge] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
                                                Pareto front of predicted time against arena bytes
                                                over strategies, stream caps and memory budgets
   devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets

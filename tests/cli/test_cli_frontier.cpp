@@ -160,3 +160,17 @@ TEST(CliFrontier, TableCsvSvgJson) {
   EXPECT_EQ(be32(20), 540u);
   std::filesystem::remove(png_path);
 }
+
+// --merge: the front of the merged model (its node count in the JSON), as the studio's frontier
+// view shows it for a merged model; the merged transformer has fewer operators.
+TEST(CliFrontier, MergedModel) {
+  const std::string m = test::model_path("transformer4h") + " --dim batch=1 --graph --json";
+  const auto plain = json_of(test::run_cli("frontier " + m, test::StderrMode::Discard));
+  const auto merged = json_of(test::run_cli("frontier " + m + " --merge", test::StderrMode::Discard));
+  ASSERT_TRUE(merged.contains("merge"));
+  EXPECT_FALSE(plain.contains("merge"));
+  EXPECT_LT(merged["merge"]["nodes_after"].get<int>(), merged["merge"]["nodes_before"].get<int>());
+  // One launch per merged group: the merged model's sequential run is shorter.
+  EXPECT_LT(merged["sequential_us"].get<double>(), plain["sequential_us"].get<double>());
+  ASSERT_FALSE(merged["front"].empty());
+}
