@@ -90,6 +90,18 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, c
   for (const std::string& u : graph.info().unresolved_dims)
     std::cerr << "weft: warning: unresolved dimension " << u
               << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";
+  // A schedule that records a split of batch B re-batches a model of another batch (a static-batch
+  // export), as --batch B would: the studio and Python open such a file the same way.
+  if (const auto file = schedule_file ? schedule_file : args.value("schedule"); file && !args.value("split") && options.batch == 0) {
+    if (auto text = core::read_file(*file)) {
+      if (auto recorded = core::schedule_split_from_json(*text);
+          recorded && recorded->k > 1 && recorded->batch > 0 && core::graph_batch(graph) != recorded->batch) {
+        options.batch = recorded->batch;
+        std::cerr << "weft: re-batched to " << recorded->batch << ", the batch " << *file << " splits\n";
+        WEFT_TRY_ASSIGN(graph, core::import_onnx_bytes(*bytes, path, options));
+      }
+    }
+  }
   LoadedModel m{std::move(graph), std::move(device), {}, std::nullopt};
   m.costs = core::estimate_costs(m.graph, m.device);
   WEFT_TRY(apply_split(args, split_mode, schedule_file, m));

@@ -192,6 +192,7 @@ int cmd_sweep(Args& args) {
     executor = gpu::make_cuda_executor(mode);
     options.executor = executor.get();
     options.calibrate_cpu = false;
+    options.output_tolerance = core::kSweepOutputTolerance;
     options.run.per_node_timing = false;
   }
   auto points = core::sweep(model, options);

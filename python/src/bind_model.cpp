@@ -32,6 +32,7 @@
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/split_study.h"
+#include "weft/core/micro_batch.h"
 #include "weft/core/study/sweep.h"
 #include "weft/core/horizontal_merge.h"
 #include "weft/core/wire_layering.h"
@@ -615,7 +616,11 @@ void register_model(py::module_& m) {
           [](const std::shared_ptr<Model>& mo, const py::object& source) {
             // A path (str or os.PathLike) or JSON text (a str starting with '{').
             std::string text;
-            const bool is_text = py::isinstance<py::str>(source) && py::cast<std::string>(source).starts_with("{");
+            const auto starts_json = [](const std::string& t) {
+              const auto first = t.find_first_not_of(" \t\r\n");
+              return first != std::string::npos && t[first] == '{';
+            };
+            const bool is_text = py::isinstance<py::str>(source) && starts_json(py::cast<std::string>(source));
             if (is_text) {
               text = py::cast<std::string>(source);
             } else {
@@ -630,9 +635,15 @@ void register_model(py::module_& m) {
             const int have = std::max(1, mo->graph.info().micro_batches);
             if (header.split.k != have) {
               if (have > 1 || mo->merged)
-                raise(core::make_error(core::ErrorKind::InvalidInput, "schedule JSON: it records a split into " +
-                                                                          std::to_string(header.split.k) +
-                                                                          " micro-batches; open it on the loaded (unsplit) model"));
+                raise(core::make_error(core::ErrorKind::InvalidInput,
+                                       header.split.k > 1 ? "schedule JSON: it records a split into " + std::to_string(header.split.k) +
+                                                                " micro-batches; open it on the loaded (unsplit, unmerged) model"
+                                                          : std::string("schedule JSON: it was made for the unsplit model; open it on the loaded model")));
+              if (header.split.batch > 0 && core::graph_batch(mo->graph) != header.split.batch)
+                raise(core::make_error(core::ErrorKind::InvalidInput, "schedule JSON: it splits batch " + std::to_string(header.split.batch) +
+                                                                          ", the model has batch " +
+                                                                          std::to_string(core::graph_batch(mo->graph)) +
+                                                                          ": load it with batch=" + std::to_string(header.split.batch)));
               core::SplitOptions o;
               o.k = header.split.k;
               target = split_of(*mo, take(without_gil([&] { return core::apply_split(mo->graph, mo->device, o); })));
@@ -893,6 +904,7 @@ void register_model(py::module_& m) {
             cuda.cuda_graph = graph;
             executor = gpu::make_cuda_executor(cuda);
             o.calibrate_cpu = false;
+            o.output_tolerance = core::kSweepOutputTolerance;
             o.run.per_node_timing = false;
           } else {
             usage("sweep: backend must be 'cpu' or 'cuda', got '" + *backend + "'");

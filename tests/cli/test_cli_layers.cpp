@@ -143,22 +143,6 @@ TEST(CliMerge, SavedScheduleReloadsItsMerges) {
 }
 
 // run --merge on the CPU: bit-identical to the unmerged sequential run, under every planner.
-// Split and merged together: the saved schedule records both, and validate and simulate reload it
-// onto the model split and merged the same way; the CPU run is bit-identical to the split model's.
-TEST(CliMerge, SplitAndMergedTogether) {
-  const std::string file = weft::test::temp_path("weft_cli_split_merged.json");
-  const std::string m = model("grouped_mlp") + " --dim batch=8";
-  const auto saved = run_weft("schedule " + m + " --split 2 --merge --strategy cp-list -o " + file);
-  ASSERT_EQ(saved.code, 0) << saved.err;
-  const auto valid = run_weft("validate " + m + " " + file);
-  ASSERT_EQ(valid.code, 0) << valid.err;
-  EXPECT_NE(valid.out.find("96 -> 12 operators merged"), std::string::npos) << valid.out;
-  EXPECT_EQ(run_weft("simulate " + m + " --schedule " + file).code, 0);
-  const auto ran = run_weft("run " + m + " --split 2 --merge --backend cpu --iterations 1 --warmup 0 --json");
-  ASSERT_EQ(ran.code, 0) << ran.err;
-  EXPECT_EQ(nlohmann::json::parse(ran.out)["bit_identical"], true);
-}
-
 TEST(CliMerge, RunMergedOnCpuIsBitIdentical) {
   for (const char* planner : {"greedy-by-size", "best-fit", "best"}) {
     const auto r = run_weft("run " + model("grouped_mlp") + " --dim batch=4 --backend cpu --merge --planner " + planner +
@@ -170,6 +154,22 @@ TEST(CliMerge, RunMergedOnCpuIsBitIdentical) {
     EXPECT_EQ(j["merge"]["groups"], 12);
     EXPECT_EQ(j["merge"]["nodes_before"].get<int>() - j["merge"]["nodes_after"].get<int>(), 36);
   }
+}
+
+// Split and merged together: the saved schedule records both, and validate and simulate reload it
+// onto the model split and merged the same way; the CPU run is bit-identical to the split model's.
+TEST(CliMerge, SplitAndMergedTogether) {
+  const std::string file = weft::test::temp_path("weft_cli_split_merged.json");
+  const std::string m = model("grouped_mlp") + " --dim batch=8";
+  const auto saved = run_weft("schedule " + m + " --split 2 --merge --strategy cp-list -o " + file);
+  ASSERT_EQ(saved.code, 0) << saved.err;
+  const auto valid = run_weft("validate " + m + " " + file);
+  ASSERT_EQ(valid.code, 0) << valid.err;
+  EXPECT_NE(valid.out.find("96 -> 12 operators merged"), std::string::npos) << valid.out;
+  EXPECT_EQ(run_weft("simulate " + m + " --schedule " + file).code, 0);
+  const auto ran = run_weft("run " + m + " --schedule " + file + " --backend cpu --iterations 1 --warmup 0 --json");
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  EXPECT_EQ(nlohmann::json::parse(ran.out)["bit_identical"], true);
 }
 
 // --merge on CUDA runs the merged model against the unmerged sequential run where a GPU is

@@ -39,6 +39,10 @@ TEST(CliSplit, SavedSplitScheduleReloads) {
   // validate splits the model as the file records, as --schedule does; another --split is refused.
   EXPECT_EQ(run("validate " + m + " " + file).code, 0);
   EXPECT_EQ(run("validate " + m + " --split 2 " + file).code, 0);
+  // Without --batch the static-batch export is re-batched to the batch the file splits, and said so.
+  const Result rebatched = run("validate " + model("resnet50.onnx") + " " + file);
+  EXPECT_EQ(rebatched.code, 0) << rebatched.out;
+  EXPECT_NE(rebatched.out.find("re-batched to 8"), std::string::npos) << rebatched.out;
   const Result other = run("validate " + m + " --split 4 " + file);
   EXPECT_EQ(other.code, 2) << other.out;
   EXPECT_NE(other.out.find("load it with --split 2"), std::string::npos) << other.out;

@@ -376,6 +376,23 @@ void TestDimsAndMerges::opensScheduleFiles() {
   QCOMPARE(fresh.document()->graph().info().micro_batches, 2);
   QCOMPARE(fresh.document()->graph().info().split_batch, std::int64_t{8});
   QCOMPARE(fresh.document()->schedule().streams, overlap->streams);
+  // Another model's schedule is refused before any work and changes nothing: a project saved
+  // afterwards still re-opens at batch 8, split in two, with its schedule.
+  fresh.openSchedule(plain_file);
+  QVERIFY(weft::test::wait_until([&] { return opened.count() >= 2; }, 120000));
+  QVERIFY(!opened.last().at(0).toBool());
+  QVERIFY2(fresh.lastMessage().contains("made for another model"), qPrintable(fresh.lastMessage()));
+  QCOMPARE(fresh.document()->graph().info().micro_batches, 2);
+  const QString split_project = dir.filePath("split.weft");
+  QVERIFY(fresh.saveProject(split_project));
+  MainWindow later;
+  QSignalSpy reloaded(&later, &MainWindow::loadFinished);
+  later.openProject(split_project);
+  QVERIFY(wait_loads(reloaded, 1));
+  QCOMPARE(later.document()->graph().info().micro_batches, 2);
+  QCOMPARE(later.document()->graph().info().split_batch, std::int64_t{8});
+  QCOMPARE(later.document()->schedule().streams, overlap->streams);
+  QVERIFY2(!later.lastMessage().contains("refused"), qPrintable(later.lastMessage()));
 }
 
 void TestDimsAndMerges::adviceWrapsAtDefaultSize() {

@@ -8,6 +8,7 @@
 #include "weft/core/cost_model.h"
 #include "weft/core/device.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/micro_batch.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/merge_study.h"
@@ -46,15 +47,35 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   clock.start();
   promise.setProgressRange(0, 100);
   promise.setProgressValueAndText(5, QObject::tr("Importing %1").arg(request.path));
+  std::int64_t batch = request.import.batch;
   core::Expected<core::Graph> graph = request.source ? request.source() : core::import_onnx(request.path.toStdString(), request.import);
   if (!graph) {
     *error = QString::fromStdString(graph.error().message);
     return;
   }
   if (promise.isCanceled()) return;
+  if (request.schedule && request.schedule->required) {
+    // Checked before any split or merge work: the schedule is for this model file, and a split it
+    // records is of this batch (a static-batch export is re-batched as `--batch B` would).
+    const auto refuse = [&](const std::string& why) { *error = QStringLiteral("%1: %2").arg(request.schedule->file, QString::fromStdString(why)); };
+    auto header = core::schedule_header_from_json(request.schedule->text);
+    if (!header) return refuse(header.error().message);
+    const std::string& sha = graph->info().model_sha256;
+    if (!header->model_sha256.empty() && !sha.empty() && header->model_sha256 != sha)
+      return refuse("schedule JSON: it was made for another model ('" + header->model_path + "'), not '" + graph->info().model_path + "'");
+    if (header->split.k > 1 && header->split.batch > 0 && !request.source && core::graph_batch(*graph) != header->split.batch) {
+      core::ImportOptions rebatched = request.import;
+      rebatched.batch = batch = header->split.batch;
+      promise.setProgressValueAndText(10, QObject::tr("Re-batching to %1").arg(header->split.batch));
+      graph = core::import_onnx(request.path.toStdString(), rebatched);
+      if (!graph) return refuse(graph.error().message);
+      if (promise.isCanceled()) return;
+    }
+  }
   LoadedModel m;
   m.path = request.path;
   m.dims = request.import.dims;
+  m.batch = batch;
   m.graph = std::make_shared<const core::Graph>(std::move(*graph));
   m.device = device_or_default(request.device.toStdString());
   // The CLI's --split: the model split into micro-batch copies (k chosen by prediction for auto).

@@ -323,7 +323,6 @@ void MainWindow::openSchedule(const QString& path, const QString& model_path) {
                             .arg(QString::fromStdString(header->model_path)));
     LoadRequest r = modelRequest(model);
     r.split = header->split.k > 1 ? header->split.k : -1;
-    if (header->split.k > 1 && header->split.batch > 0) r.import.batch = header->split.batch;  // the batch it split
     r.merge = false;  // the merges are the schedule's
     r.follow_advice = false;
     r.schedule = std::move(given);
@@ -354,7 +353,6 @@ void MainWindow::openSchedule(const QString& path, const QString& model_path) {
   r.options.granularity_us = m_strategy->granularity()->value();
   r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
   r.split = header->split.k > 1 ? header->split.k : -1;
-  if (header->split.k > 1 && header->split.batch > 0 && !r.source) r.import.batch = header->split.batch;
   r.merge = false;
   r.follow_advice = false;
   r.schedule = std::move(given);
@@ -435,11 +433,14 @@ void MainWindow::onLoaded() {
                             : tr("Could not open %1: %2").arg(m_loading_path, *m_job.error);
     m_pending_project.reset();
     m_recovering_file.clear();  // kept on disk: offered again next time
+    if (m_document_request) m_last_request = *m_document_request;  // the document is still that load's
     showMessage(why, !future.isCanceled());
     emit loadFinished(false, why);
     return;
   }
   LoadedModel model = future.result();
+  m_last_request.import.batch = model.batch;  // a schedule's split may have re-batched it: projects and reopen keep that
+  m_document_request = m_last_request;
   const double ms = model.load_ms;
   QString note = model.note;
   if (!model.schedule_file.isEmpty() && !m_pending_project) {
@@ -473,7 +474,7 @@ void MainWindow::onLoaded() {
   QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
   if (!note.isEmpty()) msg += QStringLiteral("; ") + note;
   if (refused.isEmpty()) showMessage(msg);
-  else showMessage(tr("The project's schedule was refused (%1); using a fresh one").arg(refused), true);
+  else showMessage(tr("The saved schedule was refused (%1); using a fresh one").arg(refused), true);
   // Symbolic dims left unbound: sizes, costs and the arena are unknown until they are bound.
   if (m_ask_dims && m_loading_is_file && !core::unbound_dims(m_doc->graph()).empty()) showDimDialog();
   emit loadFinished(true, msg);
@@ -505,7 +506,11 @@ DimDialog* MainWindow::dimDialog() const { return m_dim_dialog.data(); }
 void MainWindow::reopen(std::map<std::string, std::int64_t> dims, bool merge) {
   if (!m_doc->hasModel() && !isLoading()) return;
   LoadRequest r = m_last_request;
-  r.schedule.reset();  // a schedule opened with the model was for the graph being replaced
+  // A schedule opened with the model goes with the graph being replaced, but the merge groups it
+  // recorded stay while merging stays on: it is offered again, not required (a fresh schedule of
+  // the panel's strategy on those merges where it no longer fits).
+  if (r.schedule && merge && m_doc->isMerged()) r.schedule->required = false;
+  else r.schedule.reset();
   r.import.dims = std::move(dims);
   r.merge = merge;
   // The panel's settings of now, not the first load's.

@@ -203,7 +203,7 @@ Expected<ScheduleSplit> split_of(const nlohmann::json& j) {
       !(*split)["batch"].is_number_integer())
     return refuse("'split' must be {\"k\": integer, \"batch\": integer}");
   const auto k = (*split)["k"].get<std::int64_t>();
-  if (k < 2 || k > 1'000'000) return refuse("'split' k must be at least 2, got " + std::to_string(k));
+  if (k < 2 || k > 4096) return refuse("'split' k must be between 2 and 4096 (--split's range), got " + std::to_string(k));
   out.k = static_cast<int>(k);
   out.batch = (*split)["batch"].get<std::int64_t>();
   return out;

@@ -26,6 +26,18 @@ constexpr const char* kCsvHeader =
     "model,batch,strategy,device,mode,streams,events,predicted_us,predicted_sequential_us,predicted_speedup,"
     "measured_ms,measured_sequential_ms,measured_speedup";
 
+bool is_float(DType t) { return t == DType::Float32 || t == DType::Float16 || t == DType::Float64 || t == DType::BFloat16; }
+
+// Every output that is not floating point has the same bytes in both runs.
+bool exact_outputs_match(const RunResult& a, const RunResult& b) {
+  for (const auto& [name, t] : a.outputs) {
+    if (is_float(t.dtype)) continue;
+    const auto other = b.outputs.find(name);
+    if (other == b.outputs.end() || other->second.bytes != t.bytes) return false;
+  }
+  return true;
+}
+
 // The largest |x| over a run's float32 outputs (0 when it has none).
 double largest_output(const RunResult& run) {
   double largest = 0;
@@ -160,8 +172,9 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
         WEFT_TRY_ASSIGN(auto plan, study_plan(g, schedule, "greedy-by-size"));
         WEFT_TRY_ASSIGN(auto run, options.executor->run(g, schedule, plan, options.run));
         const OutputDiff diff = compare_outputs(*sequential, run);
-        const double allowed = options.calibrate_cpu ? 0.0 : kSweepOutputTolerance * std::max(1.0, largest_output(*sequential));
-        if (!diff.identical && !(diff.max_abs_diff <= allowed))  // NaN: a missing or misshapen output
+        const double allowed = options.output_tolerance * std::max(1.0, largest_output(*sequential));
+        // NaN: a missing or misshapen output; integer outputs (argmax, ...) must match exactly.
+        if (!diff.identical && (!(diff.max_abs_diff <= allowed) || !exact_outputs_match(*sequential, run)))
           return make_error(ErrorKind::Internal, "batch " + std::to_string(batch) + ", " + name +
                                                      ": the scheduled outputs differ from the sequential run (max abs diff " +
                                                      number(diff.max_abs_diff) + ")");

@@ -147,6 +147,7 @@ TEST(ScheduleJson, HeaderWithoutTheGraph) {
   EXPECT_TRUE(contains(header_refusal("[1]"), "top level must be an object"));
   EXPECT_TRUE(contains(header_refusal(replace(good, "\"path\": \"models/diamond.onnx\"", "\"path\": 7")), "'model.path'"));
   EXPECT_TRUE(contains(header_refusal(replace(split, "\"k\": 2", "\"k\": 1")), "'split' k"));
+  EXPECT_TRUE(contains(header_refusal(replace(split, "\"k\": 2", "\"k\": 5000")), "between 2 and 4096"));
   EXPECT_TRUE(contains(header_refusal(replace(good, "\"events\"", "\"merges\": 3,\n  \"events\"")), "'merges'"));
 }
 

@@ -50,6 +50,9 @@ struct LoadedModel {
   core::Schedule schedule;
   core::StrategyOptions options;
   std::map<std::string, std::int64_t> dims;  ///< the import's dim bindings
+  /// The import's re-batch (ImportOptions::batch: the request's, or the batch a schedule's split
+  /// records); 0: the model's own.
+  std::int64_t batch = 0;
   std::shared_ptr<const MergeState> merge;    ///< null: not merged
   QString note;                               ///< what loading did beyond import (the split chosen), for the status bar
   std::optional<core::UnsplitBaseline> unsplit;  ///< a split model: the unsplit baselines it is quoted against

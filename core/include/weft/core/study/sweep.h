@@ -45,12 +45,15 @@ struct SweepOptions {
   LaunchMode mode = LaunchMode::Eager;
   StrategyOptions strategy;            ///< stream cap, granularity, search budget
   /// With an executor, every schedule also runs for real and its measured speedup over the
-  /// reference run is kept. The CPU executor (calibrate_cpu): each batch's reference run
-  /// calibrates a CPU device (fit_cpu_device) that predicts. Another (CUDA, launched as `mode`
-  /// says): `device` predicts, and outputs agree with the reference run's to a tolerance
-  /// (kSweepOutputTolerance of the largest reference output) instead of bit for bit.
+  /// reference run is kept. calibrate_cpu (the CPU executor): each batch's reference run
+  /// calibrates a CPU device (fit_cpu_device) that predicts; off (CUDA, launched as `mode` says):
+  /// `device` predicts.
   Executor* executor = nullptr;
   bool calibrate_cpu = true;
+  /// How far a schedule's float outputs may be from the reference run's: |a − b| ≤ this ×
+  /// max(1, largest |reference output|). 0: bit for bit (the CPU executor's promise); the CUDA
+  /// sweep uses kSweepOutputTolerance. Other outputs (integers, booleans) always match exactly.
+  double output_tolerance = 0;
   RunOptions run;
   /// Called after each point; return false to stop (the points so far are returned).
   std::function<bool(const SweepPoint&)> on_point;
