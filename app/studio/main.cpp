@@ -206,6 +206,8 @@ int main(int argc, char** argv) {
     window.openGraph(QString("synthetic-%1").arg(n), [n] { return weft::ui::make_synthetic_graph(n, 1); });
     loading = true;
   } else if (parser.isSet(schedule)) {
+    if (parser.isSet(split) || parser.isSet(merge))
+      std::fprintf(stderr, "weft-studio: --schedule: the split and merges the file records apply; --split and --merge are not used\n");
     const QString model = parser.positionalArguments().isEmpty() ? QString() : parser.positionalArguments().front();
     window.openSchedule(parser.value(schedule), model);
     loading = window.isLoading();

@@ -9,7 +9,9 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QCheckBox>
+#include <QDir>
 #include <QDropEvent>
+#include <QFile>
 #include <QMimeData>
 #include <QUndoStack>
 #include <QDialogButtonBox>
@@ -314,6 +316,26 @@ void TestDimsAndMerges::opensScheduleFiles() {
   w.openSchedule(junk);
   QCOMPARE(done.count(), 4);
   QVERIFY2(w.lastMessage().contains("malformed JSON"), qPrintable(w.lastMessage()));
+  // With no model open, of the files the schedule may name, the one with the recorded hash opens:
+  // sub/grouped_mlp.onnx beside the schedule is another model, ./grouped_mlp.onnx the right one.
+  {
+    QDir(dir.path()).mkpath("moved/sub");
+    QVERIFY(QFile::copy(kGooglenet, dir.filePath("moved/sub/grouped_mlp.onnx")));
+    QVERIFY(QFile::copy(kGroupedMlp, dir.filePath("moved/grouped_mlp.onnx")));
+    std::string moved = plain_text;
+    const std::string path_key = "\"path\": \"";
+    const auto from = moved.find(path_key) + path_key.size();
+    moved.replace(from, moved.find('"', from) - from, "sub/grouped_mlp.onnx");
+    const QString moved_file = dir.filePath("moved/chains.json");
+    QVERIFY(core::write_file_atomic(moved_file.toStdString(), moved));
+    MainWindow elsewhere;
+    elsewhere.setDimBindings({{"batch", 1}});
+    QSignalSpy found(&elsewhere, &MainWindow::loadFinished);
+    elsewhere.openSchedule(moved_file);
+    QVERIFY(wait_loads(found, 1));
+    QCOMPARE(elsewhere.document()->modelPath(), dir.filePath("moved/grouped_mlp.onnx"));
+    QCOMPARE(elsewhere.document()->schedule().streams, chains->streams);
+  }
   // With no model open, a file naming something other than an .onnx model opens nothing.
   {
     MainWindow none;

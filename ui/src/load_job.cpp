@@ -122,16 +122,20 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
     // as a graph transformation; the document works on the merged model and keeps the unmerged one
     // to quote the gain against.
     promise.setProgressValueAndText(50, QObject::tr("Merging"));
-    auto merged = recorded_merges ? core::merge_model(*m.graph, costs, m.device, std::move(*recorded_merges))
-                                  : core::merge_model(*m.graph, costs, m.device);
-    if (!merged && !recorded_merges) {
+    const bool recorded = recorded_merges.has_value();
+    auto merged = recorded ? core::merge_model(*m.graph, costs, m.device, std::move(*recorded_merges))
+                           : core::merge_model(*m.graph, costs, m.device);
+    if (!merged && !recorded) {
       *error = QString::fromStdString(merged.error().message);
       return;
     }
     if (!merged) {
       if (refuse_schedule(merged.error().message)) return;
-      // A project's schedule whose merges no longer apply: its model opens unmerged.
-    } else {
+      // A project's schedule whose merges no longer apply: the project's merging (the default
+      // layering's merges) where it asks for merging, else the model unmerged.
+      if (request.merge) merged = core::merge_model(*m.graph, costs, m.device);
+    }
+    if (merged) {
       auto state = std::make_shared<MergeState>();
       state->unmerged = m.graph;
       state->unmerged_costs = std::move(costs);

@@ -288,15 +288,23 @@ LoadRequest MainWindow::modelRequest(const QString& path) const {
 namespace {
 
 // The model a schedule names, as a file here: its path as written (absolute, or relative to the
-// current folder, where `weft` probably ran), else the same path or file name beside the schedule.
-// Only a regular *.onnx file: a file from elsewhere cannot make the studio read just any path.
+// current folder, where `weft` probably ran), the same path beside the schedule, or its file name
+// there; the first whose bytes have the recorded sha256 (else the first that exists, which the
+// schedule's own check then refuses by name). Only regular *.onnx files: a file from elsewhere
+// cannot make the studio read just any path.
 QString model_of_schedule(const core::ScheduleHeader& header, const QString& schedule_path) {
   if (header.model_path.empty() || !QString::fromStdString(header.model_path).endsWith(".onnx", Qt::CaseInsensitive)) return {};
   const QString named = QString::fromStdString(header.model_path);
   const QDir beside = QFileInfo(schedule_path).absoluteDir();
-  for (const QString& candidate : {named, beside.filePath(named), beside.filePath(QFileInfo(named).fileName())})
-    if (QFileInfo(candidate).isFile()) return QFileInfo(candidate).absoluteFilePath();
-  return {};
+  QString first;
+  for (const QString& candidate : {named, beside.filePath(named), beside.filePath(QFileInfo(named).fileName())}) {
+    if (!QFileInfo(candidate).isFile()) continue;
+    const QString path = QFileInfo(candidate).absoluteFilePath();
+    if (header.model_sha256.empty()) return path;
+    if (first.isEmpty()) first = path;
+    if (auto bytes = core::read_file(path.toStdString()); bytes && core::sha256_hex(*bytes) == header.model_sha256) return path;
+  }
+  return first;
 }
 
 }  // namespace
