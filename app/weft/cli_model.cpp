@@ -54,7 +54,7 @@ core::Status apply_split(const Args& args, SplitMode split_mode, const std::opti
     k = *parsed;
   } else if (auto file = schedule_file ? schedule_file : args.value("schedule")) {
     // A saved split schedule reloads onto the model split the same way.
-    auto text = core::read_file(*file);
+    auto text = core::read_file(*file, core::kMaxTextBytes);
     if (!text) return {};  // the schedule loader reports it
     auto recorded = core::schedule_split_from_json(*text);
     if (!recorded || recorded->k <= 1) return {};
@@ -93,7 +93,7 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, c
   // A schedule that records a split of batch B re-batches a model of another batch (a static-batch
   // export), as --batch B would: the studio and Python open such a file the same way.
   if (const auto file = schedule_file ? schedule_file : args.value("schedule"); file && !args.value("split") && options.batch == 0) {
-    if (auto text = core::read_file(*file)) {
+    if (auto text = core::read_file(*file, core::kMaxTextBytes)) {
       if (auto recorded = core::schedule_split_from_json(*text);
           recorded && recorded->k > 1 && recorded->batch > 0 && core::graph_batch(graph) != recorded->batch) {
         options.batch = recorded->batch;

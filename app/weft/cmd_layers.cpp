@@ -40,7 +40,7 @@ int cmd_layers(Args& args) {
 
   core::Expected<core::Wires> wires = core::Error{};
   if (wires_file) {
-    auto text = core::read_file(*wires_file);
+    auto text = core::read_file(*wires_file, core::kMaxTextBytes);
     if (!text) return report(kLayers, core::Error{core::ErrorKind::InvalidInput, text.error().message});
     wires = core::parse_wires_json(graph, *text, *wires_file);
   } else if (choice) {

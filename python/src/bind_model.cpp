@@ -625,7 +625,7 @@ void register_model(py::module_& m) {
               text = py::cast<std::string>(source);
             } else {
               const auto path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
-              auto read = core::read_file(path);
+              auto read = core::read_file(path, core::kMaxTextBytes);
               if (!read) raise(core::make_error(core::ErrorKind::InvalidInput, read.error().message));
               text = std::move(*read);
             }

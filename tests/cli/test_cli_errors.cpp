@@ -27,7 +27,7 @@ TEST(CliErrors, MissingOrUnreadableModelIsInvalidInput) {
   const std::string missing = weft::test::temp_path("weft_no_such_model_errors.onnx");
   const std::string folder = weft::test::temp_path("weft_model_is_a_folder.onnx");
   std::filesystem::create_directories(folder);
-  for (const std::string command : {"analyze", "schedule --strategy chains", "schedule --compare", "plan", "simulate",
+  for (const std::string command : {"analyze", "advise", "schedule --strategy chains", "schedule --compare", "plan", "simulate",
                                     "run --backend cpu", "layers", "sweep --batches 1", "calibrate", "frontier"}) {
     for (const std::string& path : std::vector<std::string>{missing, folder}) {
       const std::string verb = command.substr(0, command.find(' '));
@@ -43,6 +43,18 @@ TEST(CliErrors, MissingOrUnreadableModelIsInvalidInput) {
     EXPECT_TRUE(contains(v.err, path)) << v.err;
   }
   std::filesystem::remove_all(folder);
+}
+
+// A schedule, device or wires "file" that never ends (/dev/zero) is refused at the text-file
+// limit, naming it, instead of filling memory.
+TEST(CliErrors, EndlessInputFilesAreRefused) {
+  for (const std::string& args : {"validate " + model("googlenet") + " /dev/zero", "simulate " + model("googlenet") + " --schedule /dev/zero",
+                                  "analyze " + model("googlenet") + " --device /dev/zero",
+                                  "layers " + model("googlenet") + " --wires /dev/zero"}) {
+    const auto r = run_cli(args, StderrMode::Separate);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "/dev/zero: larger than")) << args << ": " << r.err;
+  }
 }
 
 // Names core checks (strategy, planner, device, stream cap) are refused as usage errors with
@@ -79,7 +91,7 @@ TEST(CliErrors, BadDimOrSplitIsUsageError) {
                                                              {"--dim batch=2x", "dim binding 'batch=2x'"},
                                                              {"--split banana", "split 'banana'"},
                                                              {"--split 0", "split '0'"}};
-  for (const std::string command : {"analyze", "schedule --strategy chains", "simulate", "frontier", "sweep --batches 1"}) {
+  for (const std::string command : {"analyze", "advise", "schedule --strategy chains", "simulate", "frontier", "sweep --batches 1"}) {
     for (const auto& [option, quoted] : bad) {
       if (command.rfind("sweep", 0) == 0 && option.rfind("--split", 0) == 0) continue;  // sweep takes no --split
       const auto r = run_cli(command.substr(0, command.find(' ')) + " " + model("squeezenet1_1") +

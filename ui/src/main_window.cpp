@@ -315,7 +315,7 @@ void MainWindow::openSchedule(const QString& path, const QString& model_path) {
     showMessage(tr("Could not open schedule %1: %2").arg(name, why), true);
     emit loadFinished(false, lastMessage());
   };
-  auto text = core::read_file(path.toStdString());
+  auto text = core::read_file(path.toStdString(), core::kMaxTextBytes);
   if (!text) return fail(QString::fromStdString(text.error().message));
   auto header = core::schedule_header_from_json(*text);
   if (!header) return fail(QString::fromStdString(header.error().message));

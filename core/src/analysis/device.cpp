@@ -165,7 +165,7 @@ bool is_device_file(std::string_view name_or_path) {
 }
 
 Expected<DeviceSpec> load_device_file(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_file(path, kMaxTextBytes);
   if (!text) return make_error(ErrorKind::InvalidInput, "device file: " + text.error().message);
   return parse_device(*text, path);
 }
@@ -213,7 +213,7 @@ Expected<DeviceSpec> load_device(std::string_view name) {
   const fs::path dir = fs::path(assets_dir()) / "devices";
   WEFT_TRY(check_device_name(name));
   const std::string path = (dir / (std::string(name) + ".json")).string();
-  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  WEFT_TRY_ASSIGN(auto text, read_file(path, kMaxTextBytes));
   WEFT_TRY_ASSIGN(auto spec, parse_device(text, path));
   if (spec.name != name)
     return preset_error(path, "declares name '" + spec.name + "', expected '" + std::string(name) + "'");

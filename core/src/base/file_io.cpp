@@ -14,13 +14,20 @@
 
 namespace weft::core {
 
-Expected<std::string> read_file(const std::string& path) {
+Expected<std::string> read_file(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(ErrorKind::Runtime, path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  std::string out;
+  std::array<char, 1 << 16> chunk{};
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got > max_bytes - out.size())
+      return make_error(ErrorKind::InvalidInput, path + ": larger than " + std::to_string(max_bytes) + " bytes");
+    out.append(chunk.data(), got);
+  }
   if (in.bad()) return make_error(ErrorKind::Runtime, path + ": read failed");
-  return ss.str();
+  return out;
 }
 
 Status write_file_atomic(const std::string& path, std::string_view bytes) {

@@ -103,7 +103,7 @@ Expected<ProjectFile> parse_project(std::string_view text, const std::string& pr
 }
 
 Expected<ProjectFile> load_project_file(const std::string& path) {
-  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  WEFT_TRY_ASSIGN(auto text, read_file(path, kMaxTextBytes));
   return parse_project(text, path);
 }
 

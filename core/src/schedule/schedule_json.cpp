@@ -279,7 +279,7 @@ Status save_schedule(const std::string& path, const Graph& graph, const Schedule
 }
 
 Expected<Schedule> load_schedule(const std::string& path, const Graph& graph) {
-  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  WEFT_TRY_ASSIGN(auto text, read_file(path, kMaxTextBytes));
   auto s = schedule_from_json(graph, text);
   if (!s) return make_error(s.error().kind, path + ": " + s.error().message);
   return s;

@@ -126,7 +126,7 @@ Status save_timeline(const std::string& path, const Graph& graph, const Timeline
 }
 
 Expected<Timeline> load_timeline(const std::string& path, const Graph& graph) {
-  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  WEFT_TRY_ASSIGN(auto text, read_file(path, kMaxTextBytes));
   return timeline_from_json(graph, text, path);
 }
 

@@ -39,7 +39,7 @@ Expected<MergedModel> merge_model(const Graph& graph, const CostTable& costs, co
 
 Expected<LoadedSchedule> load_schedule_with_merges(const std::string& path, const Graph& graph, const CostTable& costs,
                                                    const DeviceSpec& device) {
-  WEFT_TRY_ASSIGN(auto text, read_file(path));
+  WEFT_TRY_ASSIGN(auto text, read_file(path, kMaxTextBytes));
   auto in_file = [&](const Error& e) { return make_error(e.kind, path + ": " + e.message); };
   auto groups = schedule_merges_from_json(graph, text);
   if (!groups) return in_file(groups.error());

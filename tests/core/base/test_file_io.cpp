@@ -32,3 +32,20 @@ TEST(FileIo, AtomicWriteAndRead) {
   EXPECT_FALSE(core::write_file_atomic((dir / "no_such_dir" / "x").string(), "x"));
   std::filesystem::remove_all(dir);
 }
+
+// Reads stop at the size limit, so an endless stream is refused instead of filling memory; a file
+// exactly at the limit is read whole.
+TEST(FileIo, ReadStopsAtTheLimit) {
+  auto zeros = core::read_file("/dev/zero", 1 << 20);
+  ASSERT_FALSE(zeros);
+  EXPECT_EQ(zeros.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(zeros.error().message.find("/dev/zero: larger than 1048576 bytes"), std::string::npos) << zeros.error().message;
+  const auto path = (std::filesystem::temp_directory_path() / "weft_file_io_limit.bin").string();
+  const std::string bytes(200000, 'x');
+  ASSERT_TRUE(core::write_file_atomic(path, bytes));
+  auto exact = core::read_file(path, bytes.size());
+  ASSERT_TRUE(exact);
+  EXPECT_EQ(*exact, bytes);
+  EXPECT_FALSE(core::read_file(path, bytes.size() - 1));
+  std::filesystem::remove(path);
+}
