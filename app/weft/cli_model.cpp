@@ -44,20 +44,28 @@ core::Expected<core::ImportOptions> import_options(const Args& args) {
 
 namespace {
 
-// --split K|auto, or the split a --schedule file records: the model split into micro-batches
+// The split the schedule file the command reads records (k > 1), when --split does not say one:
+// a saved split schedule reloads onto the model split the same way. None where the file cannot be
+// read or parsed: the schedule loader reports that.
+std::optional<core::ScheduleSplit> recorded_split(const Args& args, const std::optional<std::string>& schedule_file) {
+  const auto file = schedule_file ? schedule_file : args.value("schedule");
+  if (!file || args.value("split")) return std::nullopt;
+  auto text = core::read_file(*file, core::kMaxTextBytes);
+  if (!text) return std::nullopt;
+  auto recorded = core::schedule_split_from_json(*text);
+  if (!recorded || recorded->k <= 1) return std::nullopt;
+  return *recorded;
+}
+
+// --split K|auto, or the split the schedule file records: the model split into micro-batches
 // (core::choose_split), told on stderr with its prediction against the unsplit sequential run.
-core::Status apply_split(const Args& args, SplitMode split_mode, const std::optional<std::string>& schedule_file, LoadedModel& m) {
+core::Status apply_split(const Args& args, SplitMode split_mode, const std::optional<core::ScheduleSplit>& recorded, LoadedModel& m) {
   int k = -1;  // -1: no split; 0: auto
   if (auto split = args.value("split")) {
     auto parsed = core::parse_split(*split);
     if (!parsed) return as_usage(parsed.error());
     k = *parsed;
-  } else if (auto file = schedule_file ? schedule_file : args.value("schedule")) {
-    // A saved split schedule reloads onto the model split the same way.
-    auto text = core::read_file(*file, core::kMaxTextBytes);
-    if (!text) return {};  // the schedule loader reports it
-    auto recorded = core::schedule_split_from_json(*text);
-    if (!recorded || recorded->k <= 1) return {};
+  } else if (recorded) {
     k = recorded->k;
   }
   if (k < 0) return {};
@@ -92,19 +100,16 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, c
               << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";
   // A schedule that records a split of batch B re-batches a model of another batch (a static-batch
   // export), as --batch B would: the studio and Python open such a file the same way.
-  if (const auto file = schedule_file ? schedule_file : args.value("schedule"); file && !args.value("split") && options.batch == 0) {
-    if (auto text = core::read_file(*file, core::kMaxTextBytes)) {
-      if (auto recorded = core::schedule_split_from_json(*text);
-          recorded && recorded->k > 1 && recorded->batch > 0 && core::graph_batch(graph) != recorded->batch) {
-        options.batch = recorded->batch;
-        std::cerr << "weft: re-batched to " << recorded->batch << ", the batch " << *file << " splits\n";
-        WEFT_TRY_ASSIGN(graph, core::import_onnx_bytes(*bytes, path, options));
-      }
-    }
+  const std::optional<core::ScheduleSplit> recorded = recorded_split(args, schedule_file);
+  if (recorded && recorded->batch > 0 && options.batch == 0 && core::graph_batch(graph) != recorded->batch) {
+    options.batch = recorded->batch;
+    std::cerr << "weft: re-batched to " << recorded->batch << ", the batch " << (schedule_file ? *schedule_file : *args.value("schedule"))
+              << " splits\n";
+    WEFT_TRY_ASSIGN(graph, core::import_onnx_bytes(*bytes, path, options));
   }
   LoadedModel m{std::move(graph), std::move(device), {}, std::nullopt};
   m.costs = core::estimate_costs(m.graph, m.device);
-  WEFT_TRY(apply_split(args, split_mode, schedule_file, m));
+  WEFT_TRY(apply_split(args, split_mode, recorded, m));
   return m;
 }
 

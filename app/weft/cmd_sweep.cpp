@@ -7,7 +7,6 @@
 #include <iostream>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "sweep_chart.h"
@@ -76,27 +75,7 @@ int write_outputs(Args& args, const std::vector<core::SweepPoint>& points) {
     if (auto ok = core::write_file_atomic(*png, *bytes); !ok) return report("sweep", ok.error());
   }
   if (args.flag("json")) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const core::SweepPoint& p : points) {
-      nlohmann::ordered_json e;
-      e["model"] = p.model;
-      e["batch"] = p.batch;
-      e["strategy"] = p.strategy;
-      e["device"] = p.device;
-      e["mode"] = p.mode;
-      e["streams"] = p.streams;
-      e["events"] = p.events;
-      e["predicted_us"] = p.predicted_us;
-      e["predicted_sequential_us"] = p.predicted_sequential_us;
-      e["predicted_speedup"] = p.predicted_speedup;
-      if (p.measured_speedup) {
-        e["measured_ms"] = *p.measured_ms;
-        e["measured_sequential_ms"] = *p.measured_sequential_ms;
-        e["measured_speedup"] = *p.measured_speedup;
-      }
-      j.push_back(e);
-    }
-    std::cout << j.dump(2) << "\n";
+    std::cout << core::sweep_json(points) << "\n";
   } else {
     print_sweep_table(std::cout, points);
   }

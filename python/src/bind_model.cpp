@@ -914,24 +914,11 @@ void register_model(py::module_& m) {
         const auto path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
         if (auto read = core::read_file(path); !read) raise(core::make_error(core::ErrorKind::InvalidInput, read.error().message));
         const auto points = take(without_gil([&] { return core::sweep(path, o); }));
-        py::list out;
-        for (const core::SweepPoint& pt : points) {
-          py::dict d;
-          d["model"] = pt.model;
-          d["batch"] = pt.batch;
-          d["strategy"] = pt.strategy;
-          d["device"] = pt.device;
-          d["mode"] = pt.mode;
-          d["streams"] = pt.streams;
-          d["events"] = pt.events;
-          d["predicted_us"] = pt.predicted_us;
-          d["predicted_sequential_us"] = pt.predicted_sequential_us;
-          d["predicted_speedup"] = pt.predicted_speedup;
-          d["measured_ms"] = pt.measured_ms;
-          d["measured_sequential_ms"] = pt.measured_sequential_ms;
-          d["measured_speedup"] = pt.measured_speedup;
-          out.append(d);
-        }
+        // weft sweep --json's points, with the measured fields None where a point was not measured.
+        py::list out = json_loads(core::sweep_json(points));
+        for (py::handle point : out)
+          for (const char* key : {"measured_ms", "measured_sequential_ms", "measured_speedup"})
+            point.attr("setdefault")(key, py::none());
         return out;
       },
       py::arg("model"), py::arg("batches"), py::kw_only(), py::arg("strategies") = py::none(), py::arg("dims") = py::none(),

@@ -26,15 +26,20 @@ std::string model(const std::string& name) { return weft::test::model_path(name)
 std::string temp(const std::string& name) { return weft::test::temp_path(name); }
 using weft::test::contains;
 
-nlohmann::json analyze_json(const std::string& name, const std::string& extra = "") {
-  const Result r = run_weft("analyze " + model(name) + " --json" + extra);
-  EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+// `weft COMMAND ARGS --json`'s output, parsed (a test failure, and null, where it is not JSON).
+nlohmann::json command_json(const std::string& command, const std::string& args) {
+  const Result r = run_weft(command + " " + args + " --json");
+  EXPECT_EQ(r.code, 0) << args << ": " << r.err;
   try {
     return nlohmann::json::parse(r.out);
   } catch (const nlohmann::json::exception& e) {
-    ADD_FAILURE() << name << ": not JSON: " << e.what() << "\n" << r.out.substr(0, 400);
+    ADD_FAILURE() << args << ": not JSON: " << e.what() << "\n" << r.out.substr(0, 400);
     return {};
   }
+}
+
+nlohmann::json analyze_json(const std::string& name, const std::string& extra = "") {
+  return command_json("analyze", model(name) + extra);
 }
 
 }  // namespace
@@ -206,16 +211,7 @@ TEST(CliDevices, ListsPresets) {
 
 namespace {
 
-nlohmann::json advise_json(const std::string& args) {
-  const Result r = run_weft("advise " + args + " --json");
-  EXPECT_EQ(r.code, 0) << args << ": " << r.err;
-  try {
-    return nlohmann::json::parse(r.out);
-  } catch (const nlohmann::json::exception& e) {
-    ADD_FAILURE() << args << ": not JSON: " << e.what() << "\n" << r.out.substr(0, 400);
-    return {};
-  }
-}
+nlohmann::json advise_json(const std::string& args) { return command_json("advise", args); }
 
 }  // namespace
 

@@ -7,9 +7,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
-#include <QDropEvent>
 #include <QFile>
-#include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -268,21 +266,9 @@ void TestMainWindow::droppedFileOpens() {
   MainWindow w;
   w.show();
   QSignalSpy done(&w, &MainWindow::loadFinished);
-  QMimeData mime;
-  mime.setUrls({QUrl::fromLocalFile(kGooglenet)});
   // Qt delivers a drop only to the widget that accepted the drag's enter event.
-  QMimeData text;
-  text.setUrls({QUrl::fromLocalFile("/tmp/notes.txt")});
-  QDragEnterEvent refused(QPoint(20, 20), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
-  refused.setAccepted(false);
-  QApplication::sendEvent(&w, &refused);
-  QVERIFY(!refused.isAccepted());
-  QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-  enter.setAccepted(false);
-  QApplication::sendEvent(&w, &enter);
-  QVERIFY(enter.isAccepted());
-  QDropEvent drop(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-  QApplication::sendEvent(&w, &drop);
+  QVERIFY(!weft::test::drop_files(w, {"/tmp/notes.txt"}));
+  QVERIFY(weft::test::drop_files(w, {kGooglenet}));
   QVERIFY(wait_loaded(done));
   QCOMPARE(w.document()->graph().node_count(), std::size_t{139});
   QCOMPARE(w.recentFiles().value(0), kGooglenet);

@@ -1,6 +1,11 @@
 #pragma once
 // Helpers for the studio tests: a LoadedModel from a hand-built graph and a hand-made schedule.
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QElapsedTimer>
+#include <QMimeData>
+#include <QUrl>
 #include <QEventLoop>
 #include <QTimer>
 #include <memory>
@@ -29,6 +34,22 @@ inline ui::LoadedModel make_loaded(core::Graph graph, std::vector<std::vector<co
   m.schedule.strategy = "hand";
   m.schedule.events = core::compute_events(*m.graph, m.schedule);
   return m;
+}
+
+/// Drags `files` onto `target` and drops them there, as a file manager would: false when the
+/// drag's enter event is not accepted (Qt then delivers no drop).
+inline bool drop_files(QWidget& target, const QStringList& files) {
+  QMimeData mime;
+  QList<QUrl> urls;
+  for (const QString& f : files) urls.append(QUrl::fromLocalFile(f));
+  mime.setUrls(urls);
+  QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  enter.setAccepted(false);
+  QApplication::sendEvent(&target, &enter);
+  if (!enter.isAccepted()) return false;
+  QDropEvent drop(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&target, &drop);
+  return true;
 }
 
 /// Spins the event loop until `done()` or `ms` elapse; returns done().

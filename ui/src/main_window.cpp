@@ -289,22 +289,22 @@ namespace {
 
 // The model a schedule names, as a file here: its path as written (absolute, or relative to the
 // current folder, where `weft` probably ran), the same path beside the schedule, or its file name
-// there; the first whose bytes have the recorded sha256 (else the first that exists, which the
-// schedule's own check then refuses by name). Only regular *.onnx files: a file from elsewhere
-// cannot make the studio read just any path.
+// there. Where more than one of those exists, the one whose bytes have the recorded sha256 (else
+// the first, which the load's hash check then refuses by name); a lone candidate is not read here,
+// the load checks it. Only regular *.onnx files: a file from elsewhere cannot make the studio read
+// just any path.
 QString model_of_schedule(const core::ScheduleHeader& header, const QString& schedule_path) {
-  if (header.model_path.empty() || !QString::fromStdString(header.model_path).endsWith(".onnx", Qt::CaseInsensitive)) return {};
   const QString named = QString::fromStdString(header.model_path);
+  if (named.isEmpty() || !named.endsWith(".onnx", Qt::CaseInsensitive)) return {};
   const QDir beside = QFileInfo(schedule_path).absoluteDir();
-  QString first;
-  for (const QString& candidate : {named, beside.filePath(named), beside.filePath(QFileInfo(named).fileName())}) {
-    if (!QFileInfo(candidate).isFile()) continue;
-    const QString path = QFileInfo(candidate).absoluteFilePath();
-    if (header.model_sha256.empty()) return path;
-    if (first.isEmpty()) first = path;
-    if (auto bytes = core::read_file(path.toStdString()); bytes && core::sha256_hex(*bytes) == header.model_sha256) return path;
-  }
-  return first;
+  QStringList found;
+  for (const QString& candidate : {named, beside.filePath(named), beside.filePath(QFileInfo(named).fileName())})
+    if (QFileInfo(candidate).isFile() && !found.contains(QFileInfo(candidate).absoluteFilePath()))
+      found.append(QFileInfo(candidate).absoluteFilePath());
+  if (found.size() > 1 && !header.model_sha256.empty())
+    for (const QString& path : found)
+      if (auto bytes = core::read_file(path.toStdString()); bytes && core::sha256_hex(*bytes) == header.model_sha256) return path;
+  return found.value(0);
 }
 
 }  // namespace

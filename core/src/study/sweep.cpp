@@ -3,6 +3,8 @@
 
 #include "weft/core/study/split_study.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -187,6 +189,30 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
     }
   }
   return points;
+}
+
+std::string sweep_json(const std::vector<SweepPoint>& points) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const SweepPoint& p : points) {
+    nlohmann::ordered_json e;
+    e["model"] = p.model;
+    e["batch"] = p.batch;
+    e["strategy"] = p.strategy;
+    e["device"] = p.device;
+    e["mode"] = p.mode;
+    e["streams"] = p.streams;
+    e["events"] = p.events;
+    e["predicted_us"] = p.predicted_us;
+    e["predicted_sequential_us"] = p.predicted_sequential_us;
+    e["predicted_speedup"] = p.predicted_speedup;
+    if (p.measured_speedup) {
+      e["measured_ms"] = *p.measured_ms;
+      e["measured_sequential_ms"] = *p.measured_sequential_ms;
+      e["measured_speedup"] = *p.measured_speedup;
+    }
+    j.push_back(std::move(e));
+  }
+  return j.dump(2);
 }
 
 std::string sweep_csv(const std::vector<SweepPoint>& points, bool header) {

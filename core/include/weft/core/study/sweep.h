@@ -76,6 +76,9 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
 
 /// The CSV header and one row per point (RFC 4180 quoting); empty optional fields stay empty.
 std::string sweep_csv(const std::vector<SweepPoint>& points, bool header = true);
+/// The points as a JSON array (`weft sweep --json`, Python's weft.sweep): one object per point with
+/// the CSV's fields; the measured ones only where the point was measured.
+std::string sweep_json(const std::vector<SweepPoint>& points);
 /// Points back from sweep_csv text (headers may repeat, as when point files are concatenated).
 /// Errors (InvalidInput) name the line: a wrong header, a short row, a field that is not a number.
 Expected<std::vector<SweepPoint>> sweep_from_csv(std::string_view text, std::string_view origin);
