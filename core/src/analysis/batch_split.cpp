@@ -54,6 +54,21 @@ std::optional<std::vector<std::int64_t>> axes_of(const Graph& g, const Node& nod
   return std::vector<std::int64_t>{};
 }
 
+// Why a batch-independent input of `node` meets the batch axis, or "": an input of the output's
+// rank (`out_rank`) broadcasts along dim 0 only where that dim is 1; any other would pair one
+// micro-batch with rows meant for the whole batch.
+std::string spans_batch(const Graph& g, const Node& node, const std::vector<bool>& batch_in, std::size_t out_rank,
+                        std::size_t from = 0) {
+  for (std::size_t i = from; i < node.inputs.size(); ++i) {
+    if (batch_in[i] || node.inputs[i] == kNoTensor || out_rank == 0 || rank_of(g, node.inputs[i]) != out_rank) continue;
+    const auto d0 = dim0(g, node.inputs[i]);
+    if (!d0) return "batch-independent input " + std::to_string(i) + " may span the batch axis (its dim 0 is not static)";
+    if (*d0 != 1)
+      return "batch-independent input " + std::to_string(i) + " spans the batch axis (dim 0 is " + std::to_string(*d0) + ", not 1)";
+  }
+  return "";
+}
+
 // Why `node` mixes the batch, or "" when every batch-carrying output keeps it at axis 0.
 // `batch_in[i]`: input i carries the batch.
 std::string mixes(const Graph& g, const Node& node, const std::vector<bool>& batch_in) {
@@ -67,7 +82,7 @@ std::string mixes(const Graph& g, const Node& node, const std::vector<bool>& bat
     const std::size_t out_rank = node.outputs.empty() || node.outputs[0] == kNoTensor ? 0 : rank_of(g, node.outputs[0]);
     for (std::size_t i = 0; i < node.inputs.size(); ++i)
       if (batch_in[i] && in_rank(i) != out_rank) return "broadcasting moves the batch axis of input " + std::to_string(i);
-    return "";
+    return spans_batch(g, node, batch_in, out_rank);
   }
   if (kPerSample.count(op)) return first ? "" : "the batch reaches an input other than the data";
   if (op == "BatchNormalization") {
@@ -92,15 +107,23 @@ std::string mixes(const Graph& g, const Node& node, const std::vector<bool>& bat
     return "";
   }
   if (op == "MatMul" || op == "MatMulInteger") {
-    if (batch_in.size() > 1 && batch_in[1]) return "the batch reaches the right operand";
-    if (in_rank(0) < 2) return "the batch is the contraction axis";
-    return "";
+    // Each sample alone where the batch is a leading (broadcast) axis of the product: the left
+    // operand's dim 0 at the output's rank, or both operands' dim 0 in a batched product.
+    const std::size_t out_rank = node.outputs.empty() || node.outputs[0] == kNoTensor ? 0 : rank_of(g, node.outputs[0]);
+    const bool right = batch_in.size() > 1 && batch_in[1];
+    if (first && in_rank(0) < 2) return "the batch is the contraction axis";
+    if (first && in_rank(0) != out_rank) return "broadcasting against a right operand of higher rank moves the batch axis";
+    if (right && in_rank(1) < 3) return "the batch reaches the right operand's contraction axis";
+    if (right && in_rank(1) != out_rank) return "broadcasting against a left operand of higher rank moves the batch axis";
+    // At rank 2 the right operand's dim 0 is the contraction axis, not a broadcast one.
+    return out_rank >= 3 ? spans_batch(g, node, batch_in, out_rank) : "";
   }
   if (op == "Gemm") {
     if (node.attr_int("transA", 0) != 0) return "transA makes the batch the contraction axis";
     for (std::size_t i = 1; i < batch_in.size(); ++i)
       if (batch_in[i]) return "the batch reaches input " + std::to_string(i);
-    return "";
+    // C broadcasts to [M, N]: one of [M, N] (or [M, 1]) would add per-sample rows to other samples.
+    return spans_batch(g, node, batch_in, 2, 2);
   }
   if (op == "Transpose") {
     const auto perm = node.attr_ints("perm");

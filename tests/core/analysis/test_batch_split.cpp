@@ -77,9 +77,83 @@ TEST(BatchSplit, WeightsDoNotCarryTheBatch) {
   EXPECT_FALSE(c.carries_batch[1]);  // w
 }
 
-// The CNNs split; ViT's class token joins the batch with a weight; silero's control flow is refused.
+namespace {
+
+// x [4, 8] and y, each fed through a Relu (so both carry the batch when they are inputs), into
+// `op` with its other operands `others` (weights of the given shapes); output shape `out`.
+core::BatchSplitCheck two_operand(const std::string& op, std::vector<std::int64_t> x_shape, std::vector<std::int64_t> other_shape,
+                                  bool other_carries, std::vector<std::int64_t> out, bool other_first = false) {
+  core::GraphBuilder b;
+  std::vector<core::Dim> dims;
+  for (auto d : x_shape) dims.push_back(core::Dim{d, {}});
+  b.add_input("x", core::DType::Float32, dims);
+  if (other_carries) {
+    std::vector<core::Dim> od;
+    for (auto d : other_shape) od.push_back(core::Dim{d, {}});
+    b.add_input("w", core::DType::Float32, od);
+  } else {
+    b.add_weight("w", core::DType::Float32, other_shape);
+  }
+  const std::vector<std::string> in = other_first ? std::vector<std::string>{"w", "x"} : std::vector<std::string>{"x", "w"};
+  const std::vector<std::string> o{"y"};
+  b.add_node("op", op, std::span<const std::string>(in), std::span<const std::string>(o));
+  b.set_shape("y", core::DType::Float32, out);
+  b.mark_output("y");
+  auto g = std::move(b).build();
+  EXPECT_TRUE(g) << g.error().message;
+  return core::check_batch_split(*g);
+}
+
+}  // namespace
+
+// A batched MatMul whose operands both carry the batch at dim 0 computes each sample alone
+// (attention's scores and context); a batch that becomes a contraction axis, or moves off dim 0
+// by broadcasting, mixes it. A batch-independent operand that spans dim 0 with more than one row
+// would pair a micro-batch with rows of the whole batch: refused, for MatMul, elementwise
+// operators and Gemm's C.
+TEST(BatchSplit, ProductsAndBroadcasts) {
+  EXPECT_TRUE(two_operand("MatMul", {4, 6, 8}, {4, 8, 6}, true, {4, 6, 6}).splittable);
+  EXPECT_TRUE(two_operand("MatMul", {4, 6, 8}, {1, 8, 6}, false, {4, 6, 6}).splittable);
+  EXPECT_TRUE(two_operand("MatMul", {4, 6, 8}, {8, 6}, false, {4, 6, 6}).splittable);
+  EXPECT_EQ(two_operand("MatMul", {4, 6, 8}, {4, 8, 6}, false, {4, 6, 6}).reason,
+            "MatMul 'op': batch-independent input 1 spans the batch axis (dim 0 is 4, not 1)");
+  EXPECT_EQ(two_operand("MatMul", {4, 8}, {8, 4}, true, {4, 4}).reason, "MatMul 'op': the batch reaches the right operand's contraction axis");
+  EXPECT_EQ(two_operand("MatMul", {4, 8}, {3, 8, 5}, false, {3, 4, 5}).reason,
+            "MatMul 'op': broadcasting against a right operand of higher rank moves the batch axis");
+  // The batch only in the right operand: a left weight of one row broadcasts, one of four does not.
+  EXPECT_TRUE(two_operand("MatMul", {4, 8, 6}, {1, 6, 8}, false, {4, 6, 6}, true).splittable);
+  EXPECT_EQ(two_operand("MatMul", {4, 8, 6}, {6, 8}, false, {4, 6, 6}, true).reason, "");
+  EXPECT_EQ(two_operand("MatMul", {4, 8, 6}, {4, 6, 8}, false, {4, 6, 6}, true).reason,
+            "MatMul 'op': batch-independent input 0 spans the batch axis (dim 0 is 4, not 1)");
+  EXPECT_TRUE(two_operand("Add", {4, 8}, {1, 8}, false, {4, 8}).splittable);
+  EXPECT_TRUE(two_operand("Add", {4, 8}, {8}, false, {4, 8}).splittable);
+  EXPECT_EQ(two_operand("Add", {4, 8}, {4, 8}, false, {4, 8}).reason,
+            "Add 'op': batch-independent input 1 spans the batch axis (dim 0 is 4, not 1)");
+}
+
+// Gemm: B is [K, N] whatever K is; C of [N] or [1, N] broadcasts over the rows, C of [M, N] holds
+// a row per sample of the whole batch.
+TEST(BatchSplit, GemmBiasRows) {
+  const auto gemm = [](std::vector<std::int64_t> c_shape) {
+    core::GraphBuilder b;
+    b.add_input("x", core::DType::Float32, {core::Dim{4, {}}, core::Dim{8, {}}});
+    b.add_weight("w", core::DType::Float32, {8, 3});
+    b.add_weight("c", core::DType::Float32, c_shape);
+    b.add_node("op", "Gemm", {"x", "w", "c"}, {"y"});
+    b.set_shape("y", core::DType::Float32, {4, 3});
+    b.mark_output("y");
+    auto g = std::move(b).build();
+    EXPECT_TRUE(g) << g.error().message;
+    return core::check_batch_split(*g);
+  };
+  EXPECT_TRUE(gemm({3}).splittable);
+  EXPECT_TRUE(gemm({1, 3}).splittable);
+  EXPECT_EQ(gemm({4, 3}).reason, "Gemm 'op': batch-independent input 2 spans the batch axis (dim 0 is 4, not 1)");
+}
+
+// The CNNs and the attention block split; ViT's class token joins the batch with a weight; silero's control flow is refused.
 TEST(BatchSplit, TestModels) {
-  for (const char* name : {"squeezenet1_1", "resnet50", "googlenet", "mobilenet_v3_large", "mnasnet1_0"}) {
+  for (const char* name : {"squeezenet1_1", "resnet50", "googlenet", "mobilenet_v3_large", "mnasnet1_0", "transformer4h"}) {
     const auto c = model(name);
     EXPECT_TRUE(c.splittable) << name << ": " << c.reason;
   }

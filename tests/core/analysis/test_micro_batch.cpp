@@ -163,7 +163,8 @@ TEST(SplitBatch, OneCopyIsTheUnsplitSchedule) {
 // of one output buffer in place.
 TEST(SplitRun, BitIdenticalToTheUnsplitModel) {
   for (const auto& [name, batch, k] : {std::tuple{"squeezenet1_1.onnx", 4, 2}, std::tuple{"squeezenet1_1.onnx", 4, 4},
-                                       std::tuple{"googlenet.onnx", 2, 2}, std::tuple{"resnet50.onnx", 2, 2}}) {
+                                       std::tuple{"googlenet.onnx", 2, 2}, std::tuple{"resnet50.onnx", 2, 2},
+                                       std::tuple{"transformer4h.onnx", 4, 2}}) {
     const Graph g = load(name, batch);
     auto s = split_batch(g, k);
     ASSERT_TRUE(s) << name << ": " << s.error().message;
