@@ -43,8 +43,9 @@ install -m 644 "$build"/lib/libweft_*.so "$out/lib/"   # the CUDA module, the sh
 install -m 644 "$build"/tests/gpu/stubs/*.so "$out/stubs/"
 # The models the tests and the table read. ppocr_v4_det's external weights (4.7 MB) stay behind:
 # absent weights get seeded values, as in every other test model here.
-# grouped_mlp: the merged-launch tests (test_cuda_check, CudaMerge) and the sweep step.
-for m in googlenet squeezenet1_1 resnet50 mobilenet_v3_large vit_b_16 ppocr_v4_det grouped_mlp; do
+# grouped_mlp, transformer4h: the merged-launch tests (test_cuda_check, CudaMerge); grouped_mlp
+# also the sweep step.
+for m in googlenet squeezenet1_1 resnet50 mobilenet_v3_large vit_b_16 ppocr_v4_det grouped_mlp transformer4h; do
   cp "tests/data/models/$m.onnx" "$out/data/models/"
 done
 cp -r assets/devices "$out/assets/"

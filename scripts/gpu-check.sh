@@ -11,6 +11,9 @@
 #   3. the table: googlenet, squeezenet1_1, resnet50, vit_b_16 at batch 1 and ppocr_v4_det at
 #      batch 1 and 8, every strategy (weft run --backend cuda --graph, weft simulate --graph)
 #   3b. a measured batch sweep of the grouped MLP (weft sweep --backend cuda --graph, issue 18)
+#   3c. merged launches measured (issue 19): the grouped MLP and the 4-head transformer at batch 1
+#      and 32, GoogLeNet at batch 1, merged (weft run --merge --graph) against the unmerged
+#      sequential CUDA Graph, beside the h200 preset's prediction
 #   4. PyTorch/torchvision baselines of the same architectures (torch_baseline.py)
 #   5. compute-sanitizer memcheck and racecheck on one multi-stream googlenet run
 # Results go to $OUT when set (the device tool brings that folder back), else ./results:
@@ -18,7 +21,7 @@
 #   torch.json, sanitizer.log, h200-measured.json (the preset with the measured launch figures).
 #   At most 8 files, as the device tool returns.
 # Usage: ./gpu-check.sh   env: ITER (20), WARMUP (3), BUDGET (330), STEPS ("libs tests launch table
-#        sweep torch sanitizer"), WEFT_NVIDIA_LIBS (colon-separated folders: skip the search),
+#        sweep merge torch sanitizer"), WEFT_NVIDIA_LIBS (colon-separated folders: skip the search),
 #        NVIDIA_TOOLKIT_DIRS (toolkit folders to try instead of $CUDA_HOME/lib64 and
 #        /usr/local/cuda's), NVIDIA_SITE_PACKAGES (a site-packages folder besides python3's)
 set -uo pipefail
@@ -35,7 +38,7 @@ mkdir -p "$out"  # before any log is written into it
 iter=${ITER:-20}
 warmup=${WARMUP:-3}
 budget=${BUDGET:-330}
-steps=${STEPS:-libs tests launch table sweep torch sanitizer}
+steps=${STEPS:-libs tests launch table sweep merge torch sanitizer}
 log="$out/gpu-check.log"
 summary="$out/summary.txt"
 : >"$log"
@@ -217,6 +220,52 @@ if want sweep; then
     --backend cuda --graph --device h200 --iterations "$iter" --warmup "$warmup" 2>&1 | tee -a "$log" "$summary"
   rc=${PIPESTATUS[0]}
   [ "$rc" -ne 0 ] && say "sweep: exit $rc"
+fi
+
+# ---- 3c. Merged launches -------------------------------------------------------------------------
+if want merge; then
+  step "weft run --merge: merged launches against the unmerged sequential CUDA Graph (issue 19)"
+  merges=$(mktemp -d)
+  for cfg in "grouped_mlp 1 sequential" "grouped_mlp 32 sequential" "transformer4h 1 sequential" "transformer4h 32 sequential" \
+             "googlenet 1 cp-list"; do
+    read -r model batch strategy <<<"$cfg"
+    if [ "$(left)" -lt 60 ]; then say "  $model b$batch: skipped (budget: $(left) s left)"; continue; fi
+    dims=()
+    [ "$model" != googlenet ] && dims=(--dim "batch=$batch")
+    base="$merges/$model.b$batch"
+    timeout "$(limit 40 50)" ./weft run "data/models/$model.onnx" "${dims[@]}" --merge --backend cuda --device h200 \
+      --strategy "$strategy" --graph --iterations "$iter" --warmup "$warmup" --json >"$base.run.json" 2>"$base.run.err"
+    echo "$?" >"$base.rc"
+    timeout 30 ./weft simulate "data/models/$model.onnx" "${dims[@]}" --merge --device h200 --strategy "$strategy" --graph \
+      --json >"$base.sim.json" 2>/dev/null
+    cat "$base.run.err" >>"$log"
+  done
+  python3 - "$merges" <<'PY' 2>&1 | tee -a "$log" "$summary"
+import json, os, sys
+d = sys.argv[1]
+def load(p):
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except Exception:
+        return None
+print(f"{'model':<15}{'batch':>6}{'launches':>10}{'unmerged seq graph':>19}{'merged graph':>13}{'measured':>9}{'predicted':>10}{'err vs cpu':>11}")
+for name in sorted(n[:-3] for n in os.listdir(d) if n.endswith(".rc")):
+    model, batch = name.rsplit(".b", 1)
+    r, p = load(f"{d}/{name}.run.json"), load(f"{d}/{name}.sim.json")
+    m = (p or {}).get("merge") or {}
+    pred = m.get("speedup_vs_unmerged_graph")
+    pred = f"{pred:.2f}x" if pred is not None else "-"
+    if not r:
+        err = [l for l in open(f"{d}/{name}.run.err").read().splitlines() if l.strip()] if os.path.exists(f"{d}/{name}.run.err") else []
+        print(f"{model:<15}{batch:>6} FAILED: {(err[-1] if err else 'no output')[:150]}   (predicted {pred})")
+        continue
+    rm = r.get("merge") or {}
+    launches = f"{rm.get('nodes_before', '?')}->{rm.get('nodes_after', '?')}"
+    e = r.get("max_abs_error_vs_cpu")
+    print(f"{model:<15}{batch:>6}{launches:>10}{r['sequential_graph_ms']:>17.3f}ms{r['schedule_graph_ms']:>11.3f}ms"
+          f"{r['speedup_vs_graph']:>8.2f}x{pred:>10}{('%.2e' % e) if e is not None else 'NaN':>11}")
+PY
 fi
 
 # ---- 4. PyTorch baselines ----------------------------------------------------------------------

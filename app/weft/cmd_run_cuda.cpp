@@ -53,7 +53,8 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   // Refuse unsupported operators before the CPU reference spends its time.
   if (auto ok = gpu::cuda_check_supported(unmerged); !ok) return report("run", ok.error());
   // With merges (--merge, or recorded in a loaded schedule) the schedule runs on the merged model
-  // (each merged node's members one after another on its stream) and is compared with the
+  // (a merged node is one launch where its members differ only in their pointers, else its members
+  // one after another on its stream) and is compared with the
   // unmerged model's sequential run.
   auto made = obtain_merged_schedule("run", choice, args.flag("merge"), unmerged, model->costs, model->device, nullptr, planner);
   if (!made) return report("run", made.error());

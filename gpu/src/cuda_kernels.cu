@@ -45,11 +45,37 @@ __device__ float apply_binary(BinaryOp op, float a, float b) {
   return a;
 }
 
-__global__ void unary_kernel(UnaryOp op, float p0, float p1, const float* x, float* y, std::int64_t n) {
+// Where a kernel's operands are: one node's pointers, or a merged group's pointer arrays in device
+// memory (member = blockIdx.y). One kernel body serves both.
+struct Single {
+  const float* x;
+  const float* b;
+  float* y;
+  __device__ const float* in(unsigned) const { return x; }
+  __device__ const float* in_b(unsigned) const { return b; }
+  __device__ float* out(unsigned) const { return y; }
+};
+struct Group {
+  const float* const* x;
+  const float* const* b;
+  float* const* y;
+  __device__ const float* in(unsigned m) const { return x[m]; }
+  __device__ const float* in_b(unsigned m) const { return b[m]; }
+  __device__ float* out(unsigned m) const { return y[m]; }
+};
+
+template <class P>
+__global__ void unary_kernel(UnaryOp op, float p0, float p1, P p, std::int64_t n) {
+  const float* x = p.in(blockIdx.y);
+  float* y = p.out(blockIdx.y);
   WEFT_GRID_STRIDE(i, n) { y[i] = apply_unary(op, x[i], p0, p1); }
 }
 
-__global__ void binary_kernel(BinaryOp op, Broadcast shape, const float* a, const float* b, float* y, std::int64_t n) {
+template <class P>
+__global__ void binary_kernel(BinaryOp op, Broadcast shape, P p, std::int64_t n) {
+  const float* a = p.in(blockIdx.y);
+  const float* b = p.in_b(blockIdx.y);
+  float* y = p.out(blockIdx.y);
   WEFT_GRID_STRIDE(i, n) {
     std::int64_t rem = i, ia = 0, ib = 0;
     for (int d = shape.rank - 1; d >= 0; --d) {
@@ -62,7 +88,10 @@ __global__ void binary_kernel(BinaryOp op, Broadcast shape, const float* a, cons
   }
 }
 
-__global__ void broadcast_copy_kernel(Broadcast shape, const float* a, float* y, std::int64_t n) {
+template <class P>
+__global__ void broadcast_copy_kernel(Broadcast shape, std::int64_t base, P p, std::int64_t n) {
+  const float* a = p.in(blockIdx.y) + base;
+  float* y = p.out(blockIdx.y);
   WEFT_GRID_STRIDE(i, n) {
     std::int64_t rem = i, ia = 0;
     for (int d = shape.rank - 1; d >= 0; --d) {
@@ -141,7 +170,10 @@ __global__ void batchnorm_kernel(std::int64_t n, std::int64_t c, std::int64_t hw
   }
 }
 
-__global__ void softmax_kernel(std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y) {
+template <class P>
+__global__ void softmax_kernel(std::int64_t outer, std::int64_t dim, std::int64_t inner, P p) {
+  const float* x = p.in(blockIdx.y);
+  float* y = p.out(blockIdx.y);
   WEFT_GRID_STRIDE(i, outer * inner) {
     const std::int64_t o = i / inner, in = i % inner;
     const float* px = x + o * dim * inner + in;
@@ -158,7 +190,10 @@ __global__ void softmax_kernel(std::int64_t outer, std::int64_t dim, std::int64_
   }
 }
 
-__global__ void reduce_mean_kernel(std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y) {
+template <class P>
+__global__ void reduce_mean_kernel(std::int64_t outer, std::int64_t dim, std::int64_t inner, P p) {
+  const float* x = p.in(blockIdx.y);
+  float* y = p.out(blockIdx.y);
   WEFT_GRID_STRIDE(i, outer * inner) {
     const std::int64_t o = i / inner, in = i % inner;
     float sum = 0.0f;
@@ -177,18 +212,8 @@ __global__ void concat_part_kernel(std::int64_t outer, std::int64_t part, std::i
 
 }  // namespace
 
-cudaError_t launch_unary(cudaStream_t s, UnaryOp op, float p0, float p1, const float* x, float* y, std::int64_t n) {
-  if (n > 0) unary_kernel<<<grid_for(n), kBlock, 0, s>>>(op, p0, p1, x, y, n);
-  return cudaGetLastError();
-}
-
-cudaError_t launch_binary(cudaStream_t s, BinaryOp op, const Broadcast& shape, const float* a, const float* b, float* y, std::int64_t n) {
-  if (n > 0) binary_kernel<<<grid_for(n), kBlock, 0, s>>>(op, shape, a, b, y, n);
-  return cudaGetLastError();
-}
-
 cudaError_t launch_broadcast_copy(cudaStream_t s, const Broadcast& shape, const float* a, float* y, std::int64_t n) {
-  if (n > 0) broadcast_copy_kernel<<<grid_for(n), kBlock, 0, s>>>(shape, a, y, n);
+  if (n > 0) broadcast_copy_kernel<<<grid_for(n), kBlock, 0, s>>>(shape, 0, Single{a, nullptr, y}, n);
   return cudaGetLastError();
 }
 
@@ -216,21 +241,45 @@ cudaError_t launch_batchnorm(cudaStream_t s, std::int64_t n, std::int64_t c, std
   return cudaGetLastError();
 }
 
-cudaError_t launch_softmax(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y) {
-  if (outer * inner > 0) softmax_kernel<<<grid_for(outer * inner), kBlock, 0, s>>>(outer, dim, inner, x, y);
-  return cudaGetLastError();
-}
-
-cudaError_t launch_reduce_mean(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y) {
-  if (outer * inner > 0) reduce_mean_kernel<<<grid_for(outer * inner), kBlock, 0, s>>>(outer, dim, inner, x, y);
-  return cudaGetLastError();
-}
-
 cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t part, std::int64_t total, std::int64_t offset,
                                std::int64_t inner, const float* x, float* y) {
   const std::int64_t n = outer * part * inner;
   if (n > 0) concat_part_kernel<<<grid_for(n), kBlock, 0, s>>>(outer, part, total, offset, inner, x, y);
   return cudaGetLastError();
+}
+
+namespace {
+template <class P>
+cudaError_t dispatch(cudaStream_t s, const MemberLaunch& l, const P& p, unsigned members) {
+  const auto grid = [&](std::int64_t n) { return dim3(grid_for(n), members); };
+  switch (l.family) {
+    case MemberLaunch::Family::Unary:
+      if (l.count > 0) unary_kernel<<<grid(l.count), kBlock, 0, s>>>(l.unary, l.p0, l.p1, p, l.count);
+      break;
+    case MemberLaunch::Family::Binary:
+      if (l.count > 0) binary_kernel<<<grid(l.count), kBlock, 0, s>>>(l.binary, l.shape, p, l.count);
+      break;
+    case MemberLaunch::Family::Copy:
+      if (l.count > 0) broadcast_copy_kernel<<<grid(l.count), kBlock, 0, s>>>(l.shape, l.base, p, l.count);
+      break;
+    case MemberLaunch::Family::Softmax:
+      if (l.outer * l.inner > 0) softmax_kernel<<<grid(l.outer * l.inner), kBlock, 0, s>>>(l.outer, l.dim, l.inner, p);
+      break;
+    case MemberLaunch::Family::ReduceMean:
+      if (l.outer * l.inner > 0) reduce_mean_kernel<<<grid(l.outer * l.inner), kBlock, 0, s>>>(l.outer, l.dim, l.inner, p);
+      break;
+  }
+  return cudaGetLastError();
+}
+}  // namespace
+
+cudaError_t launch_one(cudaStream_t s, const MemberLaunch& l, const float* x, const float* b, float* y) {
+  return dispatch(s, l, Single{x, b, y}, 1);
+}
+
+cudaError_t launch_members(cudaStream_t s, const MemberLaunch& l, const Members& m) {
+  if (m.count < 1 || m.count > kMaxMembers) return cudaErrorInvalidValue;
+  return dispatch(s, l, Group{m.x, m.b, m.y}, static_cast<unsigned>(m.count));
 }
 
 namespace {

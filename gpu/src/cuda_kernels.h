@@ -21,10 +21,6 @@ struct Broadcast {
 enum class UnaryOp : int { Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, LeakyRelu, Sqrt, Erf };
 enum class BinaryOp : int { Add, Sub, Mul, Div, Pow };
 
-/// y[i] = op(x[i]); p0/p1: HardSigmoid alpha/beta, Clip min/max, LeakyRelu alpha.
-cudaError_t launch_unary(cudaStream_t s, UnaryOp op, float p0, float p1, const float* x, float* y, std::int64_t n);
-/// y = a op b with numpy broadcasting described by `b` (y contiguous, n = product of dims).
-cudaError_t launch_binary(cudaStream_t s, BinaryOp op, const Broadcast& shape, const float* a, const float* b, float* y, std::int64_t n);
 /// y = a broadcast to shape (a_stride only), n = product of dims. Any strides work (a strided
 /// copy: Transpose permutes them, Slice scales them by its steps and offsets `a`).
 cudaError_t launch_broadcast_copy(cudaStream_t s, const Broadcast& shape, const float* a, float* y, std::int64_t n);
@@ -49,13 +45,44 @@ cudaError_t launch_lrn(cudaStream_t s, std::int64_t n, std::int64_t c, std::int6
 /// Inference batch normalization over NC(HW).
 cudaError_t launch_batchnorm(cudaStream_t s, std::int64_t n, std::int64_t c, std::int64_t hw, const float* x, const float* scale,
                              const float* bias, const float* mean, const float* var, float epsilon, float* y);
-/// Softmax over the middle axis of [outer, dim, inner].
-cudaError_t launch_softmax(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y);
-/// Mean over the middle axis of [outer, dim, inner] into [outer, inner].
-cudaError_t launch_reduce_mean(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t inner, const float* x, float* y);
 /// Copies x viewed as [outer, part, inner] into y viewed as [outer, total, inner] at `offset` on the middle axis.
 cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t part, std::int64_t total, std::int64_t offset,
                                std::int64_t inner, const float* x, float* y);
+
+/// One launch of the elementwise, strided-copy and row-wise kernels (one thread per output element,
+/// or per row of Softmax/ReduceMean): what a node needs besides its pointers.
+///  Unary: y[i] = op(x[i]); p0/p1: HardSigmoid alpha/beta, Clip min/max, LeakyRelu alpha.
+///  Binary: y = x op b with numpy broadcasting described by `shape` (y contiguous).
+///  Copy: y = x broadcast to `shape` (a_stride only), from element `base`: any strides work
+///        (Transpose permutes them, Slice scales them by its steps and starts at `base`).
+///  Softmax: over the middle axis of [outer, dim, inner]. ReduceMean: its mean into [outer, inner].
+struct MemberLaunch {
+  enum class Family : int { Unary, Binary, Copy, Softmax, ReduceMean };
+  Family family = Family::Unary;
+  UnaryOp unary = UnaryOp::Relu;
+  BinaryOp binary = BinaryOp::Add;
+  float p0 = 0, p1 = 0;  ///< as launch_unary's
+  Broadcast shape;       ///< Binary, Copy
+  std::int64_t base = 0;   ///< Copy: element offset of the first element read (Slice)
+  std::int64_t count = 0;  ///< output elements (Unary, Binary, Copy)
+  std::int64_t outer = 0, dim = 0, inner = 0;  ///< Softmax, ReduceMean
+};
+
+/// Device pointer arrays of a merged group: member i reads x[i] (and b[i], a binary operator's
+/// second operand) and writes y[i].
+struct Members {
+  int count = 0;
+  const float* const* x = nullptr;
+  const float* const* b = nullptr;
+  float* const* y = nullptr;
+};
+inline constexpr int kMaxMembers = 65535;  ///< the grid's y extent
+
+/// One node's launch.
+cudaError_t launch_one(cudaStream_t s, const MemberLaunch& l, const float* x, const float* b, float* y);
+/// Every member of a merged group in one launch (the grid's y index is the member): the same
+/// kernels and formulas as the single launchers above.
+cudaError_t launch_members(cudaStream_t s, const MemberLaunch& l, const Members& m);
 
 /// y[i][r * cols + c] = bias[i][c] for `count` outputs of rows x cols (pointer arrays in device
 /// memory): the bias rows of a merged group of GEMMs, one launch for the group.

@@ -410,6 +410,146 @@ core::Expected<std::pair<Broadcast, std::int64_t>> slice_geometry(const Graph& g
   return std::pair<Broadcast, std::int64_t>{bc, base};
 }
 
+/// The launch of an elementwise, strided-copy or row-wise node (MemberLaunch's families), or empty
+/// for any other operator. `host` holds the weights read on the host (Clip's bounds, Slice's
+/// starts, opset-18 reduction axes).
+core::Expected<std::optional<MemberLaunch>> member_launch(const Graph& g, NodeId n, const std::map<TensorId, core::HostTensor>* host) {
+  const Node& node = g.node(n);
+  const std::string& op = node.op_type;
+  const Shape out = shape_of(g, node.outputs[0]);
+  MemberLaunch l;
+  l.count = product(out, 0, out.size());
+  std::optional<UnaryOp> unary;
+  if (op == "Relu") unary = UnaryOp::Relu;
+  if (op == "Sigmoid") unary = UnaryOp::Sigmoid;
+  if (op == "Tanh") unary = UnaryOp::Tanh;
+  if (op == "HardSwish") unary = UnaryOp::HardSwish;
+  if (op == "HardSigmoid") {
+    unary = UnaryOp::HardSigmoid;
+    l.p0 = node.attr_float("alpha", 0.2f);
+    l.p1 = node.attr_float("beta", 0.5f);
+  }
+  if (op == "LeakyRelu") {
+    unary = UnaryOp::LeakyRelu;
+    l.p0 = node.attr_float("alpha", 0.01f);
+  }
+  if (op == "Sqrt") unary = UnaryOp::Sqrt;
+  if (op == "Erf") unary = UnaryOp::Erf;
+  if (op == "Clip") {
+    unary = UnaryOp::Clip;
+    l.p0 = node.attr_float("min", -std::numeric_limits<float>::infinity());
+    l.p1 = node.attr_float("max", std::numeric_limits<float>::infinity());
+    for (std::size_t i = 1; i <= 2; ++i) {
+      const TensorId t = input(node, i);
+      if (t == core::kNoTensor) continue;
+      const auto it = host ? host->find(t) : std::map<TensorId, core::HostTensor>::const_iterator{};
+      if (!host || it == host->end() || it->second.dtype != core::DType::Float32 || it->second.bytes.size() != sizeof(float))
+        return unsupported(g, n, "min/max must be float32 scalar weights");
+      std::memcpy(i == 1 ? &l.p0 : &l.p1, it->second.bytes.data(), sizeof(float));
+    }
+  }
+  if (unary) {
+    l.family = MemberLaunch::Family::Unary;
+    l.unary = *unary;
+    return std::optional<MemberLaunch>(l);
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
+    const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1));
+    WEFT_TRY_ASSIGN(l.shape, broadcast_geometry(g, n, a, &b, out));
+    l.family = MemberLaunch::Family::Binary;
+    l.binary = op == "Add"   ? BinaryOp::Add
+               : op == "Sub" ? BinaryOp::Sub
+               : op == "Mul" ? BinaryOp::Mul
+               : op == "Div" ? BinaryOp::Div
+                             : BinaryOp::Pow;
+    return std::optional<MemberLaunch>(l);
+  }
+  if (op == "Transpose" || op == "Slice") {
+    l.family = MemberLaunch::Family::Copy;
+    if (op == "Transpose") {
+      WEFT_TRY_ASSIGN(l.shape, transpose_geometry(g, n));
+    } else {
+      WEFT_TRY_ASSIGN(auto sl, slice_geometry(g, n, host));
+      l.shape = sl.first;
+      l.base = sl.second;
+    }
+    return std::optional<MemberLaunch>(l);
+  }
+  if (op == "Softmax" || op == "ReduceMean") {
+    WEFT_TRY_ASSIGN(const auto geo, op == "Softmax" ? softmax_geometry(g, n) : reduce_geometry(g, n, host));
+    l.family = op == "Softmax" ? MemberLaunch::Family::Softmax : MemberLaunch::Family::ReduceMean;
+    l.outer = geo[0];
+    l.dim = geo[1];
+    l.inner = geo[2];
+    return std::optional<MemberLaunch>(l);
+  }
+  return std::optional<MemberLaunch>();
+}
+
+bool same_shape(const Broadcast& a, const Broadcast& b) {
+  if (a.rank != b.rank) return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.dims[d] != b.dims[d] || a.a_stride[d] != b.a_stride[d] || a.b_stride[d] != b.b_stride[d]) return false;
+  return true;
+}
+
+/// True when two nodes' launches differ only in their pointers.
+bool same_launch(const MemberLaunch& a, const MemberLaunch& b) {
+  return a.family == b.family && a.unary == b.unary && a.binary == b.binary && a.p0 == b.p0 && a.p1 == b.p1 && a.base == b.base &&
+         a.count == b.count && a.outer == b.outer && a.dim == b.dim && a.inner == b.inner && same_shape(a.shape, b.shape);
+}
+
+/// Copies a merged group's pointer arrays to the device (kernels and cuBLAS read them there, graph
+/// replays too); the buffer lives as long as the launch that holds it.
+core::Expected<std::shared_ptr<DeviceBuffer>> device_pointer_arrays(const std::vector<const void*>& pointers, const char* what) {
+  auto arrays = std::make_shared<DeviceBuffer>();
+  WEFT_TRY(arrays->allocate(pointers.size() * sizeof(void*), what));
+  WEFT_CUDA_CHECK(cudaMemcpy(arrays->get(), pointers.data(), pointers.size() * sizeof(void*), cudaMemcpyHostToDevice));
+  return arrays;
+}
+
+/// One launch for a merged group of equal elementwise, strided-copy or row-wise operators (the
+/// transformer's heads: their Relus, Adds, Transposes, Softmaxes): the members' kernel once, with
+/// a grid row per member over pointer arrays. Empty when the members' launches differ in more
+/// than their pointers: they then run one after another.
+core::Expected<std::optional<PreparedNode>> batched_members(const PrepareContext& ctx) {
+  const std::optional<PreparedNode> kNone;
+  const Graph& body = *ctx.graph;
+  const std::size_t count = body.node_count();
+  if (count < 2 || count > static_cast<std::size_t>(kMaxMembers)) return kNone;
+  const auto dev = [&](TensorId t) -> const void* { return t == core::kNoTensor ? nullptr : (*ctx.device)[static_cast<std::size_t>(t)]; };
+  std::optional<MemberLaunch> launch;
+  std::vector<const void*> xs, bs, ys;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto m = static_cast<NodeId>(i);
+    const Node& node = body.node(m);
+    if (node.op_type != body.node(0).op_type || node.outputs.size() != 1) return kNone;
+    auto l = member_launch(body, m, ctx.host);
+    if (!l || !*l) return kNone;  // a member the executor refuses is named when the members are prepared one by one
+    if (launch && !same_launch(*launch, **l)) return kNone;
+    launch = **l;
+    xs.push_back(dev(input(node, 0)));
+    bs.push_back(launch->family == MemberLaunch::Family::Binary ? dev(input(node, 1)) : xs.back());
+    ys.push_back(dev(node.outputs[0]));
+  }
+  std::vector<const void*> pointers;
+  for (const auto* list : {&xs, &bs, &ys}) pointers.insert(pointers.end(), list->begin(), list->end());
+  if (std::find(pointers.begin(), pointers.end(), nullptr) != pointers.end()) return kNone;
+  WEFT_TRY_ASSIGN(auto arrays, device_pointer_arrays(pointers, "a merged launch's operand pointers"));
+  const auto* base = static_cast<void* const*>(arrays->get());
+  Members members;
+  members.count = static_cast<int>(count);
+  members.x = reinterpret_cast<const float* const*>(base);
+  members.b = reinterpret_cast<const float* const*>(base + count);
+  members.y = reinterpret_cast<float* const*>(base + 2 * count);
+  PreparedNode p;
+  p.launch = [l = *launch, members, arrays](const StreamContext& s) -> Status {
+    WEFT_CUDA_CHECK(launch_members(s.stream, l, members));
+    return {};
+  };
+  return std::optional<PreparedNode>(std::move(p));
+}
+
 /// One launch for a merged group of equal GEMMs (the grouped MLP's layers, IOS-style merges of
 /// convolutions aside): cuBLAS's batched GEMM over the members' pointers, after one kernel that
 /// writes each member's bias rows into its output (a Gemm's C of shape [N] or [1, N]). Empty when
@@ -447,10 +587,7 @@ core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& c
   std::vector<const void*> pointers;
   for (const auto* list : {&xs, &bs, &ys, &cs}) pointers.insert(pointers.end(), list->begin(), list->end());
   if (std::find(pointers.begin(), pointers.end(), nullptr) != pointers.end()) return kNone;
-  // The pointer arrays live on the device for the run (cuBLAS reads them there, graph replays too).
-  auto arrays = std::make_shared<DeviceBuffer>();
-  WEFT_TRY(arrays->allocate(pointers.size() * sizeof(void*), "a merged GEMM's operand pointers"));
-  WEFT_CUDA_CHECK(cudaMemcpy(arrays->get(), pointers.data(), pointers.size() * sizeof(void*), cudaMemcpyHostToDevice));
+  WEFT_TRY_ASSIGN(auto arrays, device_pointer_arrays(pointers, "a merged GEMM's operand pointers"));
   const auto* base = static_cast<void* const*>(arrays->get());
   const auto* dx = reinterpret_cast<const float* const*>(base);
   const auto* db = reinterpret_cast<const float* const*>(base + count);
@@ -616,6 +753,8 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     const PrepareContext inner{body, body_device.get(), &body_host, ctx.cudnn, ctx.tf32};
     WEFT_TRY_ASSIGN(auto batched, batched_gemm(inner));
     if (batched) return std::move(*batched);
+    WEFT_TRY_ASSIGN(auto grouped, batched_members(inner));
+    if (grouped) return std::move(*grouped);
     std::vector<LaunchFn> members;
     PreparedNode p;
     for (std::size_t m = 0; m < body->node_count(); ++m) {
@@ -647,72 +786,11 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     return p;
   }
 
-  std::optional<UnaryOp> unary;
-  float p0 = 0, p1 = 0;
-  if (op == "Relu") unary = UnaryOp::Relu;
-  if (op == "Sigmoid") unary = UnaryOp::Sigmoid;
-  if (op == "Tanh") unary = UnaryOp::Tanh;
-  if (op == "HardSwish") unary = UnaryOp::HardSwish;
-  if (op == "HardSigmoid") {
-    unary = UnaryOp::HardSigmoid;
-    p0 = node.attr_float("alpha", 0.2f);
-    p1 = node.attr_float("beta", 0.5f);
-  }
-  if (op == "LeakyRelu") {
-    unary = UnaryOp::LeakyRelu;
-    p0 = node.attr_float("alpha", 0.01f);
-  }
-  if (op == "Sqrt") unary = UnaryOp::Sqrt;
-  if (op == "Erf") unary = UnaryOp::Erf;
-  if (op == "Clip") {
-    unary = UnaryOp::Clip;
-    p0 = node.attr_float("min", -std::numeric_limits<float>::infinity());
-    p1 = node.attr_float("max", std::numeric_limits<float>::infinity());
-    for (std::size_t i = 1; i <= 2; ++i) {
-      const TensorId t = input(node, i);
-      if (t == core::kNoTensor) continue;
-      auto it = ctx.host->find(t);
-      if (it == ctx.host->end() || it->second.dtype != core::DType::Float32 || it->second.bytes.size() != sizeof(float))
-        return unsupported(g, n, "min/max must be float32 scalar weights");
-      std::memcpy(i == 1 ? &p0 : &p1, it->second.bytes.data(), sizeof(float));
-    }
-  }
-  if (unary) {
-    p.launch = [op = *unary, p0, p1, x, y, count](const StreamContext& s) -> Status {
-      WEFT_CUDA_CHECK(launch_unary(s.stream, op, p0, p1, x, y, count));
-      return {};
-    };
-    return p;
-  }
-
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
-    const Shape a = shape_of(g, input(node, 0)), b = shape_of(g, input(node, 1));
-    WEFT_TRY_ASSIGN(auto bc, broadcast_geometry(g, n, a, &b, out));
-    const BinaryOp bop = op == "Add"   ? BinaryOp::Add
-                         : op == "Sub" ? BinaryOp::Sub
-                         : op == "Mul" ? BinaryOp::Mul
-                         : op == "Div" ? BinaryOp::Div
-                                       : BinaryOp::Pow;
-    const float* xb = dev(input(node, 1));
-    p.launch = [bop, bc, x, xb, y, count](const StreamContext& s) -> Status {
-      WEFT_CUDA_CHECK(launch_binary(s.stream, bop, bc, x, xb, y, count));
-      return {};
-    };
-    return p;
-  }
-
-  if (op == "Transpose" || op == "Slice") {
-    Broadcast bc;
-    std::int64_t base = 0;
-    if (op == "Transpose") {
-      WEFT_TRY_ASSIGN(bc, transpose_geometry(g, n));
-    } else {
-      WEFT_TRY_ASSIGN(auto sl, slice_geometry(g, n, ctx.host));
-      bc = sl.first;
-      base = sl.second;
-    }
-    p.launch = [bc, x, base, y, count](const StreamContext& s) -> Status {
-      WEFT_CUDA_CHECK(launch_broadcast_copy(s.stream, bc, x + base, y, count));
+  WEFT_TRY_ASSIGN(const auto elementwise, member_launch(g, n, ctx.host));
+  if (elementwise) {
+    const float* xb = elementwise->family == MemberLaunch::Family::Binary ? dev(input(node, 1)) : nullptr;
+    p.launch = [l = *elementwise, x, xb, y](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_one(s.stream, l, x, xb, y));
       return {};
     };
     return p;
@@ -765,18 +843,6 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     const float *scale = dev(input(node, 1)), *bias = dev(input(node, 2)), *mean = dev(input(node, 3)), *var = dev(input(node, 4));
     p.launch = [=](const StreamContext& s) -> Status {
       WEFT_CUDA_CHECK(launch_batchnorm(s.stream, nn, c, hw, x, scale, bias, mean, var, eps, y));
-      return {};
-    };
-    return p;
-  }
-
-  if (op == "Softmax" || op == "ReduceMean") {
-    WEFT_TRY_ASSIGN(auto geo, op == "Softmax" ? softmax_geometry(g, n) : reduce_geometry(g, n, ctx.host));
-    const auto [outer, dim, inner] = geo;
-    const bool softmax = op == "Softmax";
-    p.launch = [=](const StreamContext& s) -> Status {
-      if (softmax) WEFT_CUDA_CHECK(launch_softmax(s.stream, outer, dim, inner, x, y));
-      else WEFT_CUDA_CHECK(launch_reduce_mean(s.stream, outer, dim, inner, x, y));
       return {};
     };
     return p;

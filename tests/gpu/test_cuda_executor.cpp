@@ -404,32 +404,37 @@ TEST(CudaOps, TransposeSliceGatherPowSqrtErfMatchCpu) {
   EXPECT_LE(cpu_vs_cuda(*g), 1e-5);
 }
 
-// A merged model runs its merged nodes' members one after another on their stream: the grouped
-// MLP merged (48 -> 12 launches), on 4 streams and sequentially, gives the unmerged CPU run's outputs.
-TEST(CudaMerge, MergedGroupedMlpMatchesTheUnmergedCpuRun) {
+// A merged model runs each merged node as one launch where its members differ only in their
+// pointers (a batched GEMM for the grouped MLP's Gemms, 48 -> 12 launches; one grid over pointer
+// arrays for the transformer's per-head Relus, Adds, Transposes and Softmaxes), else its members
+// one after another on the node's stream. Sequentially and on streams, eager and replayed, the
+// outputs are the unmerged CPU run's.
+TEST(CudaMerge, MergedModelsMatchTheUnmergedCpuRun) {
   auto device = core::load_device("h200");
   ASSERT_TRUE(device) << device.error().message;
-  core::ImportOptions io;
-  io.dims["batch"] = 4;
-  auto g = core::import_onnx(test::model_file("grouped_mlp"), io);
-  ASSERT_TRUE(g) << g.error().message;
-  const core::CostTable costs = core::estimate_costs(*g, *device);
-  auto merged = core::merge_model(*g, costs, *device);
-  ASSERT_TRUE(merged) << merged.error().message;
-  ASSERT_LT(merged->graph.node_count(), g->node_count());
-  auto cpu = core::make_cpu_executor()->run(*g, sequential(*g), core::plan_no_reuse(*g), quick());
-  ASSERT_TRUE(cpu) << cpu.error().message;
-  for (const char* strategy : {"sequential", "level-rr"}) {
-    auto s = core::make_schedule(strategy, merged->graph, merged->costs, *device);
-    ASSERT_TRUE(s) << s.error().message;
-    auto plan = core::plan_memory(merged->graph, *s);
-    ASSERT_TRUE(plan) << plan.error().message;
-    for (const bool replay : {false, true}) {
-      gpu::CudaRunOptions o;
-      o.cuda_graph = replay;
-      auto r = gpu::make_cuda_executor(o)->run(merged->graph, *s, *plan, quick());
-      ASSERT_TRUE(r) << strategy << (replay ? " graph: " : ": ") << r.error().message;
-      EXPECT_LE(scaled_error(*cpu, *r), kTolerance) << strategy << (replay ? " graph" : "");
+  for (const char* name : {"grouped_mlp", "transformer4h"}) {
+    core::ImportOptions io;
+    io.dims["batch"] = 4;
+    auto g = core::import_onnx(test::model_file(name), io);
+    ASSERT_TRUE(g) << name << ": " << g.error().message;
+    const core::CostTable costs = core::estimate_costs(*g, *device);
+    auto merged = core::merge_model(*g, costs, *device);
+    ASSERT_TRUE(merged) << name << ": " << merged.error().message;
+    ASSERT_LT(merged->graph.node_count(), g->node_count()) << name;
+    auto cpu = core::make_cpu_executor()->run(*g, sequential(*g), core::plan_no_reuse(*g), quick());
+    ASSERT_TRUE(cpu) << name << ": " << cpu.error().message;
+    for (const char* strategy : {"sequential", "level-rr"}) {
+      auto s = core::make_schedule(strategy, merged->graph, merged->costs, *device);
+      ASSERT_TRUE(s) << s.error().message;
+      auto plan = core::plan_memory(merged->graph, *s);
+      ASSERT_TRUE(plan) << plan.error().message;
+      for (const bool replay : {false, true}) {
+        gpu::CudaRunOptions o;
+        o.cuda_graph = replay;
+        auto r = gpu::make_cuda_executor(o)->run(merged->graph, *s, *plan, quick());
+        ASSERT_TRUE(r) << name << " " << strategy << (replay ? " graph: " : ": ") << r.error().message;
+        EXPECT_LE(scaled_error(*cpu, *r), kTolerance) << name << " " << strategy << (replay ? " graph" : "");
+      }
     }
   }
 }
