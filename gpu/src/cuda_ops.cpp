@@ -550,11 +550,12 @@ core::Expected<std::optional<PreparedNode>> batched_members(const PrepareContext
   return std::optional<PreparedNode>(std::move(p));
 }
 
-/// One launch for a merged group of equal GEMMs (the grouped MLP's layers, IOS-style merges of
-/// convolutions aside): cuBLAS's batched GEMM over the members' pointers, after one kernel that
-/// writes each member's bias rows into its output (a Gemm's C of shape [N] or [1, N]). Empty when
-/// the members differ in operator or geometry, or a C broadcasts otherwise: they then run one
-/// after another.
+/// One launch for a merged group of equal GEMMs (the grouped MLP's layers, the transformer's
+/// per-head projections and batched attention products; IOS-style merges of convolutions aside):
+/// cuBLAS's batched GEMM over the pointers of every member's products (a batched MatMul gives one
+/// per batch index), after one kernel that writes each member's bias rows into its output (a
+/// Gemm's C of shape [N] or [1, N]). Empty when the members differ in operator or geometry, or a
+/// C broadcasts otherwise: they then run one after another.
 core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& ctx) {
   const std::optional<PreparedNode> kNone;  // the members run one after another
   const Graph& body = *ctx.graph;
@@ -570,9 +571,9 @@ core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& c
     const Node& node = body.node(m);
     if (node.op_type != op) return kNone;
     WEFT_TRY_ASSIGN(const GemmGeometry gm, gemm_geometry(body, m));
-    if (gm.batch != 1 || gm.k == 0) return kNone;
-    if (geo && (gm.m != geo->m || gm.n != geo->n || gm.k != geo->k || gm.trans_a != geo->trans_a || gm.trans_b != geo->trans_b ||
-                gm.alpha != geo->alpha || gm.beta != geo->beta || gm.has_c != geo->has_c))
+    if (gm.k == 0 || (gm.batch != 1 && gm.has_c)) return kNone;
+    if (geo && (gm.m != geo->m || gm.n != geo->n || gm.k != geo->k || gm.batch != geo->batch || gm.trans_a != geo->trans_a ||
+                gm.trans_b != geo->trans_b || gm.alpha != geo->alpha || gm.beta != geo->beta || gm.has_c != geo->has_c))
       return kNone;
     geo = gm;
     if (gm.has_c) {
@@ -580,29 +581,38 @@ core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& c
       if (c != Shape{gm.n} && c != Shape{1, gm.n}) return kNone;
       cs.push_back(dev(input(node, 2)));
     }
-    xs.push_back(dev(input(node, 0)));
-    bs.push_back(dev(input(node, 1)));
-    ys.push_back(dev(node.outputs[0]));
+    // A batched MatMul (attention's per-head scores and context) adds a pointer per product.
+    const auto* x = static_cast<const float*>(dev(input(node, 0)));
+    const auto* b = static_cast<const float*>(dev(input(node, 1)));
+    const auto* y = static_cast<const float*>(dev(node.outputs[0]));
+    if (!x || !b || !y) return kNone;
+    for (std::int64_t j = 0; j < gm.batch; ++j) {
+      xs.push_back(x + j * gm.stride_a);
+      bs.push_back(b + j * gm.stride_b);
+      ys.push_back(y + j * gm.m * gm.n);
+    }
   }
+  const std::size_t products = xs.size();
+  if (products > static_cast<std::size_t>(std::numeric_limits<int>::max())) return kNone;
   std::vector<const void*> pointers;
   for (const auto* list : {&xs, &bs, &ys, &cs}) pointers.insert(pointers.end(), list->begin(), list->end());
   if (std::find(pointers.begin(), pointers.end(), nullptr) != pointers.end()) return kNone;
   WEFT_TRY_ASSIGN(auto arrays, device_pointer_arrays(pointers, "a merged GEMM's operand pointers"));
   const auto* base = static_cast<void* const*>(arrays->get());
   const auto* dx = reinterpret_cast<const float* const*>(base);
-  const auto* db = reinterpret_cast<const float* const*>(base + count);
-  auto* dy = reinterpret_cast<float* const*>(base + 2 * count);
-  const auto* dc = reinterpret_cast<const float* const*>(base + 3 * count);
+  const auto* db = reinterpret_cast<const float* const*>(base + products);
+  auto* dy = reinterpret_cast<float* const*>(base + 2 * products);
+  const auto* dc = reinterpret_cast<const float* const*>(base + 3 * products);
   PreparedNode p;
   const GemmGeometry m = *geo;
-  const int members = static_cast<int>(count);
-  p.launch = [m, members, arrays, dx, db, dy, dc](const StreamContext& s) -> Status {
-    // As one member's GEMM, batched.
-    if (m.has_c) WEFT_CUDA_CHECK(launch_bias_rows(s.stream, members, m.m, m.n, dc, dy));
+  const int batch = static_cast<int>(products);  // members x each member's batch
+  p.launch = [m, batch, arrays, dx, db, dy, dc](const StreamContext& s) -> Status {
+    // As one member's GEMM, batched (with C, each member's batch is 1).
+    if (m.has_c) WEFT_CUDA_CHECK(launch_bias_rows(s.stream, batch, m.m, m.n, dc, dy));
     const GemmGeometry::Blas call = m.blas();
     if (call.m == 0 || call.n == 0) return {};
     WEFT_CUDA_CHECK(cublasSgemmBatched(s.cublas, call.op_b, call.op_a, call.n, call.m, call.k, &m.alpha, db, call.ldb, dx, call.lda,
-                                       &m.beta, dy, call.n, members));
+                                       &m.beta, dy, call.n, batch));
     return {};
   };
   return std::optional<PreparedNode>(std::move(p));
