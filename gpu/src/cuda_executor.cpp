@@ -216,11 +216,12 @@ class CudaExecutor final : public core::Executor {
     const std::size_t count = graph.tensor_count();
     std::vector<std::size_t> source_offset(count, 0), extra_offset(count, 0);
     std::size_t source_bytes = 0, extra_bytes = 0;
-    // A micro-batch split graph's views have no storage of their own: they point into their
-    // parent (a graph input's buffer, or the graph output that the copies write in place), as on
-    // the CPU. An output with views and no producer gets its bytes like any unplanned output.
+    // Views have no storage of their own: they point into their parent (a graph input's buffer,
+    // the graph output that a split's copies write in place, or the block of a merged node's
+    // outputs), as on the CPU. A parent with no producer gets its bytes like any unplanned
+    // output, or its planned place (the merged outputs' block always has one).
     const auto split_output = [](const core::Tensor& t) {
-      return t.producer == core::kNoNode && t.kind == core::TensorKind::Output && !t.views.empty();
+      return t.producer == core::kNoNode && t.kind != core::TensorKind::Input && t.kind != core::TensorKind::Weight && !t.views.empty();
     };
     for (std::size_t i = 0; i < count; ++i) {
       const core::Tensor& t = graph.tensor(static_cast<TensorId>(i));

@@ -618,6 +618,139 @@ core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& c
   return std::optional<PreparedNode>(std::move(p));
 }
 
+/// A convolution's cuDNN launch (the forward algorithm cuDNN's heuristics rank first among those
+/// usable with the chosen maths), then its bias. `keep` (may be null) holds device memory the
+/// launch reads (a merged convolution's concatenated filters).
+core::Expected<PreparedNode> conv_launch(const PrepareContext& ctx, const Graph& g, NodeId n, const ConvGeometry& cg, const float* x,
+                                         const float* w, const float* bias, float* y, std::shared_ptr<DeviceBuffer> keep) {
+  PreparedNode p;
+  auto to_int = [](std::int64_t v) { return static_cast<int>(v); };
+  auto x_desc = std::make_shared<TensorDesc>(), y_desc = std::make_shared<TensorDesc>(), b_desc = std::make_shared<TensorDesc>();
+  auto w_desc = std::make_shared<FilterDesc>();
+  auto conv = std::make_shared<ConvDesc>();
+  WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(x_desc->out()));
+  WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(y_desc->out()));
+  WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(b_desc->out()));
+  WEFT_CUDA_CHECK(cudnnCreateFilterDescriptor(w_desc->out()));
+  WEFT_CUDA_CHECK(cudnnCreateConvolutionDescriptor(conv->out()));
+  WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(x_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(cg.x[0]), to_int(cg.x[1]),
+                                             to_int(cg.x[2]), to_int(cg.x[3])));
+  WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(y_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(cg.y[0]), to_int(cg.y[1]),
+                                             to_int(cg.y[2]), to_int(cg.y[3])));
+  WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(b_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, to_int(cg.w[0]), 1, 1));
+  WEFT_CUDA_CHECK(cudnnSetFilter4dDescriptor(w_desc->get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, to_int(cg.w[0]), to_int(cg.w[1]),
+                                             to_int(cg.w[2]), to_int(cg.w[3])));
+  WEFT_CUDA_CHECK(cudnnSetConvolution2dDescriptor(conv->get(), to_int(cg.pads[0]), to_int(cg.pads[1]), to_int(cg.stride[0]),
+                                                  to_int(cg.stride[1]), to_int(cg.dilation[0]), to_int(cg.dilation[1]),
+                                                  CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  WEFT_CUDA_CHECK(cudnnSetConvolutionGroupCount(conv->get(), to_int(cg.group)));
+  // FMA-only maths unless TF32 is asked for: outputs then compare with the CPU reference
+  // (CUDNN_DEFAULT_MATH would let cuDNN use TF32 on Ampere and later).
+  WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), ctx.tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+  int on = 0, oc = 0, oh = 0, ow = 0;
+  WEFT_CUDA_CHECK(cudnnGetConvolution2dForwardOutputDim(conv->get(), x_desc->get(), w_desc->get(), &on, &oc, &oh, &ow));
+  if (Shape{on, oc, oh, ow} != cg.y) return unsupported(g, n, "cuDNN's output shape differs from the graph's");
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  WEFT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(),
+                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+  // Heuristic order is expected speed; take the first that works with the chosen maths and
+  // whose workspace stays reasonable (each stream holds its largest).
+  constexpr std::size_t kMaxWorkspace = std::size_t{512} << 20;
+  // Never ALLOW_CONVERSION (it may compute in half precision); without TF32 an algorithm that
+  // reports FMA maths first, one that reports the default maths (run as FMA here) after.
+  const auto usable = [&](const cudnnConvolutionFwdAlgoPerf_t& a, bool strict) {
+    if (a.status != CUDNN_STATUS_SUCCESS || a.memory > kMaxWorkspace || a.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
+    if (ctx.tf32) return true;
+    return a.mathType == CUDNN_FMA_MATH || (!strict && a.mathType == CUDNN_DEFAULT_MATH);
+  };
+  const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
+  for (const bool strict : {true, false})
+    for (int i = 0; i < returned && !chosen; ++i)
+      if (usable(perf[i], strict)) chosen = &perf[i];
+  if (!chosen) return unsupported(g, n, "cuDNN offers no forward algorithm for this convolution");
+  const cudnnConvolutionFwdAlgo_t algo = chosen->algo;
+  // With TF32 allowed the algorithm may be one that runs on tensor cores or one that does not:
+  // the descriptor must carry the math type cuDNN chose it for. Without TF32 it stays FMA.
+  if (ctx.tf32) WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), chosen->mathType));
+  std::size_t ws = 0;
+  WEFT_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(), algo, &ws));
+  p.workspace_bytes = ws;
+  p.launch = [=, keep = std::move(keep)](const StreamContext& s) -> Status {
+    const float one = 1.0f, zero = 0.0f;
+    WEFT_CUDA_CHECK(cudnnConvolutionForward(s.cudnn, &one, x_desc->get(), x, w_desc->get(), w, conv->get(), algo, s.workspace,
+                                            s.workspace_bytes, &zero, y_desc->get(), y));
+    if (bias) WEFT_CUDA_CHECK(cudnnAddTensor(s.cudnn, &one, b_desc->get(), bias, &one, y_desc->get(), y));
+    return {};
+  };
+  return p;
+}
+
+/// One launch for a merged group of convolutions reading one input (IOS's operator merge: a
+/// GoogLeNet module's 1x1 convolutions) whose outputs lie side by side at batch 1 (the block
+/// merge_graph places them in): one cuDNN convolution over the members' filters concatenated along
+/// the output channels, then the concatenated bias, writing every member's output in place. The
+/// concatenated filters are one device copy made here from the weights' host values. Empty when
+/// the members differ in more than their output channels, the batch is not 1, or the outputs are
+/// not adjacent: they then run one after another.
+core::Expected<std::optional<PreparedNode>> concat_conv(const PrepareContext& ctx) {
+  const std::optional<PreparedNode> kNone;
+  const Graph& body = *ctx.graph;
+  const std::size_t count = body.node_count();
+  if (count < 2) return kNone;
+  const auto dev = [&](TensorId t) { return t == core::kNoTensor ? nullptr : static_cast<float*>((*ctx.device)[static_cast<std::size_t>(t)]); };
+  const auto host_floats = [&](TensorId t, std::int64_t elements) -> const core::HostTensor* {
+    auto it = ctx.host->find(t);
+    if (it == ctx.host->end() || it->second.dtype != core::DType::Float32 ||
+        it->second.bytes.size() != static_cast<std::size_t>(elements) * sizeof(float))
+      return nullptr;
+    return &it->second;
+  };
+  std::optional<ConvGeometry> first;
+  std::vector<std::uint8_t> filters, biases;
+  std::int64_t channels = 0;
+  float* next = nullptr;  // where the next member's output must start
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto m = static_cast<NodeId>(i);
+    const Node& node = body.node(m);
+    if (node.op_type != "Conv" || input(node, 0) != input(body.node(0), 0)) return kNone;
+    auto geo = conv_geometry(body, m);
+    if (!geo) return kNone;  // named when the members are prepared one by one
+    const ConvGeometry& cg = *geo;
+    if (cg.group != 1 || cg.y[0] != 1) return kNone;
+    if (first && (cg.x != first->x || cg.bias != first->bias || cg.stride != first->stride || cg.dilation != first->dilation ||
+                  !std::equal(cg.pads, cg.pads + 4, first->pads) || !std::equal(cg.w.begin() + 1, cg.w.end(), first->w.begin() + 1) ||
+                  cg.y[2] != first->y[2] || cg.y[3] != first->y[3]))
+      return kNone;
+    if (!first) first = cg;
+    float* y = dev(node.outputs[0]);
+    if (!y || (next && y != next)) return kNone;
+    next = y + product(cg.y, 0, cg.y.size());
+    const auto* w = host_floats(input(node, 1), product(cg.w, 0, cg.w.size()));
+    if (!w) return kNone;
+    filters.insert(filters.end(), w->bytes.begin(), w->bytes.end());
+    if (cg.bias) {
+      const auto* b = host_floats(input(node, 2), cg.w[0]);
+      if (!b) return kNone;
+      biases.insert(biases.end(), b->bytes.begin(), b->bytes.end());
+    }
+    channels += cg.w[0];
+  }
+  ConvGeometry merged = *first;
+  merged.w[0] = channels;
+  merged.y[1] = channels;
+  auto weights = std::make_shared<DeviceBuffer>();
+  WEFT_TRY(weights->allocate(filters.size() + biases.size(), "a merged convolution's concatenated filters"));
+  auto* base = static_cast<std::uint8_t*>(weights->get());
+  WEFT_CUDA_CHECK(cudaMemcpy(base, filters.data(), filters.size(), cudaMemcpyHostToDevice));
+  if (!biases.empty()) WEFT_CUDA_CHECK(cudaMemcpy(base + filters.size(), biases.data(), biases.size(), cudaMemcpyHostToDevice));
+  const auto* w = reinterpret_cast<const float*>(base);
+  const auto* bias = biases.empty() ? nullptr : reinterpret_cast<const float*>(base + filters.size());
+  WEFT_TRY_ASSIGN(auto p, conv_launch(ctx, body, 0, merged, dev(input(body.node(0), 0)), w, bias, dev(body.node(0).outputs[0]),
+                                      std::move(weights)));
+  return std::optional<PreparedNode>(std::move(p));
+}
+
 /// A merged node's body (core::merge_graph): its members, reading the body's inputs (the node's,
 /// in order) and writing its outputs (the node's). Null when the node has none or they do not
 /// match the node's inputs and outputs.
@@ -765,6 +898,8 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     if (batched) return std::move(*batched);
     WEFT_TRY_ASSIGN(auto grouped, batched_members(inner));
     if (grouped) return std::move(*grouped);
+    WEFT_TRY_ASSIGN(auto concatenated, concat_conv(inner));
+    if (concatenated) return std::move(*concatenated);
     std::vector<LaunchFn> members;
     PreparedNode p;
     for (std::size_t m = 0; m < body->node_count(); ++m) {
@@ -915,68 +1050,7 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
 
   if (op == "Conv") {
     WEFT_TRY_ASSIGN(const ConvGeometry cg, conv_geometry(g, n));
-    auto to_int = [](std::int64_t v) { return static_cast<int>(v); };
-    auto x_desc = std::make_shared<TensorDesc>(), y_desc = std::make_shared<TensorDesc>(), b_desc = std::make_shared<TensorDesc>();
-    auto w_desc = std::make_shared<FilterDesc>();
-    auto conv = std::make_shared<ConvDesc>();
-    WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(x_desc->out()));
-    WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(y_desc->out()));
-    WEFT_CUDA_CHECK(cudnnCreateTensorDescriptor(b_desc->out()));
-    WEFT_CUDA_CHECK(cudnnCreateFilterDescriptor(w_desc->out()));
-    WEFT_CUDA_CHECK(cudnnCreateConvolutionDescriptor(conv->out()));
-    WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(x_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(cg.x[0]), to_int(cg.x[1]),
-                                               to_int(cg.x[2]), to_int(cg.x[3])));
-    WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(y_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(cg.y[0]), to_int(cg.y[1]),
-                                               to_int(cg.y[2]), to_int(cg.y[3])));
-    WEFT_CUDA_CHECK(cudnnSetTensor4dDescriptor(b_desc->get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, to_int(cg.w[0]), 1, 1));
-    WEFT_CUDA_CHECK(cudnnSetFilter4dDescriptor(w_desc->get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, to_int(cg.w[0]), to_int(cg.w[1]),
-                                               to_int(cg.w[2]), to_int(cg.w[3])));
-    WEFT_CUDA_CHECK(cudnnSetConvolution2dDescriptor(conv->get(), to_int(cg.pads[0]), to_int(cg.pads[1]), to_int(cg.stride[0]),
-                                                    to_int(cg.stride[1]), to_int(cg.dilation[0]), to_int(cg.dilation[1]),
-                                                    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    WEFT_CUDA_CHECK(cudnnSetConvolutionGroupCount(conv->get(), to_int(cg.group)));
-    // FMA-only maths unless TF32 is asked for: outputs then compare with the CPU reference
-    // (CUDNN_DEFAULT_MATH would let cuDNN use TF32 on Ampere and later).
-    WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), ctx.tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
-    int on = 0, oc = 0, oh = 0, ow = 0;
-    WEFT_CUDA_CHECK(cudnnGetConvolution2dForwardOutputDim(conv->get(), x_desc->get(), w_desc->get(), &on, &oc, &oh, &ow));
-    if (Shape{on, oc, oh, ow} != cg.y) return unsupported(g, n, "cuDNN's output shape differs from the graph's");
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int returned = 0;
-    WEFT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(),
-                                                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-    // Heuristic order is expected speed; take the first that works with the chosen maths and
-    // whose workspace stays reasonable (each stream holds its largest).
-    constexpr std::size_t kMaxWorkspace = std::size_t{512} << 20;
-    // Never ALLOW_CONVERSION (it may compute in half precision); without TF32 an algorithm that
-    // reports FMA maths first, one that reports the default maths (run as FMA here) after.
-    const auto usable = [&](const cudnnConvolutionFwdAlgoPerf_t& a, bool strict) {
-      if (a.status != CUDNN_STATUS_SUCCESS || a.memory > kMaxWorkspace || a.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
-      if (ctx.tf32) return true;
-      return a.mathType == CUDNN_FMA_MATH || (!strict && a.mathType == CUDNN_DEFAULT_MATH);
-    };
-    const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
-    for (const bool strict : {true, false})
-      for (int i = 0; i < returned && !chosen; ++i)
-        if (usable(perf[i], strict)) chosen = &perf[i];
-    if (!chosen) return unsupported(g, n, "cuDNN offers no forward algorithm for this convolution");
-    const cudnnConvolutionFwdAlgo_t algo = chosen->algo;
-    // With TF32 allowed the algorithm may be one that runs on tensor cores or one that does not:
-    // the descriptor must carry the math type cuDNN chose it for. Without TF32 it stays FMA.
-    if (ctx.tf32) WEFT_CUDA_CHECK(cudnnSetConvolutionMathType(conv->get(), chosen->mathType));
-    std::size_t ws = 0;
-    WEFT_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(ctx.cudnn, x_desc->get(), w_desc->get(), conv->get(), y_desc->get(), algo, &ws));
-    p.workspace_bytes = ws;
-    const float* w = dev(input(node, 1));
-    const float* bias = cg.bias ? dev(input(node, 2)) : nullptr;
-    p.launch = [=](const StreamContext& s) -> Status {
-      const float one = 1.0f, zero = 0.0f;
-      WEFT_CUDA_CHECK(cudnnConvolutionForward(s.cudnn, &one, x_desc->get(), x, w_desc->get(), w, conv->get(), algo, s.workspace,
-                                              s.workspace_bytes, &zero, y_desc->get(), y));
-      if (bias) WEFT_CUDA_CHECK(cudnnAddTensor(s.cudnn, &one, b_desc->get(), bias, &one, y_desc->get(), y));
-      return {};
-    };
-    return p;
+    return conv_launch(ctx, g, n, cg, x, dev(input(node, 1)), cg.bias ? dev(input(node, 2)) : nullptr, y, nullptr);
   }
   return unsupported(g, n, "no CUDA kernel for this operator");
 }

@@ -406,15 +406,16 @@ TEST(CudaOps, TransposeSliceGatherPowSqrtErfMatchCpu) {
 
 // A merged model runs each merged node as one launch where its members differ only in their
 // pointers (a batched GEMM for the grouped MLP's Gemms, 48 -> 12 launches; one grid over pointer
-// arrays for the transformer's per-head Relus, Adds, Transposes and Softmaxes), else its members
-// one after another on the node's stream. Sequentially and on streams, eager and replayed, the
-// outputs are the unmerged CPU run's.
+// arrays for the transformer's per-head Relus, Adds, Transposes and Softmaxes), GoogLeNet's
+// same-input 1x1 convolutions as one convolution over concatenated filters writing the outputs'
+// block, else its members one after another on the node's stream. Sequentially and on streams,
+// eager and replayed, the outputs are the unmerged CPU run's.
 TEST(CudaMerge, MergedModelsMatchTheUnmergedCpuRun) {
   auto device = core::load_device("h200");
   ASSERT_TRUE(device) << device.error().message;
-  for (const char* name : {"grouped_mlp", "transformer4h"}) {
+  for (const char* name : {"grouped_mlp", "transformer4h", "googlenet"}) {
     core::ImportOptions io;
-    io.dims["batch"] = 4;
+    io.dims["batch"] = 4;  // googlenet has a static batch of 1
     auto g = core::import_onnx(test::model_file(name), io);
     ASSERT_TRUE(g) << name << ": " << g.error().message;
     const core::CostTable costs = core::estimate_costs(*g, *device);

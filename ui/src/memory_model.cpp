@@ -72,16 +72,27 @@ MemoryModel memory_model_from_study(const core::Graph& graph, const core::Schedu
     }
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
     if (plan->offset[t] < 0) continue;
-    const core::Tensor& tensor = graph.tensor(static_cast<core::TensorId>(t));
+    const auto id = static_cast<core::TensorId>(t);
+    // A block written through views (a merged node's outputs side by side, a split's output) is
+    // one block, live from its first writer to its last access; its views lie inside it.
+    if (graph.tensor(id).is_view()) continue;
+    const auto writers = graph.writers(id);
+    if (writers.empty()) continue;
     MemoryBlock b;
-    b.tensor = static_cast<core::TensorId>(t);
-    b.producer = tensor.producer;
+    b.tensor = id;
+    b.producer = writers.front();
     b.offset = plan->offset[t];
     b.size = plan->size[t];
-    b.first_step = b.last_step = step_of[idx(tensor.producer)];
-    b.start_us = start[idx(tensor.producer)];
-    b.end_us = end[idx(tensor.producer)];
-    for (core::NodeId r : tensor.consumers) {
+    b.first_step = b.last_step = step_of[idx(b.producer)];
+    b.start_us = start[idx(b.producer)];
+    b.end_us = end[idx(b.producer)];
+    for (core::NodeId w : writers) {
+      b.first_step = std::min(b.first_step, step_of[idx(w)]);
+      b.last_step = std::max(b.last_step, step_of[idx(w)]);
+      b.start_us = std::min(b.start_us, start[idx(w)]);
+      b.end_us = std::max(b.end_us, end[idx(w)]);
+    }
+    for (core::NodeId r : graph.readers(id)) {
       b.last_step = std::max(b.last_step, step_of[idx(r)]);
       b.end_us = std::max(b.end_us, end[idx(r)]);
     }

@@ -32,6 +32,31 @@ std::vector<std::string> names(const Graph& g, const std::vector<TensorId>& ids)
   return out;
 }
 
+// A merged node's outputs side by side, in member order: one block (`block`, an intermediate no
+// node writes as a whole) whose views they are, so that the memory plan places them contiguously
+// and one launch can write them all (a convolution over the members' concatenated filters, an
+// elementwise operator over the concatenated range). Only where every output is an activation of
+// the graph (not a graph output, which is the caller's buffer, nor already a view) of one dtype
+// and a static size; otherwise each output keeps a block of its own.
+void place_side_by_side(const Graph& graph, const std::vector<TensorId>& outputs, const std::string& block, GraphBuilder& b) {
+  if (outputs.size() < 2 || graph.find_tensor(block)) return;
+  const DType dtype = graph.tensor(outputs.front()).dtype;
+  std::int64_t total = 0;
+  for (TensorId t : outputs) {
+    const Tensor& x = graph.tensor(t);
+    if (x.kind != TensorKind::Intermediate || x.is_view() || !x.views.empty() || x.dtype != dtype || x.bytes() <= 0) return;
+    total += x.bytes();
+  }
+  const std::int64_t element = graph.tensor(outputs.front()).bytes() / graph.tensor(outputs.front()).elements();
+  if (element <= 0 || total % element != 0) return;
+  b.set_shape(block, dtype, {total / element});
+  std::int64_t offset = 0;
+  for (TensorId t : outputs) {
+    b.set_view(graph.tensor(t).name, block, offset);
+    offset += graph.tensor(t).bytes();
+  }
+}
+
 }  // namespace
 
 bool is_merged_node(const Node& node) { return node.domain == kMergedDomain && node.op_type == kMergedOp; }
@@ -178,8 +203,10 @@ Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, co
     count_attr.name = "members";
     count_attr.type = Attribute::Type::Int;
     count_attr.i = static_cast<std::int64_t>(group.nodes.size());
-    b.add_node("merged:" + graph.key(v) + "+" + std::to_string(group.nodes.size() - 1), kMergedOp, names(graph, inputs),
-               names(graph, outputs), {std::move(body_attr), std::move(op_attr), std::move(count_attr)}, kMergedDomain);
+    const std::string merged_name = "merged:" + graph.key(v) + "+" + std::to_string(group.nodes.size() - 1);
+    b.add_node(merged_name, kMergedOp, names(graph, inputs), names(graph, outputs),
+               {std::move(body_attr), std::move(op_attr), std::move(count_attr)}, kMergedDomain);
+    place_side_by_side(graph, outputs, merged_name + "/outputs", b);
     members.push_back(group.nodes);
     merged_costs.push_back(c);
   }

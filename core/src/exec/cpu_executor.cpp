@@ -84,6 +84,7 @@ Status check_host_memory(const Graph& graph, const MemoryPlan& plan) {
   for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
     const Tensor& t = graph.tensor(static_cast<TensorId>(i));
     if (t.is_view()) continue;  // inside its parent
+    if (t.kind == TensorKind::Intermediate) continue;  // in the arena (a block written through views too)
     if (t.producer == kNoNode || t.kind == TensorKind::Output) need += static_cast<double>(std::max<std::int64_t>(t.bytes(), 0));
   }
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
@@ -550,12 +551,12 @@ class CpuExecutor final : public Executor {
       state.values[i] = View{h.dtype, h.shape, state.own[i].data()};
       if (seeded) ++state.random_weights;
     }
-    // Views (micro-batch split) alias their parent: a graph input's buffer, or the output's bytes
-    // (in the arena when planned there) that the views' producers write in place.
+    // Views alias their parent: a graph input's buffer, or the bytes (in the arena when planned
+    // there) that the views' producers write in place: a split's output, a merged node's outputs.
     for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
       const Tensor& t = graph.tensor(static_cast<TensorId>(i));
       if (t.views.empty()) continue;
-      if (t.kind == TensorKind::Output) {
+      if (t.kind == TensorKind::Output || t.kind == TensorKind::Intermediate) {
         std::uint8_t* base = nullptr;
         if (state.plan->offset[i] != kNotPlanned) {
           base = state.arena.data() + state.plan->offset[i];

@@ -430,8 +430,14 @@ Expected<Graph> GraphBuilder::build() && {
     if (parent.kind == TensorKind::Output && parent.producer == kNoNode) {
       if (view.producer == kNoNode) return make_error(ErrorKind::InvalidInput, what + ": no node writes it");
       view.kind = TensorKind::Output;
+    } else if (parent.kind == TensorKind::Intermediate && parent.producer == kNoNode) {
+      // One block for tensors written side by side (a merged node's outputs): only the views are
+      // written and read (a node reading the block itself was refused above: nothing defines
+      // it), so data edges stay those of the views.
+      if (view.producer == kNoNode) return make_error(ErrorKind::InvalidInput, what + ": no node writes it");
     } else if (parent.kind != TensorKind::Input) {
-      return make_error(ErrorKind::InvalidInput, what + ": the parent must be a graph input or a graph output no node writes");
+      return make_error(ErrorKind::InvalidInput,
+                        what + ": the parent must be a graph input, or a graph output or intermediate no node writes");
     }
     if (view.dtype != parent.dtype || !view.shape_known() || !parent.shape_known())
       return make_error(ErrorKind::InvalidInput, what + ": both need the same dtype and static shapes");
@@ -463,6 +469,8 @@ Expected<Graph> GraphBuilder::build() && {
       std::sort(g.m_readers.begin() + readers_from, g.m_readers.end());
       g.m_readers.erase(std::unique(g.m_readers.begin() + readers_from, g.m_readers.end()), g.m_readers.end());
       std::sort(g.m_writers.begin() + writers_from, g.m_writers.end());
+      // A merged node writes every view of its outputs' block: one writer, listed once.
+      g.m_writers.erase(std::unique(g.m_writers.begin() + writers_from, g.m_writers.end()), g.m_writers.end());
     }
     WEFT_CHECK(g.m_readers.size() <= UINT32_MAX && g.m_writers.size() <= UINT32_MAX);
     g.m_reader_begin[ti + 1] = static_cast<std::uint32_t>(g.m_readers.size());

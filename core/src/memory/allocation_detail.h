@@ -23,12 +23,13 @@ namespace weft::core::detail {
 std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::int64_t> start,
                                                           std::span<const std::int64_t> end);
 
-/// The dead-from frontier of a tensor (one writer): per stream, the index of the first node that
-/// happens strictly after all its readers (its producer when it has none), or the stream's
-/// length, into `out`. Those nodes and everything after them are exactly where the tensor is
-/// dead. Any other set of accesses (the parent of views: its writers and readers):
-/// FirstAfter::after_all. O(readers · S).
-void dead_from(const FirstAfter& after, const Tensor& tensor, std::vector<std::int32_t>& out);
+/// The dead-from frontier of a tensor with one writer (its producer, or the one node writing all
+/// its views: a merged node's block of outputs): per stream, the index of the first node that
+/// happens strictly after all its readers (its writer when it has none), or the stream's length,
+/// into `out`. Those nodes and everything after them are exactly where the tensor is dead. Any
+/// other set of accesses (a split output's parent, several writers): FirstAfter::after_all.
+/// O(readers · S).
+void dead_from(const FirstAfter& after, const Graph& graph, TensorId t, std::vector<std::int32_t>& out);
 
 /// Conservative live ranges of `tensors` under a several-stream order: closed positions in a
 /// depth-ordered linear extension of happens-before, from the producer (first writer) to the last

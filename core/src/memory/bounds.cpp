@@ -323,9 +323,9 @@ ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const Executi
   // take well under a second), the same sweep over a linearisation of H gives a valid, not
   // always tight, bound (tensors overlapping there pairwise conflict).
   constexpr std::size_t kExactFlowTensors = 250'000;
-  // The flow network gives each tensor one producer; a parent of views has several writers, so
-  // such a graph gets the linearisation's (valid, not always tight) bound too.
-  if (schedule.stream_count() <= 1 || b_count > kExactFlowTensors || has_planned_views(graph, options.outputs_in_arena)) {
+  // The flow network gives each tensor one producer; a split output's parent has several
+  // writers, so such a graph gets the linearisation's (valid, not always tight) bound too.
+  if (schedule.stream_count() <= 1 || b_count > kExactFlowTensors || has_multi_writer_tensors(graph, options.outputs_in_arena)) {
     const std::vector<NodeId>& order = schedule.stream_count() == 1 ? schedule.streams[0] : clocks.order();
     out = linear_clique(graph, order, tensors, weight);
     out.exact = schedule.stream_count() <= 1;
@@ -365,9 +365,8 @@ ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const Executi
     const FirstAfter after(clocks);
     std::vector<std::int32_t> frontier;
     for (std::size_t i = 0; i < b_count; ++i) {
-      const Tensor& t = graph.tensor(tensors[i]);
-      producer[i] = t.producer;
-      detail::dead_from(after, t, frontier);
+      producer[i] = graph.writers(tensors[i]).front();  // one writer here (has_multi_writer_tensors)
+      detail::dead_from(after, graph, tensors[i], frontier);
       for (std::size_t s = 0; s < frontier.size(); ++s)
         if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size())
           frontier_entries.push_back({clocks.stream(s)[static_cast<std::size_t>(frontier[s])], {i, 0, frontier[s]}});

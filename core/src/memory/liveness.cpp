@@ -73,9 +73,9 @@ std::vector<std::vector<std::int32_t>> interval_conflicts(std::span<const std::i
   });
 }
 
-void dead_from(const FirstAfter& after, const Tensor& tensor, std::vector<std::int32_t>& out) {
-  if (tensor.consumers.empty()) return after.after_all(std::span<const NodeId>(&tensor.producer, 1), out);
-  after.after_all(tensor.consumers, out);
+void dead_from(const FirstAfter& after, const Graph& graph, TensorId t, std::vector<std::int32_t>& out) {
+  const std::span<const NodeId> readers = graph.readers(t);
+  after.after_all(readers.empty() ? graph.writers(t) : readers, out);
 }
 
 // a is dead-before b: every access of a happens strictly before every write of b. For the parent
@@ -255,17 +255,19 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
   // conflicts on each stream are one contiguous range of that list.
   std::vector<std::int64_t> key(b);
   for (std::size_t i = 0; i < b; ++i) key[i] = live.problem.start[i] * static_cast<std::int64_t>(b + 1) + static_cast<std::int64_t>(i);
-  // The parents of views (several writers) are paired by brute force below, after the rest.
-  const auto multi_writer = [&](std::size_t i) { return !graph.tensor(live.tensors[i]).views.empty(); };
+  // The parents of views with several writers (a split's outputs) are paired by brute force
+  // below, after the rest; a block one node writes (a merged node's outputs) is like a tensor.
+  const auto multi_writer = [&](std::size_t i) { return graph.writers(live.tensors[i]).size() > 1; };
+  const auto writer = [&](std::int32_t i) { return graph.writers(live.tensors[static_cast<std::size_t>(i)]).front(); };
   std::vector<std::vector<std::int32_t>> on_stream(streams);
   for (std::size_t i = 0; i < b; ++i)
-    if (!multi_writer(i)) on_stream[static_cast<std::size_t>(clocks.stream_of(graph.tensor(live.tensors[i]).producer))].push_back(static_cast<std::int32_t>(i));
+    if (!multi_writer(i)) on_stream[static_cast<std::size_t>(clocks.stream_of(writer(static_cast<std::int32_t>(i))))].push_back(static_cast<std::int32_t>(i));
   for (auto& list : on_stream)
     std::sort(list.begin(), list.end(), [&](std::int32_t x, std::int32_t y) { return key[static_cast<std::size_t>(x)] < key[static_cast<std::size_t>(y)]; });
   std::vector<std::vector<std::int32_t>> index_of(streams);  // per stream list: the producer's stream index
   const FirstAfter after(clocks);
   for (std::size_t s = 0; s < streams; ++s)
-    for (std::int32_t x : on_stream[s]) index_of[s].push_back(clocks.index(graph.tensor(live.tensors[static_cast<std::size_t>(x)]).producer));
+    for (std::int32_t x : on_stream[s]) index_of[s].push_back(clocks.index(writer(x)));
 
   // Per block a, its conflicts on each stream: one range [from, to) of that stream's list.
   struct Span {
@@ -285,7 +287,7 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
       }
       continue;
     }
-    detail::dead_from(after, graph.tensor(live.tensors[a]), frontier);
+    detail::dead_from(after, graph, live.tensors[a], frontier);
     for (std::size_t s = 0; s < streams; ++s) {
       const auto& list = on_stream[s];
       const auto from = std::upper_bound(list.begin(), list.end(), key[a], [&](std::int64_t k, std::int32_t x) {

@@ -24,15 +24,23 @@ std::vector<NodeId> greedy_order(const Graph& graph, Tie tie) {
   // falls as other readers run, so a lazy heap with re-pushes on each fall stays exact.
   std::vector<std::int64_t> net(n, 0);
   std::vector<char> done(n, 0);
+  // A view's bytes are its parent's (a merged node's block of outputs): reading a view reads the
+  // block, which is freed by the last reader of any of its views.
+  const auto counted = [&](TensorId t) {
+    const Tensor& x = graph.tensor(t);
+    return x.is_view() && is_planned_tensor(graph, x.view_of, false) ? x.view_of : t;
+  };
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
     const auto id = static_cast<TensorId>(t);
-    const std::span<const NodeId> consumers = graph.consumers(id);
-    readers_left[t] = static_cast<std::int32_t>(consumers.size());
+    const std::span<const NodeId> readers = graph.readers(id);
+    readers_left[t] = static_cast<std::int32_t>(readers.size());
     if (!is_planned_tensor(graph, id, false)) continue;
     bytes[t] = align_up(std::max<std::int64_t>(graph.bytes(id), 1), kDefaultAlignment);
-    net[static_cast<std::size_t>(graph.tensor(id).producer)] += bytes[t];  // planned without outputs: it has one
-    if (consumers.size() == 1) net[static_cast<std::size_t>(consumers.front())] -= bytes[t];
+    // Planned without outputs: one writer (its producer, or the merged node writing its views).
+    net[static_cast<std::size_t>(graph.writers(id).front())] += bytes[t];
+    if (readers.size() == 1) net[static_cast<std::size_t>(readers.front())] -= bytes[t];
   }
+  std::vector<TensorId> reads;
   std::vector<std::uint32_t> indeg(n);
   std::vector<std::int64_t> tie_key(n, 0);
   using Entry = std::tuple<std::int64_t, std::int64_t, NodeId>;  // (net, tie, node), smallest first
@@ -57,10 +65,14 @@ std::vector<NodeId> greedy_order(const Graph& graph, Tie tie) {
     order.push_back(v);
     ++clock;
     // The graph's flat lists: nodes come off the heap in no memory order.
-    for (TensorId t : graph.reads(v)) {
+    reads.clear();
+    for (TensorId t : graph.reads(v)) reads.push_back(counted(t));
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    for (TensorId t : reads) {
       if (--readers_left[static_cast<std::size_t>(t)] != 1) continue;
       // One reader left: it now frees t when it runs.
-      for (NodeId r : graph.consumers(t))
+      for (NodeId r : graph.readers(t))
         if (!done[static_cast<std::size_t>(r)]) {
           net[static_cast<std::size_t>(r)] -= bytes[static_cast<std::size_t>(t)];
           if (indeg[static_cast<std::size_t>(r)] == 0) push(r);

@@ -7,7 +7,12 @@ namespace weft::core {
 namespace {
 bool planned(const Tensor& t, std::int64_t bytes, bool outputs_in_arena) {
   if (bytes < 0 || t.is_view()) return false;
-  if (t.producer == kNoNode) return t.kind == TensorKind::Output && !t.views.empty() && outputs_in_arena;
+  if (t.producer == kNoNode) {
+    // A block written through its views: a split's output (in the arena when outputs are), or
+    // a merged node's outputs side by side (an intermediate, always).
+    if (t.views.empty()) return false;
+    return t.kind == TensorKind::Intermediate || (t.kind == TensorKind::Output && outputs_in_arena);
+  }
   if (t.kind == TensorKind::Intermediate) return true;
   return t.kind == TensorKind::Output && outputs_in_arena;
 }
@@ -23,9 +28,11 @@ std::span<const NodeId> tensor_writers(const Graph& graph, TensorId t) { return 
 
 std::span<const NodeId> tensor_readers(const Graph& graph, TensorId t) { return graph.readers(t); }
 
-bool has_planned_views(const Graph& graph, bool outputs_in_arena) {
-  for (const Tensor& t : graph.tensors())
-    if (!t.views.empty() && is_planned_tensor(t, outputs_in_arena)) return true;
+bool has_multi_writer_tensors(const Graph& graph, bool outputs_in_arena) {
+  for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
+    const auto t = static_cast<TensorId>(i);
+    if (graph.writers(t).size() > 1 && is_planned_tensor(graph, t, outputs_in_arena)) return true;
+  }
   return false;
 }
 

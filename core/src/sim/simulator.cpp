@@ -1,6 +1,7 @@
 // The simulator: host issue thread, then a discrete-event fluid model of the device.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <queue>
 #include <tuple>
 
@@ -291,16 +292,24 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
 void add_arena_counter(const Graph& graph, const MemoryPlan& plan, Timeline& tl) {
   // Arena bytes in use: a tensor is allocated when its producer starts and freed when its last
   // reader ends (its producer, if nobody reads it). Frees sort before allocations at one instant.
+  // A block written through views (a split's output, a merged node's outputs) is one tensor,
+  // from its first writer's start to its last access; its views are inside it.
   tl.arena_bytes.clear();
   std::vector<std::pair<double, double>> deltas;
   for (std::size_t t = 0; t < graph.tensor_count() && t < plan.offset.size(); ++t) {
     if (plan.offset[t] == kNotPlanned) continue;
-    const Tensor& tensor = graph.tensor(static_cast<TensorId>(t));
-    if (tensor.producer == kNoNode) continue;
+    const auto id = static_cast<TensorId>(t);
+    const Tensor& tensor = graph.tensor(id);
+    if (tensor.is_view() || (tensor.producer == kNoNode && tensor.views.empty())) continue;
     const double bytes = static_cast<double>(t < plan.size.size() && plan.size[t] > 0 ? plan.size[t] : std::max<std::int64_t>(0, tensor.bytes()));
-    double free_at = tl.items[idx(tensor.producer)].end_us;
-    for (NodeId c : tensor.consumers) free_at = std::max(free_at, tl.items[idx(c)].end_us);
-    deltas.emplace_back(tl.items[idx(tensor.producer)].start_us, bytes);
+    double alloc_at = std::numeric_limits<double>::infinity(), free_at = 0;
+    for (NodeId w : graph.writers(id)) {
+      alloc_at = std::min(alloc_at, tl.items[idx(w)].start_us);
+      free_at = std::max(free_at, tl.items[idx(w)].end_us);
+    }
+    for (NodeId c : graph.readers(id)) free_at = std::max(free_at, tl.items[idx(c)].end_us);
+    if (alloc_at > free_at) continue;  // no writer
+    deltas.emplace_back(alloc_at, bytes);
     deltas.emplace_back(free_at, -bytes);
   }
   std::sort(deltas.begin(), deltas.end());

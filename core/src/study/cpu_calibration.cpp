@@ -164,7 +164,8 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
   // Each copy holds its own arena, weights and inputs: as many copies as half the memory holds.
   std::int64_t per_copy = plan.arena_bytes;
   for (std::size_t t = 0; t < graph.tensor_count(); ++t)
-    if (graph.tensor(static_cast<TensorId>(t)).producer == kNoNode) per_copy += std::max<std::int64_t>(graph.bytes(static_cast<TensorId>(t)), 0);
+    if (const Tensor& x = graph.tensor(static_cast<TensorId>(t)); x.producer == kNoNode && x.kind != TensorKind::Intermediate)
+      per_copy += std::max<std::int64_t>(graph.bytes(static_cast<TensorId>(t)), 0);
   if (memory_bytes < 0) memory_bytes = available_memory_bytes();
   const std::int64_t fit = memory_bytes / 2 / std::max<std::int64_t>(per_copy, 1);
   const int copies = static_cast<int>(std::min<std::int64_t>(cores, fit));

@@ -15,7 +15,9 @@
 #include "weft/core/device.h"
 #include "weft/core/file_io.h"
 #include "weft/core/horizontal_merge.h"
+#include "weft/core/memory_plan.h"
 #include "weft/core/memory_planner.h"
+#include "weft/core/plan_checker.h"
 #include "weft/core/merge_graph.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/schedule_json.h"
@@ -80,6 +82,76 @@ TEST(MergeGraph, GroupedMlpBecomesTwelveMergedNodes) {
     EXPECT_GT(m->costs.nodes[i].time_us, device.launch_us);
   }
   EXPECT_EQ(merged, 12u);
+}
+
+// A merged node's outputs lie side by side: views, in member order, of one block that only the
+// merged node writes (one writer, so liveness and the concurrent bound treat it as one tensor),
+// planned as one block by every planner; outputs that are graph outputs keep the caller's
+// buffers. A block may not be read directly.
+TEST(MergeGraph, MergedOutputsLieSideBySide) {
+  const DeviceSpec device = *load_device("h200");
+  const Graph g = load("grouped_mlp.onnx", 2);
+  const CostTable costs = estimate_costs(g, device);
+  auto m = merge_model(g, costs, device);
+  ASSERT_TRUE(m) << m.error().message;
+  const Graph& mg = m->graph;
+  std::size_t blocks = 0;
+  for (std::size_t i = 0; i < mg.node_count(); ++i) {
+    const Node& node = mg.node(static_cast<NodeId>(i));
+    if (!is_merged_node(node)) continue;
+    const Tensor& first = mg.tensor(node.outputs.front());
+    if (first.kind == TensorKind::Output) {  // the last layer: y0..y3, the caller's buffers
+      for (TensorId t : node.outputs) EXPECT_FALSE(mg.tensor(t).is_view()) << mg.tensor(t).name;
+      continue;
+    }
+    ++blocks;
+    ASSERT_TRUE(first.is_view()) << first.name;
+    const TensorId block = first.view_of;
+    EXPECT_EQ(mg.tensor(block).name, node.name + "/outputs");
+    EXPECT_EQ(mg.tensor(block).producer, kNoNode);
+    ASSERT_EQ(mg.writers(block).size(), 1u);
+    EXPECT_EQ(mg.writers(block).front(), static_cast<NodeId>(i));
+    std::int64_t offset = 0;
+    for (TensorId t : node.outputs) {
+      EXPECT_EQ(mg.tensor(t).view_of, block);
+      EXPECT_EQ(mg.tensor(t).view_offset, offset) << mg.tensor(t).name;
+      EXPECT_EQ(mg.tensor(t).producer, static_cast<NodeId>(i));
+      offset += mg.tensor(t).bytes();
+    }
+    EXPECT_EQ(mg.tensor(block).bytes(), offset);
+    EXPECT_EQ(mg.readers(block).size(), 1u);  // the next layer's merged node
+  }
+  EXPECT_EQ(blocks, 11u);
+  EXPECT_FALSE(has_multi_writer_tensors(mg, false));
+  auto s = make_schedule("level-rr", mg, m->costs, device);
+  ASSERT_TRUE(s) << s.error().message;
+  for (const std::string& planner : planner_names()) {
+    auto plan = plan_memory(mg, *s, planner);
+    ASSERT_TRUE(plan) << planner << ": " << plan.error().message;
+    ASSERT_TRUE(check_plan(mg, *s, *plan)) << planner << ": " << check_plan(mg, *s, *plan).error().message;
+    for (std::size_t t = 0; t < mg.tensor_count(); ++t) {
+      const Tensor& x = mg.tensor(static_cast<TensorId>(t));
+      if (!x.is_view() || x.kind != TensorKind::Intermediate) continue;
+      const auto parent = static_cast<std::size_t>(x.view_of);
+      ASSERT_NE(plan->offset[parent], kNotPlanned) << planner;
+      EXPECT_EQ(plan->offset[t], plan->offset[parent] + x.view_offset) << planner << " " << x.name;
+    }
+  }
+
+  // Written through its views only: a node reading the block itself is refused.
+  GraphBuilder b;
+  b.add_input("x", DType::Float32, {Dim{4, {}}});
+  b.add_node("a", "Relu", {"x"}, {"y0"});
+  b.add_node("c", "Relu", {"block"}, {"z"});
+  b.set_shape("y0", DType::Float32, {4});
+  b.set_shape("z", DType::Float32, {8});
+  b.set_shape("block", DType::Float32, {8});
+  b.set_view("y0", "block", 0);
+  b.mark_output("z");
+  auto refused = std::move(b).build();
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("reads tensor 'block', which no node, input or initializer defines"), std::string::npos)
+      << refused.error().message;
 }
 
 // Members that depend on each other cannot run as one launch: a direct read, a path through

@@ -41,15 +41,17 @@ bool is_planned_tensor(const Tensor& t, bool outputs_in_arena);
 /// The same for tensor t of graph, its size read from Graph::bytes.
 bool is_planned_tensor(const Graph& graph, TensorId t, bool outputs_in_arena);
 
-/// The nodes that write a tensor's bytes: its producer, or, for the parent of views (micro-batch
-/// split), every view's producer; ascending. O(1): Graph::writers.
+/// The nodes that write a tensor's bytes: its producer, or, for the parent of views (a micro-batch
+/// split's output, a merged node's block of outputs), every view's producer; ascending, distinct.
+/// O(1): Graph::writers.
 std::span<const NodeId> tensor_writers(const Graph& graph, TensorId t);
 /// The nodes that read a tensor's bytes: its consumers and its views' consumers; ascending,
 /// distinct. O(1): Graph::readers.
 std::span<const NodeId> tensor_readers(const Graph& graph, TensorId t);
-/// True when some planned tensor has views, i.e. is written by several nodes (the liveness and
-/// bounds passes then treat it as live from its first writer to its last reader). O(T).
-bool has_planned_views(const Graph& graph, bool outputs_in_arena);
+/// True when some planned tensor is written by several nodes (a split output's parent: the
+/// bounds pass then takes the linearisation's bound). A block one merged node writes through its
+/// views has one writer. O(T).
+bool has_multi_writer_tensors(const Graph& graph, bool outputs_in_arena);
 
 /// Places every view of a planned tensor at its parent's offset + view_offset (size: its bytes);
 /// views of unplanned tensors stay kNotPlanned. Planners call it last. O(T).
