@@ -15,7 +15,8 @@
 #      and 32, GoogLeNet at batch 1, merged (weft run --merge --graph) against the unmerged
 #      sequential CUDA Graph, beside the h200 preset's prediction
 #   4. PyTorch/torchvision baselines of the same architectures (torch_baseline.py)
-#   5. compute-sanitizer memcheck and racecheck on one multi-stream googlenet run
+#   5. compute-sanitizer memcheck and racecheck on one multi-stream googlenet run, memcheck on merged
+#      googlenet and transformer4h runs (the pointer-array kernels, the concatenated convolution)
 # Results go to $OUT when set (the device tool brings that folder back), else ./results:
 #   summary.txt (the compact tables), gpu-check.log (everything), tests.log, weft-runs.json,
 #   torch.json, sanitizer.log, h200-measured.json (the preset with the measured launch figures).
@@ -249,7 +250,7 @@ def load(p):
             return json.load(f)
     except Exception:
         return None
-print(f"{'model':<15}{'batch':>6}{'launches':>10}{'unmerged seq graph':>19}{'merged graph':>13}{'measured':>9}{'predicted':>10}{'err vs cpu':>11}")
+print(f"{'model':<15}{'batch':>6}{'operators':>10}{'unmerged seq graph':>19}{'merged graph':>13}{'measured':>9}{'predicted':>10}{'err vs cpu':>11}")
 for name in sorted(n[:-3] for n in os.listdir(d) if n.endswith(".rc")):
     model, batch = name.rsplit(".b", 1)
     r, p = load(f"{d}/{name}.run.json"), load(f"{d}/{name}.sim.json")
@@ -258,10 +259,12 @@ for name in sorted(n[:-3] for n in os.listdir(d) if n.endswith(".rc")):
     pred = f"{pred:.2f}x" if pred is not None else "-"
     if not r:
         err = [l for l in open(f"{d}/{name}.run.err").read().splitlines() if l.strip()] if os.path.exists(f"{d}/{name}.run.err") else []
-        print(f"{model:<15}{batch:>6} FAILED: {(err[-1] if err else 'no output')[:150]}   (predicted {pred})")
+        rc = open(f"{d}/{name}.rc").read().strip()
+        why = "timed out" if rc == "124" else (err[-1] if err else f"exit {rc}, no output")
+        print(f"{model:<15}{batch:>6} FAILED: {why[:150]}   (predicted {pred})")
         continue
     rm = r.get("merge") or {}
-    launches = f"{rm.get('nodes_before', '?')}->{rm.get('nodes_after', '?')}"
+    launches = f"{rm.get('nodes_before', '?')}->{rm.get('nodes_after', '?')}"  # nodes; a merged node may launch twice
     e = r.get("max_abs_error_vs_cpu")
     print(f"{model:<15}{batch:>6}{launches:>10}{r['sequential_graph_ms']:>17.3f}ms{r['schedule_graph_ms']:>11.3f}ms"
           f"{r['speedup_vs_graph']:>8.2f}x{pred:>10}{('%.2e' % e) if e is not None else 'NaN':>11}")
@@ -284,31 +287,34 @@ fi
 
 # ---- 5. compute-sanitizer ----------------------------------------------------------------------
 if want sanitizer; then
-  step "compute-sanitizer on one multi-stream googlenet run (cp-list, 1 iteration, eager and graph)"
+  step "compute-sanitizer on multi-stream runs (cp-list, 1 iteration): googlenet, and merged googlenet and transformer4h"
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
   : >"$out/sanitizer.log"
   if [ -z "$sanitizer" ]; then
     say "compute-sanitizer not found"
   else
-    for tool in memcheck racecheck; do
+    # The merged runs (pointer-array kernels, the concatenated convolution) under memcheck too.
+    for check in "memcheck googlenet" "racecheck googlenet" "memcheck googlenet --merge" "memcheck transformer4h --merge --dim batch=1"; do
+      read -r tool model extra <<<"$check"
       lim=$(limit 100 0)
-      if [ "$(left)" -lt 20 ]; then say "$tool: skipped (budget)"; continue; fi
-      echo "== $tool" >>"$out/sanitizer.log"
-      timeout "$lim" "$sanitizer" --tool "$tool" --error-exitcode 9 ./weft run data/models/googlenet.onnx --backend cuda \
+      if [ "$(left)" -lt 20 ]; then say "$tool $model $extra: skipped (budget)"; continue; fi
+      echo "== $tool $model $extra" >>"$out/sanitizer.log"
+      # shellcheck disable=SC2086  # $extra holds separate options
+      timeout "$lim" "$sanitizer" --tool "$tool" --error-exitcode 9 ./weft run "data/models/$model.onnx" $extra --backend cuda \
         --strategy cp-list --iterations 1 --warmup 0 >>"$out/sanitizer.log" 2>&1
       rc=$?
       summary_line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer.log" | tail -1)
       case $rc in
-        0) say "$tool: clean (${summary_line:-no summary line})" ;;
-        9) say "$tool: ERRORS: $summary_line (sanitizer.log)" ;;
-        124) say "$tool: TIMED OUT after $lim s" ;;
-        *) say "$tool: exit $rc: $(grep -v '^=' "$out/sanitizer.log" | tail -1)" ;;
+        0) say "$tool $model $extra: clean (${summary_line:-no summary line})" ;;
+        9) say "$tool $model $extra: ERRORS: $summary_line (sanitizer.log)" ;;
+        124) say "$tool $model $extra: TIMED OUT after $lim s" ;;
+        *) say "$tool $model $extra: exit $rc: $(grep -v '^=' "$out/sanitizer.log" | tail -1)" ;;
       esac
     done
     cat "$out/sanitizer.log" >>"$log"
   fi
 fi
 
-rm -rf "$runs"
+rm -rf "$runs" "${merges:-}"
 step "done in $(elapsed) s (tests: $([ $tests_rc -eq 0 ] && echo ok || echo FAILED)); results in $out"
 exit $tests_rc

@@ -32,6 +32,22 @@ nlohmann::ordered_json evidence_json(const core::Advice& advice) {
   evidence["split_k"] = advice.split_k;
   evidence["split_speedup"] = advice.split_speedup;
   evidence["over_unsplit"] = advice.over_unsplit;
+  if (advice.merge_operators_before > 0) {
+    nlohmann::ordered_json merge;
+    merge["operators_before"] = advice.merge_operators_before;
+    merge["operators_after"] = advice.merge_operators_after;
+    merge["advised"] = advice.merge_advised;
+    if (advice.merge_speedup > 0) {
+      merge["strategy"] = advice.merge_strategy;
+      merge["mode"] = std::string(core::launch_mode_name(advice.merge_mode));
+      merge["streams"] = advice.merge_streams;
+      merge["speedup"] = advice.merge_speedup;
+      merge["memory_ratio"] = advice.merge_memory_ratio;
+    }
+    evidence["merge"] = std::move(merge);
+  } else {
+    evidence["merge"] = nullptr;
+  }
   return evidence;
 }
 
@@ -153,6 +169,19 @@ void print_evidence(const LoadedModel& m, const core::AnalysisReport& r, const c
             << core::fixed_text(a.best_speedup, 2) << "x over " << baseline;
   if (a.memory_ratio > 0) std::cout << ", " << core::fixed_text(a.memory_ratio, 2) << "x the memory";
   std::cout << "\n";
+  if (a.merge_operators_before > 0) {
+    std::cout << "  merging     ";
+    if (a.merge_operators_after == a.merge_operators_before) std::cout << "nothing merges (no layer holds equal operators)\n";
+    else
+      std::cout << a.merge_operators_before << " -> " << a.merge_operators_after << " operators: "
+                << (a.merge_speedup > 0 ? a.merge_strategy + " on " + std::to_string(a.merge_streams) + " stream" +
+                                              (a.merge_streams == 1 ? "" : "s") + ", " +
+                                              (a.merge_mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches") + ": " +
+                                              core::fixed_text(a.merge_speedup, 2) + "x over " + baseline +
+                                              (a.merge_advised ? "" : " (does not beat the unmerged schedule)")
+                                        : std::string("no faster than the sequential run"))
+                << "\n";
+  }
   std::cout << "  split       ";
   if (a.over_unsplit) std::cout << "the model is split into " << m.graph.info().micro_batches << " micro-batches\n";
   else if (!a.split_refusal.empty()) std::cout << "refused: " << a.split_refusal << "\n";

@@ -746,9 +746,9 @@ core::Expected<std::optional<PreparedNode>> concat_conv(const PrepareContext& ct
   if (!biases.empty()) WEFT_CUDA_CHECK(cudaMemcpy(base + filters.size(), biases.data(), biases.size(), cudaMemcpyHostToDevice));
   const auto* w = reinterpret_cast<const float*>(base);
   const auto* bias = biases.empty() ? nullptr : reinterpret_cast<const float*>(base + filters.size());
-  WEFT_TRY_ASSIGN(auto p, conv_launch(ctx, body, 0, merged, dev(input(body.node(0), 0)), w, bias, dev(body.node(0).outputs[0]),
-                                      std::move(weights)));
-  return std::optional<PreparedNode>(std::move(p));
+  auto p = conv_launch(ctx, body, 0, merged, dev(input(body.node(0), 0)), w, bias, dev(body.node(0).outputs[0]), std::move(weights));
+  if (!p) return kNone;  // cuDNN refuses the concatenated convolution: the members run one by one
+  return std::optional<PreparedNode>(std::move(*p));
 }
 
 /// A merged node's body (core::merge_graph): its members, reading the body's inputs (the node's,

@@ -492,6 +492,18 @@ void register_model(py::module_& m) {
       .def_property_readonly("split_batch", [](const Advice& a) { return a.a.split_batch; },
                              "Chains: the batch from which splitting could pay (0: unknown).")
       .def_property_readonly("split_refusal", [](const Advice& a) { return a.a.split_refusal; })
+      .def_property_readonly("merge_advised", [](const Advice& a) { return a.a.merge_advised; },
+                             "True when merging equal operators (Model.merge()) beats every unmerged schedule.")
+      .def_property_readonly("merge_operators", [](const Advice& a) {
+            return py::make_tuple(a.a.merge_operators_before, a.a.merge_operators_after);
+          },
+          "Operators before and after the default layering's merges ((0, 0): not tried).")
+      .def_property_readonly("merge_strategy", [](const Advice& a) { return a.a.merge_strategy; },
+                             "The best strategy on the merged model ('' when nothing merges).")
+      .def_property_readonly("merge_mode", [](const Advice& a) { return std::string(core::launch_mode_name(a.a.merge_mode)); })
+      .def_property_readonly("merge_streams", [](const Advice& a) { return a.a.merge_streams; })
+      .def_property_readonly("merge_speedup", [](const Advice& a) { return a.a.merge_speedup; },
+                             "The merged model's best over the same unmerged baseline as best_speedup (0: not tried).")
       .def(
           "schedule",
           [](const Advice& a) {

@@ -231,8 +231,16 @@ TEST(CliAdvise, OneLineThenTheEvidence) {
   for (const std::string& part : {std::string("work/span   ") + "2.25", std::string("width       4"), std::string("launches"),
                                  "best        " + e["best_strategy"].get<std::string>() + " on " +
                                      std::to_string(e["best_streams"].get<int>()) + " streams",
-                                 std::string("split       ")})
+                                 std::string("split       "), std::string("merging     139 -> 119 operators")})
     EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
+  EXPECT_EQ(e["merge"]["operators_before"], 139);
+  EXPECT_EQ(e["merge"]["operators_after"], 119);
+  EXPECT_EQ(e["merge"]["advised"], false);
+  // The grouped MLP's merges beat streams alone: the line leads with them.
+  const nlohmann::json mlp = advise_json(model("grouped_mlp") + " --dim batch=1 --device h200");
+  EXPECT_EQ(mlp["advice_evidence"]["merge"]["advised"], true);
+  EXPECT_GE(mlp["advice_evidence"]["merge"]["speedup"].get<double>(), 3.0);
+  EXPECT_TRUE(contains(mlp["advice"].get<std::string>(), "merge equal operators (48 -> 12 launches)")) << mlp["advice"];
 }
 
 // At batch 8 resnet50 is advised to split; --streams caps the best configuration's streams.

@@ -413,6 +413,20 @@ class SplitMergeTest(unittest.TestCase):
         r = mm.run(mm.schedule("level-rr"), iterations=1, warmup=0)
         self.assertTrue(r.identical)
 
+    def test_advice_names_merging_where_it_beats_streams(self):
+        m = weft.load(GROUPED_MLP, dims={"batch": 1}, device="h200")
+        a = m.advise()
+        self.assertTrue(a.merge_advised)
+        self.assertEqual(a.merge_operators, (48, 12))
+        self.assertGreater(a.merge_speedup, a.best_speedup)
+        self.assertIn("merge equal operators (48 -> 12 launches), then %s" % a.merge_strategy, a.line)
+        # The configuration it names predicts what it quotes, against the unmerged baseline.
+        self.assertEqual(a.merge_mode, "graph")
+        mm = m.merge()
+        pred = mm.simulate(mm.schedule(a.merge_strategy, cuda_graph=True), graph=True)
+        self.assertAlmostEqual(pred.speedup_vs_unmerged, a.merge_speedup, places=6)
+        self.assertEqual(weft.load(GOOGLENET, device="h200").advise().merge_advised, False)
+
     def test_open_schedule_applies_what_it_records(self):
         m = weft.load(GROUPED_MLP, dims={"batch": 2})
         half = m.merge(groups=m.merge().merges[:6])

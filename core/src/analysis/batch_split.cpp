@@ -112,7 +112,15 @@ std::string mixes(const Graph& g, const Node& node, const std::vector<bool>& bat
     const std::size_t out_rank = node.outputs.empty() || node.outputs[0] == kNoTensor ? 0 : rank_of(g, node.outputs[0]);
     const bool right = batch_in.size() > 1 && batch_in[1];
     if (first && in_rank(0) < 2) return "the batch is the contraction axis";
-    if (first && in_rank(0) != out_rank) return "broadcasting against a right operand of higher rank moves the batch axis";
+    // A vector right operand drops the last axis ([B, K] x [K] -> [B]); otherwise the ranks match.
+    const bool vector_right = node.inputs.size() > 1 && in_rank(1) == 1;
+    if (first && in_rank(0) != out_rank + (vector_right ? 1 : 0))
+      return "broadcasting against a right operand of higher rank moves the batch axis";
+    // MatMulInteger's zero points: a per-row one of A holds a row per sample of the whole batch.
+    if (first && op == "MatMulInteger" && node.inputs.size() > 2 && node.inputs[2] != kNoTensor) {
+      const Tensor& zero = g.tensor(node.inputs[2]);
+      if (batch_in[2] || zero.elements() != 1) return "a per-row zero point of A spans the batch";
+    }
     if (right && in_rank(1) < 3) return "the batch reaches the right operand's contraction axis";
     if (right && in_rank(1) != out_rank) return "broadcasting against a left operand of higher rank moves the batch axis";
     // At rank 2 the right operand's dim 0 is the contraction axis, not a broadcast one.

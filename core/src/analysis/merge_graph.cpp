@@ -1,4 +1,5 @@
 #include "weft/core/merge_graph.h"
+#include "weft/core/memory_plan.h"
 
 #include <algorithm>
 #include <memory>
@@ -37,24 +38,25 @@ std::vector<std::string> names(const Graph& g, const std::vector<TensorId>& ids)
 // and one launch can write them all (a convolution over the members' concatenated filters, an
 // elementwise operator over the concatenated range). Only where every output is an activation of
 // the graph (not a graph output, which is the caller's buffer, nor already a view) of one dtype
-// and a static size; otherwise each output keeps a block of its own.
+// and a static size; otherwise each output keeps a block of its own. Each output starts on the
+// plan's alignment (kDefaultAlignment), as a block of its own would, so libraries get aligned
+// pointers; outputs whose sizes are multiples of it (most activations) are exactly adjacent.
 void place_side_by_side(const Graph& graph, const std::vector<TensorId>& outputs, const std::string& block, GraphBuilder& b) {
   if (outputs.size() < 2 || graph.find_tensor(block)) return;
   const DType dtype = graph.tensor(outputs.front()).dtype;
+  const std::int64_t element = std::max<std::int64_t>(graph.tensor(outputs.front()).elements(), 1);
+  const std::int64_t element_bytes = graph.tensor(outputs.front()).bytes() / element;
+  if (element_bytes <= 0 || kDefaultAlignment % element_bytes != 0) return;
+  std::vector<std::int64_t> offsets;
   std::int64_t total = 0;
   for (TensorId t : outputs) {
     const Tensor& x = graph.tensor(t);
     if (x.kind != TensorKind::Intermediate || x.is_view() || !x.views.empty() || x.dtype != dtype || x.bytes() <= 0) return;
-    total += x.bytes();
+    offsets.push_back(total);
+    total = align_up(total + x.bytes(), kDefaultAlignment);
   }
-  const std::int64_t element = graph.tensor(outputs.front()).bytes() / graph.tensor(outputs.front()).elements();
-  if (element <= 0 || total % element != 0) return;
-  b.set_shape(block, dtype, {total / element});
-  std::int64_t offset = 0;
-  for (TensorId t : outputs) {
-    b.set_view(graph.tensor(t).name, block, offset);
-    offset += graph.tensor(t).bytes();
-  }
+  b.set_shape(block, dtype, {total / element_bytes});
+  for (std::size_t i = 0; i < outputs.size(); ++i) b.set_view(graph.tensor(outputs[i]).name, block, offsets[i]);
 }
 
 }  // namespace

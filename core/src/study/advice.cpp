@@ -3,15 +3,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "weft/core/analyze.h"
 #include "weft/core/batch_split.h"
 #include "weft/core/beside.h"
+#include "weft/core/merge_graph.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/simulator.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/memory_report.h"
+#include "weft/core/study/merge_study.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/split_study.h"
@@ -103,46 +106,66 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   Schedule best_schedule = reference;
   // Each launch mode's strategies are made and simulated on a thread of their own (the graph
   // mode's beside the eager one's), then judged in one order: the same choice as one thread.
-  const std::vector<KernelDemand> demands = kernel_demands(graph, analysis.costs, device);
   struct Tried {
     std::string name;
     Schedule schedule;
     double us = 0;
   };
-  const auto try_mode = [&](LaunchMode mode) -> Expected<std::vector<Tried>> {
+  // Every fixed strategy on `g` in one launch mode (with the sequential schedule too where it is
+  // not the baseline: a merged model on one stream).
+  const auto try_mode = [&](const Graph& g, const CostTable& costs, const std::vector<KernelDemand>& demands, LaunchMode mode,
+                            bool with_sequential) -> Expected<std::vector<Tried>> {
     std::vector<Tried> tried;
     if (cpu && mode == LaunchMode::Graph) return tried;
     StrategyOptions so = options.strategy;
     so.cuda_graph = mode == LaunchMode::Graph;
     for (const std::string& name : fixed_strategy_names()) {
       // split-overlap on a model that is not split is the sequential schedule: the baseline.
-      if (name == "sequential" || (name == "split-overlap" && graph.info().micro_batches <= 1)) continue;
-      WEFT_TRY_ASSIGN(auto s, make_schedule(name, graph, analysis.costs, device, so));
+      if ((name == "sequential" && !with_sequential) || (name == "split-overlap" && g.info().micro_batches <= 1)) continue;
+      WEFT_TRY_ASSIGN(auto s, make_schedule(name, g, costs, device, so));
       // Only what keeps to the stream cap is advised (seed-greedy, the naive baseline, opens
       // as many streams as it needs).
       if (s.stream_count() > static_cast<std::size_t>(so.max_streams)) continue;
       SimOptions sim;
       sim.cuda_graph = mode == LaunchMode::Graph;
       sim.demands = &demands;
-      const double us = simulate(graph, s, analysis.costs, device, sim).makespan_us();
+      const double us = simulate(g, s, costs, device, sim).makespan_us();
       tried.push_back({name, std::move(s), us});
     }
     return tried;
   };
-  Beside<Expected<std::vector<Tried>>> graph_mode([&] { return try_mode(LaunchMode::Graph); },
-                                                  !cpu && graph.node_count() >= kBesideAdviceNodes);
-  auto eager_tried = try_mode(LaunchMode::Eager);
-  auto graph_tried = graph_mode.get();
-  for (auto* tried : {&eager_tried, &graph_tried}) {
-    if (!*tried) return tried->error();
-    const LaunchMode mode = tried == &eager_tried ? LaunchMode::Eager : LaunchMode::Graph;
-    for (Tried& t : **tried)
-      if (t.us < best_us * 0.999) {
-        best_us = t.us;
-        a.best_strategy = t.name;
-        a.best_mode = mode;
-        best_schedule = std::move(t.schedule);
-      }
+  // Both launch modes' best on `g`, against `bar_us` (lowered as better ones are found).
+  struct Best {
+    std::string strategy;
+    LaunchMode mode = LaunchMode::Graph;
+    Schedule schedule;
+    bool found = false;
+  };
+  const auto best_of = [&](const Graph& g, const CostTable& costs, bool with_sequential, double& bar_us) -> Expected<Best> {
+    const std::vector<KernelDemand> demands = kernel_demands(g, costs, device);
+    Beside<Expected<std::vector<Tried>>> graph_mode([&] { return try_mode(g, costs, demands, LaunchMode::Graph, with_sequential); },
+                                                    !cpu && g.node_count() >= kBesideAdviceNodes);
+    auto eager_tried = try_mode(g, costs, demands, LaunchMode::Eager, with_sequential);
+    auto graph_tried = graph_mode.get();
+    Best best;
+    for (auto* tried : {&eager_tried, &graph_tried}) {
+      if (!*tried) return tried->error();
+      const LaunchMode mode = tried == &eager_tried ? LaunchMode::Eager : LaunchMode::Graph;
+      for (Tried& t : **tried)
+        if (t.us < bar_us * 0.999) {
+          bar_us = t.us;
+          best = Best{t.name, mode, std::move(t.schedule), true};
+        }
+    }
+    return best;
+  };
+  {
+    WEFT_TRY_ASSIGN(auto unmerged, best_of(graph, analysis.costs, false, best_us));
+    if (unmerged.found) {
+      a.best_strategy = unmerged.strategy;
+      a.best_mode = unmerged.mode;
+      best_schedule = std::move(unmerged.schedule);
+    }
   }
   a.best_streams = static_cast<int>(best_schedule.stream_count());
   a.best_speedup = best_us > 0 ? baseline_us / best_us : 1.0;
@@ -154,6 +177,34 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
     WEFT_TRY_ASSIGN(auto mine, study_plan(graph, best_schedule, "greedy-by-size", plan, 0));
     WEFT_TRY_ASSIGN(auto ref, reference_plan.get());
     a.memory_ratio = ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
+  }
+
+  // Horizontal merging: the default layering's merges, and the same strategies on the merged
+  // model (on one stream too), quoted over the same unmerged baseline.
+  bool merged_already = false;
+  for (const Node& node : graph.nodes()) merged_already = merged_already || is_merged_node(node);
+  if (!cpu && options.merging && !merged_already && a.width > 1 && graph.node_count() <= kMergeAdviceNodes) {
+    WEFT_TRY_ASSIGN(auto merged, merge_model(graph, analysis.costs, device));
+    a.merge_operators_before = graph.node_count();
+    a.merge_operators_after = merged.graph.node_count();
+    if (merged.graph.node_count() < graph.node_count()) {
+      double merged_us = std::numeric_limits<double>::infinity();
+      WEFT_TRY_ASSIGN(auto best, best_of(merged.graph, merged.costs, true, merged_us));
+      if (best.found && merged_us > 0) {
+        a.merge_strategy = best.strategy;
+        a.merge_mode = best.mode;
+        a.merge_streams = static_cast<int>(best.schedule.stream_count());
+        a.merge_speedup = baseline_us / merged_us;
+        a.merge_advised = merged_us < best_us * 0.999;
+        if (options.memory && a.merge_advised) {
+          const PlanOptions plan = reference_plan_options();
+          WEFT_TRY_ASSIGN(auto mine, study_plan(merged.graph, best.schedule, "greedy-by-size", plan, 0));
+          WEFT_TRY_ASSIGN(auto ref, study_plan(graph, reference, "greedy-by-size", plan, 0));
+          a.merge_memory_ratio =
+              ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
+        }
+      }
+    }
   }
 
   const std::string baseline_name = std::string(split_model ? "the unsplit " : "the ") +
@@ -191,6 +242,17 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
     a.kind = Advice::Kind::Chain;
     if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
     a.line = launch + chain_verdict(a.width, at_batch) + split_hint(true);
+    return a;
+  }
+  if (a.merge_advised && a.merge_speedup >= kWorthwhileSpeedup) {
+    // Merging leads where it beats every unmerged schedule.
+    a.kind = Advice::Kind::Concurrency;
+    a.line = launch + "width " + std::to_string(a.width) + ": merge equal operators (" + std::to_string(a.merge_operators_before) +
+             " -> " + std::to_string(a.merge_operators_after) + " launches), then " + a.merge_strategy + " on " +
+             std::to_string(a.merge_streams) + " stream" + (a.merge_streams == 1 ? "" : "s") + " (" +
+             std::string(launch_mode_name(a.merge_mode)) + ") predicts " + fixed_text(a.merge_speedup, 2) + "x over " + baseline_name +
+             at_batch + " (unmerged, " + a.best_strategy + ": " + fixed_text(a.best_speedup, 2) + "x)";
+    if (a.merge_memory_ratio > 0) a.line += ", using " + fixed_text(a.merge_memory_ratio, 2) + "x the memory";
     return a;
   }
   if (a.best_speedup < kWorthwhileSpeedup) {

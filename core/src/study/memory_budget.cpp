@@ -103,21 +103,20 @@ class Fitter {
   /// The events that put every reader of a before b's producer (a then dies before b is born),
   /// or nullopt when that would close a cycle (b's producer reads a, or happens before a reader).
   std::optional<std::vector<Event>> ordering(const ExecutionOrder& clocks, TensorId a, TensorId b) const {
-    const Tensor& ta = m_graph.tensor(a);
-    const NodeId p = m_graph.tensor(b).producer;
-    if (p == kNoNode || ta.producer == kNoNode) return std::nullopt;
+    // One writer each: a producer, or the merged node writing a block of outputs (views); a split
+    // output's parent, written by every copy, is not reordered.
+    const std::span<const NodeId> writers_a = m_graph.writers(a), writers_b = m_graph.writers(b);
+    if (writers_a.size() != 1 || writers_b.size() != 1) return std::nullopt;
+    const NodeId p = writers_b.front();
     std::vector<Event> events;
     auto need = [&](NodeId r) {
       if (r == p || clocks.before(p, r)) return false;
       if (!clocks.before(r, p)) events.push_back(Event{r, p});
       return true;
     };
-    if (ta.consumers.empty()) {
-      if (!need(ta.producer)) return std::nullopt;
-    } else {
-      for (NodeId r : ta.consumers)
-        if (!need(r)) return std::nullopt;
-    }
+    const std::span<const NodeId> readers_a = m_graph.readers(a);
+    for (NodeId r : readers_a.empty() ? writers_a : readers_a)
+      if (!need(r)) return std::nullopt;
     if (events.empty()) return std::nullopt;  // already ordered: nothing to gain
     return events;
   }

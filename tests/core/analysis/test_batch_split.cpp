@@ -125,10 +125,29 @@ TEST(BatchSplit, ProductsAndBroadcasts) {
   EXPECT_EQ(two_operand("MatMul", {4, 8, 6}, {6, 8}, false, {4, 6, 6}, true).reason, "");
   EXPECT_EQ(two_operand("MatMul", {4, 8, 6}, {4, 6, 8}, false, {4, 6, 6}, true).reason,
             "MatMul 'op': batch-independent input 0 spans the batch axis (dim 0 is 4, not 1)");
+  EXPECT_TRUE(two_operand("MatMul", {4, 8}, {8}, false, {4}).splittable);  // a matrix-vector product per sample
   EXPECT_TRUE(two_operand("Add", {4, 8}, {1, 8}, false, {4, 8}).splittable);
   EXPECT_TRUE(two_operand("Add", {4, 8}, {8}, false, {4, 8}).splittable);
   EXPECT_EQ(two_operand("Add", {4, 8}, {4, 8}, false, {4, 8}).reason,
             "Add 'op': batch-independent input 1 spans the batch axis (dim 0 is 4, not 1)");
+}
+
+// MatMulInteger's zero point of A: one for the whole of A splits; one per row spans the batch.
+TEST(BatchSplit, MatMulIntegerZeroPoints) {
+  const auto with_zero = [](std::vector<std::int64_t> zero_shape) {
+    core::GraphBuilder b;
+    b.add_input("x", core::DType::UInt8, {core::Dim{4, {}}, core::Dim{8, {}}});
+    b.add_weight("w", core::DType::UInt8, {8, 3});
+    b.add_weight("z", core::DType::UInt8, zero_shape);
+    b.add_node("op", "MatMulInteger", {"x", "w", "z"}, {"y"});
+    b.set_shape("y", core::DType::Int32, {4, 3});
+    b.mark_output("y");
+    auto g = std::move(b).build();
+    EXPECT_TRUE(g) << g.error().message;
+    return core::check_batch_split(*g);
+  };
+  EXPECT_TRUE(with_zero({}).splittable);
+  EXPECT_EQ(with_zero({4}).reason, "MatMulInteger 'op': a per-row zero point of A spans the batch");
 }
 
 // Gemm: B is [K, N] whatever K is; C of [N] or [1, N] broadcasts over the rows, C of [M, N] holds

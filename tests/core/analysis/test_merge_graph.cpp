@@ -116,7 +116,7 @@ TEST(MergeGraph, MergedOutputsLieSideBySide) {
       EXPECT_EQ(mg.tensor(t).view_of, block);
       EXPECT_EQ(mg.tensor(t).view_offset, offset) << mg.tensor(t).name;
       EXPECT_EQ(mg.tensor(t).producer, static_cast<NodeId>(i));
-      offset += mg.tensor(t).bytes();
+      offset = align_up(offset + mg.tensor(t).bytes(), kDefaultAlignment);
     }
     EXPECT_EQ(mg.tensor(block).bytes(), offset);
     EXPECT_EQ(mg.readers(block).size(), 1u);  // the next layer's merged node

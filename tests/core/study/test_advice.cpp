@@ -54,6 +54,41 @@ TEST(Advice, WideGraphNamesTheBestConfiguration) {
   EXPECT_NE(a.line.find("x the memory"), std::string::npos) << a.line;
 }
 
+// Horizontal merging is tried on GPU devices: the grouped MLP merged (48 -> 12 launches) beats
+// every unmerged schedule, so the line leads with it and quotes the unmerged best beside it;
+// GoogLeNet's merges tie streams alone there, so its line keeps to streams; a CPU device, or
+// merging switched off, does not try it.
+TEST(Advice, MergingLeadsWhereItBeatsStreams) {
+  const core::DeviceSpec h200 = *core::load_device("h200");
+  const core::Advice mlp = advise_model("grouped_mlp", h200, {{"batch", 1}});
+  EXPECT_EQ(mlp.kind, core::Advice::Kind::Concurrency);
+  EXPECT_TRUE(mlp.merge_advised) << mlp.line;
+  EXPECT_EQ(mlp.merge_operators_before, 48u);
+  EXPECT_EQ(mlp.merge_operators_after, 12u);
+  EXPECT_GE(mlp.merge_speedup, 3.0);  // issue 19's goal, as MergePrediction pins it
+  EXPECT_GT(mlp.merge_speedup, mlp.best_speedup);
+  EXPECT_NE(mlp.line.find("merge equal operators (48 -> 12 launches), then " + mlp.merge_strategy), std::string::npos) << mlp.line;
+  EXPECT_NE(mlp.line.find("(unmerged, " + mlp.best_strategy), std::string::npos) << mlp.line;
+
+  const core::Advice googlenet = advise_model("googlenet", h200);
+  EXPECT_FALSE(googlenet.merge_advised) << googlenet.line;
+  EXPECT_LT(googlenet.merge_operators_after, googlenet.merge_operators_before);
+  EXPECT_EQ(googlenet.line.find("merge equal operators"), std::string::npos) << googlenet.line;
+
+  core::ImportOptions o;
+  o.dims = {{"batch", 1}};
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/grouped_mlp.onnx", o);
+  ASSERT_TRUE(g) << g.error().message;
+  const auto report = core::analyze(*g, core::estimate_costs(*g, h200));
+  core::AdviceOptions off;
+  off.merging = false;
+  auto without = core::advise(*g, report, h200, off);
+  ASSERT_TRUE(without) << without.error().message;
+  EXPECT_EQ(without->merge_operators_before, 0u);
+  EXPECT_FALSE(without->merge_advised);
+  EXPECT_EQ(without->line.find("merge"), std::string::npos) << without->line;
+}
+
 // The advice's speedup is a real optimum: no fixed strategy in either mode beats it (checked
 // through its own figures: it is never below 1x, the reference being a candidate).
 TEST(Advice, NeverBelowTheReference) {
@@ -93,6 +128,7 @@ TEST(Advice, CpuDeviceSpeaksOfTheSequentialRun) {
   cpu.event_wait_us = 5;
   const core::Advice a = advise_model("googlenet", cpu);
   EXPECT_FALSE(a.launch_bound);
+  EXPECT_EQ(a.merge_operators_before, 0u);  // merging saves launches: not tried on a CPU device
   EXPECT_EQ(a.best_mode, core::LaunchMode::Eager);
   EXPECT_EQ(a.line.find("CUDA Graph"), std::string::npos) << a.line;
   EXPECT_EQ(a.split_batch, 0);

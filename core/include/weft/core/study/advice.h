@@ -19,6 +19,7 @@ namespace weft::core {
 struct AdviceOptions {
   StrategyOptions strategy;  ///< stream cap and granularity the strategies are tried with
   bool memory = true;        ///< plan the best schedule's memory (one greedy planner) for its price
+  bool merging = true;       ///< also try the default layering's horizontal merges (GPU devices, up to kMergeAdviceNodes)
   /// On a split model (graph.info().micro_batches > 1): the unsplit model's baselines
   /// (AppliedSplit::unsplit). Speedups are then quoted over the unsplit sequential run, as the
   /// split's own summary is, and no further split is tried.
@@ -50,7 +51,20 @@ struct Advice {
   double split_speedup = 1;
   /// True when the speedups are quoted over the unsplit model's sequential run (options.unsplit).
   bool over_unsplit = false;
+  /// Horizontal merging (merge_model: the default layering's groups), tried on GPU devices: the
+  /// operators before and after (equal when nothing merges; 0 when not tried) and the best
+  /// configuration on the merged model, quoted over the same unmerged baseline as best_speedup.
+  std::size_t merge_operators_before = 0, merge_operators_after = 0;
+  std::string merge_strategy;
+  LaunchMode merge_mode = LaunchMode::Graph;
+  int merge_streams = 1;
+  double merge_speedup = 0;       ///< 0: not tried or nothing merges
+  double merge_memory_ratio = 0;  ///< its arena / the unmerged reference's (0 when not planned)
+  bool merge_advised = false;     ///< merging beats the best unmerged schedule: the line leads with it
 };
+
+/// Largest model whose merges advise() tries (merge_model and the strategies again on the merged model).
+inline constexpr std::size_t kMergeAdviceNodes = 20000;
 
 /// "chain", "little-to-gain" or "concurrency" (`weft analyze --json`'s advice_evidence.kind).
 std::string_view advice_kind_name(Advice::Kind kind);
