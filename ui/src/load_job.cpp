@@ -176,6 +176,12 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
       m.advised = QObject::tr("%1%2, %3")
                       .arg(split ? QObject::tr("split k=%1, ").arg(a.split_k) : QString(), strategy,
                            m.options.cuda_graph ? QObject::tr("CUDA Graph replay") : QObject::tr("eager launches"));
+      // Merging is a setting the user turns on (it changes the graph shown and every later open):
+      // the advice names it, the status says where it is.
+      if (a.merge_advised && !request.merge)
+        m.advised += QObject::tr("; the advice also merges equal operators (%1 -> %2 launches): tick Merging in the Strategy panel")
+                         .arg(a.merge_operators_before)
+                         .arg(a.merge_operators_after);
     }
   }
   if (request.schedule && m.schedule_refused.isEmpty()) {
