@@ -46,6 +46,14 @@ using weft::ui::MainWindow;
 namespace {
 const QString kInception = QStringLiteral(WEFT_TEST_DATA_DIR "/models/inception_v3.onnx");
 const QString kGroupedMlp = QStringLiteral(WEFT_TEST_DATA_DIR "/models/grouped_mlp.onnx");
+
+// Schedule JSON `text` naming its model by `path` instead (the first "path" key: the model's).
+std::string with_model_path(std::string text, const std::string& path) {
+  const std::string key = "\"path\": \"";
+  const auto from = text.find(key) + key.size();
+  text.replace(from, text.find('"', from) - from, path);
+  return text;
+}
 const QString kGooglenet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/googlenet.onnx");
 
 bool wait_loads(QSignalSpy& spy, int count) {
@@ -324,10 +332,7 @@ void TestDimsAndMerges::opensScheduleFiles() {
     QDir(dir.path()).mkpath("moved/sub");
     QVERIFY(QFile::copy(kGooglenet, dir.filePath("moved/sub/grouped_mlp.onnx")));
     QVERIFY(QFile::copy(kGroupedMlp, dir.filePath("moved/grouped_mlp.onnx")));
-    std::string moved = plain_text;
-    const std::string path_key = "\"path\": \"";
-    const auto from = moved.find(path_key) + path_key.size();
-    moved.replace(from, moved.find('"', from) - from, "sub/grouped_mlp.onnx");
+    const std::string moved = with_model_path(plain_text, "sub/grouped_mlp.onnx");
     const QString moved_file = dir.filePath("moved/chains.json");
     QVERIFY(core::write_file_atomic(moved_file.toStdString(), moved));
     MainWindow elsewhere;
@@ -342,10 +347,7 @@ void TestDimsAndMerges::opensScheduleFiles() {
   {
     MainWindow none;
     QSignalSpy refused(&none, &MainWindow::loadFinished);
-    std::string hostile = plain_text;
-    const std::string path_key = "\"path\": \"";
-    const auto from = hostile.find(path_key) + path_key.size();
-    hostile.replace(from, hostile.find('"', from) - from, "/etc/passwd");
+    const std::string hostile = with_model_path(plain_text, "/etc/passwd");
     const QString hostile_file = dir.filePath("hostile.json");
     QVERIFY(core::write_file_atomic(hostile_file.toStdString(), hostile));
     none.openSchedule(hostile_file);

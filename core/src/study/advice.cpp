@@ -169,13 +169,17 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   }
   a.best_streams = static_cast<int>(best_schedule.stream_count());
   a.best_speedup = best_us > 0 ? baseline_us / best_us : 1.0;
+  // Memory prices are arenas over the reference's (greedy by size: no lower bound needed, 0),
+  // which is planned once for the best unmerged and the best merged schedule.
+  const PlanOptions plan = reference_plan_options();
+  std::int64_t reference_arena = -1;
   if (options.memory && a.best_streams > 1) {
-    // Greedy by size needs no lower bound (0: none computed); the two plans are independent.
-    const PlanOptions plan = reference_plan_options();
+    // The two plans are independent.
     Beside<Expected<MemoryPlan>> reference_plan([&] { return study_plan(graph, reference, "greedy-by-size", plan, 0); },
                                                 graph.node_count() >= kBesideAdviceNodes);
     WEFT_TRY_ASSIGN(auto mine, study_plan(graph, best_schedule, "greedy-by-size", plan, 0));
     WEFT_TRY_ASSIGN(auto ref, reference_plan.get());
+    reference_arena = ref.arena_bytes;
     a.memory_ratio = ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
   }
 
@@ -197,11 +201,13 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
         a.merge_speedup = baseline_us / merged_us;
         a.merge_advised = merged_us < best_us * 0.999;
         if (options.memory && a.merge_advised) {
-          const PlanOptions plan = reference_plan_options();
           WEFT_TRY_ASSIGN(auto mine, study_plan(merged.graph, best.schedule, "greedy-by-size", plan, 0));
-          WEFT_TRY_ASSIGN(auto ref, study_plan(graph, reference, "greedy-by-size", plan, 0));
+          if (reference_arena < 0) {
+            WEFT_TRY_ASSIGN(auto ref, study_plan(graph, reference, "greedy-by-size", plan, 0));
+            reference_arena = ref.arena_bytes;
+          }
           a.merge_memory_ratio =
-              ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
+              reference_arena > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(reference_arena) : 0;
         }
       }
     }

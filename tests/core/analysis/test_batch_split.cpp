@@ -132,19 +132,29 @@ TEST(BatchSplit, ProductsAndBroadcasts) {
             "Add 'op': batch-independent input 1 spans the batch axis (dim 0 is 4, not 1)");
 }
 
+namespace {
+
+// x [4, 8] (dtype `in`) times a weight w [8, 3] with a third operand, a weight of `third_shape`
+// (MatMulInteger's zero point of A, Gemm's C), into y [4, 3] (dtype `out`).
+core::BatchSplitCheck product_with_third(const std::string& op, core::DType in, core::DType out, std::vector<std::int64_t> third_shape) {
+  core::GraphBuilder b;
+  b.add_input("x", in, {core::Dim{4, {}}, core::Dim{8, {}}});
+  b.add_weight("w", in, {8, 3});
+  b.add_weight("c", in, std::move(third_shape));
+  b.add_node("op", op, {"x", "w", "c"}, {"y"});
+  b.set_shape("y", out, {4, 3});
+  b.mark_output("y");
+  auto g = std::move(b).build();
+  EXPECT_TRUE(g) << g.error().message;
+  return core::check_batch_split(*g);
+}
+
+}  // namespace
+
 // MatMulInteger's zero point of A: one for the whole of A splits; one per row spans the batch.
 TEST(BatchSplit, MatMulIntegerZeroPoints) {
-  const auto with_zero = [](std::vector<std::int64_t> zero_shape) {
-    core::GraphBuilder b;
-    b.add_input("x", core::DType::UInt8, {core::Dim{4, {}}, core::Dim{8, {}}});
-    b.add_weight("w", core::DType::UInt8, {8, 3});
-    b.add_weight("z", core::DType::UInt8, zero_shape);
-    b.add_node("op", "MatMulInteger", {"x", "w", "z"}, {"y"});
-    b.set_shape("y", core::DType::Int32, {4, 3});
-    b.mark_output("y");
-    auto g = std::move(b).build();
-    EXPECT_TRUE(g) << g.error().message;
-    return core::check_batch_split(*g);
+  const auto with_zero = [](std::vector<std::int64_t> shape) {
+    return product_with_third("MatMulInteger", core::DType::UInt8, core::DType::Int32, std::move(shape));
   };
   EXPECT_TRUE(with_zero({}).splittable);
   EXPECT_EQ(with_zero({4}).reason, "MatMulInteger 'op': a per-row zero point of A spans the batch");
@@ -153,17 +163,8 @@ TEST(BatchSplit, MatMulIntegerZeroPoints) {
 // Gemm: B is [K, N] whatever K is; C of [N] or [1, N] broadcasts over the rows, C of [M, N] holds
 // a row per sample of the whole batch.
 TEST(BatchSplit, GemmBiasRows) {
-  const auto gemm = [](std::vector<std::int64_t> c_shape) {
-    core::GraphBuilder b;
-    b.add_input("x", core::DType::Float32, {core::Dim{4, {}}, core::Dim{8, {}}});
-    b.add_weight("w", core::DType::Float32, {8, 3});
-    b.add_weight("c", core::DType::Float32, c_shape);
-    b.add_node("op", "Gemm", {"x", "w", "c"}, {"y"});
-    b.set_shape("y", core::DType::Float32, {4, 3});
-    b.mark_output("y");
-    auto g = std::move(b).build();
-    EXPECT_TRUE(g) << g.error().message;
-    return core::check_batch_split(*g);
+  const auto gemm = [](std::vector<std::int64_t> shape) {
+    return product_with_third("Gemm", core::DType::Float32, core::DType::Float32, std::move(shape));
   };
   EXPECT_TRUE(gemm({3}).splittable);
   EXPECT_TRUE(gemm({1, 3}).splittable);
