@@ -31,6 +31,7 @@
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
 #include "weft/ui/summary_panel.h"
+#include "weft/ui/summary_panel.h"
 #include "weft/ui/synthetic_model.h"
 #include "weft/ui/timeline_view.h"
 
@@ -193,6 +194,7 @@ int main(int argc, char** argv) {
     QTimer::singleShot(300, &window, [&window, shot, dock] {
       // The picture of the whole study: its prediction and its memory report, not "Predicting...".
       window.document()->waitForStudy();
+      window.summaryPanel()->waitForAdvice();  // a large model's advice, computed after the first paint
       QCoreApplication::processEvents();
       QWidget* target = dock ? static_cast<QWidget*>(dock) : static_cast<QWidget*>(&window);
       const bool ok = target->grab().save(shot);

@@ -34,6 +34,8 @@
 #include "weft/ui/preferences.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
+#include "weft/core/calibrate.h"
+#include "weft/core/cost_model.h"
 #include "weft/core/study/advice.h"
 #include "weft/ui/summary_panel.h"
 #include "weft/ui/synthetic_model.h"
@@ -71,6 +73,7 @@ class TestMainWindow : public QObject {
   void launchModeShapesScheduleAndPrediction();
   void editReturnsBeforeItsStudyAndLatestWins();
   void opensAsAdvised();
+  void largeModelIsAdvisedInTheWorker();
   void graphViewLaysOutWireLayers();
 };
 
@@ -507,6 +510,52 @@ void TestMainWindow::opensAsAdvised() {
 // The graph view's right-click layerings: the wire layering by the head rule over the graph's
 // chains and over the schedule's streams, as `weft layers` computes them (same core calls), laid
 // out one row per layer with every edge pointing down; the schedule's follows an edit.
+// Above the load's advice limit the model opens on the panel's configuration at once, and the
+// summary advises it in the worker afterwards: the same line as `weft analyze`. New costs advise
+// again in the worker; an answer that newer costs superseded is never shown.
+void TestMainWindow::largeModelIsAdvisedInTheWorker() {
+  MainWindow w;
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  const std::size_t nodes = weft::ui::kAdviceNodes + 500;
+  w.openGraph("synthetic", [nodes] { return weft::ui::make_synthetic_graph(static_cast<int>(nodes), 1); });
+  QVERIFY(wait_loaded(done));
+  auto* doc = w.document();
+  auto* summary = w.summaryPanel();
+  QCOMPARE(doc->graph().node_count(), nodes);
+  QVERIFY(!doc->loadAdvice());                                        // the load did not advise
+  QCOMPARE(doc->schedule().strategy, weft::ui::default_strategy().toStdString());  // nor follow an advice
+  const auto expected_for = [&] {
+    auto a = weft::core::advise(doc->graph(), doc->analysis(), doc->device(),
+                                weft::ui::advice_options(doc->strategyOptions(), doc->unsplitBaseline()));
+    return a ? QString::fromStdString(a->line) : QString();
+  };
+  const auto advised = [&] { return !summary->adviceComputing() && summary->advice() != "computing..."; };
+  QVERIFY(weft::test::wait_until(advised, 120000));
+  const QString loaded_line = expected_for();
+  QVERIFY(!loaded_line.isEmpty());
+  QCOMPARE(summary->advice(), loaded_line);
+  QVERIFY(summary->text().contains("advice:"));
+
+  // Two cost tables in a row: the first one's advice is superseded before it can be shown.
+  QStringList shown;
+  connect(summary, &weft::ui::SummaryPanel::adviceChanged, summary, [&] { shown << summary->advice(); });
+  const weft::core::CostTable original = doc->analysis().costs;
+  std::vector<double> slow = weft::core::node_times(original), fast = slow;
+  for (double& t : slow) t *= 20;
+  for (double& t : fast) t *= 0.05;
+  doc->setCosts(weft::core::calibrate_costs(original, slow), "20x slower");
+  QCOMPARE(summary->advice(), QString("computing..."));  // nothing is computed on the GUI thread
+  const QString slow_line = expected_for();
+  doc->setCosts(weft::core::calibrate_costs(original, fast), "20x faster");
+  QVERIFY(summary->adviceComputing());
+  QVERIFY(weft::test::wait_until(advised, 120000));
+  const QString fast_line = expected_for();
+  QVERIFY2(slow_line != fast_line, qPrintable(slow_line));  // else the check below could not fail
+  QCOMPARE(summary->advice(), fast_line);
+  QVERIFY2(!shown.contains(slow_line), qPrintable(shown.join(" | ")));
+  QCOMPARE(shown.last(), fast_line);
+}
+
 void TestMainWindow::graphViewLaysOutWireLayers() {
   MainWindow w;
   w.setDimBindings({{"batch", 1}});  // shapes known: operators of equal shapes can merge

@@ -9,6 +9,7 @@
 #include "weft/ui/byte_format.h"
 #include "weft/ui/load_job.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/worker_pool.h"
 
 namespace weft::ui {
 
@@ -50,6 +51,7 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_scroll);
+  connect(&m_advice_watcher, &QFutureWatcher<core::Expected<core::Advice>>::finished, this, &SummaryPanel::takeAdvice);
   connect(doc, &StudioDocument::modelChanged, this, [this] { setRunText({}); });
   connect(doc, &StudioDocument::modelChanged, this, &SummaryPanel::showLoadAdvice);
   connect(doc, &StudioDocument::costsChanged, this, &SummaryPanel::updateAdvice);
@@ -71,26 +73,61 @@ QString advice_text(const core::Expected<core::Advice>& advice) {
 }
 }  // namespace
 
+SummaryPanel::~SummaryPanel() {
+  stopAdvice();
+  m_advice_watcher.waitForFinished();
+}
+
 void SummaryPanel::showLoadAdvice() {
   // The load advised the model off the GUI thread (and may have opened it as advised); a model
-  // loaded without (above kAdviceNodes, or not through the load job) is advised as costs change.
+  // loaded without (above kAdviceNodes, or not through the load job) is advised in the worker.
   if (!m_doc->hasModel() || !m_doc->loadAdvice()) return updateAdvice();
+  stopAdvice();
   m_advice = advice_text(*m_doc->loadAdvice());
   refresh();
+  emit adviceChanged();
+}
+
+void SummaryPanel::stopAdvice() {
+  if (m_advice_cancel) m_advice_cancel->store(true);
+  m_advice_cancel.reset();
 }
 
 void SummaryPanel::updateAdvice() {
+  stopAdvice();
   m_advice.clear();
-  if (!m_doc->hasModel()) return;
-  if (m_doc->graph().node_count() > kAdviceNodes) {
-    m_advice = tr("not computed above %1 operators (weft analyze gives it)").arg(kAdviceNodes);
-    refresh();
+  if (!m_doc->hasModel()) {
+    emit adviceChanged();
     return;
   }
-  // The same core call as `weft analyze` and the load: one wording for the CLI and the studio.
-  m_advice = advice_text(core::advise(m_doc->graph(), m_doc->analysis(), m_doc->device(),
-                                      advice_options(m_doc->strategyOptions(), m_doc->unsplitBaseline())));
+  // The same core call as `weft analyze` and the load: one wording for the CLI and the studio. It
+  // schedules and simulates every strategy in both launch modes (seconds at 100k operators), so
+  // it runs in the worker; setFuture() stops the watcher reporting an older answer.
+  m_advice = tr("computing...");
+  m_advice_cancel = std::make_shared<std::atomic<bool>>(false);
+  core::AdviceOptions options = advice_options(m_doc->strategyOptions(), m_doc->unsplitBaseline());
+  options.cancelled = [cancel = m_advice_cancel] { return cancel->load(std::memory_order_relaxed); };
+  m_advice_watcher.setFuture(QtConcurrent::run(worker_pool(), [graph = m_doc->graphPtr(), analysis = m_doc->analysisPtr(),
+                                                               device = m_doc->device(), options = std::move(options)] {
+    return core::advise(*graph, *analysis, device, options);
+  }));
   refresh();
+  emit adviceChanged();
+}
+
+void SummaryPanel::takeAdvice() {
+  // A superseded advice (another model, other costs) was cancelled: the newer request shows its own.
+  if (!m_advice_cancel || m_advice_cancel->load() || m_advice_watcher.future().resultCount() == 0) return;
+  m_advice_cancel.reset();
+  m_advice = advice_text(m_advice_watcher.result());
+  refresh();
+  emit adviceChanged();
+}
+
+void SummaryPanel::waitForAdvice() {
+  if (!m_advice_cancel) return;
+  m_advice_watcher.waitForFinished();
+  takeAdvice();
 }
 
 void SummaryPanel::updateMergeGain() {

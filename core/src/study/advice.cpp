@@ -85,6 +85,8 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
     return a;
   }
 
+  const auto stopped = [&] { return options.cancelled && options.cancelled(); };
+  const auto cancelled_error = [] { return make_error(ErrorKind::Runtime, "cancelled"); };
   // The reference in both modes (predict() simulates both baselines with every schedule).
   const Schedule reference = reference_schedule(graph);
   PredictOptions po;
@@ -120,6 +122,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
     StrategyOptions so = options.strategy;
     so.cuda_graph = mode == LaunchMode::Graph;
     for (const std::string& name : fixed_strategy_names()) {
+      if (stopped()) return cancelled_error();
       // split-overlap on a model that is not split is the sequential schedule: the baseline.
       if ((name == "sequential" && !with_sequential) || (name == "split-overlap" && g.info().micro_batches <= 1)) continue;
       WEFT_TRY_ASSIGN(auto s, make_schedule(name, g, costs, device, so));
@@ -187,6 +190,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   // model (on one stream too), quoted over the same unmerged baseline.
   bool merged_already = false;
   for (const Node& node : graph.nodes()) merged_already = merged_already || is_merged_node(node);
+  if (stopped()) return cancelled_error();
   if (!cpu && options.merging && !merged_already && a.width > 1 && graph.node_count() <= kMergeAdviceNodes) {
     WEFT_TRY_ASSIGN(auto merged, merge_model(graph, analysis.costs, device));
     a.merge_operators_before = graph.node_count();
@@ -235,6 +239,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   // Chains and graphs with little to gain: the split, predicted, is the lever left.
   const auto try_split = [&]() -> Status {
     if (split_model || !split.splittable || batch < 2) return {};
+    if (stopped()) return cancelled_error();
     SplitOptions so;
     so.mode = cpu ? LaunchMode::Eager : LaunchMode::Graph;
     so.strategy = options.strategy;

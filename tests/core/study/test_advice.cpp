@@ -2,6 +2,7 @@
 // configuration with its speedup and memory price, CPU devices no CUDA Graph talk.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 
 #include "weft/core/analyze.h"
@@ -193,4 +194,25 @@ TEST(Advice, SplitModelIsQuotedOverTheUnsplitModel) {
   ASSERT_TRUE(own) << own.error().message;
   EXPECT_FALSE(own->over_unsplit);
   EXPECT_NE(own->best_speedup, a->best_speedup);
+}
+
+// The studio advises in its worker and drops an advice that newer costs superseded: a cancel stops
+// it between strategies with a Runtime error, and one that never fires changes nothing.
+TEST(Advice, CancelStopsBetweenStrategies) {
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/googlenet.onnx");
+  ASSERT_TRUE(g) << g.error().message;
+  const core::DeviceSpec device = h100();
+  const auto report = core::analyze(*g, core::estimate_costs(*g, device));
+  std::atomic<int> polls{0};
+  core::AdviceOptions options;
+  options.cancelled = [&] { return ++polls > 3; };  // after three strategies
+  const auto stopped = core::advise(*g, report, device, options);
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().kind, core::ErrorKind::Runtime);
+  EXPECT_EQ(stopped.error().message, "cancelled");
+  options.cancelled = [&] { return false; };
+  const auto whole = core::advise(*g, report, device, options);
+  const auto plain = core::advise(*g, report, device);
+  ASSERT_TRUE(whole && plain);
+  EXPECT_EQ(whole->line, plain->line);
 }

@@ -36,9 +36,10 @@ struct MergeState {
   std::size_t groups = 0;                          ///< merged nodes (two or more members)
 };
 
-/// Advice schedules and simulates every fixed strategy in both launch modes: the studio gives it
-/// (at load, and again when the costs change) up to this many operators, where it stays
-/// interactive (the speed/memory front's limit too).
+/// Advice schedules and simulates every fixed strategy in both launch modes. The load advises
+/// (and may open the model as advised) up to this many operators, where it delays the first paint
+/// by little (the speed/memory front's limit too); above it the summary panel advises in the
+/// worker after the first paint, and shows the line without changing the schedule.
 inline constexpr std::size_t kAdviceNodes = 4000;
 
 /// What the loader hands the document: everything computed off the GUI thread.
@@ -110,6 +111,7 @@ class StudioDocument : public QObject {
   const core::Graph& graph() const { return *m_graph; }
   std::shared_ptr<const core::Graph> graphPtr() const { return m_graph; }
   const core::AnalysisReport& analysis() const { return *m_analysis; }
+  std::shared_ptr<const core::AnalysisReport> analysisPtr() const { return m_analysis; }
   const core::DeviceSpec& device() const { return m_device; }
   const core::Schedule& schedule() const { return m_schedule; }
   const std::vector<double>& nodeTimes() const { return m_times; }
@@ -122,7 +124,8 @@ class StudioDocument : public QObject {
   const std::shared_ptr<const MergeState>& mergeState() const { return m_merge; }
   /// A split model's unsplit baselines (the advice quotes speedups over them); empty otherwise.
   const std::optional<core::UnsplitBaseline>& unsplitBaseline() const { return m_unsplit; }
-  /// The advice computed when the model was loaded (absent above kAdviceNodes operators).
+  /// The advice computed when the model was loaded (absent above kAdviceNodes operators: the
+  /// summary panel advises those in the worker).
   const std::optional<core::Expected<core::Advice>>& loadAdvice() const { return m_advice; }
   bool isMerged() const { return m_merge != nullptr; }
   /// stream_of[n], position[n] for the current schedule.

@@ -1,8 +1,12 @@
 #pragma once
 // The Summary panel: the live figures of the current schedule and the latest real run.
+#include <QFutureWatcher>
 #include <QWidget>
+#include <atomic>
+#include <memory>
 #include <optional>
 
+#include "weft/core/study/advice.h"
 #include "weft/core/study/merge_study.h"
 
 class QLabel;
@@ -13,18 +17,30 @@ namespace weft::ui {
 class StudioDocument;
 
 /// Live figures: streams, events, ideal makespan and speedup, work/span, width, verdict, and the
-/// model's advice (core::advise, recomputed when the model or its costs change).
+/// model's advice (core::advise: the load's, or computed in the worker when the model comes
+/// without one and whenever its costs change; a newer request drops the older answer).
 class SummaryPanel : public QWidget {
   Q_OBJECT
  public:
   explicit SummaryPanel(StudioDocument* doc, QWidget* parent = nullptr);
+  ~SummaryPanel() override;
   QString text() const;
   void refresh();
   /// The latest real run's figures (rich text) under the live ones; cleared with the model.
   void setRunText(const QString& html);
   QString runText() const;
-  /// The advice line shown (empty without a model).
+  /// The advice line shown (empty without a model; "computing..." while the worker advises).
   QString advice() const;
+  /// True while the worker computes the advice for the current model and costs.
+  bool adviceComputing() const { return m_advice_watcher.isRunning(); }
+  /// Blocks until the advice being computed (if any) is shown (the screenshot run, tests).
+  void waitForAdvice();
+
+ signals:
+  /// The advice line changed (computed, or cleared with the model).
+  void adviceChanged();
+
+ public:
   /// The label that holds the verdict and the advice (word-wrapped to the dock's width).
   QLabel* notesLabel() const;
   /// For a merged model: the merged schedule's gain over the unmerged model (core::merge_gain,
@@ -39,8 +55,12 @@ class SummaryPanel : public QWidget {
   QScrollArea* m_scroll;
   QString m_advice;
   std::optional<core::MergeGain> m_merge_gain;
-  void showLoadAdvice();  ///< the advice the load computed (a new model)
-  void updateAdvice();    ///< advises again (new costs)
+  QFutureWatcher<core::Expected<core::Advice>> m_advice_watcher;
+  std::shared_ptr<std::atomic<bool>> m_advice_cancel;  ///< set: the running advice is not wanted any more
+  void showLoadAdvice();  ///< the advice the load computed (a new model), else advises in the worker
+  void updateAdvice();    ///< advises again in the worker (new costs, or a model loaded without advice)
+  void takeAdvice();      ///< the worker's answer
+  void stopAdvice();      ///< drops the advice being computed
   void updateMergeGain();
 };
 

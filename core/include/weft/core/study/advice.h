@@ -4,6 +4,8 @@
 // studio's summary panel shows it; both call advise().
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +26,10 @@ struct AdviceOptions {
   /// (AppliedSplit::unsplit). Speedups are then quoted over the unsplit sequential run, as the
   /// split's own summary is, and no further split is tried.
   std::optional<UnsplitBaseline> unsplit;
+  /// Polled between strategies (may be empty; called from two threads at once, so it must be
+  /// thread-safe): true stops the advice with a Runtime error "cancelled" (the studio advises
+  /// large models in its worker and drops an answer a newer model or cost table superseded).
+  std::function<bool()> cancelled;
 };
 
 /// The advice and the evidence it rests on.
