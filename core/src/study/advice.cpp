@@ -203,7 +203,9 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
         a.merge_mode = best.mode;
         a.merge_streams = static_cast<int>(best.schedule.stream_count());
         a.merge_speedup = baseline_us / merged_us;
-        a.merge_advised = merged_us < best_us * 0.999;
+        // Merging leads only where it pays for changing the graph: a worthwhile gain over the
+        // best unmerged schedule, not a tie (56 of 4,500 operators merged for 0.1%).
+        a.merge_advised = merged_us * kWorthwhileSpeedup <= best_us;
         if (options.memory && a.merge_advised) {
           WEFT_TRY_ASSIGN(auto mine, study_plan(merged.graph, best.schedule, "greedy-by-size", plan, 0));
           if (reference_arena < 0) {

@@ -66,7 +66,7 @@ struct Advice {
   int merge_streams = 1;
   double merge_speedup = 0;       ///< 0: not tried or nothing merges
   double merge_memory_ratio = 0;  ///< its arena / the unmerged reference's (0 when not planned)
-  bool merge_advised = false;     ///< merging beats the best unmerged schedule: the line leads with it
+  bool merge_advised = false;     ///< merging beats the best unmerged schedule by kWorthwhileSpeedup: the line leads with it
 };
 
 /// Largest model whose merges advise() tries (merge_model and the strategies again on the merged model).
