@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -296,6 +297,34 @@ void TestMainWindow::strategyPanelApplyIsUndoable() {
   w.strategyPanel()->streamCap()->setValue(2);
   QVERIFY(w.strategyPanel()->apply());
   QVERIFY(w.document()->schedule().stream_count() <= 2);
+  // Undo restores the settings a schedule was made with, not only its streams: chains for eager
+  // launches, then for CUDA Graph replay on 4 streams, undone, is predicted for eager launches again
+  // (the summary's baseline is the sequential eager run) and the panel shows those settings.
+  auto* doc = w.document();
+  auto* panel = w.strategyPanel();
+  panel->launchMode()->setCurrentIndex(0);
+  QVERIFY(panel->apply());
+  doc->waitForStudy();
+  const double eager_baseline = doc->figures().predicted_sequential_us;
+  const auto eager_streams = doc->schedule().streams;
+  panel->launchMode()->setCurrentIndex(1);
+  panel->streamCap()->setValue(4);
+  QVERIFY(panel->apply());
+  QVERIFY(doc->strategyOptions().cuda_graph);
+  doc->waitForStudy();
+  QVERIFY(doc->figures().predicted_sequential_us < eager_baseline);  // the sequential graph
+  doc->undoStack()->undo();
+  QVERIFY(!doc->strategyOptions().cuda_graph);
+  QCOMPARE(doc->strategyOptions().max_streams, 2);
+  QCOMPARE(doc->schedule().streams, eager_streams);
+  QCOMPARE(panel->launchMode()->currentIndex(), 0);
+  QCOMPARE(panel->streamCap()->value(), 2);
+  doc->waitForStudy();
+  QCOMPARE(doc->figures().predicted_sequential_us, eager_baseline);
+  doc->undoStack()->redo();
+  QVERIFY(doc->strategyOptions().cuda_graph);
+  QCOMPARE(panel->launchMode()->currentIndex(), 1);
+  QCOMPARE(panel->streamCap()->value(), 4);
 }
 
 void TestMainWindow::launchModeShapesScheduleAndPrediction() {
@@ -535,6 +564,35 @@ void TestMainWindow::largeModelIsAdvisedInTheWorker() {
   QVERIFY(!loaded_line.isEmpty());
   QCOMPARE(summary->advice(), loaded_line);
   QVERIFY(summary->text().contains("advice:"));
+
+  // Not followed at load, so the line ends in an "apply" link: following it makes the advised
+  // strategy in its launch mode through the Strategy panel, as one undoable edit.
+  const auto advice = weft::core::advise(doc->graph(), doc->analysis(), doc->device(),
+                                         weft::ui::advice_options(doc->strategyOptions(), doc->unsplitBaseline()));
+  QVERIFY(advice);
+  QCOMPARE(advice->kind, weft::core::Advice::Kind::Concurrency);
+  qInfo() << "advice:" << advice->line.c_str();
+  QVERIFY(advice->best_strategy != doc->schedule().strategy || (advice->best_mode == weft::core::LaunchMode::Graph) != doc->strategyOptions().cuda_graph);
+  QVERIFY(summary->adviceApplicable());
+  QLabel* notes = summary->notesLabel();
+  QVERIFY(notes->text().contains(weft::ui::SummaryPanel::kApplyAdviceLink));
+  const std::string before = doc->schedule().strategy;
+  const int steps = doc->undoStack()->count();
+  emit notes->linkActivated(weft::ui::SummaryPanel::kApplyAdviceLink);
+  QCOMPARE(doc->schedule().strategy, advice->best_strategy);
+  QCOMPARE(doc->strategyOptions().cuda_graph, advice->best_mode == weft::core::LaunchMode::Graph);
+  QCOMPARE(doc->schedule().stream_count(), static_cast<std::size_t>(advice->best_streams));
+  QCOMPARE(w.strategyPanel()->strategyBox()->currentText(), QString::fromStdString(advice->best_strategy));
+  QCOMPARE(doc->undoStack()->count(), steps + 1);
+  QVERIFY(w.lastMessage().contains("Applied the advice: " + QString::fromStdString(advice->best_strategy)));
+  QVERIFY(!summary->adviceApplicable());  // the advice is what runs now: no link
+  QVERIFY(!notes->text().contains(weft::ui::SummaryPanel::kApplyAdviceLink));
+  doc->undoStack()->undo();
+  QCOMPARE(doc->schedule().strategy, before);
+  QCOMPARE(doc->strategyOptions().cuda_graph, false);  // the launch mode comes back with the schedule
+  QVERIFY(summary->adviceApplicable());
+  doc->undoStack()->redo();
+  QCOMPARE(doc->schedule().strategy, advice->best_strategy);
 
   // Two cost tables in a row: the first one's advice is superseded before it can be shown.
   QStringList shown;

@@ -130,6 +130,13 @@ void MainWindow::createDocks() {
     if (m_doc->hasModel() && merge != m_doc->isMerged()) reopen(m_doc->dimBindings(), merge);
   });
   m_summary = new SummaryPanel(m_doc, this);
+  // The advice's "apply" link: its strategy and launch mode through the Strategy panel (one
+  // undoable edit, as if chosen there), with the panel's stream cap, which the advice kept to.
+  connect(m_summary, &SummaryPanel::applyAdviceRequested, this, [this](const QString& strategy, bool cuda_graph) {
+    m_strategy->strategyBox()->setCurrentText(strategy);
+    m_strategy->launchMode()->setCurrentIndex(cuda_graph ? 1 : 0);
+    if (m_strategy->apply()) showMessage(tr("Applied the advice: %1, %2").arg(strategy, cuda_graph ? tr("CUDA Graph replay") : tr("eager launches")));
+  });
   m_node_model = new NodeTableModel(m_doc, this);
   auto* proxy = new QSortFilterProxyModel(this);
   proxy->setSourceModel(m_node_model);

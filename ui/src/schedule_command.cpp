@@ -4,11 +4,11 @@
 
 namespace weft::ui {
 
-ScheduleCommand::ScheduleCommand(StudioDocument* doc, const QString& text, core::Schedule before, core::Schedule after)
+ScheduleCommand::ScheduleCommand(StudioDocument* doc, const QString& text, State before, State after)
     : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)) {}
 
 // Each swap re-studies the schedule in the document's worker, as any edit does.
-void ScheduleCommand::redo() { m_doc->setScheduleInternal(m_after); }
-void ScheduleCommand::undo() { m_doc->setScheduleInternal(m_before); }
+void ScheduleCommand::redo() { m_doc->restoreEdit(m_after.schedule, m_after.options); }
+void ScheduleCommand::undo() { m_doc->restoreEdit(m_before.schedule, m_before.options); }
 
 }  // namespace weft::ui

@@ -5,6 +5,7 @@
 #include <QUndoCommand>
 
 #include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
 
 namespace weft::ui {
 
@@ -12,14 +13,19 @@ class StudioDocument;
 
 class ScheduleCommand : public QUndoCommand {
  public:
+  /// A schedule with the strategy options it was made with (the launch mode it is predicted in).
+  struct State {
+    core::Schedule schedule;
+    core::StrategyOptions options;
+  };
   /// `after` was validated by the core edit API (or by validate_schedule) for `doc`'s graph.
-  ScheduleCommand(StudioDocument* doc, const QString& text, core::Schedule before, core::Schedule after);
+  ScheduleCommand(StudioDocument* doc, const QString& text, State before, State after);
   void redo() override;
   void undo() override;
 
  private:
   StudioDocument* m_doc;
-  core::Schedule m_before, m_after;
+  State m_before, m_after;
 };
 
 }  // namespace weft::ui

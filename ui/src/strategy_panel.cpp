@@ -113,6 +113,13 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
                                                        .arg(core::kDefaultMaxStreams)
                                                  : QString());
   });
+  // An undo or redo across strategies in other settings: the panel shows what the schedule was made with.
+  connect(doc, &StudioDocument::strategyOptionsChanged, this, [this] {
+    m_cap->setValue(m_doc->strategyOptions().max_streams);
+    m_grain->setValue(m_doc->strategyOptions().granularity_us);
+    m_launch->setCurrentIndex(m_doc->strategyOptions().cuda_graph ? 1 : 0);
+    if (const int i = m_strategy->findText(QString::fromStdString(m_doc->schedule().strategy)); i >= 0) m_strategy->setCurrentIndex(i);
+  });
   connect(doc, &StudioDocument::modelChanged, this, [this] {
     m_cap->setValue(m_doc->strategyOptions().max_streams);
     m_grain->setValue(m_doc->strategyOptions().granularity_us);

@@ -278,15 +278,25 @@ void StudioDocument::applyStudy(StudyResult result) {
   emit studyChanged();
 }
 
-bool StudioDocument::pushEdit(const QString& text, core::Expected<core::Schedule> result) {
+bool StudioDocument::pushEdit(const QString& text, core::Expected<core::Schedule> result,
+                              const std::optional<core::StrategyOptions>& options) {
   if (!result) {
     m_last_refusal = QString::fromStdString(result.error().message);
     emit editRefused(m_last_refusal);
     return false;
   }
   m_last_refusal.clear();
-  m_undo.push(new ScheduleCommand(this, text, m_schedule, std::move(*result)));
+  m_undo.push(new ScheduleCommand(this, text, {m_schedule, m_options}, {std::move(*result), options.value_or(m_options)}));
   return true;
+}
+
+void StudioDocument::restoreEdit(core::Schedule schedule, const core::StrategyOptions& options) {
+  const core::StrategyOptions before = m_options;
+  m_options = options;
+  setScheduleInternal(std::move(schedule));
+  if (before.cuda_graph != options.cuda_graph || before.max_streams != options.max_streams ||
+      before.granularity_us != options.granularity_us)
+    emit strategyOptionsChanged();
 }
 
 bool StudioDocument::moveNodes(std::vector<core::NodeId> nodes, int stream, int position) {
@@ -319,8 +329,7 @@ bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOpti
   if (!hasModel()) return false;
   m_last_budget_note.clear();
   auto s = core::make_schedule(name.toStdString(), *m_graph, m_analysis->costs, m_device, options);
-  if (s) m_options = options;
-  return pushEdit(tr("Apply strategy %1").arg(name), std::move(s));
+  return pushEdit(tr("Apply strategy %1").arg(name), std::move(s), options);
 }
 
 bool StudioDocument::applyComputedStrategy(const QString& name, const std::shared_ptr<const core::Graph>& from,
@@ -333,10 +342,9 @@ bool StudioDocument::applyComputedStrategy(const QString& name, const std::share
                               "the model was replaced while " + name.toStdString() + " ran; its schedule is dropped");
   // make_schedule (and fit_memory_budget) validated the schedule for `from`, which is this graph.
   if (!result) return pushEdit(QString(), std::move(result));
-  m_options = options;
   m_last_budget_note = budget_note;
   return pushEdit(budget_note.isEmpty() ? tr("Apply strategy %1").arg(name) : tr("Apply strategy %1 within a memory budget").arg(name),
-                  std::move(result));
+                  std::move(result), options);
 }
 
 bool StudioDocument::applySchedule(const core::Schedule& schedule, const QString& text) {

@@ -26,8 +26,12 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   m_notes->setObjectName("summaryNotes");
   m_notes->setTextFormat(Qt::RichText);
   m_notes->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-  m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_notes->setWordWrap(true);
+  m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+  connect(m_notes, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link != QLatin1String(kApplyAdviceLink) || !adviceApplicable()) return;
+    emit applyAdviceRequested(QString::fromStdString(m_advice_value->best_strategy), m_advice_value->best_mode == core::LaunchMode::Graph);
+  });
   m_notes->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // wraps to the dock, never widens it
   m_run = new QLabel(content);
   m_run->setTextFormat(Qt::RichText);
@@ -84,6 +88,8 @@ void SummaryPanel::showLoadAdvice() {
   if (!m_doc->hasModel() || !m_doc->loadAdvice()) return updateAdvice();
   stopAdvice();
   m_advice = advice_text(*m_doc->loadAdvice());
+  m_advice_value.reset();
+  if (*m_doc->loadAdvice()) m_advice_value = **m_doc->loadAdvice();
   refresh();
   emit adviceChanged();
 }
@@ -96,6 +102,7 @@ void SummaryPanel::stopAdvice() {
 void SummaryPanel::updateAdvice() {
   stopAdvice();
   m_advice.clear();
+  m_advice_value.reset();
   if (!m_doc->hasModel()) {
     emit adviceChanged();
     return;
@@ -119,9 +126,20 @@ void SummaryPanel::takeAdvice() {
   // A superseded advice (another model, other costs) was cancelled: the newer request shows its own.
   if (!m_advice_cancel || m_advice_cancel->load() || m_advice_watcher.future().resultCount() == 0) return;
   m_advice_cancel.reset();
-  m_advice = advice_text(m_advice_watcher.result());
+  const core::Expected<core::Advice> advice = m_advice_watcher.result();
+  m_advice = advice_text(advice);
+  if (advice) m_advice_value = *advice;
   refresh();
   emit adviceChanged();
+}
+
+bool SummaryPanel::adviceApplicable() const {
+  if (!m_doc->hasModel() || !m_advice_value) return false;
+  const core::Advice& a = *m_advice_value;
+  if (a.kind != core::Advice::Kind::Concurrency || a.merge_advised || a.split_k > 1 || a.best_strategy.empty() ||
+      a.best_strategy == "sequential")
+    return false;
+  return m_doc->schedule().strategy != a.best_strategy || m_doc->strategyOptions().cuda_graph != (a.best_mode == core::LaunchMode::Graph);
 }
 
 void SummaryPanel::waitForAdvice() {
@@ -224,7 +242,11 @@ void SummaryPanel::refresh() {
   add(tr("depth"), QString::number(an.levels.depth));
   m_label->setText(QString("<table>%1</table>").arg(rows));
   QString notes;
-  if (!m_advice.isEmpty()) notes += QString("<p><b>advice:</b> %1</p>").arg(m_advice.toHtmlEscaped());
+  if (!m_advice.isEmpty())
+    notes += QString("<p><b>advice:</b> %1%2</p>")
+                 .arg(m_advice.toHtmlEscaped(),
+                      adviceApplicable() ? QString(" <a href=\"%1\">%2</a>").arg(QLatin1String(kApplyAdviceLink), tr("apply"))
+                                         : QString());
   notes += QString("<p><b>verdict:</b> %1</p>").arg(QString::fromStdString(an.verdict).toHtmlEscaped());
   m_notes->setText(notes);
   m_notes->setToolTip(m_advice.isEmpty() ? QString() : tr("advice: %1").arg(m_advice));

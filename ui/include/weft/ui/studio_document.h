@@ -238,13 +238,22 @@ class StudioDocument : public QObject {
   /// the memory report planned afresh: figures() (memory_repaired) and study()->memory describe
   /// it; studyChanged follows with the complete study. After an edit, not after a model load.
   void memoryRepaired();
+  /// strategyOptions() changed with an edit's undo or redo (a strategy applied in another launch
+  /// mode, stream cap or granularity): the Strategy panel shows them again.
+  void strategyOptionsChanged();
 
  private:
   friend class ScheduleCommand;
   void setScheduleInternal(core::Schedule schedule);
+  /// An edit's undo or redo: the schedule with the strategy options it was made with (the launch
+  /// mode it is predicted in), then setScheduleInternal.
+  void restoreEdit(core::Schedule schedule, const core::StrategyOptions& options);
   /// Node times and critical flags from m_analysis.
   void refreshCosts();
-  bool pushEdit(const QString& text, core::Expected<core::Schedule> result);
+  /// One undo step from the current schedule and options to `result` made with `options` (the
+  /// current options when absent: an edit by hand keeps them).
+  bool pushEdit(const QString& text, core::Expected<core::Schedule> result,
+                const std::optional<core::StrategyOptions>& options = std::nullopt);
   /// Asks for the current schedule's study (supersedes a running one).
   void requestStudy();
   void launchStudy();

@@ -35,10 +35,19 @@ class SummaryPanel : public QWidget {
   bool adviceComputing() const { return m_advice_watcher.isRunning(); }
   /// Blocks until the advice being computed (if any) is shown (the screenshot run, tests).
   void waitForAdvice();
+  /// True when the advice names a strategy and launch mode (streams alone: not a merge or a
+  /// split, which re-open the model) other than the current schedule's: the advice line then
+  /// ends in an "apply" link.
+  bool adviceApplicable() const;
+  /// The link's target in the notes label.
+  static constexpr const char* kApplyAdviceLink = "weft:apply-advice";
 
  signals:
   /// The advice line changed (computed, or cleared with the model).
   void adviceChanged();
+  /// The user followed the advice's "apply" link: make `strategy` in that launch mode (the window
+  /// applies it through the Strategy panel, as one undoable edit).
+  void applyAdviceRequested(const QString& strategy, bool cuda_graph);
 
  public:
   /// The label that holds the verdict and the advice (word-wrapped to the dock's width).
@@ -54,6 +63,7 @@ class SummaryPanel : public QWidget {
   QLabel* m_run;
   QScrollArea* m_scroll;
   QString m_advice;
+  std::optional<core::Advice> m_advice_value;  ///< the advice shown, when it was computed
   std::optional<core::MergeGain> m_merge_gain;
   QFutureWatcher<core::Expected<core::Advice>> m_advice_watcher;
   std::shared_ptr<std::atomic<bool>> m_advice_cancel;  ///< set: the running advice is not wanted any more
