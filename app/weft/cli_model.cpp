@@ -95,6 +95,9 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, c
   auto bytes = core::read_file(path);
   if (!bytes) return core::make_error(core::ErrorKind::InvalidInput, bytes.error().message);
   WEFT_TRY_ASSIGN(auto graph, core::import_onnx_bytes(*bytes, path, options));
+  // What the import had to assume or could not do (an option that matched nothing, inference that
+  // stopped early, a re-batched model that keeps its batch): said once, on stderr.
+  for (const std::string& w : graph.info().warnings) std::cerr << "weft: warning: " << w << "\n";
   for (const std::string& u : graph.info().unresolved_dims)
     std::cerr << "weft: warning: unresolved dimension " << u
               << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";

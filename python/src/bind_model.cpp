@@ -550,6 +550,9 @@ void register_model(py::module_& m) {
                              "Predicted time per node on the model's device (µs).")
       .def_property_readonly("folded_nodes", [](const Model& mo) { return mo.graph.info().folded_nodes; })
       .def_property_readonly("unresolved_dims", [](const Model& mo) { return mo.graph.info().unresolved_dims; })
+      .def_property_readonly("warnings", [](const Model& mo) { return mo.graph.info().warnings; },
+                             "What the import had to assume, as `weft` prints on stderr (a dim binding that "
+                             "matched nothing, inference that stopped early, a re-batched model that keeps its batch).")
       .def_property_readonly("micro_batches", [](const Model& mo) { return std::max(1, mo.graph.info().micro_batches); },
                              "Micro-batch copies of a split model (Model.split); 1 otherwise.")
       .def_property_readonly("split_summary", [](const Model& mo) -> std::optional<std::string> {

@@ -140,6 +140,21 @@ TEST(CliAnalyze, UnresolvedDimsAreReported) {
   EXPECT_TRUE(contains(r.err, "p2o.DynamicDimension"));
 }
 
+// What the import had to assume is said on stderr: a --dim that binds nothing, and a re-batched
+// model that keeps its exported batch (shufflenet_v2 fixes it in a Reshape); resnet50 re-batches
+// cleanly and says nothing.
+TEST(CliAnalyze, ImportWarningsAreShown) {
+  const Result unused = run_weft("analyze " + model("grouped_mlp") + " --dim batch=1 --dim nosuch=3");
+  ASSERT_EQ(unused.code, 0) << unused.err;
+  EXPECT_TRUE(contains(unused.err, "weft: warning: --dim nosuch=3 matches no symbolic dimension")) << unused.err;
+  const Result kept = run_weft("analyze " + model("shufflenet_v2_x1_0") + " --batch 8");
+  ASSERT_EQ(kept.code, 0) << kept.err;
+  EXPECT_TRUE(contains(kept.err, "--batch 8: output 'output' has 1 at dim 0, not 8")) << kept.err;
+  const Result clean = run_weft("analyze " + model("resnet50") + " --batch 8");
+  ASSERT_EQ(clean.code, 0) << clean.err;
+  EXPECT_FALSE(contains(clean.err, "warning")) << clean.err;
+}
+
 // --no-fold keeps vit's shape arithmetic: more operators and nothing folded.
 TEST(CliAnalyze, NoFold) {
   const auto folded = analyze_json("vit_b_16");

@@ -13,6 +13,7 @@ import weft
 DATA = os.environ.get("WEFT_TEST_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "data"))
 GOOGLENET = os.path.join(DATA, "models", "googlenet.onnx")
 SQUEEZENET = os.path.join(DATA, "models", "squeezenet1_1.onnx")
+SHUFFLENET = os.path.join(DATA, "models", "shufflenet_v2_x1_0.onnx")
 GROUPED_MLP = os.path.join(DATA, "models", "grouped_mlp.onnx")
 
 
@@ -57,6 +58,11 @@ class LoadTest(unittest.TestCase):
         self.assertEqual(bound.unresolved_dims, [])
         with self.assertRaises(weft.UsageError):
             weft.load(GROUPED_MLP, dims={"batch": 0})
+        self.assertEqual(bound.warnings, [])
+        extra = weft.load(GROUPED_MLP, dims={"batch": 4, "nosuch": 3})
+        self.assertTrue(any("--dim nosuch=3 matches no symbolic dimension" in w for w in extra.warnings), extra.warnings)
+        kept = weft.load(SHUFFLENET, batch=8)  # fixes its batch in a Reshape: the output keeps 1
+        self.assertTrue(any("output 'output' has 1 at dim 0, not 8" in w for w in kept.warnings), kept.warnings)
 
     def test_module_facts(self):
         features = weft.features()

@@ -28,6 +28,7 @@ class TestSplitStudio : public QObject {
   void windowSplitsAFileAndItsProjectKeepsTheSplit();
   void autoSplitMatchesTheCli();
   void opensTheAdvisedSplit();
+  void rebatchThatKeepsTheBatchIsSaid();
 };
 
 void TestSplitStudio::splitModelOpensWithALanePerCopy() {
@@ -177,3 +178,18 @@ void TestSplitStudio::opensTheAdvisedSplit() {
 
 QTEST_MAIN(TestSplitStudio)
 #include "test_split_studio.moc"
+
+// A static-batch export re-batched where the model fixes its batch inside (shufflenet_v2's output
+// keeps batch 1): the load's message says so, as `weft --batch` does on stderr; resnet50 re-batches
+// cleanly and its message has no warning.
+void TestSplitStudio::rebatchThatKeepsTheBatchIsSaid() {
+  weft::ui::MainWindow w;
+  w.setBatchSplit(8, -1);
+  QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
+  w.openModel(QStringLiteral(WEFT_TEST_DATA_DIR "/models/shufflenet_v2_x1_0.onnx"));
+  QVERIFY(wait_loads(done, 1));
+  QVERIFY2(w.lastMessage().contains("warning: --batch 8: output 'output' has 1 at dim 0, not 8"), qPrintable(w.lastMessage()));
+  w.openModel(kResnet);
+  QVERIFY(wait_loads(done, 2));
+  QVERIFY2(w.lastMessage().startsWith("Loaded resnet50.onnx") && !w.lastMessage().contains("warning"), qPrintable(w.lastMessage()));
+}

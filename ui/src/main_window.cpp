@@ -488,6 +488,12 @@ void MainWindow::onLoaded() {
   updateTitleAndStatus();
   QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
   if (!note.isEmpty()) msg += QStringLiteral("; ") + note;
+  // What the import had to assume (as `weft` prints on stderr): a re-batched model that keeps its
+  // batch, an inference that stopped early, a dim binding that matched nothing.
+  const auto& warnings = m_doc->graph().info().warnings;
+  if (!warnings.empty())
+    msg += tr("; warning: %1").arg(QString::fromStdString(warnings.front())) +
+           (warnings.size() > 1 ? tr(" (and %1 more)").arg(warnings.size() - 1) : QString());
   if (refused.isEmpty()) showMessage(msg);
   else showMessage(tr("The saved schedule was refused (%1); using a fresh one").arg(refused), true);
   // Symbolic dims left unbound: sizes, costs and the arena are unknown until they are bound.

@@ -202,24 +202,65 @@ std::vector<InputSymbols> bind_dims(onnx::GraphProto& g, const ImportOptions& op
   return result;
 }
 
+// What --batch replaced: the static batch every input had at dim 0 (0 when they disagreed or
+// none was static) and the outputs the file declared with that batch at dim 0.
+struct Rebatched {
+  std::int64_t batch = 0;
+  std::int64_t old_batch = 0;
+  std::vector<std::string> batched_outputs;
+};
+
 // --batch N: dim 0 of every graph input becomes N; the shapes the file declared downstream
 // (outputs, value_info) are dropped, since they may hold the old batch, and inferred again.
-void rebatch(onnx::GraphProto& g, std::int64_t batch, const std::unordered_set<std::string>& initializers, GraphInfo& info) {
+Rebatched rebatch(onnx::GraphProto& g, std::int64_t batch, const std::unordered_set<std::string>& initializers, GraphInfo& info) {
+  Rebatched r;
+  r.batch = batch;
   int changed = 0;
+  std::set<std::int64_t> old;
+  bool symbolic = false;
   for (auto& in : *g.mutable_input()) {
     if (initializers.count(in.name()) || !in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
     auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
     if (shape->dim_size() == 0) continue;
+    if (shape->dim(0).has_dim_value()) old.insert(shape->dim(0).dim_value());
+    else symbolic = true;
     shape->mutable_dim(0)->set_dim_value(batch);  // clears dim_param (oneof)
     ++changed;
   }
+  if (old.size() == 1 && !symbolic && *old.begin() != batch) r.old_batch = *old.begin();
   for (auto& out : *g.mutable_output())
     if (out.type().has_tensor_type() && out.type().tensor_type().has_shape()) {
       auto* shape = out.mutable_type()->mutable_tensor_type()->mutable_shape();
-      if (shape->dim_size() > 0) shape->mutable_dim(0)->Clear();
+      if (shape->dim_size() == 0) continue;
+      if (r.old_batch > 0 && shape->dim(0).has_dim_value() && shape->dim(0).dim_value() == r.old_batch)
+        r.batched_outputs.push_back(out.name());
+      shape->mutable_dim(0)->Clear();
     }
   g.clear_value_info();
   if (changed == 0) info.warnings.push_back("--batch " + std::to_string(batch) + " matches no graph input of rank >= 1");
+  return r;
+}
+
+// A static-batch export may fix its batch inside (a Reshape to a constant shape, a class token
+// concatenated at batch 1): re-batched, an output the file declared with the old batch keeps it.
+// The model then computes something else than `batch` samples: said (and listed in
+// GraphInfo::rebatch_kept), not refused: the shapes are consistent, and some such models are still
+// worth a look. Read off the outputs' inferred types.
+void check_rebatched(const onnx::GraphProto& g, const Rebatched& r, GraphInfo& info) {
+  for (const auto& out : g.output()) {
+    if (std::find(r.batched_outputs.begin(), r.batched_outputs.end(), out.name()) == r.batched_outputs.end()) continue;
+    if (!out.type().has_tensor_type() || !out.type().tensor_type().has_shape()) continue;
+    const auto& shape = out.type().tensor_type().shape();
+    if (shape.dim_size() == 0 || !shape.dim(0).has_dim_value()) continue;
+    const std::int64_t kept = shape.dim(0).dim_value();
+    const std::string& name = out.name();
+    if (kept == r.batch) continue;
+    info.rebatch_kept.push_back(name);
+    info.warnings.push_back("--batch " + std::to_string(r.batch) + ": output '" + name + "' has " + std::to_string(kept) +
+                              " at dim 0, not " + std::to_string(r.batch) + " (the file declared " + std::to_string(r.old_batch) +
+                              "): the model fixes its batch somewhere (a Reshape to a constant shape?), so the re-batched model "
+                              "does not compute " + std::to_string(r.batch) + " samples");
+  }
 }
 
 void run_shape_inference(onnx::ModelProto& model, const std::vector<onnx::ValueInfoProto>& file_value_info,
@@ -513,7 +554,8 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     WEFT_TRY(constants_to_initializers(g, model_path, info));
     std::unordered_set<std::string> inits;
     for (const auto& t : g.initializer()) inits.insert(t.name());
-    if (options.batch > 0) rebatch(g, options.batch, inits, info);
+    Rebatched rebatched;
+    if (options.batch > 0) rebatched = rebatch(g, options.batch, inits, info);
     const std::vector<InputSymbols> symbols = bind_dims(g, options, inits, info);
 
     // Refuse broken structure (cycles, undefined or doubly produced tensors) before any folding.
@@ -530,9 +572,11 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
       if (r.folded == 0) break;
       info.folded_nodes += r.folded;
     }
-    if (info.folded_nodes == 0 && !holds_bodies(structure))
-      return type_structure(std::move(structure), model, model_path, symbols, std::move(info));
-    return build_graph(model, model_path, symbols, std::move(info), true);
+    if (!rebatched.batched_outputs.empty()) check_rebatched(model.graph(), rebatched, info);
+    auto graph = info.folded_nodes == 0 && !holds_bodies(structure)
+                     ? type_structure(std::move(structure), model, model_path, symbols, std::move(info))
+                     : build_graph(model, model_path, symbols, std::move(info), true);
+    return graph;
   } catch (const std::exception& e) {
     // libonnx and protobuf may throw on hostile input; nothing escapes the importer.
     return invalid(model_path, std::string("import failed: ") + e.what());

@@ -183,6 +183,10 @@ struct GraphInfo {
   /// last inputs(). Empty for a model's main graph.
   std::vector<std::string> captures;
   std::vector<std::string> warnings;
+  /// Re-batched (ImportOptions::batch): the outputs the file declared with the exported batch at
+  /// dim 0 that still have it (the model fixes its batch, e.g. a Reshape to a constant shape; a
+  /// warning says so too). Empty when re-batching reached every such output, or without --batch.
+  std::vector<std::string> rebatch_kept;
   /// Micro-batch split (split_batch): the number of copies (0: not a split graph), the full
   /// batch, and per node its copy (-1: a batch-independent node all copies share) and the
   /// original node's key.
