@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 
@@ -174,6 +174,7 @@ int cmd_sweep(Args& args) {
     options.output_tolerance = core::kSweepOutputTolerance;
     options.run.per_node_timing = false;
   }
+  options.on_note = [](const std::string& text) { std::cerr << "weft sweep: note: " << text << "\n"; };
   auto points = core::sweep(model, options);
   if (!points) return report("sweep", points.error());
   return write_outputs(args, *points);

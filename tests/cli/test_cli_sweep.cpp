@@ -127,9 +127,15 @@ TEST(CliSweep, Errors) {
   EXPECT_EQ(run_weft("sweep " + model("randwire_ws") + " --batches 0").code, 1);
   EXPECT_EQ(run_weft("sweep " + model("randwire_ws") + " --batches 1 --strategies nope").code, 1);
   EXPECT_EQ(run_weft("sweep " + model("randwire_ws") + " --batches 1 --backend tpu").code, 1);
-  const Result static_batch = run_weft("sweep " + model("squeezenet1_1") + " --batches 1,2");
-  EXPECT_EQ(static_batch.code, 2);
-  EXPECT_TRUE(contains(static_batch.out, "no unbound symbolic batch dimension")) << static_batch.out;
+  // A static batch is re-batched at each point (a note says so); one the model fixes inside is refused.
+  const Result static_batch = run_weft("sweep " + model("squeezenet1_1") + " --batches 1,2 --strategies cp-list");
+  EXPECT_EQ(static_batch.code, 0) << static_batch.out;
+  EXPECT_TRUE(contains(static_batch.out, "has a static batch (1): each point re-batches")) << static_batch.out;
+  const Result fixed = run_weft("sweep " + model("shufflenet_v2_x1_0") + " --batches 1,2 --strategies cp-list");
+  EXPECT_EQ(fixed.code, 2);
+  EXPECT_TRUE(contains(fixed.out, "output 'output' keeps the exported batch")) << fixed.out;
+  const Result unnamed = run_weft("sweep " + model("grouped_mlp") + " --batches 1 --batch-dim nope");
+  EXPECT_EQ(unnamed.code, 2) << unnamed.out;
   EXPECT_EQ(run_weft("sweep " + temp("no_such_model.onnx") + " --batches 1").code, 2);
   const std::string bad = temp("weft_cli_sweep_bad.csv");
   std::ofstream(bad) << "not,a,sweep\n";

@@ -496,8 +496,10 @@ class LayersSweepTest(unittest.TestCase):
             weft.sweep(GROUPED_MLP, [1], backend="tpu")
         with self.assertRaises(weft.UsageError):
             weft.sweep(GROUPED_MLP, [0])
+        static = weft.sweep(SQUEEZENET, [1, 2], strategies=["cp-list"])  # a static batch: re-batched
+        self.assertEqual([p["batch"] for p in static], [1, 2])
         with self.assertRaises(weft.InvalidInputError):
-            weft.sweep(SQUEEZENET, [1, 2])  # a static batch: nothing to sweep
+            weft.sweep(SHUFFLENET, [1, 2])  # its output keeps the exported batch
 
 
 class GilTest(unittest.TestCase):

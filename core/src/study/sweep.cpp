@@ -14,6 +14,7 @@
 
 #include "weft/core/compare_outputs.h"
 #include "weft/core/csv.h"
+#include "weft/core/micro_batch.h"
 #include "weft/core/strategy.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/memory_report.h"
@@ -94,20 +95,44 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
   for (const std::string& s : strategies) WEFT_TRY(check_strategy(s, options.strategy));
   for (std::int64_t b : options.batches)
     if (b <= 0) return make_error(ErrorKind::InvalidInput, "batch sizes must be positive, got " + std::to_string(b));
+  const auto note = [&](const std::string& text) {
+    if (options.on_note) options.on_note(text);
+  };
   std::string batch_dim = options.batch_dim;
+  bool rebatch = false;  // a static batch: each point re-batches dim 0 of the inputs
   if (batch_dim.empty()) {
     WEFT_TRY_ASSIGN(auto probe, import_onnx(model_path, options.import));
-    WEFT_TRY_ASSIGN(batch_dim, find_batch_dim(probe));
+    auto found = find_batch_dim(probe);
+    bool symbolic = false;
+    for (TensorId t : probe.inputs())
+      symbolic = symbolic || (!probe.tensor(t).dims.empty() && !probe.tensor(t).dims[0].known());
+    if (found) {
+      batch_dim = *found;
+    } else if (!symbolic && graph_batch(probe) > 0) {
+      rebatch = true;
+      note(model_path + " has a static batch (" + std::to_string(graph_batch(probe)) +
+           "): each point re-batches dim 0 of the inputs, as --batch does");
+    } else {
+      return found.error();
+    }
   }
 
   std::vector<SweepPoint> points;
   for (std::int64_t batch : options.batches) {
     ImportOptions io = options.import;
-    io.dims[batch_dim] = batch;
+    if (rebatch) io.batch = batch;
+    else io.dims[batch_dim] = batch;
     auto imported = import_onnx(model_path, io);
     if (!imported)
       return make_error(imported.error().kind, "batch " + std::to_string(batch) + ": " + imported.error().message);
     const Graph& graph = *imported;
+    // A re-batched model that keeps the exported batch computes something else: no point.
+    if (!graph.info().rebatch_kept.empty())
+      return make_error(ErrorKind::InvalidInput, "batch " + std::to_string(batch) + ": re-batched, output '" +
+                                                     graph.info().rebatch_kept.front() +
+                                                     "' keeps the exported batch at dim 0: the model fixes its batch "
+                                                     "(a Reshape to a constant shape?), so it cannot be swept by re-batching");
+    for (const std::string& w : graph.info().warnings) note("batch " + std::to_string(batch) + ": " + w);
     if (!graph.info().unresolved_dims.empty())
       return make_error(ErrorKind::InvalidInput, "batch " + std::to_string(batch) + ": unresolved dimension " +
                                                      graph.info().unresolved_dims.front() + " (bind it with a dim option)");

@@ -5,8 +5,11 @@
 #include <cstring>
 #include <memory>
 
+#include "weft/core/cost_model.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/strategy.h"
+#include "weft/core/study/prediction.h"
 #include "weft/core/study/sweep.h"
 
 using namespace weft;
@@ -64,13 +67,59 @@ TEST(Sweep, PredictedPointsPerBatchAndStrategy) {
   EXPECT_GT((*points)[1].streams, 1);
 }
 
-// Bad requests: an unknown strategy, a non-positive batch, a static model.
+// Bad requests: an unknown strategy, a non-positive batch, a batch dimension named that the model
+// does not have.
 TEST(Sweep, Refusals) {
   EXPECT_FALSE(core::sweep(model("randwire_ws"), options({1}, {"no-such"})));
   EXPECT_FALSE(core::sweep(model("randwire_ws"), options({0}, {"cp-list"})));
-  auto st = core::sweep(model("squeezenet1_1"), options({1, 2}, {"cp-list"}));
+  core::SweepOptions named = options({1, 2}, {"cp-list"});
+  named.batch_dim = "no_such_dim";
+  auto st = core::sweep(model("grouped_mlp"), named);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().kind, core::ErrorKind::InvalidInput);
+}
+
+// A static-batch export (resnet50, batch 1) is re-batched at each point, as --batch does: the
+// same prediction as importing it with ImportOptions::batch; the sweep says so once. A model that
+// fixes its batch inside (shufflenet_v2: its output keeps batch 1) is refused at the first batch
+// it cannot reach, naming the output, rather than swept as something else.
+TEST(Sweep, StaticBatchIsRebatched) {
+  core::SweepOptions o = options({1, 4}, {"cp-list"});
+  std::vector<std::string> notes;
+  o.on_note = [&](const std::string& n) { notes.push_back(n); };
+  auto points = core::sweep(model("resnet50"), o);
+  ASSERT_TRUE(points) << points.error().message;
+  ASSERT_EQ(points->size(), 2u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("has a static batch (1): each point re-batches"), std::string::npos) << notes[0];
+  core::ImportOptions io;
+  io.batch = 4;
+  auto rebatched = core::import_onnx(model("resnet50"), io);
+  ASSERT_TRUE(rebatched) << rebatched.error().message;
+  EXPECT_TRUE(rebatched->info().rebatch_kept.empty());
+  const auto costs = core::estimate_costs(*rebatched, o.device);
+  auto schedule = core::make_schedule("cp-list", *rebatched, costs, o.device, o.strategy);
+  ASSERT_TRUE(schedule) << schedule.error().message;
+  core::PredictOptions po;
+  po.counterfactuals = false;
+  auto p = core::predict(*rebatched, *schedule, costs, o.device, po);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ((*points)[1].batch, 4);
+  EXPECT_DOUBLE_EQ((*points)[1].predicted_us, p->makespan_us);
+  EXPECT_GT((*points)[1].predicted_sequential_us, (*points)[0].predicted_sequential_us);  // more work at batch 4
+
+  auto fixed = core::sweep(model("shufflenet_v2_x1_0"), options({1, 8}, {"cp-list"}));
+  ASSERT_FALSE(fixed);
+  EXPECT_EQ(fixed.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(fixed.error().message.find("batch 8: re-batched, output 'output' keeps the exported batch"), std::string::npos)
+      << fixed.error().message;
+  io.batch = 8;
+  auto kept = core::import_onnx(model("shufflenet_v2_x1_0"), io);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_EQ(kept->info().rebatch_kept, std::vector<std::string>{"output"});
+  bool warned = false;
+  for (const std::string& w : kept->info().warnings) warned = warned || w.find("--batch 8: output 'output' has 1 at dim 0") != std::string::npos;
+  EXPECT_TRUE(warned);
 }
 
 // With the CPU executor each point is also measured, and the prediction comes from a CPU device

@@ -37,7 +37,11 @@ struct SweepPoint {
 };
 
 struct SweepOptions {
-  std::string batch_dim;               ///< the symbolic dimension bound to each batch; "" : find it
+  /// The symbolic dimension bound to each batch; "": find it (find_batch_dim). A model whose
+  /// batch is static (dim 0 of every input a number) is re-batched at each point instead, as
+  /// ImportOptions::batch (`--batch`) does; a point whose re-batched model keeps the exported
+  /// batch (a Reshape to a constant shape) is refused, naming the output.
+  std::string batch_dim;
   std::vector<std::int64_t> batches;   ///< each > 0
   std::vector<std::string> strategies; ///< registered names; empty: every fixed strategy
   ImportOptions import;                ///< other dims (--dim) and folding
@@ -57,6 +61,9 @@ struct SweepOptions {
   RunOptions run;
   /// Called after each point; return false to stop (the points so far are returned).
   std::function<bool(const SweepPoint&)> on_point;
+  /// Called with what the sweep assumed (a static batch re-batched) and each point's import
+  /// warnings, prefixed with the batch. Optional.
+  std::function<void(const std::string&)> on_note;
 };
 
 /// A CUDA sweep's output agreement: |scheduled − reference| ≤ this × max(1, largest |reference
