@@ -123,8 +123,9 @@ void SummaryPanel::updateAdvice() {
 }
 
 void SummaryPanel::takeAdvice() {
-  // A superseded advice (another model, other costs) was cancelled: the newer request shows its own.
-  if (!m_advice_cancel || m_advice_cancel->load() || m_advice_watcher.future().resultCount() == 0) return;
+  // A superseded advice (another model, other costs) was stopped and its flag dropped: the newer
+  // request shows its own.
+  if (!m_advice_cancel || m_advice_watcher.future().resultCount() == 0) return;
   m_advice_cancel.reset();
   const core::Expected<core::Advice> advice = m_advice_watcher.result();
   m_advice = advice_text(advice);

@@ -573,10 +573,9 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
       info.folded_nodes += r.folded;
     }
     if (!rebatched.batched_outputs.empty()) check_rebatched(model.graph(), rebatched, info);
-    auto graph = info.folded_nodes == 0 && !holds_bodies(structure)
-                     ? type_structure(std::move(structure), model, model_path, symbols, std::move(info))
-                     : build_graph(model, model_path, symbols, std::move(info), true);
-    return graph;
+    if (info.folded_nodes == 0 && !holds_bodies(structure))
+      return type_structure(std::move(structure), model, model_path, symbols, std::move(info));
+    return build_graph(model, model_path, symbols, std::move(info), true);
   } catch (const std::exception& e) {
     // libonnx and protobuf may throw on hostile input; nothing escapes the importer.
     return invalid(model_path, std::string("import failed: ") + e.what());

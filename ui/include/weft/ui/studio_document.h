@@ -238,15 +238,15 @@ class StudioDocument : public QObject {
   /// the memory report planned afresh: figures() (memory_repaired) and study()->memory describe
   /// it; studyChanged follows with the complete study. After an edit, not after a model load.
   void memoryRepaired();
-  /// strategyOptions() changed with an edit's undo or redo (a strategy applied in another launch
-  /// mode, stream cap or granularity): the Strategy panel shows them again.
+  /// strategyOptions() changed with an edit, applied, undone or redone (a strategy in another
+  /// launch mode, stream cap or granularity): the Strategy panel shows them.
   void strategyOptionsChanged();
 
  private:
   friend class ScheduleCommand;
   void setScheduleInternal(core::Schedule schedule);
-  /// An edit's undo or redo: the schedule with the strategy options it was made with (the launch
-  /// mode it is predicted in), then setScheduleInternal.
+  /// An edit's redo (also when it is pushed) or undo: the schedule with the strategy options it
+  /// was made with (the launch mode it is predicted in), then setScheduleInternal.
   void restoreEdit(core::Schedule schedule, const core::StrategyOptions& options);
   /// Node times and critical flags from m_analysis.
   void refreshCosts();
