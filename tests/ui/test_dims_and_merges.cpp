@@ -22,11 +22,13 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <set>
 
 #include "ui_test_support.h"
 #include "weft/core/dim_binding.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/study/advice.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/split_study.h"
 #include "weft/core/file_io.h"
@@ -38,6 +40,7 @@
 #include "weft/ui/main_window.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/strategy_panel.h"
+#include "weft/ui/load_job.h"
 #include "weft/ui/summary_panel.h"
 #include "weft/ui/sweep_view.h"
 
@@ -87,6 +90,7 @@ class TestDimsAndMerges : public QObject {
   void dimBindingParsesAndSuggests();
   void dimDialogBindsAndReimports();
   void mergeBoxOpensMergedModel();
+  void mergeAdviceAppliesByReopening();
   void opensScheduleFiles();
   void adviceWrapsAtDefaultSize();
   void sweepViewDrawsCoreSweep();
@@ -188,7 +192,7 @@ void TestDimsAndMerges::mergeBoxOpensMergedModel() {
   QVERIFY(!w.document()->isMerged());
   // Opened as advised: the advice merges (48 -> 12 beats streams alone); merging is the user's
   // setting, so the status says where it is rather than turning it on.
-  QVERIFY2(w.lastMessage().contains("the advice also merges equal operators (48 -> 12 launches): tick Merging"),
+  QVERIFY2(w.lastMessage().contains("the advice also merges equal operators (48 -> 12 launches): apply it in the summary, or tick Merging"),
            qPrintable(w.lastMessage()));
   const std::size_t unmerged_nodes = w.document()->graph().node_count();
   QCheckBox* merge = w.strategyPanel()->mergeBox();
@@ -501,3 +505,50 @@ void TestDimsAndMerges::sweepViewDrawsCoreSweep() {
 
 QTEST_MAIN(TestDimsAndMerges)
 #include "test_dims_and_merges.moc"
+
+// The advice that leads with merging ends in "apply: re-open merged": following it re-opens the
+// model merged, on the strategy and launch mode the advice predicted for the merged model (not
+// advised again into another), the Merging box ticked; the merged model's advice then names
+// nothing to apply.
+void TestDimsAndMerges::mergeAdviceAppliesByReopening() {
+  MainWindow w;
+  w.setDimBindings({{"batch", 1}});
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kGroupedMlp);
+  QVERIFY(wait_loads(done, 1));
+  auto* doc = w.document();
+  auto* summary = w.summaryPanel();
+  QVERIFY(!doc->isMerged());
+  summary->waitForAdvice();
+  const auto advice = weft::core::advise(doc->graph(), doc->analysis(), doc->device(),
+                                         weft::ui::advice_options(doc->strategyOptions(), doc->unsplitBaseline()));
+  QVERIFY(advice);
+  QVERIFY2(advice->merge_advised, advice->line.c_str());
+  QCOMPARE(summary->advice(), QString::fromStdString(advice->line));
+  const auto action = summary->adviceAction();
+  QVERIFY(action);
+  QVERIFY(action->merge && action->reopens());
+  QCOMPARE(action->strategy, QString::fromStdString(advice->merge_strategy));
+  QLabel* notes = summary->notesLabel();
+  QVERIFY2(notes->text().contains(QString("<a href=\"%1\">apply: re-open merged</a>").arg(weft::ui::SummaryPanel::kApplyAdviceLink)),
+           qPrintable(notes->text()));
+  emit notes->linkActivated(weft::ui::SummaryPanel::kApplyAdviceLink);
+  QVERIFY(wait_loads(done, 2));
+  QVERIFY(doc->isMerged());
+  QVERIFY(w.strategyPanel()->mergeBox()->isChecked());
+  QCOMPARE(doc->schedule().strategy, advice->merge_strategy);
+  QCOMPARE(doc->strategyOptions().cuda_graph, advice->merge_mode == weft::core::LaunchMode::Graph);
+  QCOMPARE(doc->schedule().stream_count(), static_cast<std::size_t>(advice->merge_streams));
+  QVERIFY2(w.lastMessage().contains("applied the advice: merged, " + QString::fromStdString(advice->merge_strategy)),
+           qPrintable(w.lastMessage()));
+  QVERIFY2(!w.lastMessage().contains("opened as advised"), qPrintable(w.lastMessage()));
+  // The prediction is the one the advice quoted: the merged schedule over the unmerged model's
+  // sequential CUDA Graph.
+  doc->waitForStudy();
+  QVERIFY(weft::test::wait_until([&] { return summary->mergeGain().has_value(); }));
+  QVERIFY2(std::abs(summary->mergeGain()->speedup_vs_graph - advice->merge_speedup) < 1e-6 * advice->merge_speedup,
+           qPrintable(QString("%1 vs %2").arg(summary->mergeGain()->speedup_vs_graph).arg(advice->merge_speedup)));
+  summary->waitForAdvice();
+  QVERIFY2(!summary->adviceApplicable(), qPrintable(summary->advice()));
+  QVERIFY(!notes->text().contains(weft::ui::SummaryPanel::kApplyAdviceLink));
+}

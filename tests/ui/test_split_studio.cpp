@@ -4,6 +4,7 @@
 // re-batches and splits the file, says which k in the status bar, schedules split-overlap, and a
 // saved project reopens onto the same copies with its schedule accepted.
 #include <QComboBox>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -28,6 +29,7 @@ class TestSplitStudio : public QObject {
   void windowSplitsAFileAndItsProjectKeepsTheSplit();
   void autoSplitMatchesTheCli();
   void opensTheAdvisedSplit();
+  void splitAdviceAppliesByReopening();
   void rebatchThatKeepsTheBatchIsSaid();
 };
 
@@ -192,4 +194,47 @@ void TestSplitStudio::rebatchThatKeepsTheBatchIsSaid() {
   w.openModel(kResnet);
   QVERIFY(wait_loads(done, 2));
   QVERIFY2(w.lastMessage().startsWith("Loaded resnet50.onnx") && !w.lastMessage().contains("warning"), qPrintable(w.lastMessage()));
+}
+
+// A model not opened as advised (a pinned configuration) whose advice names a micro-batch split:
+// the line ends in "apply: re-open split k=K", which re-opens it split into K copies on
+// split-overlap in CUDA Graph replay, as the load would have followed it; the split model's own
+// advice then names nothing to apply.
+void TestSplitStudio::splitAdviceAppliesByReopening() {
+  weft::ui::MainWindow w;
+  w.pinOpeningConfiguration();
+  w.setBatchSplit(8, -1);
+  QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
+  w.openModel(kResnet);
+  QVERIFY(wait_loads(done, 1));
+  auto* doc = w.document();
+  auto* summary = w.summaryPanel();
+  QVERIFY(doc->graph().info().micro_batches <= 1);  // not split
+  summary->waitForAdvice();
+  const auto advice = weft::core::advise(doc->graph(), doc->analysis(), doc->device(),
+                                         weft::ui::advice_options(doc->strategyOptions(), doc->unsplitBaseline()));
+  QVERIFY(advice);
+  QVERIFY2(advice->split_k > 1, advice->line.c_str());
+  const auto action = summary->adviceAction();
+  QVERIFY(action);
+  QCOMPARE(action->split_k, advice->split_k);
+  QVERIFY(!action->merge);
+  QLabel* notes = summary->notesLabel();
+  QVERIFY2(notes->text().contains(QString("apply: re-open split k=%1</a>").arg(advice->split_k)), qPrintable(notes->text()));
+  emit notes->linkActivated(weft::ui::SummaryPanel::kApplyAdviceLink);
+  QVERIFY(wait_loads(done, 2));
+  QVERIFY2(w.lastMessage().contains(QString("applied the advice: split k=%1, split-overlap, CUDA Graph replay").arg(advice->split_k)),
+           qPrintable(w.lastMessage()));
+  expect_lane_per_copy(doc->graph(), doc->schedule(), advice->split_k);
+  QCOMPARE(doc->schedule().strategy, std::string(weft::core::kSplitOverlap));
+  QVERIFY(doc->strategyOptions().cuda_graph);
+  // Predicted as the advice quoted it: over the unsplit model's sequential CUDA Graph.
+  doc->waitForStudy();
+  const auto& unsplit = doc->unsplitBaseline();
+  QVERIFY(unsplit);
+  const double gain = unsplit->speedup(weft::core::LaunchMode::Graph, doc->figures().predicted_us);
+  QVERIFY2(std::abs(gain - advice->split_speedup) < 1e-9 * advice->split_speedup,
+           qPrintable(QString("%1 vs %2").arg(gain).arg(advice->split_speedup)));
+  summary->waitForAdvice();
+  QVERIFY2(!summary->adviceApplicable(), qPrintable(summary->advice()));
 }

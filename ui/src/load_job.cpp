@@ -179,7 +179,7 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
       // Merging is a setting the user turns on (it changes the graph shown and every later open):
       // the advice names it, the status says where it is.
       if (a.merge_advised && !request.merge)
-        m.advised += QObject::tr("; the advice also merges equal operators (%1 -> %2 launches): tick Merging in the Strategy panel")
+        m.advised += QObject::tr("; the advice also merges equal operators (%1 -> %2 launches): apply it in the summary, or tick Merging in the Strategy panel")
                          .arg(a.merge_operators_before)
                          .arg(a.merge_operators_after);
     }

@@ -132,10 +132,23 @@ void MainWindow::createDocks() {
   m_summary = new SummaryPanel(m_doc, this);
   // The advice's "apply" link: its strategy and launch mode through the Strategy panel (one
   // undoable edit, as if chosen there), with the panel's stream cap, which the advice kept to.
-  connect(m_summary, &SummaryPanel::applyAdviceRequested, this, [this](const QString& strategy, bool cuda_graph) {
-    m_strategy->strategyBox()->setCurrentText(strategy);
-    m_strategy->launchMode()->setCurrentIndex(cuda_graph ? 1 : 0);
-    if (m_strategy->apply()) showMessage(tr("Applied the advice: %1, %2").arg(strategy, cuda_graph ? tr("CUDA Graph replay") : tr("eager launches")));
+  // A merge or a split re-opens the model so, with that strategy first (as the load follows the
+  // advice): the configuration is chosen, so the re-opened model is not advised into another.
+  connect(m_summary, &SummaryPanel::applyAdviceRequested, this, [this](const AdviceAction& action) {
+    m_strategy->strategyBox()->setCurrentText(action.strategy);
+    m_strategy->launchMode()->setCurrentIndex(action.cuda_graph ? 1 : 0);
+    const QString mode = action.cuda_graph ? tr("CUDA Graph replay") : tr("eager launches");
+    if (!action.reopens()) {
+      if (m_strategy->apply()) showMessage(tr("Applied the advice: %1, %2").arg(action.strategy, mode));
+      return;
+    }
+    if (!m_doc->hasModel() || isLoading()) return;
+    LoadRequest r = reopenRequest(m_doc->dimBindings(), action.merge || m_doc->isMerged());
+    if (action.split_k > 1) r.split = action.split_k;
+    r.follow_advice = false;
+    r.advice_applied = action.merge ? tr("merged, %1, %2").arg(action.strategy, mode)
+                                    : tr("split k=%1, %2, %3").arg(action.split_k).arg(action.strategy, mode);
+    startLoad(std::move(r));
   });
   m_node_model = new NodeTableModel(m_doc, this);
   auto* proxy = new QSortFilterProxyModel(this);
@@ -467,6 +480,9 @@ void MainWindow::onLoaded() {
     note = note.isEmpty() ? opened : opened + QStringLiteral("; ") + note;
   }
   const QString refused = model.schedule_refused;
+  if (!m_last_request.advice_applied.isEmpty())
+    note = note.isEmpty() ? tr("applied the advice: %1").arg(m_last_request.advice_applied)
+                          : tr("applied the advice: %1; %2").arg(m_last_request.advice_applied, note);
   if (!model.advised.isEmpty()) note = note.isEmpty() ? tr("opened as advised: %1").arg(model.advised)
                                                       : tr("opened as advised: %1; %2").arg(model.advised, note);
   m_doc->setModel(std::move(model));
@@ -526,7 +542,12 @@ DimDialog* MainWindow::dimDialog() const { return m_dim_dialog.data(); }
 
 void MainWindow::reopen(std::map<std::string, std::int64_t> dims, bool merge) {
   if (!m_doc->hasModel() && !isLoading()) return;
+  startLoad(reopenRequest(std::move(dims), merge));
+}
+
+LoadRequest MainWindow::reopenRequest(std::map<std::string, std::int64_t> dims, bool merge) {
   LoadRequest r = m_last_request;
+  r.advice_applied.clear();
   // A schedule opened with the model goes with the graph being replaced, but the merge groups it
   // recorded stay while merging stays on: it is offered again, not required (a fresh schedule of
   // the panel's strategy on those merges where it no longer fits).
@@ -544,7 +565,7 @@ void MainWindow::reopen(std::map<std::string, std::int64_t> dims, bool merge) {
   r.follow_advice = m_last_request.follow_advice && m_doc->undoStack()->index() == 0;
   if (!r.source) m_dim_bindings = r.import.dims;  // later opens of files bind them too
   m_pending_project.reset();
-  startLoad(std::move(r));
+  return r;
 }
 
 bool MainWindow::saveProject(const QString& path) {

@@ -6,6 +6,7 @@
 
 #include "weft/core/study/advice.h"
 #include "weft/core/study/merge_study.h"
+#include "weft/core/study/split_study.h"
 #include "weft/ui/byte_format.h"
 #include "weft/ui/load_job.h"
 #include "weft/ui/studio_document.h"
@@ -29,8 +30,8 @@ SummaryPanel::SummaryPanel(StudioDocument* doc, QWidget* parent) : QWidget(paren
   m_notes->setWordWrap(true);
   m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
   connect(m_notes, &QLabel::linkActivated, this, [this](const QString& link) {
-    if (link != QLatin1String(kApplyAdviceLink) || !adviceApplicable()) return;
-    emit applyAdviceRequested(QString::fromStdString(m_advice_value->best_strategy), m_advice_value->best_mode == core::LaunchMode::Graph);
+    if (link != QLatin1String(kApplyAdviceLink)) return;
+    if (auto action = adviceAction()) emit applyAdviceRequested(*action);
   });
   m_notes->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // wraps to the dock, never widens it
   m_run = new QLabel(content);
@@ -134,13 +135,33 @@ void SummaryPanel::takeAdvice() {
   emit adviceChanged();
 }
 
-bool SummaryPanel::adviceApplicable() const {
-  if (!m_doc->hasModel() || !m_advice_value) return false;
+std::optional<AdviceAction> SummaryPanel::adviceAction() const {
+  if (!m_doc->hasModel() || !m_advice_value) return std::nullopt;
   const core::Advice& a = *m_advice_value;
-  if (a.kind != core::Advice::Kind::Concurrency || a.merge_advised || a.split_k > 1 || a.best_strategy.empty() ||
-      a.best_strategy == "sequential")
-    return false;
-  return m_doc->schedule().strategy != a.best_strategy || m_doc->strategyOptions().cuda_graph != (a.best_mode == core::LaunchMode::Graph);
+  const bool graph_now = m_doc->strategyOptions().cuda_graph;
+  AdviceAction action;
+  if (a.merge_advised && !a.merge_strategy.empty() && !m_doc->isMerged()) {
+    // The line leads with merging: the merged model, on the schedule predicted for it.
+    action.strategy = QString::fromStdString(a.merge_strategy);
+    action.cuda_graph = a.merge_mode == core::LaunchMode::Graph;
+    action.merge = true;
+    return action;
+  }
+  if (a.kind != core::Advice::Kind::Concurrency) {
+    // A chain or little to gain: the micro-batch split the line names, predicted with
+    // split-overlap in CUDA Graph replay (eager on a CPU device), as the load follows it. A split
+    // model is advised over its unsplit baseline and never split again; a merged one is not split.
+    if (a.split_k <= 1 || a.over_unsplit || m_doc->isMerged() || m_doc->graph().info().micro_batches > 1) return std::nullopt;
+    action.strategy = QString::fromLatin1(core::kSplitOverlap);
+    action.cuda_graph = m_doc->device().kind != core::DeviceKind::Cpu;
+    action.split_k = a.split_k;
+    return action;
+  }
+  if (a.merge_advised || a.best_strategy.empty() || a.best_strategy == "sequential") return std::nullopt;
+  action.strategy = QString::fromStdString(a.best_strategy);
+  action.cuda_graph = a.best_mode == core::LaunchMode::Graph;
+  if (m_doc->schedule().strategy == a.best_strategy && graph_now == action.cuda_graph) return std::nullopt;
+  return action;
 }
 
 void SummaryPanel::waitForAdvice() {
@@ -243,11 +264,19 @@ void SummaryPanel::refresh() {
   add(tr("depth"), QString::number(an.levels.depth));
   m_label->setText(QString("<table>%1</table>").arg(rows));
   QString notes;
+  // A merge or a split re-opens the model (edits of the schedule go with the graph): the link says so.
+  const auto advice_link = [this]() -> QString {
+    const auto action = adviceAction();
+    if (!action) return {};
+    const QString what = action->merge ? tr("apply: re-open merged")
+                         : action->split_k > 1 ? tr("apply: re-open split k=%1").arg(action->split_k)
+                                               : tr("apply");
+    return QString(" <a href=\"%1\">%2</a>").arg(QLatin1String(kApplyAdviceLink), what);
+  };
   if (!m_advice.isEmpty())
     notes += QString("<p><b>advice:</b> %1%2</p>")
                  .arg(m_advice.toHtmlEscaped(),
-                      adviceApplicable() ? QString(" <a href=\"%1\">%2</a>").arg(QLatin1String(kApplyAdviceLink), tr("apply"))
-                                         : QString());
+                      advice_link());
   notes += QString("<p><b>verdict:</b> %1</p>").arg(QString::fromStdString(an.verdict).toHtmlEscaped());
   m_notes->setText(notes);
   m_notes->setToolTip(m_advice.isEmpty() ? QString() : tr("advice: %1").arg(m_advice));

@@ -37,6 +37,9 @@ struct LoadRequest {
   /// its launch mode, with the options' stream cap and granularity; or the micro-batch split it
   /// names, unless merging is asked for) instead of `strategy` and `options.cuda_graph`.
   bool follow_advice = false;
+  /// The advice's "apply" link asked for this load (a merge or a split): what it applied, for the
+  /// status bar. Not repeated by later re-opens.
+  QString advice_applied;
   /// A schedule to open the model with (schedule JSON, as `weft ... --schedule FILE` reads it):
   /// the merges it records are applied to the model (instead of `merge`'s default layering) and
   /// it is the first schedule, validated on the model as loaded. The split it records is the

@@ -223,6 +223,8 @@ class MainWindow : public QMainWindow {
   /// Schedule and settings to apply once the project's model has loaded.
   std::optional<Project> m_pending_project;
   LoadRequest m_last_request;  ///< the latest load asked for (reopen repeats it)
+  /// The request reopen() makes: the last load's, with `dims`, merging, the panel's settings now.
+  LoadRequest reopenRequest(std::map<std::string, std::int64_t> dims, bool merge);
   /// The request the open document came from: a load that fails leaves the document as it was,
   /// and m_last_request goes back to this (a refused schedule's split or batch must not stick).
   std::optional<LoadRequest> m_document_request;

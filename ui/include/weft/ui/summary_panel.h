@@ -19,6 +19,17 @@ class StudioDocument;
 /// Live figures: streams, events, ideal makespan and speedup, work/span, width, verdict, and the
 /// model's advice (core::advise: the load's, or computed in the worker when the model comes
 /// without one and whenever its costs change; a newer request drops the older answer).
+/// The configuration the advice's "apply" link asks for.
+struct AdviceAction {
+  QString strategy;        ///< the strategy the advice predicted (split-overlap for a split)
+  bool cuda_graph = true;  ///< its launch mode
+  bool merge = false;      ///< re-open the model merged (core::merge_model: the advice leads with merging)
+  int split_k = 1;         ///< > 1: re-open the model split into k micro-batches (core::apply_split)
+  /// A merge or a split changes the graph: the model is re-opened, and edits of the schedule go
+  /// with the graph they were made on (as when Merging is ticked).
+  bool reopens() const { return merge || split_k > 1; }
+};
+
 class SummaryPanel : public QWidget {
   Q_OBJECT
  public:
@@ -35,19 +46,23 @@ class SummaryPanel : public QWidget {
   bool adviceComputing() const { return m_advice_watcher.isRunning(); }
   /// Blocks until the advice being computed (if any) is shown (the screenshot run, tests).
   void waitForAdvice();
-  /// True when the advice names a strategy and launch mode (streams alone: not a merge or a
-  /// split, which re-open the model) other than the current schedule's: the advice line then
-  /// ends in an "apply" link.
-  bool adviceApplicable() const;
+  /// What the advice would change, when it names a configuration other than the current one:
+  /// a strategy and launch mode (one undoable edit), or a merge or micro-batch split (the model
+  /// re-opened merged or split, with the strategy the advice predicted on it). Empty when the
+  /// advice is followed already, names nothing to do, or is not computed.
+  std::optional<AdviceAction> adviceAction() const;
+  /// True when adviceAction() has a value: the advice line then ends in an "apply" link.
+  bool adviceApplicable() const { return adviceAction().has_value(); }
   /// The link's target in the notes label.
   static constexpr const char* kApplyAdviceLink = "weft:apply-advice";
 
  signals:
   /// The advice line changed (computed, or cleared with the model).
   void adviceChanged();
-  /// The user followed the advice's "apply" link: make `strategy` in that launch mode (the window
-  /// applies it through the Strategy panel, as one undoable edit).
-  void applyAdviceRequested(const QString& strategy, bool cuda_graph);
+  /// The user followed the advice's "apply" link (adviceAction() at the time). The window applies
+  /// a strategy through the Strategy panel, as one undoable edit, and re-opens the model for a
+  /// merge or a split.
+  void applyAdviceRequested(const weft::ui::AdviceAction& action);
 
  public:
   /// The label that holds the verdict and the advice (word-wrapped to the dock's width).
