@@ -268,6 +268,8 @@ for name in sorted(n[:-3] for n in os.listdir(d) if n.endswith(".rc")):
     e = r.get("max_abs_error_vs_cpu")
     print(f"{model:<15}{batch:>6}{launches:>10}{r['sequential_graph_ms']:>17.3f}ms{r['schedule_graph_ms']:>11.3f}ms"
           f"{r['speedup_vs_graph']:>8.2f}x{pred:>10}{('%.2e' % e) if e is not None else 'NaN':>11}")
+    paths = r.get("merged_paths") or {}
+    print("  merged nodes ran as: " + (", ".join(f"{c} {p}" for p, c in paths.items()) or "(not reported)"))
 PY
 fi
 

@@ -153,6 +153,7 @@ int cmd_run(Args& args) {
     if (fit) std::cout << budget_line(*fit) << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
+    if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
   }
   if (!identical) {
     // The reference executor promises bit-identical outputs for every valid schedule.

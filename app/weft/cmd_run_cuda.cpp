@@ -170,6 +170,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
               << "; graph vs eager: " << graph_error << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
+    if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
   }
   if (gpu::is_blocking_rerun()) std::cerr << "weft run: the kernel fault did not recur with blocking launches\n";
   if (schedule.stream_count() > static_cast<std::size_t>(connections))

@@ -29,9 +29,17 @@ nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Sch
   j["sequential_arena_bytes"] = sequential.arena_bytes;
   j["planner"] = compared.plan.planner;
   j["random_weights"] = scheduled.random_weights;
+  if (!scheduled.merged_paths.empty()) j["merged_paths"] = scheduled.merged_paths;
   j["sequential_iteration_ms"] = sequential.iteration_ms;
   j["schedule_iteration_ms"] = scheduled.iteration_ms;
   return j;
+}
+
+std::string merged_paths_text(const core::RunResult& run) {
+  std::string text;
+  for (const auto& [path, count] : run.merged_paths)
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + path;
+  return text;
 }
 
 std::string median_text(const core::RunOptions& options, int rounds) {

@@ -17,6 +17,10 @@ namespace weft::cli {
 nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Schedule& schedule, std::string_view backend,
                                        const core::RunOptions& options, const core::RunComparison& compared);
 
+/// How the run launched its merged nodes, for the text reports: "12 members in turn" (empty
+/// without merged nodes).
+std::string merged_paths_text(const core::RunResult& run);
+
 /// How the wall times were taken, for the text reports: "median of 21 in 3 rounds, each after 1
 /// warm-up" (or "median of 5 after 1 warm-up" in one round).
 std::string median_text(const core::RunOptions& options, int rounds);

@@ -50,6 +50,7 @@ struct DeviceRun {
   std::vector<detail::Stream> streams;
   std::vector<detail::CublasHandle> cublas;
   std::vector<detail::CudnnHandle> cudnn;
+  detail::CublasLtHandle cublaslt;    ///< one for every stream (cublasLtMatmul takes the stream)
   std::vector<detail::StreamContext> contexts;
   std::vector<CudaEvent> events;      ///< one per schedule event
   std::vector<CudaEvent> joins;       ///< one per stream: joins it back into stream 0
@@ -115,13 +116,14 @@ class CudaExecutor final : public core::Executor {
     for (NodeId v : xo.order()) r.order.push_back({v, xo.stream_of(v)});
 
     // Prepare every node before anything is launched: unsupported shapes fail here.
-    detail::PrepareContext pc{&graph, &r.ptr, &host, r.cudnn[0].get(), m_options.tf32};
+    detail::PrepareContext pc{&graph, &r.ptr, &host, r.cudnn[0].get(), m_options.tf32, r.cublaslt.get()};
     r.prepared.resize(graph.node_count());
     std::vector<std::size_t> workspace(schedule.streams.size(), 0);
     for (const Issue& is : r.order) {
       auto p = detail::prepare_node(pc, is.node);
       if (!p) return at_node(graph, is.node, p.error());
       workspace[static_cast<std::size_t>(is.stream)] = std::max(workspace[static_cast<std::size_t>(is.stream)], p->workspace_bytes);
+      if (!p->merged_path.empty()) ++result.merged_paths[p->merged_path];
       r.prepared[static_cast<std::size_t>(is.node)] = std::move(*p);
     }
     for (std::size_t s = 0; s < schedule.streams.size(); ++s) {
@@ -291,6 +293,7 @@ class CudaExecutor final : public core::Executor {
     r.cudnn_workspace.resize(streams);
     r.cublas_workspace.resize(streams);
     r.joins.resize(streams);
+    WEFT_CUDA_CHECK(cublasLtCreate(r.cublaslt.out()));
     for (std::size_t s = 0; s < streams; ++s) {
       WEFT_CUDA_CHECK(cudaStreamCreateWithFlags(r.streams[s].out(), cudaStreamNonBlocking));
       detail::nvtx_name_stream(m_options.nvtx, r.streams[s].get(), "weft stream " + std::to_string(s));
@@ -302,7 +305,7 @@ class CudaExecutor final : public core::Executor {
       WEFT_CUDA_CHECK(cublasSetMathMode(r.cublas[s].get(), m_options.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
       WEFT_CUDA_CHECK(cudnnCreate(r.cudnn[s].out()));
       WEFT_CUDA_CHECK(cudnnSetStream(r.cudnn[s].get(), r.streams[s].get()));
-      r.contexts[s] = {r.streams[s].get(), r.cublas[s].get(), r.cudnn[s].get(), nullptr, 0};
+      r.contexts[s] = {r.streams[s].get(), r.cublas[s].get(), r.cudnn[s].get(), r.cublaslt.get(), nullptr, 0};
       WEFT_TRY(create_event(r.joins[s], false));
     }
     WEFT_TRY(create_event(r.fork, false));

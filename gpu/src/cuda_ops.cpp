@@ -543,8 +543,172 @@ core::Expected<std::optional<PreparedNode>> batched_members(const PrepareContext
   members.b = reinterpret_cast<const float* const*>(base + count);
   members.y = reinterpret_cast<float* const*>(base + 2 * count);
   PreparedNode p;
+  p.merged_path = "one kernel over pointer arrays";
   p.launch = [l = *launch, members, arrays](const StreamContext& s) -> Status {
     WEFT_CUDA_CHECK(launch_members(s.stream, l, members));
+    return {};
+  };
+  return std::optional<PreparedNode>(std::move(p));
+}
+
+/// cuBLASLt's largest workspace a merged GEMM may ask for (each stream holds its largest).
+constexpr std::size_t kLtWorkspace = std::size_t{32} << 20;
+
+/// Equal spacing of `pointers` in floats (0: all the same), or empty when they are not equally
+/// spaced or go backwards.
+std::optional<std::int64_t> float_stride(const std::vector<const void*>& pointers) {
+  if (pointers.size() < 2) return std::int64_t{0};
+  const auto at = [&](std::size_t i) { return reinterpret_cast<std::uintptr_t>(pointers[i]); };
+  if (at(1) < at(0) || (at(1) - at(0)) % sizeof(float) != 0) return std::nullopt;
+  const std::uintptr_t step = at(1) - at(0);
+  for (std::size_t i = 2; i < pointers.size(); ++i)
+    if (at(i) < at(i - 1) || at(i) - at(i - 1) != step) return std::nullopt;
+  return static_cast<std::int64_t>(step / sizeof(float));
+}
+
+/// One cuBLASLt launch for a merged group of equal Gemms with a bias row and beta 1 (the grouped
+/// MLP's layers): the batched product with the bias epilogue, over every member's bias
+/// concatenated into one device copy (made here from the host values; batch stride N). The
+/// members' operands by pointer arrays where this cuBLASLt runs that batch mode with the
+/// epilogue, else strided (the weights concatenated too; inputs and outputs equally spaced, as
+/// merge_graph places a merged layer's outputs side by side). Empty (the caller's bias kernel and
+/// batched GEMM then run) when a bias or weight has no host value, the spacing does not allow it,
+/// or cuBLASLt offers no algorithm.
+core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& ctx, const GemmGeometry& m,
+                                                         const std::vector<const void*>& xs, const std::vector<const void*>& ws,
+                                                         const std::vector<const void*>& ys, const std::vector<TensorId>& weights,
+                                                         const std::vector<TensorId>& biases) {
+  const std::optional<PreparedNode> kNone;
+  const std::size_t count = ys.size();
+  if (!ctx.cublaslt || count < 2 || m.batch != 1 || !m.has_c || m.beta != 1.0f || biases.size() != count || weights.size() != count)
+    return kNone;
+  const auto host_floats = [&](TensorId t, std::int64_t elements) -> const core::HostTensor* {
+    auto it = ctx.host->find(t);
+    if (it == ctx.host->end() || it->second.dtype != core::DType::Float32 ||
+        it->second.bytes.size() != static_cast<std::size_t>(elements) * sizeof(float))
+      return nullptr;
+    return &it->second;
+  };
+  std::vector<std::uint8_t> bias_bytes;
+  for (TensorId b : biases) {
+    const auto* h = host_floats(b, m.n);
+    if (!h) return kNone;
+    bias_bytes.insert(bias_bytes.end(), h->bytes.begin(), h->bytes.end());
+  }
+  const GemmGeometry::Blas call = m.blas();
+  if (call.m == 0 || call.n == 0) return kNone;
+  // Column-major, as cublasSgemm is called: D (N x M) = op_b(W) (N x K) * op_a(X) (K x M).
+  const auto rows = [](cublasOperation_t op, std::int64_t r, std::int64_t c) { return op == CUBLAS_OP_N ? r : c; };
+  const auto cols = [](cublasOperation_t op, std::int64_t r, std::int64_t c) { return op == CUBLAS_OP_N ? c : r; };
+  const cublasComputeType_t compute = ctx.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const auto batch = static_cast<std::int32_t>(count);
+
+  struct Plan {
+    std::shared_ptr<LtMatmulDesc> desc;
+    std::shared_ptr<LtLayout> a, b, d;
+    cublasLtMatmulAlgo_t algo{};
+    std::size_t workspace = 0;
+  };
+  auto bias = std::make_shared<DeviceBuffer>();
+  WEFT_TRY(bias->allocate(bias_bytes.size(), "a merged GEMM's concatenated bias"));
+  WEFT_CUDA_CHECK(cudaMemcpy(bias->get(), bias_bytes.data(), bias_bytes.size(), cudaMemcpyHostToDevice));
+  const void* bias_ptr = bias->get();
+  // The descriptors for one batch mode (strides in floats for the strided one); empty when
+  // cuBLASLt has no algorithm for them.
+  const auto plan_for = [&](bool pointer_array, std::int64_t stride_w, std::int64_t stride_x,
+                            std::int64_t stride_y) -> core::Expected<std::optional<Plan>> {
+    Plan plan;
+    plan.desc = std::make_shared<LtMatmulDesc>();
+    WEFT_CUDA_CHECK(cublasLtMatmulDescCreate(plan.desc->out(), compute, CUDA_R_32F));
+    const cublasLtMatmulDesc_t desc = plan.desc->get();
+    const cublasOperation_t op_w = call.op_b, op_x = call.op_a;
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    const std::int64_t bias_stride = m.n;
+    WEFT_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_w, sizeof(op_w)));
+    WEFT_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_x, sizeof(op_x)));
+    WEFT_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
+    WEFT_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof(bias_ptr)));
+    WEFT_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &bias_stride, sizeof(bias_stride)));
+    // False: this cuBLASLt does not know the pointer-array batch mode (an older library than the
+    // headers built against), which is an answer like a missing algorithm.
+    const auto layout = [&](std::shared_ptr<LtLayout>& out, std::int64_t r, std::int64_t c, std::int64_t ld,
+                            std::int64_t stride) -> core::Expected<bool> {
+      out = std::make_shared<LtLayout>();
+      WEFT_CUDA_CHECK(cublasLtMatrixLayoutCreate(out->out(), CUDA_R_32F, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(c), ld));
+      const cublasLtMatrixLayout_t l = out->get();
+      WEFT_CUDA_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)));
+      if (pointer_array) {
+        const auto mode = static_cast<std::uint32_t>(CUBLASLT_BATCH_MODE_POINTER_ARRAY);
+        return cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &mode, sizeof(mode)) == CUBLAS_STATUS_SUCCESS;
+      }
+      WEFT_CUDA_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
+      return true;
+    };
+    for (auto [out, r, c, ld, stride] : {std::tuple{&plan.a, rows(op_w, call.n, call.k), cols(op_w, call.n, call.k), std::int64_t{call.ldb}, stride_w},
+                                         std::tuple{&plan.b, rows(op_x, call.k, call.m), cols(op_x, call.k, call.m), std::int64_t{call.lda}, stride_x},
+                                         std::tuple{&plan.d, std::int64_t{call.n}, std::int64_t{call.m}, std::int64_t{call.n}, stride_y}}) {
+      WEFT_TRY_ASSIGN(const bool known, layout(*out, r, c, ld, stride));
+      if (!known) return std::optional<Plan>();
+    }
+    LtPreference pref;
+    WEFT_CUDA_CHECK(cublasLtMatmulPreferenceCreate(pref.out()));
+    const std::size_t max_workspace = kLtWorkspace;
+    WEFT_CUDA_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace,
+                                                         sizeof(max_workspace)));
+    cublasLtMatmulHeuristicResult_t found{};
+    int returned = 0;
+    // Not supported (this batch mode with the epilogue, on this device) is an answer, not an error.
+    const cublasStatus_t asked = cublasLtMatmulAlgoGetHeuristic(ctx.cublaslt, desc, plan.a->get(), plan.b->get(), plan.d->get(),
+                                                                plan.d->get(), pref.get(), 1, &found, &returned);
+    if (asked != CUBLAS_STATUS_SUCCESS || returned < 1 || found.state != CUBLAS_STATUS_SUCCESS) return std::optional<Plan>();
+    plan.algo = found.algo;
+    plan.workspace = found.workspaceSize;
+    return std::optional<Plan>(std::move(plan));
+  };
+
+  std::shared_ptr<DeviceBuffer> keep;  // the pointer arrays, or the concatenated weights
+  const void *a = nullptr, *b = nullptr;
+  void* d = nullptr;
+  std::string path;
+  WEFT_TRY_ASSIGN(auto plan, plan_for(true, 0, 0, 0));
+  if (plan) {
+    std::vector<const void*> pointers;
+    for (const auto* list : {&ws, &xs, &ys}) pointers.insert(pointers.end(), list->begin(), list->end());
+    WEFT_TRY_ASSIGN(keep, device_pointer_arrays(pointers, "a merged GEMM's operand pointers"));
+    const auto* base = static_cast<void* const*>(keep->get());
+    a = base;
+    b = base + count;
+    d = const_cast<void**>(base + 2 * count);
+    path = "cuBLASLt bias-epilogue GEMM, pointer arrays";
+  } else {
+    // Strided: the inputs (or one shared input) and outputs equally spaced, outputs apart by at
+    // least a product each; the weights concatenated into one copy.
+    const auto stride_x = float_stride(xs), stride_y = float_stride(ys);
+    if (!stride_x || !stride_y || *stride_y < m.m * m.n) return kNone;
+    std::vector<std::uint8_t> weight_bytes;
+    for (TensorId w : weights) {
+      const auto* h = host_floats(w, m.k * m.n);
+      if (!h) return kNone;
+      weight_bytes.insert(weight_bytes.end(), h->bytes.begin(), h->bytes.end());
+    }
+    WEFT_TRY_ASSIGN(plan, plan_for(false, m.k * m.n, *stride_x, *stride_y));
+    if (!plan) return kNone;
+    keep = std::make_shared<DeviceBuffer>();
+    WEFT_TRY(keep->allocate(weight_bytes.size(), "a merged GEMM's concatenated weights"));
+    WEFT_CUDA_CHECK(cudaMemcpy(keep->get(), weight_bytes.data(), weight_bytes.size(), cudaMemcpyHostToDevice));
+    a = keep->get();
+    b = xs[0];
+    d = const_cast<void*>(ys[0]);
+    path = "cuBLASLt bias-epilogue GEMM, strided";
+  }
+  PreparedNode p;
+  p.workspace_bytes = plan->workspace;
+  p.merged_path = std::move(path);
+  p.launch = [plan = *plan, keep, bias, a, b, d, alpha = m.alpha](const StreamContext& s) -> Status {
+    const float beta = 0.0f;  // the epilogue adds the bias: C is not read
+    if (s.workspace_bytes < plan.workspace) return core::make_error(core::ErrorKind::Runtime, "cuBLASLt workspace smaller than planned");
+    WEFT_CUDA_CHECK(cublasLtMatmul(s.cublaslt, plan.desc->get(), &alpha, a, plan.a->get(), b, plan.b->get(), &beta, d, plan.d->get(), d,
+                                   plan.d->get(), &plan.algo, s.workspace, plan.workspace, s.stream));
     return {};
   };
   return std::optional<PreparedNode>(std::move(p));
@@ -566,10 +730,13 @@ core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& c
   const auto dev = [&](TensorId t) { return t == core::kNoTensor ? nullptr : (*ctx.device)[static_cast<std::size_t>(t)]; };
   std::optional<GemmGeometry> geo;
   std::vector<const void*> xs, bs, ys, cs;
+  std::vector<TensorId> weights, biases;
   for (std::size_t i = 0; i < count; ++i) {
     const auto m = static_cast<NodeId>(i);
     const Node& node = body.node(m);
     if (node.op_type != op) return kNone;
+    weights.push_back(input(node, 1));
+    if (input(node, 2) != core::kNoTensor) biases.push_back(input(node, 2));
     WEFT_TRY_ASSIGN(const GemmGeometry gm, gemm_geometry(body, m));
     if (gm.k == 0 || (gm.batch != 1 && gm.has_c)) return kNone;
     if (geo && (gm.m != geo->m || gm.n != geo->n || gm.k != geo->k || gm.batch != geo->batch || gm.trans_a != geo->trans_a ||
@@ -594,6 +761,9 @@ core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& c
   }
   const std::size_t products = xs.size();
   if (products > static_cast<std::size_t>(std::numeric_limits<int>::max())) return kNone;
+  // With a bias row each: one cuBLASLt launch with the bias epilogue where it can.
+  WEFT_TRY_ASSIGN(auto fused, lt_bias_gemm(ctx, *geo, xs, bs, ys, weights, biases));
+  if (fused) return fused;
   std::vector<const void*> pointers;
   for (const auto* list : {&xs, &bs, &ys, &cs}) pointers.insert(pointers.end(), list->begin(), list->end());
   if (std::find(pointers.begin(), pointers.end(), nullptr) != pointers.end()) return kNone;
@@ -606,6 +776,7 @@ core::Expected<std::optional<PreparedNode>> batched_gemm(const PrepareContext& c
   PreparedNode p;
   const GemmGeometry m = *geo;
   const int batch = static_cast<int>(products);  // members x each member's batch
+  p.merged_path = m.has_c ? "bias kernel + batched GEMM" : "batched GEMM";
   p.launch = [m, batch, arrays, dx, db, dy, dc](const StreamContext& s) -> Status {
     // As one member's GEMM, batched (with C, each member's batch is 1).
     if (m.has_c) WEFT_CUDA_CHECK(launch_bias_rows(s.stream, batch, m.m, m.n, dc, dy));
@@ -748,6 +919,7 @@ core::Expected<std::optional<PreparedNode>> concat_conv(const PrepareContext& ct
   const auto* bias = biases.empty() ? nullptr : reinterpret_cast<const float*>(base + filters.size());
   auto p = conv_launch(ctx, body, 0, merged, dev(input(body.node(0), 0)), w, bias, dev(body.node(0).outputs[0]), std::move(weights));
   if (!p) return kNone;  // cuDNN refuses the concatenated convolution: the members run one by one
+  p->merged_path = "concatenated convolution";
   return std::optional<PreparedNode>(std::move(*p));
 }
 
@@ -893,7 +1065,7 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     };
     for (std::size_t i = 0; i < node.inputs.size(); ++i) map(body->inputs()[i], node.inputs[i]);
     for (std::size_t i = 0; i < node.outputs.size(); ++i) map(body->outputs()[i], node.outputs[i]);
-    const PrepareContext inner{body, body_device.get(), &body_host, ctx.cudnn, ctx.tf32};
+    const PrepareContext inner{body, body_device.get(), &body_host, ctx.cudnn, ctx.tf32, ctx.cublaslt};
     WEFT_TRY_ASSIGN(auto batched, batched_gemm(inner));
     if (batched) return std::move(*batched);
     WEFT_TRY_ASSIGN(auto grouped, batched_members(inner));
@@ -902,6 +1074,7 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     if (concatenated) return std::move(*concatenated);
     std::vector<LaunchFn> members;
     PreparedNode p;
+    p.merged_path = "members in turn";
     for (std::size_t m = 0; m < body->node_count(); ++m) {
       auto member = prepare_node(inner, static_cast<NodeId>(m));
       if (!member)

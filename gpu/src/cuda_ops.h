@@ -2,6 +2,7 @@
 // Private: per-node preparation. Everything a node needs (attributes parsed, shapes checked,
 // cuDNN descriptors and algorithms chosen) is built before the first launch; what is left is a
 // launch function that enqueues the node's work on a stream.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -22,7 +23,8 @@ struct StreamContext {
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;
   cudnnHandle_t cudnn = nullptr;
-  void* workspace = nullptr;  ///< cuDNN workspace of this stream
+  cublasLtHandle_t cublaslt = nullptr;  ///< the run's (one for every stream: cublasLtMatmul takes the stream)
+  void* workspace = nullptr;  ///< cuDNN (and cuBLASLt) workspace of this stream
   std::size_t workspace_bytes = 0;
 };
 
@@ -31,7 +33,9 @@ using LaunchFn = std::function<core::Status(const StreamContext& ctx)>;
 
 struct PreparedNode {
   LaunchFn launch;
-  std::size_t workspace_bytes = 0;  ///< cuDNN workspace the launch needs on its stream
+  std::size_t workspace_bytes = 0;  ///< cuDNN or cuBLASLt workspace the launch needs on its stream
+  /// A merged node: how its members launch (RunResult::merged_paths); empty otherwise.
+  std::string merged_path;
 };
 
 struct PrepareContext {
@@ -40,6 +44,7 @@ struct PrepareContext {
   const std::map<core::TensorId, core::HostTensor>* host = nullptr;  ///< starting values of weights and inputs
   cudnnHandle_t cudnn = nullptr;  ///< for algorithm queries only
   bool tf32 = false;
+  cublasLtHandle_t cublaslt = nullptr;  ///< for heuristic queries; null: no cuBLASLt launches
 };
 
 /// A new CUDA executor (cuda_executor.cpp); the module's entry point hands it to the program.

@@ -1,6 +1,7 @@
 #pragma once
 // Private: RAII owners of CUDA, cuBLAS and cuDNN handles and device memory. Destructors ignore
 // errors (nothing useful can be done with them while unwinding a run).
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -51,6 +52,10 @@ using CudaGraph = Owned<cudaGraph_t, cudaGraphDestroy>;
 using CudaGraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
 using CublasHandle = Owned<cublasHandle_t, cublasDestroy>;
 using CudnnHandle = Owned<cudnnHandle_t, cudnnDestroy>;
+using CublasLtHandle = Owned<cublasLtHandle_t, cublasLtDestroy>;
+using LtMatmulDesc = Owned<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
+using LtLayout = Owned<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
+using LtPreference = Owned<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
 using TensorDesc = Owned<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
 using FilterDesc = Owned<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
 using ConvDesc = Owned<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;

@@ -153,7 +153,15 @@ TEST(CliMerge, RunMergedOnCpuIsBitIdentical) {
     EXPECT_EQ(j["max_abs_diff"], 0.0);
     EXPECT_EQ(j["merge"]["groups"], 12);
     EXPECT_EQ(j["merge"]["nodes_before"].get<int>() - j["merge"]["nodes_after"].get<int>(), 36);
+    // How the merged nodes ran: the reference executor runs each one's members in turn.
+    EXPECT_EQ(j["merged_paths"], nlohmann::json({{"members in turn", 12}})) << planner;
   }
+  const auto text = run_weft("run " + model("grouped_mlp") + " --dim batch=4 --backend cpu --merge --iterations 1 --warmup 0");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "merged nodes: 12 members in turn")) << text.out;
+  const auto plain = run_weft("run " + model("grouped_mlp") + " --dim batch=4 --backend cpu --iterations 1 --warmup 0 --json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("merged_paths"));
 }
 
 // Split and merged together: the saved schedule records both, and validate and simulate reload it
@@ -180,6 +188,14 @@ TEST(CliMerge, RunsOnCuda) {
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["merge"]["groups"], 12);
     EXPECT_LE(j["max_abs_error_vs_cpu"].get<double>(), 1e-4);
+    // Every group of four equal Gemms is one batched launch (cuBLASLt's bias epilogue, or the
+    // bias kernel and batched GEMM where cuBLASLt has no algorithm), never members in turn.
+    std::int64_t launched = 0;
+    for (const auto& [path, count] : j["merged_paths"].items()) {
+      EXPECT_NE(path, "members in turn");
+      launched += count.get<std::int64_t>();
+    }
+    EXPECT_EQ(launched, 12) << j["merged_paths"].dump();
   } else {
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_TRUE(contains(r.err, "no CUDA device") || contains(r.err, "libweft_cuda.so")) << r.err;

@@ -24,6 +24,7 @@
 #include "kernel.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/initial_values.h"
+#include "weft/core/merge_graph.h"
 #include "weft/core/run_checks.h"
 #include "weft/core/tensor_size.h"
 
@@ -527,6 +528,9 @@ class CpuExecutor final : public Executor {
     if (state.error) return *state.error;
     finish_measured_run(result, std::move(item_runs), schedule, plan.arena_bytes, "cpu", "cpu");
     result.random_weights = state.random_weights;
+    // The reference executor runs a merged node's members one after another, in their order.
+    for (std::size_t v = 0; v < graph.node_count(); ++v)
+      if (is_merged_node(graph.node(static_cast<NodeId>(v)))) ++result.merged_paths["members in turn"];
 
     for (TensorId t : graph.outputs()) {
       const View& v = state.values[static_cast<std::size_t>(t)];

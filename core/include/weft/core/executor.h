@@ -47,6 +47,10 @@ struct RunResult {
   std::vector<double> node_median_us;
   std::int64_t arena_bytes = 0;       ///< the plan's arena (one allocation)
   std::int64_t random_weights = 0;    ///< weights without data (absent files) given seeded values
+  /// Merged nodes (core::merge_graph) by how the executor launched their members, e.g. "members
+  /// in turn" (the CPU's, and the CUDA executor's fallback) or "cuBLASLt bias-epilogue GEMM,
+  /// pointer arrays"; empty for a graph without merged nodes.
+  std::map<std::string, std::int64_t> merged_paths;
 };
 
 class Executor {
