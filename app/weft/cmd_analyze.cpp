@@ -32,6 +32,7 @@ nlohmann::ordered_json evidence_json(const core::Advice& advice) {
   evidence["split_k"] = advice.split_k;
   evidence["split_speedup"] = advice.split_speedup;
   evidence["over_unsplit"] = advice.over_unsplit;
+  evidence["unknown_costs"] = advice.unknown_costs;
   if (advice.merge_operators_before > 0) {
     nlohmann::ordered_json merge;
     merge["operators_before"] = advice.merge_operators_before;

@@ -26,8 +26,18 @@ using Figures = core::StrategyStudy;
 double predicted_us(const Figures& f) { return f.study.prediction ? f.study.prediction->makespan_us : 0.0; }
 double vs_graph(const Figures& f) { return f.study.prediction ? f.study.prediction->speedup_vs_graph : 0.0; }
 double vs_eager(const Figures& f) { return f.study.prediction ? f.study.prediction->speedup_vs_eager : 0.0; }
-std::int64_t arena(const Figures& f) { return f.study.memory ? f.study.memory->arena_bytes() : 0; }
-double price(const Figures& f) { return f.study.memory ? f.study.memory->price_of_concurrency() : 0.0; }
+// The memory figures are null in JSON and "-" in text where the study planned nothing (a graph
+// with unresolved dimensions).
+nlohmann::ordered_json arena(const Figures& f) {
+  return f.study.memory ? nlohmann::ordered_json(f.study.memory->arena_bytes()) : nlohmann::ordered_json();
+}
+nlohmann::ordered_json price(const Figures& f) {
+  return f.study.memory ? nlohmann::ordered_json(f.study.memory->price_of_concurrency()) : nlohmann::ordered_json();
+}
+std::string arena_text(const Figures& f) { return f.study.memory ? std::to_string(f.study.memory->arena_bytes()) : "-"; }
+std::string price_text(const Figures& f) {
+  return f.study.memory ? core::fixed_text(f.study.memory->price_of_concurrency(), 2) + "x" : "-";
+}
 
 nlohmann::ordered_json figures_json(const core::Graph& g, const Figures& f) {
   nlohmann::ordered_json j;
@@ -93,8 +103,10 @@ void print_report(const LoadedModel& m, const Figures& f) {
             << (f.study.prediction && f.study.prediction->mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches")
             << " (" << core::fixed_text(vs_graph(f), 2) << "x vs sequential CUDA Graph, " << core::fixed_text(vs_eager(f), 2)
             << "x vs sequential eager; weft simulate for the timeline)\n"
-            << "arena: " << arena(f) << " bytes (" << (f.study.memory ? f.study.memory->plan.planner : std::string("-"))
-            << " planner)\n";
+            << "arena: "
+            << (f.study.memory ? arena_text(f) + " bytes (" + f.study.memory->plan.planner + " planner)"
+                               : std::string("unknown (unresolved dimensions: bind them with --dim or --batch)"))
+            << "\n";
 }
 
 // The --compare table: one row per strategy, columns as data so later issues can add
@@ -121,9 +133,9 @@ std::vector<Column> compare_columns() {
        [](const Figures& f) { return vs_graph(f); }},
       {"vs eager", [](const Figures& f) { return core::fixed_text(vs_eager(f), 2) + "x"; },
        [](const Figures& f) { return vs_eager(f); }},
-      {"arena bytes", [](const Figures& f) { return std::to_string(arena(f)); }, [](const Figures& f) { return arena(f); }},
+      {"arena bytes", arena_text, arena},
       // Arena / the sequential arena (`weft plan`'s price_of_concurrency).
-      {"price", [](const Figures& f) { return core::fixed_text(price(f), 2) + "x"; }, [](const Figures& f) { return price(f); }},
+      {"price", price_text, price},
   };
 }
 

@@ -492,6 +492,8 @@ void register_model(py::module_& m) {
       .def_property_readonly("split_batch", [](const Advice& a) { return a.a.split_batch; },
                              "Chains: the batch from which splitting could pay (0: unknown).")
       .def_property_readonly("split_refusal", [](const Advice& a) { return a.a.split_refusal; })
+      .def_property_readonly("unknown_costs", [](const Advice& a) { return a.a.unknown_costs; },
+                             "Operators whose cost is a launch-only guess (the line cautions from a tenth of the model).")
       .def_property_readonly("merge_advised", [](const Advice& a) { return a.a.merge_advised; },
                              "True when merging equal operators (Model.merge()) beats every unmerged schedule.")
       .def_property_readonly("merge_operators", [](const Advice& a) {

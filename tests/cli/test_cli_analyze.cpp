@@ -268,6 +268,19 @@ TEST(CliAdvise, SplitAtALargerBatchAndAStreamCap) {
   EXPECT_LT(one["advice_evidence"]["best_speedup"].get<double>(), 1.2);
 }
 
+// A symbolic batch left unbound: the line ends in a caution naming the dimension (exit 0: the
+// analysis stands, its costs do not), the evidence counts the operators; bound, it goes.
+TEST(CliAdvise, CautionsOnAnUnboundBatch) {
+  const nlohmann::json unbound = advise_json(model("inception_v3"));
+  EXPECT_TRUE(contains(unbound["advice"].get<std::string>(), "caution: 218 of 219 operators have unknown cost")) << unbound["advice"];
+  EXPECT_TRUE(contains(unbound["advice"].get<std::string>(), "(bind the symbolic dimension 'batch' for real figures)"))
+      << unbound["advice"];
+  EXPECT_EQ(unbound["advice_evidence"]["unknown_costs"], 218);
+  const nlohmann::json bound = advise_json(model("inception_v3") + " --batch 1");
+  EXPECT_FALSE(contains(bound["advice"].get<std::string>(), "caution")) << bound["advice"];
+  EXPECT_EQ(bound["advice_evidence"]["unknown_costs"], 0);
+}
+
 // Usage errors exit 1, a missing model 2, each named.
 TEST(CliAdvise, Refusals) {
   Result r = run_weft("advise");

@@ -341,6 +341,9 @@ class AdviceTest(unittest.TestCase):
     def test_best_configuration_predicts_the_quoted_speedup(self):
         model = weft.load(os.path.join(DATA, "models", "randwire_ws.onnx"))
         a = model.advise()
+        # Its batch is left symbolic: every cost is a launch-only guess, and the line says so.
+        self.assertEqual(a.unknown_costs, 144)
+        self.assertIn("caution: 144 of 144 operators have unknown cost", a.line)
         self.assertEqual(a.kind, "concurrency")
         self.assertIn(a.best_strategy, [s["name"] for s in weft.strategies()])
         self.assertEqual(a.best_mode, "graph")

@@ -38,6 +38,7 @@
 #include "weft/ui/dim_dialog.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/main_window.h"
+#include "weft/ui/memory_view.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/strategy_panel.h"
 #include "weft/ui/load_job.h"
@@ -137,6 +138,16 @@ void TestDimsAndMerges::dimDialogBindsAndReimports() {
     QCOMPARE(unbound.size(), std::size_t{1});
     QCOMPARE(unbound[0].key(), std::string("batch"));
     QCOMPARE(input_elements(w.document()->graph()), std::int64_t{-1});
+    // Meanwhile the summary says its figures rest on nothing: the arena is "unknown (unbound)" (not "0
+    // bytes") and the advice line cautions, naming the dimension.
+    w.document()->waitForStudy();
+    QVERIFY(weft::test::wait_until([&] { return !w.summaryPanel()->advice().isEmpty(); }));
+    QVERIFY2(w.summaryPanel()->text().contains("unknown (unbound)"), qPrintable(w.summaryPanel()->text()));
+    QVERIFY2(w.summaryPanel()->advice().contains("bind the symbolic dimension 'batch'"), qPrintable(w.summaryPanel()->advice()));
+    // The memory view plans nothing rather than an empty arena, and says which dimension to bind.
+    QVERIFY(weft::test::wait_until([&] { return w.memoryView()->shownModel().note.find("No memory plan") != std::string::npos; }));
+    QVERIFY(!w.memoryView()->shownModel().computed);
+    QVERIFY(w.memoryView()->shownModel().note.find("x: dim 0 'batch'") != std::string::npos);
     weft::ui::DimDialog* dialog = w.dimDialog();
     QVERIFY(dialog);
     QVERIFY(dialog->isVisible());
@@ -165,6 +176,11 @@ void TestDimsAndMerges::dimDialogBindsAndReimports() {
     // Bound, the study plans a real arena (unbound, every activation's size was unknown).
     w.document()->waitForStudy();
     QVERIFY(w.document()->figures().arena_bytes > 0);
+    QVERIFY(weft::test::wait_until([&] { return !w.summaryPanel()->advice().isEmpty(); }));
+    QVERIFY2(!w.summaryPanel()->text().contains("unknown (unbound)"), qPrintable(w.summaryPanel()->text()));
+    QVERIFY2(!w.summaryPanel()->advice().contains("caution"), qPrintable(w.summaryPanel()->advice()));
+    QVERIFY(weft::test::wait_until([&] { return w.memoryView()->shownModel().computed; }));
+    QVERIFY(w.memoryView()->shownModel().arena_bytes > 0);
     QVERIFY(w.saveProject(project));
   }
   // The project keeps the bindings: it reopens bound, with no dialog.

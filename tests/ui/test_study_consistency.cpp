@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 #include "ui_test_support.h"
+#include "weft/core/dim_binding.h"
 #include "weft/core/onnx_import.h"
 #include "weft/ui/byte_format.h"
 #include "weft/ui/memory_view.h"
@@ -47,6 +48,7 @@ class TestStudyConsistency : public QObject {
   Q_OBJECT
  private slots:
   void cliAndStudioAgree();
+  void unboundPlansNothingAnywhere();
 };
 
 void TestStudyConsistency::cliAndStudioAgree() {
@@ -54,6 +56,18 @@ void TestStudyConsistency::cliAndStudioAgree() {
   for (const std::string& path : models()) {
     auto graph = weft::core::import_onnx(path);
     QVERIFY2(graph, path.c_str());
+    // Symbolic dimensions bound to 1 on both sides (unbound, tensor sizes are unknown: the study
+    // plans no memory and `weft plan` refuses).
+    std::string model = path;
+    if (const auto unbound = weft::core::unbound_dims(*graph); !unbound.empty()) {
+      weft::core::ImportOptions bind;
+      for (const auto& d : unbound) {
+        bind.dims[d.key()] = 1;
+        model += " --dim " + d.key() + "=1";
+      }
+      graph = weft::core::import_onnx(path, bind);
+      QVERIFY2(graph, path.c_str());
+    }
     if (graph->node_count() > weft::ui::kLiveStudyNodes) continue;  // past the studio's live size: nothing to compare
     auto loaded = weft::test::make_loaded(std::move(*graph), {});
     weft::ui::StudioDocument doc;
@@ -65,14 +79,14 @@ void TestStudyConsistency::cliAndStudioAgree() {
       // search is deterministic for a seed when only its candidate count stops it.
       const std::string mode = std::string(cuda_graph ? " --graph" : "") + " --search-evals 150";
       // The CLI runs in parallel (two cores): the compare table, then simulate and plan per strategy.
-      const json table = cli_json("schedule " + path + " --compare --json" + mode);
+      const json table = cli_json("schedule " + model + " --compare --json" + mode);
       QVERIFY2(table.contains("strategies"), (path + mode + ": " + table.dump()).c_str());
       QCOMPARE(table["mode"].get<std::string>(), std::string(cuda_graph ? "graph" : "eager"));
       std::map<std::string, std::future<json>> simulated, planned;
       for (const json& row : table["strategies"]) {
         const std::string s = row["strategy"].get<std::string>();
-        simulated[s] = std::async(std::launch::async, cli_json, "simulate " + path + " --strategy " + s + " --json" + mode);
-        planned[s] = std::async(std::launch::async, cli_json, "plan " + path + " --strategy " + s + " --json" + mode);
+        simulated[s] = std::async(std::launch::async, cli_json, "simulate " + model + " --strategy " + s + " --json" + mode);
+        planned[s] = std::async(std::launch::async, cli_json, "plan " + model + " --strategy " + s + " --json" + mode);
       }
       for (const json& row : table["strategies"]) {
         const std::string s = row["strategy"].get<std::string>();
@@ -143,6 +157,41 @@ void TestStudyConsistency::cliAndStudioAgree() {
   qInfo("%d (model, strategy, launch mode) triples agree across schedule --compare, simulate, plan and the studio's "
         "document, summary and memory view", compared);
   QVERIFY(compared >= 12 * 2);
+}
+
+// A batch left symbolic: tensor sizes are unknown, so neither front end plans memory (an arena
+// of zero bytes was shown before): `weft plan` refuses naming the dimension, the compare table and
+// simulate leave the arena out, the studio's document has none and its summary says why.
+void TestStudyConsistency::unboundPlansNothingAnywhere() {
+  const std::string path = std::string(WEFT_TEST_DATA_DIR) + "/models/transformer4h.onnx";
+  const auto plan = weft::test::run_cli("plan " + path + " --strategy chains", weft::test::StderrMode::Separate);
+  QCOMPARE(plan.code, 2);
+  QVERIFY2(plan.err.find("the memory plan needs every tensor's size; unresolved: x: dim 0 'batch'") != std::string::npos,
+           plan.err.c_str());
+  const json table = cli_json("schedule " + path + " --compare --json");
+  QVERIFY2(table.contains("strategies"), table.dump().c_str());
+  for (const json& row : table["strategies"]) {
+    QVERIFY2(row["arena bytes"].is_null(), row.dump().c_str());
+    QVERIFY2(row["price"].is_null(), row.dump().c_str());
+    QVERIFY(row["predicted us"].get<double>() > 0);  // the rest of the study stands
+  }
+  const json sim = cli_json("simulate " + path + " --strategy chains --json");
+  QVERIFY2(sim.contains("makespan_us"), sim.dump().c_str());
+  QVERIFY(!sim.contains("arena_bytes"));
+
+  auto graph = weft::core::import_onnx(path);
+  QVERIFY(graph);
+  weft::ui::StudioDocument doc;
+  weft::ui::SummaryPanel summary(&doc);
+  doc.setModel(weft::test::make_loaded(std::move(*graph), {}));
+  weft::core::StrategyOptions options;
+  QVERIFY2(doc.applyStrategy("chains", options), qPrintable(doc.lastRefusal()));
+  doc.waitForStudy();
+  QVERIFY(doc.study());
+  QVERIFY(!doc.study()->memory);
+  QVERIFY(doc.figures().arena_bytes < 0);
+  QCOMPARE(doc.figures().predicted_us, sim["makespan_us"].get<double>());
+  QVERIFY2(summary_shows(summary, "arena", "unknown (unbound)"), qPrintable(summary.text()));
 }
 
 QTEST_MAIN(TestStudyConsistency)

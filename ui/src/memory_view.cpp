@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "weft/core/dim_binding.h"
 #include "weft/ui/byte_format.h"
 #include "weft/ui/frontier_view.h"
 #include "weft/ui/offset_map_view.h"
@@ -218,6 +219,10 @@ void MemoryView::recompute() {
   if (nodes > kMemoryViewMaxNodes) {
     m_model = MemoryModel{};
     m_model.note = memory_cutoff_note(nodes, kMemoryViewMaxNodes);
+  } else if (auto bound = core::require_bound_dims(m_doc->graph(), "the memory plan"); !bound) {
+    // Symbolic input dimensions: a plan of tensors of unknown size would show an empty arena.
+    m_model = MemoryModel{};
+    m_model.note = tr("No memory plan: %1; File > Bind dimensions").arg(QString::fromStdString(bound.error().message)).toStdString();
   } else if (!m_doc->study()) {
     m_model = MemoryModel{};
     m_model.note = "The schedule cannot be planned: " + m_doc->studyError().toStdString();

@@ -246,7 +246,11 @@ void SummaryPanel::refresh() {
   const auto planned = [&f](const QString& v) {
     return f.stale || f.memory_stale ? QString("<span style='color:gray'>%1</span>").arg(v) : v;
   };
-  if (f.arena_bytes >= 0) {
+  if (!m_doc->graph().info().unresolved_dims.empty()) {
+    // Symbolic input dimensions: tensor sizes are unknown, so the study plans no memory (weft plan
+    // refuses; File > Bind dimensions re-opens the model bound).
+    add(tr("arena"), tr("unknown (unbound)"));
+  } else if (f.arena_bytes >= 0) {
     // A repaired arena is this schedule's (a valid plan), not yet the smallest the planners find.
     add(tr("arena"), planned(f.memory_repaired ? tr("%1 (repaired)").arg(format_bytes(f.arena_bytes)) : format_bytes(f.arena_bytes)));
     if (f.price_of_concurrency >= 0) add(tr("price of concurrency"), planned(tr("%1×").arg(f.price_of_concurrency, 0, 'f', 2)));

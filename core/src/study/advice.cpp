@@ -9,6 +9,7 @@
 #include "weft/core/analyze.h"
 #include "weft/core/batch_split.h"
 #include "weft/core/beside.h"
+#include "weft/core/dim_binding.h"
 #include "weft/core/merge_graph.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/simulator.h"
@@ -69,8 +70,11 @@ std::string_view advice_kind_name(Advice::Kind kind) {
   return kind == Advice::Kind::Chain ? "chain" : kind == Advice::Kind::LittleToGain ? "little-to-gain" : "concurrency";
 }
 
-Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
-                        const AdviceOptions& options) {
+namespace {
+
+/// The advice from the predictions alone (advise() adds what the figures cannot see).
+Expected<Advice> advise_figures(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
+                                const AdviceOptions& options) {
   Advice a;
   a.parallelism = analysis.critical.parallelism();
   a.width = analysis.antichain_width;
@@ -176,7 +180,9 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
   // which is planned once for the best unmerged and the best merged schedule.
   const PlanOptions plan = reference_plan_options();
   std::int64_t reference_arena = -1;
-  if (options.memory && a.best_streams > 1) {
+  // Unresolved dimensions: tensor sizes are unknown, so there is no memory price to quote.
+  const bool plan_memory = options.memory && graph.info().unresolved_dims.empty();
+  if (plan_memory && a.best_streams > 1) {
     // The two plans are independent.
     Beside<Expected<MemoryPlan>> reference_plan([&] { return study_plan(graph, reference, "greedy-by-size", plan, 0); },
                                                 graph.node_count() >= kBesideAdviceNodes);
@@ -206,7 +212,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
         // Merging leads only where it pays for changing the graph: a worthwhile gain over the
         // best unmerged schedule, not a tie (56 of 4,500 operators merged for 0.1%).
         a.merge_advised = merged_us * kWorthwhileSpeedup <= best_us;
-        if (options.memory && a.merge_advised) {
+        if (plan_memory && a.merge_advised) {
           WEFT_TRY_ASSIGN(auto mine, study_plan(merged.graph, best.schedule, "greedy-by-size", plan, 0));
           if (reference_arena < 0) {
             WEFT_TRY_ASSIGN(auto ref, study_plan(graph, reference, "greedy-by-size", plan, 0));
@@ -281,6 +287,29 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
            " streams" + (cpu ? "" : std::string(" (") + std::string(launch_mode_name(a.best_mode)) + ")") + " predicts " +
            fixed_text(a.best_speedup, 2) + "x over " + baseline_name + at_batch;
   if (a.memory_ratio > 0) a.line += ", using " + fixed_text(a.memory_ratio, 2) + "x the memory";
+  return a;
+}
+
+}  // namespace
+
+Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
+                        const AdviceOptions& options) {
+  WEFT_TRY_ASSIGN(Advice a, advise_figures(graph, analysis, device, options));
+  // Operators of unknown cost (symbolic input dimensions, unknown operators) count as launches
+  // only, so the figures above may mean nothing: the line says so where they are a tenth or more
+  // of the model, and names the dimensions to bind where those are the cause.
+  a.unknown_costs = analysis.unknown_costs;
+  if (a.unknown_costs > 0 && a.unknown_costs * 10 >= graph.node_count()) {
+    a.line += "; caution: " + std::to_string(a.unknown_costs) + " of " + std::to_string(graph.node_count()) +
+              " operators have unknown cost, counted as launches only";
+    const std::vector<UnboundDim> unbound = unbound_dims(graph);  // one per key
+    if (!unbound.empty()) {
+      a.line += " (bind the symbolic dimension" + std::string(unbound.size() == 1 ? " " : "s ");
+      for (std::size_t i = 0; i < unbound.size() && i < 3; ++i) a.line += (i ? ", '" : "'") + unbound[i].key() + "'";
+      if (unbound.size() > 3) a.line += ", ...";
+      a.line += " for real figures)";
+    }
+  }
   return a;
 }
 

@@ -6,6 +6,7 @@
 
 #include "weft/core/beside.h"
 #include "weft/core/bounds.h"
+#include "weft/core/dim_binding.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/liveness.h"
 #include "weft/core/memory_growth.h"
@@ -155,6 +156,8 @@ bool beside_worthwhile(const Graph& graph, const MemoryReportOptions& options) {
 }  // namespace
 
 Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedule, const MemoryReportOptions& options) {
+  // Symbolic input dimensions leave tensor sizes unknown: a plan of them would hold nothing.
+  WEFT_TRY(require_bound_dims(graph, "the memory plan"));
   if (options.plan.alignment <= 0)
     return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
   // Each schedule's execution order once, for its bound, liveness, plans and growth; the
@@ -173,6 +176,8 @@ Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedul
 
 Expected<MemoryReport> memory_report(const Graph& graph, const ExecutionOrder& order, const ExecutionOrder& reference_order,
                                      const MemoryReportOptions& options) {
+  // Symbolic input dimensions leave tensor sizes unknown: a plan of them would hold nothing.
+  WEFT_TRY(require_bound_dims(graph, "the memory plan"));
   if (options.plan.alignment <= 0)
     return make_error(ErrorKind::InvalidInput, "alignment must be positive, got " + std::to_string(options.plan.alignment));
   Beside<Expected<ReferenceSide>> beside([&] { return reference_side(graph, reference_order, options); },

@@ -97,6 +97,15 @@ Expected<ScheduleStudy> study(const Graph& graph, const CostTable& costs, const 
   return s;
 }
 
+/// `options` without the memory report where symbolic input dimensions leave tensor sizes
+/// unknown (memory_report refuses them): the rest of the study stands, ScheduleStudy::memory
+/// stays empty.
+StudyOptions planned_where_bound(const Graph& graph, const StudyOptions& options) {
+  StudyOptions o = options;
+  if (!graph.info().unresolved_dims.empty()) o.memory = false;
+  return o;
+}
+
 }  // namespace
 
 bool can_simulate(const DeviceSpec& device) { return device.peak_fp32_flops > 0 && device.memory_bandwidth > 0; }
@@ -108,7 +117,7 @@ Expected<ScheduleStudy> study_schedule(const Graph& graph, const CostTable& cost
   std::optional<Schedule> own_reference;
   const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
   WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build(graph, reference));
-  return study(graph, costs, device, std::move(schedule), order, reference_order, options);
+  return study(graph, costs, device, std::move(schedule), order, reference_order, planned_where_bound(graph, options));
 }
 
 Expected<std::vector<StrategyStudy>> study_strategies(const Graph& graph, const CostTable& costs,
@@ -116,12 +125,12 @@ Expected<std::vector<StrategyStudy>> study_strategies(const Graph& graph, const 
                                                       const StudyOptions& options) {
   std::vector<StrategyStudy> rows;
   // The reference, its execution order and its plan are the same for every row: build them once.
-  StudyOptions row_options = options;
+  StudyOptions row_options = planned_where_bound(graph, options);
   std::optional<Schedule> own_reference;
   const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
   WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build(graph, reference));
   std::optional<MemoryPlan> reference_plan;
-  if (options.memory && !options.memory_options.reference_plan) {
+  if (row_options.memory && !options.memory_options.reference_plan) {
     WEFT_TRY_ASSIGN(reference_plan, study_plan(graph, reference_order, options.memory_options.planner,
                                                options.memory_options.plan, -1, nullptr, options.memory_options.verify));
     row_options.memory_options.reference_plan = &*reference_plan;

@@ -55,6 +55,20 @@ TEST(Advice, WideGraphNamesTheBestConfiguration) {
   EXPECT_NE(a.line.find("x the memory"), std::string::npos) << a.line;
 }
 
+// A model whose batch is left symbolic has no costs to advise on: the line says so and names the
+// dimension to bind; bound, the caution goes.
+TEST(Advice, CautionsWhereCostsAreUnknown) {
+  const core::Advice unbound = advise_model("grouped_mlp", h100());
+  EXPECT_EQ(unbound.unknown_costs, 48u);
+  EXPECT_NE(unbound.line.find("; caution: 48 of 48 operators have unknown cost, counted as launches only (bind the symbolic "
+                              "dimension 'batch' for real figures)"),
+            std::string::npos)
+      << unbound.line;
+  const core::Advice bound = advise_model("grouped_mlp", h100(), {{"batch", 1}});
+  EXPECT_EQ(bound.unknown_costs, 0u);
+  EXPECT_EQ(bound.line.find("caution"), std::string::npos) << bound.line;
+}
+
 // Horizontal merging is tried on GPU devices: the grouped MLP merged (48 -> 12 launches) beats
 // every unmerged schedule, so the line leads with it and quotes the unmerged best beside it;
 // GoogLeNet's merges tie streams alone there, so its line keeps to streams; a CPU device, or

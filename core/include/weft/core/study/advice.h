@@ -67,6 +67,10 @@ struct Advice {
   double merge_speedup = 0;       ///< 0: not tried or nothing merges
   double merge_memory_ratio = 0;  ///< its arena / the unmerged reference's (0 when not planned)
   bool merge_advised = false;     ///< merging beats the best unmerged schedule by kWorthwhileSpeedup: the line leads with it
+  /// Operators whose cost is a launch-only guess (AnalysisReport::unknown_costs). Where they are a
+  /// tenth of the model or more, the line ends in a caution that names the symbolic input
+  /// dimensions to bind, if any.
+  std::size_t unknown_costs = 0;
 };
 
 /// Largest model whose merges advise() tries (merge_model and the strategies again on the merged model).
@@ -83,7 +87,9 @@ std::string_view advice_kind_name(Advice::Kind kind);
 /// batch, "split-overlap k=K predicts X.XXx at batch B"; graphs where no schedule gains
 /// kWorthwhileSpeedup get "little to gain"; the rest name the best configuration, its predicted
 /// speedup and its memory price, led by "launch-bound in eager mode: replay as a CUDA Graph;"
-/// where launches dominate. Errors: a strategy's or the planner's (InvalidInput). Cost:
+/// where launches dominate; "; caution: N of M operators have unknown cost, counted as launches
+/// only (bind the symbolic dimension 'batch' for real figures)" ends the line where a tenth of the
+/// operators or more have unknown cost. Errors: a strategy's or the planner's (InvalidInput). Cost:
 /// 2 × strategies × (make_schedule + 2 simulations) + one memory plan.
 Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
                         const AdviceOptions& options = {});

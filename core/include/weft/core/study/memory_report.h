@@ -97,7 +97,9 @@ Status add_growth_over_time(const Graph& graph, MemoryReport& report,
                             const Timeline* timeline, const Timeline* reference_timeline);
 
 /// Plans `schedule` and the reference schedule, computes the bounds and (optionally) growth.
-/// Errors: InvalidInput for an unknown planner, a bad alignment or an invalid schedule; Internal
+/// Errors: InvalidInput for an unknown planner, a bad alignment, an invalid schedule or a graph
+/// with unresolved dimensions ("the memory plan needs every tensor's size; unresolved: x: dim 0
+/// 'batch' (bind the dimension)": its tensors would plan as zero bytes); Internal
 /// when `verify` finds a planner's plan invalid. Cost: liveness and bound O((V + E)·S + T·S log V
 /// + C log C), then the planners (the search is bounded by options.plan.search_steps).
 Expected<MemoryReport> memory_report(const Graph& graph, const Schedule& schedule,

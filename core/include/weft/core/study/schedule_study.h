@@ -61,7 +61,7 @@ struct ScheduleStudy {
   double event_host_us = 0;        ///< host cost of the events (record + wait each)
   std::size_t cross_stream_edges = 0;  ///< data edges whose ends sit on different streams
   std::optional<Prediction> prediction;
-  std::optional<MemoryReport> memory;
+  std::optional<MemoryReport> memory;  ///< empty when not asked, or when the graph has unresolved dimensions
   bool cancelled = false;  ///< options.cancelled stopped it: prediction and memory may be missing
   double ideal_speedup() const { return ideal_makespan_us > 0 ? reference_ideal_us / ideal_makespan_us : 1.0; }
 };
@@ -73,7 +73,8 @@ bool can_simulate(const DeviceSpec& device);
 /// the prediction, then the memory report, whose plan adds the arena counter to the predicted
 /// timeline (add_arena_counter). The schedule's
 /// execution order (built by validation) and the reference's are built once each and read by
-/// every pass (ideal makespans, memory report, prediction). Cost: O((V + E)·S) for the orders
+/// every pass (ideal makespans, memory report, prediction). A graph with unresolved dimensions
+/// (tensor sizes unknown) gets no memory report. Cost: O((V + E)·S) for the orders
 /// and figures, plus predict() and memory_report() when asked.
 Expected<ScheduleStudy> study_schedule(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
                                        Schedule schedule, const StudyOptions& options = {});
