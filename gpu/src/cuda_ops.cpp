@@ -566,12 +566,23 @@ std::optional<std::int64_t> float_stride(const std::vector<const void*>& pointer
   return static_cast<std::int64_t>(step / sizeof(float));
 }
 
+/// The largest power of two up to 256 (cuBLASLt's default assumption) dividing every address of
+/// `pointers` and `extra`: the alignment the heuristic may count on.
+std::uint32_t common_alignment(const std::vector<const void*>& pointers, std::uintptr_t extra = 0) {
+  std::uintptr_t bits = extra;
+  for (const void* p : pointers) bits |= reinterpret_cast<std::uintptr_t>(p);
+  std::uint32_t alignment = 256;
+  while (alignment > 1 && bits % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
 /// One cuBLASLt launch for a merged group of equal Gemms with a bias row and beta 1 (the grouped
 /// MLP's layers): the batched product with the bias epilogue, over every member's bias
-/// concatenated into one device copy (made here from the host values; batch stride N). The
-/// members' operands by pointer arrays where this cuBLASLt runs that batch mode with the
-/// epilogue, else strided (the weights concatenated too; inputs and outputs equally spaced, as
-/// merge_graph places a merged layer's outputs side by side). Empty (the caller's bias kernel and
+/// concatenated into one device copy (made here from the host values; batch stride N rounded up to
+/// 64 floats). The members' operands by pointer arrays where this cuBLASLt runs that batch mode
+/// with the epilogue, else strided (the weights concatenated too; inputs and outputs equally
+/// spaced, as merge_graph places a merged layer's outputs side by side). The heuristic is told
+/// how aligned the operands really are (common_alignment). Empty (the caller's bias kernel and
 /// batched GEMM then run) when a bias or weight has no host value, the spacing does not allow it,
 /// or cuBLASLt offers no algorithm.
 core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& ctx, const GemmGeometry& m,
@@ -589,11 +600,14 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
       return nullptr;
     return &it->second;
   };
-  std::vector<std::uint8_t> bias_bytes;
-  for (TensorId b : biases) {
-    const auto* h = host_floats(b, m.n);
+  // Each member's bias starts on 256 bytes (its batch stride rounded up to 64 floats): no bias
+  // row is less aligned than the first.
+  const std::int64_t bias_stride = (m.n + 63) / 64 * 64;
+  std::vector<std::uint8_t> bias_bytes(static_cast<std::size_t>(bias_stride) * sizeof(float) * count, 0);
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto* h = host_floats(biases[i], m.n);
     if (!h) return kNone;
-    bias_bytes.insert(bias_bytes.end(), h->bytes.begin(), h->bytes.end());
+    std::copy(h->bytes.begin(), h->bytes.end(), bias_bytes.begin() + static_cast<std::ptrdiff_t>(i * bias_stride * sizeof(float)));
   }
   const GemmGeometry::Blas call = m.blas();
   if (call.m == 0 || call.n == 0) return kNone;
@@ -615,15 +629,15 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
   const void* bias_ptr = bias->get();
   // The descriptors for one batch mode (strides in floats for the strided one); empty when
   // cuBLASLt has no algorithm for them.
-  const auto plan_for = [&](bool pointer_array, std::int64_t stride_w, std::int64_t stride_x,
-                            std::int64_t stride_y) -> core::Expected<std::optional<Plan>> {
+  // `align_*`: what the operands' addresses guarantee (common_alignment), told to the heuristic.
+  const auto plan_for = [&](bool pointer_array, std::int64_t stride_w, std::int64_t stride_x, std::int64_t stride_y,
+                            std::uint32_t align_w, std::uint32_t align_x, std::uint32_t align_y) -> core::Expected<std::optional<Plan>> {
     Plan plan;
     plan.desc = std::make_shared<LtMatmulDesc>();
     WEFT_CUDA_CHECK(cublasLtMatmulDescCreate(plan.desc->out(), compute, CUDA_R_32F));
     const cublasLtMatmulDesc_t desc = plan.desc->get();
     const cublasOperation_t op_w = call.op_b, op_x = call.op_a;
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    const std::int64_t bias_stride = m.n;
     WEFT_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_w, sizeof(op_w)));
     WEFT_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_x, sizeof(op_x)));
     WEFT_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
@@ -655,6 +669,11 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
     const std::size_t max_workspace = kLtWorkspace;
     WEFT_CUDA_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace,
                                                          sizeof(max_workspace)));
+    for (const auto& [attribute, alignment] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_w},
+                                               std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_x},
+                                               std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_y},
+                                               std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_y}})
+      WEFT_CUDA_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), attribute, &alignment, sizeof(alignment)));
     cublasLtMatmulHeuristicResult_t found{};
     int returned = 0;
     // Not supported (this batch mode with the epilogue, on this device) is an answer, not an error.
@@ -670,7 +689,7 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
   const void *a = nullptr, *b = nullptr;
   void* d = nullptr;
   std::string path;
-  WEFT_TRY_ASSIGN(auto plan, plan_for(true, 0, 0, 0));
+  WEFT_TRY_ASSIGN(auto plan, plan_for(true, 0, 0, 0, common_alignment(ws), common_alignment(xs), common_alignment(ys)));
   if (plan) {
     std::vector<const void*> pointers;
     for (const auto* list : {&ws, &xs, &ys}) pointers.insert(pointers.end(), list->begin(), list->end());
@@ -691,7 +710,11 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
       if (!h) return kNone;
       weight_bytes.insert(weight_bytes.end(), h->bytes.begin(), h->bytes.end());
     }
-    WEFT_TRY_ASSIGN(plan, plan_for(false, m.k * m.n, *stride_x, *stride_y));
+    // The concatenated weights start where cudaMalloc puts them (256 bytes); each member's a
+    // stride further.
+    const auto stride_bytes = [](std::int64_t floats) { return static_cast<std::uintptr_t>(floats) * sizeof(float); };
+    WEFT_TRY_ASSIGN(plan, plan_for(false, m.k * m.n, *stride_x, *stride_y, common_alignment({}, stride_bytes(m.k * m.n)),
+                                   common_alignment(xs), common_alignment(ys)));
     if (!plan) return kNone;
     keep = std::make_shared<DeviceBuffer>();
     WEFT_TRY(keep->allocate(weight_bytes.size(), "a merged GEMM's concatenated weights"));
