@@ -131,6 +131,10 @@ class CudaExecutor final : public core::Executor {
       r.contexts[s].workspace = r.cudnn_workspace[s].get();
       r.contexts[s].workspace_bytes = workspace[s];
     }
+    // Preparing copied device data on the legacy stream (merged GEMMs' pointer arrays,
+    // concatenated weights and biases): a pageable cudaMemcpy may return before its DMA lands, and
+    // the run's non-blocking streams do not wait for the legacy stream.
+    WEFT_CUDA_CHECK(cudaDeviceSynchronize());
     host.clear();
 
     const bool timing = options.per_node_timing && !m_options.cuda_graph;

@@ -579,9 +579,10 @@ std::uint32_t common_alignment(const std::vector<const void*>& pointers, std::ui
 /// One cuBLASLt launch for a merged group of equal Gemms with a bias row and beta 1 (the grouped
 /// MLP's layers): the batched product with the bias epilogue, over every member's bias
 /// concatenated into one device copy (made here from the host values; batch stride N rounded up to
-/// 64 floats). The members' operands by pointer arrays where this cuBLASLt runs that batch mode
-/// with the epilogue, else strided (the weights concatenated too; inputs and outputs equally
-/// spaced, as merge_graph places a merged layer's outputs side by side). The heuristic is told
+/// 64 floats). The members' operands strided where their inputs and outputs are equally spaced
+/// (merge_graph places a merged layer's outputs side by side), over a device copy of their
+/// weights concatenated; else by pointer arrays where this cuBLASLt runs that batch mode with the
+/// epilogue. The heuristic is told
 /// how aligned the operands really are (common_alignment). Empty (the caller's bias kernel and
 /// batched GEMM then run) when a bias or weight has no host value, the spacing does not allow it,
 /// or cuBLASLt offers no algorithm.
@@ -685,12 +686,42 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
     return std::optional<Plan>(std::move(plan));
   };
 
-  std::shared_ptr<DeviceBuffer> keep;  // the pointer arrays, or the concatenated weights
+  std::shared_ptr<DeviceBuffer> keep;  // the concatenated weights, or the pointer arrays
   const void *a = nullptr, *b = nullptr;
   void* d = nullptr;
   std::string path;
-  WEFT_TRY_ASSIGN(auto plan, plan_for(true, 0, 0, 0, common_alignment(ws), common_alignment(xs), common_alignment(ys)));
+  std::optional<Plan> plan;
+  // Strided first (the batch mode the bias batch stride was made for): the inputs (or one shared
+  // input) and outputs equally spaced, outputs apart by at least a product each; the weights
+  // concatenated into one copy.
+  const auto stride_x = float_stride(xs), stride_y = float_stride(ys);
+  std::vector<std::uint8_t> weight_bytes;
+  bool strided = stride_x && stride_y && *stride_y >= m.m * m.n;
+  for (std::size_t i = 0; strided && i < count; ++i) {
+    const auto* h = host_floats(weights[i], m.k * m.n);
+    if (!h) strided = false;
+    else weight_bytes.insert(weight_bytes.end(), h->bytes.begin(), h->bytes.end());
+  }
+  if (strided) {
+    // The concatenated weights start where cudaMalloc puts them (256 bytes); each member's a
+    // stride further.
+    const auto stride_bytes = static_cast<std::uintptr_t>(m.k * m.n) * sizeof(float);
+    WEFT_TRY_ASSIGN(plan, plan_for(false, m.k * m.n, *stride_x, *stride_y, common_alignment({}, stride_bytes),
+                                   common_alignment(xs), common_alignment(ys)));
+  }
   if (plan) {
+    keep = std::make_shared<DeviceBuffer>();
+    WEFT_TRY(keep->allocate(weight_bytes.size(), "a merged GEMM's concatenated weights"));
+    WEFT_CUDA_CHECK(cudaMemcpy(keep->get(), weight_bytes.data(), weight_bytes.size(), cudaMemcpyHostToDevice));
+    a = keep->get();
+    b = xs[0];
+    d = const_cast<void*>(ys[0]);
+    path = "cuBLASLt bias-epilogue GEMM, strided";
+  } else {
+    // Else each member's operands through pointer arrays, where this cuBLASLt runs that batch
+    // mode with the epilogue.
+    WEFT_TRY_ASSIGN(plan, plan_for(true, 0, 0, 0, common_alignment(ws), common_alignment(xs), common_alignment(ys)));
+    if (!plan) return kNone;
     std::vector<const void*> pointers;
     for (const auto* list : {&ws, &xs, &ys}) pointers.insert(pointers.end(), list->begin(), list->end());
     WEFT_TRY_ASSIGN(keep, device_pointer_arrays(pointers, "a merged GEMM's operand pointers"));
@@ -699,30 +730,6 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
     b = base + count;
     d = const_cast<void**>(base + 2 * count);
     path = "cuBLASLt bias-epilogue GEMM, pointer arrays";
-  } else {
-    // Strided: the inputs (or one shared input) and outputs equally spaced, outputs apart by at
-    // least a product each; the weights concatenated into one copy.
-    const auto stride_x = float_stride(xs), stride_y = float_stride(ys);
-    if (!stride_x || !stride_y || *stride_y < m.m * m.n) return kNone;
-    std::vector<std::uint8_t> weight_bytes;
-    for (TensorId w : weights) {
-      const auto* h = host_floats(w, m.k * m.n);
-      if (!h) return kNone;
-      weight_bytes.insert(weight_bytes.end(), h->bytes.begin(), h->bytes.end());
-    }
-    // The concatenated weights start where cudaMalloc puts them (256 bytes); each member's a
-    // stride further.
-    const auto stride_bytes = [](std::int64_t floats) { return static_cast<std::uintptr_t>(floats) * sizeof(float); };
-    WEFT_TRY_ASSIGN(plan, plan_for(false, m.k * m.n, *stride_x, *stride_y, common_alignment({}, stride_bytes(m.k * m.n)),
-                                   common_alignment(xs), common_alignment(ys)));
-    if (!plan) return kNone;
-    keep = std::make_shared<DeviceBuffer>();
-    WEFT_TRY(keep->allocate(weight_bytes.size(), "a merged GEMM's concatenated weights"));
-    WEFT_CUDA_CHECK(cudaMemcpy(keep->get(), weight_bytes.data(), weight_bytes.size(), cudaMemcpyHostToDevice));
-    a = keep->get();
-    b = xs[0];
-    d = const_cast<void*>(ys[0]);
-    path = "cuBLASLt bias-epilogue GEMM, strided";
   }
   PreparedNode p;
   p.workspace_bytes = plan->workspace;
