@@ -17,6 +17,7 @@
 #include "weft/core/plan_repair.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/strategies.h"
+#include "weft/core/dim_binding.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/text_format.h"
 
@@ -102,6 +103,8 @@ nlohmann::json plan_json(const core::Graph& graph, const core::Schedule& schedul
 // tensors that clash under it (core::repair_plan, as the studio does after every edit).
 int plan_repair(const Args& args, const std::string& path, const core::Graph& graph, const core::Schedule& schedule,
                 const core::PlanOptions& options) {
+  // As memory_report(): tensors of unknown size would plan as zero bytes.
+  if (auto bound = core::require_bound_dims(graph, "the memory plan"); !bound) return report("plan", bound.error());
   auto text = core::read_file(path);
   if (!text) return report("plan", text.error());
   auto previous = core::plan_from_json(graph, *text, options.outputs_in_arena);

@@ -87,12 +87,14 @@ TEST(CliBudget, RefusesBelowTheSequentialArena) {
   EXPECT_EQ(compare.code, 1);
 }
 
-// Budgets need sizes: with the batch left unbound every tensor would plan as 0 bytes (`weft plan`
-// says so with a warning), so a memory budget and the front refuse (exit 2) and name the dimension.
+// Budgets need sizes: with the batch left unbound every tensor would plan as 0 bytes, so a memory
+// budget, the front and every memory plan (a repaired one too, before its file is read) refuse
+// (exit 2) and name the dimension.
 TEST(CliBudget, RefusesUnresolvedDimensions) {
   const std::string unbound = test::model_path("transformer4h");
   for (const std::string& command : {"schedule " + unbound + " --strategy chains --memory-budget 4MiB",
-                                     "plan " + unbound + " --strategy chains --memory-budget 4MiB", "frontier " + unbound}) {
+                                     "plan " + unbound + " --strategy chains --memory-budget 4MiB", "frontier " + unbound,
+                                     "plan " + unbound, "plan " + unbound + " --strategy chains --repair no_such_plan.json"}) {
     const auto r = test::run_cli(command, test::StderrMode::Separate);
     EXPECT_EQ(r.code, 2) << command << "\n" << r.err;
     EXPECT_NE(r.err.find("unresolved: x: dim 0 'batch'"), std::string::npos) << command << "\n" << r.err;

@@ -206,6 +206,14 @@ void MemoryView::recompute() {
     return;
   }
   const std::size_t nodes = m_doc->graph().node_count();
+  if (auto bound = core::require_bound_dims(m_doc->graph(), "the memory plan"); !bound) {
+    // Symbolic input dimensions: the study plans no memory (tensors of unknown size), re-planning or not.
+    ++m_recomputes;
+    m_model = MemoryModel{};
+    m_model.note = tr("No memory plan: %1; File > Bind dimensions").arg(QString::fromStdString(bound.error().message)).toStdString();
+    rebuildChart();
+    return;
+  }
   // The worker is re-planning: keep the previous schedule's figures, marked as such, unless this
   // schedule's repaired arena has arrived (shown below until the planners' replaces it).
   if (m_doc->studyPending() && !m_doc->arenaRepaired()) {
@@ -219,10 +227,6 @@ void MemoryView::recompute() {
   if (nodes > kMemoryViewMaxNodes) {
     m_model = MemoryModel{};
     m_model.note = memory_cutoff_note(nodes, kMemoryViewMaxNodes);
-  } else if (auto bound = core::require_bound_dims(m_doc->graph(), "the memory plan"); !bound) {
-    // Symbolic input dimensions: a plan of tensors of unknown size would show an empty arena.
-    m_model = MemoryModel{};
-    m_model.note = tr("No memory plan: %1; File > Bind dimensions").arg(QString::fromStdString(bound.error().message)).toStdString();
   } else if (!m_doc->study()) {
     m_model = MemoryModel{};
     m_model.note = "The schedule cannot be planned: " + m_doc->studyError().toStdString();
