@@ -566,6 +566,16 @@ std::optional<std::int64_t> float_stride(const std::vector<const void*>& pointer
   return static_cast<std::int64_t>(step / sizeof(float));
 }
 
+/// `t`'s starting value on the host when it is `elements` float32 values (a weight's, to copy or
+/// concatenate at prepare time), else null.
+const core::HostTensor* host_floats(const PrepareContext& ctx, TensorId t, std::int64_t elements) {
+  auto it = ctx.host->find(t);
+  if (it == ctx.host->end() || it->second.dtype != core::DType::Float32 ||
+      it->second.bytes.size() != static_cast<std::size_t>(elements) * sizeof(float))
+    return nullptr;
+  return &it->second;
+}
+
 /// The largest power of two up to 256 (cuBLASLt's default assumption) dividing every address of
 /// `pointers` and `extra`: the alignment the heuristic may count on.
 std::uint32_t common_alignment(const std::vector<const void*>& pointers, std::uintptr_t extra = 0) {
@@ -594,19 +604,12 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
   const std::size_t count = ys.size();
   if (!ctx.cublaslt || count < 2 || m.batch != 1 || !m.has_c || m.beta != 1.0f || biases.size() != count || weights.size() != count)
     return kNone;
-  const auto host_floats = [&](TensorId t, std::int64_t elements) -> const core::HostTensor* {
-    auto it = ctx.host->find(t);
-    if (it == ctx.host->end() || it->second.dtype != core::DType::Float32 ||
-        it->second.bytes.size() != static_cast<std::size_t>(elements) * sizeof(float))
-      return nullptr;
-    return &it->second;
-  };
   // Each member's bias starts on 256 bytes (its batch stride rounded up to 64 floats): no bias
   // row is less aligned than the first.
   const std::int64_t bias_stride = (m.n + 63) / 64 * 64;
   std::vector<std::uint8_t> bias_bytes(static_cast<std::size_t>(bias_stride) * sizeof(float) * count, 0);
   for (std::size_t i = 0; i < count; ++i) {
-    const auto* h = host_floats(biases[i], m.n);
+    const auto* h = host_floats(ctx, biases[i], m.n);
     if (!h) return kNone;
     std::copy(h->bytes.begin(), h->bytes.end(), bias_bytes.begin() + static_cast<std::ptrdiff_t>(i * bias_stride * sizeof(float)));
   }
@@ -698,7 +701,7 @@ core::Expected<std::optional<PreparedNode>> lt_bias_gemm(const PrepareContext& c
   std::vector<std::uint8_t> weight_bytes;
   bool strided = stride_x && stride_y && *stride_y >= m.m * m.n;
   for (std::size_t i = 0; strided && i < count; ++i) {
-    const auto* h = host_floats(weights[i], m.k * m.n);
+    const auto* h = host_floats(ctx, weights[i], m.k * m.n);
     if (!h) strided = false;
     else weight_bytes.insert(weight_bytes.end(), h->bytes.begin(), h->bytes.end());
   }
@@ -900,13 +903,6 @@ core::Expected<std::optional<PreparedNode>> concat_conv(const PrepareContext& ct
   const std::size_t count = body.node_count();
   if (count < 2) return kNone;
   const auto dev = [&](TensorId t) { return t == core::kNoTensor ? nullptr : static_cast<float*>((*ctx.device)[static_cast<std::size_t>(t)]); };
-  const auto host_floats = [&](TensorId t, std::int64_t elements) -> const core::HostTensor* {
-    auto it = ctx.host->find(t);
-    if (it == ctx.host->end() || it->second.dtype != core::DType::Float32 ||
-        it->second.bytes.size() != static_cast<std::size_t>(elements) * sizeof(float))
-      return nullptr;
-    return &it->second;
-  };
   std::optional<ConvGeometry> first;
   std::vector<std::uint8_t> filters, biases;
   std::int64_t channels = 0;
@@ -927,11 +923,11 @@ core::Expected<std::optional<PreparedNode>> concat_conv(const PrepareContext& ct
     float* y = dev(node.outputs[0]);
     if (!y || (next && y != next)) return kNone;
     next = y + product(cg.y, 0, cg.y.size());
-    const auto* w = host_floats(input(node, 1), product(cg.w, 0, cg.w.size()));
+    const auto* w = host_floats(ctx, input(node, 1), product(cg.w, 0, cg.w.size()));
     if (!w) return kNone;
     filters.insert(filters.end(), w->bytes.begin(), w->bytes.end());
     if (cg.bias) {
-      const auto* b = host_floats(input(node, 2), cg.w[0]);
+      const auto* b = host_floats(ctx, input(node, 2), cg.w[0]);
       if (!b) return kNone;
       biases.insert(biases.end(), b->bytes.begin(), b->bytes.end());
     }
