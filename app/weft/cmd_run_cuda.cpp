@@ -29,15 +29,25 @@ void put_ms(nlohmann::ordered_json& j, const char* key, double v) {
 
 /// A run's error; after a kernel fault (the CUDA context is then unusable, and asynchronous
 /// launches cannot name the node) the process reruns itself once with blocking launches, whose
-/// error names the node.
-int cuda_failure(const core::Error& e) {
+/// error names the node; the rerun reports this run's fault (`stage` and message) beside its own.
+int cuda_failure(const core::Error& e, std::string_view stage = {}) {
   if (gpu::cuda_context_faulted() && !gpu::is_blocking_rerun()) {
     std::cerr << "weft run: " << e.message << "\nweft run: kernel fault; rerunning once with blocking launches (CUDA_LAUNCH_BLOCKING=1) "
               << "to name the node\n";
-    const core::Error why = gpu::rerun_with_blocking_launches();  // returns only if no rerun started
+    // returns only if no rerun started
+    const core::Error why = gpu::rerun_with_blocking_launches(std::string(stage) + "\n" + e.message);
     std::cerr << "weft run: " << why.message << "\n";
   }
   return report("run", e);
+}
+
+/// The first run's fault a blocking rerun carries (gpu::rerun_fault(): "stage\nmessage").
+nlohmann::ordered_json fault_json(const std::string& fault) {
+  const auto cut = fault.find('\n');
+  nlohmann::ordered_json j;
+  j["stage"] = cut == std::string::npos ? std::string() : fault.substr(0, cut);
+  j["message"] = cut == std::string::npos ? fault : fault.substr(cut + 1);
+  return j;
 }
 
 }  // namespace
@@ -84,26 +94,36 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   if (merged) compare.reference_graph = &unmerged;
   auto compared = core::compare_runs(*eager, graph, schedule, compare);
   if (!compared) return cuda_failure(compared.error());
+  // A later stage (the timed pair, graph replay, the CPU check) that failed: after a kernel fault
+  // the blocking rerun names the node; otherwise what was measured is reported, then the failure.
+  if (compared->failure && gpu::cuda_context_faulted() && !gpu::is_blocking_rerun())
+    return cuda_failure(compared->failure->error, compared->failure->stage);
   const core::RunResult* seq = &compared->sequential;
   const core::RunResult* run = &compared->scheduled;
   const bool identical = compared->diff.identical;
   const double diff = compared->diff.max_abs_diff;
-  const double cpu_error = compared->check_diff.max_abs_diff;
-  const double graph_error = compared->graph_diff.max_abs_diff;
   const double speedup = compared->speedup();
   const double speedup_vs_graph = compared->speedup_vs_graph();
   const std::int64_t overlaps = compared->overlapped_pairs;
-  const core::RunResult* seq_graph = &*compared->sequential_graph;
-  const core::RunResult* run_graph = &*compared->scheduled_graph;
-  const core::RunResult* seq_timed = &*compared->sequential_timed;
-  const core::RunResult* run_timed = &*compared->scheduled_timed;
+  const core::RunResult* seq_graph = compared->sequential_graph ? &*compared->sequential_graph : nullptr;
+  const core::RunResult* run_graph = compared->scheduled_graph ? &*compared->scheduled_graph : nullptr;
+  const core::RunResult* seq_timed = compared->sequential_timed ? &*compared->sequential_timed : nullptr;
+  const core::RunResult* run_timed = compared->scheduled_timed ? &*compared->scheduled_timed : nullptr;
+  const double nan = std::nan("");
+  const double cpu_error = compared->check ? compared->check_diff.max_abs_diff : nan;
+  const double cpu_relative = compared->check ? compared->check_diff.max_rel_diff() : nan;
+  const double graph_error = run_graph ? compared->graph_diff.max_abs_diff : nan;
+  // Blocking launches (the rerun after a fault, or CUDA_LAUNCH_BLOCKING=1 set by hand) synchronise
+  // every node and replay no graph: the times are not the schedule's.
+  const bool valid = !gpu::launches_blocking();
+  const std::string fault = gpu::rerun_fault();
   // The device's prediction with the cost model given this run's own sequential node times (the
   // per-node timed run's medians): against the measured speedups, what the simulator gets wrong
   // once the kernel times are right. An extra figure: where it cannot be had, the run's own
   // figures still stand (a warning).
   // A merged run's reference ran the unmerged graph, whose node times do not fit it: none then.
   std::optional<core::CalibratedSpeedups> calibrated;
-  if (!merged) {
+  if (!merged && valid) {
     auto c = core::calibrated_speedups(graph, schedule, model->costs, model->device, *compared);
     if (c) calibrated = *c;
     else std::cerr << "weft run: warning: no calibrated prediction: " << c.error().message << "\n";
@@ -125,11 +145,13 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     if (auto ok = core::save_chrome_trace(*trace, graph, runs, &model->costs, info); !ok) return report("run", ok.error());
   }
 
+  const auto ms_or_null = [](const core::RunResult* r) { return r ? nlohmann::ordered_json(r->wall_ms) : nlohmann::ordered_json(); };
   if (args.flag("json")) {
     nlohmann::ordered_json j = run_report_json(graph, schedule, "cuda", ro, *compared);
-    j["sequential_graph_ms"] = seq_graph->wall_ms;
-    j["schedule_graph_ms"] = run_graph->wall_ms;
-    j["speedup_vs_graph"] = speedup_vs_graph;
+    j["valid"] = valid;
+    j["sequential_graph_ms"] = ms_or_null(seq_graph);
+    j["schedule_graph_ms"] = ms_or_null(run_graph);
+    put_ms(j, "speedup_vs_graph", run_graph ? speedup_vs_graph : nan);
     if (calibrated) {
       j["predicted_speedup"] = calibrated->eager;
       j["predicted_speedup_vs_graph"] = calibrated->graph;
@@ -138,12 +160,19 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     }
     j["overlapped_pairs"] = overlaps;
     put_ms(j, "max_abs_error_vs_cpu", cpu_error);
+    put_ms(j, "max_rel_error_vs_cpu", cpu_relative);
     put_ms(j, "max_abs_diff_graph_vs_eager", graph_error);
-    j["sequential_timed_ms"] = seq_timed->wall_ms;
-    j["schedule_timed_ms"] = run_timed->wall_ms;
+    j["sequential_timed_ms"] = ms_or_null(seq_timed);
+    j["schedule_timed_ms"] = ms_or_null(run_timed);
     j["tf32"] = args.flag("tf32");
     j["max_connections"] = connections;
-    j["blocking_rerun"] = gpu::is_blocking_rerun();
+    j["blocking_launches"] = !valid;
+    j["blocking_rerun"] = gpu::is_blocking_rerun() && !valid;
+    if (!fault.empty()) j["fault"] = fault_json(fault);
+    if (compared->failure) {
+      j["failed_stage"] = compared->failure->stage;
+      j["error"] = compared->failure->error.message;
+    }
     if (merged) {
       std::size_t groups = 0;
       for (const auto& m : made->merged->members) groups += m.size() > 1 ? 1 : 0;
@@ -151,14 +180,24 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     }
     std::cout << j.dump(2) << "\n";
   } else {
+    const auto ms_text = [](const core::RunResult* r) { return r ? core::fixed_text(r->wall_ms, 3) : std::string("-"); };
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cuda on "
               << run->timeline.device << "\n"
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count() << " stream(s), "
-              << schedule.events.size() << " events\n"
-              << "                 eager ms   graph ms   (" << median_text(ro, compared->rounds) << ")\n"
-              << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(seq_graph->wall_ms, 3) << "\n"
-              << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(run_graph->wall_ms, 3) << "\n"
-              << "speedup: " << core::fixed_text(speedup, 2) << "x eager, " << core::fixed_text(speedup_vs_graph, 2) << "x vs the graph baseline\n"
+              << schedule.events.size() << " events\n";
+    if (!valid)
+      std::cout << "INVALID: launches were blocking (CUDA_LAUNCH_BLOCKING=1): every node synchronised, no graph replayed; "
+                   "the times below are not the schedule's\n";
+    if (!fault.empty()) {
+      const auto f = fault_json(fault);
+      std::cout << "fault of the first run" << (f["stage"].get<std::string>().empty() ? "" : " in '" + f["stage"].get<std::string>() + "'")
+                << ": " << f["message"].get<std::string>() << "\n";
+    }
+    std::cout << "                 eager ms   graph ms   (" << median_text(ro, compared->rounds) << ")\n"
+              << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << ms_text(seq_graph) << "\n"
+              << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << ms_text(run_graph) << "\n"
+              << "speedup: " << core::fixed_text(speedup, 2) << "x eager, "
+              << (run_graph ? core::fixed_text(speedup_vs_graph, 2) + "x" : std::string("-")) << " vs the graph baseline\n"
               << (calibrated ? "predicted (" + model->device.name + ", the sequential run's node times): " +
                                    core::fixed_text(calibrated->eager, 2) + "x eager (error " + core::fixed_text(100 * error, 1) +
                                    "%), " + core::fixed_text(calibrated->graph, 2) + "x vs the graph baseline (error " +
@@ -166,16 +205,23 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
                              : std::string())
               << "overlapped node pairs (per-node timed run): " << overlaps << "; hardware queues: " << connections
               << " (CUDA_DEVICE_MAX_CONNECTIONS)" << (args.flag("tf32") ? "; TF32 on" : "") << "\n"
-              << "max abs error vs CPU: " << cpu_error << "; scheduled vs sequential: " << diff << (identical ? " (bit-identical)" : "")
-              << "; graph vs eager: " << graph_error << "\n";
+              << "error vs CPU: " << cpu_error << " max abs, " << cpu_relative << " relative to the largest output; scheduled vs sequential: "
+              << diff << (identical ? " (bit-identical)" : "") << "; graph vs eager: " << graph_error << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
     if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
   }
-  if (gpu::is_blocking_rerun()) std::cerr << "weft run: the kernel fault did not recur with blocking launches\n";
   if (schedule.stream_count() > static_cast<std::size_t>(connections))
     std::cerr << "weft run: warning: " << schedule.stream_count() << " streams share " << connections
               << " hardware queues (CUDA_DEVICE_MAX_CONNECTIONS)\n";
+  if (compared->failure) {
+    std::cerr << "weft run: '" << compared->failure->stage << "' failed; the stages before it are reported above\n";
+    return report("run", compared->failure->error);
+  }
+  if (!fault.empty())
+    return report("run", core::make_error(core::ErrorKind::Runtime,
+                                          "the first run faulted (" + fault_json(fault)["message"].get<std::string>() +
+                                              ") and this rerun with blocking launches did not: its times are not a measurement"));
   return 0;
 }
 
