@@ -18,7 +18,7 @@ struct Broadcast {
   std::int64_t b_stride[kMaxRank] = {};
 };
 
-enum class UnaryOp : int { Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, LeakyRelu, Sqrt, Erf };
+enum class UnaryOp : int { Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, LeakyRelu, Sqrt, Erf, DivideBy };
 enum class BinaryOp : int { Add, Sub, Mul, Div, Pow };
 
 /// y = a broadcast to shape (a_stride only), n = product of dims. Any strides work (a strided
@@ -51,7 +51,8 @@ cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t 
 
 /// One launch of the elementwise, strided-copy and row-wise kernels (one thread per output element,
 /// or per row of Softmax/ReduceMean): what a node needs besides its pointers.
-///  Unary: y[i] = op(x[i]); p0/p1: HardSigmoid alpha/beta, Clip min/max, LeakyRelu alpha.
+///  Unary: y[i] = op(x[i]); p0/p1: HardSigmoid alpha/beta, Clip min/max, LeakyRelu alpha, DivideBy's
+///         divisor (Mean's count).
 ///  Binary: y = x op b with numpy broadcasting described by `shape` (y contiguous).
 ///  Copy: y = x broadcast to `shape` (a_stride only), from element `base`: any strides work
 ///        (Transpose permutes them, Slice scales them by its steps and starts at `base`).

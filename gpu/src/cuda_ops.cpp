@@ -33,9 +33,9 @@ const std::set<std::string, std::less<>>& op_set() {
   static const std::set<std::string, std::less<>> ops = {
       "Add",       "AveragePool", "BatchNormalization", "Clip",          "Concat",      "Conv",      "Div",      "Dropout",
       "Erf",       "Flatten",     "Gather",             "Gemm",          "GlobalAveragePool", "GlobalMaxPool", "HardSigmoid",
-      "HardSwish", "Identity",    "LRN",                "LeakyRelu",     "MatMul",      "MaxPool",   "Mul",      "Pow",
-      "ReduceMean", "Relu",       "Reshape",            "Sigmoid",       "Slice",       "Softmax",   "Sqrt",     "Squeeze",
-      "Sub",       "Tanh",        "Transpose",          "Unsqueeze"};
+      "HardSwish", "Identity",    "LRN",                "LeakyRelu",     "MatMul",      "MaxPool",   "Mean",     "Mul",
+      "Pow",       "ReduceMean",  "Relu",               "Reshape",       "Sigmoid",     "Slice",     "Softmax",  "Sqrt",
+      "Squeeze",   "Sub",         "Sum",                "Tanh",          "Transpose",   "Unsqueeze"};
   return ops;
 }
 
@@ -1038,6 +1038,12 @@ Status check_node(const Graph& g, NodeId n) {
     WEFT_TRY(broadcast_geometry(g, n, a, &b, out.shape()));
     return {};
   }
+  if (op == "Sum" || op == "Mean") {
+    if (node.inputs.empty() || input(node, 0) == core::kNoTensor) return unsupported(g, n, "no inputs");
+    for (const TensorId t : node.inputs)
+      if (t != core::kNoTensor) WEFT_TRY(broadcast_geometry(g, n, shape_of(g, t), nullptr, out.shape()));
+    return {};
+  }
   if (op == "Transpose") {
     WEFT_TRY(transpose_geometry(g, n));
     return {};
@@ -1071,6 +1077,59 @@ Status check_graph(const Graph& g) {
   for (std::size_t v = 0; v < g.node_count(); ++v)
     WEFT_TRY(check_node(g, static_cast<NodeId>(v)));
   return {};
+}
+
+/// Sum and Mean over any number of broadcasting inputs, as the CPU reference computes them: the
+/// first two added into the output, each further input added to it in place (one thread reads and
+/// writes the same element), Mean's total then divided by the count. One launch per input.
+template <class Dev>
+core::Expected<PreparedNode> variadic_sum(const Graph& g, NodeId n, const Dev& dev) {
+  const Node& node = g.node(n);
+  const Shape out = shape_of(g, node.outputs[0]);
+  const std::int64_t count = product(out, 0, out.size());
+  float* y = dev(node.outputs[0]);
+  std::vector<TensorId> ins;
+  for (const TensorId t : node.inputs)
+    if (t != core::kNoTensor) ins.push_back(t);
+  if (ins.empty()) return unsupported(g, n, "no inputs");
+  struct Step {
+    MemberLaunch l;
+    const float *a, *b;
+  };
+  std::vector<Step> steps;
+  MemberLaunch first;
+  first.count = count;
+  if (ins.size() == 1) {
+    first.family = MemberLaunch::Family::Copy;
+    WEFT_TRY_ASSIGN(first.shape, broadcast_geometry(g, n, shape_of(g, ins[0]), nullptr, out));
+    steps.push_back({first, dev(ins[0]), nullptr});
+  } else {
+    first.family = MemberLaunch::Family::Binary;
+    first.binary = BinaryOp::Add;
+    const Shape b = shape_of(g, ins[1]);
+    WEFT_TRY_ASSIGN(first.shape, broadcast_geometry(g, n, shape_of(g, ins[0]), &b, out));
+    steps.push_back({first, dev(ins[0]), dev(ins[1])});
+  }
+  for (std::size_t i = 2; i < ins.size(); ++i) {
+    MemberLaunch more = first;
+    const Shape b = shape_of(g, ins[i]);
+    WEFT_TRY_ASSIGN(more.shape, broadcast_geometry(g, n, out, &b, out));  // y = y + input i
+    steps.push_back({more, y, dev(ins[i])});
+  }
+  if (node.op_type == "Mean" && ins.size() > 1) {
+    MemberLaunch divide;
+    divide.family = MemberLaunch::Family::Unary;
+    divide.unary = UnaryOp::DivideBy;
+    divide.p0 = static_cast<float>(ins.size());
+    divide.count = count;
+    steps.push_back({divide, y, nullptr});
+  }
+  PreparedNode p;
+  p.launch = [steps = std::move(steps), y](const StreamContext& s) -> Status {
+    for (const Step& step : steps) WEFT_CUDA_CHECK(launch_one(s.stream, step.l, step.a, step.b, y));
+    return {};
+  };
+  return p;
 }
 
 core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
@@ -1139,6 +1198,8 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     };
     return p;
   }
+
+  if (op == "Sum" || op == "Mean") return variadic_sum(g, n, dev);
 
   if (op == "Gather") {
     const Shape xs = shape_of(g, input(node, 0));
