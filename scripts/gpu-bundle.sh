@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what a GPU machine needs to run Weft's CUDA checks, on a machine that has the build
 # packages (this one), into build/gpu-bundle/:
-#   weft, the GPU test binaries, gpu-check.sh, torch_baseline.py, README.txt
+#   weft, the GPU test binaries, gpu-check.sh, torch_baseline.py, gpu_summary.py, README.txt
 #   lib/      libweft_cuda.so, libweft_blas.so (OpenBLAS's static archive, shared once by every
 #             program) and every shared library the programs need that is neither part of the
 #             base system (glibc, libstdc++, libgcc, libz) nor NVIDIA's (CUDA driver and runtime,
@@ -23,6 +23,8 @@ jobs=${JOBS:-2}
 targets=(weft weft_cuda weft_blas test_cuda_check test_cuda_executor test_cuda_module weft_spawn_measure
          weft_stub_missing_library weft_stub_other_build)
 
+# The logs go into build/ beside the build tree: on a fresh clone neither exists yet.
+mkdir -p build
 echo "gpu-bundle: configure ($build)"
 cmake --preset gpu-release >"build/gpu-release.configure.log" 2>&1 ||
   { tail -30 build/gpu-release.configure.log; echo "gpu-bundle: configure failed" >&2; exit 1; }
@@ -45,12 +47,14 @@ install -m 644 "$build"/tests/gpu/stubs/*.so "$out/stubs/"
 # absent weights get seeded values, as in every other test model here.
 # grouped_mlp, transformer4h: the merged-launch tests (test_cuda_check, CudaMerge); grouped_mlp
 # also the sweep step.
-for m in googlenet squeezenet1_1 resnet50 mobilenet_v3_large vit_b_16 ppocr_v4_det grouped_mlp transformer4h; do
+# inception_v3, randwire_ws: the headline table (with googlenet and resnet50).
+for m in googlenet squeezenet1_1 resnet50 mobilenet_v3_large vit_b_16 ppocr_v4_det grouped_mlp transformer4h inception_v3 randwire_ws; do
   cp "tests/data/models/$m.onnx" "$out/data/models/"
 done
 cp -r assets/devices "$out/assets/"
 install -m 755 scripts/gpu-check.sh "$out/gpu-check.sh"
 install -m 644 scripts/gpu-torch-baseline.py "$out/torch_baseline.py"
+install -m 644 scripts/gpu-summary.py "$out/gpu_summary.py"
 install -m 755 scripts/gpu-bundle-closure.sh "$out/closure.sh"
 strip --strip-unneeded "$out"/weft "$out"/test_cuda_* "$out"/weft_spawn_measure "$out"/lib/*.so
 
