@@ -185,6 +185,22 @@ def main():
     model_case("claims_terabytes_inline", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [t]),
                "initializer 'w'")
 
+    # A declared dimension below 0 (ONNX dimensions are >= 0; symbolic ones are dim_params): refused
+    # by name and axis rather than read as an unknown dimension.
+    x = vi("x", [1, 4])
+    x.type.tensor_type.shape.dim[1].dim_value = -5
+    model_case("negative_declared_dim", model_bytes(tiny_nodes(), [x], [vi("y", [1, 4])], [weight()]),
+               "tensor 'x' axis 1 is declared with dimension -5: ONNX dimensions are >= 0")
+    # Dropout in training mode with a ratio above 0: its outputs are random by definition. The
+    # analyses accept it (the graph is whole) and say so; a run refuses it, naming the node and ratio.
+    drop = [helper.make_node("Dropout", ["x", "ratio", "training"], ["d"], name="drop0"),
+            helper.make_node("Relu", ["d"], ["y"], name="relu0")]
+    model_case("dropout_training", model_bytes(drop, [vi("x", [1, 4])], [vi("y", [1, 4])],
+                                               [helper.make_tensor("ratio", TensorProto.FLOAT, [], [0.1]),
+                                                helper.make_tensor("training", TensorProto.BOOL, [], [True])]),
+               "node 'drop0' (Dropout): training_mode=true with ratio 0.1: its outputs are random", code=0,
+               overrides={"run": (2, "node 'drop0' (Dropout): training_mode=true with ratio 0.1: its outputs are random")})
+
     # A stride of 0: libonnx's Conv inference would divide by it (SIGFPE; found by the fuzzer).
     conv = helper.make_node("Conv", ["x", "k"], ["y"], name="conv0", strides=[0, 1], kernel_shape=[3, 3])
     model_case("zero_stride", model_bytes([conv], [vi("x", [1, 1, 8, 8])], [out("y")],

@@ -11,12 +11,16 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "attribute_guards.h"
 #include "onnx_fold.h"
@@ -524,6 +528,57 @@ Expected<Graph> type_structure(Graph&& structure, const onnx::ModelProto& model,
   return typed;
 }
 
+/// A constant scalar's value from an initializer (float, double or bool), if it holds one.
+std::optional<double> scalar_initializer(const std::unordered_map<std::string, const onnx::TensorProto*>& inits, const std::string& name) {
+  const auto it = inits.find(name);
+  if (it == inits.end()) return std::nullopt;
+  std::vector<std::uint8_t> bytes;
+  std::string why;
+  if (!detail::tensor_bytes(*it->second, bytes, why)) return std::nullopt;
+  switch (it->second->data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (bytes.size() == sizeof(float)) {
+        float v;
+        std::memcpy(&v, bytes.data(), sizeof v);
+        return v;
+      }
+      break;
+    case onnx::TensorProto::DOUBLE:
+      if (bytes.size() == sizeof(double)) {
+        double v;
+        std::memcpy(&v, bytes.data(), sizeof v);
+        return v;
+      }
+      break;
+    case onnx::TensorProto::BOOL:
+      if (bytes.size() == 1) return bytes[0] != 0 ? 1.0 : 0.0;
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+/// Dropout nodes whose training_mode is a constant true with a ratio above 0 (0.5 when omitted):
+/// their outputs are random, so the analyses say so and a run refuses them (the CPU kernel names
+/// the node). A ratio of 0 is the identity (torchvision's Swin-T exports that) and says nothing.
+void warn_random_dropouts(const onnx::GraphProto& g, GraphInfo& info) {
+  std::unordered_map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits.emplace(t.name(), &t);
+  for (const onnx::NodeProto& node : g.node()) {
+    if (node.op_type() != "Dropout" || !(node.domain().empty() || node.domain() == "ai.onnx") || node.input_size() < 3) continue;
+    const auto training = scalar_initializer(inits, node.input(2));
+    if (!training || *training == 0) continue;
+    const std::optional<double> ratio = node.input(1).empty() ? std::optional<double>(0.5) : scalar_initializer(inits, node.input(1));
+    if (ratio && *ratio == 0) continue;
+    std::ostringstream text;
+    text << "node '" << node.name() << "' (Dropout): training_mode=true with ratio ";
+    if (ratio) text << *ratio;
+    else text << "'" << node.input(1) << "' (computed)";
+    text << ": its outputs are random, so a run refuses it (weft runs models for inference)";
+    info.warnings.push_back(text.str());
+  }
+}
+
 bool holds_bodies(const Graph& graph) {
   for (const Node& node : graph.nodes())
     if (!node_subgraphs(node).empty()) return true;
@@ -544,6 +599,7 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
     onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     WEFT_TRY(parse_model(bytes, model_path, model));
     WEFT_TRY(check_opsets(model, model_path));
+    if (auto st = detail::check_declared_dims(model.graph()); !st) return invalid(model_path, st.error().message);
 
     GraphInfo info;
     info.model_path = model_path;
@@ -573,6 +629,7 @@ Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& mod
       info.folded_nodes += r.folded;
     }
     if (!rebatched.batched_outputs.empty()) check_rebatched(model.graph(), rebatched, info);
+    warn_random_dropouts(model.graph(), info);
     if (info.folded_nodes == 0 && !holds_bodies(structure))
       return type_structure(std::move(structure), model, model_path, symbols, std::move(info));
     return build_graph(model, model_path, symbols, std::move(info), true);
