@@ -23,6 +23,13 @@ is deliberately not written (executors seed absent weights). float32.
                         the BatchNormalization folded in (bias) and a Relu, as exporters write it;
                         no auxiliary head. The model the search and layering goals are quoted on.
 
+  swin_dropout.onnx     a Swin-T-like attention block (LayerNormalization, Q/K/V, Softmax, context,
+                        projection, residual) whose two Dropouts run in training mode with ratio 0,
+                        as torchvision 0.14's Swin-T export carries them: the identity, run exactly.
+  vad_if.onnx           a voice-activity model's shape (silero_vad's): the network inside one top-level
+                        If on a runtime input (the sample rate), so the outer graph has two operators
+                        and a run has too few to fit a device (its prediction is absent, with why).
+
 `batch` is a symbolic dimension: bind it with --dim batch=N (1 and 32 in the tests).
 usage: scripts/make-test-models.py [OUT_DIR]   (default tests/data/models)
 """
@@ -262,10 +269,60 @@ def inception_v3(num_classes=1000):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
 
 
+def swin_dropout(tokens=49, width=96, heads_width=32):
+    """A Swin-T-like attention block as torchvision 0.14 exports it: every Dropout in training mode
+    (the exporter passes no `training=`) with ratio 0, which is the identity."""
+    weight = Weights("swin_dropout.weights.bin")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", tokens, width])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", tokens, width])
+    inits = [weight("ln_scale", [width]), weight("ln_bias", [width]),
+             weight("wq", [width, heads_width]), weight("wk", [width, heads_width]), weight("wv", [width, heads_width]),
+             weight("wo", [heads_width, width]),
+             # Inline: these are the values that make the Dropouts the identity.
+             helper.make_tensor("drop_ratio", TensorProto.FLOAT, [], [0.0]),
+             helper.make_tensor("drop_training", TensorProto.BOOL, [], [True])]
+    nodes = [helper.make_node("LayerNormalization", ["x", "ln_scale", "ln_bias"], ["ln"], name="norm1", axis=-1, epsilon=1e-5)]
+    for p in ("q", "k", "v"):
+        nodes.append(helper.make_node("MatMul", ["ln", "w" + p], [p], name="attn/" + p))
+    nodes += [helper.make_node("Transpose", ["k"], ["kt"], name="attn/kt", perm=[0, 2, 1]),
+              helper.make_node("MatMul", ["q", "kt"], ["scores"], name="attn/scores"),
+              helper.make_node("Softmax", ["scores"], ["probs"], name="attn/softmax", axis=-1),
+              helper.make_node("Dropout", ["probs", "drop_ratio", "drop_training"], ["probs_d"], name="attn/attn_drop"),
+              helper.make_node("MatMul", ["probs_d", "v"], ["ctx"], name="attn/context"),
+              helper.make_node("MatMul", ["ctx", "wo"], ["proj"], name="attn/proj"),
+              helper.make_node("Dropout", ["proj", "drop_ratio", "drop_training"], ["proj_d"], name="attn/proj_drop"),
+              helper.make_node("Add", ["x", "proj_d"], ["y"], name="residual")]
+    graph = helper.make_graph(nodes, "swin_dropout", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
+
+
+def vad_if(width=64):
+    """A voice-activity model's shape as silero_vad exports it: the whole network inside one top-level If
+    whose condition reads a runtime input (the sample rate), so the outer graph has two operators."""
+    weight = Weights("vad_if.weights.bin")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", width])
+    sr = helper.make_tensor_value_info("sr", TensorProto.INT64, [])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", width])
+    inits = [weight("w16k", [width, width]), weight("w8k", [width, width]),
+             helper.make_tensor("rate16k", TensorProto.INT64, [], [16000])]
+
+    def branch(name, w, act):
+        out = helper.make_tensor_value_info(name + "_y", TensorProto.FLOAT, ["batch", width])
+        return helper.make_graph([helper.make_node("MatMul", ["x", w], [name + "_m"], name=name + "/matmul"),
+                                  helper.make_node(act, [name + "_m"], [name + "_y"], name=name + "/" + act.lower())],
+                                 name, [], [out])
+
+    nodes = [helper.make_node("Equal", ["sr", "rate16k"], ["is16k"], name="rate_check"),
+             helper.make_node("If", ["is16k"], ["y"], name="by_rate", then_branch=branch("then", "w16k", "Relu"),
+                              else_branch=branch("else", "w8k", "Sigmoid"))]
+    graph = helper.make_graph(nodes, "vad_if", [x, sr], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "models")
     for name, model in (("grouped_mlp", grouped_mlp()), ("transformer4h", transformer4h()), ("randwire_ws", randwire_ws()),
-                        ("inception_v3", inception_v3())):
+                        ("inception_v3", inception_v3()), ("swin_dropout", swin_dropout()), ("vad_if", vad_if())):
         # The checker would open the absent weight file; strict shape inference checks the
         # operators, attributes and types instead.
         onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)

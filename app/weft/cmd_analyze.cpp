@@ -52,7 +52,9 @@ nlohmann::ordered_json evidence_json(const core::Advice& advice) {
   return evidence;
 }
 
-nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
+/// The analysis with its advice, or without it and why: the advice predicts every strategy, and
+/// a model it cannot predict still gets its analysis.
+nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Expected<core::Advice>& advice) {
   const core::Graph& g = m.graph;
   nlohmann::ordered_json j;
   j["model"] = g.info().model_path;
@@ -68,8 +70,14 @@ nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisR
   j["span_us"] = r.critical.span_us;
   j["parallelism"] = r.critical.parallelism();
   j["verdict"] = r.verdict;
-  j["advice"] = advice.line;
-  j["advice_evidence"] = evidence_json(advice);
+  if (advice) {
+    j["advice"] = advice->line;
+    j["advice_evidence"] = evidence_json(*advice);
+  } else {
+    j["advice"] = nullptr;
+    j["advice_evidence"] = nullptr;
+    j["advice_unavailable"] = advice.error().message;
+  }
   j["unknown_shapes"] = r.unknown_shapes;
   j["unknown_costs"] = r.unknown_costs;
   j["unresolved_dims"] = g.info().unresolved_dims;
@@ -101,7 +109,7 @@ nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisR
   return j;
 }
 
-void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
+void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core::Expected<core::Advice>& advice) {
   const core::Graph& g = m.graph;
   std::cout << "model           " << g.info().model_path << "\n"
             << "device          " << m.device.name << " (" << m.device.display_name << ")\n"
@@ -117,7 +125,7 @@ void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core:
             << r.critical.nodes.size() << " operators)\n"
             << "work/span       " << core::fixed_text(r.critical.parallelism(), 2) << "\n"
             << "verdict         " << r.verdict << "\n"
-            << "advice          " << advice.line << "\n";
+            << "advice          " << (advice ? advice->line : "none (" + advice.error().message + ")") << "\n";
   // The heaviest operators on the critical path: where shortening the span would pay.
   std::vector<core::NodeId> heavy = r.critical.nodes;
   std::stable_sort(heavy.begin(), heavy.end(),
@@ -214,12 +222,12 @@ int cmd_analyze(Args& args) {
   const core::AnalysisReport r = core::analyze(model->graph, model->costs);
   core::AdviceOptions advice_options;
   advice_options.unsplit = model->unsplit;
-  auto advice = core::advise(model->graph, r, model->device, advice_options);
-  if (!advice) return report("analyze", advice.error());
+  // The advice is an extra to the analysis: where it cannot be made, the analysis stands and says why.
+  const auto advice = core::advise(model->graph, r, model->device, advice_options);
   if (args.flag("json"))
-    std::cout << analysis_json(*model, r, *advice).dump(2) << "\n";
+    std::cout << analysis_json(*model, r, advice).dump(2) << "\n";
   else
-    print_text(*model, r, *advice);
+    print_text(*model, r, advice);
   return 0;
 }
 

@@ -67,8 +67,29 @@ int cmd_run(Args& args) {
   if (!model) return report("run", model.error());
   const core::Graph& unmerged = model->graph;
 
+  // The schedule is made for the machine that runs it: a strategy's schedule for the CPU device
+  // calibrated from a short sequential run (its latch decides the granularity), unless --device
+  // names one; a saved schedule runs as saved.
+  const core::DeviceSpec* device = &model->device;
+  const core::CostTable* costs = &model->costs;
+  std::optional<core::CpuScheduleDevice> cpu;
+  std::string made_for;
+  if (choice->file) {
+    made_for = "the saved schedule " + *choice->file;
+  } else if (args.value("device")) {
+    made_for = model->device.name + " (--device " + *args.value("device") + ")";
+  } else {
+    auto calibrated = core::cpu_schedule_device(unmerged, ro, static_cast<std::size_t>(choice->options.max_streams));
+    if (!calibrated) return report("run", calibrated.error());
+    cpu = std::move(*calibrated);
+    device = &cpu->device;
+    costs = &cpu->costs;
+    made_for = cpu->summary;
+  }
+  if (!choice->file && args.value("granularity")) made_for += ", granularity " + *args.value("granularity") + " us as given";
+
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_merged_schedule("run", *choice, args.flag("merge"), unmerged, model->costs, model->device, &fit, planner);
+  auto obtained = obtain_merged_schedule("run", *choice, args.flag("merge"), unmerged, *costs, *device, &fit, planner);
   if (!obtained) return report("run", obtained.error());
   const core::Schedule& schedule = obtained->schedule;
   const core::Graph& graph = obtained->graph(unmerged);
@@ -91,13 +112,17 @@ int cmd_run(Args& args) {
   const std::string used_planner = compared->plan.planner;
 
   // The prediction for the same schedule on the CPU device calibrated from the sequential run
-  // (core::predict_cpu_run, as the studio's Run on CPU). A merged run's reference ran another
-  // graph, whose node times do not fit it: no prediction then.
+  // (core::predict_cpu_run, as the studio's Run on CPU). An extra: where it cannot be made, the
+  // measurement stands and the reason is given. A merged run's reference ran another graph, whose
+  // node times do not fit it: no prediction then.
   std::optional<core::CpuRunPrediction> predicted;
-  if (!obtained->merged) {
-    auto p = core::predict_cpu_run(graph, schedule, *compared, ro);
-    if (!p) return report("run", p.error());
+  std::string unpredicted;
+  if (obtained->merged) {
+    unpredicted = "the reference ran the unmerged model, whose node times do not fit the merged one";
+  } else if (auto p = core::predict_cpu_run(graph, schedule, *compared, ro)) {
     predicted = std::move(*p);
+  } else {
+    unpredicted = p.error().message;
   }
 
   if (auto trace = args.value("trace")) {
@@ -112,6 +137,9 @@ int cmd_run(Args& args) {
 
   if (args.flag("json")) {
     nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *compared);
+    j["schedule_device"] = device->name;
+    j["schedule_device_kind"] = std::string(core::device_kind_name(device->kind));
+    j["schedule_made_for"] = made_for;
     if (predicted) {
       j["predicted_speedup"] = predicted->predicted;
       j["prediction_error"] = predicted->error;
@@ -119,6 +147,9 @@ int cmd_run(Args& args) {
       j["cpu_cores"] = predicted->device.sm_count;
       j["latch_us"] = predicted->device.event_wait_us;
       j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
+    } else {
+      j["predicted_speedup"] = nullptr;
+      j["prediction_unavailable"] = unpredicted;
     }
     if (obtained->merged) {
       std::size_t groups = 0;
@@ -134,7 +165,7 @@ int cmd_run(Args& args) {
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
               << " stream(s)"
               << (schedule.stream_count() > static_cast<std::size_t>(cpus) ? " taken in turn by " + std::to_string(cpus) + " threads" : std::string())
-              << ", " << schedule.events.size() << " events\n"
+              << ", " << schedule.events.size() << " events, made for " << made_for << "\n"
               << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
                                          std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
                                    : std::string())
@@ -147,7 +178,7 @@ int cmd_run(Args& args) {
                                   core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy; error " +
                                   core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
                                   "x from the fitted device alone"
-                            : std::string())
+                            : ", no prediction (" + unpredicted + ")")
               << "\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
     if (fit) std::cout << budget_line(*fit) << "\n";

@@ -14,6 +14,7 @@ nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Sch
   j["backend"] = std::string(backend);
   if (!scheduled.timeline.device.empty()) j["device"] = scheduled.timeline.device;
   j["strategy"] = schedule.strategy;
+  j["options"] = schedule.options;
   j["streams"] = schedule.stream_count();
   j["events"] = schedule.events.size();
   j["iterations"] = options.iterations;

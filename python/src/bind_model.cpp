@@ -147,12 +147,14 @@ core::StrategyOptions strategy_options(int max_streams, std::optional<double> gr
   return o;
 }
 
-PySchedule make(const ModelPtr& model, core::Schedule s) { return PySchedule{model, std::move(s)}; }
+PySchedule make(const ModelPtr& model, core::Schedule s) { return PySchedule{model, std::move(s), std::nullopt}; }
 
 /// The Model of a split made from `from` (Model.split, open_schedule).
 std::shared_ptr<Model> split_of(const Model& from, core::AppliedSplit applied) {
-  return std::make_shared<Model>(
+  auto model = std::make_shared<Model>(
       Model{std::move(applied.graph), from.device, std::move(applied.costs), applied.unsplit, applied.summary, nullptr, nullptr});
+  model->device_given = from.device_given;
+  return model;
 }
 
 /// The Model of a merge made from `from` (Model.merge, open_schedule): it holds the merged graph;
@@ -160,7 +162,9 @@ std::shared_ptr<Model> split_of(const Model& from, core::AppliedSplit applied) {
 std::shared_ptr<Model> merged_of(const ModelPtr& from, core::MergedModel merged) {
   core::Graph graph = std::move(merged.graph);
   auto kept = std::make_shared<const core::MergedModel>(std::move(merged));
-  return std::make_shared<Model>(Model{std::move(graph), from->device, kept->costs, from->unsplit, from->split_summary, kept, from});
+  auto model = std::make_shared<Model>(Model{std::move(graph), from->device, kept->costs, from->unsplit, from->split_summary, kept, from});
+  model->device_given = from->device_given;
+  return model;
 }
 
 // ---- Results -----------------------------------------------------------------------------
@@ -191,6 +195,9 @@ struct Run {
   core::RunComparison c;
   /// backend 'cpu': the calibrated CPU device's prediction for the schedule (as `weft run`'s).
   std::optional<core::CpuRunPrediction> predicted;
+  std::string prediction_unavailable;  ///< backend 'cpu' without a prediction: why
+  std::string schedule_made_for;       ///< what the schedule that ran was made for
+  core::Schedule schedule;             ///< the schedule that ran
 };
 
 // A Run property read from its CPU prediction: the field, or None (CUDA runs have none).
@@ -452,6 +459,19 @@ void register_model(py::module_& m) {
                              "The same prediction with the fitted device's node times from shapes alone; None on CUDA.")
       .def_property_readonly("cpu_cores", cpu_prediction([](const core::CpuRunPrediction& p) { return p.device.sm_count; }),
                              "The CPUs the run could use (the calibrated device's cores); None on CUDA.")
+      .def_property_readonly("prediction_unavailable",
+                             [](const Run& r) -> std::optional<std::string> {
+                               if (r.prediction_unavailable.empty()) return std::nullopt;
+                               return r.prediction_unavailable;
+                             },
+                             "backend 'cpu' without a prediction: why (the measurement stands); else None.")
+      .def_property_readonly("schedule_made_for", [](const Run& r) { return r.schedule_made_for; },
+                             "What the schedule that ran was made for: the calibrated CPU, the model's device, or the "
+                             "schedule given.")
+      .def_property_readonly("streams", [](const Run& r) { return r.schedule.stream_count(); },
+                             "Streams of the schedule that ran.")
+      .def_property_readonly("schedule", [](const Run& r) { return make(r.model, r.schedule); },
+                             "The schedule that ran (for the CPU where it was made again for it).")
       .def_property_readonly("identical", [](const Run& r) { return r.c.diff.identical; },
                              "The schedule's outputs are bit-identical to the sequential run's.")
       .def_property_readonly("max_abs_diff", [](const Run& r) { return r.c.diff.max_abs_diff; })
@@ -743,7 +763,10 @@ void register_model(py::module_& m) {
             const auto name = py::cast<std::string>(strategy);
             const core::StrategyOptions o = strategy_options(max_streams, granularity_us, cuda_graph, budget_ms, evaluations, seed);
             check(core::check_strategy(name, o));
-            return make(mo, take(without_gil([&] { return core::make_schedule(name, mo->graph, mo->costs, mo->device, o); })));
+            PySchedule made = make(mo, take(without_gil([&] { return core::make_schedule(name, mo->graph, mo->costs, mo->device, o); })));
+            made.made_with = o;
+            made.made_with->progress = nullptr;
+            return made;
           },
           py::arg("strategy") = "cp-list", py::kw_only(), py::arg("max_streams") = core::kDefaultMaxStreams,
           py::arg("granularity_us") = py::none(), py::arg("cuda_graph") = false, py::arg("budget_ms") = py::none(),
@@ -824,8 +847,7 @@ void register_model(py::module_& m) {
       .def(
           "run",
           [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& backend, bool graph, int iterations,
-             int warmup, int rounds, std::uint64_t seed, const std::string& planner) {
-            const core::Schedule s = schedule_of(mo, spec);
+             int warmup, int rounds, std::uint64_t seed, const std::string& planner, int max_streams) {
             if (backend != "cpu" && backend != "cuda") usage("backend must be 'cpu' or 'cuda', got '" + backend + "'");
             if (graph && backend != "cuda") usage("graph=True (CUDA Graph replay) needs backend='cuda'");
             if (iterations < 1) usage("iterations must be >= 1");
@@ -838,6 +860,41 @@ void register_model(py::module_& m) {
             o.rounds = rounds;
             o.run.seed = seed;
             o.planner = planner;
+            // The schedule: a strategy's (by name, or a weft.Schedule Model.schedule made) is made for
+            // the machine that runs it: on the CPU, for the CPU calibrated from a short sequential run
+            // (core::schedule_for_cpu), unless weft.load(device=...) named a device; anything else runs
+            // as given (weft run --backend cpu does the same).
+            std::string strategy;
+            core::StrategyOptions made_with;
+            std::optional<core::Schedule> given;
+            if (py::isinstance<py::str>(spec) && !py::cast<std::string>(spec).starts_with("{")) {
+              strategy = py::cast<std::string>(spec);
+              made_with.max_streams = max_streams;
+              made_with.cuda_graph = graph;
+              check(core::check_strategy(strategy, made_with));
+            } else if (py::isinstance<PySchedule>(spec) && py::cast<const PySchedule&>(spec).made_with) {
+              const auto& ps = py::cast<const PySchedule&>(spec);
+              if (ps.model != mo) usage("the schedule belongs to another model (" + ps.model->graph.info().model_path + ")");
+              strategy = ps.schedule.strategy;
+              made_with = *ps.made_with;
+              given = ps.schedule;
+            } else {
+              given = schedule_of(mo, spec);
+            }
+            std::string made_for = mo->device.name;
+            const bool for_cpu = backend == "cpu" && !strategy.empty() && !mo->device_given &&
+                                 mo->device.kind != core::DeviceKind::Cpu && core::remade_for_cpu(strategy);
+            core::Schedule s;
+            if (for_cpu) {
+              auto made = take(without_gil([&] { return core::schedule_for_cpu(mo->graph, strategy, made_with, o.run); }));
+              s = std::move(made.schedule);
+              made_for = made.made_for.summary;
+            } else if (given) {
+              s = std::move(*given);
+              made_for = strategy.empty() ? "the schedule given" : mo->device.name;
+            } else {
+              s = take(without_gil([&] { return core::make_schedule(strategy, mo->graph, mo->costs, mo->device, made_with); }));
+            }
             // A merged model runs against the unmerged model's sequential run, as weft run --merge.
             if (mo->merged && mo->unmerged) o.reference_graph = &mo->unmerged->graph;
             Run r{mo, take(without_gil([&] {
@@ -848,17 +905,26 @@ void register_model(py::module_& m) {
                     auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
                     return core::compare_runs(*executor, mo->graph, s, o);
                   })),
-                  std::nullopt};
+                  std::nullopt, {}, made_for, s};
+            // An extra: where the prediction cannot be made, the measurement stands with the reason.
             // (A merged run's reference timed the unmerged graph, whose node times do not fit it.)
-            if (backend == "cpu" && !o.reference_graph)
-              r.predicted = take(without_gil([&] { return core::predict_cpu_run(mo->graph, s, r.c, o.run); }));
+            if (backend == "cpu" && o.reference_graph) {
+              r.prediction_unavailable = "the reference ran the unmerged model, whose node times do not fit the merged one";
+            } else if (backend == "cpu") {
+              auto p = without_gil([&] { return core::predict_cpu_run(mo->graph, s, r.c, o.run); });
+              if (p) r.predicted = std::move(*p);
+              else r.prediction_unavailable = p.error().message;
+            }
             return r;
           },
           py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false, py::arg("iterations") = 3,
           py::arg("warmup") = 1, py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",
+          py::arg("max_streams") = core::kDefaultMaxStreams,
           "Runs the reference and the schedule on the CPU executor (backend='cuda': the CUDA executor, graph=True: "
           "replayed as a CUDA Graph), alternating in `rounds` rounds that share the iterations; median times, speedup, "
-          "outputs compared. No GPU or CUDA module: RuntimeFailure.")
+          "outputs compared. The schedule is a strategy's name (max_streams caps it), a weft.Schedule, a dict or JSON "
+          "text; on the CPU a strategy's schedule is made for the CPU calibrated from a short sequential run unless "
+          "weft.load named a device (Run.schedule_made_for says which). No GPU or CUDA module: RuntimeFailure.")
       .def(
           "chrome_trace",
           [](const std::shared_ptr<Model>& mo, const std::vector<PyTimeline>& runs, std::optional<std::string> path) -> py::object {
@@ -987,6 +1053,7 @@ void register_model(py::module_& m) {
           }
         }
         auto model = std::make_shared<Model>(Model{take(std::move(graph)), take(core::load_device(device_name)), {}, {}, {}, nullptr, nullptr});
+        model->device_given = device.has_value();
         model->costs = core::estimate_costs(model->graph, model->device);
         return model;
       },

@@ -15,6 +15,8 @@ GOOGLENET = os.path.join(DATA, "models", "googlenet.onnx")
 SQUEEZENET = os.path.join(DATA, "models", "squeezenet1_1.onnx")
 SHUFFLENET = os.path.join(DATA, "models", "shufflenet_v2_x1_0.onnx")
 GROUPED_MLP = os.path.join(DATA, "models", "grouped_mlp.onnx")
+RANDWIRE = os.path.join(DATA, "models", "randwire_ws.onnx")
+VAD_IF = os.path.join(DATA, "models", "vad_if.onnx")
 
 
 class LoadTest(unittest.TestCase):
@@ -299,6 +301,34 @@ class PlanSimulateRunTest(unittest.TestCase):
             model.run(model.reference(), rounds=0)
         with self.assertRaises(weft.UsageError):
             model.run(model.reference(), graph=True)
+
+    def test_cpu_run_schedules_for_the_cpu(self):
+        # A strategy's schedule runs on the CPU made for the CPU calibrated from a short sequential
+        # run (as weft run --backend cpu), by name or as Model.schedule made it; a device named at
+        # load, a hand-made schedule and the reference run as given.
+        model = weft.load(RANDWIRE, dims={"batch": 1})
+        by_name = model.run("cp-list", max_streams=2, iterations=1, warmup=0)
+        self.assertEqual(by_name.streams, 2)
+        self.assertIn("calibrated from a sequential run", by_name.schedule_made_for)
+        self.assertEqual(by_name.timeline.strategy, "cp-list")
+        made = model.run(model.schedule("cp-list", max_streams=2), iterations=1, warmup=0)
+        self.assertIn("calibrated from a sequential run", made.schedule_made_for)
+        self.assertTrue(made.schedule.options.startswith("streams=2 granularity_us="), made.schedule.options)
+        given = model.run(model.reference(), iterations=1, warmup=0)
+        self.assertEqual(given.schedule_made_for, "the schedule given")
+        named = weft.load(RANDWIRE, dims={"batch": 1}, device="h100-sxm")
+        self.assertEqual(named.run("cp-list", max_streams=2, iterations=1, warmup=0).schedule_made_for, "h100-sxm")
+        with self.assertRaises(weft.InvalidInputError):
+            model.run("no-such-strategy")
+
+    def test_run_without_a_prediction(self):
+        # A top-level If holds the network: too few operators to fit a device; the run still reports.
+        model = weft.load(VAD_IF, dims={"batch": 1})
+        run = model.run("cp-list", iterations=1, warmup=0)
+        self.assertTrue(run.identical)
+        self.assertIsNone(run.predicted_speedup)
+        self.assertIn("(3 needed)", run.prediction_unavailable)
+        self.assertIsNone(model.run("cp-list", iterations=1, warmup=0, backend="cpu").predicted_speedup)
 
     def test_run_on_cuda_or_a_runtime_failure(self):
         model = weft.load(SQUEEZENET)

@@ -100,6 +100,7 @@ bool RunController::startRun(Backend backend) {
   // A merged model is compared with the unmerged model's sequential run, as `weft run --merge`.
   if (const auto& merge = m_doc->mergeState()) request.reference_graph = merge->unmerged;
   request.iterations = m_run_iterations;
+  request.made_with = RunRequest::MadeWith{m_doc->device(), m_doc->analysis().costs, m_doc->strategyOptions()};
   m_job = start_run(std::move(request));
   m_run_active = true;
   m_watcher.setFuture(m_job.future);
@@ -155,6 +156,9 @@ void RunController::onRunFinished() {
   add(r.unmerged_reference ? tr("vs unmerged seq. eager") : tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
   if (r.predicted_speedup)
     add(tr("calibrated cpu"), tr("%1× predicted (error %2%)").arg(*r.predicted_speedup, 0, 'f', 2).arg(100 * r.prediction_error, 0, 'f', 1));
+  else if (!r.prediction_unavailable.isEmpty())
+    add(tr("calibrated cpu"), tr("no prediction").toHtmlEscaped());
+  add(tr("schedule made for"), r.schedule_made_for.toHtmlEscaped());
   // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one, the
   // study's speedup over it (`weft run --backend cuda` measures CUDA Graph replays). Only the
   // current schedule's prediction: while an edit's study runs it is the previous one's.
@@ -169,12 +173,15 @@ void RunController::onRunFinished() {
   const QString streams = r.cpu_cores > 0 && r.measured.stream_count > r.cpu_cores
                               ? tr("%1 streams on %2 threads").arg(r.measured.stream_count).arg(r.cpu_cores)
                               : tr("%1 stream(s)").arg(r.measured.stream_count);
-  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 · median of %4</p><table>%5</table>")
+  const QString why_unpredicted =
+      r.prediction_unavailable.isEmpty() ? QString() : tr("<p>No prediction: %1</p>").arg(r.prediction_unavailable.toHtmlEscaped());
+  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 · median of %4</p><table>%5</table>%6")
                             .arg(backend.toUpper())
                             .arg(QString::fromStdString(r.measured.strategy).toHtmlEscaped())
                             .arg(streams)
                             .arg(r.iterations)
-                            .arg(rows));
+                            .arg(rows)
+                            .arg(why_unpredicted));
   const QString msg = tr("Ran on %1: %2 ms vs %3 ms sequential%6 (%4×), outputs %5")
                           .arg(r.backend == Backend::Cuda ? tr("CUDA") : tr("the CPU"))
                           .arg(r.wall_ms, 0, 'f', 2)

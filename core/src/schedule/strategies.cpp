@@ -31,7 +31,9 @@ std::vector<std::string> schedule_warnings(const Schedule& schedule, const Strat
                                            const DeviceSpec& device) {
   std::vector<std::string> warnings;
   const int queues = device.hardware_queues > 0 ? device.hardware_queues : kDefaultMaxStreams;
-  if (options.max_streams > queues)
+  // A CPU device's "queues" are its cores: the executor's threads take the streams beyond them in
+  // turn, as a run's report says; nothing serialises that a person must be warned of.
+  if (options.max_streams > queues && device.kind != DeviceKind::Cpu)
     warnings.push_back("a cap of " + std::to_string(options.max_streams) + " streams is above the device's " +
                        std::to_string(queues) + " hardware work queues: streams beyond them share queues and may serialise");
   if (static_cast<int>(schedule.stream_count()) > std::max(options.max_streams, queues))

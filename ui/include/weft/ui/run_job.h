@@ -8,8 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
 #include "weft/core/timeline.h"
 #include "weft/ui/worker_job.h"
 
@@ -29,6 +32,17 @@ struct RunRequest {
   int iterations = 3;  ///< timed iterations of each run (the median is kept)
   int warmup = 1;
   std::uint64_t seed = 42;
+  /// How `schedule` was made, where a CPU run may make it again for the CPU: the document's
+  /// device, costs and strategy options. A CPU run on a GPU preset whose schedule is exactly what
+  /// its strategy makes with these (not edited by hand, not fitted to a memory budget, a strategy
+  /// core::remade_for_cpu accepts) runs the strategy's schedule made for the calibrated CPU instead
+  /// (core::schedule_for_cpu), as `weft run --backend cpu` does; any other schedule runs as it is.
+  struct MadeWith {
+    core::DeviceSpec device;
+    core::CostTable costs;
+    core::StrategyOptions options;
+  };
+  std::optional<MadeWith> made_with;
 };
 
 /// What a finished run reports: both measured timelines and how the schedule compares.
@@ -48,6 +62,13 @@ struct RunReport {
   /// as `weft run --backend cpu` reports it) and its error against `speedup`.
   std::optional<double> predicted_speedup;
   double prediction_error = 0;
+  /// Why there is no prediction (a model with too few nodes of known cost to fit a device, ...):
+  /// the measurement stands without it.
+  QString prediction_unavailable;
+  /// What the schedule that ran was made for: the calibrated CPU (made again for it), or the
+  /// document's device (it ran as it is).
+  QString schedule_made_for;
+  int streams = 0;  ///< streams of the schedule that ran
   int cpu_cores = 0;  ///< CPU runs: the CPUs the run could use (its threads; streams beyond take turns)
   /// The reference ran the unmerged graph (RunRequest::reference_graph): `sequential` names that
   /// graph's nodes, not `graph`'s, and no calibrated prediction is made (its node times fit no schedule of `graph`).
