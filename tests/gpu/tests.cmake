@@ -65,3 +65,6 @@ if(NOT WEFT_RELOCATABLE AND EXISTS /usr/bin/python3)
     set_tests_properties(gpu.check_${part} PROPERTIES LABELS "gpu" ENVIRONMENT "WEFT_ASSETS_DIR=${WEFT_ASSETS_DIR}")
   endforeach()
 endif()
+
+# The CUDA executor's host-side checks and geometry, in every build (no CUDA needed).
+weft_add_test(test_op_geometry SOURCES test_op_geometry.cpp LABELS "gpu;core" LIBS weft_gpu_geometry)
