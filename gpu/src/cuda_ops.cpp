@@ -145,54 +145,192 @@ core::Expected<PreparedNode> variadic_sum(const Graph& g, NodeId n, const Dev& d
   return p;
 }
 
-core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
+namespace {
+
+/// A node's device pointers as float* (nullptr for an absent optional input).
+struct Pointers {
+  const PrepareContext& ctx;
+  float* operator()(TensorId t) const {
+    return t == core::kNoTensor ? nullptr : static_cast<float*>((*ctx.device)[static_cast<std::size_t>(t)]);
+  }
+};
+
+/// A merged node: its members prepared over the body graph, whose inputs and outputs are the
+/// node's tensors. One launch where the members differ only in their pointers, else the members
+/// one after another.
+core::Expected<PreparedNode> prepare_merged(const PrepareContext& ctx, NodeId n) {
   const Graph& g = *ctx.graph;
   const Node& node = g.node(n);
-  const std::string& op = node.op_type;
-  if (core::is_merged_node(node)) {
-    // The members prepared over the body graph, whose inputs and outputs are the node's tensors:
-    // their device pointers, and the host values of the weights among them.
-    const Graph* body = merged_body(node);
-    if (!body) return unsupported(g, n, "a merged node without a matching body");
-    auto body_device = std::make_shared<std::vector<void*>>(body->tensor_count(), nullptr);
-    std::map<TensorId, core::HostTensor> body_host;
-    const auto map = [&](TensorId inner, TensorId outer) {
-      if (inner == core::kNoTensor || outer == core::kNoTensor) return;
-      (*body_device)[static_cast<std::size_t>(inner)] = (*ctx.device)[static_cast<std::size_t>(outer)];
-      if (auto it = ctx.host->find(outer); it != ctx.host->end()) body_host.emplace(inner, it->second);
-    };
-    for (std::size_t i = 0; i < node.inputs.size(); ++i) map(body->inputs()[i], node.inputs[i]);
-    for (std::size_t i = 0; i < node.outputs.size(); ++i) map(body->outputs()[i], node.outputs[i]);
-    const PrepareContext inner{body, body_device.get(), &body_host, ctx.cudnn, ctx.tf32, ctx.cublaslt};
-    WEFT_TRY_ASSIGN(auto batched, batched_gemm(inner));
-    if (batched) return std::move(*batched);
-    WEFT_TRY_ASSIGN(auto grouped, batched_members(inner));
-    if (grouped) return std::move(*grouped);
-    WEFT_TRY_ASSIGN(auto concatenated, concat_conv(inner));
-    if (concatenated) return std::move(*concatenated);
-    std::vector<LaunchFn> members;
-    PreparedNode p;
-    p.merged_path = "members in turn";
-    for (std::size_t m = 0; m < body->node_count(); ++m) {
-      auto member = prepare_node(inner, static_cast<NodeId>(m));
-      if (!member)
-        return core::make_error(member.error().kind, "in merged node '" + g.key(n) + "': " + member.error().message);
-      p.workspace_bytes = std::max(p.workspace_bytes, member->workspace_bytes);  // one after another: the largest
-      members.push_back(std::move(member->launch));
-    }
-    p.launch = [members = std::move(members), body_device](const StreamContext& s) -> Status {
-      for (const LaunchFn& launch : members) WEFT_TRY(launch(s));
+  // The body's tensors get the node's device pointers, and the host values of the weights among them.
+  const Graph* body = merged_body(node);
+  if (!body) return unsupported(g, n, "a merged node without a matching body");
+  auto body_device = std::make_shared<std::vector<void*>>(body->tensor_count(), nullptr);
+  std::map<TensorId, core::HostTensor> body_host;
+  const auto map = [&](TensorId inner, TensorId outer) {
+    if (inner == core::kNoTensor || outer == core::kNoTensor) return;
+    (*body_device)[static_cast<std::size_t>(inner)] = (*ctx.device)[static_cast<std::size_t>(outer)];
+    if (auto it = ctx.host->find(outer); it != ctx.host->end()) body_host.emplace(inner, it->second);
+  };
+  for (std::size_t i = 0; i < node.inputs.size(); ++i) map(body->inputs()[i], node.inputs[i]);
+  for (std::size_t i = 0; i < node.outputs.size(); ++i) map(body->outputs()[i], node.outputs[i]);
+  const PrepareContext inner{body, body_device.get(), &body_host, ctx.cudnn, ctx.tf32, ctx.cublaslt};
+  WEFT_TRY_ASSIGN(auto batched, batched_gemm(inner));
+  if (batched) return std::move(*batched);
+  WEFT_TRY_ASSIGN(auto grouped, batched_members(inner));
+  if (grouped) return std::move(*grouped);
+  WEFT_TRY_ASSIGN(auto concatenated, concat_conv(inner));
+  if (concatenated) return std::move(*concatenated);
+  std::vector<LaunchFn> members;
+  PreparedNode p;
+  p.merged_path = "members in turn";
+  for (std::size_t m = 0; m < body->node_count(); ++m) {
+    auto member = prepare_node(inner, static_cast<NodeId>(m));
+    if (!member)
+      return core::make_error(member.error().kind, "in merged node '" + g.key(n) + "': " + member.error().message);
+    p.workspace_bytes = std::max(p.workspace_bytes, member->workspace_bytes);  // one after another: the largest
+    members.push_back(std::move(member->launch));
+  }
+  p.launch = [members = std::move(members), body_device](const StreamContext& s) -> Status {
+    for (const LaunchFn& launch : members) WEFT_TRY(launch(s));
+    return {};
+  };
+  return p;
+}
+
+core::Expected<PreparedNode> prepare_gather(const PrepareContext& ctx, NodeId n) {
+  const Graph& g = *ctx.graph;
+  const Node& node = g.node(n);
+  const Pointers dev{ctx};
+  const float* x = dev(input(node, 0));
+  float* y = dev(node.outputs[0]);
+  const Shape out = shape_of(g, node.outputs[0]);
+  const Shape xs = shape_of(g, input(node, 0));
+  const auto axis = static_cast<std::size_t>(normalise_axis(node.attr_int("axis", 0), xs.size()));
+  auto indices = host_ints(ctx.host, input(node, 1));
+  if (!indices) return unsupported(g, n, "indices must be an int64 weight");
+  const std::int64_t dim = xs[axis];
+  for (const std::int64_t k : *indices)
+    if (k < -dim || k >= dim) return unsupported(g, n, "index " + std::to_string(k) + " out of range");
+  const std::int64_t outer = product(xs, 0, axis), inner = product(xs, axis + 1, xs.size());
+  const auto nidx = static_cast<std::int64_t>(indices->size());
+  if (outer * nidx * inner != product(out, 0, out.size())) return unsupported(g, n, "output size differs from the gathered size");
+  const auto* idx = static_cast<const std::int64_t*>((*ctx.device)[static_cast<std::size_t>(input(node, 1))]);
+  PreparedNode p;
+  p.launch = [=](const StreamContext& s) -> Status {
+    WEFT_CUDA_CHECK(launch_gather(s.stream, outer, dim, nidx, inner, x, idx, y));
+    return {};
+  };
+  return p;
+}
+
+/// LRN and BatchNormalization: per-channel kernels over NC(HW).
+core::Expected<PreparedNode> prepare_channel_norm(const PrepareContext& ctx, NodeId n) {
+  const Graph& g = *ctx.graph;
+  const Node& node = g.node(n);
+  const Pointers dev{ctx};
+  const float* x = dev(input(node, 0));
+  float* y = dev(node.outputs[0]);
+  const Shape xs = shape_of(g, input(node, 0));
+  const std::int64_t nn = xs[0], c = xs[1], hw = product(xs, 2, xs.size());
+  PreparedNode p;
+  if (node.op_type == "LRN") {
+    const int size = static_cast<int>(node.attr_int("size", 1));
+    const float alpha = node.attr_float("alpha", 1e-4f), beta = node.attr_float("beta", 0.75f), bias = node.attr_float("bias", 1.0f);
+    p.launch = [=](const StreamContext& s) -> Status {
+      WEFT_CUDA_CHECK(launch_lrn(s.stream, nn, c, hw, size, alpha, beta, bias, x, y));
       return {};
     };
     return p;
   }
-  auto dev = [&](TensorId t) -> float* { return t == core::kNoTensor ? nullptr : static_cast<float*>((*ctx.device)[static_cast<std::size_t>(t)]); };
+  const float eps = node.attr_float("epsilon", 1e-5f);
+  const float *scale = dev(input(node, 1)), *bias = dev(input(node, 2)), *mean = dev(input(node, 3)), *var = dev(input(node, 4));
+  p.launch = [=](const StreamContext& s) -> Status {
+    WEFT_CUDA_CHECK(launch_batchnorm(s.stream, nn, c, hw, x, scale, bias, mean, var, eps, y));
+    return {};
+  };
+  return p;
+}
+
+core::Expected<PreparedNode> prepare_concat(const PrepareContext& ctx, NodeId n) {
+  const Graph& g = *ctx.graph;
+  const Node& node = g.node(n);
+  const Pointers dev{ctx};
+  float* y = dev(node.outputs[0]);
+  const Shape out = shape_of(g, node.outputs[0]);
+  const auto axis = static_cast<std::size_t>(normalise_axis(node.attr_int("axis", 0), out.size()));
+  struct Part {
+    const float* x;
+    std::int64_t size, offset;
+  };
+  std::vector<Part> parts;
+  std::int64_t offset = 0;
+  for (TensorId t : node.inputs) {
+    if (t == core::kNoTensor) continue;
+    const std::int64_t size = shape_of(g, t)[axis];
+    parts.push_back({dev(t), size, offset});
+    offset += size;
+  }
+  if (offset != out[axis]) return unsupported(g, n, "input sizes along the axis do not add up to the output's");
+  const std::int64_t outer = product(out, 0, axis), inner = product(out, axis + 1, out.size()), total = out[axis];
+  PreparedNode p;
+  p.launch = [parts, outer, inner, total, y](const StreamContext& s) -> Status {
+    for (const Part& part : parts) WEFT_CUDA_CHECK(launch_concat_part(s.stream, outer, part.size, total, part.offset, inner, part.x, y));
+    return {};
+  };
+  return p;
+}
+
+/// Gemm and MatMul: C broadcast into Y first (Gemm), then one cuBLAS GEMM (strided batched for a
+/// batched MatMul).
+core::Expected<PreparedNode> prepare_gemm(const PrepareContext& ctx, NodeId n) {
+  const Graph& g = *ctx.graph;
+  const Node& node = g.node(n);
+  const Pointers dev{ctx};
+  const float* x = dev(input(node, 0));
+  float* y = dev(node.outputs[0]);
+  WEFT_TRY_ASSIGN(const GemmGeometry m, gemm_geometry(g, n));
+  const float* b = dev(input(node, 1));
+  std::optional<Broadcast> c_bc;
+  const float* c = nullptr;
+  if (m.has_c) {
+    WEFT_TRY_ASSIGN(c_bc, broadcast_geometry(g, n, shape_of(g, input(node, 2)), nullptr, {m.m, m.n}));
+    c = dev(input(node, 2));
+  }
+  PreparedNode p;
+  p.launch = [m, x, b, c, c_bc, y](const StreamContext& s) -> Status {
+    if (c_bc) WEFT_CUDA_CHECK(launch_broadcast_copy(s.stream, *c_bc, c, y, m.m * m.n));
+    const GemmBlas call = gemm_blas(m);
+    if (call.m == 0 || call.n == 0) return {};
+    if (call.k == 0) {
+      // An empty sum: Y = beta C (C already copied into Y), or zeros. cuBLAS refuses lda = 0.
+      const int elements = call.m * call.n * static_cast<int>(m.batch);
+      if (c_bc) WEFT_CUDA_CHECK(cublasSscal(s.cublas, elements, &m.beta, y, 1));
+      else WEFT_CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(elements) * sizeof(float), s.stream));
+      return {};
+    }
+    if (m.batch == 1) {
+      WEFT_CUDA_CHECK(cublasSgemm(s.cublas, call.op_b, call.op_a, call.n, call.m, call.k, &m.alpha, b, call.ldb, x, call.lda, &m.beta,
+                                  y, call.n));
+    } else {
+      WEFT_CUDA_CHECK(cublasSgemmStridedBatched(s.cublas, call.op_b, call.op_a, call.n, call.m, call.k, &m.alpha, b, call.ldb, m.stride_b,
+                                                x, call.lda, m.stride_a, &m.beta, y, call.n, m.m * m.n, static_cast<int>(m.batch)));
+    }
+    return {};
+  };
+  return p;
+}
+
+}  // namespace
+
+core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
+  const Graph& g = *ctx.graph;
+  const Node& node = g.node(n);
+  const std::string& op = node.op_type;
+  if (core::is_merged_node(node)) return prepare_merged(ctx, n);
+  const Pointers dev{ctx};
   float* y = dev(node.outputs[0]);
   const float* x = dev(input(node, 0));
-  const Shape out = shape_of(g, node.outputs[0]);
-  const std::int64_t count = product(out, 0, out.size());
   PreparedNode p;
-
   if (is_copy_op(op)) {
     const auto bytes = static_cast<std::size_t>(g.tensor(node.outputs[0]).bytes());
     p.launch = [x, y, bytes](const StreamContext& s) -> Status {
@@ -201,7 +339,6 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     };
     return p;
   }
-
   WEFT_TRY_ASSIGN(const auto elementwise, member_launch(g, n, ctx.host));
   if (elementwise) {
     const float* xb = elementwise->family == MemberLaunch::Family::Binary ? dev(input(node, 1)) : nullptr;
@@ -211,28 +348,8 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     };
     return p;
   }
-
   if (op == "Sum" || op == "Mean") return variadic_sum(g, n, dev);
-
-  if (op == "Gather") {
-    const Shape xs = shape_of(g, input(node, 0));
-    const auto axis = static_cast<std::size_t>(normalise_axis(node.attr_int("axis", 0), xs.size()));
-    auto indices = host_ints(ctx.host, input(node, 1));
-    if (!indices) return unsupported(g, n, "indices must be an int64 weight");
-    const std::int64_t dim = xs[axis];
-    for (const std::int64_t k : *indices)
-      if (k < -dim || k >= dim) return unsupported(g, n, "index " + std::to_string(k) + " out of range");
-    const std::int64_t outer = product(xs, 0, axis), inner = product(xs, axis + 1, xs.size());
-    const auto nidx = static_cast<std::int64_t>(indices->size());
-    if (outer * nidx * inner != count) return unsupported(g, n, "output size differs from the gathered size");
-    const auto* idx = static_cast<const std::int64_t*>((*ctx.device)[static_cast<std::size_t>(input(node, 1))]);
-    p.launch = [=](const StreamContext& s) -> Status {
-      WEFT_CUDA_CHECK(launch_gather(s.stream, outer, dim, nidx, inner, x, idx, y));
-      return {};
-    };
-    return p;
-  }
-
+  if (op == "Gather") return prepare_gather(ctx, n);
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") {
     WEFT_TRY_ASSIGN(auto geo, pool_geometry(g, n));
     p.launch = [geo, x, y](const StreamContext& s) -> Status {
@@ -241,86 +358,9 @@ core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, NodeId n) {
     };
     return p;
   }
-
-  if (op == "LRN") {
-    const Shape xs = shape_of(g, input(node, 0));
-    const int size = static_cast<int>(node.attr_int("size", 1));
-    const float alpha = node.attr_float("alpha", 1e-4f), beta = node.attr_float("beta", 0.75f), bias = node.attr_float("bias", 1.0f);
-    const std::int64_t nn = xs[0], c = xs[1], hw = product(xs, 2, xs.size());
-    p.launch = [=](const StreamContext& s) -> Status {
-      WEFT_CUDA_CHECK(launch_lrn(s.stream, nn, c, hw, size, alpha, beta, bias, x, y));
-      return {};
-    };
-    return p;
-  }
-
-  if (op == "BatchNormalization") {
-    const Shape xs = shape_of(g, input(node, 0));
-    const std::int64_t nn = xs[0], c = xs[1], hw = product(xs, 2, xs.size());
-    const float eps = node.attr_float("epsilon", 1e-5f);
-    const float *scale = dev(input(node, 1)), *bias = dev(input(node, 2)), *mean = dev(input(node, 3)), *var = dev(input(node, 4));
-    p.launch = [=](const StreamContext& s) -> Status {
-      WEFT_CUDA_CHECK(launch_batchnorm(s.stream, nn, c, hw, x, scale, bias, mean, var, eps, y));
-      return {};
-    };
-    return p;
-  }
-
-  if (op == "Concat") {
-    const auto axis = static_cast<std::size_t>(normalise_axis(node.attr_int("axis", 0), out.size()));
-    struct Part {
-      const float* x;
-      std::int64_t size, offset;
-    };
-    std::vector<Part> parts;
-    std::int64_t offset = 0;
-    for (TensorId t : node.inputs) {
-      if (t == core::kNoTensor) continue;
-      const std::int64_t size = shape_of(g, t)[axis];
-      parts.push_back({dev(t), size, offset});
-      offset += size;
-    }
-    if (offset != out[axis]) return unsupported(g, n, "input sizes along the axis do not add up to the output's");
-    const std::int64_t outer = product(out, 0, axis), inner = product(out, axis + 1, out.size()), total = out[axis];
-    p.launch = [parts, outer, inner, total, y](const StreamContext& s) -> Status {
-      for (const Part& part : parts) WEFT_CUDA_CHECK(launch_concat_part(s.stream, outer, part.size, total, part.offset, inner, part.x, y));
-      return {};
-    };
-    return p;
-  }
-
-  if (op == "Gemm" || op == "MatMul") {
-    WEFT_TRY_ASSIGN(const GemmGeometry m, gemm_geometry(g, n));
-    const float* b = dev(input(node, 1));
-    std::optional<Broadcast> c_bc;
-    const float* c = nullptr;
-    if (m.has_c) {
-      WEFT_TRY_ASSIGN(c_bc, broadcast_geometry(g, n, shape_of(g, input(node, 2)), nullptr, {m.m, m.n}));
-      c = dev(input(node, 2));
-    }
-    p.launch = [m, x, b, c, c_bc, y](const StreamContext& s) -> Status {
-      if (c_bc) WEFT_CUDA_CHECK(launch_broadcast_copy(s.stream, *c_bc, c, y, m.m * m.n));
-      const GemmBlas call = gemm_blas(m);
-      if (call.m == 0 || call.n == 0) return {};
-      if (call.k == 0) {
-        // An empty sum: Y = beta C (C already copied into Y), or zeros. cuBLAS refuses lda = 0.
-        const int elements = call.m * call.n * static_cast<int>(m.batch);
-        if (c_bc) WEFT_CUDA_CHECK(cublasSscal(s.cublas, elements, &m.beta, y, 1));
-        else WEFT_CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(elements) * sizeof(float), s.stream));
-        return {};
-      }
-      if (m.batch == 1) {
-        WEFT_CUDA_CHECK(cublasSgemm(s.cublas, call.op_b, call.op_a, call.n, call.m, call.k, &m.alpha, b, call.ldb, x, call.lda, &m.beta,
-                                    y, call.n));
-      } else {
-        WEFT_CUDA_CHECK(cublasSgemmStridedBatched(s.cublas, call.op_b, call.op_a, call.n, call.m, call.k, &m.alpha, b, call.ldb, m.stride_b,
-                                                  x, call.lda, m.stride_a, &m.beta, y, call.n, m.m * m.n, static_cast<int>(m.batch)));
-      }
-      return {};
-    };
-    return p;
-  }
-
+  if (op == "LRN" || op == "BatchNormalization") return prepare_channel_norm(ctx, n);
+  if (op == "Concat") return prepare_concat(ctx, n);
+  if (op == "Gemm" || op == "MatMul") return prepare_gemm(ctx, n);
   if (op == "Conv") {
     WEFT_TRY_ASSIGN(const ConvGeometry cg, conv_geometry(g, n));
     return conv_launch(ctx, g, n, cg, x, dev(input(node, 1)), cg.bias ? dev(input(node, 2)) : nullptr, y, nullptr);
