@@ -10,7 +10,9 @@
 #   stubs/    the stand-in modules test_cuda_module loads
 # The release build (preset gpu-release: CUDA sm_90 SASS + compute_90 PTX, RUNPATH $ORIGIN/lib,
 # no build path compiled in) goes to build/gpu-release. Checks at the end: the library closure
-# (scripts/gpu-bundle-closure.sh), no build-machine path in any file, the total size (< 48 MiB).
+# (scripts/gpu-bundle-closure.sh), no build-machine path in any file; then the bundle is packed as
+# build/gpu-bundle.tar.xz (what the device call carries) and that archive with the working tree
+# must stay under 60 MiB (the device tool's limit is 64).
 # Usage: scripts/gpu-bundle.sh            (env JOBS: build jobs, default 2)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,4 +98,18 @@ if grep -rlF -e "$root" "$out" >/dev/null 2>&1; then
 fi
 size=$(du -sb "$out" | awk '{print $1}')
 echo "gpu-bundle: $out is $((size / 1024 / 1024)) MiB ($size bytes)"
-if [ "$size" -ge $((48 * 1024 * 1024)) ]; then echo "gpu-bundle: over the 48 MiB limit" >&2; exit 1; fi
+
+# What the device call carries: the bundle as one xz archive (about an eighth of its size; the
+# call unpacks it on the device), beside the working tree that travels with every call. Both
+# together must stay under the device tool's 64 MiB: the check fails here, with the figures,
+# rather than on the device.
+archive="$out.tar.xz"
+tar -C "$(dirname "$out")" -cJf "$archive.tmp" "$(basename "$out")" && mv "$archive.tmp" "$archive"
+packed=$(stat -c %s "$archive")
+tree=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } | xargs -0 -r stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+travel=$((packed + tree))
+echo "gpu-bundle: $archive is $((packed / 1024 / 1024)) MiB; with the working tree ($((tree / 1024 / 1024)) MiB) a device call carries $((travel / 1024 / 1024)) MiB of 64"
+if [ "$travel" -ge $((60 * 1024 * 1024)) ]; then
+  echo "gpu-bundle: a device call would carry $travel bytes, over the 60 MiB this script allows (the device tool's limit is 64 MiB)" >&2
+  exit 1
+fi

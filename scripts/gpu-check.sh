@@ -42,6 +42,7 @@ planned_total() { local t=0 p n c; for p in "${plan[@]}"; do read -r n c _ <<<"$
 # The device call: the plan's total plus this margin for the command's start and the transfers;
 # the machine's own start comes before it. docs/gpu-run.md and the plan test read these.
 kCallMargin=60
+kDeviceCommand='mkdir -p /tmp/wb && (tar -xJf build/gpu-bundle.tar.xz -C /tmp/wb || python3 -c "import sys,tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" build/gpu-bundle.tar.xz /tmp/wb) && bash /tmp/wb/gpu-bundle/gpu-check.sh'
 kMachineStart=120
 kDeviceSeconds=900
 
@@ -55,6 +56,9 @@ if [ "${1:-}" = "--plan" ]; then
     want "$n" && printf '  %-10s %4d s  %s\n' "$n" "$c" "$what"
   done
   echo "total: $total s ($(awk -v t="$total" 'BEGIN {printf "%.1f", t / 60}') min); device call timeout_s: $call"
+  # The call unpacks the bundle (scripts/gpu-bundle.sh packs it as one xz archive) and runs this script from it.
+  echo "device call: command: ${STEPS:+export STEPS=\"$(echo $steps)\"; }$kDeviceCommand"
+  echo "             carry: [\"build/gpu-bundle.tar.xz\"], timeout_s: $call"
   echo "machine start (up to $kMachineStart s) + the call: $((kMachineStart + call)) s of $kDeviceSeconds s; left for a rerun: $((kDeviceSeconds - kMachineStart - call)) s"
   exit 0
 fi

@@ -44,8 +44,10 @@ def plan_of(source, steps=None):
     if not total or not left:
         return None
     limits = [int(m.group(1)) for m in re.finditer(r"^  \S+ +(\d+) s  ", out.stdout, re.M)]
+    command = re.search(r"^device call: command: (.*)$", out.stdout, re.M)
+    check(command is not None and "build/gpu-bundle.tar.xz" in command.group(1), "--plan prints the device call's command")
     return {"text": out.stdout, "total": int(total.group(1)), "timeout": int(total.group(2)), "left": int(left.group(1)),
-            "limits": limits}
+            "limits": limits, "command": command.group(1) if command else ""}
 
 
 # The whole check fits 8 minutes, every step has a limit, and the headline steps alone fit in what
@@ -157,11 +159,12 @@ def test_summary(source):
         check(last.get("run") is None and last.get("exit") == 3 and last.get("step") == "smoke", f"record appends the record: {last}")
 
 
-# The whole check on this machine (no GPU): every step runs and says why it measured nothing, the
-# CPU reference agrees with itself, and what comes back obeys the device tool's limits.
+# The whole check on this machine (no GPU), started by the device call's own command from the packed
+# bundle: every step runs and says why it measured nothing, the CPU reference agrees with itself,
+# and what comes back obeys the device tool's limits.
 def test_dry_run(source, weft):
     with tempfile.TemporaryDirectory() as tmp:
-        bundle = os.path.join(tmp, "bundle")
+        bundle = os.path.join(tmp, "gpu-bundle")
         os.makedirs(os.path.join(bundle, "data"))
         shutil.copy(os.path.join(source, "scripts/gpu-check.sh"), bundle)
         shutil.copy(os.path.join(source, "scripts/gpu-summary.py"), os.path.join(bundle, "gpu_summary.py"))
@@ -173,7 +176,14 @@ def test_dry_run(source, weft):
         out = os.path.join(tmp, "out")
         env = dict(os.environ, OUT=out, ITER="2", WARMUP="1")
         env.pop("STEPS", None)
-        run = subprocess.run(["bash", os.path.join(bundle, "gpu-check.sh")], env=env, capture_output=True, text=True, timeout=600)
+        # Packed as scripts/gpu-bundle.sh packs it, unpacked and run by the command --plan prints (its
+        # unpacking folder moved into this test's own).
+        os.makedirs(os.path.join(tmp, "checkout", "build"))
+        subprocess.run(["tar", "-C", tmp, "-cJf", os.path.join(tmp, "checkout", "build", "gpu-bundle.tar.xz"), "gpu-bundle"], check=True)
+        shutil.rmtree(bundle)
+        command = plan_of(source)["command"].replace("/tmp/wb", os.path.join(tmp, "unpacked"))
+        run = subprocess.run(["bash", "-c", command], cwd=os.path.join(tmp, "checkout"), env=env, capture_output=True, text=True,
+                             timeout=600)
         print(run.stdout[-6000:])
         print(run.stderr[-2000:], file=sys.stderr)
         check(run.returncode in (0, 1), f"the check ends by itself (exit {run.returncode})")
