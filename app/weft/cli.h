@@ -65,9 +65,11 @@ core::Expected<core::ImportOptions> import_options(const Args& args);
 /// --graph, predicts in its advice's baseline mode instead (CUDA Graph on a GPU, eager on a CPU).
 enum class SplitMode { GraphFlag, AdviceBaseline };
 /// `schedule_file`: the schedule the command reads when it is not --schedule's (weft validate's
-/// second argument); the split it records is applied as --schedule's is.
+/// second argument); the split it records is applied as --schedule's is. `dims`: bindings added to
+/// --dim's (the symbolic dims `weft run --inputs` binds from the given shapes).
 core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode = SplitMode::GraphFlag,
-                                       const std::optional<std::string>& schedule_file = std::nullopt);
+                                       const std::optional<std::string>& schedule_file = std::nullopt,
+                                       const std::map<std::string, std::int64_t>& dims = {});
 /// The same error as a usage error when it is InvalidInput: core never returns Usage, but a bad
 /// name given on the command line (strategy, planner, device, stream cap) is the option's fault.
 core::Error as_usage(core::Error error);

@@ -85,9 +85,11 @@ core::Status apply_split(const Args& args, SplitMode split_mode, const std::opti
 
 }  // namespace
 
-core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, const std::optional<std::string>& schedule_file) {
+core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, const std::optional<std::string>& schedule_file,
+                                       const std::map<std::string, std::int64_t>& dims) {
   if (args.positional().empty()) return core::make_error(core::ErrorKind::Usage, "missing MODEL (an .onnx file)");
   WEFT_TRY_ASSIGN(auto options, import_options(args));
+  options.dims.insert(dims.begin(), dims.end());
   WEFT_TRY_ASSIGN(auto device, load_device_option(args));
   // The model file is the command's input: missing or unreadable is invalid input (exit 2), in
   // every command, not an environment failure.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "run_data.h"
 #include "run_report.h"
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
@@ -27,11 +28,13 @@ namespace {
 
 }  // namespace
 
-int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro, int rounds);
+int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro, int rounds,
+             RunData& data);
 
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "rounds=", "seed=",
-                            "trace=", "json", "graph", "tf32", "merge"},
+                            "trace=", "json", "graph", "tf32", "merge",
+                            "inputs=", "test-data=", "save-outputs=", "save-model=", "rtol=", "atol="},
                            true);
       !ok)
     return usage_error("run", ok.error().message);
@@ -61,11 +64,15 @@ int cmd_run(Args& args) {
   ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
   ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
-  if (backend == "cuda") return run_cuda(args, *choice, planner, ro, round_count);  // cmd_run_cuda.cpp
+  // --inputs, --test-data, --save-outputs, --save-model (run_data.cpp).
+  auto data = run_data(args);
+  if (!data) return report("run", data.error());
+  if (backend == "cuda") return run_cuda(args, *choice, planner, ro, round_count, *data);  // cmd_run_cuda.cpp
 
-  auto model = load_model(args);
+  auto model = load_run_model(args, *data);
   if (!model) return report("run", model.error());
   const core::Graph& unmerged = model->graph;
+  if (auto ok = prepare_run(args, *data, unmerged, ro); !ok) return report("run", ok.error());
 
   // The schedule is made for the machine that runs it: a strategy's schedule for the CPU device
   // calibrated from a short sequential run (its latch decides the granularity), unless --device
@@ -102,8 +109,10 @@ int cmd_run(Args& args) {
   compare.rounds = round_count;
   compare.planner = planner;
   if (obtained->merged) compare.reference_graph = &unmerged;
-  auto compared = core::compare_runs(*executor, graph, schedule, compare);
+  std::optional<core::TestDataComparison> tested;  // with --test-data
+  auto compared = compare_with_data(*data, *executor, graph, schedule, compare, tested);
   if (!compared) return report("run", compared.error());
+  if (auto ok = save_run_outputs(*data, graph, *compared); !ok) return report("run", ok.error());
   core::RunResult* seq = &compared->sequential;
   core::RunResult* run = &compared->scheduled;
   const bool identical = compared->diff.identical;
@@ -157,6 +166,7 @@ int cmd_run(Args& args) {
       j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
     }
     if (fit) j["memory_budget"] = budget_json(*fit);
+    if (tested) add_test_data_json(j, *data, *tested, backend);
     std::cout << j.dump(2) << "\n";
   } else {
     const int cpus = core::cpu_count();
@@ -185,12 +195,13 @@ int cmd_run(Args& args) {
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
     if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
+    if (tested) print_test_data(std::cout, *data, *tested, backend);
   }
   if (!identical) {
     // The reference executor promises bit-identical outputs for every valid schedule.
     return report("run", core::make_error(core::ErrorKind::Internal, "the scheduled outputs differ from the sequential run"));
   }
-  return 0;
+  return test_data_exit(tested);
 }
 
 }  // namespace weft::cli

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "run_data.h"
 #include "run_report.h"
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
@@ -52,11 +53,14 @@ nlohmann::ordered_json fault_json(const std::string& fault) {
 
 }  // namespace
 
-int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro, int rounds) {
+int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& given_ro, int rounds,
+             RunData& data) {
   // The model first: a missing or unreadable file is the user's error (exit 2) on any machine.
-  auto model = load_model(args);
+  auto model = load_run_model(args, data);
   if (!model) return report("run", model.error());
   const core::Graph& unmerged = model->graph;
+  core::RunOptions ro = given_ro;
+  if (auto ok = prepare_run(args, data, unmerged, ro); !ok) return report("run", ok.error());
   // The CUDA module is loaded here, not at start: which file or library is missing is the error.
   if (auto module = gpu::load_cuda_module(); !module) return report("run", module.error());
   if (auto gpus = gpu::list_gpus(); !gpus) return report("run", gpus.error());
@@ -92,12 +96,15 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   compare.graph_executor = graphed.get();
   compare.check_executor = cpu.get();
   if (merged) compare.reference_graph = &unmerged;
-  auto compared = core::compare_runs(*eager, graph, schedule, compare);
+  // With --test-data the GPU's outputs (and the CPU reference's) are checked against each set's.
+  std::optional<core::TestDataComparison> tested;
+  auto compared = compare_with_data(data, *eager, graph, schedule, compare, tested);
   if (!compared) return cuda_failure(compared.error());
   // A later stage (the timed pair, graph replay, the CPU check) that failed: after a kernel fault
   // the blocking rerun names the node; otherwise what was measured is reported, then the failure.
   if (compared->failure && gpu::cuda_context_faulted() && !gpu::is_blocking_rerun())
     return cuda_failure(compared->failure->error, compared->failure->stage);
+  if (auto ok = save_run_outputs(data, graph, *compared); !ok) return report("run", ok.error());
   const core::RunResult* seq = &compared->sequential;
   const core::RunResult* run = &compared->scheduled;
   const bool identical = compared->diff.identical;
@@ -178,6 +185,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
       for (const auto& m : made->merged->members) groups += m.size() > 1 ? 1 : 0;
       j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
     }
+    if (tested) add_test_data_json(j, data, *tested, "cuda");
     std::cout << j.dump(2) << "\n";
   } else {
     const auto ms_text = [](const core::RunResult* r) { return r ? core::fixed_text(r->wall_ms, 3) : std::string("-"); };
@@ -210,6 +218,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
     if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
+    if (tested) print_test_data(std::cout, data, *tested, "cuda");
   }
   if (schedule.stream_count() > static_cast<std::size_t>(connections))
     std::cerr << "weft run: warning: " << schedule.stream_count() << " streams share " << connections
@@ -222,7 +231,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     return report("run", core::make_error(core::ErrorKind::Runtime,
                                           "the first run faulted (" + fault_json(fault)["message"].get<std::string>() +
                                               ") and this rerun with blocking launches did not: its times are not a measurement"));
-  return 0;
+  return test_data_exit(tested);
 }
 
 }  // namespace weft::cli
