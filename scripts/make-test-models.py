@@ -12,6 +12,10 @@ is deliberately not written (executors seed absent weights). float32.
                         x [batch, 64, 256] -> per head: Q, K, V projections (256 -> 64), scaled
                         scores, Softmax, context, a head-local FFN (64 -> 256 -> 64, Relu); the
                         heads are concatenated and projected (256 -> 256) and added to x.
+  transformer4h_fp16    the same block in half precision (float16 inputs, weights and outputs),
+                        as a float16 export writes it; written as tests/data/test_data/
+                        transformer4h_fp16/model.onnx (the ONNX test layout, beside its test data
+                        set), where Weft's half-precision outputs are checked against ONNX Runtime's.
 
   randwire_ws.onnx      a RandWire-WS stage (Xie et al. 2019): a Watts-Strogatz graph (n=32, k=4,
                         p=0.75, seeded) made a DAG by node index; each node sums its inputs, then
@@ -31,7 +35,8 @@ is deliberately not written (executors seed absent weights). float32.
                         and a run has too few to fit a device (its prediction is absent, with why).
 
 `batch` is a symbolic dimension: bind it with --dim batch=N (1 and 32 in the tests).
-usage: scripts/make-test-models.py [OUT_DIR]   (default tests/data/models)
+usage: scripts/make-test-models.py [OUT_DIR]   (default tests/data/models; the fp16 model goes to
+       OUT_DIR/../test_data/transformer4h_fp16/model.onnx)
 """
 import os
 import sys
@@ -46,12 +51,12 @@ OPSET = 17
 class Weights:
     """Initializers whose bytes live in an absent external file, laid out one after another."""
 
-    def __init__(self, file_name):
-        self.file_name, self.offset = file_name, 0
+    def __init__(self, file_name, elem=TensorProto.FLOAT):
+        self.file_name, self.offset, self.elem = file_name, 0, elem
 
     def __call__(self, name, shape):
-        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=shape)
-        length = 4 * int(np.prod(shape))
+        t = TensorProto(name=name, data_type=self.elem, dims=shape)
+        length = (2 if self.elem == TensorProto.FLOAT16 else 4) * int(np.prod(shape))
         t.data_location = TensorProto.EXTERNAL
         for key, value in (("location", self.file_name), ("offset", str(self.offset)), ("length", str(length))):
             entry = t.external_data.add()
@@ -77,12 +82,13 @@ def grouped_mlp(groups=4, layers=12, width=256):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
 
 
-def transformer4h(heads=4, seq=64, d_model=256, d_head=64, d_ff=256):
-    weight = Weights("transformer4h.weights.bin")
+def transformer4h(heads=4, seq=64, d_model=256, d_head=64, d_ff=256, name="transformer4h", elem=TensorProto.FLOAT):
+    weight = Weights(name + ".weights.bin", elem)
     nodes, inits = [], []
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", seq, d_model])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", seq, d_model])
-    inits.append(numpy_helper.from_array(np.array(1.0 / np.sqrt(d_head), dtype=np.float32), "scale"))
+    x = helper.make_tensor_value_info("x", elem, ["batch", seq, d_model])
+    y = helper.make_tensor_value_info("y", elem, ["batch", seq, d_model])
+    scale_type = np.float16 if elem == TensorProto.FLOAT16 else np.float32
+    inits.append(numpy_helper.from_array(np.array(1.0 / np.sqrt(d_head), dtype=scale_type), "scale"))
     contexts = []
     for h in range(heads):
         def linear(name, src, fan_in, fan_out):
@@ -109,7 +115,7 @@ def transformer4h(heads=4, seq=64, d_model=256, d_head=64, d_ff=256):
     nodes.append(helper.make_node("MatMul", ["heads", "proj_w"], ["proj_mm"], name="proj_matmul"))
     nodes.append(helper.make_node("Add", ["proj_mm", "proj_b"], ["proj"], name="proj_bias"))
     nodes.append(helper.make_node("Add", ["proj", "x"], ["y"], name="block_residual"))
-    graph = helper.make_graph(nodes, "transformer4h", [x], [y], inits)
+    graph = helper.make_graph(nodes, name, [x], [y], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
 
 
@@ -321,12 +327,18 @@ def vad_if(width=64):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "models")
-    for name, model in (("grouped_mlp", grouped_mlp()), ("transformer4h", transformer4h()), ("randwire_ws", randwire_ws()),
-                        ("inception_v3", inception_v3()), ("swin_dropout", swin_dropout()), ("vad_if", vad_if())):
+    fp16 = os.path.join(out, "..", "test_data", "transformer4h_fp16", "model.onnx")
+    for path, model in ((os.path.join(out, "grouped_mlp.onnx"), grouped_mlp()),
+                        (os.path.join(out, "transformer4h.onnx"), transformer4h()),
+                        (os.path.join(out, "randwire_ws.onnx"), randwire_ws()),
+                        (os.path.join(out, "inception_v3.onnx"), inception_v3()),
+                        (os.path.join(out, "swin_dropout.onnx"), swin_dropout()),
+                        (os.path.join(out, "vad_if.onnx"), vad_if()),
+                        (fp16, transformer4h(name="transformer4h_fp16", elem=TensorProto.FLOAT16))):
         # The checker would open the absent weight file; strict shape inference checks the
         # operators, attributes and types instead.
         onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
-        path = os.path.join(out, name + ".onnx")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         onnx.save(model, path)
         print(f"{path}: {len(model.graph.node)} nodes, {os.path.getsize(path)} bytes")
 
