@@ -20,6 +20,7 @@
 #include "weft/core/device.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/file_io.h"
+#include "weft/core/given_inputs.h"
 #include "weft/core/levels.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
@@ -39,6 +40,7 @@
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
+#include "weft/core/study/test_data.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
 #include "weft/core/timeline_json.h"
@@ -198,6 +200,9 @@ struct Run {
   std::string prediction_unavailable;  ///< backend 'cpu' without a prediction: why
   std::string schedule_made_for;       ///< what the schedule that ran was made for
   core::Schedule schedule;             ///< the schedule that ran
+  /// test_data=: every set's outputs checked (core::compare_test_data), and the backend that ran.
+  std::optional<core::TestDataComparison> tested;
+  std::string backend;
 };
 
 // A Run property read from its CPU prediction: the field, or None (CUDA runs have none).
@@ -240,6 +245,37 @@ py::array tensor_array(const core::HostTensor& t) {
 }
 
 PyTimeline timeline(const ModelPtr& m, core::Timeline t) { return PyTimeline{m, std::move(t)}; }
+
+/// run(inputs={name: array}) as a set of given tensors (matched by core::match_inputs, as weft run
+/// --inputs matches files): each array's dtype and C-order bytes.
+core::TensorFiles given_arrays(const py::dict& inputs) {
+  core::TensorFiles files;
+  files.path = "inputs";
+  files.format = core::TensorFormat::Npy;  // named, as .npy files are
+  for (auto item : inputs) {
+    const auto name = py::cast<std::string>(item.first);
+    const std::string where = "inputs['" + name + "']";
+    const py::array array = py::module_::import("numpy").attr("ascontiguousarray")(item.second);
+    const std::string kind = py::cast<std::string>(py::str(array.dtype()));
+    static const std::map<std::string, core::DType> kTypes = {
+        {"float32", core::DType::Float32}, {"float64", core::DType::Float64}, {"float16", core::DType::Float16},
+        {"int64", core::DType::Int64},     {"int32", core::DType::Int32},     {"int16", core::DType::Int16},
+        {"int8", core::DType::Int8},       {"uint8", core::DType::UInt8},     {"uint16", core::DType::UInt16},
+        {"uint32", core::DType::UInt32},   {"uint64", core::DType::UInt64},   {"bool", core::DType::Bool}};
+    const auto type = kTypes.find(kind);
+    if (type == kTypes.end() || array.dtype().byteorder() == '>')
+      raise(core::make_error(core::ErrorKind::InvalidInput, where + ": numpy dtype " + kind + " has no Weft type"));
+    core::TensorFile f;
+    f.name = name;
+    f.source = where;
+    f.value.dtype = type->second;
+    f.value.shape.assign(array.shape(), array.shape() + array.ndim());
+    const auto* data = static_cast<const std::uint8_t*>(array.data());
+    f.value.bytes.assign(data, data + array.nbytes());
+    files.tensors.push_back(std::move(f));
+  }
+  return files;
+}
 
 }  // namespace
 
@@ -485,6 +521,14 @@ void register_model(py::module_& m) {
             return d;
           },
           "The schedule's outputs by graph-output name (numpy arrays).")
+      .def_property_readonly(
+          "test_data", [](const Run& r) -> py::object {
+            if (!r.tested) return py::none();
+            return json_loads(core::test_data_json(*r.tested, r.backend));
+          },
+          "With run(test_data=...): rtol, atol, passed and per set its outputs' max_abs_error, max_rel_error, "
+          "max_scaled_error (vs the output's largest magnitude) and passed, per run (as weft run --test-data --json); "
+          "else None.")
       .def("__repr__", [](const Run& r) { return "<weft.Run " + std::to_string(r.c.speedup()) + "x>"; });
 
   py::class_<Advice>(m, "Advice",
@@ -847,19 +891,30 @@ void register_model(py::module_& m) {
       .def(
           "run",
           [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& backend, bool graph, int iterations,
-             int warmup, int rounds, std::uint64_t seed, const std::string& planner, int max_streams) {
+             int warmup, int rounds, std::uint64_t seed, const std::string& planner, int max_streams,
+             std::optional<py::dict> inputs, std::optional<py::object> test_data, std::optional<double> rtol,
+             std::optional<double> atol) {
             if (backend != "cpu" && backend != "cuda") usage("backend must be 'cpu' or 'cuda', got '" + backend + "'");
             if (graph && backend != "cuda") usage("graph=True (CUDA Graph replay) needs backend='cuda'");
             if (iterations < 1) usage("iterations must be >= 1");
             if (warmup < 0) usage("warmup must be >= 0");
             if (rounds < 1) usage("rounds must be >= 1");
             if (!planner.empty()) check(core::check_planner(planner));
+            if (inputs && test_data) usage("inputs= and test_data= both give the inputs: choose one");
+            if ((rtol || atol) && !test_data) usage("rtol= and atol= need test_data=");
+            for (const auto& v : {rtol, atol})
+              if (v && !(*v >= 0)) usage("rtol= and atol= must be non-negative numbers");
             core::RunComparisonOptions o;
             o.run.iterations = iterations;
             o.run.warmup = warmup;
             o.rounds = rounds;
             o.run.seed = seed;
             o.planner = planner;
+            if (inputs) {
+              auto matched = take(core::match_inputs(mo->graph, given_arrays(*inputs)));
+              for (const std::string& w : matched.warnings) py::module_::import("warnings").attr("warn")(w);
+              o.run.inputs = std::move(matched.values);
+            }
             // The schedule: a strategy's (by name, or a weft.Schedule Model.schedule made) is made for
             // the machine that runs it: on the CPU, for the CPU calibrated from a short sequential run
             // (core::schedule_for_cpu), unless weft.load(device=...) named a device; anything else runs
@@ -897,15 +952,30 @@ void register_model(py::module_& m) {
             }
             // A merged model runs against the unmerged model's sequential run, as weft run --merge.
             if (mo->merged && mo->unmerged) o.reference_graph = &mo->unmerged->graph;
-            Run r{mo, take(without_gil([&] {
-                    // The CUDA executor loads the CUDA module on first use; where it or a GPU is
-                    // missing, run() returns the Runtime error that says which.
-                    gpu::CudaRunOptions cuda;
-                    cuda.cuda_graph = graph;
-                    auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
-                    return core::compare_runs(*executor, mo->graph, s, o);
-                  })),
-                  std::nullopt, {}, made_for, s};
+            std::optional<core::TestData> data;
+            core::Tolerance tolerance;
+            if (test_data) {
+              data = take(core::read_test_data(py::cast<std::string>(py::module_::import("os").attr("fspath")(*test_data))));
+              if (data->tolerance) tolerance = *data->tolerance;
+              if (rtol) tolerance.rtol = *rtol;
+              if (atol) tolerance.atol = *atol;
+            }
+            Run r{mo, {}, std::nullopt, {}, made_for, s, std::nullopt, backend};
+            check(without_gil([&]() -> core::Status {
+              // The CUDA executor loads the CUDA module on first use; where it or a GPU is
+              // missing, run() returns the Runtime error that says which.
+              gpu::CudaRunOptions cuda;
+              cuda.cuda_graph = graph;
+              auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
+              if (!data) {
+                WEFT_TRY_ASSIGN(r.c, core::compare_runs(*executor, mo->graph, s, o));
+                return {};
+              }
+              WEFT_TRY_ASSIGN(auto tested, core::compare_test_data(*executor, mo->graph, s, *data, o, tolerance));
+              r.c = std::move(tested.compared);
+              r.tested = std::move(tested);
+              return {};
+            }));
             // An extra: where the prediction cannot be made, the measurement stands with the reason.
             // (A merged run's reference timed the unmerged graph, whose node times do not fit it.)
             if (backend == "cpu" && o.reference_graph) {
@@ -919,12 +989,17 @@ void register_model(py::module_& m) {
           },
           py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false, py::arg("iterations") = 3,
           py::arg("warmup") = 1, py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",
-          py::arg("max_streams") = core::kDefaultMaxStreams,
+          py::arg("max_streams") = core::kDefaultMaxStreams, py::arg("inputs") = py::none(), py::arg("test_data") = py::none(),
+          py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
           "Runs the reference and the schedule on the CPU executor (backend='cuda': the CUDA executor, graph=True: "
           "replayed as a CUDA Graph), alternating in `rounds` rounds that share the iterations; median times, speedup, "
           "outputs compared. The schedule is a strategy's name (max_streams caps it), a weft.Schedule, a dict or JSON "
           "text; on the CPU a strategy's schedule is made for the CPU calibrated from a short sequential run unless "
-          "weft.load named a device (Run.schedule_made_for says which). No GPU or CUDA module: RuntimeFailure.")
+          "weft.load named a device (Run.schedule_made_for says which). inputs={name: array} runs on those inputs "
+          "(each of the dtype and shape the model expects; others are an error, extras a warning) instead of seeded "
+          "ones; test_data=PATH (a test_data_set_N folder or a folder of them) runs each set's inputs and checks every "
+          "output against the set's (rtol=, atol=: the tolerance; default the folder's data.json, else the ONNX "
+          "backend tests' 1e-3, 1e-7): Run.test_data. No GPU or CUDA module: RuntimeFailure.")
       .def(
           "chrome_trace",
           [](const std::shared_ptr<Model>& mo, const std::vector<PyTimeline>& runs, std::optional<std::string> path) -> py::object {

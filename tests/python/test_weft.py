@@ -330,6 +330,49 @@ class PlanSimulateRunTest(unittest.TestCase):
         self.assertIn("(3 needed)", run.prediction_unavailable)
         self.assertIsNone(model.run("cp-list", iterations=1, warmup=0, backend="cpu").predicted_speedup)
 
+    def test_run_on_given_inputs(self):
+        """inputs={name: array} runs on those values (the same values give the same outputs, other
+        values others); a wrong dtype or an unknown name raises naming the input; extras warn."""
+        import warnings
+        model = weft.load(SQUEEZENET)
+        folder = os.path.join(DATA, "test_data", "squeezenet1_1", "test_data_set_0")
+        x = np.random.default_rng(3).uniform(-1, 1, size=(1, 3, 224, 224)).astype(np.float32)
+        run = model.run(model.reference(), iterations=1, warmup=0, inputs={"input": x})
+        got = run.outputs["output"]
+        again = model.run(model.schedule("chains"), iterations=1, warmup=0, inputs={"input": np.asfortranarray(x)})
+        np.testing.assert_array_equal(again.outputs["output"], got)
+        seeded = model.run(model.reference(), iterations=1, warmup=0)
+        self.assertFalse(np.array_equal(seeded.outputs["output"], got))
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            model.run(model.reference(), iterations=1, warmup=0, inputs={"input": x.astype(np.float64)})
+        self.assertIn("input 'input' (inputs['input']): given float64 1x3x224x224, the model expects float32 1x3x224x224",
+                      caught.exception.message)
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            model.run(model.reference(), iterations=1, warmup=0, inputs={"image": x})
+        self.assertIn("no value for input 'input'", caught.exception.message)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            model.run(model.reference(), iterations=1, warmup=0, inputs={"input": x, "extra": x})
+        self.assertTrue(any("ignored 'extra'" in str(w.message) for w in said))
+        with self.assertRaises(weft.UsageError):
+            model.run(model.reference(), inputs={"input": x}, test_data=folder)
+
+    def test_run_on_test_data(self):
+        """test_data= checks every output against ONNX Runtime's (the committed set) as weft run
+        --test-data does; a zero tolerance fails."""
+        model = weft.load(SQUEEZENET)
+        folder = os.path.join(DATA, "test_data", "squeezenet1_1")
+        run = model.run(model.schedule("chains"), iterations=1, warmup=0, test_data=folder)
+        report = run.test_data
+        self.assertTrue(report["passed"])
+        self.assertEqual(report["rtol"], 1e-4)
+        runs = {o["run"]: o for o in report["sets"][0]["outputs"]}
+        self.assertEqual(set(runs), {"scheduled", "sequential"})
+        self.assertLess(runs["scheduled"]["max_scaled_error"], 1e-5)
+        strict = model.run(model.reference(), iterations=1, warmup=0, test_data=folder, rtol=0, atol=0)
+        self.assertFalse(strict.test_data["passed"])
+        self.assertIsNone(model.run(model.reference(), iterations=1, warmup=0).test_data)
+
     def test_run_on_cuda_or_a_runtime_failure(self):
         model = weft.load(SQUEEZENET)
         try:
