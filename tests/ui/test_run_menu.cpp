@@ -11,6 +11,7 @@
 #include "ui_test_support.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/ui/main_window.h"
+#include "weft/ui/run_controller.h"
 #include "weft/ui/run_job.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
@@ -51,6 +52,7 @@ class TestRunMenu : public QObject {
   void cudaEntryIsDisabledWithReason();
   void cudaEntryFollowsDetection();
   void mergedModelRunsAgainstTheUnmergedReference();
+  void testDataRunShowsTheCheck();
 };
 
 void TestRunMenu::cpuRunFromTheMenu() {
@@ -273,6 +275,54 @@ void TestRunMenu::mergedModelRunsAgainstTheUnmergedReference() {
   QVERIFY2(text.contains("sequential, unmerged") && text.contains("vs unmerged seq. eager") && text.contains("bit-identical"),
            qPrintable(text));
   QVERIFY2(ran.last().at(1).toString().contains("sequential, unmerged"), qPrintable(ran.last().at(1).toString()));
+}
+
+// Run ▸ Test data set: the run takes the set's inputs and shows beside the timings whether every
+// output matched (squeezenet against ONNX Runtime's outputs), names the failing output where one
+// differs (tiny.onnx against shifted outputs), and refuses a set whose inputs do not fit.
+void TestRunMenu::testDataRunShowsTheCheck() {
+  MainWindow w;
+  w.show();
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openModel(kSqueezenet);
+  QVERIFY(wait_signal(loaded));
+  QVERIFY2(loaded.last().at(0).toBool(), qPrintable(loaded.last().at(1).toString()));
+  w.setRunIterations(1);
+  auto* runs = w.runController();
+  runs->setTestData(QStringLiteral(WEFT_TEST_DATA_DIR "/test_data/squeezenet1_1"));
+  QVERIFY(runs->testDataAction()->text().contains("squeezenet1_1"));
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  const QString text = w.summaryPanel()->runText();
+  QVERIFY2(text.contains("test data") && text.contains("passed (largest error") && text.contains("rtol 0.0001"), qPrintable(text));
+  QVERIFY2(w.lastMessage().contains("test data passed"), qPrintable(w.lastMessage()));
+
+  // A set made for another model: refused, naming the input and what the model expects.
+  runs->setTestData(QStringLiteral(WEFT_TEST_DATA_DIR "/test_data/transformer4h"));
+  ran.clear();
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY(!ran.last().at(0).toBool());
+  // Its input_0.pb names 'x', no input of squeezenet: it feeds 'input' by position, and its shape is wrong.
+  QVERIFY2(ran.last().at(1).toString().contains("given float32 1x64x256, the model expects float32 1x3x224x224 (wrong shape)"),
+           qPrintable(ran.last().at(1).toString()));
+
+  loaded.clear();
+  w.openModel(QStringLiteral(WEFT_TEST_DATA_DIR "/bad/tiny.onnx"));
+  QVERIFY(wait_signal(loaded));
+  runs->setTestData(QStringLiteral(WEFT_TEST_DATA_DIR "/bad/inputs/test_data_mismatch"));
+  ran.clear();
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  QVERIFY2(w.summaryPanel()->runText().contains("FAILED: &#x27;y&#x27; (scheduled), 4 of 4 elements outside") ||
+               w.summaryPanel()->runText().contains("FAILED: 'y' (scheduled), 4 of 4 elements outside"),
+           qPrintable(w.summaryPanel()->runText()));
+  QVERIFY2(w.lastMessage().contains("test data FAILED"), qPrintable(w.lastMessage()));
+  runs->setTestData({});
+  QVERIFY(!runs->testDataAction()->text().contains("test_data"));
 }
 
 QTEST_MAIN(TestRunMenu)

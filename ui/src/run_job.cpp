@@ -13,6 +13,18 @@ namespace weft::ui {
 
 namespace {
 
+// The run comparison, on the request's test data when it names some (each set's outputs checked).
+core::Expected<core::RunComparison> compare(core::Executor& executor, const RunRequest& request, const core::Schedule& schedule,
+                                            const core::RunComparisonOptions& options, std::optional<TestDataReport>& tested) {
+  if (request.test_data.empty()) return core::compare_runs(executor, *request.graph, schedule, options);
+  WEFT_TRY_ASSIGN(const core::TestData data, core::read_test_data(request.test_data));
+  const core::Tolerance tolerance = data.tolerance.value_or(core::Tolerance{});
+  WEFT_TRY_ASSIGN(auto t, core::compare_test_data(executor, *request.graph, schedule, data, options, tolerance));
+  const bool passed = t.passed();
+  tested = TestDataReport{request.test_data, tolerance, std::move(t.sets), passed};
+  return std::move(t.compared);
+}
+
 void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QString* error) {
   const core::Graph& graph = *request.graph;
   auto fail = [error](const std::string& why) { *error = QString::fromStdString(why); };
@@ -54,7 +66,8 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
       made_for = QString::fromStdString(made->made_for.summary);
     }
   }
-  auto compared = core::compare_runs(*executor, graph, schedule, options);
+  std::optional<TestDataReport> tested;
+  auto compared = compare(*executor, request, schedule, options, tested);
   if (!compared) return fail(compared.error().message);
   if (compared->cancelled) return;
 
@@ -71,6 +84,7 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   r.unmerged_reference = request.reference_graph != nullptr;
   r.schedule_made_for = made_for;
   r.streams = static_cast<int>(schedule.stream_count());
+  r.test_data = std::move(tested);
   if (request.backend == Backend::Cpu && !r.unmerged_reference) {
     // What the CPU device calibrated from this run predicts (a fit and two short runs that
     // measure the cores' contention), as `weft run --backend cpu` reports it. An extra: where it

@@ -11,8 +11,10 @@
 #include "weft/core/cost_model.h"
 #include "weft/core/device.h"
 #include "weft/core/graph.h"
+#include "weft/core/output_check.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/test_data.h"
 #include "weft/core/timeline.h"
 #include "weft/ui/worker_job.h"
 
@@ -43,6 +45,18 @@ struct RunRequest {
     core::StrategyOptions options;
   };
   std::optional<MadeWith> made_with;
+  /// An ONNX test data set (a test_data_set_N folder or a folder of them): the runs take its
+  /// inputs and their outputs are checked against its expected ones (core::compare_test_data,
+  /// as `weft run --test-data`); empty: seeded inputs.
+  std::string test_data;
+};
+
+/// What a run on test data found: per set, each run's outputs against the expected ones.
+struct TestDataReport {
+  std::string path;
+  core::Tolerance tolerance;  ///< the folder's data.json, else the ONNX backend tests' defaults
+  std::vector<core::TestDataSetResult> sets;
+  bool passed = false;
 };
 
 /// What a finished run reports: both measured timelines and how the schedule compares.
@@ -73,6 +87,7 @@ struct RunReport {
   /// The reference ran the unmerged graph (RunRequest::reference_graph): `sequential` names that
   /// graph's nodes, not `graph`'s, and no calibrated prediction is made (its node times fit no schedule of `graph`).
   bool unmerged_reference = false;
+  std::optional<TestDataReport> test_data;  ///< with RunRequest::test_data
 };
 
 /// Starts a run on request.backend. Refuses (no result, `error` set) a model with an operator the
