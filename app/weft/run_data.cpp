@@ -100,6 +100,13 @@ core::Status prepare_run(const Args& args, const RunData& data, const core::Grap
     import.dims.insert(data.bound_dims.begin(), data.bound_dims.end());
     WEFT_TRY(core::save_model_with_weights(graph.info().model_path, import, *data.save_model, run.seed));
   }
+  if (data.test_data) {
+    // Runs before the comparison (the CPU calibration) take the first set's inputs; the
+    // comparison gives each set its own, and says its warnings.
+    WEFT_TRY_ASSIGN(auto first, core::first_set_inputs(graph, *data.test_data));
+    run.inputs = std::move(first.values);
+    return {};
+  }
   if (!data.inputs) return {};
   WEFT_TRY_ASSIGN(auto given, core::match_inputs(graph, *data.inputs));
   for (const std::string& w : given.warnings) std::cerr << "weft run: warning: " << w << "\n";

@@ -43,8 +43,8 @@ core::Expected<RunData> run_data(const Args& args);
 core::Expected<LoadedModel> load_run_model(const Args& args, RunData& data);
 
 /// Before the run: --save-model written (core::save_model_with_weights, the model imported as
-/// load_run_model imported it), --inputs matched to `graph`'s inputs into `run.inputs` (warnings
-/// on stderr as "weft run: warning: ...").
+/// load_run_model imported it), --inputs (or the first test data set's inputs) matched to
+/// `graph`'s inputs into `run.inputs` (warnings on stderr as "weft run: warning: ...").
 core::Status prepare_run(const Args& args, const RunData& data, const core::Graph& graph, core::RunOptions& run);
 
 /// The run comparison: core::compare_test_data with --test-data (its per-set checks into

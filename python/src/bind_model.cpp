@@ -915,6 +915,16 @@ void register_model(py::module_& m) {
               for (const std::string& w : matched.warnings) py::module_::import("warnings").attr("warn")(w);
               o.run.inputs = std::move(matched.values);
             }
+            std::optional<core::TestData> data;
+            core::Tolerance tolerance;
+            if (test_data) {
+              data = take(core::read_test_data(py::cast<std::string>(py::module_::import("os").attr("fspath")(*test_data))));
+              if (data->tolerance) tolerance = *data->tolerance;
+              if (rtol) tolerance.rtol = *rtol;
+              if (atol) tolerance.atol = *atol;
+              // The runs before the comparison (the CPU calibration) take the first set's inputs.
+              o.run.inputs = take(core::first_set_inputs(mo->graph, *data)).values;
+            }
             // The schedule: a strategy's (by name, or a weft.Schedule Model.schedule made) is made for
             // the machine that runs it: on the CPU, for the CPU calibrated from a short sequential run
             // (core::schedule_for_cpu), unless weft.load(device=...) named a device; anything else runs
@@ -952,14 +962,6 @@ void register_model(py::module_& m) {
             }
             // A merged model runs against the unmerged model's sequential run, as weft run --merge.
             if (mo->merged && mo->unmerged) o.reference_graph = &mo->unmerged->graph;
-            std::optional<core::TestData> data;
-            core::Tolerance tolerance;
-            if (test_data) {
-              data = take(core::read_test_data(py::cast<std::string>(py::module_::import("os").attr("fspath")(*test_data))));
-              if (data->tolerance) tolerance = *data->tolerance;
-              if (rtol) tolerance.rtol = *rtol;
-              if (atol) tolerance.atol = *atol;
-            }
             Run r{mo, {}, std::nullopt, {}, made_for, s, std::nullopt, backend};
             check(without_gil([&]() -> core::Status {
               // The CUDA executor loads the CUDA module on first use; where it or a GPU is

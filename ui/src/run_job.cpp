@@ -13,11 +13,22 @@ namespace weft::ui {
 
 namespace {
 
-// The run comparison, on the request's test data when it names some (each set's outputs checked).
+// The request's test data, if it names some, with the first set's inputs in `run` (the runs made
+// before the comparison, a CPU calibration, take the set's path through the model).
+core::Expected<std::optional<core::TestData>> read_test_data(const RunRequest& request, core::RunOptions& run) {
+  if (request.test_data.empty()) return std::optional<core::TestData>{};
+  WEFT_TRY_ASSIGN(core::TestData data, core::read_test_data(request.test_data));
+  WEFT_TRY_ASSIGN(auto first, core::first_set_inputs(*request.graph, data));
+  run.inputs = std::move(first.values);
+  return std::optional<core::TestData>{std::move(data)};
+}
+
+// The run comparison, on the test data when there is some (each set's outputs checked).
 core::Expected<core::RunComparison> compare(core::Executor& executor, const RunRequest& request, const core::Schedule& schedule,
+                                            const std::optional<core::TestData>& test_data,
                                             const core::RunComparisonOptions& options, std::optional<TestDataReport>& tested) {
-  if (request.test_data.empty()) return core::compare_runs(executor, *request.graph, schedule, options);
-  WEFT_TRY_ASSIGN(const core::TestData data, core::read_test_data(request.test_data));
+  if (!test_data) return core::compare_runs(executor, *request.graph, schedule, options);
+  const core::TestData& data = *test_data;
   const core::Tolerance tolerance = data.tolerance.value_or(core::Tolerance{});
   WEFT_TRY_ASSIGN(auto t, core::compare_test_data(executor, *request.graph, schedule, data, options, tolerance));
   const bool passed = t.passed();
@@ -47,6 +58,8 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
     promise.setProgressValueAndText(percent, QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size())));
     return !promise.isCanceled();
   };
+  auto test_data = read_test_data(request, options.run);
+  if (!test_data) return fail(test_data.error().message);
   // The schedule is made for the machine that runs it (core::schedule_for_cpu): where the
   // document's schedule is exactly its strategy's answer for a GPU preset, the CPU runs that
   // strategy's answer for the CPU.
@@ -67,7 +80,7 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
     }
   }
   std::optional<TestDataReport> tested;
-  auto compared = compare(*executor, request, schedule, options, tested);
+  auto compared = compare(*executor, request, schedule, *test_data, options, tested);
   if (!compared) return fail(compared.error().message);
   if (compared->cancelled) return;
 

@@ -70,6 +70,13 @@ bool TestDataComparison::passed() const {
   return !sets.empty() && std::all_of(sets.begin(), sets.end(), [](const TestDataSetResult& s) { return s.passed(); });
 }
 
+Expected<GivenInputs> first_set_inputs(const Graph& graph, const TestData& data) {
+  WEFT_CHECK_MSG(!data.sets.empty(), "read_test_data returns at least one set");
+  auto given = match_inputs(graph, data.sets.front().inputs);
+  if (!given) return make_error(given.error().kind, data.sets.front().path + ": " + given.error().message);
+  return given;
+}
+
 std::vector<CheckedRun> checked_runs(const TestDataSetResult& set, std::string_view backend) {
   const std::string b = backend == "cpu" ? std::string() : std::string(backend) + " ";
   std::vector<CheckedRun> runs{{b + "scheduled", &set.scheduled}, {b + "sequential", &set.sequential}};
@@ -142,8 +149,8 @@ Expected<TestDataComparison> compare_test_data(Executor& executor, const Graph& 
   const std::size_t n = data.sets.size();
   for (std::size_t i = 0; i < n; ++i) {
     const TestDataSet& set = data.sets[i];
-    auto given = match_inputs(graph, set.inputs);
-    if (!given) return make_error(given.error().kind, set.path + ": " + given.error().message);
+    auto given = i == 0 ? first_set_inputs(graph, data) : match_inputs(graph, set.inputs);
+    if (!given) return make_error(given.error().kind, i == 0 ? given.error().message : set.path + ": " + given.error().message);
     RunComparisonOptions o = options;
     o.run.inputs = std::move(given->values);
     if (i > 0) {
@@ -174,7 +181,12 @@ Expected<TestDataComparison> compare_test_data(Executor& executor, const Graph& 
     r.scheduled = check_outputs(graph, c.scheduled, set.outputs, tolerance);
     if (c.check) r.check = check_outputs(reference_graph, *c.check, set.outputs, tolerance);
     out.sets.push_back(std::move(r));
+    // A later stage that failed (RunComparison::failure: the check run, say) ends the sets: the
+    // front end reports what was checked, then the failure, naming the set it happened in.
+    const bool failed = c.failure.has_value();
     if (i == 0) out.compared = std::move(c);
+    else if (failed) out.compared.failure = StageFailure{set.path + ": " + c.failure->stage, c.failure->error};
+    if (failed) break;
   }
   return out;
 }

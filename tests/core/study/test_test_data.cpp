@@ -113,6 +113,38 @@ TEST(TestData, ChecksEverySetOnEveryRun) {
   fs::remove_all(dir);
 }
 
+// A stage after the pair that fails (here the check executor's run) ends the sets: the first
+// set's checks are kept, the failure names its stage, the second set does not run.
+TEST(TestData, AFailedStageEndsTheSets) {
+  class Failing : public core::Executor {
+   public:
+    std::string name() const override { return "failing"; }
+    core::Expected<core::RunResult> run(const core::Graph&, const core::Schedule&, const core::MemoryPlan&,
+                                        const core::RunOptions&) override {
+      return core::make_error(core::ErrorKind::Runtime, "device lost");
+    }
+  } failing;
+  const std::string dir = fresh_dir("weft_test_data_failing");
+  copy_set(dir + "/test_data_set_0", 0.0f);
+  copy_set(dir + "/test_data_set_1", 0.0f);
+  auto data = core::read_test_data(dir);
+  ASSERT_TRUE(data) << data.error().message;
+  auto g = core::import_onnx(kData + "/models/squeezenet1_1.onnx");
+  ASSERT_TRUE(g);
+  core::RunComparisonOptions o = once();
+  o.check_executor = &failing;
+  auto executor = core::make_cpu_executor();
+  auto tested = core::compare_test_data(*executor, *g, core::reference_schedule(*g), *data, o, core::Tolerance{1e-4, 6e-4});
+  ASSERT_TRUE(tested) << tested.error().message;
+  ASSERT_EQ(tested->sets.size(), 1u);
+  EXPECT_TRUE(tested->sets[0].passed());
+  EXPECT_TRUE(tested->sets[0].check.empty());
+  ASSERT_TRUE(tested->compared.failure);
+  EXPECT_EQ(tested->compared.failure->error.message, "device lost");
+  EXPECT_NE(tested->compared.failure->stage.find("failing"), std::string::npos) << tested->compared.failure->stage;
+  fs::remove_all(dir);
+}
+
 // A weight-only node over an absent weight folds into a seeded weight of its own (Transpose(w)):
 // the saved model carries that value, so importing and running it (the same seeded inputs)
 // reproduces the seeded run bit for bit; so does silero (seed 7), whose If bodies' weights the

@@ -10,6 +10,7 @@
 
 #include "weft/core/executor.h"
 #include "weft/core/expected.h"
+#include "weft/core/given_inputs.h"
 #include "weft/core/graph.h"
 #include "weft/core/output_check.h"
 #include "weft/core/schedule.h"
@@ -58,6 +59,11 @@ struct TestDataComparison {
   bool passed() const;  ///< every set passed
 };
 
+/// The first set's inputs matched to `graph` (match_inputs; errors name the set): what the runs
+/// a front end makes before the comparison (a CPU calibration, a prediction) start from, so that
+/// they take the set's path through the model (silero's If branches on an input's value).
+Expected<GivenInputs> first_set_inputs(const Graph& graph, const TestData& data);
+
 /// The runs whose outputs a set was checked on, as reports name them: "scheduled", "sequential"
 /// (prefixed with the backend unless it is "cpu": "cuda scheduled"), and "cpu reference" for the
 /// check executor's run when there is one.
@@ -76,7 +82,9 @@ std::string test_data_json(const TestDataComparison& tested, std::string_view ba
 /// The comparison `compare_runs` makes, on each set's inputs (match_inputs against `graph`),
 /// with every output of the reference, the schedule and the check run checked against the set's
 /// expected outputs under `tolerance`. options.run.inputs is replaced by each set's. A cancel
-/// (options.progress) stops between sets: `compared.cancelled` is then set. Errors:
+/// (options.progress) stops between sets: `compared.cancelled` is then set; so does a later
+/// stage's failure (`compared.failure`, its stage prefixed with the set's path after the first
+/// set), after that set's checks. Errors:
 /// match_inputs's (naming the set) and compare_runs's. Cost: compare_runs for the first set, a
 /// one-iteration compare_runs (no timed runs, no graph executor) for each further set.
 Expected<TestDataComparison> compare_test_data(Executor& executor, const Graph& graph, const Schedule& schedule, const TestData& data,
