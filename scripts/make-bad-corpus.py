@@ -248,7 +248,7 @@ def given_inputs():
              "inputs/truncated.npz: not an .npz file (no zip end-of-directory record)", "inputs/truncated.npz")
     zipped = io.BytesIO()
     with zipfile.ZipFile(zipped, "w", compression=zipfile.ZIP_BZIP2) as z:
-        z.writestr("x.npy", npy_bytes(x))
+        z.writestr(zipfile.ZipInfo("x.npy", date_time=(1980, 1, 1, 0, 0, 0)), npy_bytes(x), compress_type=zipfile.ZIP_BZIP2)
     write("inputs/bzip2.npz", zipped.getvalue())
     run_case("npz_bzip2", ["tiny.onnx", "--inputs", "inputs/bzip2.npz"], 2,
              "inputs/bzip2.npz: entry 'x.npy': uses compression method 12", "inputs/bzip2.npz")
