@@ -60,11 +60,13 @@ MODELS = {
     # 16 kHz: 512-sample chunks; the sample rate picks the If branch.
     "silero_vad_v5": {"shapes": {"input": [1, 512], "state": [2, 1, 128]}, "values": {"sr": 16000}},
     "squeezenet1_1": {},
+    "swin_dropout": {"shapes": {"x": [1, 49, 96]}},
     "transformer4h": {"shapes": {"x": [1, 64, 256]}},
     # Half precision: Weft and ORT both compute each operator in float32 and round its output to
     # float16 (ORT casts around the operators its CPU lacks in float16), but sum in other orders,
     # so outputs may land one float16 step (2^-10 relative) apart.
     "transformer4h_fp16": {"shapes": {"x": [1, 64, 256]}, "model": "test_data/transformer4h_fp16/model.onnx", "half": True},
+    "vad_if": {"shapes": {"x": [1, 64]}, "values": {"sr": 16000}},
     "vit_b_16": {},
 }
 
