@@ -27,6 +27,14 @@ bool wait_signal(QSignalSpy& spy, int ms = 120000) {
   return weft::test::wait_until([&] { return spy.count() > 0; }, ms);
 }
 
+/// Opens `path` in `w` and waits for the load: whether it loaded, and the load's message.
+std::pair<bool, QString> open_and_wait(MainWindow& w, const QString& path) {
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openModel(path);
+  if (!wait_signal(loaded)) return {false, "the load did not finish"};
+  return {loaded.last().at(0).toBool(), loaded.last().at(1).toString()};
+}
+
 /// The document's measured run of `strategy` on `backend`, found by identity (kind, backend, strategy).
 const weft::core::Timeline* find_run(const weft::ui::StudioDocument& doc, const std::string& strategy,
                                      const std::string& backend = "cpu") {
@@ -132,10 +140,8 @@ void TestRunMenu::cpuRunFromTheMenu() {
 void TestRunMenu::realModelRunsAndCalibrates() {
   MainWindow w;
   w.show();
-  QSignalSpy loaded(&w, &MainWindow::loadFinished);
-  w.openModel(kSqueezenet);
-  QVERIFY(wait_signal(loaded));
-  QVERIFY2(loaded.last().at(0).toBool(), qPrintable(loaded.last().at(1).toString()));
+  const auto [opened, why] = open_and_wait(w, kSqueezenet);
+  QVERIFY2(opened, qPrintable(why));
   auto& doc = *w.document();
   doc.waitForStudy();  // predictions arrive from the document's worker
   QVERIFY(doc.predictedRuns().size() == 3);
@@ -283,10 +289,8 @@ void TestRunMenu::mergedModelRunsAgainstTheUnmergedReference() {
 void TestRunMenu::testDataRunShowsTheCheck() {
   MainWindow w;
   w.show();
-  QSignalSpy loaded(&w, &MainWindow::loadFinished);
-  w.openModel(kSqueezenet);
-  QVERIFY(wait_signal(loaded));
-  QVERIFY2(loaded.last().at(0).toBool(), qPrintable(loaded.last().at(1).toString()));
+  const auto [opened, why] = open_and_wait(w, kSqueezenet);
+  QVERIFY2(opened, qPrintable(why));
   w.setRunIterations(1);
   auto* runs = w.runController();
   runs->setTestData(QStringLiteral(WEFT_TEST_DATA_DIR "/test_data/squeezenet1_1"));
@@ -309,9 +313,7 @@ void TestRunMenu::testDataRunShowsTheCheck() {
   QVERIFY2(ran.last().at(1).toString().contains("given float32 1x64x256, the model expects float32 1x3x224x224 (wrong shape)"),
            qPrintable(ran.last().at(1).toString()));
 
-  loaded.clear();
-  w.openModel(QStringLiteral(WEFT_TEST_DATA_DIR "/bad/tiny.onnx"));
-  QVERIFY(wait_signal(loaded));
+  QVERIFY(open_and_wait(w, QStringLiteral(WEFT_TEST_DATA_DIR "/bad/tiny.onnx")).first);
   runs->setTestData(QStringLiteral(WEFT_TEST_DATA_DIR "/bad/inputs/test_data_mismatch"));
   ran.clear();
   QVERIFY(w.runOnCpu());
