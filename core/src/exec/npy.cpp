@@ -272,7 +272,10 @@ Status write_npy(const std::string& path, const HostTensor& t) {
 Expected<std::vector<NpzEntry>> read_npz(const std::string& path) {
   auto file = read_file(path);
   if (!file) return make_error(ErrorKind::InvalidInput, file.error().message);
-  const std::string& z = *file;
+  return parse_npz(*file, path);
+}
+
+Expected<std::vector<NpzEntry>> parse_npz(std::string_view z, const std::string& path) {
   const auto* p = reinterpret_cast<const unsigned char*>(z.data());
   const std::size_t n = z.size();
   // The end-of-central-directory record: 22 bytes plus a comment of at most 64 KiB, at the end.
@@ -323,6 +326,10 @@ Expected<std::vector<NpzEntry>> read_npz(const std::string& path) {
     const std::uint64_t data = local + 30 + read_u16(p + local + 26) + read_u16(p + local + 28);
     if (data > n || n - data < packed) return bad(where, "truncated");
     if (size > static_cast<std::uint64_t>(kMaxTensorBytes)) return bad(where, "is too large");
+    // Deflate expands at most 1032:1: a header claiming more is corrupt or hostile, refused
+    // before the buffer is allocated.
+    if (method == 8 && size > packed * 1032 + 1024)
+      return bad(where, "corrupt: claims " + std::to_string(size) + " bytes from " + std::to_string(packed) + " compressed");
     std::string npy;
     if (method == 0) {
       if (packed != size) return bad(where, "corrupt (stored sizes differ)");

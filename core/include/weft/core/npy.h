@@ -34,10 +34,13 @@ Expected<HostTensor> read_npy(const std::string& path);
 /// Writes `t` as an .npy file, atomically. Errors: npy_bytes's, Runtime (I/O). O(bytes).
 Status write_npy(const std::string& path, const HostTensor& t);
 
-/// Reads every array of an .npz file, in the zip's central-directory order (np.savez's argument
-/// order). Entries stored or deflated (np.savez_compressed), ZIP64 fields read; CRC-32 checked.
-/// Errors (InvalidInput naming the file and entry): not a zip, an encrypted or otherwise
-/// compressed entry, a corrupt or truncated entry, an entry that is not a valid .npy. O(bytes).
+/// Parses the bytes of an .npz file: every array, in the zip's central-directory order
+/// (np.savez's argument order). Entries stored or deflated (np.savez_compressed), ZIP64 fields
+/// read; CRC-32 checked. Errors (InvalidInput, starting with `where` and naming the entry): not a
+/// zip, an encrypted or otherwise compressed entry, a corrupt or truncated entry, an entry that
+/// is not a valid .npy. O(bytes), each entry's allocation bounded by the bytes given.
+Expected<std::vector<NpzEntry>> parse_npz(std::string_view bytes, const std::string& where);
+/// Reads an .npz file (parse_npz). Errors: parse_npz's; InvalidInput for an unreadable file.
 Expected<std::vector<NpzEntry>> read_npz(const std::string& path);
 /// Writes the arrays as one .npz (stored entries named NAME.npy, as np.savez writes), atomically.
 /// Errors: npy_bytes's; InvalidInput for an archive over 4 GiB (no ZIP64 writing); Runtime (I/O).
