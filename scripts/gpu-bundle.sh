@@ -53,6 +53,13 @@ install -m 644 "$build"/tests/gpu/stubs/*.so "$out/stubs/"
 for m in googlenet squeezenet1_1 resnet50 mobilenet_v3_large vit_b_16 ppocr_v4_det grouped_mlp transformer4h inception_v3 randwire_ws; do
   cp "tests/data/models/$m.onnx" "$out/data/models/"
 done
+# The headline models' ONNX Runtime test data (tests/data/test_data): the GPU's outputs are checked
+# against ORT's as well as against the CPU reference (weft run --test-data).
+for m in googlenet inception_v3 randwire_ws resnet50; do
+  mkdir -p "$out/data/test_data/$m"
+  cp -r "tests/data/test_data/$m/test_data_set_0" "$out/data/test_data/$m/"
+  [ -f "tests/data/test_data/$m/data.json" ] && cp "tests/data/test_data/$m/data.json" "$out/data/test_data/$m/"
+done
 cp -r assets/devices "$out/assets/"
 install -m 755 scripts/gpu-check.sh "$out/gpu-check.sh"
 install -m 644 scripts/gpu-torch-baseline.py "$out/torch_baseline.py"

@@ -159,7 +159,14 @@ measure() {
   rc=$?
   local seconds
   seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
-  limited 20 ./weft simulate "data/models/$model.onnx" "$@" "${shape[@]}" --device h200 --graph --json \
+  # simulate takes the model options alone (not the run's --test-data, --merge is a schedule option both take).
+  local sim_args=() a skip=0
+  for a in "$@"; do
+    if [ "$skip" = 1 ]; then skip=0; continue; fi
+    case "$a" in --test-data) skip=1; continue ;; esac
+    sim_args+=("$a")
+  done
+  limited 20 ./weft simulate "data/models/$model.onnx" "${sim_args[@]}" "${shape[@]}" --device h200 --graph --json \
     >"$base.sim.json" 2>>"$log"
   { echo "-- weft run $model $* ${shape[*]} (exit $rc, $seconds s)"; cat "$base.run.err"; } >>"$log"
   summarise record "$runs_file" step="$step" model="$model" batch="$batch" strategy="$strategy" exit="$rc" \
@@ -227,7 +234,10 @@ if want table && begin table "headline rows (weft run --graph; the advised sched
 e = json.load(open(sys.argv[1]))["advice_evidence"]
 print(e.get("best_strategy") or "cp-list", e.get("best_streams") or "")' "$work/$model.advise.json" 2>>"$log" || echo "cp-list")
     note "advice for $model: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["advice"])' "$work/$model.advise.json" 2>&1)"
-    measure table "$model" "$batch" "${strategy:-cp-list}" "${streams:-}" 45 "${dims[@]}"
+    # ONNX Runtime's outputs for the same weights and inputs, where the bundle has them.
+    tested=()
+    [ -d "data/test_data/$model" ] && tested=(--test-data "data/test_data/$model")
+    measure table "$model" "$batch" "${strategy:-cp-list}" "${streams:-}" 45 "${dims[@]}" "${tested[@]}"
   done
   gpu_state "after the table"
 fi

@@ -81,6 +81,9 @@ def status_of(rec, run):
                            (f": {what}" if what else ""))
     if run.get("failed_stage"):
         return "PARTIAL", f"'{run.get('failed_stage')}' failed: {run.get('error', '?')}"
+    tested = run.get("test_data")
+    if isinstance(tested, dict) and tested.get("passed") is False:
+        return "ORT-MISMATCH", "outputs differ from ONNX Runtime's (weft run --test-data; gpu-check.log)"
     rel = num(run, "max_rel_error_vs_cpu")
     if rel is not None and rel > REL_TOLERANCE:
         return f"ERR>{REL_TOLERANCE:g}", f"relative error {rel:.2e} against the CPU"
@@ -89,6 +92,21 @@ def status_of(rec, run):
     if run.get("max_rel_error_vs_cpu", 0) is None:
         return "ERR", "outputs not comparable with the CPU (missing output, shape or NaN)"
     return "ok", ""
+
+
+def ort_error(run):
+    """The largest error of the GPU's scheduled outputs against ONNX Runtime's, on the output's
+    scale (weft run --test-data's max_scaled_error), or None without test data."""
+    if not isinstance(run, dict) or not isinstance(run.get("test_data"), dict):
+        return None
+    worst = None
+    for s in run["test_data"].get("sets") or []:
+        for c in (s.get("outputs") or []) if isinstance(s, dict) else []:
+            if isinstance(c, dict) and str(c.get("run", "")).startswith("cuda"):
+                e = num(c, "max_scaled_error")
+                if e is not None:
+                    worst = e if worst is None else max(worst, e)
+    return worst
 
 
 def format_row(rec):
@@ -119,6 +137,9 @@ def format_row(rec):
                 f"{cells[4]:>9}{cells[5]:>7}{cells[6]:>7}{cells[7]:>9}{cells[8]:>9}  {status}")
         if why:
             line += f": {why[:300]}"
+        ort = ort_error(run)
+        if ort is not None:
+            line += f"\n{' ' * 19}vs ONNX Runtime (test data): largest error {ort:.1e} of the output's scale"
         extra = run.get("merged_paths") if isinstance(run, dict) else None
         if isinstance(extra, dict) and extra:
             line += "\n" + " " * 19 + "merged nodes ran as: " + ", ".join(f"{c} {p}" for p, c in extra.items())

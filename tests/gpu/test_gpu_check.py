@@ -80,7 +80,10 @@ def test_summary(source):
         {"step": "table", "model": "googlenet", "batch": 1, "strategy": "cp-list", "exit": 0,
          "run": {"streams": 4, "sequential_ms": 2.0, "sequential_graph_ms": 1.5, "schedule_ms": 1.2, "schedule_graph_ms": 0.8,
                  "speedup_vs_graph": 1.875, "predicted_speedup_vs_graph": 1.8, "max_abs_error_vs_cpu": 2e-6,
-                 "max_rel_error_vs_cpu": 3e-7, "valid": True},
+                 "max_rel_error_vs_cpu": 3e-7, "valid": True,
+                 "test_data": {"passed": True, "sets": [{"outputs": [
+                     {"run": "cuda scheduled", "max_scaled_error": 4e-7}, {"run": "cuda sequential", "max_scaled_error": 6e-7},
+                     {"run": "cpu reference", "max_scaled_error": 9e-7}]}]}},
          "simulate": {"speedup_vs_graph": 1.7}},
         {"step": "table", "model": "inception_v3", "batch": 1, "strategy": "cp-list", "exit": 3,
          "run": {"streams": 4, "sequential_ms": 9.0, "sequential_graph_ms": 8.0, "schedule_ms": 7.0, "schedule_graph_ms": 6.0,
@@ -94,6 +97,9 @@ def test_summary(source):
         {"step": "table", "model": "resnet50", "batch": 1, "strategy": "sequential", "exit": 0,
          "run": {"streams": 1, "sequential_ms": 4.0, "schedule_ms": None, "max_rel_error_vs_cpu": 5e-7},
          "simulate": {}},
+        {"step": "table", "model": "squeezenet1_1", "batch": 1, "strategy": "cp-list", "exit": 5,
+         "run": {"streams": 2, "sequential_ms": 1.0, "schedule_ms": 0.9, "max_rel_error_vs_cpu": 2e-7,
+                 "test_data": {"passed": False, "sets": [{"outputs": [{"run": "cuda scheduled", "max_scaled_error": 0.3}]}]}}},
         {"step": "merge", "model": "grouped_mlp", "batch": 32, "strategy": "sequential", "exit": 124, "run": None,
          "stderr_tail": "weft run: warning: something\n"},
         {"step": "merge", "model": "grouped_mlp", "batch": 1, "strategy": "sequential", "exit": 0,
@@ -131,6 +137,9 @@ def test_summary(source):
         missing = row("resnet50")
         check("4.000" in missing and " - " in missing and "unreadable" not in missing, f"missing fields show as '-': {missing}")
         check("FAILED" in row("grouped_mlp", 32), "a run without a report is FAILED")
+        check("ORT-MISMATCH" in row("squeezenet1_1"), "outputs unlike ONNX Runtime's are marked")
+        check(any("vs ONNX Runtime (test data): largest error 6.0e-07" in l for l in lines),
+              "the GPU runs' largest error against ORT is shown (the CPU reference's is not counted)")
         err = row("grouped_mlp", 1)
         check("ERR>0.0001" in err, f"outputs beyond the relative tolerance are marked: {err}")
         check("4.00x" in err, f"a merged row's prediction is against the unmerged graph: {err}")
@@ -172,6 +181,7 @@ def test_dry_run(source, weft):
         shutil.copy(weft, os.path.join(bundle, "weft"))
         os.chmod(os.path.join(bundle, "weft"), 0o644)  # exec bits lost in transit: the check restores them
         os.symlink(os.path.join(source, "tests/data/models"), os.path.join(bundle, "data/models"))
+        os.symlink(os.path.join(source, "tests/data/test_data"), os.path.join(bundle, "data/test_data"))
         os.symlink(os.environ.get("WEFT_ASSETS_DIR", os.path.join(source, "assets")), os.path.join(bundle, "assets"))
         out = os.path.join(tmp, "out")
         env = dict(os.environ, OUT=out, ITER="2", WARMUP="1")
