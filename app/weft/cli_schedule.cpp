@@ -125,25 +125,19 @@ nlohmann::ordered_json budget_json(const core::BudgetFit& fit) {
   return j;
 }
 
-core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, bool merge,
-                                                        const core::Graph& graph, const core::CostTable& costs,
-                                                        const core::DeviceSpec& device, std::optional<core::BudgetFit>* fit,
-                                                        std::string_view planner, const core::PlanOptions& plan) {
+core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, const LoadedModel& model,
+                                                        std::optional<core::BudgetFit>* fit, std::string_view planner,
+                                                        const core::PlanOptions& plan, const core::CostTable* costs,
+                                                        const core::DeviceSpec* device) {
   ObtainedSchedule out;
-  if (!choice.file) {
-    if (merge) {
-      WEFT_TRY_ASSIGN(auto merged, core::merge_model(graph, costs, device));
-      out.merged = std::move(merged);
-    }
-    WEFT_TRY_ASSIGN(out.schedule, obtain_schedule(command, choice, out.graph(graph), out.costs(costs), device, fit, planner, plan));
+  out.merged = model.merged.get();
+  const core::CostTable& c = costs ? *costs : model.scheduled_costs();
+  const core::DeviceSpec& d = device ? *device : model.device;
+  if (model.schedule) {
+    WEFT_TRY_ASSIGN(out.schedule, fit_schedule(choice, model.scheduled_graph(), c, d, *model.schedule, fit, planner, plan));
     return out;
   }
-  WEFT_TRY_ASSIGN(auto loaded, core::load_schedule_with_merges(*choice.file, graph, costs, device));
-  if (merge && !loaded.merged)
-    return usage("--merge: " + *choice.file + " records no merges (save a merged schedule with 'weft schedule --merge -o FILE')");
-  out.merged = std::move(loaded.merged);
-  WEFT_TRY_ASSIGN(out.schedule, fit_schedule(choice, out.graph(graph), out.costs(costs), device, std::move(loaded.schedule), fit,
-                                             planner, plan));
+  WEFT_TRY_ASSIGN(out.schedule, obtain_schedule(command, choice, model.scheduled_graph(), c, d, fit, planner, plan));
   return out;
 }
 

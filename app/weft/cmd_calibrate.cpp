@@ -121,7 +121,7 @@ int cmd_calibrate(Args& args) {
   ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
   ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
-  auto cal = core::calibrate_cpu(model->graph, ro, fit);
+  auto cal = core::calibrate_cpu(*model->graph, ro, fit);
   if (!cal) return report("calibrate", cal.error());
   const core::DeviceSpec& d = cal->device;
   const std::string text = core::device_to_json(d);
@@ -130,7 +130,7 @@ int cmd_calibrate(Args& args) {
 
   if (args.flag("json")) {
     nlohmann::ordered_json j;
-    j["model"] = model->graph.info().model_path;
+    j["model"] = model->graph->info().model_path;
     j["device"] = nlohmann::ordered_json::parse(text);
     j["fitted_nodes"] = cal->fitted_nodes;
     j["median_node_error"] = cal->median_node_error;
@@ -140,7 +140,7 @@ int cmd_calibrate(Args& args) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << "model: " << model->graph.info().model_path << " (" << model->graph.node_count()
+  std::cout << "model: " << model->graph->info().model_path << " (" << model->graph->node_count()
             << " operators), sequential CPU run, median of " << ro.iterations << " after " << ro.warmup << " warm-up\n"
             << "device " << d.name << ": " << d.sm_count << " cores, " << core::fixed_text(d.peak_fp32_flops / 1e9, 2) << " GFLOP/s, "
             << core::fixed_text(d.memory_bandwidth / 1e9, 2) << " GB/s, " << core::fixed_text(d.launch_us, 2) << " µs per operator, latch "

@@ -71,14 +71,14 @@ int cmd_run(Args& args) {
 
   auto model = load_run_model(args, *data);
   if (!model) return report("run", model.error());
-  const core::Graph& unmerged = model->graph;
+  const core::Graph& unmerged = *model->graph;
   if (auto ok = prepare_run(args, *data, unmerged, ro); !ok) return report("run", ok.error());
 
   // The schedule is made for the machine that runs it: a strategy's schedule for the CPU device
   // calibrated from a short sequential run (its latch decides the granularity), unless --device
   // names one; a saved schedule runs as saved.
   const core::DeviceSpec* device = &model->device;
-  const core::CostTable* costs = &model->costs;
+  const core::CostTable* costs = &model->scheduled_costs();
   std::optional<core::CpuScheduleDevice> cpu;
   std::string made_for;
   if (choice->file) {
@@ -86,7 +86,8 @@ int cmd_run(Args& args) {
   } else if (args.value("device")) {
     made_for = model->device.name + " (--device " + *args.value("device") + ")";
   } else {
-    auto calibrated = core::cpu_schedule_device(unmerged, ro, static_cast<std::size_t>(choice->options.max_streams));
+    // The graph the schedule runs on: the merged model's where --merge merged it.
+    auto calibrated = core::cpu_schedule_device(model->scheduled_graph(), ro, static_cast<std::size_t>(choice->options.max_streams));
     if (!calibrated) return report("run", calibrated.error());
     cpu = std::move(*calibrated);
     device = &cpu->device;
@@ -96,7 +97,7 @@ int cmd_run(Args& args) {
   if (!choice->file && args.value("granularity")) made_for += ", granularity " + *args.value("granularity") + " us as given";
 
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_merged_schedule("run", *choice, args.flag("merge"), unmerged, *costs, *device, &fit, planner);
+  auto obtained = obtain_merged_schedule("run", *choice, *model, &fit, planner, core::reference_plan_options(), costs, device);
   if (!obtained) return report("run", obtained.error());
   const core::Schedule& schedule = obtained->schedule;
   const core::Graph& graph = obtained->graph(unmerged);

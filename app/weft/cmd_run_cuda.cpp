@@ -58,7 +58,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   // The model first: a missing or unreadable file is the user's error (exit 2) on any machine.
   auto model = load_run_model(args, data);
   if (!model) return report("run", model.error());
-  const core::Graph& unmerged = model->graph;
+  const core::Graph& unmerged = *model->graph;
   core::RunOptions ro = given_ro;
   if (auto ok = prepare_run(args, data, unmerged, ro); !ok) return report("run", ok.error());
   // The CUDA module is loaded here, not at start: which file or library is missing is the error.
@@ -70,11 +70,11 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   // (a merged node is one launch where its members differ only in their pointers, else its members
   // one after another on its stream) and is compared with the
   // unmerged model's sequential run.
-  auto made = obtain_merged_schedule("run", choice, args.flag("merge"), unmerged, model->costs, model->device, nullptr, planner);
+  auto made = obtain_merged_schedule("run", choice, *model, nullptr, planner);
   if (!made) return report("run", made.error());
   const core::Schedule& schedule = made->schedule;
   const core::Graph& graph = made->graph(unmerged);
-  const bool merged = made->merged.has_value();
+  const bool merged = made->merged != nullptr;
   if (merged)
     if (auto ok = gpu::cuda_check_supported(graph); !ok) return report("run", ok.error());
 

@@ -161,25 +161,34 @@ int cmd_simulate(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report(kSimulate, model.error());
-  const core::Graph& unmerged = model->graph;
+  const core::Graph& unmerged = *model->graph;
   const core::DeviceSpec& device = model->device;
-  core::CostTable unmerged_costs = std::move(model->costs);
 
   std::size_t calibrated = 0;
   if (const auto cal = args.value("calibrate")) {
     auto measured = core::load_timeline(*cal, unmerged);
     if (!measured) return report(kSimulate, measured.error());
-    unmerged_costs = core::calibrate_costs(unmerged_costs, *measured);
-    for (const core::NodeCost& c : unmerged_costs.nodes) calibrated += c.measured ? 1 : 0;
+    model->costs = core::calibrate_costs(model->costs, *measured);
+    for (const core::NodeCost& c : model->costs.nodes) calibrated += c.measured ? 1 : 0;
     if (calibrated < unmerged.node_count())
       std::cerr << "weft simulate: warning: " << *cal << " times " << calibrated << " of " << unmerged.node_count()
                 << " nodes; the others keep their predicted times\n";
+    if (model->merged) {
+      // A merged node's cost is its members': priced again from the calibrated times.
+      std::vector<std::vector<core::NodeId>> groups;
+      for (const auto& members : model->merged->members)
+        if (members.size() > 1) groups.push_back(members);
+      auto remerged = core::merge_model(unmerged, model->costs, device, std::move(groups));
+      if (!remerged) return report(kSimulate, remerged.error());
+      model->merged = std::make_shared<core::MergedModel>(std::move(*remerged));
+    }
   }
+  const core::CostTable& unmerged_costs = model->costs;
 
   // With merges (--merge, or recorded in a loaded schedule) the schedule runs on the merged model;
   // the merge's gain is quoted against the unmerged model's sequential baselines.
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_merged_schedule(kSimulate, *choice, args.flag("merge"), unmerged, unmerged_costs, device, &fit);
+  auto obtained = obtain_merged_schedule(kSimulate, *choice, *model, &fit);
   if (!obtained) return report(kSimulate, obtained.error());
   const core::Schedule& schedule = obtained->schedule;
   const core::Graph& graph = obtained->graph(unmerged);

@@ -76,22 +76,10 @@ core::Expected<RunData> run_data(const Args& args) {
 
 core::Expected<LoadedModel> load_run_model(const Args& args, RunData& data) {
   const core::TensorFiles* given = data.inputs ? &*data.inputs : data.test_data ? &data.test_data->sets.front().inputs : nullptr;
-  if (!given || args.positional().empty()) return load_model(args);
-  // A first, quiet import says which input dims are unbound; the given shapes bind them, and
-  // load_model imports (and reports) the model as bound.
-  WEFT_TRY_ASSIGN(const auto options, import_options(args));
-  const std::string& path = args.positional()[0];
-  auto bytes = core::read_file(path);
-  if (!bytes) return load_model(args);  // which reports the unreadable file as it always does
-  auto graph = core::import_onnx_bytes(*bytes, path, options);
-  if (!graph || graph->info().unresolved_dims.empty()) return load_model(args);
-  WEFT_TRY_ASSIGN(data.bound_dims, core::dims_from_inputs(*graph, *given, options.dims));
-  if (!data.bound_dims.empty()) {
-    std::string said;
-    for (const auto& [key, value] : data.bound_dims) said += (said.empty() ? "" : ", ") + key + "=" + std::to_string(value);
-    std::cerr << "weft run: bound from the given inputs' shapes: " << said << "\n";
-  }
-  return load_model(args, SplitMode::GraphFlag, std::nullopt, data.bound_dims);
+  // The given shapes bind the input dims --dim leaves unbound (core::open_model; said on stderr).
+  WEFT_TRY_ASSIGN(auto model, load_model(args, SplitMode::GraphFlag, std::nullopt, given));
+  data.bound_dims = model.bound_from_inputs;
+  return model;
 }
 
 core::Status prepare_run(const Args& args, const RunData& data, const core::Graph& graph, core::RunOptions& run) {
