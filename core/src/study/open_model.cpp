@@ -110,9 +110,10 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
       header.reset();
     }
   // A schedule that records a split of batch B re-batches a model of another batch (a
-  // static-batch export), as --batch B would.
-  const int recorded_k = header ? header->split.k : 1;
-  if (recorded_k > 1 && request.split < 0 && header->split.batch > 0 && m.import.batch == 0 && !request.source &&
+  // static-batch export), as --batch B would. Only a schedule the model is opened for reshapes it:
+  // one merely offered (a project's) must fit the model as the request opens it.
+  const int recorded_k = header && request.schedule_required ? header->split.k : 1;
+  if (recorded_k > 1 && header->split.batch > 0 && m.import.batch == 0 && !request.source &&
       graph_batch(graph) != header->split.batch) {
     if (!stage(10, "Re-batching to " + std::to_string(header->split.batch))) return m;
     m.import.batch = header->split.batch;

@@ -55,7 +55,9 @@ struct OpenRequest {
   std::optional<std::string> schedule_text;
   std::string schedule_file;
   /// Where the schedule does not fit (another model, merges that no longer apply): true fails the
-  /// open; false opens the model without it and says why (OpenedModel::schedule_refused).
+  /// open; false opens the model without it and says why (OpenedModel::schedule_refused). A
+  /// schedule not required is offered to the model as the request opens it: its split does not
+  /// re-batch or split the model (its merges still apply).
   bool schedule_required = true;
   /// Inputs given as files (weft run --inputs, a test data set): their shapes bind the symbolic
   /// dimensions `import.dims` leaves unbound (dims_from_inputs).
