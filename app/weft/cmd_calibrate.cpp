@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "weft/core/study/run_comparison.h"
 #include "weft/core/file_io.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/text_format.h"
@@ -105,8 +106,10 @@ int cmd_calibrate(Args& args) {
   auto cores = args.int_value("cores");
   for (const auto* v : {&iterations, &warmup, &seed, &cores})
     if (!*v) return usage_error("calibrate", v->error().message);
-  if (*iterations && **iterations < 1) return usage_error("calibrate", "--iterations must be >= 1");
-  if (*warmup && **warmup < 0) return usage_error("calibrate", "--warmup must be >= 0");
+  core::RunOptions ro;
+  ro.iterations = *iterations ? static_cast<int>(std::clamp<std::int64_t>(**iterations, -1, 1 << 30)) : core::kDefaultRunIterations;
+  ro.warmup = *warmup ? static_cast<int>(std::clamp<std::int64_t>(**warmup, -1, 1 << 30)) : core::kDefaultRunWarmup;
+  if (auto ok = core::check_run_counts(ro.iterations, ro.warmup, 1); !ok) return usage_error("calibrate", ok.error().message);
   if (*cores && (**cores < 1 || **cores > 4096)) return usage_error("calibrate", "--cores must be in 1..4096");
   core::CpuFitOptions fit;
   fit.name = args.value("name").value_or("cpu");
@@ -117,9 +120,6 @@ int cmd_calibrate(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report("calibrate", model.error());
-  core::RunOptions ro;
-  ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
-  ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
   auto cal = core::calibrate_cpu(*model->graph, ro, fit);
   if (!cal) return report("calibrate", cal.error());

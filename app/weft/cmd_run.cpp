@@ -50,19 +50,21 @@ int cmd_run(Args& args) {
   auto seed = args.int_value("seed");
   for (const auto* v : {&iterations, &warmup, &rounds, &seed})
     if (!*v) return usage_error("run", v->error().message);
-  if (*iterations && **iterations < 1) return usage_error("run", "--iterations must be >= 1");
-  if (*warmup && **warmup < 0) return usage_error("run", "--warmup must be >= 0");
-  if (*rounds && **rounds < 1) return usage_error("run", "--rounds must be >= 1");
-  // The reference and the schedule alternate in rounds (core::RunComparisonOptions::rounds).
-  const int round_count = *rounds ? static_cast<int>(**rounds) : core::kDefaultRunRounds;
+  // The reference and the schedule alternate in rounds (core::RunComparisonOptions::rounds); the
+  // defaults and the checks are core's, as in the studio and Python.
+  const auto count = [](const std::optional<std::int64_t>& v, int fallback) {
+    return v ? static_cast<int>(std::clamp<std::int64_t>(*v, -1, 1 << 30)) : fallback;
+  };
+  const int round_count = count(*rounds, core::kDefaultRunRounds);
+  core::RunOptions ro;
+  ro.iterations = count(*iterations, core::kDefaultRunIterations);
+  ro.warmup = count(*warmup, core::kDefaultRunWarmup);
+  if (auto ok = core::check_run_counts(ro.iterations, ro.warmup, round_count); !ok) return usage_error("run", ok.error().message);
   // No --planner: every planner, the smallest arena (the studies' default planning).
   const std::string planner = args.value("planner").value_or(std::string(core::kReferencePlanner));
   if (!planner.empty())
     if (auto ok = core::check_planner(planner); !ok) return usage_error("run", ok.error().message);
 
-  core::RunOptions ro;
-  ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
-  ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
   // --inputs, --test-data, --save-outputs, --save-model (run_data.cpp).
   auto data = run_data(args);

@@ -129,33 +129,43 @@ core::Schedule schedule_of(const ModelPtr& model, const py::handle& spec) {
 core::StrategyOptions strategy_options(int max_streams, std::optional<double> granularity_us, bool cuda_graph,
                                        std::optional<double> budget_ms, std::optional<long long> evaluations,
                                        std::optional<unsigned long long> seed) {
-  core::StrategyOptions o;
-  o.max_streams = max_streams;
-  if (granularity_us) {
-    if (*granularity_us < 0) usage("granularity_us must be >= 0 (microseconds), or None for automatic");
-    o.granularity_us = *granularity_us;
-  }
-  o.cuda_graph = cuda_graph;
-  if (budget_ms) {
-    if (*budget_ms <= 0) usage("budget_ms must be > 0");
-    o.search_budget_ms = *budget_ms;
-  }
-  if (evaluations) {
-    if (*evaluations <= 0) usage("evaluations must be > 0");
-    o.search_evaluations = *evaluations;
-    if (!budget_ms) o.search_budget_ms = 1e12;  // a count alone: the result depends on the seed only
-  }
-  if (seed) o.seed = *seed;
-  return o;
+  // The ranges are core's to check, as `weft`'s options are; a bad value is a usage error here too.
+  core::StrategyRequest r;
+  r.max_streams = max_streams;
+  r.granularity_us = granularity_us;
+  r.cuda_graph = cuda_graph;
+  r.search_budget_ms = budget_ms;
+  if (evaluations) r.search_evaluations = *evaluations;
+  if (seed) r.seed = static_cast<std::int64_t>(std::min<unsigned long long>(*seed, std::numeric_limits<std::int64_t>::max()));
+  auto o = core::strategy_options_for(r);
+  if (!o) usage(o.error().message);
+  return *o;
 }
 
 PySchedule make(const ModelPtr& model, core::Schedule s) { return PySchedule{model, std::move(s), std::nullopt}; }
+
+/// The Model of what core::open_model opened (weft.load, Model.open_schedule): the model as imported
+/// and split, or, where merged, the merged model whose `unmerged` is the model before the merge.
+std::shared_ptr<Model> model_of_opened(core::OpenedModel opened, const std::shared_ptr<const core::OpenRequest>& request, bool device_given) {
+  auto model = std::make_shared<Model>(Model{std::move(*opened.graph), opened.device, std::move(opened.costs), opened.unsplit,
+                                             opened.split_summary, nullptr, nullptr});
+  model->device_given = device_given;
+  model->opened_with = request;
+  if (!opened.merged) return model;
+  core::Graph graph = std::move(opened.merged->graph);
+  std::shared_ptr<const core::MergedModel> kept = opened.merged;
+  auto merged = std::make_shared<Model>(Model{std::move(graph), model->device, kept->costs, model->unsplit, model->split_summary, kept, model});
+  merged->device_given = device_given;
+  merged->opened_with = request;
+  return merged;
+}
 
 /// The Model of a split made from `from` (Model.split, open_schedule).
 std::shared_ptr<Model> split_of(const Model& from, core::AppliedSplit applied) {
   auto model = std::make_shared<Model>(
       Model{std::move(applied.graph), from.device, std::move(applied.costs), applied.unsplit, applied.summary, nullptr, nullptr});
   model->device_given = from.device_given;
+  model->opened_with = from.opened_with;
   return model;
 }
 
@@ -166,6 +176,7 @@ std::shared_ptr<Model> merged_of(const ModelPtr& from, core::MergedModel merged)
   auto kept = std::make_shared<const core::MergedModel>(std::move(merged));
   auto model = std::make_shared<Model>(Model{std::move(graph), from->device, kept->costs, from->unsplit, from->split_summary, kept, from});
   model->device_given = from->device_given;
+  model->opened_with = from->opened_with;
   return model;
 }
 
@@ -710,32 +721,16 @@ void register_model(py::module_& m) {
               if (!read) raise(core::make_error(core::ErrorKind::InvalidInput, read.error().message));
               text = std::move(*read);
             }
-            const core::ScheduleHeader header = take(core::schedule_header_from_json(text));
-            // As weft ... --schedule FILE and the studio load it: split as it records, then its merges.
-            std::shared_ptr<const Model> target = mo;
-            const int have = std::max(1, mo->graph.info().micro_batches);
-            if (header.split.k != have) {
-              if (have > 1 || mo->merged)
-                raise(core::make_error(core::ErrorKind::InvalidInput,
-                                       header.split.k > 1 ? "schedule JSON: it records a split into " + std::to_string(header.split.k) +
-                                                                " micro-batches; open it on the loaded (unsplit, unmerged) model"
-                                                          : std::string("schedule JSON: it was made for the unsplit model; open it on the loaded model")));
-              if (header.split.batch > 0 && core::graph_batch(mo->graph) != header.split.batch)
-                raise(core::make_error(core::ErrorKind::InvalidInput, "schedule JSON: it splits batch " + std::to_string(header.split.batch) +
-                                                                          ", the model has batch " +
-                                                                          std::to_string(core::graph_batch(mo->graph)) +
-                                                                          ": load it with batch=" + std::to_string(header.split.batch)));
-              core::SplitOptions o;
-              o.k = header.split.k;
-              target = split_of(*mo, take(without_gil([&] { return core::apply_split(mo->graph, mo->device, o); })));
-            }
-            if (header.merges > 0 && !target->merged) {
-              auto groups = take(core::schedule_merges_from_json(target->graph, text));
-              target = merged_of(target, take(without_gil([&] {
-                                   return core::merge_model(target->graph, target->costs, target->device, std::move(groups));
-                                 })));
-            }
-            return make(target, take(without_gil([&] { return core::schedule_from_json(target->graph, text); })));
+            // On this model where it fits it as it is; else the model opened again as weft ... --schedule
+            // FILE and the studio open it (core::open_model): re-batched, split and merged as it records.
+            if (auto direct = core::schedule_from_json(mo->graph, text)) return make(mo, std::move(*direct));
+            if (!mo->opened_with) raise(core::make_error(core::ErrorKind::InvalidInput, "open_schedule: this model was not opened by weft.load"));
+            core::OpenRequest request = *mo->opened_with;
+            request.schedule_text = std::move(text);
+            if (!is_text) request.schedule_file = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
+            auto opened = take(without_gil([&] { return core::open_model(request); }));
+            core::Schedule schedule = std::move(*opened.schedule);
+            return make(model_of_opened(std::move(opened), mo->opened_with, mo->device_given), std::move(schedule));
           },
           py::arg("source"),
           "A saved schedule (a path, or JSON text) opened as weft ... --schedule FILE opens it: on this model, or on "
@@ -896,9 +891,7 @@ void register_model(py::module_& m) {
              std::optional<double> atol) {
             if (backend != "cpu" && backend != "cuda") usage("backend must be 'cpu' or 'cuda', got '" + backend + "'");
             if (graph && backend != "cuda") usage("graph=True (CUDA Graph replay) needs backend='cuda'");
-            if (iterations < 1) usage("iterations must be >= 1");
-            if (warmup < 0) usage("warmup must be >= 0");
-            if (rounds < 1) usage("rounds must be >= 1");
+            if (auto ok = core::check_run_counts(iterations, warmup, rounds); !ok) usage(ok.error().message);
             if (!planner.empty()) check(core::check_planner(planner));
             if (inputs && test_data) usage("inputs= and test_data= both give the inputs: choose one");
             if ((rtol || atol) && !test_data) usage("rtol= and atol= need test_data=");
@@ -989,8 +982,9 @@ void register_model(py::module_& m) {
             }
             return r;
           },
-          py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false, py::arg("iterations") = 3,
-          py::arg("warmup") = 1, py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",
+          py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false,
+          py::arg("iterations") = core::kDefaultRunIterations, py::arg("warmup") = core::kDefaultRunWarmup,
+          py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",
           py::arg("max_streams") = core::kDefaultMaxStreams, py::arg("inputs") = py::none(), py::arg("test_data") = py::none(),
           py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
           "Runs the reference and the schedule on the CPU executor (backend='cuda': the CUDA executor, graph=True: "
@@ -1103,36 +1097,24 @@ void register_model(py::module_& m) {
             if (v <= 0) usage("dims['" + k + "'] must be a positive integer, got " + std::to_string(v));
             options.dims[k] = v;
           }
-        const std::string device_name = device ? *device : std::string(core::default_device_name());
-        check(core::check_device_name(device_name));
-        std::string bytes, path;
+        // As `weft` and the studio open a model (core::open_model); bytes are imported from memory.
+        auto request = std::make_shared<core::OpenRequest>();
+        request->import = options;
+        request->device = device.value_or(std::string());
         const bool from_bytes =
             py::isinstance<py::bytes>(source) || py::isinstance<py::bytearray>(source) || py::isinstance<py::memoryview>(source);
         if (from_bytes) {
           auto copy = py::reinterpret_steal<py::object>(PyBytes_FromObject(source.ptr()));
           if (!copy) throw py::error_already_set();
-          bytes = py::cast<std::string>(copy);
-          path = name ? *name : std::string("<bytes>");
+          auto bytes = std::make_shared<const std::string>(py::cast<std::string>(copy));
+          request->path = name ? *name : std::string("<bytes>");
+          request->source = [bytes, path = request->path, options]() { return core::import_onnx_bytes(*bytes, path, options); };
         } else {
           if (name) usage("name= is for models given as bytes");
-          path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
+          request->path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
         }
-        core::Expected<core::Graph> graph = core::make_error(core::ErrorKind::Internal, "not loaded");
-        {
-          py::gil_scoped_release release;
-          if (from_bytes) {
-            graph = core::import_onnx_bytes(bytes, path, options);
-          } else if (auto read = core::read_file(path); !read) {
-            // The model is the call's input: missing or unreadable is invalid input, as in `weft`.
-            graph = core::make_error(core::ErrorKind::InvalidInput, read.error().message);
-          } else {
-            graph = core::import_onnx_bytes(*read, path, options);
-          }
-        }
-        auto model = std::make_shared<Model>(Model{take(std::move(graph)), take(core::load_device(device_name)), {}, {}, {}, nullptr, nullptr});
-        model->device_given = device.has_value();
-        model->costs = core::estimate_costs(model->graph, model->device);
-        return model;
+        auto opened = take(without_gil([&] { return core::open_model(*request); }));
+        return model_of_opened(std::move(opened), request, device.has_value());
       },
       py::arg("source"), py::kw_only(), py::arg("dims") = py::none(), py::arg("fold") = true, py::arg("device") = py::none(),
       py::arg("name") = py::none(), py::arg("batch") = py::none(),

@@ -15,6 +15,7 @@
 #include "weft/core/merge_graph.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/open_model.h"
 #include "weft/core/study/split_study.h"
 #include "weft/core/schedule.h"
 #include "weft/core/timeline.h"
@@ -36,6 +37,9 @@ struct Model {
   /// weft.load(device=...) named the device: a CPU run then schedules for it as asked, not for
   /// the calibrated CPU (as `weft run --backend cpu --device D`).
   bool device_given = false;
+  /// How weft.load opened it (core::open_model's request, without a schedule): Model.open_schedule
+  /// opens it again with a schedule that splits or merges it otherwise.
+  std::shared_ptr<const core::OpenRequest> opened_with{};
 };
 using ModelPtr = std::shared_ptr<const Model>;
 

@@ -42,6 +42,36 @@ std::vector<std::string> schedule_warnings(const Schedule& schedule, const Strat
   return warnings;
 }
 
+Expected<StrategyOptions> strategy_options_for(const StrategyRequest& r) {
+  StrategyOptions o;
+  const auto bad = [](const std::string& what) { return make_error(ErrorKind::InvalidInput, what); };
+  if (r.max_streams) {
+    if (*r.max_streams < 1 || static_cast<std::size_t>(*r.max_streams) > kMaxScheduleStreams)
+      return bad("the stream cap must be between 1 and " + std::to_string(kMaxScheduleStreams) + ", got " + std::to_string(*r.max_streams));
+    o.max_streams = static_cast<int>(*r.max_streams);
+  }
+  if (r.granularity_us) {
+    if (!(*r.granularity_us >= 0)) return bad("the granularity must be >= 0 microseconds (or automatic), got " + format_number(*r.granularity_us));
+    o.granularity_us = *r.granularity_us;
+  }
+  o.cuda_graph = r.cuda_graph;
+  if (r.search_budget_ms) {
+    if (!(*r.search_budget_ms > 0)) return bad("the search's time budget must be > 0 milliseconds, got " + format_number(*r.search_budget_ms));
+    o.search_budget_ms = *r.search_budget_ms;
+  }
+  if (r.search_evaluations) {
+    if (*r.search_evaluations <= 0) return bad("the search's count of candidates must be > 0, got " + std::to_string(*r.search_evaluations));
+    o.search_evaluations = *r.search_evaluations;
+    // A count alone makes the result depend on the seed only: no time limit unless one is given.
+    if (!r.search_budget_ms) o.search_budget_ms = kUnlimitedSearchMs;
+  }
+  if (r.seed) {
+    if (*r.seed < 0) return bad("the search's seed must be >= 0, got " + std::to_string(*r.seed));
+    o.seed = static_cast<std::uint64_t>(*r.seed);
+  }
+  return o;
+}
+
 Status check_strategy(std::string_view strategy, const StrategyOptions& options) {
   if (!find_strategy(strategy)) {
     std::string known;

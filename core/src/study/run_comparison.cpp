@@ -152,6 +152,13 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
   return c;
 }
 
+Status check_run_counts(int iterations, int warmup, int rounds) {
+  if (iterations < 1) return make_error(ErrorKind::InvalidInput, "iterations must be >= 1, got " + std::to_string(iterations));
+  if (warmup < 0) return make_error(ErrorKind::InvalidInput, "warm-up iterations must be >= 0, got " + std::to_string(warmup));
+  if (rounds < 1) return make_error(ErrorKind::InvalidInput, "rounds must be >= 1, got " + std::to_string(rounds));
+  return {};
+}
+
 Status check_node_times_fit(const Graph& graph, const RunResult& sequential, std::string_view what) {
   if (sequential.node_median_us.size() == graph.node_count()) return {};
   return make_error(ErrorKind::InvalidInput, std::string(what) + ": the comparison's reference timed " +

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 
+#include "weft/core/study/run_comparison.h"
 #include "weft/core/timeline.h"
 #include "weft/ui/run_job.h"
 
@@ -78,7 +79,7 @@ class RunController : public QObject {
   QString m_test_data;  ///< setTestData()
   QFutureWatcher<RunReport> m_watcher;
   RunJob m_job;
-  int m_run_iterations = 3;
+  int m_run_iterations = core::kDefaultRunIterations;  ///< as weft run and Python
   bool m_run_active = false;    ///< from the start of a run until its result (or cancel) is handled
   /// The latest measured schedule run (Use measured times), by identity.
   std::optional<core::RunIdentity> m_last_measured;

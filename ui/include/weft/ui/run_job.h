@@ -14,6 +14,7 @@
 #include "weft/core/output_check.h"
 #include "weft/core/schedule.h"
 #include "weft/core/strategies.h"
+#include "weft/core/study/run_comparison.h"
 #include "weft/core/study/test_data.h"
 #include "weft/core/timeline.h"
 #include "weft/ui/worker_job.h"
@@ -31,8 +32,8 @@ struct RunRequest {
   /// A merged model's unmerged graph: its sequential run is the reference the schedule is compared
   /// with, as `weft run --merge` compares it (null: the graph's own sequential run).
   std::shared_ptr<const core::Graph> reference_graph;
-  int iterations = 3;  ///< timed iterations of each run (the median is kept)
-  int warmup = 1;
+  int iterations = core::kDefaultRunIterations;  ///< timed iterations of each run (the median is kept)
+  int warmup = core::kDefaultRunWarmup;
   std::uint64_t seed = 42;
   /// How `schedule` was made, where a CPU run may make it again for the CPU: the document's
   /// device, costs and strategy options. A CPU run on a GPU preset whose schedule is exactly what

@@ -27,6 +27,14 @@ using RunProgress = std::function<bool(int percent, std::string_view stage)>;
 
 /// RunComparisonOptions::rounds by default.
 inline constexpr int kDefaultRunRounds = 3;
+/// Timed and warm-up iterations of a run by default, in `weft run`, the studio's Run menu and
+/// Python's Model.run alike.
+inline constexpr int kDefaultRunIterations = 5;
+inline constexpr int kDefaultRunWarmup = 1;
+
+/// Checks a run's counts: at least one timed iteration and one round, no negative warm-up.
+/// Errors (InvalidInput) name the count and the value; front ends report them as usage errors. O(1).
+Status check_run_counts(int iterations, int warmup, int rounds);
 
 struct RunComparisonOptions {
   RunOptions run;
