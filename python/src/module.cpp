@@ -1,5 +1,5 @@
 // The Python module `weft`: module-level functions, the version and features of the build, and
-// the exceptions Weft's errors become. The classes are in bind_model.cpp; docs/python.md is the
+// the exceptions Weft's errors become. The classes are in the bind_*.cpp files; docs/python.md is the
 // tutorial.
 #include <pybind11/stl.h>
 
@@ -97,6 +97,8 @@ PYBIND11_MODULE(weft, m) {
   m.attr("__version__") = std::string(b::kVersion);
   weft::python::find_installed_assets();
   weft::python::register_errors(m);
+  weft::python::register_schedule(m);
+  weft::python::register_results(m);
   weft::python::register_model(m);
 
   m.def(

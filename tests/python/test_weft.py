@@ -585,8 +585,13 @@ class GilTest(unittest.TestCase):
         model = weft.load(GOOGLENET)
         done = threading.Event()
 
+        failure = []
+
         def work():
-            model.schedule("search", budget_ms=400)
+            try:
+                model.schedule("search", budget_ms=400)
+            except Exception as e:  # reported below; the loop must not wait for it forever
+                failure.append(e)
             done.set()
 
         t = threading.Thread(target=work)
@@ -597,6 +602,7 @@ class GilTest(unittest.TestCase):
             ticks += 1
             time.sleep(0.001)
         t.join()
+        self.assertEqual(failure, [])
         elapsed = time.monotonic() - start
         self.assertGreater(elapsed, 0.3)
         # With the GIL held for the whole search this loop would run about once.
