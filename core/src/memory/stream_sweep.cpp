@@ -172,15 +172,20 @@ std::optional<Placement> stream_sweep_placement(const AllocationProblem& p) {
   for (std::size_t s = 0; s < streams; ++s)
     if (used[s]) tree[s].emplace(capacity);
   // Per stream: the blocks in its tree by the index where they leave it (a min-heap), and the
-  // index of the last block swept on it (blocks after it on the stream are at that index or later).
+  // indices of its blocks in sweep order with the next one to come: a block placed now matters to
+  // a stream only if it is live there at that index (the later ones come at it or after it).
   using Leave = std::pair<std::int32_t, std::int32_t>;  // (dead-from index, block)
   std::vector<std::priority_queue<Leave, std::vector<Leave>, std::greater<>>> leaves(streams);
-  std::vector<std::int32_t> cursor(streams, -1);
+  const std::vector<std::int32_t> order = order_by_start(p);
+  std::vector<std::vector<std::int32_t>> coming(streams);
+  for (std::int32_t block : order) coming[static_cast<std::size_t>(f.stream[static_cast<std::size_t>(block)])].push_back(f.index[static_cast<std::size_t>(block)]);
+  std::vector<std::size_t> next(streams, 0);
   const auto at = [&](std::size_t b) { return static_cast<std::size_t>(out.offset[b] / unit); };
-  for (const std::int32_t block : order_by_start(p)) {
+  for (const std::int32_t block : order) {
     const auto b = static_cast<std::size_t>(block);
     const auto s = static_cast<std::size_t>(f.stream[b]);
     const std::int32_t index = f.index[b];
+    ++next[s];
     // The blocks dead before this node of the stream leave its tree.
     auto& leaving = leaves[s];
     while (!leaving.empty() && leaving.top().first <= index) {
@@ -188,7 +193,6 @@ std::optional<Placement> stream_sweep_placement(const AllocationProblem& p) {
       leaving.pop();
       tree[s]->add(at(gone), at(gone) + slots(gone), -1);
     }
-    cursor[s] = index;
     const std::size_t k = tree[s]->first_fit(slots(b));
     while (k + slots(b) > capacity) {
       capacity *= 2;
@@ -198,10 +202,10 @@ std::optional<Placement> stream_sweep_placement(const AllocationProblem& p) {
     }
     out.offset[b] = static_cast<std::int64_t>(k) * unit;
     out.arena_bytes = std::max(out.arena_bytes, out.offset[b] + p.size[b]);
-    // It holds its bytes for every stream whose later nodes it may be live beside.
+    // It holds its bytes for every stream whose blocks to come it may be live beside.
     for (std::size_t t = 0; t < streams; ++t) {
       const std::int32_t dead = f.dead_from[b * streams + t];
-      if (!tree[t] || dead <= cursor[t]) continue;
+      if (next[t] >= coming[t].size() || dead <= coming[t][next[t]]) continue;
       tree[t]->add(k, k + slots(b), +1);
       leaves[t].emplace(dead, block);
     }
