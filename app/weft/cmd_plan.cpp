@@ -252,14 +252,16 @@ int cmd_plan(Args& args) {
             << "no reuse               " << m.no_reuse_bytes << " bytes\n";
   if (m.plan.planner == "sweep" || m.plan.planner == "stream-sweep") {
     std::cout << "note: under this schedule too many tensor pairs may be live at once to list (more than "
-              << m.options.max_conflict_pairs << ", or more than " << m.options.max_conflict_pairs_per_block
-              << " per planned tensor past " << core::kDenseFloorPairs << "): the arena is\n";
-    if (m.plan.planner == "stream-sweep")
-      std::cout << "      the stream sweep's (first fit in start order over the exact conflicts, read off each stream's\n"
-                   "      dead-from frontiers); with fewer streams or more events the pairs can be listed and every planner runs\n";
-    else
-      std::cout << "      the interval sweep's over conservative live ranges (arena/bound says how close it is); with fewer\n"
+              << m.options.max_conflict_pairs_per_block << " per planned\n      tensor once past " << core::kDenseFloorPairs
+              << ", or more than " << m.options.max_conflict_pairs << "): the arena is ";
+    if (schedule.stream_count() <= 1)
+      std::cout << "the interval sweep's over\n      the exact live ranges of one stream\n";
+    else if (m.plan.planner == "stream-sweep")
+      std::cout << "the stream sweep's (first fit in\n      start order over the exact conflicts, read off each stream's dead-from frontiers); with fewer\n"
                    "      streams or more events the pairs can be listed and every planner runs\n";
+    else
+      std::cout << "the interval sweep's over\n      conservative live ranges (arena/bound says how close it is); with fewer streams or more events\n"
+                   "      the pairs can be listed and every planner runs\n";
   }
   if (fit) std::cout << budget_line(*fit) << "\n";
   return 0;
