@@ -107,6 +107,12 @@ class ModelWriter {
 
 std::string id(const char* prefix, std::size_t a) { return prefix + std::to_string(a); }
 
+// Tensor t<i> is a graph output where nobody read it (read[i] == 0).
+void unread_outputs(ModelWriter& w, const std::vector<char>& read, const std::vector<std::int64_t>& shape) {
+  for (std::size_t t = 0; t < read.size(); ++t)
+    if (!read[t]) w.output(id("t", t), shape);
+}
+
 // Layers of 8–56 elementwise operators; each operator reads 1–2 of the previous layer, every
 // operator of the previous layer is read by someone (left-overs become extra inputs of Adds, or
 // outputs), and one in five two-input operators reads up to 4 layers back (a skip connection).
@@ -341,8 +347,7 @@ SyntheticModel wide(int operators, std::uint64_t seed) {
     }
     layers.push_back(std::move(cur));
   }
-  for (std::size_t t = 0; t < read.size(); ++t)
-    if (!read[t]) w.output(id("t", t), shape);
+  unread_outputs(w, read, shape);
   return w.finish("synthetic_wide");
 }
 
@@ -381,8 +386,7 @@ SyntheticModel longrange(int operators, std::uint64_t seed) {
     w.node(id("n", t), op, in, id("t", t));
     read.push_back(0);
   }
-  for (std::size_t t = 0; t < read.size(); ++t)
-    if (!read[t]) w.output(id("t", t), shape);
+  unread_outputs(w, read, shape);
   return w.finish("synthetic_longrange");
 }
 

@@ -27,27 +27,9 @@ namespace {
 core::Graph random_sized_dag(int nodes, double p, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<std::int64_t> elems(16, 1 << 14);
-  core::GraphBuilder b;
-  b.add_input("x", core::DType::Float32, {core::Dim{1, {}}, core::Dim{64, {}}});
-  std::vector<std::vector<std::string>> ins(static_cast<std::size_t>(nodes));
-  std::vector<bool> has_succ(static_cast<std::size_t>(nodes), false);
-  for (auto [u, v] : test::random_edges(nodes, p, seed)) {
-    ins[static_cast<std::size_t>(v)].push_back("n" + std::to_string(u) + "_out");
-    has_succ[static_cast<std::size_t>(u)] = true;
-  }
-  for (int i = 0; i < nodes; ++i) {
-    auto& in = ins[static_cast<std::size_t>(i)];
-    if (in.empty()) in.push_back("x");
-    const std::string out = "n" + std::to_string(i) + "_out";
-    b.add_node("n" + std::to_string(i), in.size() > 1 ? "Sum" : "Relu", std::span<const std::string>(in),
-               std::span<const std::string>(&out, 1));
-    b.set_shape(out, core::DType::Float32, {1, elems(rng)});
-  }
-  for (int i = 0; i < nodes; ++i)
-    if (!has_succ[static_cast<std::size_t>(i)]) b.mark_output("n" + std::to_string(i) + "_out");
-  auto g = std::move(b).build();
-  if (!g) std::abort();
-  return std::move(*g);
+  std::vector<std::int64_t> sizes(static_cast<std::size_t>(nodes));
+  for (auto& s : sizes) s = elems(rng);
+  return test::make_sized_dag(nodes, test::random_edges(nodes, p, seed), sizes);
 }
 
 core::PlanOptions dense_options() {
