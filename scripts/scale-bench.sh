@@ -11,7 +11,8 @@
 # ITERATIONS (default 3) runs per command and size; COMMANDS (one command per line) replaces
 # the list below; TIMEOUT (default 120 s) stops one run, reported as such. A command that fails
 # (a refusal included) is reported with its exit code and first line of stderr, not timed.
-# Needs a build with -DWEFT_BUILD_BENCH=ON (the release preset) for weft-synth.
+# Needs a build with -DWEFT_BUILD_BENCH=ON (the release preset) for weft-synth; SYNTH names
+# another weft-synth (to time an older build's weft on models only a newer one can write).
 set -eu
 build=${1:?usage: scripts/scale-bench.sh BUILD_DIR [FAMILIES] [SIZES...]}
 families=${2:-layered}
@@ -20,7 +21,7 @@ sizes=${*:-10000 30000 100000 300000}
 iterations=${ITERATIONS:-3}
 limit=${TIMEOUT:-120}
 weft="$build/app/weft/weft"
-synth="$build/bench/weft-synth"
+synth=${SYNTH:-"$build/bench/weft-synth"}
 [ -x "$weft" ] || weft="$build/weft"
 for tool in "$weft" "$synth"; do
   [ -x "$tool" ] || { echo "scale-bench: $tool not built (configure with -DWEFT_BUILD_BENCH=ON)" >&2; exit 1; }
