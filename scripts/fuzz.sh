@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (preset `fuzz`: clang 14, ASan + UBSan) and runs each for a bounded
 # time, seeded from tests/data; prints the executions each reached.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s; every target)
-# Targets: onnx_import schedule_json intervals_csv project_file.
+# Targets: onnx_import schedule_json intervals_csv project_file tensor_files.
 # A crash leaves its input in build/fuzz/artifacts/TARGET/; once fixed, copy it into
 # tests/data/fuzz/TARGET/ so ctest replays it (fuzz_replay_TARGET) in every build.
 # The growing corpus stays in build/fuzz/corpus/TARGET/ between runs.
@@ -12,7 +12,7 @@ cd "$root"
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(onnx_import schedule_json intervals_csv project_file)
+[ ${#targets[@]} -eq 0 ] && targets=(onnx_import schedule_json intervals_csv project_file tensor_files)
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
@@ -29,6 +29,7 @@ seeds_for() {
     schedule_json) echo "$data/bad/schedules" ;;
     intervals_csv) echo "$data/bad/intervals $data/minimalloc" ;;
     project_file) echo "$data/bad/projects" ;;
+    tensor_files) echo "$data/bad/inputs $data/bad/inputs/formats" ;;
     *) echo "fuzz.sh: unknown target '$1'" >&2; exit 1 ;;
   esac
 }

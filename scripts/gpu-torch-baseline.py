@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """PyTorch/torchvision baselines for Weft's GPU table (run by gpu-check.sh in the GPU bundle).
 
-The architectures of Weft's models (googlenet, squeezenet1_1, resnet50, vit_b_16) with random
-weights, float32, TF32 off, cuDNN's heuristics (benchmark mode off, as Weft uses heuristics), at
-each batch size: the median iteration eager, and replayed as one captured CUDA Graph. ppocr_v4_det
-has no torchvision architecture and is left out. Every model runs in its own try/except: a
-failure prints a line and the script carries on. Prints a table; --out writes JSON.
+The architectures of Weft's models (googlenet, inception_v3, resnet50 by default; squeezenet1_1,
+vit_b_16 on request) with random weights, float32, eval mode under torch.inference_mode, NCHW,
+TF32 off and torch.backends.cudnn.benchmark = False (cuDNN's heuristics, as Weft's executor uses;
+docs/gpu.md states the same), at each batch size: the median iteration eager, and replayed as one
+captured CUDA Graph. randwire_ws and ppocr_v4_det have no torchvision architecture and are left
+out. Every model runs in its own try/except: a failure prints a line and the script carries on.
+Prints a table; --out writes JSON after every model, so a run cut short keeps the models done.
 Written to be run where it cannot be tested beforehand: plain APIs only, every step guarded.
 """
 import argparse
@@ -21,7 +23,7 @@ def parse_args():
     p.add_argument("--batches", type=int, nargs="+", default=[1, 8])
     p.add_argument("--iters", type=int, default=30, help="timed iterations per mode")
     p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--models", nargs="+", default=["googlenet", "squeezenet1_1", "resnet50", "vit_b_16"])
+    p.add_argument("--models", nargs="+", default=["googlenet", "inception_v3", "resnet50"])
     return p.parse_args()
 
 
@@ -32,6 +34,9 @@ def build(torchvision, name):
         return m.googlenet(weights=None, aux_logits=False, init_weights=False)
     if name == "squeezenet1_1":
         return m.squeezenet1_1(weights=None)
+    if name == "inception_v3":
+        # Weft's inception_v3 has no auxiliary head and no input transform (299 x 299 input).
+        return m.inception_v3(weights=None, aux_logits=False, init_weights=False, transform_input=False)
     if name == "resnet50":
         return m.resnet50(weights=None)
     if name == "vit_b_16":
@@ -59,7 +64,8 @@ def median_ms(torch, fn, iters, warmup):
 def measure(torch, torchvision, name, batch, iters, warmup):
     row = {"model": name, "batch": batch}
     model = build(torchvision, name).cuda().eval()
-    x = torch.randn(batch, 3, 224, 224, device="cuda", dtype=torch.float32)
+    side_px = 299 if name == "inception_v3" else 224
+    x = torch.randn(batch, 3, side_px, side_px, device="cuda", dtype=torch.float32)
     with torch.inference_mode():
         row["eager_ms"] = median_ms(torch, lambda: model(x), iters, warmup)
         # CUDA Graph: warm up on a side stream (as PyTorch's documentation asks), capture one
@@ -108,6 +114,7 @@ def main():
     results["device"] = torch.cuda.get_device_name(0)
     results["cuda"] = torch.version.cuda
     results["cudnn"] = torch.backends.cudnn.version()
+    results["cudnn_benchmark"] = torch.backends.cudnn.benchmark
     print("torch %s, torchvision %s, CUDA %s, cuDNN %s on %s; float32, TF32 off, cudnn.benchmark off; median of %d after %d warm-up"
           % (torch.__version__, torchvision.__version__, torch.version.cuda, torch.backends.cudnn.version(), results["device"],
              args.iters, args.warmup))
@@ -128,8 +135,9 @@ def main():
                     torch.cuda.empty_cache()
                 except Exception:  # noqa: BLE001
                     pass
+            write(args.out, results)  # after every model: a run cut short keeps what was measured
             sys.stdout.flush()
-    print("ppocr_v4_det: no torchvision architecture (Weft's rows only)")
+    print("randwire_ws, ppocr_v4_det: no torchvision architecture (Weft's rows only)")
     write(args.out, results)
     return 0
 

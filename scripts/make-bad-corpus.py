@@ -11,14 +11,17 @@ Run with Debian's python3-onnx:  /usr/bin/python3 scripts/make-bad-corpus.py
 The output is deterministic; commit it (the files are small).
 """
 import hashlib
+import io
 import json
 import os
 import random
 import shutil
 import sys
+import zipfile
 
+import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "bad")
 cases = []
@@ -98,7 +101,7 @@ INTERVAL_COMMANDS = {"plan": ["plan", "--intervals", "{f}"]}
 def case(kind, name, rel, code, message, overrides=None, studio=True):
     """One case: every command of its kind expects (code, message) unless overridden."""
     commands = {"model": MODEL_COMMANDS, "schedule": SCHEDULE_COMMANDS, "intervals": INTERVAL_COMMANDS,
-                "project": {}}[kind]
+                "project": {}, "inputs": {}}[kind]
     overrides = dict(overrides or {})
     if kind == "model" and rel != "tiny.onnx" and "validate" not in overrides and (code == 0 or "analyze" in overrides):
         # A model weft accepts is not the one tiny.schedule.json was made for.
@@ -107,7 +110,7 @@ def case(kind, name, rel, code, message, overrides=None, studio=True):
     for cmd, argv in commands.items():
         c, m = overrides.get(cmd, (code, message))
         runs.append({"command": cmd, "args": [a.replace("{f}", rel) for a in argv], "code": c, "message": m})
-    prefix = {"model": "model", "schedule": "schedule", "intervals": "csv", "project": "project"}[kind]
+    prefix = {"model": "model", "schedule": "schedule", "intervals": "csv", "project": "project", "inputs": "inputs"}[kind]
     entry = {"name": name if name.startswith("control_") else f"{prefix}_{name}", "kind": kind, "file": rel, "code": code, "message": message, "runs": runs}
     if kind in ("model", "project"):
         entry["studio"] = studio  # the studio's loader refuses it too (or, for controls, opens it)
@@ -118,6 +121,165 @@ def model_case(name, data, message, code=2, overrides=None, folder="models", stu
     rel = f"{folder}/{name}.onnx"
     write(rel, data)
     case("model", name, rel, code, message, overrides, studio)
+
+
+def npy_bytes(array):
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+def pb_bytes(array, name):
+    return numpy_helper.from_array(array, name).SerializeToString()
+
+
+def npz_bytes(compressed=False, *positional, **named):
+    buffer = io.BytesIO()
+    (np.savez_compressed if compressed else np.savez)(buffer, *positional, **named)
+    return buffer.getvalue()
+
+
+def run_case(name, args, code, message, file):
+    """A case of `weft run` on tiny.onnx (or the model args name) with what it is given."""
+    runs = [{"command": "run", "args": ["run"] + args + ["--backend", "cpu", "--iterations", "1", "--warmup", "0"],
+             "code": code, "message": message}]
+    full = name if name.startswith("control_") else f"inputs_{name}"
+    cases.append({"name": full, "kind": "inputs", "file": file, "code": code, "message": message, "runs": runs})
+
+
+def given_inputs():
+    """weft run --inputs and --test-data on tiny.onnx (x: float32 1x4 -> y), and on two models with
+    a symbolic batch: one input (models/unbound_symbolic_dim.onnx) and two that share it."""
+    x = (np.arange(4, dtype=np.float32).reshape(1, 4) - 1.5) / 2
+    # tiny: y = (Relu(x) + Sigmoid(x)) * 0.5, as numpy computes it in float32.
+    y = ((np.maximum(x, 0) + 1 / (1 + np.exp(-x))) * np.float32(0.5)).astype(np.float32)
+    # A weight without data under a weight-only node (Transpose), which import folds into a seeded
+    # weight of its own: --save-model must write what the run used (tests/core/study/test_test_data.cpp).
+    w = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4, 1])
+    w.data_location = TensorProto.EXTERNAL
+    entry = w.external_data.add()
+    entry.key, entry.value = "location", "absent.bin"
+    write("inputs/folded_weight.onnx", model_bytes([helper.make_node("Transpose", ["w"], ["wt"], name="t", perm=[1, 0]),
+                                                    helper.make_node("Add", ["x", "wt"], ["y"], name="add")],
+                                                   [vi("x", [1, 4])], [vi("y", [1, 4])], [w]))
+    write("inputs/two_inputs.onnx", model_bytes([helper.make_node("Add", ["a", "b"], ["c"], name="add")],
+                                                [vi("a", ["batch", 4]), vi("b", ["batch", 4])], [vi("c", ["batch", 4])]))
+
+    def given(name, files, code, message, model="tiny.onnx"):
+        rel = f"inputs/{name}"
+        for f, data in files.items():
+            write(f"{rel}/{f}", data)
+        run_case(name, [model, "--inputs", rel], code, message, rel)
+
+    # numpy's own files of every kind the reader takes (tests/core/exec/test_tensor_files.cpp): values
+    # arange(N) in the given dtype and shape.
+    def fmt(rel, array, version=None):
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, array, version=version)
+        write(f"inputs/formats/{rel}", buffer.getvalue())
+
+    fmt("float32_2x3.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    fmt("fortran_2x3x4.npy", np.asfortranarray(np.arange(24, dtype=np.float64).reshape(2, 3, 4)))
+    fmt("float16_5.npy", np.arange(5, dtype=np.float16))
+    fmt("int64_2x2.npy", np.arange(4, dtype=np.int64).reshape(2, 2))
+    fmt("uint8_3.npy", np.arange(3, dtype=np.uint8))
+    fmt("bool_4.npy", np.array([True, False, False, True]))
+    fmt("scalar_int32.npy", np.array(7, dtype=np.int32))
+    fmt("empty_0x3.npy", np.zeros((0, 3), dtype=np.float32))
+    fmt("v2_float32_3.npy", np.arange(3, dtype=np.float32), version=(2, 0))
+    write("inputs/formats/two.npz", npz_bytes(False, b=np.arange(3, dtype=np.int32), a=np.arange(2, dtype=np.float32)))
+    write("inputs/formats/two_compressed.npz", npz_bytes(True, np.arange(1000, dtype=np.float32), np.arange(3, dtype=np.int64)))
+
+    # --- controls: each format, by name and by position ---------------------------------------
+    given("control_inputs_pb", {"input_0.pb": pb_bytes(x, "x")}, 0, "bit-identical")
+    given("control_inputs_npy", {"x.npy": npy_bytes(x)}, 0, "bit-identical")
+    write("inputs/control_named.npz", npz_bytes(False, x=x))
+    run_case("control_inputs_npz", ["tiny.onnx", "--inputs", "inputs/control_named.npz"], 0, "bit-identical", "inputs/control_named.npz")
+    write("inputs/control_positional.npz", npz_bytes(True, x))
+    run_case("control_inputs_npz_compressed_positional", ["tiny.onnx", "--inputs", "inputs/control_positional.npz"], 0,
+             "bit-identical", "inputs/control_positional.npz")
+    given("control_inputs_unnamed_pb", {"input_0.pb": pb_bytes(x, "")}, 0, "bit-identical")
+    given("control_inputs_extra", {"x.npy": npy_bytes(x), "extra.npy": npy_bytes(x)}, 0,
+          "warning: ignored 'extra' (inputs/control_inputs_extra/extra.npy): every input of the model has its value")
+    given("control_inputs_bind_batch", {"x.npy": npy_bytes(np.zeros((3, 4), np.float32))}, 0,
+          "bound from the given inputs' shapes: batch=3", model="models/unbound_symbolic_dim.onnx")
+
+    # --- refused: what is missing, wrong or unreadable, named ----------------------------------
+    given("missing", {"a.npy": npy_bytes(x)}, 2, "no value for input 'b' (float32 1x4) in inputs/missing",
+          model="inputs/two_inputs.onnx")
+    given("unknown_name", {"xx.npy": npy_bytes(x)}, 2,
+          "no value for input 'x' (float32 1x4) in inputs/unknown_name; given 'xx' (inputs/unknown_name/xx.npy), "
+          "which names no input of the model (its inputs: x)")
+    given("wrong_dtype", {"x.npy": npy_bytes(x.astype(np.float64))}, 2,
+          "input 'x' (inputs/wrong_dtype/x.npy): given float64 1x4, the model expects float32 1x4 (wrong dtype)")
+    given("wrong_shape", {"x.npy": npy_bytes(np.zeros((2, 4), np.float32))}, 2,
+          "input 'x' (inputs/wrong_shape/x.npy): given float32 2x4, the model expects float32 1x4 (wrong shape)")
+    given("wrong_rank_pb", {"input_0.pb": pb_bytes(x.reshape(4), "x")}, 2,
+          "input 'x' (inputs/wrong_rank_pb/input_0.pb): given float32 4, the model expects float32 1x4 (wrong shape)")
+    given("given_twice", {"input_0.pb": pb_bytes(x, "x"), "input_1.pb": pb_bytes(x, "x")}, 2,
+          "input 'x' is given twice: inputs/given_twice/input_0.pb and inputs/given_twice/input_1.pb")
+    given("conflicting_dims", {"a.npy": npy_bytes(np.zeros((1, 4), np.float32)), "b.npy": npy_bytes(np.zeros((2, 4), np.float32))}, 2,
+          "dimension 'batch' is 1 in input 'a' (inputs/conflicting_dims/a.npy) but 2 in input 'b' (inputs/conflicting_dims/b.npy)",
+          model="inputs/two_inputs.onnx")
+    good_npy = npy_bytes(x)
+    given("truncated_npy", {"x.npy": good_npy[:-8]}, 2,
+          "inputs/truncated_npy/x.npy: truncated: the header says float32 1x4 (16 bytes), the file holds 8")
+    given("npy_too_long", {"x.npy": good_npy + b"\0" * 4}, 2, "holds more than its header says")
+    given("not_npy", {"x.npy": b"x,y\n1,2\n"}, 2, "inputs/not_npy/x.npy: not a numpy .npy file")
+    given("npy_bad_header", {"x.npy": good_npy.replace(b"'shape': (1, 4)", b"'shape': [1, 4]")}, 2,
+          "inputs/npy_bad_header/x.npy: bad .npy header: 'shape' is not a tuple")
+    given("npy_big_endian", {"x.npy": npy_bytes(x.astype(">f4"))}, 2,
+          "numpy dtype '>f4' has no Weft type")
+    given("npy_complex", {"x.npy": npy_bytes(x.astype(np.complex64))}, 2, "numpy dtype '<c8' has no Weft type")
+    good_pb = pb_bytes(x, "x")
+    given("truncated_pb", {"input_0.pb": good_pb[:-5]}, 2,
+          "inputs/truncated_pb/input_0.pb: not a valid TensorProto (truncated or corrupt)")
+    given("pb_size_mismatch", {"input_0.pb": onnx.TensorProto(name="x", data_type=TensorProto.FLOAT, dims=[1, 4],
+                                                              raw_data=b"\0" * 8).SerializeToString()}, 2,
+          "inputs/pb_size_mismatch/input_0.pb: tensor 'x'")
+    npz = npz_bytes(False, x=x)
+    bad_crc = bytearray(npz)
+    bad_crc[npz.index(b"NUMPY") + 120] ^= 0xFF  # a data byte of x.npy
+    write("inputs/crc.npz", bytes(bad_crc))
+    run_case("npz_crc", ["tiny.onnx", "--inputs", "inputs/crc.npz"], 2, "inputs/crc.npz: entry 'x.npy': corrupt (CRC-32 mismatch)",
+             "inputs/crc.npz")
+    write("inputs/truncated.npz", npz[: len(npz) // 2])
+    run_case("npz_truncated", ["tiny.onnx", "--inputs", "inputs/truncated.npz"], 2,
+             "inputs/truncated.npz: not an .npz file (no zip end-of-directory record)", "inputs/truncated.npz")
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w", compression=zipfile.ZIP_BZIP2) as z:
+        z.writestr(zipfile.ZipInfo("x.npy", date_time=(1980, 1, 1, 0, 0, 0)), npy_bytes(x), compress_type=zipfile.ZIP_BZIP2)
+    write("inputs/bzip2.npz", zipped.getvalue())
+    run_case("npz_bzip2", ["tiny.onnx", "--inputs", "inputs/bzip2.npz"], 2,
+             "inputs/bzip2.npz: entry 'x.npy': uses compression method 12", "inputs/bzip2.npz")
+    run_case("missing_path", ["tiny.onnx", "--inputs", "inputs/nowhere"], 2, "inputs/nowhere: no such file or folder", "inputs/nowhere")
+    given("empty_folder", {"README.txt": "no tensors here\n"}, 2, "inputs/empty_folder: holds no input_N.pb and no .npy files")
+    write("inputs/tensor.txt", "1 2 3 4\n")
+    run_case("not_a_tensor_file", ["tiny.onnx", "--inputs", "inputs/tensor.txt"], 2, "not a folder, .npz, .npy or .pb file",
+             "inputs/tensor.txt")
+
+    # --- test data: sets of inputs and expected outputs ---------------------------------------
+    def test_set(name, files, code, message, data_json=None, args=()):
+        for f, data in files.items():
+            write(f"inputs/{name}/test_data_set_0/{f}", data)
+        if data_json is not None:
+            write(f"inputs/{name}/data.json", data_json)
+        run_case(name, ["tiny.onnx", "--test-data", f"inputs/{name}"] + list(args), code, message, f"inputs/{name}")
+
+    test_set("control_test_data", {"input_0.pb": good_pb, "output_0.pb": pb_bytes(y, "y")}, 0, "test data: passed")
+    test_set("test_data_mismatch", {"input_0.pb": good_pb, "output_0.pb": pb_bytes(y + np.float32(0.01), "y")}, 5,
+             "the outputs differ from the test data (exit 5)")
+    test_set("test_data_wrong_output_shape", {"input_0.pb": good_pb, "output_0.pb": pb_bytes(np.zeros((1, 5), np.float32), "y")}, 5,
+             "FAIL (the run gave float32 1x4, expected float32 1x5)")
+    test_set("test_data_no_outputs", {"input_0.pb": good_pb}, 2,
+             "test_data_set_0: a test data set holds output_N.pb files, the expected outputs")
+    test_set("test_data_bad_input", {"input_0.pb": pb_bytes(x.astype(np.float64), "x"), "output_0.pb": pb_bytes(y, "y")}, 2,
+             "test_data_set_0: input 'x' (inputs/test_data_bad_input/test_data_set_0/input_0.pb): given float64 1x4, "
+             "the model expects float32 1x4 (wrong dtype)")
+    test_set("test_data_bad_tolerance", {"input_0.pb": good_pb, "output_0.pb": pb_bytes(y, "y")}, 2,
+             "inputs/test_data_bad_tolerance/data.json: 'rtol' must be a non-negative number", data_json='{"rtol": "tight"}')
+    run_case("test_data_missing", ["tiny.onnx", "--test-data", "inputs/no_test_data"], 2,
+             "inputs/no_test_data: no such folder", "inputs/no_test_data")
 
 
 def main():
@@ -184,6 +346,22 @@ def main():
     t = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1000000, 1000000], raw_data=b"\0" * 10)
     model_case("claims_terabytes_inline", model_bytes(tiny_nodes(), [vi("x", [1, 4])], [vi("y", [1, 4])], [t]),
                "initializer 'w'")
+
+    # A declared dimension below 0 (ONNX dimensions are >= 0; symbolic ones are dim_params): refused
+    # by name and axis rather than read as an unknown dimension.
+    x = vi("x", [1, 4])
+    x.type.tensor_type.shape.dim[1].dim_value = -5
+    model_case("negative_declared_dim", model_bytes(tiny_nodes(), [x], [vi("y", [1, 4])], [weight()]),
+               "tensor 'x' axis 1 is declared with dimension -5: ONNX dimensions are >= 0")
+    # Dropout in training mode with a ratio above 0: its outputs are random by definition. The
+    # analyses accept it (the graph is whole) and say so; a run refuses it, naming the node and ratio.
+    drop = [helper.make_node("Dropout", ["x", "ratio", "training"], ["d"], name="drop0"),
+            helper.make_node("Relu", ["d"], ["y"], name="relu0")]
+    model_case("dropout_training", model_bytes(drop, [vi("x", [1, 4])], [vi("y", [1, 4])],
+                                               [helper.make_tensor("ratio", TensorProto.FLOAT, [], [0.1]),
+                                                helper.make_tensor("training", TensorProto.BOOL, [], [True])]),
+               "node 'drop0' (Dropout): training_mode=true with ratio 0.1: its outputs are random", code=0,
+               overrides={"run": (2, "node 'drop0' (Dropout): training_mode=true with ratio 0.1: its outputs are random")})
 
     # A stride of 0: libonnx's Conv inference would divide by it (SIGFPE; found by the fuzzer).
     conv = helper.make_node("Conv", ["x", "k"], ["y"], name="conv0", strides=[0, 1], kernel_shape=[3, 3])
@@ -380,6 +558,8 @@ def main():
     project("schedule_not_object", dict(good, schedule=[1, 2]), "no schedule")
     project("settings_wrong_types", dict(good, settings={"max_streams": "eight"}), "'max_streams' must be")
     project("dims_not_positive", dict(good, settings={"dims": {"batch": 0}}), "'dims': 'batch' must be bound to a positive integer")
+
+    given_inputs()
 
     manifest = {"about": "Generated by scripts/make-bad-corpus.py; replayed by tests/cli/test_bad_inputs.cpp "
                          "(weft) and tests/ui/test_bad_inputs_studio.cpp (the studio's loaders). Paths are "

@@ -12,6 +12,10 @@ is deliberately not written (executors seed absent weights). float32.
                         x [batch, 64, 256] -> per head: Q, K, V projections (256 -> 64), scaled
                         scores, Softmax, context, a head-local FFN (64 -> 256 -> 64, Relu); the
                         heads are concatenated and projected (256 -> 256) and added to x.
+  transformer4h_fp16    the same block in half precision (float16 inputs, weights and outputs),
+                        as a float16 export writes it; written as tests/data/test_data/
+                        transformer4h_fp16/model.onnx (the ONNX test layout, beside its test data
+                        set), where Weft's half-precision outputs are checked against ONNX Runtime's.
 
   randwire_ws.onnx      a RandWire-WS stage (Xie et al. 2019): a Watts-Strogatz graph (n=32, k=4,
                         p=0.75, seeded) made a DAG by node index; each node sums its inputs, then
@@ -23,8 +27,16 @@ is deliberately not written (executors seed absent weights). float32.
                         the BatchNormalization folded in (bias) and a Relu, as exporters write it;
                         no auxiliary head. The model the search and layering goals are quoted on.
 
+  swin_dropout.onnx     a Swin-T-like attention block (LayerNormalization, Q/K/V, Softmax, context,
+                        projection, residual) whose two Dropouts run in training mode with ratio 0,
+                        as torchvision 0.14's Swin-T export carries them: the identity, run exactly.
+  vad_if.onnx           a voice-activity model's shape (silero_vad's): the network inside one top-level
+                        If on a runtime input (the sample rate), so the outer graph has two operators
+                        and a run has too few to fit a device (its prediction is absent, with why).
+
 `batch` is a symbolic dimension: bind it with --dim batch=N (1 and 32 in the tests).
-usage: scripts/make-test-models.py [OUT_DIR]   (default tests/data/models)
+usage: scripts/make-test-models.py [OUT_DIR]   (default tests/data/models; the fp16 model goes to
+       OUT_DIR/../test_data/transformer4h_fp16/model.onnx)
 """
 import os
 import sys
@@ -39,12 +51,12 @@ OPSET = 17
 class Weights:
     """Initializers whose bytes live in an absent external file, laid out one after another."""
 
-    def __init__(self, file_name):
-        self.file_name, self.offset = file_name, 0
+    def __init__(self, file_name, elem=TensorProto.FLOAT):
+        self.file_name, self.offset, self.elem = file_name, 0, elem
 
     def __call__(self, name, shape):
-        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=shape)
-        length = 4 * int(np.prod(shape))
+        t = TensorProto(name=name, data_type=self.elem, dims=shape)
+        length = (2 if self.elem == TensorProto.FLOAT16 else 4) * int(np.prod(shape))
         t.data_location = TensorProto.EXTERNAL
         for key, value in (("location", self.file_name), ("offset", str(self.offset)), ("length", str(length))):
             entry = t.external_data.add()
@@ -70,12 +82,13 @@ def grouped_mlp(groups=4, layers=12, width=256):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
 
 
-def transformer4h(heads=4, seq=64, d_model=256, d_head=64, d_ff=256):
-    weight = Weights("transformer4h.weights.bin")
+def transformer4h(heads=4, seq=64, d_model=256, d_head=64, d_ff=256, name="transformer4h", elem=TensorProto.FLOAT):
+    weight = Weights(name + ".weights.bin", elem)
     nodes, inits = [], []
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", seq, d_model])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", seq, d_model])
-    inits.append(numpy_helper.from_array(np.array(1.0 / np.sqrt(d_head), dtype=np.float32), "scale"))
+    x = helper.make_tensor_value_info("x", elem, ["batch", seq, d_model])
+    y = helper.make_tensor_value_info("y", elem, ["batch", seq, d_model])
+    scale_type = np.float16 if elem == TensorProto.FLOAT16 else np.float32
+    inits.append(numpy_helper.from_array(np.array(1.0 / np.sqrt(d_head), dtype=scale_type), "scale"))
     contexts = []
     for h in range(heads):
         def linear(name, src, fan_in, fan_out):
@@ -102,7 +115,7 @@ def transformer4h(heads=4, seq=64, d_model=256, d_head=64, d_ff=256):
     nodes.append(helper.make_node("MatMul", ["heads", "proj_w"], ["proj_mm"], name="proj_matmul"))
     nodes.append(helper.make_node("Add", ["proj_mm", "proj_b"], ["proj"], name="proj_bias"))
     nodes.append(helper.make_node("Add", ["proj", "x"], ["y"], name="block_residual"))
-    graph = helper.make_graph(nodes, "transformer4h", [x], [y], inits)
+    graph = helper.make_graph(nodes, name, [x], [y], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
 
 
@@ -262,14 +275,70 @@ def inception_v3(num_classes=1000):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
 
 
+def swin_dropout(tokens=49, width=96, heads_width=32):
+    """A Swin-T-like attention block as torchvision 0.14 exports it: every Dropout in training mode
+    (the exporter passes no `training=`) with ratio 0, which is the identity."""
+    weight = Weights("swin_dropout.weights.bin")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", tokens, width])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", tokens, width])
+    inits = [weight("ln_scale", [width]), weight("ln_bias", [width]),
+             weight("wq", [width, heads_width]), weight("wk", [width, heads_width]), weight("wv", [width, heads_width]),
+             weight("wo", [heads_width, width]),
+             # Inline: these are the values that make the Dropouts the identity.
+             helper.make_tensor("drop_ratio", TensorProto.FLOAT, [], [0.0]),
+             helper.make_tensor("drop_training", TensorProto.BOOL, [], [True])]
+    nodes = [helper.make_node("LayerNormalization", ["x", "ln_scale", "ln_bias"], ["ln"], name="norm1", axis=-1, epsilon=1e-5)]
+    for p in ("q", "k", "v"):
+        nodes.append(helper.make_node("MatMul", ["ln", "w" + p], [p], name="attn/" + p))
+    nodes += [helper.make_node("Transpose", ["k"], ["kt"], name="attn/kt", perm=[0, 2, 1]),
+              helper.make_node("MatMul", ["q", "kt"], ["scores"], name="attn/scores"),
+              helper.make_node("Softmax", ["scores"], ["probs"], name="attn/softmax", axis=-1),
+              helper.make_node("Dropout", ["probs", "drop_ratio", "drop_training"], ["probs_d"], name="attn/attn_drop"),
+              helper.make_node("MatMul", ["probs_d", "v"], ["ctx"], name="attn/context"),
+              helper.make_node("MatMul", ["ctx", "wo"], ["proj"], name="attn/proj"),
+              helper.make_node("Dropout", ["proj", "drop_ratio", "drop_training"], ["proj_d"], name="attn/proj_drop"),
+              helper.make_node("Add", ["x", "proj_d"], ["y"], name="residual")]
+    graph = helper.make_graph(nodes, "swin_dropout", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
+
+
+def vad_if(width=64):
+    """A voice-activity model's shape as silero_vad exports it: the whole network inside one top-level If
+    whose condition reads a runtime input (the sample rate), so the outer graph has two operators."""
+    weight = Weights("vad_if.weights.bin")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", width])
+    sr = helper.make_tensor_value_info("sr", TensorProto.INT64, [])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", width])
+    inits = [weight("w16k", [width, width]), weight("w8k", [width, width]),
+             helper.make_tensor("rate16k", TensorProto.INT64, [], [16000])]
+
+    def branch(name, w, act):
+        out = helper.make_tensor_value_info(name + "_y", TensorProto.FLOAT, ["batch", width])
+        return helper.make_graph([helper.make_node("MatMul", ["x", w], [name + "_m"], name=name + "/matmul"),
+                                  helper.make_node(act, [name + "_m"], [name + "_y"], name=name + "/" + act.lower())],
+                                 name, [], [out])
+
+    nodes = [helper.make_node("Equal", ["sr", "rate16k"], ["is16k"], name="rate_check"),
+             helper.make_node("If", ["is16k"], ["y"], name="by_rate", then_branch=branch("then", "w16k", "Relu"),
+                              else_branch=branch("else", "w8k", "Sigmoid"))]
+    graph = helper.make_graph(nodes, "vad_if", [x, sr], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="weft")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "models")
-    for name, model in (("grouped_mlp", grouped_mlp()), ("transformer4h", transformer4h()), ("randwire_ws", randwire_ws()),
-                        ("inception_v3", inception_v3())):
+    fp16 = os.path.join(out, "..", "test_data", "transformer4h_fp16", "model.onnx")
+    for path, model in ((os.path.join(out, "grouped_mlp.onnx"), grouped_mlp()),
+                        (os.path.join(out, "transformer4h.onnx"), transformer4h()),
+                        (os.path.join(out, "randwire_ws.onnx"), randwire_ws()),
+                        (os.path.join(out, "inception_v3.onnx"), inception_v3()),
+                        (os.path.join(out, "swin_dropout.onnx"), swin_dropout()),
+                        (os.path.join(out, "vad_if.onnx"), vad_if()),
+                        (fp16, transformer4h(name="transformer4h_fp16", elem=TensorProto.FLOAT16))):
         # The checker would open the absent weight file; strict shape inference checks the
         # operators, attributes and types instead.
         onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
-        path = os.path.join(out, name + ".onnx")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         onnx.save(model, path)
         print(f"{path}: {len(model.graph.node)} nodes, {os.path.getsize(path)} bytes")
 

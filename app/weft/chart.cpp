@@ -117,15 +117,23 @@ void text_at(const Cairo& C, cairo_t* cr, double x, double y, const std::string&
   C.cairo_show_text(cr, s.c_str());
 }
 
-void draw(const Cairo& C, cairo_t* cr, const Chart& chart, int width, int height) {
-  colour(C, cr, {1, 1, 1});
-  C.cairo_paint(cr);
-  C.cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  C.cairo_set_font_size(cr, 13);
+/// The plot area and the data range it shows, with the mapping from data to pixels.
+struct Frame {
+  const Chart* chart = nullptr;
+  double xlo = 0, xhi = 1, ylo = 0, yhi = 1, ystep = 1;
+  double left = 90, right = 0, top = 60, bottom = 0;
+  double fx(double x) const { return chart->log2_x ? std::log2(std::max(x, 1e-12)) : x; }
+  double px(double x) const { return left + (fx(x) - xlo) / (xhi - xlo) * (right - left); }
+  double py(double y) const { return bottom - (y - ylo) / (yhi - ylo) * (bottom - top); }
+};
 
-  // Data ranges; the rule and (optionally) zero inside.
+/// The data ranges (the rule and, optionally, zero inside), rounded to tick steps, in a
+/// width x height image.
+Frame frame_of(const Chart& chart, int width, int height) {
+  Frame f;
+  f.chart = &chart;
+  const auto fx = [&](double x) { return f.fx(x); };
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
-  const auto fx = [&](double x) { return chart.log2_x ? std::log2(std::max(x, 1e-12)) : x; };
   for (const ChartSeries& s : chart.series)
     for (const auto& [x, y] : s.points) {
       xlo = std::min(xlo, fx(x));
@@ -147,10 +155,22 @@ void draw(const Cairo& C, cairo_t* cr, const Chart& chart, int width, int height
   xlo -= xpad;
   xhi += xpad;
 
-  const double left = 90, right = width - 30, top = 60, bottom = height - 70;
-  const auto px = [&](double x) { return left + (fx(x) - xlo) / (xhi - xlo) * (right - left); };
-  const auto py = [&](double y) { return bottom - (y - ylo) / (yhi - ylo) * (bottom - top); };
+  f.xlo = xlo;
+  f.xhi = xhi;
+  f.ylo = ylo;
+  f.yhi = yhi;
+  f.ystep = ystep;
+  f.right = width - 30;
+  f.bottom = height - 70;
+  return f;
+}
 
+/// Grid, tick labels, the rule, the axes and their labels, the title.
+void draw_axes(const Cairo& C, cairo_t* cr, const Chart& chart, const Frame& f) {
+  const double left = f.left, right = f.right, top = f.top, bottom = f.bottom;
+  const double xlo = f.xlo, xhi = f.xhi, ylo = f.ylo, yhi = f.yhi, ystep = f.ystep;
+  const auto px = [&](double x) { return f.px(x); };
+  const auto py = [&](double y) { return f.py(y); };
   // Grid and tick labels.
   C.cairo_set_line_width(cr, 1);
   for (double y = ylo; y <= yhi + ystep * 1e-6; y += ystep) {
@@ -196,7 +216,13 @@ void draw(const Cairo& C, cairo_t* cr, const Chart& chart, int width, int height
   C.cairo_set_font_size(cr, 15);
   text_at(C, cr, left, 14, chart.title, 0.0, 0.0);
   C.cairo_set_font_size(cr, 13);
+}
 
+/// Each series' line, then its markers, clipped to the plot area.
+void draw_series(const Cairo& C, cairo_t* cr, const Chart& chart, const Frame& f) {
+  const double left = f.left, right = f.right, top = f.top, bottom = f.bottom;
+  const auto px = [&](double x) { return f.px(x); };
+  const auto py = [&](double y) { return f.py(y); };
   // Series: lines, then markers.
   C.cairo_save(cr);
   C.cairo_rectangle(cr, left, top - 6, right - left + 6, bottom - top + 12);
@@ -229,8 +255,11 @@ void draw(const Cairo& C, cairo_t* cr, const Chart& chart, int width, int height
       }
   }
   C.cairo_restore(cr);
+}
 
-  // Legend, top right, on white: one row per named series, then the dashed rows.
+/// The legend, top right, on white: one row per named series, then the dashed rows.
+void draw_legend(const Cairo& C, cairo_t* cr, const Chart& chart, const Frame& f) {
+  const double right = f.right, top = f.top;
   std::vector<const ChartSeries*> named;
   for (const ChartSeries& s : chart.series)
     if (!s.name.empty()) named.push_back(&s);
@@ -284,6 +313,17 @@ void draw(const Cairo& C, cairo_t* cr, const Chart& chart, int width, int height
     text_at(C, cr, bx + 50, ly, l, 0.0, 0.5);
     ly += 20;
   }
+}
+
+void draw(const Cairo& C, cairo_t* cr, const Chart& chart, int width, int height) {
+  colour(C, cr, {1, 1, 1});
+  C.cairo_paint(cr);
+  C.cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  C.cairo_set_font_size(cr, 13);
+  const Frame f = frame_of(chart, width, height);
+  draw_axes(C, cr, chart, f);
+  draw_series(C, cr, chart, f);
+  draw_legend(C, cr, chart, f);
 }
 
 cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {

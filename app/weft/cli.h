@@ -16,7 +16,9 @@
 #include "weft/core/strategies.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/merge_study.h"
+#include "weft/core/study/open_model.h"
 #include "weft/core/study/split_study.h"
+#include "weft/core/tensor_files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -50,13 +52,9 @@ class Args {
   std::multimap<std::string, std::string, std::less<>> m_values;
 };
 
-struct LoadedModel {
-  core::Graph graph;
-  core::DeviceSpec device;
-  core::CostTable costs;
-  /// --split: the unsplit model's baselines the split model is quoted against.
-  std::optional<core::UnsplitBaseline> unsplit;
-};
+/// A model opened for a command (core::open_model): as imported and split, merged where --merge
+/// or a schedule file says, with the schedule file's schedule.
+using LoadedModel = core::OpenedModel;
 
 /// The import options given by the model options (--dim NAME=VALUE, --no-fold); usage errors.
 core::Expected<core::ImportOptions> import_options(const Args& args);
@@ -65,9 +63,14 @@ core::Expected<core::ImportOptions> import_options(const Args& args);
 /// --graph, predicts in its advice's baseline mode instead (CUDA Graph on a GPU, eager on a CPU).
 enum class SplitMode { GraphFlag, AdviceBaseline };
 /// `schedule_file`: the schedule the command reads when it is not --schedule's (weft validate's
-/// second argument); the split it records is applied as --schedule's is.
+/// second argument); the split and merges it records are applied as --schedule's are, and the
+/// schedule is LoadedModel::schedule. --merge merges the model (core::merge_model) where no
+/// schedule file is given. `given_inputs` (weft run --inputs, --test-data) bind the dims --dim
+/// leaves unbound. Import warnings, the dims left unbound, the split and what opening did are said
+/// on stderr.
 core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode = SplitMode::GraphFlag,
-                                       const std::optional<std::string>& schedule_file = std::nullopt);
+                                       const std::optional<std::string>& schedule_file = std::nullopt,
+                                       const core::TensorFiles* given_inputs = nullptr);
 /// The same error as a usage error when it is InvalidInput: core never returns Usage, but a bad
 /// name given on the command line (strategy, planner, device, stream cap) is the option's fault.
 core::Error as_usage(core::Error error);
@@ -108,20 +111,20 @@ nlohmann::ordered_json budget_json(const core::BudgetFit& fit);
 
 /// A schedule and, when it runs merged operators, the merged model it is a schedule of.
 struct ObtainedSchedule {
-  std::optional<core::MergedModel> merged;
+  const core::MergedModel* merged = nullptr;  ///< the model's merge (LoadedModel::merged), when merged
   core::Schedule schedule;
   const core::Graph& graph(const core::Graph& unmerged) const { return merged ? merged->graph : unmerged; }
   const core::CostTable& costs(const core::CostTable& unmerged) const { return merged ? merged->costs : unmerged; }
 };
-/// obtain_schedule with horizontal merges: a loaded file brings the merges it records (with
-/// `merge` it must record some, else a usage error); a strategy schedules merge_model() of the
-/// model when `merge` is set, else the model as it is. A memory budget fits the schedule of the
-/// graph it runs on (the merged one when merged).
-core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, bool merge,
-                                                        const core::Graph& graph, const core::CostTable& costs,
-                                                        const core::DeviceSpec& device, std::optional<core::BudgetFit>* fit = nullptr,
+/// The model's schedule: the schedule file's (LoadedModel::schedule, on the model as its split and
+/// merges made it), else the strategy's schedule of the model (merged where --merge merged it).
+/// `costs` and `device` replace the model's for the strategy (weft run --backend cpu schedules for
+/// the calibrated CPU). A memory budget fits the schedule of the graph it runs on.
+core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, const LoadedModel& model,
+                                                        std::optional<core::BudgetFit>* fit = nullptr,
                                                         std::string_view planner = core::kReferencePlanner,
-                                                        const core::PlanOptions& plan = core::reference_plan_options());
+                                                        const core::PlanOptions& plan = core::reference_plan_options(),
+                                                        const core::CostTable* costs = nullptr, const core::DeviceSpec* device = nullptr);
 /// The memory-budget step of obtain_schedule alone: `made` unchanged without a budget, else
 /// fitted (core::fit_memory_budget), the fit going to `fit` when given.
 core::Expected<core::Schedule> fit_schedule(const ScheduleChoice& choice, const core::Graph& graph, const core::CostTable& costs,

@@ -29,45 +29,26 @@ core::Expected<ScheduleChoice> schedule_choice(const Args& args, std::string_vie
   choice.file = args.value("schedule");
   const auto strategy = args.value("strategy");
   if (choice.file && strategy) return usage("give --schedule FILE or --strategy S, not both");
-  WEFT_TRY_ASSIGN(auto streams, args.int_value("streams"));
-  WEFT_TRY_ASSIGN(auto granularity, args.double_value("granularity"));
-  if (choice.file && (streams || granularity))
+  core::StrategyRequest request;
+  WEFT_TRY_ASSIGN(request.max_streams, args.int_value("streams"));
+  WEFT_TRY_ASSIGN(request.granularity_us, args.double_value("granularity"));
+  if (choice.file && (request.max_streams || request.granularity_us))
     return usage("--streams and --granularity shape a --strategy; they do not apply to a loaded --schedule");
-  // The cap's range is core's to check (check_strategy below); only int overflow is refused here.
-  if (streams) {
-    if (*streams < std::numeric_limits<int>::min() || *streams > std::numeric_limits<int>::max())
-      return usage("--streams is out of range: " + std::to_string(*streams));
-    choice.options.max_streams = static_cast<int>(*streams);
-  }
-  if (granularity) {
-    if (*granularity < 0) return usage("--granularity must be >= 0 (microseconds)");
-    choice.options.granularity_us = *granularity;
-  }
-  WEFT_TRY_ASSIGN(auto budget, args.double_value("budget-ms"));
-  WEFT_TRY_ASSIGN(auto evaluations, args.int_value("search-evals"));
-  WEFT_TRY_ASSIGN(auto seed, args.int_value("search-seed"));
-  if (choice.file && (budget || evaluations || seed))
+  WEFT_TRY_ASSIGN(request.search_budget_ms, args.double_value("budget-ms"));
+  WEFT_TRY_ASSIGN(request.search_evaluations, args.int_value("search-evals"));
+  WEFT_TRY_ASSIGN(request.seed, args.int_value("search-seed"));
+  if (choice.file && (request.search_budget_ms || request.search_evaluations || request.seed))
     return usage("--budget-ms, --search-evals and --search-seed shape --strategy search, not a loaded --schedule");
-  if (budget) {
-    if (*budget <= 0) return usage("--budget-ms must be > 0 (milliseconds)");
-    choice.options.search_budget_ms = *budget;
-  }
-  if (evaluations) {
-    if (*evaluations <= 0) return usage("--search-evals must be > 0");
-    choice.options.search_evaluations = *evaluations;
-    // A count alone makes the result depend on the seed only: no time limit unless one is given.
-    if (!budget) choice.options.search_budget_ms = 1e12;
-  }
-  if (seed) {
-    if (*seed < 0) return usage("--search-seed must be >= 0");
-    choice.options.seed = static_cast<std::uint64_t>(*seed);
-  }
+  request.cuda_graph = cuda_graph;
+  // The ranges are core's to check (one set of checks with Python's); reported as usage errors.
+  auto options = core::strategy_options_for(request);
+  if (!options) return as_usage(options.error());
+  choice.options = std::move(*options);
   if (const auto memory_budget = args.value("memory-budget")) {
     auto bytes = core::parse_byte_size(*memory_budget);
     if (!bytes) return usage("--memory-budget: " + bytes.error().message);
     choice.memory_budget = *bytes;
   }
-  choice.options.cuda_graph = cuda_graph;
   choice.strategy = strategy ? *strategy : std::string(default_strategy);
   if (auto ok = core::check_strategy(choice.strategy, choice.options); !ok) return as_usage(ok.error());
   return choice;
@@ -125,25 +106,19 @@ nlohmann::ordered_json budget_json(const core::BudgetFit& fit) {
   return j;
 }
 
-core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, bool merge,
-                                                        const core::Graph& graph, const core::CostTable& costs,
-                                                        const core::DeviceSpec& device, std::optional<core::BudgetFit>* fit,
-                                                        std::string_view planner, const core::PlanOptions& plan) {
+core::Expected<ObtainedSchedule> obtain_merged_schedule(std::string_view command, const ScheduleChoice& choice, const LoadedModel& model,
+                                                        std::optional<core::BudgetFit>* fit, std::string_view planner,
+                                                        const core::PlanOptions& plan, const core::CostTable* costs,
+                                                        const core::DeviceSpec* device) {
   ObtainedSchedule out;
-  if (!choice.file) {
-    if (merge) {
-      WEFT_TRY_ASSIGN(auto merged, core::merge_model(graph, costs, device));
-      out.merged = std::move(merged);
-    }
-    WEFT_TRY_ASSIGN(out.schedule, obtain_schedule(command, choice, out.graph(graph), out.costs(costs), device, fit, planner, plan));
+  out.merged = model.merged.get();
+  const core::CostTable& c = costs ? *costs : model.scheduled_costs();
+  const core::DeviceSpec& d = device ? *device : model.device;
+  if (model.schedule) {
+    WEFT_TRY_ASSIGN(out.schedule, fit_schedule(choice, model.scheduled_graph(), c, d, *model.schedule, fit, planner, plan));
     return out;
   }
-  WEFT_TRY_ASSIGN(auto loaded, core::load_schedule_with_merges(*choice.file, graph, costs, device));
-  if (merge && !loaded.merged)
-    return usage("--merge: " + *choice.file + " records no merges (save a merged schedule with 'weft schedule --merge -o FILE')");
-  out.merged = std::move(loaded.merged);
-  WEFT_TRY_ASSIGN(out.schedule, fit_schedule(choice, out.graph(graph), out.costs(costs), device, std::move(loaded.schedule), fit,
-                                             planner, plan));
+  WEFT_TRY_ASSIGN(out.schedule, obtain_schedule(command, choice, model.scheduled_graph(), c, d, fit, planner, plan));
   return out;
 }
 

@@ -52,8 +52,10 @@ nlohmann::ordered_json evidence_json(const core::Advice& advice) {
   return evidence;
 }
 
-nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
-  const core::Graph& g = m.graph;
+/// The analysis with its advice, or without it and why: the advice predicts every strategy, and
+/// a model it cannot predict still gets its analysis.
+nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisReport& r, const core::Expected<core::Advice>& advice) {
+  const core::Graph& g = *m.graph;
   nlohmann::ordered_json j;
   j["model"] = g.info().model_path;
   j["device"] = m.device.name;
@@ -68,8 +70,14 @@ nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisR
   j["span_us"] = r.critical.span_us;
   j["parallelism"] = r.critical.parallelism();
   j["verdict"] = r.verdict;
-  j["advice"] = advice.line;
-  j["advice_evidence"] = evidence_json(advice);
+  if (advice) {
+    j["advice"] = advice->line;
+    j["advice_evidence"] = evidence_json(*advice);
+  } else {
+    j["advice"] = nullptr;
+    j["advice_evidence"] = nullptr;
+    j["advice_unavailable"] = advice.error().message;
+  }
   j["unknown_shapes"] = r.unknown_shapes;
   j["unknown_costs"] = r.unknown_costs;
   j["unresolved_dims"] = g.info().unresolved_dims;
@@ -101,8 +109,8 @@ nlohmann::ordered_json analysis_json(const LoadedModel& m, const core::AnalysisR
   return j;
 }
 
-void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core::Advice& advice) {
-  const core::Graph& g = m.graph;
+void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core::Expected<core::Advice>& advice) {
+  const core::Graph& g = *m.graph;
   std::cout << "model           " << g.info().model_path << "\n"
             << "device          " << m.device.name << " (" << m.device.display_name << ")\n"
             << "operators       " << g.node_count() << "\n"
@@ -117,7 +125,7 @@ void print_text(const LoadedModel& m, const core::AnalysisReport& r, const core:
             << r.critical.nodes.size() << " operators)\n"
             << "work/span       " << core::fixed_text(r.critical.parallelism(), 2) << "\n"
             << "verdict         " << r.verdict << "\n"
-            << "advice          " << advice.line << "\n";
+            << "advice          " << (advice ? advice->line : "none (" + advice.error().message + ")") << "\n";
   // The heaviest operators on the critical path: where shortening the span would pay.
   std::vector<core::NodeId> heavy = r.critical.nodes;
   std::stable_sort(heavy.begin(), heavy.end(),
@@ -157,7 +165,7 @@ void print_evidence(const LoadedModel& m, const core::AnalysisReport& r, const c
   // unsplit model when the model is split.
   const std::string baseline = std::string(a.over_unsplit ? "the unsplit model's " : "the ") +
                                (cpu ? "sequential run" : "sequential CUDA Graph");
-  std::cout << "  model       " << m.graph.info().model_path << " (" << m.graph.node_count() << " operators; device "
+  std::cout << "  model       " << m.graph->info().model_path << " (" << m.graph->node_count() << " operators; device "
             << m.device.name << ")\n"
             << "  work/span   " << core::fixed_text(a.parallelism, 2) << " (work " << core::fixed_text(r.critical.work_us, 1)
             << " us, span " << core::fixed_text(r.critical.span_us, 1) << " us)\n"
@@ -184,7 +192,7 @@ void print_evidence(const LoadedModel& m, const core::AnalysisReport& r, const c
                 << "\n";
   }
   std::cout << "  split       ";
-  if (a.over_unsplit) std::cout << "the model is split into " << m.graph.info().micro_batches << " micro-batches\n";
+  if (a.over_unsplit) std::cout << "the model is split into " << m.graph->info().micro_batches << " micro-batches\n";
   else if (!a.split_refusal.empty()) std::cout << "refused: " << a.split_refusal << "\n";
   else if (a.split_k > 1) std::cout << "split-overlap k=" << a.split_k << ": " << core::fixed_text(a.split_speedup, 2) << "x over " << baseline << "\n";
   else if (a.split_batch > 0) std::cout << "does not pay at this batch; could from batch " << a.split_batch << " (--batch N)\n";
@@ -211,15 +219,15 @@ int cmd_analyze(Args& args) {
   if (auto st = args.parse({"json", "split="}, true); !st) return usage_error("analyze", st.error().message);
   auto model = one_model(args);
   if (!model) return failed("analyze", model.error());
-  const core::AnalysisReport r = core::analyze(model->graph, model->costs);
+  const core::AnalysisReport r = core::analyze(*model->graph, model->costs);
   core::AdviceOptions advice_options;
   advice_options.unsplit = model->unsplit;
-  auto advice = core::advise(model->graph, r, model->device, advice_options);
-  if (!advice) return report("analyze", advice.error());
+  // The advice is an extra to the analysis: where it cannot be made, the analysis stands and says why.
+  const auto advice = core::advise(*model->graph, r, model->device, advice_options);
   if (args.flag("json"))
-    std::cout << analysis_json(*model, r, *advice).dump(2) << "\n";
+    std::cout << analysis_json(*model, r, advice).dump(2) << "\n";
   else
-    print_text(*model, r, *advice);
+    print_text(*model, r, advice);
   return 0;
 }
 
@@ -236,14 +244,14 @@ int cmd_advise(Args& args) {
   auto model = one_model(args);
   if (!model) return failed("advise", model.error());
   options.unsplit = model->unsplit;
-  const core::AnalysisReport r = core::analyze(model->graph, model->costs);
-  auto advice = core::advise(model->graph, r, model->device, options);
+  const core::AnalysisReport r = core::analyze(*model->graph, model->costs);
+  auto advice = core::advise(*model->graph, r, model->device, options);
   if (!advice) return report("advise", advice.error());
   if (args.flag("json")) {
     nlohmann::ordered_json j;
-    j["model"] = model->graph.info().model_path;
+    j["model"] = model->graph->info().model_path;
     j["device"] = model->device.name;
-    j["operators"] = model->graph.node_count();
+    j["operators"] = model->graph->node_count();
     j["advice"] = advice->line;
     j["parallelism"] = advice->parallelism;
     j["antichain_width"] = advice->width;

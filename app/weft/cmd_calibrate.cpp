@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "weft/core/study/run_comparison.h"
 #include "weft/core/file_io.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/text_format.h"
@@ -105,8 +106,10 @@ int cmd_calibrate(Args& args) {
   auto cores = args.int_value("cores");
   for (const auto* v : {&iterations, &warmup, &seed, &cores})
     if (!*v) return usage_error("calibrate", v->error().message);
-  if (*iterations && **iterations < 1) return usage_error("calibrate", "--iterations must be >= 1");
-  if (*warmup && **warmup < 0) return usage_error("calibrate", "--warmup must be >= 0");
+  core::RunOptions ro;
+  ro.iterations = *iterations ? static_cast<int>(std::clamp<std::int64_t>(**iterations, -1, 1 << 30)) : core::kDefaultRunIterations;
+  ro.warmup = *warmup ? static_cast<int>(std::clamp<std::int64_t>(**warmup, -1, 1 << 30)) : core::kDefaultRunWarmup;
+  if (auto ok = core::check_run_counts(ro.iterations, ro.warmup, 1); !ok) return usage_error("calibrate", ok.error().message);
   if (*cores && (**cores < 1 || **cores > 4096)) return usage_error("calibrate", "--cores must be in 1..4096");
   core::CpuFitOptions fit;
   fit.name = args.value("name").value_or("cpu");
@@ -117,11 +120,8 @@ int cmd_calibrate(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report("calibrate", model.error());
-  core::RunOptions ro;
-  ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
-  ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
-  auto cal = core::calibrate_cpu(model->graph, ro, fit);
+  auto cal = core::calibrate_cpu(*model->graph, ro, fit);
   if (!cal) return report("calibrate", cal.error());
   const core::DeviceSpec& d = cal->device;
   const std::string text = core::device_to_json(d);
@@ -130,7 +130,7 @@ int cmd_calibrate(Args& args) {
 
   if (args.flag("json")) {
     nlohmann::ordered_json j;
-    j["model"] = model->graph.info().model_path;
+    j["model"] = model->graph->info().model_path;
     j["device"] = nlohmann::ordered_json::parse(text);
     j["fitted_nodes"] = cal->fitted_nodes;
     j["median_node_error"] = cal->median_node_error;
@@ -140,7 +140,7 @@ int cmd_calibrate(Args& args) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << "model: " << model->graph.info().model_path << " (" << model->graph.node_count()
+  std::cout << "model: " << model->graph->info().model_path << " (" << model->graph->node_count()
             << " operators), sequential CPU run, median of " << ro.iterations << " after " << ro.warmup << " warm-up\n"
             << "device " << d.name << ": " << d.sm_count << " cores, " << core::fixed_text(d.peak_fp32_flops / 1e9, 2) << " GFLOP/s, "
             << core::fixed_text(d.memory_bandwidth / 1e9, 2) << " GB/s, " << core::fixed_text(d.launch_us, 2) << " µs per operator, latch "

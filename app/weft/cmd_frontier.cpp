@@ -96,14 +96,8 @@ int cmd_frontier(Args& args) {
   auto model = load_model(args);
   if (!model) return report(kFrontier, model.error());
   // --merge: the front of the merged model (as the studio's frontier view of a merged model).
-  std::optional<core::MergedModel> merged;
-  if (args.flag("merge")) {
-    auto m = core::merge_model(model->graph, model->costs, model->device);
-    if (!m) return report(kFrontier, m.error());
-    merged = std::move(*m);
-  }
-  const core::Graph& graph = merged ? merged->graph : model->graph;
-  auto frontier = core::memory_frontier(graph, merged ? merged->costs : model->costs, model->device, options);
+  const core::Graph& graph = model->scheduled_graph();
+  auto frontier = core::memory_frontier(graph, model->scheduled_costs(), model->device, options);
   if (!frontier) return report(kFrontier, frontier.error());
   const core::Frontier& f = *frontier;
 
@@ -116,12 +110,12 @@ int cmd_frontier(Args& args) {
     if (auto ok = core::write_file_atomic(*csv, text); !ok) return report(kFrontier, ok.error());
   }
   if (const auto svg = args.value("svg")) {
-    const std::string title = model->graph.info().model_path + ": predicted time vs arena (" +
+    const std::string title = model->graph->info().model_path + ": predicted time vs arena (" +
                               std::string(core::launch_mode_name(f.mode)) + ", " + model->device.name + ")";
     if (auto ok = core::write_file_atomic(*svg, core::frontier_svg(f, title)); !ok) return report(kFrontier, ok.error());
   }
   if (const auto png = args.value("png")) {
-    const std::string title = std::filesystem::path(model->graph.info().model_path).stem().string() +
+    const std::string title = std::filesystem::path(model->graph->info().model_path).stem().string() +
                               ": predicted time vs arena (" + std::string(core::launch_mode_name(f.mode)) + ", " +
                               model->device.name + ")";
     auto bytes = render_chart(frontier_chart(f, title), ChartFormat::Png);
@@ -130,7 +124,7 @@ int cmd_frontier(Args& args) {
   }
   if (args.flag("json")) {
     nlohmann::ordered_json j;
-    j["model"] = model->graph.info().model_path;
+    j["model"] = model->graph->info().model_path;
     j["device"] = model->device.name;
     j["mode"] = core::launch_mode_name(f.mode);
     j["sequential_us"] = f.sequential_us;
@@ -148,14 +142,14 @@ int cmd_frontier(Args& args) {
                         {"on_front", p.on_front}});
     j["points"] = std::move(points);
     j["front"] = f.front;
-    if (merged) j["merge"] = {{"nodes_before", model->graph.node_count()}, {"nodes_after", graph.node_count()}};
+    if (model->merged) j["merge"] = {{"nodes_before", model->graph->node_count()}, {"nodes_after", graph.node_count()}};
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  if (merged)
-    std::cout << "merged: " << model->graph.node_count() << " -> " << graph.node_count()
+  if (model->merged)
+    std::cout << "merged: " << model->graph->node_count() << " -> " << graph.node_count()
               << " operators (speedups over the merged model's sequential run)\n";
-  std::cout << "model: " << model->graph.info().model_path << " (" << graph.node_count() << " operators), device "
+  std::cout << "model: " << model->graph->info().model_path << " (" << graph.node_count() << " operators), device "
             << model->device.name << ", predicted with "
             << (f.mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches") << "\n"
             << "sequential: " << core::fixed_text(f.sequential_us, 1) << " us, arena " << f.sequential_arena_bytes << " bytes ("

@@ -36,7 +36,9 @@ int cmd_layers(Args& args) {
 
   auto model = load_model(args);
   if (!model) return report(kLayers, model.error());
-  const core::Graph& graph = model->graph;
+  // The model as schedules address it (merged where a schedule file records merges).
+  const core::Graph& graph = model->scheduled_graph();
+  const core::CostTable& costs = model->scheduled_costs();
 
   core::Expected<core::Wires> wires = core::Error{};
   if (wires_file) {
@@ -44,16 +46,16 @@ int cmd_layers(Args& args) {
     if (!text) return report(kLayers, core::Error{core::ErrorKind::InvalidInput, text.error().message});
     wires = core::parse_wires_json(graph, *text, *wires_file);
   } else if (choice) {
-    auto schedule = obtain_schedule(kLayers, *choice, graph, model->costs, model->device);
-    if (!schedule) return report(kLayers, schedule.error());
-    wires = core::wires_from_schedule(graph, *schedule);
+    auto obtained = obtain_merged_schedule(kLayers, *choice, *model);
+    if (!obtained) return report(kLayers, obtained.error());
+    wires = core::wires_from_schedule(graph, obtained->schedule);
   } else {
     wires = core::wires_from_graph(graph);
   }
   if (!wires) return report(kLayers, wires.error());
   auto layering = core::layer_by_wires(graph, *wires);
   if (!layering) return report(kLayers, layering.error());
-  const core::MergePlan merges = core::find_merge_groups(graph, *layering, model->costs, model->device);
+  const core::MergePlan merges = core::find_merge_groups(graph, *layering, costs, model->device);
   const int asap_depth = core::compute_levels(graph).depth;
   std::size_t merged_nodes = 0;
   for (const core::MergeGroup& g : merges.groups) merged_nodes += g.nodes.size();

@@ -198,13 +198,12 @@ int cmd_plan(Args& args) {
   // Merges (--merge, or recorded in a loaded schedule): the plan is the merged model's, whose
   // merged nodes write all their members' outputs at once.
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_merged_schedule("plan", *choice, args.flag("merge"), model->graph, model->costs, model->device, &fit,
-                                         planner, options);
+  auto obtained = obtain_merged_schedule("plan", *choice, *model, &fit, planner, options);
   if (!obtained) return report("plan", obtained.error());
-  const core::Graph& graph = obtained->graph(model->graph);
+  const core::Graph& graph = obtained->graph(*model->graph);
   const core::Schedule& schedule = obtained->schedule;
   if (obtained->merged && !args.flag("json"))
-    std::cout << "merged: " << model->graph.node_count() << " -> " << graph.node_count() << " operators\n";
+    std::cout << "merged: " << model->graph->node_count() << " -> " << graph.node_count() << " operators\n";
   if (auto repair = args.value("repair")) return plan_repair(args, *repair, graph, schedule, options);
 
   // The memory report: every planner (or --planner alone), the smallest arena, the reference

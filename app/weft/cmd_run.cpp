@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "run_data.h"
 #include "run_report.h"
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
@@ -27,11 +28,13 @@ namespace {
 
 }  // namespace
 
-int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro, int rounds);
+int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro, int rounds,
+             RunData& data);
 
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "rounds=", "seed=",
-                            "trace=", "json", "graph", "tf32", "merge"},
+                            "trace=", "json", "graph", "tf32", "merge",
+                            "inputs=", "test-data=", "save-outputs=", "save-model=", "rtol=", "atol="},
                            true);
       !ok)
     return usage_error("run", ok.error().message);
@@ -47,28 +50,56 @@ int cmd_run(Args& args) {
   auto seed = args.int_value("seed");
   for (const auto* v : {&iterations, &warmup, &rounds, &seed})
     if (!*v) return usage_error("run", v->error().message);
-  if (*iterations && **iterations < 1) return usage_error("run", "--iterations must be >= 1");
-  if (*warmup && **warmup < 0) return usage_error("run", "--warmup must be >= 0");
-  if (*rounds && **rounds < 1) return usage_error("run", "--rounds must be >= 1");
-  // The reference and the schedule alternate in rounds (core::RunComparisonOptions::rounds).
-  const int round_count = *rounds ? static_cast<int>(**rounds) : core::kDefaultRunRounds;
+  // The reference and the schedule alternate in rounds (core::RunComparisonOptions::rounds); the
+  // defaults and the checks are core's, as in the studio and Python.
+  const auto count = [](const std::optional<std::int64_t>& v, int fallback) {
+    return v ? static_cast<int>(std::clamp<std::int64_t>(*v, -1, 1 << 30)) : fallback;
+  };
+  const int round_count = count(*rounds, core::kDefaultRunRounds);
+  core::RunOptions ro;
+  ro.iterations = count(*iterations, core::kDefaultRunIterations);
+  ro.warmup = count(*warmup, core::kDefaultRunWarmup);
+  if (auto ok = core::check_run_counts(ro.iterations, ro.warmup, round_count); !ok) return usage_error("run", ok.error().message);
   // No --planner: every planner, the smallest arena (the studies' default planning).
   const std::string planner = args.value("planner").value_or(std::string(core::kReferencePlanner));
   if (!planner.empty())
     if (auto ok = core::check_planner(planner); !ok) return usage_error("run", ok.error().message);
 
-  core::RunOptions ro;
-  ro.iterations = *iterations ? static_cast<int>(**iterations) : 5;
-  ro.warmup = *warmup ? static_cast<int>(**warmup) : 1;
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
-  if (backend == "cuda") return run_cuda(args, *choice, planner, ro, round_count);  // cmd_run_cuda.cpp
+  // --inputs, --test-data, --save-outputs, --save-model (run_data.cpp).
+  auto data = run_data(args);
+  if (!data) return report("run", data.error());
+  if (backend == "cuda") return run_cuda(args, *choice, planner, ro, round_count, *data);  // cmd_run_cuda.cpp
 
-  auto model = load_model(args);
+  auto model = load_run_model(args, *data);
   if (!model) return report("run", model.error());
-  const core::Graph& unmerged = model->graph;
+  const core::Graph& unmerged = *model->graph;
+  if (auto ok = prepare_run(args, *data, unmerged, ro); !ok) return report("run", ok.error());
+
+  // The schedule is made for the machine that runs it: a strategy's schedule for the CPU device
+  // calibrated from a short sequential run (its latch decides the granularity), unless --device
+  // names one; a saved schedule runs as saved.
+  const core::DeviceSpec* device = &model->device;
+  const core::CostTable* costs = &model->scheduled_costs();
+  std::optional<core::CpuScheduleDevice> cpu;
+  std::string made_for;
+  if (choice->file) {
+    made_for = "the saved schedule " + *choice->file;
+  } else if (args.value("device")) {
+    made_for = model->device.name + " (--device " + *args.value("device") + ")";
+  } else {
+    // The graph the schedule runs on: the merged model's where --merge merged it.
+    auto calibrated = core::cpu_schedule_device(model->scheduled_graph(), ro, static_cast<std::size_t>(choice->options.max_streams));
+    if (!calibrated) return report("run", calibrated.error());
+    cpu = std::move(*calibrated);
+    device = &cpu->device;
+    costs = &cpu->costs;
+    made_for = cpu->summary;
+  }
+  if (!choice->file && args.value("granularity")) made_for += ", granularity " + *args.value("granularity") + " us as given";
 
   std::optional<core::BudgetFit> fit;
-  auto obtained = obtain_merged_schedule("run", *choice, args.flag("merge"), unmerged, model->costs, model->device, &fit, planner);
+  auto obtained = obtain_merged_schedule("run", *choice, *model, &fit, planner, core::reference_plan_options(), costs, device);
   if (!obtained) return report("run", obtained.error());
   const core::Schedule& schedule = obtained->schedule;
   const core::Graph& graph = obtained->graph(unmerged);
@@ -81,8 +112,10 @@ int cmd_run(Args& args) {
   compare.rounds = round_count;
   compare.planner = planner;
   if (obtained->merged) compare.reference_graph = &unmerged;
-  auto compared = core::compare_runs(*executor, graph, schedule, compare);
+  std::optional<core::TestDataComparison> tested;  // with --test-data
+  auto compared = compare_with_data(*data, *executor, graph, schedule, compare, tested);
   if (!compared) return report("run", compared.error());
+  if (auto ok = save_run_outputs(*data, graph, *compared); !ok) return report("run", ok.error());
   core::RunResult* seq = &compared->sequential;
   core::RunResult* run = &compared->scheduled;
   const bool identical = compared->diff.identical;
@@ -91,13 +124,17 @@ int cmd_run(Args& args) {
   const std::string used_planner = compared->plan.planner;
 
   // The prediction for the same schedule on the CPU device calibrated from the sequential run
-  // (core::predict_cpu_run, as the studio's Run on CPU). A merged run's reference ran another
-  // graph, whose node times do not fit it: no prediction then.
+  // (core::predict_cpu_run, as the studio's Run on CPU). An extra: where it cannot be made, the
+  // measurement stands and the reason is given. A merged run's reference ran another graph, whose
+  // node times do not fit it: no prediction then.
   std::optional<core::CpuRunPrediction> predicted;
-  if (!obtained->merged) {
-    auto p = core::predict_cpu_run(graph, schedule, *compared, ro);
-    if (!p) return report("run", p.error());
+  std::string unpredicted;
+  if (obtained->merged) {
+    unpredicted = "the reference ran the unmerged model, whose node times do not fit the merged one";
+  } else if (auto p = core::predict_cpu_run(graph, schedule, *compared, ro)) {
     predicted = std::move(*p);
+  } else {
+    unpredicted = p.error().message;
   }
 
   if (auto trace = args.value("trace")) {
@@ -112,6 +149,9 @@ int cmd_run(Args& args) {
 
   if (args.flag("json")) {
     nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *compared);
+    j["schedule_device"] = device->name;
+    j["schedule_device_kind"] = std::string(core::device_kind_name(device->kind));
+    j["schedule_made_for"] = made_for;
     if (predicted) {
       j["predicted_speedup"] = predicted->predicted;
       j["prediction_error"] = predicted->error;
@@ -119,6 +159,9 @@ int cmd_run(Args& args) {
       j["cpu_cores"] = predicted->device.sm_count;
       j["latch_us"] = predicted->device.event_wait_us;
       j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
+    } else {
+      j["predicted_speedup"] = nullptr;
+      j["prediction_unavailable"] = unpredicted;
     }
     if (obtained->merged) {
       std::size_t groups = 0;
@@ -126,6 +169,7 @@ int cmd_run(Args& args) {
       j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
     }
     if (fit) j["memory_budget"] = budget_json(*fit);
+    if (tested) add_test_data_json(j, *data, *tested, backend);
     std::cout << j.dump(2) << "\n";
   } else {
     const int cpus = core::cpu_count();
@@ -134,7 +178,7 @@ int cmd_run(Args& args) {
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
               << " stream(s)"
               << (schedule.stream_count() > static_cast<std::size_t>(cpus) ? " taken in turn by " + std::to_string(cpus) + " threads" : std::string())
-              << ", " << schedule.events.size() << " events\n"
+              << ", " << schedule.events.size() << " events, made for " << made_for << "\n"
               << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
                                          std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
                                    : std::string())
@@ -147,19 +191,20 @@ int cmd_run(Args& args) {
                                   core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy; error " +
                                   core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
                                   "x from the fitted device alone"
-                            : std::string())
+                            : ", no prediction (" + unpredicted + ")")
               << "\n"
               << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
     if (fit) std::cout << budget_line(*fit) << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
     if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
+    if (tested) print_test_data(std::cout, *data, *tested, backend);
   }
   if (!identical) {
     // The reference executor promises bit-identical outputs for every valid schedule.
     return report("run", core::make_error(core::ErrorKind::Internal, "the scheduled outputs differ from the sequential run"));
   }
-  return 0;
+  return test_data_exit(tested);
 }
 
 }  // namespace weft::cli

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "run_data.h"
 #include "run_report.h"
 #include "weft/core/chrome_trace.h"
 #include "weft/core/cpu_executor.h"
@@ -29,24 +30,37 @@ void put_ms(nlohmann::ordered_json& j, const char* key, double v) {
 
 /// A run's error; after a kernel fault (the CUDA context is then unusable, and asynchronous
 /// launches cannot name the node) the process reruns itself once with blocking launches, whose
-/// error names the node.
-int cuda_failure(const core::Error& e) {
+/// error names the node; the rerun reports this run's fault (`stage` and message) beside its own.
+int cuda_failure(const core::Error& e, std::string_view stage = {}) {
   if (gpu::cuda_context_faulted() && !gpu::is_blocking_rerun()) {
     std::cerr << "weft run: " << e.message << "\nweft run: kernel fault; rerunning once with blocking launches (CUDA_LAUNCH_BLOCKING=1) "
               << "to name the node\n";
-    const core::Error why = gpu::rerun_with_blocking_launches();  // returns only if no rerun started
+    // returns only if no rerun started
+    const core::Error why = gpu::rerun_with_blocking_launches(std::string(stage) + "\n" + e.message);
     std::cerr << "weft run: " << why.message << "\n";
   }
   return report("run", e);
 }
 
+/// The first run's fault a blocking rerun carries (gpu::rerun_fault(): "stage\nmessage").
+nlohmann::ordered_json fault_json(const std::string& fault) {
+  const auto cut = fault.find('\n');
+  nlohmann::ordered_json j;
+  j["stage"] = cut == std::string::npos ? std::string() : fault.substr(0, cut);
+  j["message"] = cut == std::string::npos ? fault : fault.substr(cut + 1);
+  return j;
+}
+
 }  // namespace
 
-int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& ro, int rounds) {
+int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planner, const core::RunOptions& given_ro, int rounds,
+             RunData& data) {
   // The model first: a missing or unreadable file is the user's error (exit 2) on any machine.
-  auto model = load_model(args);
+  auto model = load_run_model(args, data);
   if (!model) return report("run", model.error());
-  const core::Graph& unmerged = model->graph;
+  const core::Graph& unmerged = *model->graph;
+  core::RunOptions ro = given_ro;
+  if (auto ok = prepare_run(args, data, unmerged, ro); !ok) return report("run", ok.error());
   // The CUDA module is loaded here, not at start: which file or library is missing is the error.
   if (auto module = gpu::load_cuda_module(); !module) return report("run", module.error());
   if (auto gpus = gpu::list_gpus(); !gpus) return report("run", gpus.error());
@@ -56,11 +70,11 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   // (a merged node is one launch where its members differ only in their pointers, else its members
   // one after another on its stream) and is compared with the
   // unmerged model's sequential run.
-  auto made = obtain_merged_schedule("run", choice, args.flag("merge"), unmerged, model->costs, model->device, nullptr, planner);
+  auto made = obtain_merged_schedule("run", choice, *model, nullptr, planner);
   if (!made) return report("run", made.error());
   const core::Schedule& schedule = made->schedule;
   const core::Graph& graph = made->graph(unmerged);
-  const bool merged = made->merged.has_value();
+  const bool merged = made->merged != nullptr;
   if (merged)
     if (auto ok = gpu::cuda_check_supported(graph); !ok) return report("run", ok.error());
 
@@ -82,28 +96,41 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   compare.graph_executor = graphed.get();
   compare.check_executor = cpu.get();
   if (merged) compare.reference_graph = &unmerged;
-  auto compared = core::compare_runs(*eager, graph, schedule, compare);
+  // With --test-data the GPU's outputs (and the CPU reference's) are checked against each set's.
+  std::optional<core::TestDataComparison> tested;
+  auto compared = compare_with_data(data, *eager, graph, schedule, compare, tested);
   if (!compared) return cuda_failure(compared.error());
+  // A later stage (the timed pair, graph replay, the CPU check) that failed: after a kernel fault
+  // the blocking rerun names the node; otherwise what was measured is reported, then the failure.
+  if (compared->failure && gpu::cuda_context_faulted() && !gpu::is_blocking_rerun())
+    return cuda_failure(compared->failure->error, compared->failure->stage);
+  if (auto ok = save_run_outputs(data, graph, *compared); !ok) return report("run", ok.error());
   const core::RunResult* seq = &compared->sequential;
   const core::RunResult* run = &compared->scheduled;
   const bool identical = compared->diff.identical;
   const double diff = compared->diff.max_abs_diff;
-  const double cpu_error = compared->check_diff.max_abs_diff;
-  const double graph_error = compared->graph_diff.max_abs_diff;
   const double speedup = compared->speedup();
   const double speedup_vs_graph = compared->speedup_vs_graph();
   const std::int64_t overlaps = compared->overlapped_pairs;
-  const core::RunResult* seq_graph = &*compared->sequential_graph;
-  const core::RunResult* run_graph = &*compared->scheduled_graph;
-  const core::RunResult* seq_timed = &*compared->sequential_timed;
-  const core::RunResult* run_timed = &*compared->scheduled_timed;
+  const core::RunResult* seq_graph = compared->sequential_graph ? &*compared->sequential_graph : nullptr;
+  const core::RunResult* run_graph = compared->scheduled_graph ? &*compared->scheduled_graph : nullptr;
+  const core::RunResult* seq_timed = compared->sequential_timed ? &*compared->sequential_timed : nullptr;
+  const core::RunResult* run_timed = compared->scheduled_timed ? &*compared->scheduled_timed : nullptr;
+  const double nan = std::nan("");
+  const double cpu_error = compared->check ? compared->check_diff.max_abs_diff : nan;
+  const double cpu_relative = compared->check ? compared->check_diff.max_rel_diff() : nan;
+  const double graph_error = run_graph ? compared->graph_diff.max_abs_diff : nan;
+  // Blocking launches (the rerun after a fault, or CUDA_LAUNCH_BLOCKING=1 set by hand) synchronise
+  // every node and replay no graph: the times are not the schedule's.
+  const bool valid = !gpu::launches_blocking();
+  const std::string fault = gpu::rerun_fault();
   // The device's prediction with the cost model given this run's own sequential node times (the
   // per-node timed run's medians): against the measured speedups, what the simulator gets wrong
   // once the kernel times are right. An extra figure: where it cannot be had, the run's own
   // figures still stand (a warning).
   // A merged run's reference ran the unmerged graph, whose node times do not fit it: none then.
   std::optional<core::CalibratedSpeedups> calibrated;
-  if (!merged) {
+  if (!merged && valid) {
     auto c = core::calibrated_speedups(graph, schedule, model->costs, model->device, *compared);
     if (c) calibrated = *c;
     else std::cerr << "weft run: warning: no calibrated prediction: " << c.error().message << "\n";
@@ -125,11 +152,13 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     if (auto ok = core::save_chrome_trace(*trace, graph, runs, &model->costs, info); !ok) return report("run", ok.error());
   }
 
+  const auto ms_or_null = [](const core::RunResult* r) { return r ? nlohmann::ordered_json(r->wall_ms) : nlohmann::ordered_json(); };
   if (args.flag("json")) {
     nlohmann::ordered_json j = run_report_json(graph, schedule, "cuda", ro, *compared);
-    j["sequential_graph_ms"] = seq_graph->wall_ms;
-    j["schedule_graph_ms"] = run_graph->wall_ms;
-    j["speedup_vs_graph"] = speedup_vs_graph;
+    j["valid"] = valid;
+    j["sequential_graph_ms"] = ms_or_null(seq_graph);
+    j["schedule_graph_ms"] = ms_or_null(run_graph);
+    put_ms(j, "speedup_vs_graph", run_graph ? speedup_vs_graph : nan);
     if (calibrated) {
       j["predicted_speedup"] = calibrated->eager;
       j["predicted_speedup_vs_graph"] = calibrated->graph;
@@ -138,27 +167,45 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     }
     j["overlapped_pairs"] = overlaps;
     put_ms(j, "max_abs_error_vs_cpu", cpu_error);
+    put_ms(j, "max_rel_error_vs_cpu", cpu_relative);
     put_ms(j, "max_abs_diff_graph_vs_eager", graph_error);
-    j["sequential_timed_ms"] = seq_timed->wall_ms;
-    j["schedule_timed_ms"] = run_timed->wall_ms;
+    j["sequential_timed_ms"] = ms_or_null(seq_timed);
+    j["schedule_timed_ms"] = ms_or_null(run_timed);
     j["tf32"] = args.flag("tf32");
     j["max_connections"] = connections;
-    j["blocking_rerun"] = gpu::is_blocking_rerun();
+    j["blocking_launches"] = !valid;
+    j["blocking_rerun"] = gpu::is_blocking_rerun() && !valid;
+    if (!fault.empty()) j["fault"] = fault_json(fault);
+    if (compared->failure) {
+      j["failed_stage"] = compared->failure->stage;
+      j["error"] = compared->failure->error.message;
+    }
     if (merged) {
       std::size_t groups = 0;
       for (const auto& m : made->merged->members) groups += m.size() > 1 ? 1 : 0;
       j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
     }
+    if (tested) add_test_data_json(j, data, *tested, "cuda");
     std::cout << j.dump(2) << "\n";
   } else {
+    const auto ms_text = [](const core::RunResult* r) { return r ? core::fixed_text(r->wall_ms, 3) : std::string("-"); };
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cuda on "
               << run->timeline.device << "\n"
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count() << " stream(s), "
-              << schedule.events.size() << " events\n"
-              << "                 eager ms   graph ms   (" << median_text(ro, compared->rounds) << ")\n"
-              << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(seq_graph->wall_ms, 3) << "\n"
-              << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << core::fixed_text(run_graph->wall_ms, 3) << "\n"
-              << "speedup: " << core::fixed_text(speedup, 2) << "x eager, " << core::fixed_text(speedup_vs_graph, 2) << "x vs the graph baseline\n"
+              << schedule.events.size() << " events\n";
+    if (!valid)
+      std::cout << "INVALID: launches were blocking (CUDA_LAUNCH_BLOCKING=1): every node synchronised, no graph replayed; "
+                   "the times below are not the schedule's\n";
+    if (!fault.empty()) {
+      const auto f = fault_json(fault);
+      std::cout << "fault of the first run" << (f["stage"].get<std::string>().empty() ? "" : " in '" + f["stage"].get<std::string>() + "'")
+                << ": " << f["message"].get<std::string>() << "\n";
+    }
+    std::cout << "                 eager ms   graph ms   (" << median_text(ro, compared->rounds) << ")\n"
+              << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << ms_text(seq_graph) << "\n"
+              << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << ms_text(run_graph) << "\n"
+              << "speedup: " << core::fixed_text(speedup, 2) << "x eager, "
+              << (run_graph ? core::fixed_text(speedup_vs_graph, 2) + "x" : std::string("-")) << " vs the graph baseline\n"
               << (calibrated ? "predicted (" + model->device.name + ", the sequential run's node times): " +
                                    core::fixed_text(calibrated->eager, 2) + "x eager (error " + core::fixed_text(100 * error, 1) +
                                    "%), " + core::fixed_text(calibrated->graph, 2) + "x vs the graph baseline (error " +
@@ -166,17 +213,25 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
                              : std::string())
               << "overlapped node pairs (per-node timed run): " << overlaps << "; hardware queues: " << connections
               << " (CUDA_DEVICE_MAX_CONNECTIONS)" << (args.flag("tf32") ? "; TF32 on" : "") << "\n"
-              << "max abs error vs CPU: " << cpu_error << "; scheduled vs sequential: " << diff << (identical ? " (bit-identical)" : "")
-              << "; graph vs eager: " << graph_error << "\n";
+              << "error vs CPU: " << cpu_error << " max abs, " << cpu_relative << " relative to the largest output; scheduled vs sequential: "
+              << diff << (identical ? " (bit-identical)" : "") << "; graph vs eager: " << graph_error << "\n";
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
     if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
+    if (tested) print_test_data(std::cout, data, *tested, "cuda");
   }
-  if (gpu::is_blocking_rerun()) std::cerr << "weft run: the kernel fault did not recur with blocking launches\n";
   if (schedule.stream_count() > static_cast<std::size_t>(connections))
     std::cerr << "weft run: warning: " << schedule.stream_count() << " streams share " << connections
               << " hardware queues (CUDA_DEVICE_MAX_CONNECTIONS)\n";
-  return 0;
+  if (compared->failure) {
+    std::cerr << "weft run: '" << compared->failure->stage << "' failed; the stages before it are reported above\n";
+    return report("run", compared->failure->error);
+  }
+  if (!fault.empty())
+    return report("run", core::make_error(core::ErrorKind::Runtime,
+                                          "the first run faulted (" + fault_json(fault)["message"].get<std::string>() +
+                                              ") and this rerun with blocking launches did not: its times are not a measurement"));
+  return test_data_exit(tested);
 }
 
 }  // namespace weft::cli

@@ -71,13 +71,13 @@ nlohmann::ordered_json figures_json(const core::Graph& g, const Figures& f) {
 }
 
 void print_report(const LoadedModel& m, const Figures& f) {
-  const core::Graph& g = m.graph;
+  const core::Graph& g = m.scheduled_graph();
   const core::Schedule& s = f.study.schedule;
   std::cout << "model: " << g.info().model_path << " (" << g.node_count() << " operators, " << g.edge_count()
             << " edges), device " << m.device.name << "\n"
             << "strategy: " << s.strategy << " (" << s.options << ")\n"
             << "streams: " << s.stream_count() << "\n";
-  const std::vector<double> times = core::node_times(m.costs);
+  const std::vector<double> times = core::node_times(m.scheduled_costs());
   for (std::size_t i = 0; i < s.streams.size(); ++i) {
     double busy = 0;
     for (core::NodeId v : s.streams[i]) busy += times[static_cast<std::size_t>(v)];
@@ -144,13 +144,13 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
   core::StudyOptions study;
   study.mode = core::launch_mode_of(options);
   study.counterfactuals = false;  // the table shows no verdict
-  auto studied = core::study_strategies(m.graph, m.costs, m.device, options, study);
+  auto studied = core::study_strategies(m.scheduled_graph(), m.scheduled_costs(), m.device, options, study);
   if (!studied) return report("schedule", studied.error());
   const std::vector<Figures>& rows = *studied;
   const std::vector<Column> columns = compare_columns();
   if (json) {
     nlohmann::ordered_json out;
-    out["model"] = m.graph.info().model_path;
+    out["model"] = m.graph->info().model_path;
     out["device"] = m.device.name;
     out["mode"] = core::launch_mode_name(core::launch_mode_of(options));
     auto list = nlohmann::ordered_json::array();
@@ -170,7 +170,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
     for (const Figures& f : rows) w = std::max(w, c.cell(f).size());
     width.push_back(w);
   }
-  std::cout << "model: " << m.graph.info().model_path << " (" << m.graph.node_count() << " operators), device "
+  std::cout << "model: " << m.graph->info().model_path << " (" << m.graph->node_count() << " operators), device "
             << m.device.name << ", predicted with " << (options.cuda_graph ? "CUDA Graph replay" : "eager launches") << "\n";
   for (std::size_t i = 0; i < columns.size(); ++i)
     std::cout << (i ? "  " : "") << (i ? std::right : std::left) << std::setw(static_cast<int>(width[i])) << columns[i].header;
@@ -215,25 +215,21 @@ int cmd_schedule(Args& args) {
   const bool json = args.flag("json");
   if (compare_all && choice->memory_budget > 0)
     return usage_error("schedule", "--memory-budget applies to one --strategy (weft frontier MODEL fits every strategy to budgets)");
-  if (args.flag("merge")) {
-    // Schedule the merged model: every figure below is its own, and a saved schedule records the
-    // merges so that loading it re-applies them.
-    auto merged = core::merge_model(model->graph, model->costs, model->device);
-    if (!merged) return report("schedule", merged.error());
-    model->graph = std::move(merged->graph);
-    model->costs = std::move(merged->costs);
-  }
+  // --merge: the merged model (load_model merged it) is scheduled; every figure below is its own,
+  // and a saved schedule records the merges so that loading it re-applies them.
+  const core::Graph& graph = model->scheduled_graph();
+  const core::CostTable& costs = model->scheduled_costs();
 
   if (compare_all) return compare(*model, options, json);
 
   std::optional<core::BudgetFit> fit;
   core::Expected<core::Schedule> made = core::Schedule{};
   if (external) {
-    made = core::run_external_strategy(core::ExternalStrategy{*external, timeout->value_or(60.0)}, model->graph, model->costs,
+    made = core::run_external_strategy(core::ExternalStrategy{*external, timeout->value_or(60.0)}, graph, costs,
                                        model->device, options);
-    if (made) made = fit_schedule(*choice, model->graph, model->costs, model->device, std::move(*made), &fit);
+    if (made) made = fit_schedule(*choice, graph, costs, model->device, std::move(*made), &fit);
   } else {
-    made = obtain_schedule("schedule", *choice, model->graph, model->costs, model->device, &fit);
+    made = obtain_schedule("schedule", *choice, graph, costs, model->device, &fit);
   }
   if (!made) return report("schedule", made.error());
   core::StudyOptions study;
@@ -243,17 +239,17 @@ int cmd_schedule(Args& args) {
   row.warnings = core::schedule_warnings(*made, options, model->device);
   if (external)  // obtain_schedule printed a strategy's
     for (const std::string& w : row.warnings) std::cerr << "weft schedule: warning: " << w << "\n";
-  auto studied = core::study_schedule(model->graph, model->costs, model->device, std::move(*made), study);
+  auto studied = core::study_schedule(graph, costs, model->device, std::move(*made), study);
   if (!studied) return report("schedule", studied.error());
   row.study = std::move(*studied);
   const Figures* f = &row;
   const auto out = args.value("o") ? args.value("o") : args.value("output");
   if (out) {
-    if (auto saved = core::save_schedule(*out, model->graph, f->study.schedule, model->device.name); !saved)
+    if (auto saved = core::save_schedule(*out, graph, f->study.schedule, model->device.name); !saved)
       return report("schedule", saved.error());
   }
   if (json) {
-    nlohmann::ordered_json j = figures_json(model->graph, *f);
+    nlohmann::ordered_json j = figures_json(graph, *f);
     if (fit) j["memory_budget"] = budget_json(*fit);
     std::cout << j.dump(2) << "\n";
   } else {
@@ -269,14 +265,13 @@ int cmd_validate(Args& args) {
   if (args.positional().size() != 2) return usage_error("validate", "expected MODEL SCHEDULE.json");
   auto model = load_model(args, SplitMode::GraphFlag, args.positional()[1]);  // split as the file records
   if (!model) return report("validate", model.error());
-  auto loaded = core::load_schedule_with_merges(args.positional()[1], model->graph, model->costs, model->device);
-  if (!loaded) return report("validate", loaded.error());
-  const core::Schedule& schedule = loaded->schedule;
-  const core::Graph& graph = loaded->merged ? loaded->merged->graph : model->graph;
-  const core::CostTable& costs = loaded->merged ? loaded->merged->costs : model->costs;
+  // load_model opened the model as the file records (split, merged) and validated the schedule on it.
+  const core::Schedule& schedule = *model->schedule;
+  const core::Graph& graph = model->scheduled_graph();
+  const core::CostTable& costs = model->scheduled_costs();
   std::cout << "valid: " << schedule.stream_count() << " streams, " << schedule.events.size() << " events, ideal makespan "
             << core::fixed_text(core::ideal_makespan_us(graph, schedule, core::node_times(costs)), 1) << " us";
-  if (loaded->merged) std::cout << ", " << model->graph.node_count() << " -> " << graph.node_count() << " operators merged";
+  if (model->merged) std::cout << ", " << model->graph->node_count() << " -> " << graph.node_count() << " operators merged";
   std::cout << "\n";
   return 0;
 }

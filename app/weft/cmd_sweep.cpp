@@ -9,6 +9,7 @@
 
 
 #include "cli.h"
+#include "weft/core/study/run_comparison.h"
 #include "sweep_chart.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/file_io.h"
@@ -148,10 +149,10 @@ int cmd_sweep(Args& args) {
   auto warmup = args.int_value("warmup");
   for (const auto* v : {&iterations, &warmup})
     if (!*v) return usage_error("sweep", v->error().message);
-  if (*iterations && **iterations < 1) return usage_error("sweep", "--iterations must be >= 1");
-  if (*warmup && **warmup < 0) return usage_error("sweep", "--warmup must be >= 0");
-  options.run.iterations = *iterations ? static_cast<int>(**iterations) : 3;
-  options.run.warmup = *warmup ? static_cast<int>(**warmup) : 1;
+  // A sweep runs every point: fewer iterations by default than one run; the checks are core's.
+  options.run.iterations = *iterations ? static_cast<int>(std::clamp<std::int64_t>(**iterations, -1, 1 << 30)) : 3;
+  options.run.warmup = *warmup ? static_cast<int>(std::clamp<std::int64_t>(**warmup, -1, 1 << 30)) : core::kDefaultRunWarmup;
+  if (auto ok = core::check_run_counts(options.run.iterations, options.run.warmup, 1); !ok) return usage_error("sweep", ok.error().message);
 
   const std::string& model = args.positional()[0];
   if (auto bytes = core::read_file(model); !bytes)

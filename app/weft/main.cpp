@@ -38,6 +38,17 @@ commands:
   run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--iterations N] [--rounds R] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
                                                (--tf32: allow TF32 tensor cores on CUDA)
+  run      MODEL [...] [--inputs DIR|FILE.npz] [--save-outputs DIR|FILE.npz] [--save-model FILE.onnx]
+                                               on given inputs (input_N.pb or NAME.npy files, or one .npz;
+                                               symbolic dims bound from their shapes), outputs saved as
+                                               output_N.pb (NAME.npy after .npy inputs, or one .npz); the
+                                               model with the run's weights inline for another runtime
+  run      MODEL [...] --test-data DIR [--rtol R] [--atol A]
+                                               ONNX test data (a test_data_set_N folder or a folder of them):
+                                               every output of the reference and the schedule (on CUDA also
+                                               the CPU's) checked; default tolerance the ONNX backend tests'
+                                               (rtol 1e-3, atol 1e-7) or the folder's data.json; exit 5 on a
+                                               mismatch (docs/inputs-and-test-data.md)
   layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
                                                wire layering by the head rule; horizontal merges
                                                (one launch per layer's equal operators); --merge in
@@ -83,7 +94,7 @@ model options (every command that takes MODEL):
   --device NAME      device preset for the cost model (see 'weft devices'), or a device file
                      (a path with '/' or ending in .json, e.g. from 'weft calibrate')
 
-exit codes: 0 ok, 1 usage, 2 invalid input, 3 device or runtime, 4 internal
+exit codes: 0 ok, 1 usage, 2 invalid input, 3 device or runtime, 4 internal, 5 outputs differ from the test data
 )";
 
 void print_usage(std::ostream& out) {

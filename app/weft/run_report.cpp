@@ -14,6 +14,7 @@ nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Sch
   j["backend"] = std::string(backend);
   if (!scheduled.timeline.device.empty()) j["device"] = scheduled.timeline.device;
   j["strategy"] = schedule.strategy;
+  j["options"] = schedule.options;
   j["streams"] = schedule.stream_count();
   j["events"] = schedule.events.size();
   j["iterations"] = options.iterations;
@@ -24,7 +25,11 @@ nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Sch
   j["speedup"] = compared.speedup();
   if (std::isnan(compared.diff.max_abs_diff)) j["max_abs_diff"] = nullptr;
   else j["max_abs_diff"] = compared.diff.max_abs_diff;
+  if (std::isnan(compared.diff.max_abs_diff)) j["max_rel_diff"] = nullptr;
+  else j["max_rel_diff"] = compared.diff.max_rel_diff();
   j["bit_identical"] = compared.diff.identical;
+  // Two runs (two processes, two machines) with the same digest produced the same output bits.
+  j["outputs_digest"] = core::outputs_digest(sequential);
   j["arena_bytes"] = scheduled.arena_bytes;
   j["sequential_arena_bytes"] = sequential.arena_bytes;
   j["planner"] = compared.plan.planner;

@@ -30,6 +30,7 @@ __device__ float apply_unary(UnaryOp op, float x, float p0, float p1) {
     case UnaryOp::LeakyRelu: return x >= 0.0f ? x : p0 * x;
     case UnaryOp::Sqrt: return sqrtf(x);
     case UnaryOp::Erf: return erff(x);
+    case UnaryOp::DivideBy: return x / p0;
   }
   return x;
 }

@@ -6,20 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernel_params.h"
+
 namespace weft::gpu::detail {
-
-inline constexpr int kMaxRank = 6;
-
-/// An output shape with, per input, element strides into it (0 on broadcast dimensions).
-struct Broadcast {
-  int rank = 0;
-  std::int64_t dims[kMaxRank] = {};
-  std::int64_t a_stride[kMaxRank] = {};
-  std::int64_t b_stride[kMaxRank] = {};
-};
-
-enum class UnaryOp : int { Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, LeakyRelu, Sqrt, Erf };
-enum class BinaryOp : int { Add, Sub, Mul, Div, Pow };
 
 /// y = a broadcast to shape (a_stride only), n = product of dims. Any strides work (a strided
 /// copy: Transpose permutes them, Slice scales them by its steps and offsets `a`).
@@ -29,13 +18,6 @@ cudaError_t launch_broadcast_copy(cudaStream_t s, const Broadcast& shape, const 
 cudaError_t launch_gather(cudaStream_t s, std::int64_t outer, std::int64_t dim, std::int64_t n, std::int64_t inner, const float* x,
                           const std::int64_t* idx, float* y);
 
-struct Pool2d {
-  std::int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
-  int kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-  bool max = true;
-  bool count_include_pad = false;
-};
 /// Max or average pooling over NCHW planes (ONNX semantics, windows clipped as the CPU reference does).
 cudaError_t launch_pool2d(cudaStream_t s, const Pool2d& p, const float* x, float* y);
 
@@ -48,35 +30,6 @@ cudaError_t launch_batchnorm(cudaStream_t s, std::int64_t n, std::int64_t c, std
 /// Copies x viewed as [outer, part, inner] into y viewed as [outer, total, inner] at `offset` on the middle axis.
 cudaError_t launch_concat_part(cudaStream_t s, std::int64_t outer, std::int64_t part, std::int64_t total, std::int64_t offset,
                                std::int64_t inner, const float* x, float* y);
-
-/// One launch of the elementwise, strided-copy and row-wise kernels (one thread per output element,
-/// or per row of Softmax/ReduceMean): what a node needs besides its pointers.
-///  Unary: y[i] = op(x[i]); p0/p1: HardSigmoid alpha/beta, Clip min/max, LeakyRelu alpha.
-///  Binary: y = x op b with numpy broadcasting described by `shape` (y contiguous).
-///  Copy: y = x broadcast to `shape` (a_stride only), from element `base`: any strides work
-///        (Transpose permutes them, Slice scales them by its steps and starts at `base`).
-///  Softmax: over the middle axis of [outer, dim, inner]. ReduceMean: its mean into [outer, inner].
-struct MemberLaunch {
-  enum class Family : int { Unary, Binary, Copy, Softmax, ReduceMean };
-  Family family = Family::Unary;
-  UnaryOp unary = UnaryOp::Relu;
-  BinaryOp binary = BinaryOp::Add;
-  float p0 = 0, p1 = 0;  ///< as launch_unary's
-  Broadcast shape;       ///< Binary, Copy
-  std::int64_t base = 0;   ///< Copy: element offset of the first element read (Slice)
-  std::int64_t count = 0;  ///< output elements (Unary, Binary, Copy)
-  std::int64_t outer = 0, dim = 0, inner = 0;  ///< Softmax, ReduceMean
-};
-
-/// Device pointer arrays of a merged group: member i reads x[i] (and b[i], a binary operator's
-/// second operand) and writes y[i].
-struct Members {
-  int count = 0;
-  const float* const* x = nullptr;
-  const float* const* b = nullptr;
-  float* const* y = nullptr;
-};
-inline constexpr int kMaxMembers = 65535;  ///< the grid's y extent
 
 /// One node's launch.
 cudaError_t launch_one(cudaStream_t s, const MemberLaunch& l, const float* x, const float* b, float* y);

@@ -1,5 +1,5 @@
 #pragma once
-// Private: per-node preparation. Everything a node needs (attributes parsed, shapes checked,
+// Private: per-node preparation (the host-side checks and geometry are op_geometry.h's). Everything a node needs (attributes parsed, shapes checked,
 // cuDNN descriptors and algorithms chosen) is built before the first launch; what is left is a
 // launch function that enqueues the node's work on a stream.
 #include <cublasLt.h>
@@ -15,6 +15,7 @@
 
 #include "weft/core/executor.h"
 #include "weft/gpu/cuda_executor.h"
+#include "op_geometry.h"
 
 namespace weft::gpu::detail {
 
@@ -50,13 +51,6 @@ struct PrepareContext {
 /// A new CUDA executor (cuda_executor.cpp); the module's entry point hands it to the program.
 core::Executor* create_executor(const CudaRunOptions& options);
 
-/// Sorted names of the supported operators.
-std::vector<std::string> supported_op_names();
-/// Host-only check of one node (operator, dtypes, static shapes, attributes the kernels handle).
-/// InvalidInput "unsupported: operator X at node Y: ..." on failure.
-core::Status check_node(const core::Graph& graph, core::NodeId n);
-/// check_node over every node: the first unsupported one's error. O(V+E).
-core::Status check_graph(const core::Graph& graph);
 /// Builds the node's launch (descriptors, algorithm). Runtime errors name the cuDNN call.
 core::Expected<PreparedNode> prepare_node(const PrepareContext& ctx, core::NodeId n);
 

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <string>
+#include <string_view>
 
 #include "module_api.h"
 #include "weft/gpu/cuda_executor.h"
@@ -29,6 +31,7 @@ using detail::ModuleApi;
 
 constexpr const char* kModuleFile = "libweft_cuda.so";
 constexpr const char* kRerunVariable = "WEFT_CUDA_RERUN";
+constexpr const char* kFaultVariable = "WEFT_CUDA_FAULT";  // the first run's fault, for the rerun's report
 
 struct Loaded {
   const ModuleApi* api = nullptr;
@@ -212,7 +215,17 @@ bool is_blocking_rerun() {
   return v && *v;
 }
 
-core::Error rerun_with_blocking_launches() {
+std::string rerun_fault() {
+  const char* v = std::getenv(kFaultVariable);
+  return v ? std::string(v) : std::string();
+}
+
+bool launches_blocking() {
+  const char* v = std::getenv("CUDA_LAUNCH_BLOCKING");
+  return v && std::string_view(v) == "1";
+}
+
+core::Error rerun_with_blocking_launches(std::string_view fault) {
   if (is_blocking_rerun()) return runtime("not rerunning: this already is the rerun with blocking launches");
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::vector<std::string> args;
@@ -223,6 +236,7 @@ core::Error rerun_with_blocking_launches() {
   argv.push_back(nullptr);
   ::setenv("CUDA_LAUNCH_BLOCKING", "1", 1);
   ::setenv(kRerunVariable, "1", 1);
+  ::setenv(kFaultVariable, std::string(fault.substr(0, 4000)).c_str(), 1);
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);

@@ -20,6 +20,7 @@
 #include "weft/core/device.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/file_io.h"
+#include "weft/core/given_inputs.h"
 #include "weft/core/levels.h"
 #include "weft/core/memory_planner.h"
 #include "weft/core/onnx_import.h"
@@ -39,6 +40,7 @@
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
 #include "weft/core/study/run_comparison.h"
+#include "weft/core/study/test_data.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/sync.h"
 #include "weft/core/timeline_json.h"
@@ -127,32 +129,44 @@ core::Schedule schedule_of(const ModelPtr& model, const py::handle& spec) {
 core::StrategyOptions strategy_options(int max_streams, std::optional<double> granularity_us, bool cuda_graph,
                                        std::optional<double> budget_ms, std::optional<long long> evaluations,
                                        std::optional<unsigned long long> seed) {
-  core::StrategyOptions o;
-  o.max_streams = max_streams;
-  if (granularity_us) {
-    if (*granularity_us < 0) usage("granularity_us must be >= 0 (microseconds), or None for automatic");
-    o.granularity_us = *granularity_us;
-  }
-  o.cuda_graph = cuda_graph;
-  if (budget_ms) {
-    if (*budget_ms <= 0) usage("budget_ms must be > 0");
-    o.search_budget_ms = *budget_ms;
-  }
-  if (evaluations) {
-    if (*evaluations <= 0) usage("evaluations must be > 0");
-    o.search_evaluations = *evaluations;
-    if (!budget_ms) o.search_budget_ms = 1e12;  // a count alone: the result depends on the seed only
-  }
-  if (seed) o.seed = *seed;
-  return o;
+  // The ranges are core's to check, as `weft`'s options are; a bad value is a usage error here too.
+  core::StrategyRequest r;
+  r.max_streams = max_streams;
+  r.granularity_us = granularity_us;
+  r.cuda_graph = cuda_graph;
+  r.search_budget_ms = budget_ms;
+  if (evaluations) r.search_evaluations = *evaluations;
+  if (seed) r.seed = static_cast<std::int64_t>(std::min<unsigned long long>(*seed, std::numeric_limits<std::int64_t>::max()));
+  auto o = core::strategy_options_for(r);
+  if (!o) usage(o.error().message);
+  return *o;
 }
 
-PySchedule make(const ModelPtr& model, core::Schedule s) { return PySchedule{model, std::move(s)}; }
+PySchedule make(const ModelPtr& model, core::Schedule s) { return PySchedule{model, std::move(s), std::nullopt}; }
+
+/// The Model of what core::open_model opened (weft.load, Model.open_schedule): the model as imported
+/// and split, or, where merged, the merged model whose `unmerged` is the model before the merge.
+std::shared_ptr<Model> model_of_opened(core::OpenedModel opened, const std::shared_ptr<const core::OpenRequest>& request, bool device_given) {
+  auto model = std::make_shared<Model>(Model{std::move(*opened.graph), opened.device, std::move(opened.costs), opened.unsplit,
+                                             opened.split_summary, nullptr, nullptr});
+  model->device_given = device_given;
+  model->opened_with = request;
+  if (!opened.merged) return model;
+  core::Graph graph = std::move(opened.merged->graph);
+  std::shared_ptr<const core::MergedModel> kept = opened.merged;
+  auto merged = std::make_shared<Model>(Model{std::move(graph), model->device, kept->costs, model->unsplit, model->split_summary, kept, model});
+  merged->device_given = device_given;
+  merged->opened_with = request;
+  return merged;
+}
 
 /// The Model of a split made from `from` (Model.split, open_schedule).
 std::shared_ptr<Model> split_of(const Model& from, core::AppliedSplit applied) {
-  return std::make_shared<Model>(
+  auto model = std::make_shared<Model>(
       Model{std::move(applied.graph), from.device, std::move(applied.costs), applied.unsplit, applied.summary, nullptr, nullptr});
+  model->device_given = from.device_given;
+  model->opened_with = from.opened_with;
+  return model;
 }
 
 /// The Model of a merge made from `from` (Model.merge, open_schedule): it holds the merged graph;
@@ -160,7 +174,10 @@ std::shared_ptr<Model> split_of(const Model& from, core::AppliedSplit applied) {
 std::shared_ptr<Model> merged_of(const ModelPtr& from, core::MergedModel merged) {
   core::Graph graph = std::move(merged.graph);
   auto kept = std::make_shared<const core::MergedModel>(std::move(merged));
-  return std::make_shared<Model>(Model{std::move(graph), from->device, kept->costs, from->unsplit, from->split_summary, kept, from});
+  auto model = std::make_shared<Model>(Model{std::move(graph), from->device, kept->costs, from->unsplit, from->split_summary, kept, from});
+  model->device_given = from->device_given;
+  model->opened_with = from->opened_with;
+  return model;
 }
 
 // ---- Results -----------------------------------------------------------------------------
@@ -191,6 +208,12 @@ struct Run {
   core::RunComparison c;
   /// backend 'cpu': the calibrated CPU device's prediction for the schedule (as `weft run`'s).
   std::optional<core::CpuRunPrediction> predicted;
+  std::string prediction_unavailable;  ///< backend 'cpu' without a prediction: why
+  std::string schedule_made_for;       ///< what the schedule that ran was made for
+  core::Schedule schedule;             ///< the schedule that ran
+  /// test_data=: every set's outputs checked (core::compare_test_data), and the backend that ran.
+  std::optional<core::TestDataComparison> tested;
+  std::string backend;
 };
 
 // A Run property read from its CPU prediction: the field, or None (CUDA runs have none).
@@ -233,6 +256,37 @@ py::array tensor_array(const core::HostTensor& t) {
 }
 
 PyTimeline timeline(const ModelPtr& m, core::Timeline t) { return PyTimeline{m, std::move(t)}; }
+
+/// run(inputs={name: array}) as a set of given tensors (matched by core::match_inputs, as weft run
+/// --inputs matches files): each array's dtype and C-order bytes.
+core::TensorFiles given_arrays(const py::dict& inputs) {
+  core::TensorFiles files;
+  files.path = "inputs";
+  files.format = core::TensorFormat::Npy;  // named, as .npy files are
+  for (auto item : inputs) {
+    const auto name = py::cast<std::string>(item.first);
+    const std::string where = "inputs['" + name + "']";
+    const py::array array = py::module_::import("numpy").attr("ascontiguousarray")(item.second);
+    const std::string kind = py::cast<std::string>(py::str(array.dtype()));
+    static const std::map<std::string, core::DType> kTypes = {
+        {"float32", core::DType::Float32}, {"float64", core::DType::Float64}, {"float16", core::DType::Float16},
+        {"int64", core::DType::Int64},     {"int32", core::DType::Int32},     {"int16", core::DType::Int16},
+        {"int8", core::DType::Int8},       {"uint8", core::DType::UInt8},     {"uint16", core::DType::UInt16},
+        {"uint32", core::DType::UInt32},   {"uint64", core::DType::UInt64},   {"bool", core::DType::Bool}};
+    const auto type = kTypes.find(kind);
+    if (type == kTypes.end() || array.dtype().byteorder() == '>')
+      raise(core::make_error(core::ErrorKind::InvalidInput, where + ": numpy dtype " + kind + " has no Weft type"));
+    core::TensorFile f;
+    f.name = name;
+    f.source = where;
+    f.value.dtype = type->second;
+    f.value.shape.assign(array.shape(), array.shape() + array.ndim());
+    const auto* data = static_cast<const std::uint8_t*>(array.data());
+    f.value.bytes.assign(data, data + array.nbytes());
+    files.tensors.push_back(std::move(f));
+  }
+  return files;
+}
 
 }  // namespace
 
@@ -452,6 +506,19 @@ void register_model(py::module_& m) {
                              "The same prediction with the fitted device's node times from shapes alone; None on CUDA.")
       .def_property_readonly("cpu_cores", cpu_prediction([](const core::CpuRunPrediction& p) { return p.device.sm_count; }),
                              "The CPUs the run could use (the calibrated device's cores); None on CUDA.")
+      .def_property_readonly("prediction_unavailable",
+                             [](const Run& r) -> std::optional<std::string> {
+                               if (r.prediction_unavailable.empty()) return std::nullopt;
+                               return r.prediction_unavailable;
+                             },
+                             "backend 'cpu' without a prediction: why (the measurement stands); else None.")
+      .def_property_readonly("schedule_made_for", [](const Run& r) { return r.schedule_made_for; },
+                             "What the schedule that ran was made for: the calibrated CPU, the model's device, or the "
+                             "schedule given.")
+      .def_property_readonly("streams", [](const Run& r) { return r.schedule.stream_count(); },
+                             "Streams of the schedule that ran.")
+      .def_property_readonly("schedule", [](const Run& r) { return make(r.model, r.schedule); },
+                             "The schedule that ran (for the CPU where it was made again for it).")
       .def_property_readonly("identical", [](const Run& r) { return r.c.diff.identical; },
                              "The schedule's outputs are bit-identical to the sequential run's.")
       .def_property_readonly("max_abs_diff", [](const Run& r) { return r.c.diff.max_abs_diff; })
@@ -465,6 +532,14 @@ void register_model(py::module_& m) {
             return d;
           },
           "The schedule's outputs by graph-output name (numpy arrays).")
+      .def_property_readonly(
+          "test_data", [](const Run& r) -> py::object {
+            if (!r.tested) return py::none();
+            return json_loads(core::test_data_json(*r.tested, r.backend));
+          },
+          "With run(test_data=...): rtol, atol, passed and per set its outputs' max_abs_error, max_rel_error, "
+          "max_scaled_error (vs the output's largest magnitude) and passed, per run (as weft run --test-data --json); "
+          "else None.")
       .def("__repr__", [](const Run& r) { return "<weft.Run " + std::to_string(r.c.speedup()) + "x>"; });
 
   py::class_<Advice>(m, "Advice",
@@ -646,32 +721,16 @@ void register_model(py::module_& m) {
               if (!read) raise(core::make_error(core::ErrorKind::InvalidInput, read.error().message));
               text = std::move(*read);
             }
-            const core::ScheduleHeader header = take(core::schedule_header_from_json(text));
-            // As weft ... --schedule FILE and the studio load it: split as it records, then its merges.
-            std::shared_ptr<const Model> target = mo;
-            const int have = std::max(1, mo->graph.info().micro_batches);
-            if (header.split.k != have) {
-              if (have > 1 || mo->merged)
-                raise(core::make_error(core::ErrorKind::InvalidInput,
-                                       header.split.k > 1 ? "schedule JSON: it records a split into " + std::to_string(header.split.k) +
-                                                                " micro-batches; open it on the loaded (unsplit, unmerged) model"
-                                                          : std::string("schedule JSON: it was made for the unsplit model; open it on the loaded model")));
-              if (header.split.batch > 0 && core::graph_batch(mo->graph) != header.split.batch)
-                raise(core::make_error(core::ErrorKind::InvalidInput, "schedule JSON: it splits batch " + std::to_string(header.split.batch) +
-                                                                          ", the model has batch " +
-                                                                          std::to_string(core::graph_batch(mo->graph)) +
-                                                                          ": load it with batch=" + std::to_string(header.split.batch)));
-              core::SplitOptions o;
-              o.k = header.split.k;
-              target = split_of(*mo, take(without_gil([&] { return core::apply_split(mo->graph, mo->device, o); })));
-            }
-            if (header.merges > 0 && !target->merged) {
-              auto groups = take(core::schedule_merges_from_json(target->graph, text));
-              target = merged_of(target, take(without_gil([&] {
-                                   return core::merge_model(target->graph, target->costs, target->device, std::move(groups));
-                                 })));
-            }
-            return make(target, take(without_gil([&] { return core::schedule_from_json(target->graph, text); })));
+            // On this model where it fits it as it is; else the model opened again as weft ... --schedule
+            // FILE and the studio open it (core::open_model): re-batched, split and merged as it records.
+            if (auto direct = core::schedule_from_json(mo->graph, text)) return make(mo, std::move(*direct));
+            if (!mo->opened_with) raise(core::make_error(core::ErrorKind::InvalidInput, "open_schedule: this model was not opened by weft.load"));
+            core::OpenRequest request = *mo->opened_with;
+            request.schedule_text = std::move(text);
+            if (!is_text) request.schedule_file = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
+            auto opened = take(without_gil([&] { return core::open_model(request); }));
+            core::Schedule schedule = std::move(*opened.schedule);
+            return make(model_of_opened(std::move(opened), mo->opened_with, mo->device_given), std::move(schedule));
           },
           py::arg("source"),
           "A saved schedule (a path, or JSON text) opened as weft ... --schedule FILE opens it: on this model, or on "
@@ -743,7 +802,10 @@ void register_model(py::module_& m) {
             const auto name = py::cast<std::string>(strategy);
             const core::StrategyOptions o = strategy_options(max_streams, granularity_us, cuda_graph, budget_ms, evaluations, seed);
             check(core::check_strategy(name, o));
-            return make(mo, take(without_gil([&] { return core::make_schedule(name, mo->graph, mo->costs, mo->device, o); })));
+            PySchedule made = make(mo, take(without_gil([&] { return core::make_schedule(name, mo->graph, mo->costs, mo->device, o); })));
+            made.made_with = o;
+            made.made_with->progress = nullptr;
+            return made;
           },
           py::arg("strategy") = "cp-list", py::kw_only(), py::arg("max_streams") = core::kDefaultMaxStreams,
           py::arg("granularity_us") = py::none(), py::arg("cuda_graph") = false, py::arg("budget_ms") = py::none(),
@@ -824,41 +886,116 @@ void register_model(py::module_& m) {
       .def(
           "run",
           [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& backend, bool graph, int iterations,
-             int warmup, int rounds, std::uint64_t seed, const std::string& planner) {
-            const core::Schedule s = schedule_of(mo, spec);
+             int warmup, int rounds, std::uint64_t seed, const std::string& planner, int max_streams,
+             std::optional<py::dict> inputs, std::optional<py::object> test_data, std::optional<double> rtol,
+             std::optional<double> atol) {
             if (backend != "cpu" && backend != "cuda") usage("backend must be 'cpu' or 'cuda', got '" + backend + "'");
             if (graph && backend != "cuda") usage("graph=True (CUDA Graph replay) needs backend='cuda'");
-            if (iterations < 1) usage("iterations must be >= 1");
-            if (warmup < 0) usage("warmup must be >= 0");
-            if (rounds < 1) usage("rounds must be >= 1");
+            if (auto ok = core::check_run_counts(iterations, warmup, rounds); !ok) usage(ok.error().message);
             if (!planner.empty()) check(core::check_planner(planner));
+            if (inputs && test_data) usage("inputs= and test_data= both give the inputs: choose one");
+            if ((rtol || atol) && !test_data) usage("rtol= and atol= need test_data=");
+            for (const auto& v : {rtol, atol})
+              if (v && !(*v >= 0)) usage("rtol= and atol= must be non-negative numbers");
             core::RunComparisonOptions o;
             o.run.iterations = iterations;
             o.run.warmup = warmup;
             o.rounds = rounds;
             o.run.seed = seed;
             o.planner = planner;
+            if (inputs) {
+              auto matched = take(core::match_inputs(mo->graph, given_arrays(*inputs)));
+              for (const std::string& w : matched.warnings) py::module_::import("warnings").attr("warn")(w);
+              o.run.inputs = std::move(matched.values);
+            }
+            std::optional<core::TestData> data;
+            core::Tolerance tolerance;
+            if (test_data) {
+              data = take(core::read_test_data(py::cast<std::string>(py::module_::import("os").attr("fspath")(*test_data))));
+              if (data->tolerance) tolerance = *data->tolerance;
+              if (rtol) tolerance.rtol = *rtol;
+              if (atol) tolerance.atol = *atol;
+              // The runs before the comparison (the CPU calibration) take the first set's inputs.
+              o.run.inputs = take(core::first_set_inputs(mo->graph, *data)).values;
+            }
+            // The schedule: a strategy's (by name, or a weft.Schedule Model.schedule made) is made for
+            // the machine that runs it: on the CPU, for the CPU calibrated from a short sequential run
+            // (core::schedule_for_cpu), unless weft.load(device=...) named a device; anything else runs
+            // as given (weft run --backend cpu does the same).
+            std::string strategy;
+            core::StrategyOptions made_with;
+            std::optional<core::Schedule> given;
+            if (py::isinstance<py::str>(spec) && !py::cast<std::string>(spec).starts_with("{")) {
+              strategy = py::cast<std::string>(spec);
+              made_with.max_streams = max_streams;
+              made_with.cuda_graph = graph;
+              check(core::check_strategy(strategy, made_with));
+            } else if (py::isinstance<PySchedule>(spec) && py::cast<const PySchedule&>(spec).made_with) {
+              const auto& ps = py::cast<const PySchedule&>(spec);
+              if (ps.model != mo) usage("the schedule belongs to another model (" + ps.model->graph.info().model_path + ")");
+              strategy = ps.schedule.strategy;
+              made_with = *ps.made_with;
+              given = ps.schedule;
+            } else {
+              given = schedule_of(mo, spec);
+            }
+            std::string made_for = mo->device.name;
+            const bool for_cpu = backend == "cpu" && !strategy.empty() && !mo->device_given &&
+                                 mo->device.kind != core::DeviceKind::Cpu && core::remade_for_cpu(strategy);
+            core::Schedule s;
+            if (for_cpu) {
+              auto made = take(without_gil([&] { return core::schedule_for_cpu(mo->graph, strategy, made_with, o.run); }));
+              s = std::move(made.schedule);
+              made_for = made.made_for.summary;
+            } else if (given) {
+              s = std::move(*given);
+              made_for = strategy.empty() ? "the schedule given" : mo->device.name;
+            } else {
+              s = take(without_gil([&] { return core::make_schedule(strategy, mo->graph, mo->costs, mo->device, made_with); }));
+            }
             // A merged model runs against the unmerged model's sequential run, as weft run --merge.
             if (mo->merged && mo->unmerged) o.reference_graph = &mo->unmerged->graph;
-            Run r{mo, take(without_gil([&] {
-                    // The CUDA executor loads the CUDA module on first use; where it or a GPU is
-                    // missing, run() returns the Runtime error that says which.
-                    gpu::CudaRunOptions cuda;
-                    cuda.cuda_graph = graph;
-                    auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
-                    return core::compare_runs(*executor, mo->graph, s, o);
-                  })),
-                  std::nullopt};
+            Run r{mo, {}, std::nullopt, {}, made_for, s, std::nullopt, backend};
+            check(without_gil([&]() -> core::Status {
+              // The CUDA executor loads the CUDA module on first use; where it or a GPU is
+              // missing, run() returns the Runtime error that says which.
+              gpu::CudaRunOptions cuda;
+              cuda.cuda_graph = graph;
+              auto executor = backend == "cuda" ? gpu::make_cuda_executor(cuda) : core::make_cpu_executor();
+              if (!data) {
+                WEFT_TRY_ASSIGN(r.c, core::compare_runs(*executor, mo->graph, s, o));
+                return {};
+              }
+              WEFT_TRY_ASSIGN(auto tested, core::compare_test_data(*executor, mo->graph, s, *data, o, tolerance));
+              r.c = std::move(tested.compared);
+              r.tested = std::move(tested);
+              return {};
+            }));
+            // An extra: where the prediction cannot be made, the measurement stands with the reason.
             // (A merged run's reference timed the unmerged graph, whose node times do not fit it.)
-            if (backend == "cpu" && !o.reference_graph)
-              r.predicted = take(without_gil([&] { return core::predict_cpu_run(mo->graph, s, r.c, o.run); }));
+            if (backend == "cpu" && o.reference_graph) {
+              r.prediction_unavailable = "the reference ran the unmerged model, whose node times do not fit the merged one";
+            } else if (backend == "cpu") {
+              auto p = without_gil([&] { return core::predict_cpu_run(mo->graph, s, r.c, o.run); });
+              if (p) r.predicted = std::move(*p);
+              else r.prediction_unavailable = p.error().message;
+            }
             return r;
           },
-          py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false, py::arg("iterations") = 3,
-          py::arg("warmup") = 1, py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",
+          py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false,
+          py::arg("iterations") = core::kDefaultRunIterations, py::arg("warmup") = core::kDefaultRunWarmup,
+          py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",
+          py::arg("max_streams") = core::kDefaultMaxStreams, py::arg("inputs") = py::none(), py::arg("test_data") = py::none(),
+          py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
           "Runs the reference and the schedule on the CPU executor (backend='cuda': the CUDA executor, graph=True: "
           "replayed as a CUDA Graph), alternating in `rounds` rounds that share the iterations; median times, speedup, "
-          "outputs compared. No GPU or CUDA module: RuntimeFailure.")
+          "outputs compared. The schedule is a strategy's name (max_streams caps it), a weft.Schedule, a dict or JSON "
+          "text; on the CPU a strategy's schedule is made for the CPU calibrated from a short sequential run unless "
+          "weft.load named a device (Run.schedule_made_for says which). inputs={name: array} runs on those inputs "
+          "(each of the dtype and shape the model expects; others are an error, extras a warning) instead of seeded "
+          "ones; test_data=PATH (a test_data_set_N folder or a folder of them) runs each set's inputs and checks every "
+          "output against the set's (rtol=, atol=: the tolerance; default the folder's data.json, else the ONNX "
+          "backend tests' 1e-3, 1e-7): Run.test_data. No GPU or CUDA module: RuntimeFailure.")
       .def(
           "chrome_trace",
           [](const std::shared_ptr<Model>& mo, const std::vector<PyTimeline>& runs, std::optional<std::string> path) -> py::object {
@@ -960,35 +1097,24 @@ void register_model(py::module_& m) {
             if (v <= 0) usage("dims['" + k + "'] must be a positive integer, got " + std::to_string(v));
             options.dims[k] = v;
           }
-        const std::string device_name = device ? *device : std::string(core::default_device_name());
-        check(core::check_device_name(device_name));
-        std::string bytes, path;
+        // As `weft` and the studio open a model (core::open_model); bytes are imported from memory.
+        auto request = std::make_shared<core::OpenRequest>();
+        request->import = options;
+        request->device = device.value_or(std::string());
         const bool from_bytes =
             py::isinstance<py::bytes>(source) || py::isinstance<py::bytearray>(source) || py::isinstance<py::memoryview>(source);
         if (from_bytes) {
           auto copy = py::reinterpret_steal<py::object>(PyBytes_FromObject(source.ptr()));
           if (!copy) throw py::error_already_set();
-          bytes = py::cast<std::string>(copy);
-          path = name ? *name : std::string("<bytes>");
+          auto bytes = std::make_shared<const std::string>(py::cast<std::string>(copy));
+          request->path = name ? *name : std::string("<bytes>");
+          request->source = [bytes, path = request->path, options]() { return core::import_onnx_bytes(*bytes, path, options); };
         } else {
           if (name) usage("name= is for models given as bytes");
-          path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
+          request->path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
         }
-        core::Expected<core::Graph> graph = core::make_error(core::ErrorKind::Internal, "not loaded");
-        {
-          py::gil_scoped_release release;
-          if (from_bytes) {
-            graph = core::import_onnx_bytes(bytes, path, options);
-          } else if (auto read = core::read_file(path); !read) {
-            // The model is the call's input: missing or unreadable is invalid input, as in `weft`.
-            graph = core::make_error(core::ErrorKind::InvalidInput, read.error().message);
-          } else {
-            graph = core::import_onnx_bytes(*read, path, options);
-          }
-        }
-        auto model = std::make_shared<Model>(Model{take(std::move(graph)), take(core::load_device(device_name)), {}, {}, {}, nullptr, nullptr});
-        model->costs = core::estimate_costs(model->graph, model->device);
-        return model;
+        auto opened = take(without_gil([&] { return core::open_model(*request); }));
+        return model_of_opened(std::move(opened), request, device.has_value());
       },
       py::arg("source"), py::kw_only(), py::arg("dims") = py::none(), py::arg("fold") = true, py::arg("device") = py::none(),
       py::arg("name") = py::none(), py::arg("batch") = py::none(),

@@ -13,6 +13,9 @@
 #include "weft/core/expected.h"
 #include "weft/core/graph.h"
 #include "weft/core/merge_graph.h"
+#include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
+#include "weft/core/study/open_model.h"
 #include "weft/core/study/split_study.h"
 #include "weft/core/schedule.h"
 #include "weft/core/timeline.h"
@@ -31,12 +34,21 @@ struct Model {
   /// Made by Model.merge(): the merge (members by merged node) and the model it was made from.
   std::shared_ptr<const core::MergedModel> merged;
   std::shared_ptr<const Model> unmerged;
+  /// weft.load(device=...) named the device: a CPU run then schedules for it as asked, not for
+  /// the calibrated CPU (as `weft run --backend cpu --device D`).
+  bool device_given = false;
+  /// How weft.load opened it (core::open_model's request, without a schedule): Model.open_schedule
+  /// opens it again with a schedule that splits or merges it otherwise.
+  std::shared_ptr<const core::OpenRequest> opened_with{};
 };
 using ModelPtr = std::shared_ptr<const Model>;
 
 struct PySchedule {
   ModelPtr model;
   core::Schedule schedule;
+  /// Model.schedule(strategy, ...): the options the strategy made it with on the model's device.
+  /// A CPU run may make the same strategy again for the calibrated CPU (core::schedule_for_cpu).
+  std::optional<core::StrategyOptions> made_with;
 };
 
 struct PyTimeline {

@@ -1,6 +1,7 @@
 // Replays the malformed-input corpus (tests/data/bad/manifest.json, made by
-// scripts/make-bad-corpus.py) through every `weft` command that takes each file, and the project
-// files through core's .weft parser: each must exit with its code and print its message.
+// scripts/make-bad-corpus.py) through every `weft` command that takes each file (inputs and
+// test data through `weft run --inputs` / `--test-data`), and the project files through core's
+// .weft parser: each must exit with its code and print its message.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -70,6 +71,9 @@ TEST(BadInputCorpus, ManifestCoversTheKinds) {
   EXPECT_GE(refused["schedule"], 5);
   EXPECT_GE(refused["intervals"], 5);
   EXPECT_GE(refused["project"], 5);
+  // weft run --inputs / --test-data: missing, unknown, wrong dtype or shape, unreadable or
+  // truncated files, outputs that differ (exit 5).
+  EXPECT_GE(refused["inputs"], 25);
   EXPECT_GE(controls, 3);
 }
 

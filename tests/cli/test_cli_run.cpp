@@ -92,3 +92,59 @@ TEST(CliRun, MissingModelIsExitTwoOnEveryBackend) {
   ::unsetenv("WEFT_CUDA_MODULE");
   EXPECT_EQ(absent.code, 2) << absent.out;
 }
+
+// The CPU runs a strategy's schedule made for the CPU: with no --device or --granularity, cp-list on
+// a branchy model (RandWire) uses the two streams it is given and says it was made for the CPU
+// device calibrated from a sequential run; --device makes it for the named preset, and says that.
+TEST(CliRun, CpuScheduleIsMadeForTheCpu) {
+  const std::string args = "run " + model("randwire_ws") + " --dim batch=1 --backend cpu --strategy cp-list --streams 2 --iterations 1 --warmup 0 --json";
+  const Result r = run_weft(args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["streams"], 2);
+  EXPECT_EQ(j["schedule_device_kind"], "cpu");
+  EXPECT_TRUE(contains(j["schedule_made_for"].get<std::string>(), "calibrated from a sequential run")) << j["schedule_made_for"];
+  EXPECT_TRUE(contains(j["schedule_made_for"].get<std::string>(), "latch")) << j["schedule_made_for"];
+  EXPECT_TRUE(j["predicted_speedup"].is_number());
+
+  const Result given = run_weft(args + " --device h100-sxm");
+  ASSERT_EQ(given.code, 0) << given.out;
+  const auto g = nlohmann::json::parse(given.out);
+  EXPECT_EQ(g["schedule_device"], "h100-sxm");
+  EXPECT_EQ(g["schedule_device_kind"], "gpu");
+  EXPECT_TRUE(contains(g["schedule_made_for"].get<std::string>(), "--device h100-sxm")) << g["schedule_made_for"];
+
+  const Result granularity = run_weft(args + " --granularity 0");
+  ASSERT_EQ(granularity.code, 0) << granularity.out;
+  const auto k = nlohmann::json::parse(granularity.out);
+  EXPECT_EQ(k["schedule_device_kind"], "cpu");
+  EXPECT_TRUE(contains(k["schedule_made_for"].get<std::string>(), "granularity 0 us as given")) << k["schedule_made_for"];
+  EXPECT_EQ(k["options"], "streams=2 granularity_us=0");
+}
+
+// A run whose prediction cannot be made (a top-level If holds the network: two operators, too few
+// to fit a device) still reports what it measured, with the prediction null and the reason; the
+// text says the same.
+TEST(CliRun, RunWithoutPredictionStillReports) {
+  const Result r = run_weft("run " + model("vad_if") + " --dim batch=1 --backend cpu --iterations 1 --warmup 0 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["predicted_speedup"].is_null());
+  EXPECT_TRUE(contains(j["prediction_unavailable"].get<std::string>(), "(3 needed)")) << j["prediction_unavailable"];
+  EXPECT_GT(j["sequential_ms"].get<double>(), 0.0);
+  EXPECT_EQ(j["bit_identical"], true);
+  const Result text = run_weft("run " + model("vad_if") + " --dim batch=1 --backend cpu --iterations 1 --warmup 0");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_TRUE(contains(text.out, "no prediction (calibration: only")) << text.out;
+}
+
+// Dropout in training mode with ratio 0 (torchvision's Swin-T export) is the identity: the model
+// runs, its outputs bit-identical across schedules; the import says nothing about it.
+TEST(CliRun, TrainingModeDropoutWithRatioZeroRuns) {
+  const Result r = run_weft("run " + model("swin_dropout") + " --dim batch=1 --backend cpu --strategy level-rr --iterations 1 --warmup 0 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(contains(r.out, "training mode")) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["bit_identical"], true);
+  EXPECT_GE(j["streams"].get<int>(), 2);
+}

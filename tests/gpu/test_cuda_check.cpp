@@ -49,11 +49,15 @@ core::Schedule one_stream(const core::Graph& g) {
   return s;
 }
 
-// The CNN models and vit_b_16 use only operators the CUDA executor accepts.
+// The CNN models, vit_b_16 and every model of the GPU check's headline table (inception_v3 and
+// randwire_ws with their symbolic batch bound: RandWire's Sum and Mean nodes) use only operators the
+// CUDA executor accepts.
 TEST(CudaCheck, AcceptsTheCnnModelsAndVit) {
   if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
-  for (const char* model : {"googlenet", "squeezenet1_1", "resnet50", "mobilenet_v3_large", "vit_b_16"}) {
-    auto g = core::import_onnx(test::model_file(model));
+  core::ImportOptions batch1;
+  batch1.dims["batch"] = 1;
+  for (const char* model : {"googlenet", "squeezenet1_1", "resnet50", "mobilenet_v3_large", "vit_b_16", "inception_v3", "randwire_ws"}) {
+    auto g = core::import_onnx(test::model_file(model), batch1);
     ASSERT_TRUE(g) << g.error().message;
     const auto s = gpu::cuda_check_supported(*g);
     EXPECT_TRUE(s) << model << ": " << (s ? "" : s.error().message);
@@ -260,3 +264,25 @@ TEST(CudaCheck, ModuleNvtxRangesReachTheProgramsInjection) {
 #endif
 
 }  // namespace
+
+// A blocking rerun knows the first run's fault, and blocking launches (which synchronise every node
+// and replay no graph) are told apart from real measurements: host-only, no device needed.
+TEST(CudaCheck, BlockingRerunCarriesTheFault) {
+  ::unsetenv("CUDA_LAUNCH_BLOCKING");
+  ::unsetenv("WEFT_CUDA_FAULT");
+  EXPECT_FALSE(gpu::launches_blocking());
+  EXPECT_EQ(gpu::rerun_fault(), "");
+  ::setenv("CUDA_LAUNCH_BLOCKING", "1", 1);
+  ::setenv("WEFT_CUDA_FAULT", "Running cp-list on cuda-graph\ncudaGraphLaunch: illegal address", 1);
+  EXPECT_TRUE(gpu::launches_blocking());
+  EXPECT_EQ(gpu::rerun_fault(), "Running cp-list on cuda-graph\ncudaGraphLaunch: illegal address");
+  ::setenv("CUDA_LAUNCH_BLOCKING", "0", 1);
+  EXPECT_FALSE(gpu::launches_blocking());
+  // Where the caller set WEFT_CUDA_RERUN (the GPU check under compute-sanitizer) nothing reruns.
+  ::setenv("WEFT_CUDA_RERUN", "1", 1);
+  EXPECT_TRUE(gpu::is_blocking_rerun());
+  EXPECT_NE(gpu::rerun_with_blocking_launches("stage\nfault").message.find("not rerunning"), std::string::npos);
+  ::unsetenv("WEFT_CUDA_RERUN");
+  ::unsetenv("CUDA_LAUNCH_BLOCKING");
+  ::unsetenv("WEFT_CUDA_FAULT");
+}

@@ -404,6 +404,31 @@ TEST(CudaOps, TransposeSliceGatherPowSqrtErfMatchCpu) {
   EXPECT_LE(cpu_vs_cuda(*g), 1e-5);
 }
 
+// Sum and Mean over one, two and three broadcasting inputs (RandWire's aggregation nodes): the
+// first two added into the output, the rest added in place, Mean divided by the count.
+TEST(CudaOps, SumAndMeanMatchCpu) {
+  core::GraphBuilder b;
+  b.add_input("x", core::DType::Float32, dims({2, 3, 4}));
+  b.add_input("z", core::DType::Float32, dims({2, 3, 4}));
+  b.add_weight("row", core::DType::Float32, {4});
+  b.add_weight("col", core::DType::Float32, {3, 1});
+  const std::string one_in[] = {"x"}, one_out[] = {"s1"};
+  b.add_node("sum1", "Sum", one_in, one_out);
+  const std::string two_in[] = {"x", "row"}, two_out[] = {"s2"};
+  b.add_node("sum2", "Sum", two_in, two_out);
+  const std::string three_in[] = {"col", "z", "s2"}, three_out[] = {"m3"};
+  b.add_node("mean3", "Mean", three_in, three_out);
+  const std::string mean1_in[] = {"s1"}, mean1_out[] = {"m1"};
+  b.add_node("mean1", "Mean", mean1_in, mean1_out);
+  for (const char* t : {"s1", "s2", "m3", "m1"}) b.set_shape(t, core::DType::Float32, {2, 3, 4});
+  b.mark_output("m3");
+  b.mark_output("m1");
+  auto g = std::move(b).build();
+  ASSERT_TRUE(g) << g.error().message;
+  ASSERT_TRUE(gpu::cuda_check_supported(*g)) << gpu::cuda_check_supported(*g).error().message;
+  EXPECT_LE(cpu_vs_cuda(*g), 1e-6);
+}
+
 // A merged model runs each merged node as one launch where its members differ only in their
 // pointers (a batched GEMM for the grouped MLP's Gemms, 48 -> 12 launches; one grid over pointer
 // arrays for the transformer's per-head Relus, Adds, Transposes and Softmaxes), GoogLeNet's

@@ -54,3 +54,17 @@ endif()
 # The GPU bundle's library closure, whenever scripts/gpu-bundle.sh has built it (skipped otherwise).
 add_test(NAME gpu.bundle_closure COMMAND ${PROJECT_SOURCE_DIR}/scripts/gpu-bundle-closure.sh ${PROJECT_SOURCE_DIR}/build/gpu-bundle)
 set_tests_properties(gpu.bundle_closure PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77)
+
+# The one-shot GPU check without a GPU (tests/gpu/test_gpu_check.py): its plan fits the device
+# time, its summariser marks invalid rows without losing the table, and a whole run here returns
+# its files within the device tool's limits.
+if(NOT WEFT_RELOCATABLE AND EXISTS /usr/bin/python3)
+  foreach(part plan summary dry-run)
+    add_test(NAME gpu.check_${part}
+             COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_check.py ${part} ${PROJECT_SOURCE_DIR} $<TARGET_FILE:weft>)
+    set_tests_properties(gpu.check_${part} PROPERTIES LABELS "gpu" ENVIRONMENT "WEFT_ASSETS_DIR=${WEFT_ASSETS_DIR}")
+  endforeach()
+endif()
+
+# The CUDA executor's host-side checks and geometry, in every build (no CUDA needed).
+weft_add_test(test_op_geometry SOURCES test_op_geometry.cpp LABELS "gpu;core" LIBS weft_gpu_geometry)

@@ -15,6 +15,8 @@ GOOGLENET = os.path.join(DATA, "models", "googlenet.onnx")
 SQUEEZENET = os.path.join(DATA, "models", "squeezenet1_1.onnx")
 SHUFFLENET = os.path.join(DATA, "models", "shufflenet_v2_x1_0.onnx")
 GROUPED_MLP = os.path.join(DATA, "models", "grouped_mlp.onnx")
+RANDWIRE = os.path.join(DATA, "models", "randwire_ws.onnx")
+VAD_IF = os.path.join(DATA, "models", "vad_if.onnx")
 
 
 class LoadTest(unittest.TestCase):
@@ -299,6 +301,77 @@ class PlanSimulateRunTest(unittest.TestCase):
             model.run(model.reference(), rounds=0)
         with self.assertRaises(weft.UsageError):
             model.run(model.reference(), graph=True)
+
+    def test_cpu_run_schedules_for_the_cpu(self):
+        # A strategy's schedule runs on the CPU made for the CPU calibrated from a short sequential
+        # run (as weft run --backend cpu), by name or as Model.schedule made it; a device named at
+        # load, a hand-made schedule and the reference run as given.
+        model = weft.load(RANDWIRE, dims={"batch": 1})
+        by_name = model.run("cp-list", max_streams=2, iterations=1, warmup=0)
+        self.assertEqual(by_name.streams, 2)
+        self.assertIn("calibrated from a sequential run", by_name.schedule_made_for)
+        self.assertEqual(by_name.timeline.strategy, "cp-list")
+        made = model.run(model.schedule("cp-list", max_streams=2), iterations=1, warmup=0)
+        self.assertIn("calibrated from a sequential run", made.schedule_made_for)
+        self.assertTrue(made.schedule.options.startswith("streams=2 granularity_us="), made.schedule.options)
+        given = model.run(model.reference(), iterations=1, warmup=0)
+        self.assertEqual(given.schedule_made_for, "the schedule given")
+        named = weft.load(RANDWIRE, dims={"batch": 1}, device="h100-sxm")
+        self.assertEqual(named.run("cp-list", max_streams=2, iterations=1, warmup=0).schedule_made_for, "h100-sxm")
+        with self.assertRaises(weft.InvalidInputError):
+            model.run("no-such-strategy")
+
+    def test_run_without_a_prediction(self):
+        # A top-level If holds the network: too few operators to fit a device; the run still reports.
+        model = weft.load(VAD_IF, dims={"batch": 1})
+        run = model.run("cp-list", iterations=1, warmup=0)
+        self.assertTrue(run.identical)
+        self.assertIsNone(run.predicted_speedup)
+        self.assertIn("(3 needed)", run.prediction_unavailable)
+        self.assertIsNone(model.run("cp-list", iterations=1, warmup=0, backend="cpu").predicted_speedup)
+
+    def test_run_on_given_inputs(self):
+        """inputs={name: array} runs on those values (the same values give the same outputs, other
+        values others); a wrong dtype or an unknown name raises naming the input; extras warn."""
+        import warnings
+        model = weft.load(SQUEEZENET)
+        folder = os.path.join(DATA, "test_data", "squeezenet1_1", "test_data_set_0")
+        x = np.random.default_rng(3).uniform(-1, 1, size=(1, 3, 224, 224)).astype(np.float32)
+        run = model.run(model.reference(), iterations=1, warmup=0, inputs={"input": x})
+        got = run.outputs["output"]
+        again = model.run(model.schedule("chains"), iterations=1, warmup=0, inputs={"input": np.asfortranarray(x)})
+        np.testing.assert_array_equal(again.outputs["output"], got)
+        seeded = model.run(model.reference(), iterations=1, warmup=0)
+        self.assertFalse(np.array_equal(seeded.outputs["output"], got))
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            model.run(model.reference(), iterations=1, warmup=0, inputs={"input": x.astype(np.float64)})
+        self.assertIn("input 'input' (inputs['input']): given float64 1x3x224x224, the model expects float32 1x3x224x224",
+                      caught.exception.message)
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            model.run(model.reference(), iterations=1, warmup=0, inputs={"image": x})
+        self.assertIn("no value for input 'input'", caught.exception.message)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            model.run(model.reference(), iterations=1, warmup=0, inputs={"input": x, "extra": x})
+        self.assertTrue(any("ignored 'extra'" in str(w.message) for w in said))
+        with self.assertRaises(weft.UsageError):
+            model.run(model.reference(), inputs={"input": x}, test_data=folder)
+
+    def test_run_on_test_data(self):
+        """test_data= checks every output against ONNX Runtime's (the committed set) as weft run
+        --test-data does; a zero tolerance fails."""
+        model = weft.load(SQUEEZENET)
+        folder = os.path.join(DATA, "test_data", "squeezenet1_1")
+        run = model.run(model.schedule("chains"), iterations=1, warmup=0, test_data=folder)
+        report = run.test_data
+        self.assertTrue(report["passed"])
+        self.assertEqual(report["rtol"], 1e-4)
+        runs = {o["run"]: o for o in report["sets"][0]["outputs"]}
+        self.assertEqual(set(runs), {"scheduled", "sequential"})
+        self.assertLess(runs["scheduled"]["max_scaled_error"], 1e-5)
+        strict = model.run(model.reference(), iterations=1, warmup=0, test_data=folder, rtol=0, atol=0)
+        self.assertFalse(strict.test_data["passed"])
+        self.assertIsNone(model.run(model.reference(), iterations=1, warmup=0).test_data)
 
     def test_run_on_cuda_or_a_runtime_failure(self):
         model = weft.load(SQUEEZENET)

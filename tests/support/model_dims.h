@@ -11,7 +11,9 @@ namespace weft::test {
 inline std::map<std::string, std::int64_t> model_dims(const std::string& stem) {
   if (stem.rfind("ppocr", 0) == 0)
     return {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 640}, {"p2o.DynamicDimension.2", 640}};
-  if (stem == "grouped_mlp" || stem == "transformer4h" || stem == "randwire_ws" || stem == "inception_v3") return {{"batch", 1}};
+  if (stem == "grouped_mlp" || stem == "transformer4h" || stem == "randwire_ws" || stem == "inception_v3" || stem == "swin_dropout" ||
+      stem == "vad_if")
+    return {{"batch", 1}};
   return {};
 }
 

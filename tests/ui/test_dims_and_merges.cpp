@@ -26,6 +26,7 @@
 #include <set>
 
 #include "ui_test_support.h"
+#include "weft/core/study/open_model.h"
 #include "weft/core/dim_binding.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/advice.h"
@@ -223,7 +224,7 @@ void TestDimsAndMerges::mergeBoxOpensMergedModel() {
   options.dims = {{"batch", 1}};
   auto graph = weft::core::import_onnx(kGroupedMlp.toStdString(), options);
   QVERIFY(graph);
-  const auto device = weft::ui::device_or_default("");
+  const auto device = *weft::core::open_device("");
   const auto costs = weft::core::estimate_costs(*graph, device);
   auto cli = weft::core::merge_model(*graph, costs, device);
   QVERIFY(cli);
@@ -268,7 +269,7 @@ void TestDimsAndMerges::opensScheduleFiles() {
   options.dims = {{"batch", 1}};
   auto graph = core::import_onnx(kGroupedMlp.toStdString(), options);
   QVERIFY(graph);
-  const auto device = ui::device_or_default("");
+  const auto device = *core::open_device("");
   const auto costs = core::estimate_costs(*graph, device);
   auto chains = core::make_schedule("chains", *graph, costs, device);
   QVERIFY(chains);

@@ -33,6 +33,7 @@
 #include "weft/ui/main_window.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/preferences.h"
+#include "weft/ui/studio_command_line.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
 #include "weft/core/calibrate.h"
@@ -76,6 +77,7 @@ class TestMainWindow : public QObject {
   void opensAsAdvised();
   void largeModelIsAdvisedInTheWorker();
   void graphViewLaysOutWireLayers();
+  void commandLineOpensAsAsked();
 };
 
 void TestMainWindow::largeModelLoadsWithoutBlocking() {
@@ -673,6 +675,42 @@ void TestMainWindow::graphViewLaysOutWireLayers() {
   view->setLayering(weft::ui::GraphView::Layering::Levels);
   QVERIFY(view->findChild<QAction*>("layeringLevels")->isChecked());
   QCOMPARE(view->layerCount(), w.document()->analysis().levels.depth);
+}
+
+// weft-studio's command line: bad options are refused naming them, before any window; good ones
+// open the model on the strategy and stream cap asked for (the advice not followed) and select
+// what --find names once the model has loaded.
+void TestMainWindow::commandLineOpensAsAsked() {
+  using weft::ui::parse_studio_command_line;
+  for (const QStringList& bad : {QStringList{"weft-studio", "--layers", "rows"}, QStringList{"weft-studio", "--batch", "0"},
+                                 QStringList{"weft-studio", "--split", "three"}, QStringList{"weft-studio", "--dim", "batch"},
+                                 QStringList{"weft-studio", "--run", "tpu"}, QStringList{"weft-studio", "--size", "big"},
+                                 QStringList{"weft-studio", "--no-such-option"}}) {
+    const auto parsed = parse_studio_command_line(bad);
+    QVERIFY2(!parsed, qPrintable(bad.join(' ')));
+    QCOMPARE(parsed.error().kind, weft::core::ErrorKind::Usage);
+    QVERIFY2(QString::fromStdString(parsed.error().message).contains(bad[1].mid(2, 4)) || bad[1] == "--no-such-option",
+             parsed.error().message.c_str());
+  }
+  auto options = parse_studio_command_line({"weft-studio", "--synthetic", "40", "--strategy", "chains", "--find", "Relu",
+                                            "--layers", "wires", "--batch", "4", "--split", "2"});
+  QVERIFY2(options, options ? "" : options.error().message.c_str());
+  QCOMPARE(options->synthetic.value_or(0), 40);
+  QCOMPARE(options->batch, std::int64_t{4});
+  QCOMPARE(options->split, 2);
+  QVERIFY(options->layering == weft::ui::GraphView::Layering::GraphWires);
+  options->batch = 0;  // the synthetic graph has no batch to re-batch or split
+  options->split = -1;
+  weft::ui::MainWindow w;
+  QSignalSpy loaded(&w, &weft::ui::MainWindow::loadFinished);
+  weft::ui::StudioSession session(w, std::move(*options));
+  QVERIFY(session.start());
+  QVERIFY(weft::test::wait_until([&] { return loaded.count() > 0; }, 60000));
+  QVERIFY2(loaded.last().at(0).toBool(), qPrintable(loaded.last().at(1).toString()));
+  QCOMPARE(w.document()->schedule().strategy, std::string("chains"));
+  QVERIFY(w.graphView()->layering() == weft::ui::GraphView::Layering::GraphWires);
+  QVERIFY(weft::test::wait_until([&] { return !w.document()->selection().empty(); }, 10000));
+  QCOMPARE(QString::fromStdString(w.document()->graph().node(*w.document()->selection().begin()).op_type), QString("Relu"));
 }
 
 QTEST_MAIN(TestMainWindow)

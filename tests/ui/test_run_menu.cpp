@@ -11,6 +11,7 @@
 #include "ui_test_support.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/ui/main_window.h"
+#include "weft/ui/run_controller.h"
 #include "weft/ui/run_job.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
@@ -24,6 +25,14 @@ const QString kSqueezenet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/squeezene
 
 bool wait_signal(QSignalSpy& spy, int ms = 120000) {
   return weft::test::wait_until([&] { return spy.count() > 0; }, ms);
+}
+
+/// Opens `path` in `w` and waits for the load: whether it loaded, and the load's message.
+std::pair<bool, QString> open_and_wait(MainWindow& w, const QString& path) {
+  QSignalSpy loaded(&w, &MainWindow::loadFinished);
+  w.openModel(path);
+  if (!wait_signal(loaded)) return {false, "the load did not finish"};
+  return {loaded.last().at(0).toBool(), loaded.last().at(1).toString()};
 }
 
 /// The document's measured run of `strategy` on `backend`, found by identity (kind, backend, strategy).
@@ -51,6 +60,7 @@ class TestRunMenu : public QObject {
   void cudaEntryIsDisabledWithReason();
   void cudaEntryFollowsDetection();
   void mergedModelRunsAgainstTheUnmergedReference();
+  void testDataRunShowsTheCheck();
 };
 
 void TestRunMenu::cpuRunFromTheMenu() {
@@ -73,13 +83,18 @@ void TestRunMenu::cpuRunFromTheMenu() {
   QVERIFY(measured);
   QCOMPARE(measured->kind, weft::core::RunKind::Measured);
   QCOMPARE(measured->label, "measured cpu " + doc.schedule().strategy);  // core's label
-  QCOMPARE(measured->stream_count, static_cast<int>(doc.schedule().stream_count()));
-  // One item per node, each on the stream the schedule put it on.
+  // The document's schedule is its strategy's answer for a GPU preset: the CPU ran that strategy's
+  // schedule made for the calibrated CPU, and the summary says so.
+  QVERIFY(doc.device().kind == weft::core::DeviceKind::Gpu);
+  QVERIFY2(w.summaryPanel()->runText().contains("schedule made for") &&
+               w.summaryPanel()->runText().contains("the CPU calibrated from a sequential run"),
+           qPrintable(w.summaryPanel()->runText()));
+  // One item per node, each on a stream of the schedule that ran.
   QCOMPARE(measured->items.size(), doc.graph().node_count());
   std::vector<int> seen(doc.graph().node_count(), 0);
   for (const auto& it : measured->items) {
     ++seen[static_cast<std::size_t>(it.node)];
-    QCOMPARE(it.stream, doc.streamOf(it.node));
+    QVERIFY(it.stream >= 0 && it.stream < measured->stream_count);
     QVERIFY(it.end_us >= it.start_us);
   }
   QVERIFY(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
@@ -93,7 +108,7 @@ void TestRunMenu::cpuRunFromTheMenu() {
   QVERIFY(w.summaryPanel()->runText().contains("bit-identical"));
   QVERIFY(w.lastMessage().contains("bit-identical"));
   // More streams than CPUs: the summary says the executor's threads (one per CPU) share them.
-  const int streams = static_cast<int>(doc.schedule().stream_count()), cpus = weft::core::cpu_count();
+  const int streams = measured->stream_count, cpus = weft::core::cpu_count();
   const QString sharing = streams > cpus ? QString("%1 streams on %2 threads").arg(streams).arg(cpus) : QString("%1 stream(s)").arg(streams);
   QVERIFY2(w.summaryPanel()->runText().contains(sharing), qPrintable(w.summaryPanel()->runText()));
   // The CPU device calibrated from the run predicts the schedule, as `weft run --backend cpu` does.
@@ -104,15 +119,29 @@ void TestRunMenu::cpuRunFromTheMenu() {
   for (const auto& t : w.timelineView()->tracks()) shown = shown || t.run.identity() == measured->identity();
   QVERIFY(shown);
   QVERIFY(w.useMeasuredAction()->isEnabled());
+
+  // A schedule edited by hand runs as it is: every node on the stream the edit put it on.
+  QVERIFY(w.document()->addStream());
+  const weft::core::NodeId moved = doc.schedule().streams.front().back();
+  QVERIFY2(w.document()->moveNodes({moved}, static_cast<int>(doc.schedule().stream_count()) - 1, 0),
+           qPrintable(w.document()->lastRefusal()));
+  QCOMPARE(doc.schedule().strategy, std::string("hand"));
+  ran.clear();
+  w.runCpuAction()->trigger();
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  QVERIFY2(w.summaryPanel()->runText().contains("as it is"), qPrintable(w.summaryPanel()->runText()));
+  const weft::core::Timeline* edited = find_run(doc, "hand");
+  QVERIFY(edited);
+  QCOMPARE(edited->stream_count, static_cast<int>(doc.schedule().stream_count()));
+  for (const auto& it : edited->items) QCOMPARE(it.stream, doc.streamOf(it.node));
 }
 
 void TestRunMenu::realModelRunsAndCalibrates() {
   MainWindow w;
   w.show();
-  QSignalSpy loaded(&w, &MainWindow::loadFinished);
-  w.openModel(kSqueezenet);
-  QVERIFY(wait_signal(loaded));
-  QVERIFY2(loaded.last().at(0).toBool(), qPrintable(loaded.last().at(1).toString()));
+  const auto [opened, why] = open_and_wait(w, kSqueezenet);
+  QVERIFY2(opened, qPrintable(why));
   auto& doc = *w.document();
   doc.waitForStudy();  // predictions arrive from the document's worker
   QVERIFY(doc.predictedRuns().size() == 3);
@@ -252,6 +281,50 @@ void TestRunMenu::mergedModelRunsAgainstTheUnmergedReference() {
   QVERIFY2(text.contains("sequential, unmerged") && text.contains("vs unmerged seq. eager") && text.contains("bit-identical"),
            qPrintable(text));
   QVERIFY2(ran.last().at(1).toString().contains("sequential, unmerged"), qPrintable(ran.last().at(1).toString()));
+}
+
+// Run ▸ Test data set: the run takes the set's inputs and shows beside the timings whether every
+// output matched (squeezenet against ONNX Runtime's outputs), names the failing output where one
+// differs (tiny.onnx against shifted outputs), and refuses a set whose inputs do not fit.
+void TestRunMenu::testDataRunShowsTheCheck() {
+  MainWindow w;
+  w.show();
+  const auto [opened, why] = open_and_wait(w, kSqueezenet);
+  QVERIFY2(opened, qPrintable(why));
+  w.setRunIterations(1);
+  auto* runs = w.runController();
+  runs->setTestData(QStringLiteral(WEFT_TEST_DATA_DIR "/test_data/squeezenet1_1"));
+  QVERIFY(runs->testDataAction()->text().contains("squeezenet1_1"));
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  const QString text = w.summaryPanel()->runText();
+  QVERIFY2(text.contains("test data") && text.contains("passed (largest error") && text.contains("rtol 0.0001"), qPrintable(text));
+  QVERIFY2(w.lastMessage().contains("test data passed"), qPrintable(w.lastMessage()));
+
+  // A set made for another model: refused, naming the input and what the model expects.
+  runs->setTestData(QStringLiteral(WEFT_TEST_DATA_DIR "/test_data/transformer4h"));
+  ran.clear();
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY(!ran.last().at(0).toBool());
+  // Its input_0.pb names 'x', no input of squeezenet: it feeds 'input' by position, and its shape is wrong.
+  QVERIFY2(ran.last().at(1).toString().contains("given float32 1x64x256, the model expects float32 1x3x224x224 (wrong shape)"),
+           qPrintable(ran.last().at(1).toString()));
+
+  QVERIFY(open_and_wait(w, QStringLiteral(WEFT_TEST_DATA_DIR "/bad/tiny.onnx")).first);
+  runs->setTestData(QStringLiteral(WEFT_TEST_DATA_DIR "/bad/inputs/test_data_mismatch"));
+  ran.clear();
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  QVERIFY2(w.summaryPanel()->runText().contains("FAILED: &#x27;y&#x27; (scheduled), 4 of 4 elements outside") ||
+               w.summaryPanel()->runText().contains("FAILED: 'y' (scheduled), 4 of 4 elements outside"),
+           qPrintable(w.summaryPanel()->runText()));
+  QVERIFY2(w.lastMessage().contains("test data FAILED"), qPrintable(w.lastMessage()));
+  runs->setTestData({});
+  QVERIFY(!runs->testDataAction()->text().contains("test_data"));
 }
 
 QTEST_MAIN(TestRunMenu)

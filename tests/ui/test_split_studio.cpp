@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "ui_test_support.h"
+#include "weft/core/study/open_model.h"
 #include "weft/core/micro_batch.h"
 #include "weft/core/onnx_import.h"
 #include "weft/core/study/advice.h"
@@ -124,7 +125,7 @@ void TestSplitStudio::autoSplitMatchesTheCli() {
   options.mode = weft::core::LaunchMode::Graph;
   options.strategy.cuda_graph = true;
   weft::ui::MainWindow w;
-  auto cli = weft::core::apply_split(*graph, weft::ui::device_or_default(w.devicePreset().toStdString()), options);
+  auto cli = weft::core::apply_split(*graph, *weft::core::open_device(w.devicePreset().toStdString()), options);
   QVERIFY(cli);
   const int k = cli->graph.info().micro_batches;
   QVERIFY2(k > 1, cli->summary.c_str());  // docs/performance.md: resnet50 splits at batch 8
@@ -148,7 +149,7 @@ void TestSplitStudio::opensTheAdvisedSplit() {
   auto graph = weft::core::import_onnx(kResnet.toStdString(), import);
   QVERIFY(graph);
   weft::ui::MainWindow w;
-  const weft::core::DeviceSpec device = weft::ui::device_or_default(w.devicePreset().toStdString());
+  const weft::core::DeviceSpec device = *weft::core::open_device(w.devicePreset().toStdString());
   const auto analysis = weft::core::analyze(*graph, weft::core::estimate_costs(*graph, device));
   const auto advice = weft::core::advise(*graph, analysis, device);
   QVERIFY(advice);

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "test_graphs.h"
+#include "weft/core/study/open_model.h"
 #include "weft/core/analyze.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/schedule_json.h"
@@ -26,7 +27,7 @@ inline ui::LoadedModel make_loaded(core::Graph graph, std::vector<std::vector<co
   ui::LoadedModel m;
   m.path = "hand-built";
   m.graph = std::make_shared<const core::Graph>(std::move(graph));
-  m.device = ui::device_or_default("");
+  m.device = *core::open_device("");
   const core::CostTable costs = core::estimate_costs(*m.graph, m.device);
   m.analysis = std::make_shared<const core::AnalysisReport>(core::analyze(*m.graph, costs));
   if (streams.empty()) streams.emplace_back(m.graph->topo_order().begin(), m.graph->topo_order().end());

@@ -1,6 +1,8 @@
 #include "weft/ui/run_controller.h"
 
 #include <QAction>
+#include <QDir>
+#include <QFileDialog>
 #include <QMenu>
 #include <QMenuBar>
 #include <algorithm>
@@ -13,6 +15,28 @@
 #include "weft/ui/summary_panel.h"
 
 namespace weft::ui {
+
+namespace {
+
+// "passed (largest error 3.5e-07 of the output's scale; rtol 0.0001, atol 0.006)", or the first
+// failing output: "FAILED: 'y' (scheduled), 4 of 4 elements outside rtol 0.001, atol 1e-07".
+QString testDataText(const TestDataReport& t) {
+  const QString tolerance = QObject::tr("rtol %1, atol %2").arg(t.tolerance.rtol, 0, 'g', 3).arg(t.tolerance.atol, 0, 'g', 3);
+  double worst = 0;
+  for (const core::TestDataSetResult& set : t.sets)
+    for (const core::CheckedRun& run : core::checked_runs(set, "cpu"))
+      for (const core::OutputCheck& c : *run.checks) {
+        if (!c.passed) {
+          const QString why = c.problem.empty() ? QObject::tr("%1 of %2 elements outside %3").arg(c.mismatched).arg(c.elements).arg(tolerance)
+                                                : QString::fromStdString(c.problem);
+          return QObject::tr("FAILED: '%1' (%2), %3").arg(QString::fromStdString(c.name), QString::fromStdString(run.run), why);
+        }
+        worst = std::max(worst, c.max_scaled_error);
+      }
+  return QObject::tr("passed (largest error %1 of the output's scale; %2)").arg(worst, 0, 'g', 2).arg(tolerance);
+}
+
+}  // namespace
 
 RunController::RunController(StudioDocument* doc, SummaryPanel* summary, StatusArea* status, QObject* parent)
     : QObject(parent), m_doc(doc), m_summary(summary), m_status(status) {
@@ -51,6 +75,15 @@ QMenu* RunController::createMenu(QMenuBar* bar, std::function<bool()> loading) {
   m_run_cuda->setStatusTip(cuda_tip);
   m_cancel_run = run->addAction(tr("C&ancel run"), this, &RunController::cancelRun);
   run->addSeparator();
+  m_choose_test_data = run->addAction(tr("&Test data set..."), this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(nullptr, tr("ONNX test data (a test_data_set_N folder or a folder of them)"), m_test_data);
+    if (!folder.isEmpty()) setTestData(folder);
+  });
+  m_choose_test_data->setToolTip(tr("Run on the inputs of an ONNX test data set and check every output against its expected ones"));
+  m_clear_test_data = run->addAction(tr("Seeded &inputs"), this, [this] { setTestData({}); });
+  m_clear_test_data->setToolTip(tr("Run on seeded inputs again (no test data)"));
+  setTestData(m_test_data);
+  run->addSeparator();
   m_use_measured = run->addAction(tr("Use &measured times"), this, [this] { useMeasuredTimes(); });
   m_use_measured->setToolTip(tr("Calibrate the cost model with the node times of the latest measured run"));
   m_reset_costs = run->addAction(tr("&Reset cost model"), this, [this] {
@@ -73,6 +106,14 @@ void RunController::updateActions() {
   const auto& runs = m_doc->runs();
   m_use_measured->setEnabled(!running && std::any_of(runs.begin(), runs.end(), [](const core::Timeline& r) { return r.kind == core::RunKind::Measured; }));
   m_reset_costs->setEnabled(m_doc->hasModel() && m_doc->costsCalibrated());
+}
+
+void RunController::setTestData(const QString& folder) {
+  m_test_data = folder;
+  if (!m_choose_test_data) return;
+  m_choose_test_data->setText(folder.isEmpty() ? tr("&Test data set...") : tr("&Test data set: %1").arg(QDir(folder).dirName()));
+  m_clear_test_data->setEnabled(!folder.isEmpty());
+  if (!folder.isEmpty()) m_status->showMessage(tr("Runs take their inputs from %1 and check their outputs against it").arg(folder));
 }
 
 bool RunController::runOnCpu() { return startRun(Backend::Cpu); }
@@ -100,6 +141,8 @@ bool RunController::startRun(Backend backend) {
   // A merged model is compared with the unmerged model's sequential run, as `weft run --merge`.
   if (const auto& merge = m_doc->mergeState()) request.reference_graph = merge->unmerged;
   request.iterations = m_run_iterations;
+  request.made_with = RunRequest::MadeWith{m_doc->device(), m_doc->analysis().costs, m_doc->strategyOptions()};
+  request.test_data = m_test_data.toStdString();
   m_job = start_run(std::move(request));
   m_run_active = true;
   m_watcher.setFuture(m_job.future);
@@ -155,6 +198,9 @@ void RunController::onRunFinished() {
   add(r.unmerged_reference ? tr("vs unmerged seq. eager") : tr("vs seq. eager"), tr("%1× measured").arg(speedup, 0, 'f', 2));
   if (r.predicted_speedup)
     add(tr("calibrated cpu"), tr("%1× predicted (error %2%)").arg(*r.predicted_speedup, 0, 'f', 2).arg(100 * r.prediction_error, 0, 'f', 1));
+  else if (!r.prediction_unavailable.isEmpty())
+    add(tr("calibrated cpu"), tr("no prediction").toHtmlEscaped());
+  add(tr("schedule made for"), r.schedule_made_for.toHtmlEscaped());
   // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one, the
   // study's speedup over it (`weft run --backend cuda` measures CUDA Graph replays). Only the
   // current schedule's prediction: while an edit's study runs it is the previous one's.
@@ -164,25 +210,34 @@ void RunController::onRunFinished() {
   else
     add(tr("vs seq. graph"), tr("n/a"));
   add(tr("outputs"), diff);
+  QString tested;  // the test data's verdict, for the status line too
+  if (r.test_data) {
+    tested = testDataText(*r.test_data);
+    add(tr("test data"), tested.toHtmlEscaped());
+  }
   if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
   // More streams than CPUs: the CPU executor's threads (one per CPU) take the streams in turn.
   const QString streams = r.cpu_cores > 0 && r.measured.stream_count > r.cpu_cores
                               ? tr("%1 streams on %2 threads").arg(r.measured.stream_count).arg(r.cpu_cores)
                               : tr("%1 stream(s)").arg(r.measured.stream_count);
-  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 · median of %4</p><table>%5</table>")
+  const QString why_unpredicted =
+      r.prediction_unavailable.isEmpty() ? QString() : tr("<p>No prediction: %1</p>").arg(r.prediction_unavailable.toHtmlEscaped());
+  m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 · median of %4</p><table>%5</table>%6")
                             .arg(backend.toUpper())
                             .arg(QString::fromStdString(r.measured.strategy).toHtmlEscaped())
                             .arg(streams)
                             .arg(r.iterations)
-                            .arg(rows));
-  const QString msg = tr("Ran on %1: %2 ms vs %3 ms sequential%6 (%4×), outputs %5")
-                          .arg(r.backend == Backend::Cuda ? tr("CUDA") : tr("the CPU"))
-                          .arg(r.wall_ms, 0, 'f', 2)
-                          .arg(r.sequential_ms, 0, 'f', 2)
-                          .arg(speedup, 0, 'f', 2)
-                          .arg(diff)
-                          .arg(r.unmerged_reference ? tr(", unmerged") : QString());
-  m_status->showMessage(msg, !agree);
+                            .arg(rows)
+                            .arg(why_unpredicted));
+  QString msg = tr("Ran on %1: %2 ms vs %3 ms sequential%6 (%4×), outputs %5")
+                    .arg(r.backend == Backend::Cuda ? tr("CUDA") : tr("the CPU"))
+                    .arg(r.wall_ms, 0, 'f', 2)
+                    .arg(r.sequential_ms, 0, 'f', 2)
+                    .arg(speedup, 0, 'f', 2)
+                    .arg(diff)
+                    .arg(r.unmerged_reference ? tr(", unmerged") : QString());
+  if (r.test_data) msg += tr("; test data %1").arg(tested);
+  m_status->showMessage(msg, !agree || (r.test_data && !r.test_data->passed));
   emit runFinished(true, msg);
 }
 

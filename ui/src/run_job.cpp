@@ -13,6 +13,29 @@ namespace weft::ui {
 
 namespace {
 
+// The request's test data, if it names some, with the first set's inputs in `run` (the runs made
+// before the comparison, a CPU calibration, take the set's path through the model).
+core::Expected<std::optional<core::TestData>> read_test_data(const RunRequest& request, core::RunOptions& run) {
+  if (request.test_data.empty()) return std::optional<core::TestData>{};
+  WEFT_TRY_ASSIGN(core::TestData data, core::read_test_data(request.test_data));
+  WEFT_TRY_ASSIGN(auto first, core::first_set_inputs(*request.graph, data));
+  run.inputs = std::move(first.values);
+  return std::optional<core::TestData>{std::move(data)};
+}
+
+// The run comparison, on the test data when there is some (each set's outputs checked).
+core::Expected<core::RunComparison> compare(core::Executor& executor, const RunRequest& request, const core::Schedule& schedule,
+                                            const std::optional<core::TestData>& test_data,
+                                            const core::RunComparisonOptions& options, std::optional<TestDataReport>& tested) {
+  if (!test_data) return core::compare_runs(executor, *request.graph, schedule, options);
+  const core::TestData& data = *test_data;
+  const core::Tolerance tolerance = data.tolerance.value_or(core::Tolerance{});
+  WEFT_TRY_ASSIGN(auto t, core::compare_test_data(executor, *request.graph, schedule, data, options, tolerance));
+  const bool passed = t.passed();
+  tested = TestDataReport{request.test_data, tolerance, std::move(t.sets), passed};
+  return std::move(t.compared);
+}
+
 void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QString* error) {
   const core::Graph& graph = *request.graph;
   auto fail = [error](const std::string& why) { *error = QString::fromStdString(why); };
@@ -35,7 +58,29 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
     promise.setProgressValueAndText(percent, QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size())));
     return !promise.isCanceled();
   };
-  auto compared = core::compare_runs(*executor, graph, request.schedule, options);
+  auto test_data = read_test_data(request, options.run);
+  if (!test_data) return fail(test_data.error().message);
+  // The schedule is made for the machine that runs it (core::schedule_for_cpu): where the
+  // document's schedule is exactly its strategy's answer for a GPU preset, the CPU runs that
+  // strategy's answer for the CPU.
+  core::Schedule schedule = request.schedule;
+  QString made_for = QObject::tr("%1, as it is").arg(request.made_with ? QString::fromStdString(request.made_with->device.name)
+                                                                       : QObject::tr("the document's device"));
+  if (request.backend == Backend::Cpu && request.made_with && request.made_with->device.kind != core::DeviceKind::Cpu &&
+      core::remade_for_cpu(schedule.strategy)) {
+    const auto& with = *request.made_with;
+    auto as_made = core::make_schedule(schedule.strategy, graph, with.costs, with.device, with.options);
+    if (as_made && as_made->streams == schedule.streams) {
+      promise.setProgressValueAndText(2, QObject::tr("Calibrating the CPU to schedule for it"));
+      auto made = core::schedule_for_cpu(graph, schedule.strategy, with.options, options.run);
+      if (!made) return fail(made.error().message);
+      if (promise.isCanceled()) return;
+      schedule = std::move(made->schedule);
+      made_for = QString::fromStdString(made->made_for.summary);
+    }
+  }
+  std::optional<TestDataReport> tested;
+  auto compared = compare(*executor, request, schedule, *test_data, options, tested);
   if (!compared) return fail(compared.error().message);
   if (compared->cancelled) return;
 
@@ -50,15 +95,22 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   r.random_weights = compared->scheduled.random_weights;
   r.iterations = request.iterations;
   r.unmerged_reference = request.reference_graph != nullptr;
+  r.schedule_made_for = made_for;
+  r.streams = static_cast<int>(schedule.stream_count());
+  r.test_data = std::move(tested);
   if (request.backend == Backend::Cpu && !r.unmerged_reference) {
     // What the CPU device calibrated from this run predicts (a fit and two short runs that
-    // measure the cores' contention), as `weft run --backend cpu` reports it.
+    // measure the cores' contention), as `weft run --backend cpu` reports it. An extra: where it
+    // cannot be made the measurement stands, with the reason.
     promise.setProgressValueAndText(99, QObject::tr("Predicting from the sequential run"));
-    auto predicted = core::predict_cpu_run(graph, request.schedule, *compared, options.run);
-    if (!predicted) return fail(predicted.error().message);
-    r.predicted_speedup = predicted->predicted;
-    r.prediction_error = predicted->error;
-    r.cpu_cores = predicted->device.sm_count;
+    if (auto predicted = core::predict_cpu_run(graph, schedule, *compared, options.run)) {
+      r.predicted_speedup = predicted->predicted;
+      r.prediction_error = predicted->error;
+      r.cpu_cores = predicted->device.sm_count;
+    } else {
+      r.prediction_unavailable = QString::fromStdString(predicted.error().message);
+      r.cpu_cores = core::cpu_count();
+    }
   }
   if (promise.isCanceled()) return;
   r.measured = std::move(compared->scheduled.timeline);

@@ -59,13 +59,10 @@ void place_side_by_side(const Graph& graph, const std::vector<TensorId>& outputs
   for (std::size_t i = 0; i < outputs.size(); ++i) b.set_view(graph.tensor(outputs[i]).name, block, offsets[i]);
 }
 
-}  // namespace
-
-bool is_merged_node(const Node& node) { return node.domain == kMergedDomain && node.op_type == kMergedOp; }
-
-Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, const MergePlan& plan) {
+/// Each group's node ids: two or more, sorted, in the graph, in no other group. Returns every
+/// node's group (-1: none).
+Expected<std::vector<int>> group_of_nodes(const Graph& graph, const MergePlan& plan) {
   const std::size_t n = graph.node_count();
-  if (costs.nodes.size() != n) return make_error(ErrorKind::InvalidInput, "merge_graph: the cost table is for another graph");
   std::vector<int> group_of(n, -1);
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     if (plan.groups[g].nodes.size() < 2)
@@ -80,9 +77,14 @@ Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, co
     if (!std::is_sorted(plan.groups[g].nodes.begin(), plan.groups[g].nodes.end()))
       return make_error(ErrorKind::InvalidInput, "merge_graph: a merge group's nodes must be sorted by id");
   }
-  // Members must be independent, and the groups together must leave the graph acyclic once each
-  // group is one node (Kahn's algorithm on the contracted graph). A direct read is the common
-  // mistake and is named as such; otherwise the error names the path that closes the cycle.
+  return group_of;
+}
+
+/// Members must be independent, and the groups together must leave the graph acyclic once each
+/// group is one node (Kahn's algorithm on the contracted graph). A direct read is the common
+/// mistake and is named as such; otherwise the error names the path that closes the cycle.
+Status check_contraction(const Graph& graph, const MergePlan& plan, const std::vector<int>& group_of) {
+  const std::size_t n = graph.node_count();
   auto rep = [&](NodeId v) {
     const int g = group_of[static_cast<std::size_t>(v)];
     return g < 0 ? v : plan.groups[static_cast<std::size_t>(g)].nodes.front();
@@ -138,6 +140,73 @@ Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, co
                                                    "would deadlock)");
   }
 
+  return {};
+}
+
+/// `group` as one weft.Merged node in `b` (its body holds the members), its outputs side by side;
+/// its cost: the members' flops and bytes, at the group's time.
+Expected<NodeCost> add_merged_node(const Graph& graph, const CostTable& costs, const MergeGroup& group, GraphBuilder& b) {
+  const NodeId v = group.nodes.front();
+  const Node& node = graph.node(v);
+  // The body: the union of the members' inputs as formal inputs (first occurrence order), then
+  // the members themselves, their outputs as the body's outputs.
+  GraphBuilder body;
+  std::vector<TensorId> inputs, outputs;
+  for (NodeId m : group.nodes)
+    for (TensorId t : graph.node(m).inputs)
+      if (t != kNoTensor && std::find(inputs.begin(), inputs.end(), t) == inputs.end()) inputs.push_back(t);
+  for (TensorId t : inputs) copy_tensor(body, graph, t, true);
+  NodeCost c;
+  c.known = true;
+  for (NodeId m : group.nodes) {
+    const Node& member = graph.node(m);
+    body.add_node(member.name, member.op_type, names(graph, member.inputs), names(graph, member.outputs), member.attributes,
+                  member.domain);
+    for (TensorId t : member.outputs)
+      if (t != kNoTensor) {
+        copy_tensor(body, graph, t, false);
+        body.mark_output(graph.tensor(t).name);
+        outputs.push_back(t);
+      }
+    c.flops += costs[m].flops;
+    c.bytes += costs[m].bytes;
+    c.known = c.known && costs[m].known;
+  }
+  auto built = std::move(body).build();
+  if (!built) return make_error(ErrorKind::Internal, "merge_graph: body of '" + graph.key(v) + "': " + built.error().message);
+  c.time_us = group.time_us;
+  c.intensity = c.bytes > 0 ? c.flops / c.bytes : 0;
+  c.bound = costs[v].bound;
+  Attribute body_attr;
+  body_attr.name = "body";
+  body_attr.type = Attribute::Type::Graph;
+  body_attr.i = 1;
+  body_attr.graph = std::make_shared<const Graph>(std::move(*built));
+  Attribute op_attr;
+  op_attr.name = "op";
+  op_attr.type = Attribute::Type::String;
+  op_attr.s = node.op_type;
+  Attribute count_attr;
+  count_attr.name = "members";
+  count_attr.type = Attribute::Type::Int;
+  count_attr.i = static_cast<std::int64_t>(group.nodes.size());
+  const std::string merged_name = "merged:" + graph.key(v) + "+" + std::to_string(group.nodes.size() - 1);
+  b.add_node(merged_name, kMergedOp, names(graph, inputs), names(graph, outputs),
+             {std::move(body_attr), std::move(op_attr), std::move(count_attr)}, kMergedDomain);
+  place_side_by_side(graph, outputs, merged_name + "/outputs", b);
+  return c;
+}
+
+}  // namespace
+
+bool is_merged_node(const Node& node) { return node.domain == kMergedDomain && node.op_type == kMergedOp; }
+
+Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, const MergePlan& plan) {
+  const std::size_t n = graph.node_count();
+  if (costs.nodes.size() != n) return make_error(ErrorKind::InvalidInput, "merge_graph: the cost table is for another graph");
+  WEFT_TRY_ASSIGN(const std::vector<int> group_of, group_of_nodes(graph, plan));
+  WEFT_TRY(check_contraction(graph, plan, group_of));
+
   GraphBuilder b;
   b.info() = graph.info();
   for (TensorId t : graph.inputs()) copy_tensor(b, graph, t, true);
@@ -163,52 +232,7 @@ Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, co
     }
     const MergeGroup& group = plan.groups[static_cast<std::size_t>(g)];
     if (group.nodes.front() != v) continue;  // emitted once, at its first member
-    // The body: the union of the members' inputs as formal inputs (first occurrence order), then
-    // the members themselves, their outputs as the body's outputs.
-    GraphBuilder body;
-    std::vector<TensorId> inputs, outputs;
-    for (NodeId m : group.nodes)
-      for (TensorId t : graph.node(m).inputs)
-        if (t != kNoTensor && std::find(inputs.begin(), inputs.end(), t) == inputs.end()) inputs.push_back(t);
-    for (TensorId t : inputs) copy_tensor(body, graph, t, true);
-    NodeCost c;
-    c.known = true;
-    for (NodeId m : group.nodes) {
-      const Node& member = graph.node(m);
-      body.add_node(member.name, member.op_type, names(graph, member.inputs), names(graph, member.outputs), member.attributes,
-                    member.domain);
-      for (TensorId t : member.outputs)
-        if (t != kNoTensor) {
-          copy_tensor(body, graph, t, false);
-          body.mark_output(graph.tensor(t).name);
-          outputs.push_back(t);
-        }
-      c.flops += costs[m].flops;
-      c.bytes += costs[m].bytes;
-      c.known = c.known && costs[m].known;
-    }
-    auto built = std::move(body).build();
-    if (!built) return make_error(ErrorKind::Internal, "merge_graph: body of '" + graph.key(v) + "': " + built.error().message);
-    c.time_us = group.time_us;
-    c.intensity = c.bytes > 0 ? c.flops / c.bytes : 0;
-    c.bound = costs[v].bound;
-    Attribute body_attr;
-    body_attr.name = "body";
-    body_attr.type = Attribute::Type::Graph;
-    body_attr.i = 1;
-    body_attr.graph = std::make_shared<const Graph>(std::move(*built));
-    Attribute op_attr;
-    op_attr.name = "op";
-    op_attr.type = Attribute::Type::String;
-    op_attr.s = node.op_type;
-    Attribute count_attr;
-    count_attr.name = "members";
-    count_attr.type = Attribute::Type::Int;
-    count_attr.i = static_cast<std::int64_t>(group.nodes.size());
-    const std::string merged_name = "merged:" + graph.key(v) + "+" + std::to_string(group.nodes.size() - 1);
-    b.add_node(merged_name, kMergedOp, names(graph, inputs), names(graph, outputs),
-               {std::move(body_attr), std::move(op_attr), std::move(count_attr)}, kMergedDomain);
-    place_side_by_side(graph, outputs, merged_name + "/outputs", b);
+    WEFT_TRY_ASSIGN(NodeCost c, add_merged_node(graph, costs, group, b));
     members.push_back(group.nodes);
     merged_costs.push_back(c);
   }

@@ -62,6 +62,71 @@ Expected<Graph> rebuild_unchanged(const Graph& graph, GraphBuilder b) {
   return std::move(b).build();
 }
 
+/// The batch of a split: dim 0 of every batch-carrying graph input, equal and static, divisible by
+/// k, and dim 0 of every tensor that carries it; a graph output that is a graph input refused.
+Expected<std::int64_t> split_batch_size(const Graph& graph, const std::vector<bool>& carries_batch, int k) {
+  const auto carries = [&](TensorId t) { return t != kNoTensor && carries_batch[static_cast<std::size_t>(t)]; };
+  std::int64_t batch = -1;
+  for (TensorId t : graph.inputs()) {
+    if (!carries(t)) continue;
+    const Tensor& x = graph.tensor(t);
+    if (!x.shape_known()) return split_error("input '" + x.name + "' has no static shape (bind its dims with --dim)");
+    if (batch >= 0 && x.dims[0].value != batch)
+      return split_error("inputs have different batch sizes (" + std::to_string(batch) + " and " +
+                         std::to_string(x.dims[0].value) + " of '" + x.name + "')");
+    batch = x.dims[0].value;
+  }
+  if (batch < 0) return split_error("no graph input carries a batch");
+  if (batch % k != 0)
+    return split_error("k = " + std::to_string(k) + " does not divide the batch " + std::to_string(batch));
+  for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
+    const auto t = static_cast<TensorId>(i);
+    if (!carries(t)) continue;
+    const Tensor& x = graph.tensor(t);
+    if (!x.shape_known()) return split_error("tensor '" + x.name + "' carries the batch but its shape is not static");
+    if (x.dims.empty() || x.dims[0].value != batch)
+      return split_error("tensor '" + x.name + "' carries the batch but its dim 0 is " +
+                         (x.dims.empty() ? std::string("absent") : std::to_string(x.dims[0].value)) + ", not " +
+                         std::to_string(batch));
+  }
+  for (TensorId t : graph.outputs())
+    if (carries(t) && graph.tensor(t).producer == kNoNode)
+      return split_error("graph output '" + graph.tensor(t).name + "' is a graph input");
+  return batch;
+}
+
+/// Constant shape operands that name the batch (Reshape, Expand, Resize sizes): one shared copy
+/// holding the micro-batch, added to `b`, by the operand it replaces.
+Expected<std::map<TensorId, std::string>> micro_shape_operands(const Graph& graph, const std::vector<bool>& carries_batch,
+                                                               std::int64_t batch, std::int64_t micro, GraphBuilder& b) {
+  const auto carries = [&](TensorId t) { return t != kNoTensor && carries_batch[static_cast<std::size_t>(t)]; };
+  std::map<TensorId, std::string> micro_shape;
+  for (NodeId v : graph.topo_order()) {
+    const Node& node = graph.node(v);
+    const int op = shape_operand(node);
+    if (op < 0 || static_cast<std::size_t>(op) >= node.inputs.size() || !carries(node.outputs.empty() ? kNoTensor : node.outputs[0]))
+      continue;
+    const TensorId s = node.inputs[static_cast<std::size_t>(op)];
+    if (s == kNoTensor || micro_shape.count(s)) continue;
+    const Tensor& st = graph.tensor(s);
+    if (st.kind != TensorKind::Weight || st.dtype != DType::Int64 || !st.data.inline_bytes)
+      return split_error(node.op_type + " '" + graph.key(v) + "': its shape operand '" + st.name + "' is not a constant");
+    std::vector<std::int64_t> values(st.data.inline_bytes->size() / sizeof(std::int64_t));
+    if (values.empty()) continue;
+    std::memcpy(values.data(), st.data.inline_bytes->data(), values.size() * sizeof(std::int64_t));
+    if (values[0] != batch) continue;  // 0 (copy) or -1 (inferred) already follow the input
+    values[0] = micro;
+    auto bytes = std::make_shared<std::vector<std::uint8_t>>(values.size() * sizeof(std::int64_t));
+    std::memcpy(bytes->data(), values.data(), bytes->size());
+    const std::string name = st.name + "/micro" + std::to_string(micro);
+    WeightData data;
+    data.inline_bytes = std::move(bytes);
+    b.add_weight(name, DType::Int64, st.shape(), std::move(data));
+    micro_shape[s] = name;
+  }
+  return micro_shape;
+}
+
 }  // namespace
 
 std::int64_t graph_batch(const Graph& graph) {
@@ -99,35 +164,9 @@ Expected<Graph> split_batch(const Graph& graph, int k) {
   if (!check.splittable) return split_error(check.reason);
   const auto carries = [&](TensorId t) { return t != kNoTensor && check.carries_batch[static_cast<std::size_t>(t)]; };
 
-  // The batch: dim 0 of every batch-carrying graph input, equal and static.
-  std::int64_t batch = -1;
-  for (TensorId t : graph.inputs()) {
-    if (!carries(t)) continue;
-    const Tensor& x = graph.tensor(t);
-    if (!x.shape_known()) return split_error("input '" + x.name + "' has no static shape (bind its dims with --dim)");
-    if (batch >= 0 && x.dims[0].value != batch)
-      return split_error("inputs have different batch sizes (" + std::to_string(batch) + " and " +
-                         std::to_string(x.dims[0].value) + " of '" + x.name + "')");
-    batch = x.dims[0].value;
-  }
-  if (batch < 0) return split_error("no graph input carries a batch");
-  if (batch % k != 0)
-    return split_error("k = " + std::to_string(k) + " does not divide the batch " + std::to_string(batch));
+  WEFT_TRY_ASSIGN(const std::int64_t batch, split_batch_size(graph, check.carries_batch, k));
   const std::int64_t micro = batch / k;
   b.info().split_batch = batch;
-  for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
-    const auto t = static_cast<TensorId>(i);
-    if (!carries(t)) continue;
-    const Tensor& x = graph.tensor(t);
-    if (!x.shape_known()) return split_error("tensor '" + x.name + "' carries the batch but its shape is not static");
-    if (x.dims.empty() || x.dims[0].value != batch)
-      return split_error("tensor '" + x.name + "' carries the batch but its dim 0 is " +
-                         (x.dims.empty() ? std::string("absent") : std::to_string(x.dims[0].value)) + ", not " +
-                         std::to_string(batch));
-  }
-  for (TensorId t : graph.outputs())
-    if (carries(t) && graph.tensor(t).producer == kNoNode)
-      return split_error("graph output '" + graph.tensor(t).name + "' is a graph input");
 
   // Tensor names per copy; shared tensors keep their names.
   const auto name_in = [&](TensorId t, int c) {
@@ -153,31 +192,7 @@ Expected<Graph> split_batch(const Graph& graph, int k) {
       b.set_view(name_in(t, c), graph.tensor(t).name, c * slice);
     }
   }
-  // Constant shape operands that name the batch: one shared copy holding batch/k.
-  std::map<TensorId, std::string> micro_shape;
-  for (NodeId v : graph.topo_order()) {
-    const Node& node = graph.node(v);
-    const int op = shape_operand(node);
-    if (op < 0 || static_cast<std::size_t>(op) >= node.inputs.size() || !carries(node.outputs.empty() ? kNoTensor : node.outputs[0]))
-      continue;
-    const TensorId s = node.inputs[static_cast<std::size_t>(op)];
-    if (s == kNoTensor || micro_shape.count(s)) continue;
-    const Tensor& st = graph.tensor(s);
-    if (st.kind != TensorKind::Weight || st.dtype != DType::Int64 || !st.data.inline_bytes)
-      return split_error(node.op_type + " '" + graph.key(v) + "': its shape operand '" + st.name + "' is not a constant");
-    std::vector<std::int64_t> values(st.data.inline_bytes->size() / sizeof(std::int64_t));
-    if (values.empty()) continue;
-    std::memcpy(values.data(), st.data.inline_bytes->data(), values.size() * sizeof(std::int64_t));
-    if (values[0] != batch) continue;  // 0 (copy) or -1 (inferred) already follow the input
-    values[0] = micro;
-    auto bytes = std::make_shared<std::vector<std::uint8_t>>(values.size() * sizeof(std::int64_t));
-    std::memcpy(bytes->data(), values.data(), bytes->size());
-    const std::string name = st.name + "/micro" + std::to_string(micro);
-    WeightData data;
-    data.inline_bytes = std::move(bytes);
-    b.add_weight(name, DType::Int64, st.shape(), std::move(data));
-    micro_shape[s] = name;
-  }
+  WEFT_TRY_ASSIGN(auto micro_shape, micro_shape_operands(graph, check.carries_batch, batch, micro, b));
 
   const auto add = [&](NodeId v, int c) {
     const Node& node = graph.node(v);

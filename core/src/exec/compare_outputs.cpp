@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "half.h"
 #include "weft/core/executor.h"
@@ -75,11 +78,30 @@ OutputDiff compare_outputs(const RunResult& a, const RunResult& b) {
         }
         continue;
       }
+      d.max_abs_reference = std::max(d.max_abs_reference, std::isinf(va[i]) ? 0.0 : std::abs(va[i]));
       if (va[i] != vb[i]) d.max_abs_diff = std::max(d.max_abs_diff, std::abs(va[i] - vb[i]));
     }
   }
   if (a.outputs.size() != b.outputs.size()) d.identical = false;
   return d;
+}
+
+std::string outputs_digest(const RunResult& run) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  const auto mix = [&h](const void* data, std::size_t n) {
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  };
+  for (const auto& [name, t] : run.outputs) {  // std::map: name order
+    mix(name.data(), name.size() + 1);  // with its terminating zero: "ab"+"c" differs from "a"+"bc"
+    const auto dtype = static_cast<std::int32_t>(t.dtype);
+    mix(&dtype, sizeof dtype);
+    for (const std::int64_t d : t.shape) mix(&d, sizeof d);
+    mix(t.bytes.data(), t.bytes.size());
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
 }
 
 }  // namespace weft::core

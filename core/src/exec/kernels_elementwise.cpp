@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <sstream>
 #include <type_traits>
 
 #include "half.h"
@@ -92,12 +93,34 @@ Status copy_kernel(KernelContext& ctx) {
   return {};
 }
 
+/// Dropout's ratio input as a number (ONNX's default 0.5 when omitted; NaN for a dtype it cannot have).
+double dropout_ratio(const KernelContext& ctx) {
+  if (!ctx.has_input(1)) return 0.5;
+  const View& r = ctx.in(1);
+  if (r.elements() != 1) return std::nan("");
+  switch (r.dtype) {
+    case DType::Float32: return *r.as<const float>();
+    case DType::Float64: return *r.as<const double>();
+    case DType::Float16: return r.as<const detail::Float16>()->to_float();
+    case DType::BFloat16: return r.as<const detail::BFloat16>()->to_float();
+    default: return std::nan("");
+  }
+}
+
 Status dropout_kernel(KernelContext& ctx) {
-  // Inference: identity; the optional mask is all true.
+  // Inference, and training mode with ratio 0 (torchvision's Swin-T exports that: the exporter
+  // passes no `training=`): the identity, the optional mask all true. Training mode with a ratio
+  // above 0 is random by definition: refused, naming the node and the ratio.
   if (ctx.has_input(2)) {
     const View& train = ctx.in(2);
-    if (train.dtype == DType::Bool && train.elements() == 1 && *train.as<const bool>())
-      return unsupported(ctx, "training_mode=true");
+    if (train.dtype == DType::Bool && train.elements() == 1 && *train.as<const bool>()) {
+      const double ratio = dropout_ratio(ctx);
+      if (!(ratio == 0)) {
+        std::ostringstream text;
+        text << "training_mode=true with ratio " << ratio << ": its outputs are random (weft runs models for inference)";
+        return unsupported(ctx, text.str());
+      }
+    }
   }
   WEFT_TRY(copy_kernel(ctx));
   if (ctx.wants_output(1)) {

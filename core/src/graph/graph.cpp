@@ -309,19 +309,8 @@ Expected<Graph> GraphBuilder::retype(Graph&& graph, const std::function<Status(T
   return g;
 }
 
-Expected<Graph> GraphBuilder::build() && {
-  Graph g;
-  g.m_info = std::move(m_info);
-  g.m_tensors = std::move(m_tensors);
-  g.m_tensor_by_name = std::move(m_by_name);
-  g.m_inputs = std::move(m_inputs);
-  const std::size_t n = m_nodes.size();
-  g.m_nodes.reserve(n);
-  g.m_node_by_name.reserve(n);
-  for (PendingNode& p : m_nodes) g.m_nodes.push_back(std::move(p.node));
-
-  WEFT_TRY(check_sizes(g.m_tensors));
-
+Status GraphBuilder::name_nodes(Graph& g) {
+  const std::size_t n = g.m_nodes.size();
   // Stable keys: unnamed nodes get "#<index>:<op>"; duplicate names are an error.
   for (std::size_t i = 0; i < n; ++i) {
     Node& node = g.m_nodes[i];
@@ -329,9 +318,12 @@ Expected<Graph> GraphBuilder::build() && {
     if (!g.m_node_by_name.insert(node.name, static_cast<NodeId>(i), names_of(g.m_nodes)).second)
       return make_error(ErrorKind::InvalidInput, "duplicate node name '" + node.name + "'");
   }
+  return {};
+}
 
+Status GraphBuilder::attach_views(Graph& g, const std::vector<PendingView>& views) {
   // Views of inputs are inputs (nodes read them like one); views of outputs are resolved below.
-  for (const PendingView& v : m_views) {
+  for (const PendingView& v : views) {
     Tensor& view = g.m_tensors[static_cast<std::size_t>(v.view)];
     const Tensor& parent = g.m_tensors[static_cast<std::size_t>(v.parent)];
     if (v.view == v.parent || view.view_of != kNoTensor || parent.view_of != kNoTensor)
@@ -343,13 +335,17 @@ Expected<Graph> GraphBuilder::build() && {
     view.view_offset = v.offset;
     if (parent.kind == TensorKind::Input) view.kind = TensorKind::Input;
   }
+  return {};
+}
 
+Status GraphBuilder::find_producers(const Graph& g, std::vector<NodeId>& producer, std::vector<char>& defined_outside) {
+  const std::size_t n = g.m_nodes.size();
   // Producers: one per tensor; graph inputs and weights have none. Nodes name tensors in no
   // memory order, so producers, kinds and readers are gathered in flat arrays (counting sorts)
   // and written to the Tensor records in one pass.
   const std::size_t t_count = g.m_tensors.size();
-  std::vector<NodeId> producer(t_count, kNoNode);
-  std::vector<char> defined_outside(t_count, 0);  // graph inputs and weights
+  producer.assign(t_count, kNoNode);
+  defined_outside.assign(t_count, 0);  // graph inputs and weights
   for (std::size_t t = 0; t < t_count; ++t) {
     const TensorKind kind = g.m_tensors[t].kind;
     defined_outside[t] = kind == TensorKind::Input || kind == TensorKind::Weight;
@@ -371,6 +367,12 @@ Expected<Graph> GraphBuilder::build() && {
       producer[ut] = static_cast<NodeId>(i);
     }
   }
+  return {};
+}
+
+Status GraphBuilder::list_readers(Graph& g, const std::vector<NodeId>& producer, const std::vector<char>& defined_outside) {
+  const std::size_t n = g.m_nodes.size();
+  const std::size_t t_count = g.m_tensors.size();
   // Readers, one entry per reading node, in node order.
   std::vector<std::uint32_t> reader_count(t_count + 1, 0);
   std::vector<NodeId> last_reader(t_count, kNoNode);
@@ -416,14 +418,22 @@ Expected<Graph> GraphBuilder::build() && {
   }
   g.m_consumers = std::move(reader_list);  // Graph::consumers: the same lists, flat
   g.m_consumer_begin = std::move(reader_count);
-  for (const std::string& name : m_output_names) {
+  return {};
+}
+
+Status GraphBuilder::mark_outputs(Graph& g, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
     const std::optional<TensorId> id = g.find_tensor(name);
     if (!id) return make_error(ErrorKind::InvalidInput, "graph output '" + name + "' is not defined by any node");
     Tensor& t = g.m_tensors[idx(*id)];
     if (t.kind == TensorKind::Intermediate) t.kind = TensorKind::Output;
     g.m_outputs.push_back(*id);
   }
-  for (const PendingView& v : m_views) {
+  return {};
+}
+
+Status GraphBuilder::check_views(Graph& g, const std::vector<PendingView>& views) {
+  for (const PendingView& v : views) {
     Tensor& view = g.m_tensors[static_cast<std::size_t>(v.view)];
     Tensor& parent = g.m_tensors[static_cast<std::size_t>(v.parent)];
     const std::string what = "view '" + view.name + "' of '" + parent.name + "'";
@@ -449,6 +459,11 @@ Expected<Graph> GraphBuilder::build() && {
   }
   for (Tensor& t : g.m_tensors) std::sort(t.views.begin(), t.views.end());
 
+  return {};
+}
+
+void GraphBuilder::flat_access_lists(Graph& g) {
+  const std::size_t t_count = g.m_tensors.size();
   // Flat access lists (Graph::readers, writers, bytes; consumers and reads above).
   g.m_reader_begin.assign(t_count + 1, 0);
   g.m_writer_begin.assign(t_count + 1, 0);
@@ -477,6 +492,10 @@ Expected<Graph> GraphBuilder::build() && {
     g.m_writer_begin[ti + 1] = static_cast<std::uint32_t>(g.m_writers.size());
   }
 
+}
+
+Status GraphBuilder::node_edges(Graph& g, const std::vector<NodeId>& producer) {
+  const std::size_t n = g.m_nodes.size();
   // Distinct node edges in CSR form, built in place: each node's predecessors sorted and
   // deduplicated, successors in increasing node order.
   g.m_pred_begin.assign(n + 1, 0);
@@ -508,13 +527,17 @@ Expected<Graph> GraphBuilder::build() && {
       for (std::uint32_t k = g.m_pred_begin[i]; k < g.m_pred_begin[i + 1]; ++k)
         g.m_succ[at[static_cast<std::size_t>(g.m_pred[k])]++] = static_cast<NodeId>(i);
   }
+  return {};
+}
+
+Status GraphBuilder::topological_order(Graph& g) {
+  const std::size_t n = g.m_nodes.size();
   const auto pred = [&](std::size_t i) {
     return std::span<const NodeId>(g.m_pred.data() + g.m_pred_begin[i], g.m_pred_begin[i + 1] - g.m_pred_begin[i]);
   };
   const auto succ = [&](std::size_t i) {
     return std::span<const NodeId>(g.m_succ.data() + g.m_succ_begin[i], g.m_succ_begin[i + 1] - g.m_succ_begin[i]);
   };
-
   // Kahn's algorithm, smallest index first, so a sorted file keeps its order.
   std::vector<std::uint32_t> indeg(n);
   for (std::size_t i = 0; i < n; ++i) indeg[i] = g.m_pred_begin[i + 1] - g.m_pred_begin[i];
@@ -551,6 +574,32 @@ Expected<Graph> GraphBuilder::build() && {
     os << "'" << g.m_nodes[static_cast<std::size_t>(walk.back())].name << "'";
     return make_error(ErrorKind::InvalidInput, os.str());
   }
+  return {};
+}
+
+Expected<Graph> GraphBuilder::build() && {
+  Graph g;
+  g.m_info = std::move(m_info);
+  g.m_tensors = std::move(m_tensors);
+  g.m_tensor_by_name = std::move(m_by_name);
+  g.m_inputs = std::move(m_inputs);
+  g.m_nodes.reserve(m_nodes.size());
+  g.m_node_by_name.reserve(m_nodes.size());
+  for (PendingNode& p : m_nodes) g.m_nodes.push_back(std::move(p.node));
+  WEFT_TRY(check_sizes(g.m_tensors));
+  WEFT_TRY(name_nodes(g));
+  WEFT_TRY(attach_views(g, m_views));
+  // Nodes name tensors in no memory order, so producers, kinds and readers are gathered in flat
+  // arrays (counting sorts) and written to the Tensor records in one pass.
+  std::vector<NodeId> producer;
+  std::vector<char> defined_outside;
+  WEFT_TRY(find_producers(g, producer, defined_outside));
+  WEFT_TRY(list_readers(g, producer, defined_outside));
+  WEFT_TRY(mark_outputs(g, m_output_names));
+  WEFT_TRY(check_views(g, m_views));
+  flat_access_lists(g);
+  WEFT_TRY(node_edges(g, producer));
+  WEFT_TRY(topological_order(g));
   return g;
 }
 

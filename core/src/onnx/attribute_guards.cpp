@@ -42,4 +42,30 @@ Status check_inference_attributes(const onnx::GraphProto& graph) {
   return {};
 }
 
+namespace {
+
+Status check_value_dims(const onnx::ValueInfoProto& v) {
+  if (!v.has_type() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return {};
+  const auto& shape = v.type().tensor_type().shape();
+  for (int axis = 0; axis < shape.dim_size(); ++axis)
+    if (shape.dim(axis).has_dim_value() && shape.dim(axis).dim_value() < 0)
+      return make_error(ErrorKind::InvalidInput, "tensor '" + v.name() + "' axis " + std::to_string(axis) + " is declared with dimension " +
+                                                     std::to_string(shape.dim(axis).dim_value()) + ": ONNX dimensions are >= 0");
+  return {};
+}
+
+}  // namespace
+
+Status check_declared_dims(const onnx::GraphProto& graph) {
+  for (const auto& v : graph.input()) WEFT_TRY(check_value_dims(v));
+  for (const auto& v : graph.output()) WEFT_TRY(check_value_dims(v));
+  for (const auto& v : graph.value_info()) WEFT_TRY(check_value_dims(v));
+  for (const onnx::NodeProto& node : graph.node())
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (a.has_g()) WEFT_TRY(check_declared_dims(a.g()));
+      for (const onnx::GraphProto& g : a.graphs()) WEFT_TRY(check_declared_dims(g));
+    }
+  return {};
+}
+
 }  // namespace weft::core::detail

@@ -13,4 +13,11 @@ namespace weft::core::detail {
 /// O(nodes + attribute values), recursing into subgraph attributes.
 Status check_inference_attributes(const onnx::GraphProto& graph);
 
+/// Refuses (InvalidInput, naming the tensor, the axis and the value) a declared dimension below 0
+/// in `graph`'s inputs, outputs or value_info, or in its subgraphs' (initializers are checked as their
+/// data is read): ONNX dimensions
+/// are >= 0 (a symbolic one is a dim_param), and a negative one would otherwise read as unknown.
+/// O(declared dimensions), recursing into subgraph attributes.
+Status check_declared_dims(const onnx::GraphProto& graph);
+
 }  // namespace weft::core::detail

@@ -255,217 +255,252 @@ FoldResult fold_round(onnx::GraphProto& graph, std::int64_t opset, const std::st
 
 namespace {
 
-FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir) {
-  FoldResult result;
+/// One round of value folding over a graph: every node whose inputs are all constants (decoded
+/// initializers, or outputs folded before it) computed by the executor's kernels, in file order
+/// until nothing changes; then the graph rewritten with the folded outputs as initializers.
+class ValueFolder {
+ public:
+  ValueFolder(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir)
+      : m_graph(graph), m_opset(opset), m_model_dir(model_dir), m_folded(static_cast<std::size_t>(graph.node_size()), false) {
+    m_inits.reserve(static_cast<std::size_t>(graph.initializer_size()));
+    for (const auto& t : graph.initializer()) m_inits.emplace(t.name(), &t);
+    for (const auto& o : graph.output()) m_graph_outputs.insert(o.name());
+  }
+
+  FoldResult run() {
+    // Sweep in file order until nothing changes, so folds chain within one round even in an
+    // unsorted file; shape inference between rounds exposes new static shapes.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int k = 0; k < m_graph.node_size(); ++k)
+        if (!m_folded[static_cast<std::size_t>(k)] && try_fold(k)) {
+          m_folded[static_cast<std::size_t>(k)] = true;
+          ++m_result.folded;
+          changed = true;
+        }
+    }
+    if (m_result.folded > 0) rewrite();
+    return std::move(m_result);
+  }
+
+ private:
+  enum class Kind { NotConstant, Value, Dataless };
+
   // Static shapes and element types by tensor name, built on first use: only Shape and Size
   // nodes and folds over data-less weights read them, and most rounds of a large model have none
   // (a map of every value_info would cost more than the round).
-  std::unordered_map<std::string, Shape> shapes;
-  std::unordered_map<std::string, std::int32_t> elem_types;
-  bool have_shapes = false;
-  const auto known_shapes = [&]() -> const std::unordered_map<std::string, Shape>& {
-    if (have_shapes) return shapes;
-    have_shapes = true;
+  const std::unordered_map<std::string, Shape>& known_shapes() {
+    if (m_have_shapes) return m_shapes;
+    m_have_shapes = true;
     auto offer = [&](const onnx::ValueInfoProto& vi) {
-      if (auto s = static_shape_of(vi.type())) shapes.emplace(vi.name(), std::move(*s));
+      if (auto s = static_shape_of(vi.type())) m_shapes.emplace(vi.name(), std::move(*s));
       if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0)
-        elem_types.emplace(vi.name(), vi.type().tensor_type().elem_type());
+        m_elem_types.emplace(vi.name(), vi.type().tensor_type().elem_type());
     };
-    for (const auto& vi : graph.input()) offer(vi);
-    for (const auto& vi : graph.value_info()) offer(vi);
-    for (const auto& vi : graph.output()) offer(vi);
-    for (const auto& t : graph.initializer()) shapes[t.name()] = Shape(t.dims().begin(), t.dims().end());
-    return shapes;
-  };
+    for (const auto& vi : m_graph.input()) offer(vi);
+    for (const auto& vi : m_graph.value_info()) offer(vi);
+    for (const auto& vi : m_graph.output()) offer(vi);
+    for (const auto& t : m_graph.initializer()) m_shapes[t.name()] = Shape(t.dims().begin(), t.dims().end());
+    return m_shapes;
+  }
 
-  std::unordered_map<std::string, const onnx::TensorProto*> inits;
-  inits.reserve(static_cast<std::size_t>(graph.initializer_size()));
-  for (const auto& t : graph.initializer()) inits.emplace(t.name(), &t);
-  std::unordered_set<std::string> graph_outputs;
-  for (const auto& o : graph.output()) graph_outputs.insert(o.name());
-
-  std::unordered_map<std::string, HostTensor> values;  // decoded initializers and folded outputs
-  std::unordered_set<std::string> not_constant;    // initializers that cannot be decoded
-  // Weights whose bytes are nowhere (external file absent, or no data at all): their shape is
-  // known, their values are not. Folded outputs over them stay data-less weights too.
-  std::unordered_map<std::string, std::int32_t> dataless;
-  auto classify = [&](const std::string& name) {
-    // 0: not constant, 1: has a value (or can be decoded), 2: a weight without data.
-    if (values.count(name)) return 1;
-    if (dataless.count(name)) return 2;
-    if (not_constant.count(name)) return 0;
-    auto it = inits.find(name);
-    if (it == inits.end()) return 0;
+  Kind classify(const std::string& name) {
+    if (m_values.count(name)) return Kind::Value;
+    if (m_dataless.count(name)) return Kind::Dataless;
+    if (m_not_constant.count(name)) return Kind::NotConstant;
+    auto it = m_inits.find(name);
+    if (it == m_inits.end()) return Kind::NotConstant;
     const onnx::TensorProto& t = *it->second;
     if (!is_external(t) && !has_inline_data(t)) {
-      dataless.emplace(name, t.data_type());
-      return 2;
+      m_dataless.emplace(name, t.data_type());
+      return Kind::Dataless;
     }
     if (is_external(t)) {
-      const auto w = external_weight(t, model_dir);
+      const auto w = external_weight(t, m_model_dir);
       std::error_code ec;
       if (!w || w->external_path.empty() || !std::filesystem::is_regular_file(w->external_path, ec)) {
-        dataless.emplace(name, t.data_type());
-        return 2;
+        m_dataless.emplace(name, t.data_type());
+        return Kind::Dataless;
       }
     }
-    return foldable_shape(Shape(t.dims().begin(), t.dims().end())) && dtype_size(dtype_from_onnx(t.data_type())) > 0 ? 1 : 0;
-  };
-  auto value_of = [&](const std::string& name) -> const HostTensor* {
-    if (auto it = values.find(name); it != values.end()) return &it->second;
-    if (not_constant.count(name) || dataless.count(name)) return nullptr;
-    auto it = inits.find(name);
-    if (it == inits.end()) return nullptr;
+    return foldable_shape(Shape(t.dims().begin(), t.dims().end())) && dtype_size(dtype_from_onnx(t.data_type())) > 0 ? Kind::Value
+                                                                                                                      : Kind::NotConstant;
+  }
+
+  const HostTensor* value_of(const std::string& name) {
+    if (auto it = m_values.find(name); it != m_values.end()) return &it->second;
+    if (m_not_constant.count(name) || m_dataless.count(name)) return nullptr;
+    auto it = m_inits.find(name);
+    if (it == m_inits.end()) return nullptr;
     // External data is read only here, for a weight-only subgraph small enough to evaluate,
     // through the executors' one reader (read_weight_bytes).
-    std::optional<HostTensor> v = is_external(*it->second) ? decode_external(*it->second, model_dir) : decode(*it->second);
+    std::optional<HostTensor> v = is_external(*it->second) ? decode_external(*it->second, m_model_dir) : decode(*it->second);
     if (!v) {
-      not_constant.insert(name);
+      m_not_constant.insert(name);
       return nullptr;
     }
-    return &values.emplace(name, std::move(*v)).first->second;
-  };
+    return &m_values.emplace(name, std::move(*v)).first->second;
+  }
 
-  const int n = graph.node_size();
-  std::vector<bool> folded(static_cast<std::size_t>(n), false);
-  // Sweep in file order until nothing changes, so folds chain within one round even in an
-  // unsorted file; shape inference between rounds exposes new static shapes.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (int k = 0; k < n; ++k) {
-      if (folded[static_cast<std::size_t>(k)]) continue;
-      const onnx::NodeProto& node = graph.node(k);
-      if (!(node.domain().empty() || node.domain() == "ai.onnx")) continue;
-      if (!has_cpu_kernel(node.op_type()) || node.output_size() == 0) continue;
-      bool eligible = true;
-      for (const auto& o : node.output())
-        if (o.empty() || graph_outputs.count(o) || values.count(o) || dataless.count(o)) eligible = false;
-      for (const auto& a : node.attribute())
-        if (a.has_g() || a.graphs_size() > 0) eligible = false;
-      if (!eligible) continue;
+  /// A default-domain node with a CPU kernel, outputs nobody folded yet, no graph outputs and no bodies.
+  bool eligible(const onnx::NodeProto& node) const {
+    if (!(node.domain().empty() || node.domain() == "ai.onnx")) return false;
+    if (!has_cpu_kernel(node.op_type()) || node.output_size() == 0) return false;
+    for (const auto& o : node.output())
+      if (o.empty() || m_graph_outputs.count(o) || m_values.count(o) || m_dataless.count(o)) return false;
+    for (const auto& a : node.attribute())
+      if (a.has_g() || a.graphs_size() > 0) return false;
+    return true;
+  }
 
-      std::vector<HostTensor> in;
-      std::vector<bool> has_data;
-      if (node.op_type() == "Shape" || node.op_type() == "Size") {
-        if (node.input_size() < 1) continue;
-        // Never fold the shape of a tensor whose shape is not fully known. Only the shape is
-        // passed: these kernels never read values.
-        HostTensor probe;
-        probe.dtype = DType::Float32;
-        if (auto it = values.find(node.input(0)); it != values.end()) probe.shape = it->second.shape;
-        else if (auto st = known_shapes().find(node.input(0)); st != shapes.end()) probe.shape = st->second;
-        else continue;
-        in.push_back(std::move(probe));
+  /// Shape or Size of a tensor whose shape is fully known: the kernel reads only the shape.
+  bool shape_probe(const onnx::NodeProto& node, std::vector<HostTensor>& in, std::vector<bool>& has_data) {
+    if (node.input_size() < 1) return false;
+    HostTensor probe;
+    probe.dtype = DType::Float32;
+    if (auto it = m_values.find(node.input(0)); it != m_values.end()) probe.shape = it->second.shape;
+    else if (auto st = known_shapes().find(node.input(0)); st != m_shapes.end()) probe.shape = st->second;
+    else return false;
+    in.push_back(std::move(probe));
+    has_data.push_back(false);
+    return true;
+  }
+
+  /// A weight-only node over weights without bytes: folded by shape, as a runtime would fold it
+  /// by value, so the graph does not depend on whether weights are present.
+  bool fold_dataless(const onnx::NodeProto& node) {
+    known_shapes();
+    for (const auto& o : node.output())
+      if (!m_shapes.count(o) || !m_elem_types.count(o) || !foldable_shape(m_shapes.at(o))) return false;
+    for (const auto& o : node.output()) m_dataless.emplace(o, m_elem_types.at(o));
+    m_result.warnings.push_back("node '" + node.name() + "' (" + node.op_type() + ") folded over weights without data; its output has no bytes");
+    return true;
+  }
+
+  /// Every input's value (an omitted optional input as an undefined tensor); false when one has none.
+  bool input_values(const onnx::NodeProto& node, std::vector<HostTensor>& in, std::vector<bool>& has_data) {
+    for (const auto& name : node.input()) {
+      if (name.empty()) {
+        in.push_back(HostTensor{DType::Undefined, {}, {}});
         has_data.push_back(false);
-      } else {
-        if (node.input_size() == 0) continue;
-        int worst = 1;
-        for (const auto& name : node.input()) {
-          if (name.empty()) continue;
-          const int c = classify(name);
-          if (c == 0) { worst = 0; break; }
-          worst = std::max(worst, c);
-        }
-        if (worst == 0) continue;
-        if (worst == 2) {
-          // A weight-only subgraph over weights without bytes: fold it by shape, as a runtime
-          // would fold it by value, so the graph does not depend on whether weights are present.
-          bool known = true;
-          known_shapes();
-          for (const auto& o : node.output())
-            if (!shapes.count(o) || !elem_types.count(o) || !foldable_shape(shapes.at(o))) known = false;
-          if (!known) continue;
-          for (const auto& o : node.output()) dataless.emplace(o, elem_types.at(o));
-          result.warnings.push_back("node '" + node.name() + "' (" + node.op_type() +
-                                    ") folded over weights without data; its output has no bytes");
-          folded[static_cast<std::size_t>(k)] = true;
-          ++result.folded;
-          changed = true;
-          continue;
-        }
-        bool all = true;
-        for (const auto& name : node.input()) {
-          if (name.empty()) {
-            in.push_back(HostTensor{DType::Undefined, {}, {}});
-            has_data.push_back(false);
-            continue;
-          }
-          const HostTensor* v = value_of(name);
-          if (!v) { all = false; break; }
-          in.push_back(*v);
-          has_data.push_back(true);
-        }
-        if (!all) continue;
-      }
-      // An integer division by zero stays in the graph (the runtime defines it as 0; folding
-      // would hide a likely broken model).
-      if ((node.op_type() == "Div" || node.op_type() == "Mod") && in.size() == 2 && has_zero_integer(in[1])) continue;
-      // The executor's own kernel computes the value (every operator it supports folds).
-      std::vector<HostTensor> outs;
-      if (!evaluate_node(node_from_proto(node), in, has_data, opset, kMaxFoldElements, outs)) continue;
-      std::optional<std::vector<HostTensor>> out = std::move(outs);
-      if (out->size() != static_cast<std::size_t>(node.output_size())) continue;
-      for (std::size_t j = 0; j < out->size(); ++j) values.emplace(node.output(static_cast<int>(j)), std::move((*out)[j]));
-      folded[static_cast<std::size_t>(k)] = true;
-      ++result.folded;
-      changed = true;
-    }
-  }
-  if (result.folded == 0) return result;
-
-  // What the remaining graph still reads: node inputs, subgraph reads, graph outputs.
-  std::unordered_set<std::string> read;
-  for (int k = 0; k < n; ++k) {
-    if (folded[static_cast<std::size_t>(k)]) continue;
-    for (const auto& i : graph.node(k).input()) read.insert(i);
-    for (auto& i : outer_scope_inputs(graph.node(k))) read.insert(std::move(i));
-  }
-  for (const auto& o : graph.output()) read.insert(o.name());
-
-  // Drop initializers only the folded nodes read; keep ones the file left unused.
-  std::unordered_set<std::string> read_by_folded;
-  for (int k = 0; k < n; ++k)
-    if (folded[static_cast<std::size_t>(k)])
-      for (const auto& i : graph.node(k).input()) read_by_folded.insert(i);
-  auto* initializers = graph.mutable_initializer();
-  int keep = 0;
-  for (int k = 0; k < initializers->size(); ++k) {
-    const std::string& name = initializers->Get(k).name();
-    if (read_by_folded.count(name) && !read.count(name)) continue;
-    if (keep != k) initializers->SwapElements(keep, k);
-    ++keep;
-  }
-  while (initializers->size() > keep) initializers->RemoveLast();
-
-  std::vector<onnx::TensorProto> produced;
-  for (int k = 0; k < n; ++k) {
-    if (!folded[static_cast<std::size_t>(k)]) continue;
-    for (const auto& o : graph.node(k).output()) {
-      if (!read.count(o)) continue;
-      if (auto v = values.find(o); v != values.end()) {
-        produced.push_back(encode(v->second, o));
         continue;
       }
-      // A data-less folded weight: external, with no location, like the weights it came from.
-      onnx::TensorProto t;
-      t.set_name(o);
-      t.set_data_type(dataless.at(o));
-      for (std::int64_t d : known_shapes().at(o)) t.add_dims(d);
-      t.set_data_location(onnx::TensorProto::EXTERNAL);
-      produced.push_back(std::move(t));
+      const HostTensor* v = value_of(name);
+      if (!v) return false;
+      in.push_back(*v);
+      has_data.push_back(true);
     }
+    return true;
   }
-  for (auto& t : produced) *graph.add_initializer() = std::move(t);
 
-  auto* nodes = graph.mutable_node();
-  keep = 0;
-  for (int k = 0; k < n; ++k) {
-    if (folded[static_cast<std::size_t>(k)]) continue;
-    if (keep != k) nodes->SwapElements(keep, k);
-    ++keep;
+  /// Folds node k when it can: true when it was folded (by value or, over data-less weights, by shape).
+  bool try_fold(int k) {
+    const onnx::NodeProto& node = m_graph.node(k);
+    if (!eligible(node)) return false;
+    std::vector<HostTensor> in;
+    std::vector<bool> has_data;
+    if (node.op_type() == "Shape" || node.op_type() == "Size") {
+      if (!shape_probe(node, in, has_data)) return false;
+    } else {
+      if (node.input_size() == 0) return false;
+      Kind worst = Kind::Value;
+      for (const auto& name : node.input()) {
+        if (name.empty()) continue;
+        const Kind c = classify(name);
+        if (c == Kind::NotConstant) return false;
+        if (c == Kind::Dataless) worst = Kind::Dataless;
+      }
+      if (worst == Kind::Dataless) return fold_dataless(node);
+      if (!input_values(node, in, has_data)) return false;
+    }
+    // An integer division by zero stays in the graph (the runtime defines it as 0; folding
+    // would hide a likely broken model).
+    if ((node.op_type() == "Div" || node.op_type() == "Mod") && in.size() == 2 && has_zero_integer(in[1])) return false;
+    // The executor's own kernel computes the value (every operator it supports folds).
+    std::vector<HostTensor> outs;
+    if (!evaluate_node(node_from_proto(node), in, has_data, m_opset, kMaxFoldElements, outs)) return false;
+    if (outs.size() != static_cast<std::size_t>(node.output_size())) return false;
+    for (std::size_t j = 0; j < outs.size(); ++j) m_values.emplace(node.output(static_cast<int>(j)), std::move(outs[j]));
+    return true;
   }
-  while (nodes->size() > keep) nodes->RemoveLast();
-  return result;
+
+  /// The graph without its folded nodes: what the rest still reads of their outputs becomes
+  /// initializers, and initializers only the folded nodes read are dropped.
+  void rewrite() {
+    const int n = m_graph.node_size();
+    // What the remaining graph still reads: node inputs, subgraph reads, graph outputs.
+    std::unordered_set<std::string> read;
+    for (int k = 0; k < n; ++k) {
+      if (m_folded[static_cast<std::size_t>(k)]) continue;
+      for (const auto& i : m_graph.node(k).input()) read.insert(i);
+      for (auto& i : outer_scope_inputs(m_graph.node(k))) read.insert(std::move(i));
+    }
+    for (const auto& o : m_graph.output()) read.insert(o.name());
+
+    // Drop initializers only the folded nodes read; keep ones the file left unused.
+    std::unordered_set<std::string> read_by_folded;
+    for (int k = 0; k < n; ++k)
+      if (m_folded[static_cast<std::size_t>(k)])
+        for (const auto& i : m_graph.node(k).input()) read_by_folded.insert(i);
+    auto* initializers = m_graph.mutable_initializer();
+    int keep = 0;
+    for (int k = 0; k < initializers->size(); ++k) {
+      const std::string& name = initializers->Get(k).name();
+      if (read_by_folded.count(name) && !read.count(name)) continue;
+      if (keep != k) initializers->SwapElements(keep, k);
+      ++keep;
+    }
+    while (initializers->size() > keep) initializers->RemoveLast();
+
+    std::vector<onnx::TensorProto> produced;
+    for (int k = 0; k < n; ++k) {
+      if (!m_folded[static_cast<std::size_t>(k)]) continue;
+      for (const auto& o : m_graph.node(k).output()) {
+        if (!read.count(o)) continue;
+        if (auto v = m_values.find(o); v != m_values.end()) {
+          produced.push_back(encode(v->second, o));
+          continue;
+        }
+        // A data-less folded weight: external, with no location, like the weights it came from.
+        onnx::TensorProto t;
+        t.set_name(o);
+        t.set_data_type(m_dataless.at(o));
+        for (std::int64_t d : known_shapes().at(o)) t.add_dims(d);
+        t.set_data_location(onnx::TensorProto::EXTERNAL);
+        produced.push_back(std::move(t));
+      }
+    }
+    for (auto& t : produced) *m_graph.add_initializer() = std::move(t);
+
+    auto* nodes = m_graph.mutable_node();
+    keep = 0;
+    for (int k = 0; k < n; ++k) {
+      if (m_folded[static_cast<std::size_t>(k)]) continue;
+      if (keep != k) nodes->SwapElements(keep, k);
+      ++keep;
+    }
+    while (nodes->size() > keep) nodes->RemoveLast();
+  }
+
+  onnx::GraphProto& m_graph;
+  const std::int64_t m_opset;
+  const std::string& m_model_dir;
+  FoldResult m_result;
+  std::unordered_map<std::string, Shape> m_shapes;
+  std::unordered_map<std::string, std::int32_t> m_elem_types;
+  bool m_have_shapes = false;
+  std::unordered_map<std::string, const onnx::TensorProto*> m_inits;
+  std::unordered_set<std::string> m_graph_outputs;
+  std::unordered_map<std::string, HostTensor> m_values;  ///< decoded initializers and folded outputs
+  std::unordered_set<std::string> m_not_constant;        ///< initializers that cannot be decoded
+  /// Weights whose bytes are nowhere (external file absent, or no data at all): their shape is
+  /// known, their values are not. Folded outputs over them stay data-less weights too.
+  std::unordered_map<std::string, std::int32_t> m_dataless;
+  std::vector<bool> m_folded;
+};
+
+FoldResult fold_values(onnx::GraphProto& graph, std::int64_t opset, const std::string& model_dir) {
+  return ValueFolder(graph, opset, model_dir).run();
 }
 
 }  // namespace

@@ -11,12 +11,16 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "attribute_guards.h"
 #include "onnx_fold.h"
@@ -32,27 +36,6 @@ constexpr int kMaxFoldRounds = 64;
 
 Error invalid(const std::string& path, const std::string& what) {
   return make_error(ErrorKind::InvalidInput, path + ": " + what);
-}
-
-Status parse_model(std::string_view bytes, const std::string& path, onnx::ModelProto& model) {
-  if (bytes.empty()) return invalid(path, "the file is empty, not an ONNX model");
-  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
-    return invalid(path, "the file is larger than 2 GB, the protobuf limit for one ONNX model file");
-  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  // The default total-bytes limit is far below 2 GB; raise it so large models parse.
-  coded.SetTotalBytesLimit(INT_MAX);
-  bool ok = false;
-  try {
-    ok = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
-  } catch (const std::exception& e) {
-    return invalid(path, std::string("not a valid ONNX protobuf: ") + e.what());
-  }
-  if (!ok) return invalid(path, "not a valid ONNX protobuf (truncated or corrupt file)");
-  if (!model.has_graph()) return invalid(path, "not an ONNX model: it holds no graph");
-  if (model.graph().node_size() == 0 && model.graph().input_size() == 0 && model.graph().output_size() == 0)
-    return invalid(path, "not an ONNX model: its graph is empty");
-  return {};
 }
 
 // Operator sets newer than this build's ONNX have schemas it cannot know: inference and folding
@@ -524,60 +507,145 @@ Expected<Graph> type_structure(Graph&& structure, const onnx::ModelProto& model,
   return typed;
 }
 
+/// A constant scalar's value from an initializer (float, double or bool), if it holds one.
+std::optional<double> scalar_initializer(const std::unordered_map<std::string, const onnx::TensorProto*>& inits, const std::string& name) {
+  const auto it = inits.find(name);
+  if (it == inits.end()) return std::nullopt;
+  std::vector<std::uint8_t> bytes;
+  std::string why;
+  if (!detail::tensor_bytes(*it->second, bytes, why)) return std::nullopt;
+  switch (it->second->data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (bytes.size() == sizeof(float)) {
+        float v;
+        std::memcpy(&v, bytes.data(), sizeof v);
+        return v;
+      }
+      break;
+    case onnx::TensorProto::DOUBLE:
+      if (bytes.size() == sizeof(double)) {
+        double v;
+        std::memcpy(&v, bytes.data(), sizeof v);
+        return v;
+      }
+      break;
+    case onnx::TensorProto::BOOL:
+      if (bytes.size() == 1) return bytes[0] != 0 ? 1.0 : 0.0;
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+/// Dropout nodes whose training_mode is a constant true with a ratio above 0 (0.5 when omitted):
+/// their outputs are random, so the analyses say so and a run refuses them (the CPU kernel names
+/// the node). A ratio of 0 is the identity (torchvision's Swin-T exports that) and says nothing.
+void warn_random_dropouts(const onnx::GraphProto& g, GraphInfo& info) {
+  std::unordered_map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits.emplace(t.name(), &t);
+  for (const onnx::NodeProto& node : g.node()) {
+    if (node.op_type() != "Dropout" || !(node.domain().empty() || node.domain() == "ai.onnx") || node.input_size() < 3) continue;
+    const auto training = scalar_initializer(inits, node.input(2));
+    if (!training || *training == 0) continue;
+    const std::optional<double> ratio = node.input(1).empty() ? std::optional<double>(0.5) : scalar_initializer(inits, node.input(1));
+    if (ratio && *ratio == 0) continue;
+    std::ostringstream text;
+    text << "node '" << node.name() << "' (Dropout): training_mode=true with ratio ";
+    if (ratio) text << *ratio;
+    else text << "'" << node.input(1) << "' (computed)";
+    text << ": its outputs are random, so a run refuses it (weft runs models for inference)";
+    info.warnings.push_back(text.str());
+  }
+}
+
 bool holds_bodies(const Graph& graph) {
   for (const Node& node : graph.nodes())
     if (!node_subgraphs(node).empty()) return true;
   return false;
 }
 
+// What import knows of a model once its proto is ready to build from.
+struct Prepared {
+  GraphInfo info;
+  std::vector<InputSymbols> symbols;
+  Graph structure;  ///< the graph as the file wrote it, before inference and folding
+};
+
+// Parse → Constant nodes to initializers → re-batch → bind --dim symbols → [shape inference ⇄
+// constant folding] to a fixed point, on `model` (an arena's): the proto the Graph is built from.
+Expected<Prepared> prepare_model(std::string_view bytes, const std::string& model_path, const ImportOptions& options,
+                                 onnx::ModelProto& model) {
+  WEFT_TRY(detail::parse_model(bytes, model_path, model));
+  WEFT_TRY(check_opsets(model, model_path));
+  if (auto st = detail::check_declared_dims(model.graph()); !st) return invalid(model_path, st.error().message);
+
+  GraphInfo info;
+  info.model_path = model_path;
+  info.model_sha256 = sha256_hex(bytes);
+  info.opset = default_opset(model);
+
+  onnx::GraphProto& g = *model.mutable_graph();
+  WEFT_TRY(constants_to_initializers(g, model_path, info));
+  std::unordered_set<std::string> inits;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+  Rebatched rebatched;
+  if (options.batch > 0) rebatched = rebatch(g, options.batch, inits, info);
+  std::vector<InputSymbols> symbols = bind_dims(g, options, inits, info);
+
+  // Refuse broken structure (cycles, undefined or doubly produced tensors) before any folding.
+  WEFT_TRY_ASSIGN(Graph structure, build_graph(model, model_path, symbols, GraphInfo{}, false));
+
+  // libonnx's inference divides by some attributes: a zero there would be a SIGFPE.
+  if (auto st = detail::check_inference_attributes(g); !st) return invalid(model_path, st.error().message);
+  const std::vector<onnx::ValueInfoProto> file_value_info(g.value_info().begin(), g.value_info().end());
+  for (int round = 0;; ++round) {
+    run_shape_inference(model, file_value_info, model_path, info);
+    if (!options.fold || round >= kMaxFoldRounds) break;
+    detail::FoldResult r = detail::fold_round(*model.mutable_graph(), info.opset, model_dir_of(model_path));
+    for (std::string& w : r.warnings) info.warnings.push_back(model_path + ": " + std::move(w));
+    if (r.folded == 0) break;
+    info.folded_nodes += r.folded;
+  }
+  if (!rebatched.batched_outputs.empty()) check_rebatched(model.graph(), rebatched, info);
+  warn_random_dropouts(model.graph(), info);
+  return Prepared{std::move(info), std::move(symbols), std::move(structure)};
+}
+
+// The model lives in an arena: parsing, inference's value_info and folding allocate from a few
+// large blocks, and the whole proto is freed at once (at 100k operators, freeing message by
+// message cost a tenth of the import).
+google::protobuf::ArenaOptions arena_options_for(std::string_view bytes) {
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = std::clamp<std::size_t>(bytes.size(), 4096, std::size_t{64} << 20);
+  arena_options.max_block_size = std::size_t{64} << 20;
+  return arena_options;
+}
+
 }  // namespace
 
 Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& model_path, const ImportOptions& options) {
   try {
-    // The model lives in an arena: parsing, inference's value_info and folding allocate from a
-    // few large blocks, and the whole proto is freed at once (at 100k operators, freeing message
-    // by message cost a tenth of the import).
-    google::protobuf::ArenaOptions arena_options;
-    arena_options.start_block_size = std::clamp<std::size_t>(bytes.size(), 4096, std::size_t{64} << 20);
-    arena_options.max_block_size = std::size_t{64} << 20;
-    google::protobuf::Arena arena(arena_options);
+    google::protobuf::Arena arena(arena_options_for(bytes));
     onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-    WEFT_TRY(parse_model(bytes, model_path, model));
-    WEFT_TRY(check_opsets(model, model_path));
-
-    GraphInfo info;
-    info.model_path = model_path;
-    info.model_sha256 = sha256_hex(bytes);
-    info.opset = default_opset(model);
-
-    onnx::GraphProto& g = *model.mutable_graph();
-    WEFT_TRY(constants_to_initializers(g, model_path, info));
-    std::unordered_set<std::string> inits;
-    for (const auto& t : g.initializer()) inits.insert(t.name());
-    Rebatched rebatched;
-    if (options.batch > 0) rebatched = rebatch(g, options.batch, inits, info);
-    const std::vector<InputSymbols> symbols = bind_dims(g, options, inits, info);
-
-    // Refuse broken structure (cycles, undefined or doubly produced tensors) before any folding.
-    WEFT_TRY_ASSIGN(Graph structure, build_graph(model, model_path, symbols, GraphInfo{}, false));
-
-    // libonnx's inference divides by some attributes: a zero there would be a SIGFPE.
-    if (auto st = detail::check_inference_attributes(g); !st) return invalid(model_path, st.error().message);
-    const std::vector<onnx::ValueInfoProto> file_value_info(g.value_info().begin(), g.value_info().end());
-    for (int round = 0;; ++round) {
-      run_shape_inference(model, file_value_info, model_path, info);
-      if (!options.fold || round >= kMaxFoldRounds) break;
-      detail::FoldResult r = detail::fold_round(*model.mutable_graph(), info.opset, model_dir_of(model_path));
-      for (std::string& w : r.warnings) info.warnings.push_back(model_path + ": " + std::move(w));
-      if (r.folded == 0) break;
-      info.folded_nodes += r.folded;
-    }
-    if (!rebatched.batched_outputs.empty()) check_rebatched(model.graph(), rebatched, info);
-    if (info.folded_nodes == 0 && !holds_bodies(structure))
-      return type_structure(std::move(structure), model, model_path, symbols, std::move(info));
-    return build_graph(model, model_path, symbols, std::move(info), true);
+    WEFT_TRY_ASSIGN(Prepared p, prepare_model(bytes, model_path, options, model));
+    if (p.info.folded_nodes == 0 && !holds_bodies(p.structure))
+      return type_structure(std::move(p.structure), model, model_path, p.symbols, std::move(p.info));
+    return build_graph(model, model_path, p.symbols, std::move(p.info), true);
   } catch (const std::exception& e) {
     // libonnx and protobuf may throw on hostile input; nothing escapes the importer.
+    return invalid(model_path, std::string("import failed: ") + e.what());
+  }
+}
+
+Expected<std::string> imported_model_bytes(std::string_view bytes, const std::string& model_path, const ImportOptions& options) {
+  try {
+    google::protobuf::Arena arena(arena_options_for(bytes));
+    onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+    WEFT_TRY(prepare_model(bytes, model_path, options, model));
+    std::string out;
+    if (!model.SerializeToString(&out)) return invalid(model_path, "the imported model does not serialise (over 2 GB?)");
+    return out;
+  } catch (const std::exception& e) {
     return invalid(model_path, std::string("import failed: ") + e.what());
   }
 }

@@ -1,5 +1,9 @@
 #include "onnx_proto_util.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <climits>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -8,6 +12,27 @@
 #include "weft/core/tensor_size.h"
 
 namespace weft::core::detail {
+
+Status parse_model(std::string_view bytes, const std::string& path, onnx::ModelProto& model) {
+  if (bytes.empty()) return make_error(ErrorKind::InvalidInput, path + ": the file is empty, not an ONNX model");
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+    return make_error(ErrorKind::InvalidInput, path + ": the file is larger than 2 GB, the protobuf limit for one ONNX model file");
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  // The default total-bytes limit is far below 2 GB; raise it so large models parse.
+  coded.SetTotalBytesLimit(INT_MAX);
+  bool ok = false;
+  try {
+    ok = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  } catch (const std::exception& e) {
+    return make_error(ErrorKind::InvalidInput, path + ": not a valid ONNX protobuf: " + e.what());
+  }
+  if (!ok) return make_error(ErrorKind::InvalidInput, path + ": not a valid ONNX protobuf (truncated or corrupt file)");
+  if (!model.has_graph()) return make_error(ErrorKind::InvalidInput, path + ": not an ONNX model: it holds no graph");
+  if (model.graph().node_size() == 0 && model.graph().input_size() == 0 && model.graph().output_size() == 0)
+    return make_error(ErrorKind::InvalidInput, path + ": not an ONNX model: its graph is empty");
+  return {};
+}
 
 DType dtype_from_onnx(std::int32_t onnx_type) {
   switch (onnx_type) {

@@ -5,11 +5,16 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/core/graph.h"
 
 namespace weft::core::detail {
+
+/// Parses an ONNX model of up to 2 GB (protobuf's limit). Errors (InvalidInput, naming `path`): an
+/// empty, oversized, truncated or corrupt file, no graph, an empty graph.
+Status parse_model(std::string_view bytes, const std::string& path, onnx::ModelProto& model);
 
 /// ONNX TensorProto data type → DType (Undefined for types Weft does not model, e.g. complex).
 DType dtype_from_onnx(std::int32_t onnx_type);

@@ -11,7 +11,7 @@
 
 namespace weft::core {
 
-Expected<HostTensor> read_tensor_pb(const std::string& path) {
+Expected<HostTensor> read_tensor_pb(const std::string& path, std::string* name) {
   WEFT_TRY_ASSIGN(auto text, read_file(path));
   if (text.size() > static_cast<std::size_t>(INT_MAX))
     return make_error(ErrorKind::InvalidInput, path + ": larger than the 2 GB protobuf limit");
@@ -23,6 +23,7 @@ Expected<HostTensor> read_tensor_pb(const std::string& path) {
     return make_error(ErrorKind::InvalidInput, path + ": not a valid TensorProto: " + e.what());
   }
   if (!ok) return make_error(ErrorKind::InvalidInput, path + ": not a valid TensorProto (truncated or corrupt)");
+  if (name) *name = t.name();
   HostTensor h;
   h.dtype = detail::dtype_from_onnx(t.data_type());
   if (dtype_size(h.dtype) == 0)
@@ -47,6 +48,20 @@ Expected<HostTensor> read_tensor_pb(const std::string& path) {
   if (!detail::tensor_bytes(t, h.bytes, why))
     return make_error(ErrorKind::InvalidInput, path + ": tensor '" + t.name() + "': " + why);
   return h;
+}
+
+Status write_tensor_pb(const std::string& path, const std::string& name, const HostTensor& t) {
+  if (t.bytes.size() > static_cast<std::size_t>(INT_MAX) - 1024)
+    return make_error(ErrorKind::InvalidInput, path + ": tensor '" + name + "' is over protobuf's 2 GB limit (write .npy files instead)");
+  onnx::TensorProto p;
+  p.set_name(name);
+  // DType's values are ONNX's TensorProto.DataType codes.
+  p.set_data_type(static_cast<std::int32_t>(t.dtype));
+  for (std::int64_t d : t.shape) p.add_dims(d);
+  p.set_raw_data(t.bytes.data(), t.bytes.size());
+  std::string bytes;
+  if (!p.SerializeToString(&bytes)) return make_error(ErrorKind::Runtime, path + ": cannot serialise tensor '" + name + "'");
+  return write_file_atomic(path, bytes);
 }
 
 Expected<std::vector<std::uint8_t>> read_weight_bytes(const Tensor& tensor) {

@@ -52,6 +52,13 @@ std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::
   return j.dump(2) + "\n";
 }
 
+Status check_schedule_model(const ScheduleHeader& header, const Graph& graph) {
+  const std::string& sha = header.model_sha256;
+  if (sha.empty() || graph.info().model_sha256.empty() || sha == graph.info().model_sha256) return {};
+  return refuse("it was made for another model ('" + header.model_path + "', sha256 " + sha.substr(0, 12) + "...), not '" +
+                graph.info().model_path + "' (sha256 " + graph.info().model_sha256.substr(0, 12) + "...)");
+}
+
 Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_text, const ScheduleImport& how) {
   nlohmann::json j;
   try {
@@ -74,12 +81,10 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
     return refuse("unsupported 'version' (this weft reads version " + std::to_string(kScheduleVersion) + ")");
   if (auto model = j.find("model"); model != j.end()) {
     if (!model->is_object()) return refuse("'model' must be an object {path, sha256}");
-    std::string sha, path;
-    string_field(*model, "path", path);
-    if (string_field(*model, "sha256", sha) && !sha.empty() && !graph.info().model_sha256.empty() &&
-        sha != graph.info().model_sha256)
-      return refuse("it was made for another model ('" + path + "', sha256 " + sha.substr(0, 12) + "...), not '" +
-                    graph.info().model_path + "' (sha256 " + graph.info().model_sha256.substr(0, 12) + "...)");
+    ScheduleHeader named;
+    string_field(*model, "path", named.model_path);
+    string_field(*model, "sha256", named.model_sha256);
+    WEFT_TRY(check_schedule_model(named, graph));
   }
   // A micro-batch split: the graph must be the model split the same way.
   {

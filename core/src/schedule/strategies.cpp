@@ -31,13 +31,45 @@ std::vector<std::string> schedule_warnings(const Schedule& schedule, const Strat
                                            const DeviceSpec& device) {
   std::vector<std::string> warnings;
   const int queues = device.hardware_queues > 0 ? device.hardware_queues : kDefaultMaxStreams;
-  if (options.max_streams > queues)
+  // A CPU device's "queues" are its cores: the executor's threads take the streams beyond them in
+  // turn, as a run's report says; nothing serialises that a person must be warned of.
+  if (options.max_streams > queues && device.kind != DeviceKind::Cpu)
     warnings.push_back("a cap of " + std::to_string(options.max_streams) + " streams is above the device's " +
                        std::to_string(queues) + " hardware work queues: streams beyond them share queues and may serialise");
   if (static_cast<int>(schedule.stream_count()) > std::max(options.max_streams, queues))
     warnings.push_back("strategy '" + schedule.strategy + "' opened " + std::to_string(schedule.stream_count()) +
                        " streams, above the cap of " + std::to_string(options.max_streams) + " (it ignores the cap)");
   return warnings;
+}
+
+Expected<StrategyOptions> strategy_options_for(const StrategyRequest& r) {
+  StrategyOptions o;
+  const auto bad = [](const std::string& what) { return make_error(ErrorKind::InvalidInput, what); };
+  if (r.max_streams) {
+    if (*r.max_streams < 1 || static_cast<std::size_t>(*r.max_streams) > kMaxScheduleStreams)
+      return bad("the stream cap must be between 1 and " + std::to_string(kMaxScheduleStreams) + ", got " + std::to_string(*r.max_streams));
+    o.max_streams = static_cast<int>(*r.max_streams);
+  }
+  if (r.granularity_us) {
+    if (!(*r.granularity_us >= 0)) return bad("the granularity must be >= 0 microseconds (or automatic), got " + format_number(*r.granularity_us));
+    o.granularity_us = *r.granularity_us;
+  }
+  o.cuda_graph = r.cuda_graph;
+  if (r.search_budget_ms) {
+    if (!(*r.search_budget_ms > 0)) return bad("the search's time budget must be > 0 milliseconds, got " + format_number(*r.search_budget_ms));
+    o.search_budget_ms = *r.search_budget_ms;
+  }
+  if (r.search_evaluations) {
+    if (*r.search_evaluations <= 0) return bad("the search's count of candidates must be > 0, got " + std::to_string(*r.search_evaluations));
+    o.search_evaluations = *r.search_evaluations;
+    // A count alone makes the result depend on the seed only: no time limit unless one is given.
+    if (!r.search_budget_ms) o.search_budget_ms = kUnlimitedSearchMs;
+  }
+  if (r.seed) {
+    if (*r.seed < 0) return bad("the search's seed must be >= 0, got " + std::to_string(*r.seed));
+    o.seed = static_cast<std::uint64_t>(*r.seed);
+  }
+  return o;
 }
 
 Status check_strategy(std::string_view strategy, const StrategyOptions& options) {

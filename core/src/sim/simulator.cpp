@@ -122,6 +122,78 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
   return simulate(graph, *order, costs, device, options);
 }
 
+namespace {
+
+/// When the host has issued each node and each event record, and how long an event takes from
+/// its producer's end to its consumer's start.
+struct HostIssue {
+  std::vector<double> issue;      ///< the node's kernel launch returns then
+  std::vector<double> record_at;  ///< the event's record returns then
+  /// Nothing for a GPU (the host's record and wait are charged on the host), a latch's store and
+  /// wake-up for a CPU.
+  double event_latency = 0;
+};
+
+HostIssue host_issue(const ExecutionOrder& sync, const std::vector<NodeId>& order, const CostTable& costs, const DeviceSpec& device,
+                     const SimOptions& options) {
+  HostIssue h;
+  h.issue.assign(sync.node_count(), 0.0);
+  h.record_at.assign(sync.schedule().events.size(), 0.0);
+  if (device.kind == DeviceKind::Cpu) {
+    // Each stream thread issues its own operators: no shared host thread to wait for.
+    h.event_latency = device.event_record_us + device.event_wait_us;
+  } else if (options.cuda_graph) {
+    // One cudaGraphLaunch, then the graph executor releases the nodes in order at its per-node
+    // rate; dependencies (events included) are graph edges and cost the host nothing.
+    double t = device.launch_us;
+    for (NodeId v : order) {
+      if (costs[v].time_us > 0) t += device.graph_launch_per_node_us;
+      h.issue[idx(v)] = t;
+    }
+  } else {
+    double t = 0;
+    for (NodeId v : order) {
+      t += device.event_wait_us * static_cast<double>(sync.waits(v).size());
+      if (costs[v].time_us > 0) t += device.launch_us;  // a node predicted at 0 µs launches nothing
+      h.issue[idx(v)] = t;
+      for (std::uint32_t e : sync.records(v)) {
+        t += device.event_record_us;
+        h.record_at[e] = t;
+      }
+    }
+  }
+  return h;
+}
+
+/// The fluid model's rates: running kernels share compute and bandwidth in proportion to their
+/// demands (a CPU's busy cores also slow each other by the device's contention factor). Fills
+/// `rate` per running kernel; returns the compute and bandwidth used.
+std::pair<double, double> share_rates(const std::vector<Running>& running, const DeviceSpec& device, const SimOptions& options,
+                                      std::vector<double>& rate) {
+  double total_c = 0, total_b = 0;
+  for (const Running& r : running) {
+    total_c += r.demand.compute;
+    total_b += r.demand.bandwidth;
+  }
+  rate.assign(running.size(), 1.0);
+  double use_c = 0, use_b = 0;
+  for (std::size_t i = 0; i < running.size(); ++i) {
+    const KernelDemand& d = running[i].demand;
+    if (options.share_compute && d.compute > 0 && total_c > 1) rate[i] = std::min(rate[i], 1.0 / total_c);
+    if (options.share_bandwidth && d.bandwidth > 0 && total_b > 1) rate[i] = std::min(rate[i], 1.0 / total_b);
+    use_c += d.compute * rate[i];
+    use_b += d.bandwidth * rate[i];
+  }
+  if (device.kind == DeviceKind::Cpu && device.concurrent_slowdown > 1 && device.sm_count > 1 && running.size() > 1) {
+    const double busy = static_cast<double>(std::min<std::size_t>(running.size(), static_cast<std::size_t>(device.sm_count)));
+    const double slowdown = 1 + (device.concurrent_slowdown - 1) * (busy - 1) / (device.sm_count - 1);
+    for (double& r : rate) r /= slowdown;
+  }
+  return {use_c, use_b};
+}
+
+}  // namespace
+
 Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTable& costs, const DeviceSpec& device,
                   const SimOptions& options) {
   WEFT_CHECK_MSG(sync.includes_events(), "simulate: the order must include the schedule's events");
@@ -139,34 +211,10 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   WEFT_CHECK(!options.demands || options.demands->size() == n);
   const std::vector<NodeId> order = order_by_ideal_start(sync, costs);
 
-  // Host issue times: the kernel launch returns at issue[n]; a record returns at record_at[e].
-  std::vector<double> issue(n, 0.0), record_at(schedule.events.size(), 0.0);
-  // An event's consumer starts this long after the producer ends: nothing for a GPU (the host's
-  // record and wait are charged on the host), a latch's store and wake-up for a CPU.
-  double event_latency = 0;
-  if (device.kind == DeviceKind::Cpu) {
-    // Each stream thread issues its own operators: no shared host thread to wait for.
-    event_latency = device.event_record_us + device.event_wait_us;
-  } else if (options.cuda_graph) {
-    // One cudaGraphLaunch, then the graph executor releases the nodes in order at its per-node
-    // rate; dependencies (events included) are graph edges and cost the host nothing.
-    double h = device.launch_us;
-    for (NodeId v : order) {
-      if (costs[v].time_us > 0) h += device.graph_launch_per_node_us;
-      issue[idx(v)] = h;
-    }
-  } else {
-    double h = 0;
-    for (NodeId v : order) {
-      h += device.event_wait_us * static_cast<double>(sync.waits(v).size());
-      if (costs[v].time_us > 0) h += device.launch_us;  // a node predicted at 0 µs launches nothing
-      issue[idx(v)] = h;
-      for (std::uint32_t e : sync.records(v)) {
-        h += device.event_record_us;
-        record_at[e] = h;
-      }
-    }
-  }
+  const HostIssue host = host_issue(sync, order, costs, device, options);
+  const std::vector<double>& issue = host.issue;
+  const std::vector<double>& record_at = host.record_at;
+  const double event_latency = host.event_latency;
 
   // Device: fluid model. deps_left counts the stream predecessor and the waited events.
   std::vector<std::uint32_t> deps_left(n, 0);
@@ -223,25 +271,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
       now = ready.top().first;
       continue;
     }
-    double total_c = 0, total_b = 0;
-    for (const Running& r : running) {
-      total_c += r.demand.compute;
-      total_b += r.demand.bandwidth;
-    }
-    rate.assign(running.size(), 1.0);
-    double use_c = 0, use_b = 0;
-    for (std::size_t i = 0; i < running.size(); ++i) {
-      const KernelDemand& d = running[i].demand;
-      if (options.share_compute && d.compute > 0 && total_c > 1) rate[i] = std::min(rate[i], 1.0 / total_c);
-      if (options.share_bandwidth && d.bandwidth > 0 && total_b > 1) rate[i] = std::min(rate[i], 1.0 / total_b);
-      use_c += d.compute * rate[i];
-      use_b += d.bandwidth * rate[i];
-    }
-    if (device.kind == DeviceKind::Cpu && device.concurrent_slowdown > 1 && device.sm_count > 1 && running.size() > 1) {
-      const double busy = static_cast<double>(std::min<std::size_t>(running.size(), static_cast<std::size_t>(device.sm_count)));
-      const double slowdown = 1 + (device.concurrent_slowdown - 1) * (busy - 1) / (device.sm_count - 1);
-      for (double& r : rate) r /= slowdown;
-    }
+    const auto [use_c, use_b] = share_rates(running, device, options, rate);
     push_sample(tl.compute_use, now, std::min(1.0, use_c));
     push_sample(tl.bandwidth_use, now, std::min(1.0, use_b));
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include <unistd.h>
@@ -12,6 +14,8 @@
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/reference.h"
+#include "weft/core/study/split_study.h"
+#include "weft/core/strategy.h"
 
 namespace weft::core {
 
@@ -79,9 +83,11 @@ Fit fit_roofline(const std::vector<Sample>& samples) {
 
 }  // namespace
 
-Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const double> sequential_node_us, const CpuFitOptions& options) {
-  CpuCalibration cal;
-  DeviceSpec& d = cal.device;
+namespace {
+
+/// A CPU device before its rates are fitted: cores, the latch as the event cost, contention.
+DeviceSpec cpu_device_base(const Graph& graph, const CpuFitOptions& options) {
+  DeviceSpec d;
   d.kind = DeviceKind::Cpu;
   d.name = options.name;
   d.sm_count = options.cores > 0 ? options.cores : cpu_count();
@@ -92,12 +98,24 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
   d.concurrent_slowdown = std::max(1.0, options.concurrent_slowdown);
   d.display_name = "CPU, " + std::to_string(d.sm_count) + " cores (calibrated)";
   d.source = "weft calibrate: " + std::string(graph.info().model_path);
+  return d;
+}
 
-  // Flops and bytes do not depend on the device's rates: any positive ones will do.
-  DeviceSpec unit = d;
-  unit.peak_fp32_flops = unit.peak_tf32_flops = unit.peak_fp16_flops = unit.memory_bandwidth = 1e12;
-  unit.launch_us = 0;
-  const CostTable shapes = estimate_costs(graph, unit);
+/// `d` with rates no operator notices (flops and bytes do not depend on them): the graph's costs
+/// on it are its shapes' flops and bytes.
+DeviceSpec unit_rates(DeviceSpec d) {
+  d.peak_fp32_flops = d.peak_tf32_flops = d.peak_fp16_flops = d.memory_bandwidth = 1e12;
+  d.launch_us = 0;
+  return d;
+}
+
+}  // namespace
+
+Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const double> sequential_node_us, const CpuFitOptions& options) {
+  CpuCalibration cal;
+  DeviceSpec& d = cal.device;
+  d = cpu_device_base(graph, options);
+  const CostTable shapes = estimate_costs(graph, unit_rates(d));
   cal.measured = calibrate_costs(shapes, sequential_node_us);
 
   std::vector<Sample> samples;
@@ -207,6 +225,54 @@ Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& s
   out.error = measured > 0 ? std::abs(out.predicted - measured) / measured : 0.0;
   out.device = std::move(calibration.device);
   return out;
+}
+
+Expected<CpuScheduleDevice> cpu_schedule_device(const Graph& graph, const RunOptions& run, std::size_t streams) {
+  const Schedule reference = reference_schedule(graph);
+  // Any valid plan runs the same kernels; the quickest planner will do.
+  WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
+  RunOptions ro = run;
+  ro.per_node_timing = true;
+  ro.iterations = std::clamp(run.iterations, 1, 3);
+  WEFT_TRY_ASSIGN(auto result, make_cpu_executor()->run(graph, reference, plan, ro));
+  CpuFitOptions fit;
+  fit.streams = std::max<std::size_t>(streams, 1);
+  fit.latch_us = cpu_latch_latency_us(fit.streams);
+  CpuScheduleDevice out;
+  const auto latch_text = [&](const DeviceSpec& d) {
+    std::ostringstream s;
+    s.precision(3);
+    s << d.sm_count << " cores, latch " << d.event_wait_us << " us";
+    return s.str();
+  };
+  if (auto cal = fit_cpu_device(graph, result.node_median_us, fit)) {
+    out.device = std::move(cal->device);
+    out.costs = std::move(cal->measured);
+    out.summary = "the CPU calibrated from a sequential run (" + latch_text(out.device) + ")";
+  } else {
+    // Still the CPU: the measured latch for the events, the measured node times for the nodes.
+    out.device = unit_rates(cpu_device_base(graph, fit));
+    out.device.source += " (node times only: " + cal.error().message + ")";
+    out.costs = calibrate_costs(estimate_costs(graph, out.device), result.node_median_us);
+    out.costs.device = out.device.name;
+    out.summary = "the CPU's measured node times (" + latch_text(out.device) + "; no fitted rates: " + cal.error().message + ")";
+  }
+  return out;
+}
+
+Expected<CpuSchedule> schedule_for_cpu(const Graph& graph, std::string_view strategy, const StrategyOptions& options,
+                                       const RunOptions& run) {
+  WEFT_TRY(check_strategy(strategy, options));
+  CpuSchedule out;
+  WEFT_TRY_ASSIGN(out.made_for, cpu_schedule_device(graph, run, static_cast<std::size_t>(options.max_streams)));
+  StrategyOptions o = options;
+  o.cuda_graph = false;  // the CPU launches eagerly: no graph replay to schedule for
+  WEFT_TRY_ASSIGN(out.schedule, make_schedule(strategy, graph, out.made_for.costs, out.made_for.device, o));
+  return out;
+}
+
+bool remade_for_cpu(std::string_view strategy) {
+  return find_strategy(strategy) && strategy != "search" && strategy != "external" && strategy != kSplitOverlap;
 }
 
 std::int64_t available_memory_bytes() {

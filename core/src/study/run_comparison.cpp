@@ -100,6 +100,26 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
       }
   };
 
+  // A failed extra stage drops the pair it belongs to (half a pair has no speedup) and keeps
+  // every other result: the runs done are measurements whatever fails after them.
+  const auto drop_pair_of = [&](const RunResult* into) {
+    const auto is = [into](const std::optional<RunResult>& r) { return r && into == &*r; };
+    if (is(c.sequential_timed) || is(c.scheduled_timed)) {
+      c.sequential_timed.reset();
+      c.scheduled_timed.reset();
+    }
+    if (is(c.sequential_graph) || is(c.scheduled_graph)) {
+      c.sequential_graph.reset();
+      c.scheduled_graph.reset();
+    }
+    if (is(c.check)) c.check.reset();
+  };
+  const auto finish = [&] {
+    if (c.scheduled_graph) c.graph_diff = compare_outputs(c.scheduled, *c.scheduled_graph);
+    if (c.check) c.check_diff = compare_outputs(*c.check, c.scheduled);
+    c.overlapped_pairs = overlapped_pairs(c.scheduled_timeline());
+  };
+
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     // The executor cannot be interrupted mid-run: a cancel takes effect here, between the runs.
@@ -108,8 +128,17 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
       return c;
     }
     const Graph& g = s.reference ? reference_graph : graph;
-    WEFT_TRY_ASSIGN(auto result, s.on->run(g, s.reference ? c.reference : schedule, s.reference ? c.reference_plan : c.plan, s.with));
-    s.side->rounds.push_back(std::move(result));
+    auto result = s.on->run(g, s.reference ? c.reference : schedule, s.reference ? c.reference_plan : c.plan, s.with);
+    if (!result) {
+      // Without the reference and the schedule there is nothing to report.
+      if (i < compared_after) return result.error();
+      c.failure = StageFailure{s.what, result.error()};
+      gather();
+      drop_pair_of(s.side->into);
+      finish();
+      return c;
+    }
+    s.side->rounds.push_back(std::move(*result));
     if (i + 1 == compared_after) {
       gather();
       if (!stage(10 + static_cast<int>(90 * (i + 1) / steps.size()) - 2, "Comparing outputs")) return c;
@@ -117,12 +146,17 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
     }
   }
   gather();
-  if (c.scheduled_graph) c.graph_diff = compare_outputs(c.scheduled, *c.scheduled_graph);
-  if (c.check) c.check_diff = compare_outputs(*c.check, c.scheduled);
-  c.overlapped_pairs = overlapped_pairs(c.scheduled_timeline());
+  finish();
   stage(100, "Done");
   c.cancelled = false;  // finished: a late cancel changes nothing
   return c;
+}
+
+Status check_run_counts(int iterations, int warmup, int rounds) {
+  if (iterations < 1) return make_error(ErrorKind::InvalidInput, "iterations must be >= 1, got " + std::to_string(iterations));
+  if (warmup < 0) return make_error(ErrorKind::InvalidInput, "warm-up iterations must be >= 0, got " + std::to_string(warmup));
+  if (rounds < 1) return make_error(ErrorKind::InvalidInput, "rounds must be >= 1, got " + std::to_string(rounds));
+  return {};
 }
 
 Status check_node_times_fit(const Graph& graph, const RunResult& sequential, std::string_view what) {

@@ -47,3 +47,29 @@ TEST(CompareOutputs, NaNsAndMismatches) {
   EXPECT_FALSE(extra.identical);
   EXPECT_EQ(extra.max_abs_diff, 0.0);
 }
+
+// The relative difference is the largest |a − b| on the reference's scale (its largest finite
+// |value|), the absolute one where the reference is all zero, NaN where the absolute one is.
+TEST(CompareOutputs, RelativeToTheReference) {
+  const float inf = INFINITY;
+  const auto ref = result({{"y", host_f32({4}, {-200.0f, 1.0f, 3.0f, inf})}});
+  const auto got = result({{"y", host_f32({4}, {-200.0f, 1.02f, 3.0f, inf})}});
+  const core::OutputDiff d = core::compare_outputs(ref, got);
+  EXPECT_EQ(d.max_abs_reference, 200.0);  // the infinity is not a scale
+  EXPECT_NEAR(d.max_abs_diff, 0.02, 1e-6);
+  EXPECT_NEAR(d.max_rel_diff(), 0.02 / 200.0, 1e-9);
+  const auto zero = result({{"y", host_f32({2}, {0.0f, 0.0f})}});
+  EXPECT_NEAR(core::compare_outputs(zero, result({{"y", host_f32({2}, {0.0f, 0.5f})}})).max_rel_diff(), 0.5, 1e-9);
+  EXPECT_TRUE(std::isnan(core::compare_outputs(zero, result({{"z", host_f32({2}, {0.0f, 0.5f})}})).max_rel_diff()));
+}
+
+// Equal outputs give equal digests; one bit, a shape or a name changes it.
+TEST(CompareOutputs, DigestTellsRunsApart) {
+  const auto a = result({{"y", host_f32({2, 2}, {1.0f, 2.0f, 3.0f, 4.0f})}, {"i", host_i64({2}, {7, 8})}});
+  const std::string digest = core::outputs_digest(a);
+  EXPECT_EQ(digest.size(), 16u);
+  EXPECT_EQ(core::outputs_digest(result({{"i", host_i64({2}, {7, 8})}, {"y", host_f32({2, 2}, {1.0f, 2.0f, 3.0f, 4.0f})}})), digest);
+  EXPECT_NE(core::outputs_digest(result({{"y", host_f32({2, 2}, {1.0f, 2.0f, 3.0f, 4.000001f})}, {"i", host_i64({2}, {7, 8})}})), digest);
+  EXPECT_NE(core::outputs_digest(result({{"y", host_f32({4}, {1.0f, 2.0f, 3.0f, 4.0f})}, {"i", host_i64({2}, {7, 8})}})), digest);
+  EXPECT_NE(core::outputs_digest(result({{"z", host_f32({2, 2}, {1.0f, 2.0f, 3.0f, 4.0f})}, {"i", host_i64({2}, {7, 8})}})), digest);
+}

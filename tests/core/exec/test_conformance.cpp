@@ -29,7 +29,7 @@ using namespace weft;
 namespace {
 
 // Passes may only go up: raise this as kernels land.
-constexpr int kPassFloor = 837;
+constexpr int kPassFloor = 839;
 
 // BadData: the case's own files contradict its model (an input file's shape differs from the
 // static shape the model declares; ONNX 1.12's CastLike bfloat16 cases), so no runtime can run it.

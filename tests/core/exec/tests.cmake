@@ -12,3 +12,5 @@ set_property(TEST test_cpu_executor APPEND PROPERTY ENVIRONMENT
 weft_add_test(test_initial_values SOURCES exec/test_initial_values.cpp LABELS core)
 weft_add_test(test_compare_outputs SOURCES exec/test_compare_outputs.cpp LABELS core)
 weft_add_test(test_control_flow SOURCES exec/test_control_flow.cpp LABELS core)
+weft_add_test(test_tensor_files SOURCES exec/test_tensor_files.cpp LABELS core)
+weft_add_test(test_given_inputs SOURCES exec/test_given_inputs.cpp LABELS core)

@@ -36,9 +36,13 @@ class RecordingExecutor : public core::Executor {
   core::Expected<core::RunResult> run(const core::Graph& graph, const core::Schedule& schedule, const core::MemoryPlan& plan,
                                       const core::RunOptions& options) override {
     calls.push_back({schedule.strategy, options.per_node_timing, options.iterations, options.warmup});
+    if (!fail_on.empty() && schedule.strategy == fail_on)
+      return core::make_error(core::ErrorKind::Runtime, m_name + ": capture failed for " + schedule.strategy);
     return m_cpu->run(graph, schedule, plan, options);
   }
   std::vector<Call> calls;
+  /// When set, the run of this schedule (by strategy name) fails with a Runtime error.
+  std::string fail_on;
 
  private:
   std::string m_name;
@@ -171,6 +175,63 @@ TEST(RunComparison, DeviceComparisonThroughTheSameCall) {
   EXPECT_EQ(stages[5].what, "Timing each node of hand");
   EXPECT_EQ(stages[7].what, "Running hand on cpu-graph");
   EXPECT_EQ(stages[8].what, "Checking outputs on cpu-check");
+}
+
+// A stage that fails after the reference and the schedule ran (graph replay of the schedule, or
+// the CPU check) keeps every result measured before it, drops its own pair, names the stage and
+// runs nothing after it; a failure of the reference or the schedule itself is the call's error.
+TEST(RunComparison, FailedStageKeepsTheStagesDone) {
+  const core::Graph g = test::make_two_branches(4);
+  core::Schedule s;
+  s.streams = {{0, 1, 2, 3}, {4, 5, 6, 7}};
+  s.strategy = "hand";
+  s.events = core::compute_events(g, s);
+  const auto options_with = [](core::Executor& graphed, core::Executor& check) {
+    core::RunComparisonOptions o;
+    o.run.iterations = 2;
+    o.run.warmup = 0;
+    o.run.per_node_timing = false;
+    o.rounds = 1;
+    o.timed_runs = true;
+    o.graph_executor = &graphed;
+    o.check_executor = &check;
+    return o;
+  };
+  {
+    RecordingExecutor eager("cpu"), graphed("cpu-graph"), check("cpu-check");
+    graphed.fail_on = "hand";
+    auto c = core::compare_runs(eager, g, s, options_with(graphed, check));
+    ASSERT_TRUE(c) << c.error().message;
+    ASSERT_TRUE(c->failure);
+    EXPECT_EQ(c->failure->stage, "Running hand on cpu-graph");
+    EXPECT_NE(c->failure->error.message.find("capture failed"), std::string::npos);
+    EXPECT_GT(c->sequential.wall_ms, 0.0);
+    EXPECT_GT(c->scheduled.wall_ms, 0.0);
+    EXPECT_TRUE(c->diff.identical);
+    EXPECT_TRUE(c->sequential_timed && c->scheduled_timed) << "the timed pair ran before the failure";
+    EXPECT_FALSE(c->sequential_graph || c->scheduled_graph) << "half a pair has no speedup";
+    EXPECT_EQ(c->speedup_vs_graph(), 0.0);
+    EXPECT_TRUE(check.calls.empty()) << "nothing runs after the failed stage";
+    EXPECT_EQ(c->overlapped_pairs, core::overlapped_pairs(c->scheduled_timed->timeline));
+  }
+  {
+    RecordingExecutor eager("cpu"), graphed("cpu-graph"), check("cpu-check");
+    check.fail_on = "sequential";
+    auto c = core::compare_runs(eager, g, s, options_with(graphed, check));
+    ASSERT_TRUE(c) << c.error().message;
+    ASSERT_TRUE(c->failure);
+    EXPECT_EQ(c->failure->stage, "Checking outputs on cpu-check");
+    EXPECT_TRUE(c->sequential_graph && c->scheduled_graph) << "the graph pair is kept";
+    EXPECT_GT(c->speedup_vs_graph(), 0.0);
+    EXPECT_FALSE(c->check);
+  }
+  {
+    RecordingExecutor eager("cpu"), graphed("cpu-graph"), check("cpu-check");
+    eager.fail_on = "hand";
+    auto c = core::compare_runs(eager, g, s, options_with(graphed, check));
+    ASSERT_FALSE(c) << "without the schedule's own run there is nothing to report";
+    EXPECT_NE(c.error().message.find("capture failed"), std::string::npos);
+  }
 }
 
 // The pairs whose speedups are reported alternate in rounds sharing the iterations (5 in 3

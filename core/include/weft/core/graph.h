@@ -327,6 +327,17 @@ class GraphBuilder {
   };
   std::vector<PendingView> m_views;
   GraphInfo m_info;
+
+  // build()'s steps (graph.cpp), in the order it takes them.
+  static Status name_nodes(Graph& g);
+  static Status attach_views(Graph& g, const std::vector<PendingView>& views);
+  static Status find_producers(const Graph& g, std::vector<NodeId>& producer, std::vector<char>& defined_outside);
+  static Status list_readers(Graph& g, const std::vector<NodeId>& producer, const std::vector<char>& defined_outside);
+  static Status mark_outputs(Graph& g, const std::vector<std::string>& names);
+  static Status check_views(Graph& g, const std::vector<PendingView>& views);
+  static void flat_access_lists(Graph& g);
+  static Status node_edges(Graph& g, const std::vector<NodeId>& producer);
+  static Status topological_order(Graph& g);
 };
 
 /// The subgraphs a node holds (If's branches, Loop's and Scan's body), by attribute name, in

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "weft/core/graph.h"
 
@@ -27,5 +28,13 @@ Expected<Graph> import_onnx(const std::string& path, const ImportOptions& option
 
 /// Same, from bytes in memory (model_path is used for messages and external data lookup).
 Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& model_path, const ImportOptions& options = {});
+
+/// The ONNX model the Graph of import_onnx_bytes is built from, serialised: Constant nodes made
+/// initializers, --batch and --dim applied, shapes inferred (value_info), constant subgraphs
+/// folded; a weight-only subgraph over weights without data is an initializer without data
+/// (external, no location) named after its output, which executors seed like any absent weight.
+/// So it computes what Weft's run computes, on any ONNX runtime. Errors: import_onnx_bytes's.
+/// Cost: an import without the Graph build, plus the serialisation.
+Expected<std::string> imported_model_bytes(std::string_view bytes, const std::string& model_path, const ImportOptions& options = {});
 
 }  // namespace weft::core

@@ -56,6 +56,11 @@ struct ScheduleHeader {
 };
 Expected<ScheduleHeader> schedule_header_from_json(std::string_view json_text);
 
+/// Fails (InvalidInput "schedule JSON: it was made for another model ...") where the header names
+/// a model whose sha256 differs from `graph`'s (either unknown: ok). schedule_from_json checks the
+/// same; open_model checks it first, before any split or merge work. O(1).
+Status check_schedule_model(const ScheduleHeader& header, const Graph& graph);
+
 Status save_schedule(const std::string& path, const Graph& graph, const Schedule& schedule, std::string_view device);
 Expected<Schedule> load_schedule(const std::string& path, const Graph& graph);
 

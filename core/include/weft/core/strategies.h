@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,26 @@ struct StrategyOptions {
   /// again (the same cover, so the same schedules). It must be of the graph being scheduled.
   std::shared_ptr<const ChainCover> chain_cover;
 };
+
+/// A search given a count of candidates and no time limit runs to the count, whatever the time.
+inline constexpr double kUnlimitedSearchMs = 1e12;
+
+/// Strategy options as a front end takes them (`--streams`, `--granularity`, `--budget-ms`,
+/// `--search-evals`, `--search-seed`; Python's keywords): what is not given keeps its default.
+struct StrategyRequest {
+  std::optional<std::int64_t> max_streams;
+  std::optional<double> granularity_us;  ///< absent: automatic
+  bool cuda_graph = false;
+  std::optional<double> search_budget_ms;
+  std::optional<std::int64_t> search_evaluations;
+  std::optional<std::int64_t> seed;
+};
+
+/// The options a request means, checked: a stream cap in 1..kMaxScheduleStreams, a granularity
+/// >= 0, a search budget > 0, a count of candidates > 0 (alone: no time limit, so the result
+/// depends on the seed only), a seed >= 0. Errors (InvalidInput) name the option and the value;
+/// the front ends report them as usage errors. O(1).
+Expected<StrategyOptions> strategy_options_for(const StrategyRequest& request);
 
 /// The granularity threshold the options mean on `device`: granularity_us, or when automatic
 /// 2 × (event record + event wait) for eager launches and 0 under CUDA Graph replay.

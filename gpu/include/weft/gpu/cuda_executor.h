@@ -4,6 +4,7 @@
 // lives in the CUDA module (see devices.h), loaded by the first call below that needs it.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/core/executor.h"
@@ -62,11 +63,22 @@ bool cuda_context_faulted();
 
 /// After a sticky fault: replaces this process (execv of /proc/self/exe with the same arguments)
 /// by a rerun with CUDA_LAUNCH_BLOCKING=1, in which the executor synchronises after every node
-/// and so names the node that faults. Once only: in such a rerun (WEFT_CUDA_RERUN=1 is set) it
-/// does nothing. Returns only when no rerun happened, with the reason.
-core::Error rerun_with_blocking_launches();
+/// and so names the node that faults. `fault` (the first run's stage and error, at most 4000
+/// characters) reaches the rerun as WEFT_CUDA_FAULT (rerun_fault()). Once only: where
+/// WEFT_CUDA_RERUN=1 is set (the rerun itself, or a caller that wants no rerun, such as the GPU
+/// check under compute-sanitizer) it does nothing. Returns only when no rerun happened, with the
+/// reason.
+core::Error rerun_with_blocking_launches(std::string_view fault = {});
 
-/// True in the process that rerun_with_blocking_launches started.
+/// True where WEFT_CUDA_RERUN is set: no rerun after a fault (the process rerun_with_blocking_launches
+/// started, or one told not to rerun).
 bool is_blocking_rerun();
+
+/// The fault that made this process a rerun (WEFT_CUDA_FAULT), empty elsewhere.
+std::string rerun_fault();
+
+/// True where CUDA_LAUNCH_BLOCKING=1: every launch is synchronous, the executor synchronises
+/// after each node and replays no graph, so wall times are not the schedule's.
+bool launches_blocking();
 
 }  // namespace weft::gpu

@@ -24,7 +24,7 @@ struct LoadRequest {
   GraphSource source;      ///< empty: import_onnx(path)
   QString strategy;        ///< first schedule; empty: the studio's default
   core::StrategyOptions options;
-  QString device;          ///< device preset; empty or unknown: the default preset
+  QString device;          ///< device preset or file; empty: the default preset; unknown: the load fails, naming it
   core::ImportOptions import;  ///< dims bound at import (`--dim`), as the CLI's import_onnx takes them
   /// Merge each layer's equal operators into one launch (core::merge_model, as `weft ... --merge`):
   /// the document's graph is then the merged model.
@@ -59,10 +59,6 @@ struct LoadRequest {
 /// granularity (both launch modes are tried whatever options.cuda_graph says), quoted against the
 /// unsplit model's baselines on a split model. One set for the load and the summary panel.
 core::AdviceOptions advice_options(const core::StrategyOptions& options, const std::optional<core::UnsplitBaseline>& unsplit);
-
-/// The preset `name`; an empty or unknown name gives the default preset (a named empty spec
-/// when the assets are missing: analysis still runs, predictions say there are no rates).
-core::DeviceSpec device_or_default(const std::string& name);
 
 /// The strategy the studio applies after loading when none is asked for.
 QString default_strategy();

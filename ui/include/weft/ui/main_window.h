@@ -134,7 +134,7 @@ class MainWindow : public QMainWindow {
   QAction* runCudaAction() const;
   QAction* useMeasuredAction() const;
   QAction* resetCostsAction() const;
-  /// Timed iterations per run (the median is kept); default 3.
+  /// Timed iterations per run (the median is kept); default core::kDefaultRunIterations.
   void setRunIterations(int iterations);
   /// Calibrates the cost model with the latest measured run (Run ▸ Use measured times).
   bool useMeasuredTimes();

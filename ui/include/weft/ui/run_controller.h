@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 
+#include "weft/core/study/run_comparison.h"
 #include "weft/core/timeline.h"
 #include "weft/ui/run_job.h"
 
@@ -41,6 +42,10 @@ class RunController : public QObject {
   void setRunIterations(int iterations) { m_run_iterations = iterations; }
   /// Calibrates the cost model with the latest measured run.
   bool useMeasuredTimes();
+  /// The ONNX test data (a test_data_set_N folder or a folder of them) the next runs take their
+  /// inputs from and check their outputs against, shown beside the timings; empty: seeded inputs.
+  void setTestData(const QString& folder);
+  QString testData() const { return m_test_data; }
   /// Enables and disables the actions from the document's and the controller's state.
   void updateActions();
 
@@ -48,6 +53,7 @@ class RunController : public QObject {
   QAction* runCudaAction() const { return m_run_cuda; }
   QAction* useMeasuredAction() const { return m_use_measured; }
   QAction* resetCostsAction() const { return m_reset_costs; }
+  QAction* testDataAction() const { return m_choose_test_data; }
 
  signals:
   /// After every run attempt: ok, and the message shown.
@@ -68,9 +74,12 @@ class RunController : public QObject {
   QAction* m_cancel_run = nullptr;
   QAction* m_use_measured = nullptr;
   QAction* m_reset_costs = nullptr;
+  QAction* m_choose_test_data = nullptr;
+  QAction* m_clear_test_data = nullptr;
+  QString m_test_data;  ///< setTestData()
   QFutureWatcher<RunReport> m_watcher;
   RunJob m_job;
-  int m_run_iterations = 3;
+  int m_run_iterations = core::kDefaultRunIterations;  ///< as weft run and Python
   bool m_run_active = false;    ///< from the start of a run until its result (or cancel) is handled
   /// The latest measured schedule run (Use measured times), by identity.
   std::optional<core::RunIdentity> m_last_measured;

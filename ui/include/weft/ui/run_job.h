@@ -8,8 +8,14 @@
 #include <optional>
 #include <string>
 
+#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/graph.h"
+#include "weft/core/output_check.h"
 #include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
+#include "weft/core/study/run_comparison.h"
+#include "weft/core/study/test_data.h"
 #include "weft/core/timeline.h"
 #include "weft/ui/worker_job.h"
 
@@ -26,9 +32,32 @@ struct RunRequest {
   /// A merged model's unmerged graph: its sequential run is the reference the schedule is compared
   /// with, as `weft run --merge` compares it (null: the graph's own sequential run).
   std::shared_ptr<const core::Graph> reference_graph;
-  int iterations = 3;  ///< timed iterations of each run (the median is kept)
-  int warmup = 1;
+  int iterations = core::kDefaultRunIterations;  ///< timed iterations of each run (the median is kept)
+  int warmup = core::kDefaultRunWarmup;
   std::uint64_t seed = 42;
+  /// How `schedule` was made, where a CPU run may make it again for the CPU: the document's
+  /// device, costs and strategy options. A CPU run on a GPU preset whose schedule is exactly what
+  /// its strategy makes with these (not edited by hand, not fitted to a memory budget, a strategy
+  /// core::remade_for_cpu accepts) runs the strategy's schedule made for the calibrated CPU instead
+  /// (core::schedule_for_cpu), as `weft run --backend cpu` does; any other schedule runs as it is.
+  struct MadeWith {
+    core::DeviceSpec device;
+    core::CostTable costs;
+    core::StrategyOptions options;
+  };
+  std::optional<MadeWith> made_with;
+  /// An ONNX test data set (a test_data_set_N folder or a folder of them): the runs take its
+  /// inputs and their outputs are checked against its expected ones (core::compare_test_data,
+  /// as `weft run --test-data`); empty: seeded inputs.
+  std::string test_data;
+};
+
+/// What a run on test data found: per set, each run's outputs against the expected ones.
+struct TestDataReport {
+  std::string path;
+  core::Tolerance tolerance;  ///< the folder's data.json, else the ONNX backend tests' defaults
+  std::vector<core::TestDataSetResult> sets;
+  bool passed = false;
 };
 
 /// What a finished run reports: both measured timelines and how the schedule compares.
@@ -48,10 +77,18 @@ struct RunReport {
   /// as `weft run --backend cpu` reports it) and its error against `speedup`.
   std::optional<double> predicted_speedup;
   double prediction_error = 0;
+  /// Why there is no prediction (a model with too few nodes of known cost to fit a device, ...):
+  /// the measurement stands without it.
+  QString prediction_unavailable;
+  /// What the schedule that ran was made for: the calibrated CPU (made again for it), or the
+  /// document's device (it ran as it is).
+  QString schedule_made_for;
+  int streams = 0;  ///< streams of the schedule that ran
   int cpu_cores = 0;  ///< CPU runs: the CPUs the run could use (its threads; streams beyond take turns)
   /// The reference ran the unmerged graph (RunRequest::reference_graph): `sequential` names that
   /// graph's nodes, not `graph`'s, and no calibrated prediction is made (its node times fit no schedule of `graph`).
   bool unmerged_reference = false;
+  std::optional<TestDataReport> test_data;  ///< with RunRequest::test_data
 };
 
 /// Starts a run on request.backend. Refuses (no result, `error` set) a model with an operator the

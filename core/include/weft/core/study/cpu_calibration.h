@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "weft/core/cost_model.h"
 #include "weft/core/device.h"
 #include "weft/core/executor.h"
 #include "weft/core/graph.h"
 #include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/timeline.h"
 
@@ -79,6 +81,42 @@ struct CpuRunPrediction {
 /// fit_cpu_device's; the executor's.
 Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& schedule, const RunComparison& compared,
                                            const RunOptions& run);
+
+/// The CPU device a run on the CPU makes its schedule for when the schedule comes from a strategy
+/// and no device was chosen (`weft run --backend cpu`, the studio's Run on CPU, Python's
+/// Model.run with backend "cpu"): a schedule made for a GPU preset judges every operator by a
+/// GPU's event costs and kernel times, and on the CPU puts a branchy model on one stream.
+struct CpuScheduleDevice {
+  DeviceSpec device;    ///< kind Cpu: fitted rates, the latch measured for the schedule's streams
+  CostTable costs;      ///< every node's measured time (the reference run's node medians)
+  std::string summary;  ///< what the schedule is made for, as reports say it
+};
+
+/// Runs the reference schedule once per node-timed iteration (`run`'s warm-up, at most 3
+/// iterations), measures the latch for `streams` and fits the device to the node times
+/// (fit_cpu_device; no contention probe: scheduling needs the node times and the event cost,
+/// whose double is the automatic granularity). Where no fit is possible (fewer than 3 nodes of
+/// known cost, such as a top-level If holding the network) the device keeps the measured latch
+/// and node times, and the summary says why it has no fitted rates. Errors: the executor's.
+Expected<CpuScheduleDevice> cpu_schedule_device(const Graph& graph, const RunOptions& run, std::size_t streams);
+
+/// A strategy's schedule made for the CPU that will run it: cpu_schedule_device for the options'
+/// stream cap, then make_schedule with its device and measured node times (the options'
+/// granularity where one is given, else the device's automatic one). What the studio's Run on CPU
+/// and Python's Model.run(strategy, backend="cpu") do where the model's device is a GPU preset
+/// nobody chose; `weft run --backend cpu` does the same through its schedule options (memory
+/// budget, merges). Errors: the executor's, make_schedule's.
+struct CpuSchedule {
+  Schedule schedule;
+  CpuScheduleDevice made_for;
+};
+Expected<CpuSchedule> schedule_for_cpu(const Graph& graph, std::string_view strategy, const StrategyOptions& options,
+                                       const RunOptions& run);
+
+/// Whether a run on the CPU makes a schedule of this strategy again for the CPU (schedule_for_cpu):
+/// every registered strategy but search (its answer depends on a time budget), external (a user's
+/// program) and split-overlap (it schedules the split model the split study made). O(1).
+bool remade_for_cpu(std::string_view strategy);
 
 /// Physical memory free now, bytes (0 when the system does not say).
 std::int64_t available_memory_bytes();

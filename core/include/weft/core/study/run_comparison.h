@@ -27,6 +27,14 @@ using RunProgress = std::function<bool(int percent, std::string_view stage)>;
 
 /// RunComparisonOptions::rounds by default.
 inline constexpr int kDefaultRunRounds = 3;
+/// Timed and warm-up iterations of a run by default, in `weft run`, the studio's Run menu and
+/// Python's Model.run alike.
+inline constexpr int kDefaultRunIterations = 5;
+inline constexpr int kDefaultRunWarmup = 1;
+
+/// Checks a run's counts: at least one timed iteration and one round, no negative warm-up.
+/// Errors (InvalidInput) name the count and the value; front ends report them as usage errors. O(1).
+Status check_run_counts(int iterations, int warmup, int rounds);
 
 struct RunComparisonOptions {
   RunOptions run;
@@ -57,8 +65,20 @@ struct RunComparisonOptions {
   Executor* check_executor = nullptr;
 };
 
+/// A stage of the comparison that failed: its name (as given to the progress callback, e.g.
+/// "Running sequentially on cuda-graph (round 2 of 3)") and the executor's error.
+struct StageFailure {
+  std::string stage;
+  Error error;
+};
+
 struct RunComparison {
   bool cancelled = false;    ///< the callback asked to stop: the fields below are partial
+  /// An extra stage (the timed pair, the graph executor's pair, the check run) that failed after
+  /// the reference and the schedule had run: the pair it belongs to is absent (its optionals
+  /// empty), everything measured before it is kept, and no later stage ran. Front ends report the
+  /// results present, then this failure.
+  std::optional<StageFailure> failure;
   Schedule reference;        ///< reference_schedule(graph), or of options.reference_graph
   MemoryPlan reference_plan, plan;
   RunResult sequential;      ///< the reference run (timeline: "measured <backend> sequential")
@@ -114,8 +134,9 @@ Expected<CalibratedSpeedups> calibrated_speedups(const Graph& graph, const Sched
 /// Plans both schedules, runs the reference and the schedule on `executor` (in alternating
 /// rounds) and compares their outputs; then, as the options ask, the timed pair, the pair on the
 /// graph executor (in rounds) and the check run, in that order. Errors: the planner's
-/// (InvalidInput) and the executors' (InvalidInput, Runtime). Cost: the planning plus 2 to
-/// 4·rounds + 3 executor runs.
+/// (InvalidInput) and those of the executor's runs of the reference and the schedule
+/// (InvalidInput, Runtime); a later stage's error is RunComparison::failure, beside the results
+/// measured before it. Cost: the planning plus 2 to 4·rounds + 3 executor runs.
 Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, const Schedule& schedule,
                                      const RunComparisonOptions& options = {});
 
