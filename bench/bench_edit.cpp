@@ -5,7 +5,7 @@
 // BM_MoveAndPredict is the part the studio shows first, before the memory report;
 // BM_MoveAndRepair adds the arena the studio shows next: the previous plan repaired for the
 // edited schedule (repaired_memory_report), before the report planned afresh.
-// Args: operators, family (0 layered, 1 transformer, 2 moe, 3 randwire).
+// Args: operators, family (index in synthetic_families()).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -151,7 +151,7 @@ void BM_Move(benchmark::State& state) {
 }
 
 void sizes(benchmark::internal::Benchmark* b) {
-  for (int family = 0; family < 4; ++family)
+  for (int family = 0; family < static_cast<int>(bench::synthetic_families().size()); ++family)
     for (int n : {1000, 5000}) b->Args({n, family});
   b->Unit(benchmark::kMillisecond);
 }

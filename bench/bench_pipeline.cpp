@@ -1,9 +1,10 @@
 // Every pass from file to prediction on the synthetic models (bench/synthetic_models.h) of 1k,
-// 10k and 100k operators (and a layered scaling series of 3k, 30k and 300k), and the whole pipeline end to end: import (parse, shape inference,
+// 10k, 30k, 100k and 300k operators (and 3k layered), and the whole pipeline end to end: import (parse, shape inference,
 // folding) → cost → analyse (levels, critical path, width) → chains → events → validation →
 // memory report (every planner, bounds) → prediction (the schedule and both baselines).
-// Goal (issue 16): 100k operators end to end under 2 s on 2 cores, every pass near-linear.
-// Args: operators, family (0 layered, 1 transformer, 2 moe, 3 randwire).
+// Goal (issues 16 and 45): 100k operators end to end under 2 s on 2 cores, every pass near-linear
+// on every family. Args: operators, family (index in synthetic_families(): 0 layered,
+// 1 transformer, 2 moe, 3 randwire, 4 wide, 5 longrange, 6 bursty).
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -202,16 +203,18 @@ void BM_EndToEnd(benchmark::State& state) {
   counters(state, c);
 }
 
+int family_count() { return static_cast<int>(bench::synthetic_families().size()); }
+
+// The scaling series of every family: the exponent between neighbours, 300k included.
 void sizes(benchmark::internal::Benchmark* b) {
-  for (int family = 0; family < 4; ++family)
-    for (int n : {1000, 10000, 100000}) b->Args({n, family});
-  // The scaling series (layered): the exponent between neighbours, 300k included.
-  for (int n : {3000, 30000, 300000}) b->Args({n, 0});
+  for (int family = 0; family < family_count(); ++family)
+    for (int n : {1000, 10000, 30000, 100000, 300000}) b->Args({n, family});
+  b->Args({3000, 0});
   b->Unit(benchmark::kMillisecond);
 }
 
 void planners(benchmark::internal::Benchmark* b) {
-  for (int family = 0; family < 4; ++family)
+  for (int family = 0; family < family_count(); ++family)
     for (int n : {1000, 10000, 100000})
       for (int p = 0; p < static_cast<int>(core::planner_names().size()); ++p) b->Args({n, family, p});
   b->Unit(benchmark::kMillisecond);

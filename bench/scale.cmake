@@ -1,5 +1,6 @@
-# Scale: the synthetic ONNX models (layered, transformer, MoE, RandWire) and the benchmarks on
-# them: every pass of the pipeline from import to prediction, and one edit's re-planning.
+# Scale: the synthetic ONNX models (layered, transformer, MoE, RandWire, wide, long-range,
+# bursty) and the benchmarks on them: every pass of the pipeline from import to prediction, and
+# one edit's re-planning.
 add_library(weft_synthetic STATIC synthetic_models.cpp)
 target_link_libraries(weft_synthetic PRIVATE weft_warnings onnx_proto protobuf::libprotobuf)
 add_executable(weft-synth weft_synth.cpp)

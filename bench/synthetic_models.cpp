@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -105,6 +106,12 @@ class ModelWriter {
 };
 
 std::string id(const char* prefix, std::size_t a) { return prefix + std::to_string(a); }
+
+// Tensor t<i> is a graph output where nobody read it (read[i] == 0).
+void unread_outputs(ModelWriter& w, const std::vector<char>& read, const std::vector<std::int64_t>& shape) {
+  for (std::size_t t = 0; t < read.size(); ++t)
+    if (!read[t]) w.output(id("t", t), shape);
+}
 
 // Layers of 8–56 elementwise operators; each operator reads 1–2 of the previous layer, every
 // operator of the previous layer is read by someone (left-overs become extra inputs of Adds, or
@@ -291,6 +298,152 @@ SyntheticModel randwire(int operators, std::uint64_t seed) {
   return w.finish("synthetic_randwire");
 }
 
+
+// The issue-45 wide family: layers of about √n/4 operators (±25%), each operator reading one or
+// two tensors drawn from the last three layers (Add, Mul, Relu on [1, 256]); a tensor nobody reads
+// is a graph output. About 80 operators per layer at 100k, so the width grows with the model.
+SyntheticModel wide(int operators, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ModelWriter w;
+  const std::vector<std::int64_t> shape = {1, 256};
+  w.input("x", shape);
+  const int mean_width = std::max(4, static_cast<int>(std::lround(std::sqrt(static_cast<double>(operators)) / 4)));
+  std::uniform_int_distribution<int> width_pick(std::max(1, mean_width - mean_width / 4), mean_width + mean_width / 4);
+  std::uniform_real_distribution<double> u01(0, 1);
+  std::vector<std::vector<std::size_t>> layers;  // tensor ids (t<id>) per layer
+  std::vector<char> read;
+  int made = 0;
+  while (made < operators) {
+    const int width = std::min(width_pick(rng), operators - made);
+    std::vector<std::size_t> window;  // the last three layers' tensors
+    for (std::size_t back = 1; back <= 3 && back <= layers.size(); ++back)
+      window.insert(window.end(), layers[layers.size() - back].begin(), layers[layers.size() - back].end());
+    std::vector<std::size_t> cur;
+    for (int j = 0; j < width; ++j) {
+      const auto t = static_cast<std::size_t>(made);
+      const double r = u01(rng);
+      const bool binary = window.size() > 1 && r < 0.7;
+      std::vector<std::string> in;
+      if (window.empty()) {
+        in.push_back("x");
+      } else {
+        std::uniform_int_distribution<std::size_t> pick(0, window.size() - 1);
+        const std::size_t a = window[pick(rng)];
+        in.push_back(id("t", a));
+        read[a] = 1;
+        if (binary) {
+          std::size_t b = window[pick(rng)];
+          while (b == a) b = window[pick(rng)];
+          in.push_back(id("t", b));
+          read[b] = 1;
+        }
+      }
+      // 40% Add, 30% Mul, 30% Relu.
+      const char* op = !binary ? "Relu" : (r >= 0.4 ? "Mul" : "Add");
+      w.node(id("n", t), op, in, id("t", t));
+      read.push_back(0);
+      cur.push_back(t);
+      ++made;
+    }
+    layers.push_back(std::move(cur));
+  }
+  unread_outputs(w, read, shape);
+  return w.finish("synthetic_wide");
+}
+
+// A random DAG with long edges: each operator reads 1–4 earlier tensors (fan-in uniform), each
+// from the last 64 operators (three in four) or from any earlier one (one in four: an edge that
+// can reach back across the whole graph). One input: Relu; two: Add or Mul; three or four: Sum
+// ([1, 256]). A tensor nobody reads is a graph output.
+SyntheticModel longrange(int operators, std::uint64_t seed) {
+  constexpr std::size_t kRecent = 64;
+  std::mt19937_64 rng(seed);
+  ModelWriter w;
+  const std::vector<std::int64_t> shape = {1, 256};
+  w.input("x", shape);
+  std::uniform_int_distribution<int> fan_in(1, 4);
+  std::uniform_real_distribution<double> u01(0, 1);
+  std::vector<char> read;
+  for (std::size_t t = 0; t < static_cast<std::size_t>(operators); ++t) {
+    std::vector<std::string> in;
+    if (t == 0) {
+      in.push_back("x");
+    } else {
+      const int k = std::min<int>(fan_in(rng), static_cast<int>(t));
+      std::vector<std::size_t> picked;
+      while (static_cast<int>(picked.size()) < k) {
+        const std::size_t lo = u01(rng) < 0.75 && t > kRecent ? t - kRecent : 0;
+        std::uniform_int_distribution<std::size_t> pick(lo, t - 1);
+        const std::size_t a = pick(rng);
+        if (std::find(picked.begin(), picked.end(), a) == picked.end()) picked.push_back(a);
+      }
+      for (std::size_t a : picked) {
+        in.push_back(id("t", a));
+        read[a] = 1;
+      }
+    }
+    const char* op = in.size() == 1 ? "Relu" : in.size() == 2 ? (u01(rng) < 0.5 ? "Add" : "Mul") : "Sum";
+    w.node(id("n", t), op, in, id("t", t));
+    read.push_back(0);
+  }
+  unread_outputs(w, read, shape);
+  return w.finish("synthetic_longrange");
+}
+
+// Deep narrow chains with rare wide bursts: three chains of elementwise operators advance in
+// turn, one in ten steps adding in another chain's head; after every 500–2500 chain operators a
+// burst fans one chain's head out to 128–512 parallel operators (Relu or Mul by itself), reduced
+// back into the chain by a balanced tree of Adds. [1, 256] throughout.
+SyntheticModel bursty(int operators, std::uint64_t seed) {
+  constexpr std::size_t kChains = 3;
+  std::mt19937_64 rng(seed);
+  ModelWriter w;
+  const std::vector<std::int64_t> shape = {1, 256};
+  w.input("x", shape);
+  std::uniform_real_distribution<double> u01(0, 1);
+  std::uniform_int_distribution<int> burst_width(128, 512);
+  std::uniform_int_distribution<std::size_t> any_chain(0, kChains - 1);
+  std::uniform_int_distribution<int> gap(500, 2500);
+  std::vector<std::string> head(kChains, "x");
+  int until_burst = gap(rng);
+  std::size_t made = 0;
+  auto add = [&](const char* op, std::vector<std::string> in) {
+    const std::string out = id("t", made);
+    w.node(id("n", made), op, in, out);
+    ++made;
+    return out;
+  };
+  for (std::size_t step = 0; made < static_cast<std::size_t>(operators); ++step) {
+    const std::size_t c = step % kChains;
+    if (--until_burst <= 0) {
+      until_burst = gap(rng);
+      const auto width = static_cast<std::size_t>(burst_width(rng));
+      std::vector<std::string> level;
+      for (std::size_t j = 0; j < width; ++j)
+        level.push_back(u01(rng) < 0.5 ? add("Relu", {head[c]}) : add("Mul", {head[c], head[c]}));
+      while (level.size() > 1) {
+        std::vector<std::string> up;
+        for (std::size_t j = 0; j + 1 < level.size(); j += 2) up.push_back(add("Add", {level[j], level[j + 1]}));
+        if (level.size() % 2) up.push_back(level.back());
+        level = std::move(up);
+      }
+      head[c] = level.front();
+      continue;
+    }
+    if (u01(rng) < 0.1) {
+      const std::size_t other = any_chain(rng);
+      head[c] = other != c ? add("Add", {head[c], head[other]}) : add("Relu", {head[c]});
+    } else {
+      head[c] = add(u01(rng) < 0.5 ? "Relu" : "Sigmoid", {head[c]});
+    }
+  }
+  // Every chain's head is an output (a chain that never advanced still holds the input: skipped).
+  std::set<std::string> outs;
+  for (const std::string& h : head)
+    if (h != "x" && outs.insert(h).second) w.output(h, shape);
+  return w.finish("synthetic_bursty");
+}
+
 }  // namespace
 
 std::string_view family_name(SyntheticFamily family) {
@@ -299,12 +452,16 @@ std::string_view family_name(SyntheticFamily family) {
     case SyntheticFamily::Transformer: return "transformer";
     case SyntheticFamily::MoE: return "moe";
     case SyntheticFamily::RandWire: return "randwire";
+    case SyntheticFamily::Wide: return "wide";
+    case SyntheticFamily::LongRange: return "longrange";
+    case SyntheticFamily::Bursty: return "bursty";
   }
   return "?";
 }
 
 std::vector<SyntheticFamily> synthetic_families() {
-  return {SyntheticFamily::Layered, SyntheticFamily::Transformer, SyntheticFamily::MoE, SyntheticFamily::RandWire};
+  return {SyntheticFamily::Layered, SyntheticFamily::Transformer, SyntheticFamily::MoE, SyntheticFamily::RandWire,
+          SyntheticFamily::Wide,    SyntheticFamily::LongRange,   SyntheticFamily::Bursty};
 }
 
 bool parse_family(std::string_view name, SyntheticFamily& family) {
@@ -322,6 +479,9 @@ SyntheticModel make_synthetic_model(SyntheticFamily family, int operators, std::
     case SyntheticFamily::Transformer: return transformer(operators, seed);
     case SyntheticFamily::MoE: return moe(operators, seed);
     case SyntheticFamily::RandWire: return randwire(operators, seed);
+    case SyntheticFamily::Wide: return wide(operators, seed);
+    case SyntheticFamily::LongRange: return longrange(operators, seed);
+    case SyntheticFamily::Bursty: return bursty(operators, seed);
   }
   return {};
 }

@@ -1,8 +1,9 @@
 #pragma once
 // Seeded synthetic ONNX models for the scale benchmarks: layered random DAGs, transformer-like
 // stacks (attention blocks with parallel Q/K/V branches per head), wide mixture-of-experts
-// fan-outs and RandWire-style stages (Watts–Strogatz small-world graphs oriented by index), from
-// about 1k to 100k operators. Written as ONNX files so the whole path, import included, is
+// fan-outs, RandWire-style stages (Watts–Strogatz small-world graphs oriented by index), wide
+// layered DAGs whose width grows with the model, random DAGs with long edges, and narrow chains
+// with rare wide bursts, from about 1k to 300k operators. Written as ONNX files so the whole path, import included, is
 // measured. Structure only, as the test models: initializers keep name, type and shape, their
 // bytes are external in an absent file (nothing here reads weights). float32, opset 17.
 #include <cstdint>
@@ -12,9 +13,9 @@
 
 namespace weft::bench {
 
-enum class SyntheticFamily : std::uint8_t { Layered, Transformer, MoE, RandWire };
+enum class SyntheticFamily : std::uint8_t { Layered, Transformer, MoE, RandWire, Wide, LongRange, Bursty };
 
-/// "layered", "transformer", "moe", "randwire".
+/// "layered", "transformer", "moe", "randwire", "wide", "longrange", "bursty".
 std::string_view family_name(SyntheticFamily family);
 /// Every family, in enum order.
 std::vector<SyntheticFamily> synthetic_families();
@@ -39,6 +40,13 @@ struct SyntheticModel {
 ///  - randwire: stages of a Watts–Strogatz graph (64 nodes, 4 neighbours, rewiring 0.75) oriented
 ///    from lower to higher index; per graph node a Sum of its inputs (when more than one), Relu
 ///    and MatMul; the stage's sinks are summed into the next stage's input.
+///  - wide (issue 45): layers of about √n/4 operators (±25%; about 80 at 100k), each operator
+///    reading one or two tensors drawn from the last three layers (Add, Mul, Relu on [1, 256]).
+///  - longrange: each operator reads 1–4 earlier tensors, three in four from the last 64
+///    operators and one in four from anywhere before it (Relu, Add, Mul, Sum on [1, 256]).
+///  - bursty: three chains of elementwise operators advancing in turn (one step in ten adds in
+///    another chain), and after every 500–2500 chain operators a burst of 128–512 parallel
+///    operators from one chain's head, reduced back by a balanced tree of Adds ([1, 256]).
 /// O(operators) time and bytes.
 SyntheticModel make_synthetic_model(SyntheticFamily family, int operators, std::uint64_t seed = 1);
 

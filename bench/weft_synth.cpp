@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   using namespace weft::bench;
   SyntheticFamily family{};
   if (argc < 4 || argc > 5 || !parse_family(argv[1], family)) {
-    std::fprintf(stderr, "usage: weft-synth layered|transformer|moe|randwire OPERATORS OUT.onnx [SEED]\n");
+    std::fprintf(stderr, "usage: weft-synth layered|transformer|moe|randwire|wide|longrange|bursty OPERATORS OUT.onnx [SEED]\n");
     return 1;
   }
   const long operators = std::strtol(argv[2], nullptr, 10);

@@ -249,11 +249,19 @@ int cmd_plan(Args& args) {
             << "sequential arena       " << m.reference_arena_bytes() << " bytes; price of concurrency (arena / sequential) "
             << core::fixed_text(m.price_of_concurrency(), 3) << "\n"
             << "no reuse               " << m.no_reuse_bytes << " bytes\n";
-  if (m.plan.planner == "sweep")
-    std::cout << "note: under this schedule more than " << core::PlanOptions{}.max_conflict_pairs
-              << " tensor pairs may be live at once, too many to list: the arena is the interval sweep's over\n"
-                 "      conservative live ranges (arena/bound says how close it is); with fewer streams or more events\n"
-                 "      the pairs can be listed and every planner runs\n";
+  if (m.plan.planner == "sweep" || m.plan.planner == "stream-sweep") {
+    std::cout << "note: under this schedule too many tensor pairs may be live at once to list (more than "
+              << m.options.max_conflict_pairs_per_block << " per planned\n      tensor once past " << core::kDenseFloorPairs
+              << ", or more than " << m.options.max_conflict_pairs << "): the arena is ";
+    if (schedule.stream_count() <= 1)
+      std::cout << "the interval sweep's over\n      the exact live ranges of one stream\n";
+    else if (m.plan.planner == "stream-sweep")
+      std::cout << "the stream sweep's (first fit in\n      start order over the exact conflicts, read off each stream's dead-from frontiers); with fewer\n"
+                   "      streams or more events the pairs can be listed and every planner runs\n";
+    else
+      std::cout << "the interval sweep's over\n      conservative live ranges (arena/bound says how close it is); with fewer streams or more events\n"
+                   "      the pairs can be listed and every planner runs\n";
+  }
   if (fit) std::cout << budget_line(*fit) << "\n";
   return 0;
 }

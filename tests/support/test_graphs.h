@@ -1,5 +1,6 @@
 #pragma once
 // Small hand-built graphs and seeded random DAGs shared by the tests.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -11,13 +12,13 @@
 
 namespace weft::test {
 
-/// Tensor named after its producer: node "n3" writes "n3_out". Every tensor is float32 [1, elems].
-/// `edges` are (from, to) node pairs with from < to; nodes with no predecessor read input "x".
-/// Sinks become graph outputs.
-inline core::Graph make_dag(int nodes, const std::vector<std::pair<int, int>>& edges, std::int64_t elems = 1024,
-                            const std::string& op = "Relu") {
+/// Tensor named after its producer: node "n3" writes "n3_out", float32 [1, elems[3]] (input "x":
+/// [1, elems[0]]). `edges` are (from, to) node pairs with from < to; nodes with no predecessor
+/// read input "x". Sinks become graph outputs.
+inline core::Graph make_sized_dag(int nodes, const std::vector<std::pair<int, int>>& edges,
+                                  const std::vector<std::int64_t>& elems, const std::string& op = "Relu") {
   core::GraphBuilder b;
-  b.add_input("x", core::DType::Float32, {core::Dim{1, {}}, core::Dim{elems, {}}});
+  b.add_input("x", core::DType::Float32, {core::Dim{1, {}}, core::Dim{elems.at(0), {}}});
   std::vector<std::vector<std::string>> ins(static_cast<std::size_t>(nodes));
   std::vector<bool> has_succ(static_cast<std::size_t>(nodes), false);
   for (auto [u, v] : edges) {
@@ -30,13 +31,19 @@ inline core::Graph make_dag(int nodes, const std::vector<std::pair<int, int>>& e
     const std::string out = "n" + std::to_string(i) + "_out";
     const std::string node_op = in.size() > 1 ? "Sum" : op;
     b.add_node("n" + std::to_string(i), node_op, std::span<const std::string>(in), std::span<const std::string>(&out, 1));
-    b.set_shape(out, core::DType::Float32, {1, elems});
+    b.set_shape(out, core::DType::Float32, {1, elems.at(static_cast<std::size_t>(i))});
   }
   for (int i = 0; i < nodes; ++i)
     if (!has_succ[static_cast<std::size_t>(i)]) b.mark_output("n" + std::to_string(i) + "_out");
   auto g = std::move(b).build();
   if (!g) std::abort();
   return std::move(*g);
+}
+
+/// make_sized_dag with every tensor float32 [1, elems].
+inline core::Graph make_dag(int nodes, const std::vector<std::pair<int, int>>& edges, std::int64_t elems = 1024,
+                            const std::string& op = "Relu") {
+  return make_sized_dag(nodes, edges, std::vector<std::int64_t>(static_cast<std::size_t>(std::max(nodes, 1)), elems), op);
 }
 
 /// n0 -> n1 -> ... -> n(k-1)

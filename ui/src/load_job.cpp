@@ -152,8 +152,11 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
     m.schedule_file = request.schedule->file;
   } else {
     promise.setProgressValueAndText(80, QObject::tr("Scheduling"));
-    auto schedule = core::make_schedule(strategy.toStdString(), *m.graph, m.analysis->costs, m.device, m.options);
-    if (!schedule) schedule = core::make_schedule("sequential", *m.graph, m.analysis->costs, m.device, m.options);
+    // The analysis found the graph's chain cover already: chains and resource-aware start from it.
+    core::StrategyOptions options = m.options;
+    options.chain_cover = m.analysis->chain_cover;
+    auto schedule = core::make_schedule(strategy.toStdString(), *m.graph, m.analysis->costs, m.device, options);
+    if (!schedule) schedule = core::make_schedule("sequential", *m.graph, m.analysis->costs, m.device, options);
     if (!schedule) {
       *error = QString::fromStdString(schedule.error().message);
       return;

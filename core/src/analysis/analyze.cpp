@@ -21,6 +21,7 @@ AnalysisReport analyze(const Graph& graph, const CostTable& costs) {
   Width width = compute_width(graph);
   r.antichain_width = width.cover.width();
   r.antichain = std::move(width.antichain);
+  r.chain_cover = std::make_shared<const ChainCover>(std::move(width.cover));
   r.verdict = make_verdict(r.antichain_width, r.critical);
 
   for (const Tensor& t : graph.tensors())

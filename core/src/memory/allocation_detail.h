@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <span>
 #include <utility>
@@ -91,6 +92,19 @@ class Decoder {
 /// fit among the free ranges else at the top. Valid whenever every conflict is an overlap of
 /// [start, end] (conflicts_omitted problems). O(B log B).
 Placement sweep_placement(const AllocationProblem& p);
+/// The stream sweep (planner "stream-sweep") of a problem with frontiers (several streams, too
+/// dense to list): blocks in order_by_start, each at the lowest offset free of every placed block
+/// it conflicts with by the frontiers, i.e. Decoder::decode(order_by_start(p), Fit::First) on the
+/// listed conflicts. Nothing when the problem has no frontiers, a size is not a multiple of the
+/// alignment, or the slot trees would pass 2^22 nodes (then the interval sweep plans).
+/// O(B·S·log B) time, O(B·S + S·slots) memory.
+std::optional<Placement> stream_sweep_placement(const AllocationProblem& p);
+/// Blocks `earlier` and `later` (later by start, ties by block) conflict by p.frontiers. O(1).
+bool stream_frontiers_conflict(const AllocationProblem& p, std::int32_t earlier, std::int32_t later);
+/// Empty when no two blocks that conflict by p.frontiers share bytes, else which two do: the
+/// pairs that share bytes while their [start, end] overlap, tested by the frontiers.
+/// O((B + P) log B) for the P such pairs (few in a tight plan).
+std::string check_stream_placement(const AllocationProblem& p, const Placement& placement);
 /// Block indices sorted by (key, index), e.g. by start or by end. O(B log B).
 std::vector<std::int32_t> blocks_by(std::span<const std::int64_t> key);
 /// Empty when no two blocks whose [start, end] overlap share bytes, else which two do. O(B log B).

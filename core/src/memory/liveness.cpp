@@ -13,6 +13,14 @@
 #include "weft/core/check.h"
 
 namespace weft::core {
+
+std::int64_t listed_pair_limit(const PlanOptions& options, std::size_t blocks) {
+  if (options.max_conflict_pairs <= 0) return 0;
+  if (options.max_conflict_pairs_per_block <= 0) return options.max_conflict_pairs;
+  const std::int64_t dense = std::max(kDenseFloorPairs, options.max_conflict_pairs_per_block * static_cast<std::int64_t>(blocks));
+  return std::min(options.max_conflict_pairs, dense);
+}
+
 namespace detail {
 namespace {
 
@@ -221,7 +229,7 @@ Liveness compute_linear_liveness(const Graph& graph, std::span<const NodeId> ord
   set_positions(graph, live, positions(graph, order));
   live.problem.conflicts_are_overlaps = true;
   const std::int64_t pairs = overlap_pairs(live.problem.start, live.problem.end);
-  if (options.max_conflict_pairs > 0 && pairs > options.max_conflict_pairs) {
+  if (const std::int64_t limit = listed_pair_limit(options, live.tensors.size()); limit > 0 && pairs > limit) {
     live.problem.omitted_conflict_pairs = pairs;  // the ranges are exact: the sweep plans them
     return live;
   }
@@ -301,11 +309,28 @@ Liveness compute_liveness(const Graph& graph, const ExecutionOrder& clocks, cons
   }
   std::int64_t pairs = static_cast<std::int64_t>(view_pairs.size());
   for (const Span& span : spans) pairs += span.to - span.from;
-  if (options.max_conflict_pairs > 0 && pairs > options.max_conflict_pairs) {
-    // Too many to list: conservative ranges instead (a superset of the conflicts, planned by the
-    // sweep).
+  if (const std::int64_t limit = listed_pair_limit(options, b); limit > 0 && pairs > limit) {
+    // Too many to list: conservative ranges instead (a superset of the conflicts), and where
+    // every block has one writer the dead-from frontiers that give the conflicts exactly (the
+    // stream sweep plans by them; the interval sweep by the ranges otherwise).
     live.problem.omitted_conflict_pairs = pairs;
     detail::conservative_ranges(graph, clocks, after, live.tensors, live.problem.start, live.problem.end);
+    bool one_writer_each = streams <= kMaxFrontierStreams;
+    for (std::size_t a = 0; a < b && one_writer_each; ++a) one_writer_each = !multi_writer(a);
+    if (one_writer_each) {
+      StreamFrontiers& f = live.problem.frontiers;
+      f.streams = streams;
+      f.stream.resize(b);
+      f.index.resize(b);
+      f.dead_from.resize(b * streams);
+      for (std::size_t a = 0; a < b; ++a) {
+        const NodeId w = writer(static_cast<std::int32_t>(a));
+        f.stream[a] = clocks.stream_of(w);
+        f.index[a] = clocks.index(w);
+        detail::dead_from(after, graph, live.tensors[a], frontier);
+        std::copy(frontier.begin(), frontier.end(), f.dead_from.begin() + static_cast<std::ptrdiff_t>(a * streams));
+      }
+    }
     return live;
   }
   if (!view_pairs.empty()) {

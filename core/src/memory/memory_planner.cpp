@@ -55,14 +55,21 @@ std::pair<Placement, Placement> exact_and_best(const AllocationProblem& problem,
   return {std::move(exact.placement), std::move(best)};
 }
 
+// The plan of a problem too dense to list: the stream sweep by its exact frontiers where it has
+// them, else the interval sweep over its conservative ranges.
+Placement dense_placement(const AllocationProblem& problem) {
+  if (auto by_streams = detail::stream_sweep_placement(problem)) return std::move(*by_streams);
+  return detail::sweep_placement(problem);
+}
+
 }  // namespace
 
 Expected<Placement> place_blocks(const AllocationProblem& problem, std::string_view planner, const PlanOptions& options,
                                  std::int64_t lower_bound) {
   if (problem.conflicts_omitted()) {
-    // Too many conflicts to list: whichever planner was asked for, only the sweep applies.
+    // Too many conflicts to list: whichever planner was asked for, only a sweep applies.
     if (!planner.empty()) WEFT_TRY(check_planner(planner));
-    Placement out = detail::sweep_placement(problem);
+    Placement out = dense_placement(problem);
     WEFT_CHECK(check_placement(problem, out));
     return out;
   }
@@ -90,7 +97,7 @@ namespace {
 MemoryPlan to_plan(const Graph& graph, const Liveness& liveness, std::string_view planner, const PlanOptions& options,
                    const Placement& placement) {
   MemoryPlan plan;
-  plan.planner = placement.planner == "sweep" ? placement.planner : std::string(planner);
+  plan.planner = placement.planner == "sweep" || placement.planner == "stream-sweep" ? placement.planner : std::string(planner);
   plan.alignment = options.alignment;
   plan.outputs_in_arena = options.outputs_in_arena;
   plan.arena_bytes = placement.arena_bytes;
@@ -116,8 +123,8 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const Liveness& liveness, s
 std::vector<Placement> place_blocks_all(const AllocationProblem& problem, const PlanOptions& options,
                                         std::int64_t lower_bound) {
   if (problem.conflicts_omitted()) {
-    // Too many conflicts to list (AllocationProblem::omitted_conflict_pairs): the sweep alone.
-    Placement sweep = detail::sweep_placement(problem);
+    // Too many conflicts to list (AllocationProblem::omitted_conflict_pairs): a sweep alone.
+    Placement sweep = dense_placement(problem);
     WEFT_CHECK(check_placement(problem, sweep));
     return {std::move(sweep)};
   }

@@ -36,9 +36,13 @@ Status check_placement(const AllocationProblem& problem, const Placement& placem
                                                    " conflict but overlap in the arena");
     }
   }
-  if (problem.conflicts_omitted())
-    if (std::string clash = detail::check_interval_placement(problem, placement); !clash.empty())
-      return make_error(ErrorKind::Internal, clash);
+  if (problem.conflicts_omitted()) {
+    // The exact conflicts where the frontiers give them (a stream sweep's plan reuses bytes the
+    // ranges alone would keep apart), else every overlap of the ranges.
+    const std::string clash = problem.frontiers.empty() ? detail::check_interval_placement(problem, placement)
+                                                        : detail::check_stream_placement(problem, placement);
+    if (!clash.empty()) return make_error(ErrorKind::Internal, clash);
+  }
   return {};
 }
 

@@ -202,15 +202,26 @@ std::vector<NodeId> complementary_order(const StrategyInput& in) {
   return order;
 }
 
+// The graph's minimum chain cover: the one the options carry, else computed here into `own`.
+const ChainCover& chain_cover(const StrategyInput& in, ChainCover& own) {
+  if (!in.options.chain_cover) return own = min_chain_cover(in.graph);
+  std::size_t nodes = 0;
+  for (const auto& chain : in.options.chain_cover->chains) nodes += chain.size();
+  WEFT_CHECK_MSG(nodes == in.graph.node_count(), "StrategyOptions::chain_cover is not a cover of the scheduled graph");
+  return *in.options.chain_cover;
+}
+
 Schedule chains(const StrategyInput& in) {
-  const ChainCover cover = min_chain_cover(in.graph);
+  ChainCover own;
+  const ChainCover& cover = chain_cover(in, own);
   std::vector<int> stream_of = assign_chains(in, cover, /*complementary=*/false);
   keep_small_on_producer_stream(in, stream_of);
   return from_assignment(std::move(stream_of), order_by(in.graph, earliest_start(in), /*descending=*/false));
 }
 
 Schedule resource_aware(const StrategyInput& in) {
-  const ChainCover cover = min_chain_cover(in.graph);
+  ChainCover own;
+  const ChainCover& cover = chain_cover(in, own);
   std::vector<int> stream_of = assign_chains(in, cover, /*complementary=*/true);
   keep_small_on_producer_stream(in, stream_of);
   Schedule s = from_assignment(std::move(stream_of), complementary_order(in));

@@ -9,9 +9,11 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 
 #include "strategy_detail.h"
+#include "weft/core/antichain.h"
 #include "weft/core/check.h"
 #include "weft/core/critical_path.h"
 #include "weft/core/execution_order.h"
@@ -45,8 +47,11 @@ class Search {
   SearchCandidate start(std::string& from, double& best_us) {
     SearchCandidate best;
     best_us = std::numeric_limits<double>::infinity();
+    // chains and resource-aware start from one chain cover.
+    StrategyOptions options = m_in.options;
+    if (!options.chain_cover) options.chain_cover = std::make_shared<const ChainCover>(min_chain_cover(m_in.graph));
     for (const std::string& name : fixed_strategy_names()) {
-      auto made = make_schedule(name, m_in.graph, m_in.costs, m_in.device, m_in.options);
+      auto made = make_schedule(name, m_in.graph, m_in.costs, m_in.device, options);
       if (!made || static_cast<int>(made->stream_count()) > m_in.options.max_streams) continue;
       SearchCandidate c = from_schedule(*made);
       const double t = makespan(c);

@@ -125,6 +125,8 @@ Expected<Advice> advise_figures(const Graph& graph, const AnalysisReport& analys
     if (cpu && mode == LaunchMode::Graph) return tried;
     StrategyOptions so = options.strategy;
     so.cuda_graph = mode == LaunchMode::Graph;
+    // The analysis found the graph's chain cover already (not the merged model's).
+    if (&g == &graph && !so.chain_cover) so.chain_cover = analysis.chain_cover;
     for (const std::string& name : fixed_strategy_names()) {
       if (stopped()) return cancelled_error();
       // split-overlap on a model that is not split is the sequential schedule: the baseline.

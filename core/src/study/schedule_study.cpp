@@ -135,8 +135,11 @@ Expected<std::vector<StrategyStudy>> study_strategies(const Graph& graph, const 
                                                options.memory_options.plan, -1, nullptr, options.memory_options.verify));
     row_options.memory_options.reference_plan = &*reference_plan;
   }
+  // chains and resource-aware (and search, which runs both) start from one chain cover.
+  StrategyOptions shared = strategy_options;
+  if (!shared.chain_cover) shared.chain_cover = std::make_shared<const ChainCover>(min_chain_cover(graph));
   for (const std::string& name : strategy_names()) {
-    WEFT_TRY_ASSIGN(Schedule schedule, make_schedule(name, graph, costs, device, strategy_options));
+    WEFT_TRY_ASSIGN(Schedule schedule, make_schedule(name, graph, costs, device, shared));
     StrategyStudy row;
     row.warnings = schedule_warnings(schedule, strategy_options, device);
     WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::validate(graph, schedule));

@@ -1,9 +1,11 @@
 // Liveness too dense to list (PlanOptions::max_conflict_pairs): the conflicts are counted, not
-// listed; every block gets a conservative live range and the sweep plans them. A plan made that
-// way passes the exact check (an independent, listed liveness) on real models, strategies and a
-// micro-batch split with views: the ranges cover every pair that may be live at once.
+// listed; every block gets a conservative live range, and under several streams its dead-from
+// frontiers; the stream sweep (by the frontiers) or the interval sweep (by the ranges: one stream,
+// or views with several writers) plans them. A plan made that way passes the exact check (an
+// independent, listed liveness) on real models, strategies and a micro-batch split with views.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "test_models.h"
@@ -31,6 +33,11 @@ std::int64_t listed_pairs(const core::Liveness& live) {
   return n / 2;
 }
 
+// A planned block written by several nodes (a split output's parent, with outputs in the arena).
+bool has_several_writers(const core::Graph& g, const core::Liveness& live) {
+  return std::any_of(live.tensors.begin(), live.tensors.end(), [&](core::TensorId t) { return g.writers(t).size() > 1; });
+}
+
 void expect_sweep_plan_is_valid(const core::Graph& g, const core::Schedule& schedule, const std::string& what) {
   SCOPED_TRACE(what);
   auto order = core::ExecutionOrder::build(g, schedule);
@@ -49,11 +56,15 @@ void expect_sweep_plan_is_valid(const core::Graph& g, const core::Schedule& sche
   // ranges, by depth in happens-before for several streams).
   for (std::size_t b = 0; b < counted.tensors.size(); ++b) EXPECT_LE(counted.problem.start[b], counted.problem.end[b]);
 
+  // Several streams and one writer per block: the frontiers, and the stream sweep plans.
+  const bool by_streams = order->stream_count() > 1 && !has_several_writers(g, counted);
+  EXPECT_EQ(counted.problem.frontiers.empty(), !by_streams);
+  const std::string sweep = by_streams ? "stream-sweep" : "sweep";
   auto plans = core::plan_memory_all(g, counted, dense, 0);
   ASSERT_TRUE(plans) << plans.error().message;
   ASSERT_EQ(plans->size(), 1u);
   const core::MemoryPlan& plan = plans->front();
-  EXPECT_EQ(plan.planner, "sweep");
+  EXPECT_EQ(plan.planner, sweep);
   auto ok = core::check_plan(g, *order, plan);  // the exact, listed liveness
   EXPECT_TRUE(ok) << ok.error().message;
   ok = core::check_plan(g, *order, plan, 1);  // the same verdict without listing
@@ -86,12 +97,12 @@ void expect_sweep_plan_is_valid(const core::Graph& g, const core::Schedule& sche
   // The study's pipeline takes the same path: one planner, the sweep.
   auto studied = core::study_plan(g, *order, core::kReferencePlanner, dense);
   ASSERT_TRUE(studied) << studied.error().message;
-  EXPECT_EQ(studied->planner, "sweep");
+  EXPECT_EQ(studied->planner, sweep);
   EXPECT_EQ(studied->arena_bytes, plan.arena_bytes);
   // A planner asked for by name gets the sweep too (nothing else can place such a problem).
   auto named = core::plan_memory(g, counted, "exact", dense, 0);
   ASSERT_TRUE(named) << named.error().message;
-  EXPECT_EQ(named->planner, "sweep");
+  EXPECT_EQ(named->planner, sweep);
 }
 
 }  // namespace
@@ -164,7 +175,7 @@ TEST(DenseLiveness, IntervalCheckFindsOverlaps) {
 }
 
 TEST(DenseLiveness, BudgetFitsWithoutListedConflicts) {
-  // A budget between the concurrent bound and the sweep's arena: the fit serialises pairs chosen
+  // A budget between the concurrent bound and the stream sweep's arena: the fit serialises pairs chosen
   // from the overlapping ranges (there is no list to choose them from) and, when it fits, its plan
   // passes the exact check; it never reads a list that is not there.
   auto device = core::load_device(core::default_device_name());
@@ -179,7 +190,7 @@ TEST(DenseLiveness, BudgetFitsWithoutListedConflicts) {
   options.plan.max_conflict_pairs = 1;
   auto swept = core::study_plan(g, *schedule, core::kReferencePlanner, options.plan);
   ASSERT_TRUE(swept);
-  ASSERT_EQ(swept->planner, "sweep");
+  ASSERT_EQ(swept->planner, "stream-sweep");
   auto bound = core::concurrent_lower_bound(g, *schedule, options.plan);
   ASSERT_TRUE(bound);
   ASSERT_LT(bound->bytes, swept->arena_bytes);

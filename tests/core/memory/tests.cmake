@@ -9,4 +9,5 @@ weft_add_test(test_memory_exact_slow SOURCES memory/test_exact_slow.cpp LABELS c
 # labelled slow so the sanitizer presets skip it (minutes under ASan/TSan).
 weft_add_test(test_minimalloc_goal SOURCES memory/test_minimalloc_goal.cpp LABELS core slow)
 weft_add_test(test_memory_dense_liveness SOURCES memory/test_dense_liveness.cpp LABELS core)
+weft_add_test(test_memory_stream_sweep SOURCES memory/test_stream_sweep.cpp LABELS core)
 weft_add_test(test_memory_plan_repair SOURCES memory/test_plan_repair.cpp LABELS core)

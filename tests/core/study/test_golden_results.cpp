@@ -177,8 +177,8 @@ Json model_json(const std::filesystem::path& path) {
   return j;
 }
 
-// The test models and the synthetic ones (bench/synthetic_models.h: layered, transformer, MoE and
-// RandWire-style, 2k operators each).
+// The test models and the synthetic ones (bench/synthetic_models.h: layered, transformer, MoE,
+// RandWire-style, wide, long-range and bursty, 2k operators each).
 std::vector<std::filesystem::path> models() {
   std::vector<std::filesystem::path> out;
   for (const char* folder : {"/models", "/synthetic"})

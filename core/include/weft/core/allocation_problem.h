@@ -26,10 +26,36 @@ struct PlanOptions {
   /// Most conflicting block pairs a liveness lists. A weakly synchronised schedule of a large
   /// model can leave most tensor pairs possibly live at once (cp-list on 8 streams of a 100k
   /// operator layered graph: about a billion pairs, 12 GB); past this many the liveness lists
-  /// none and gives every block a conservative live range instead (Liveness, "sweep" planner).
-  /// 0: no limit.
+  /// none and gives every block a conservative live range instead (Liveness; the "stream-sweep"
+  /// or "sweep" planner). 0: no limit (max_conflict_pairs_per_block ignored too).
   std::int64_t max_conflict_pairs = 32'000'000;
+  /// ... and, once the pairs are more than kDenseFloorPairs, most pairs per planned block. Every
+  /// listed planner decodes each pair several times, so where the pairs grow faster than the
+  /// blocks (a layer width growing as √n: about n^1.5 pairs) listing them makes planning
+  /// superlinear; past this density the pair-free stream sweep plans instead. 0: no such limit.
+  std::int64_t max_conflict_pairs_per_block = 64;
 };
+
+/// Pairs below which max_conflict_pairs_per_block does not apply: every model of up to about
+/// 1400 tensors is listed whatever its density (the densest tested, 2k long-range operators on
+/// 8 streams, has 0.8M pairs), and listing a million pairs takes a tenth of a second.
+inline constexpr std::int64_t kDenseFloorPairs = 1'000'000;
+
+/// The most conflicting pairs a liveness of `blocks` blocks lists under `options` (0: no limit).
+std::int64_t listed_pair_limit(const PlanOptions& options, std::size_t blocks);
+
+/// The exact conflicts of a several-stream liveness too dense to list, in O(B·S) ints (S <=
+/// kMaxFrontierStreams). Block b is written by one node, the index[b]-th of stream stream[b];
+/// dead_from[b·S + s] is the index of the first node of stream s that happens strictly after
+/// every access of b (the stream's length when none). For blocks a before c in start order
+/// (ties by block), c is never dead before a, so they conflict iff index[c] < dead_from[a·S +
+/// stream[c]].
+struct StreamFrontiers {
+  std::size_t streams = 0;
+  std::vector<std::int32_t> stream, index, dead_from;
+  bool empty() const { return streams == 0; }
+};
+inline constexpr std::size_t kMaxFrontierStreams = 64;
 
 /// Blocks to place in one arena. Two blocks that conflict may not share bytes. start/end is a
 /// closed position interval in some linear order (tensors: producer and last reader in a
@@ -43,10 +69,15 @@ struct AllocationProblem {
   /// the exact skyline search and the interval bound apply.
   bool conflicts_are_overlaps = false;
   /// Set (to the number of conflicting pairs) when they were too many to list
-  /// (PlanOptions::max_conflict_pairs): `conflicts` is empty and any two blocks whose [start, end]
-  /// overlap must be kept apart, which covers every real conflict (exactly them when
-  /// conflicts_are_overlaps). Only the interval sweep (planner "sweep") places such a problem.
+  /// (listed_pair_limit): `conflicts` is empty, and keeping apart any two blocks whose [start,
+  /// end] overlap keeps apart every real conflict (exactly them when conflicts_are_overlaps).
+  /// Only the sweeps place such a problem: the stream sweep by `frontiers` where they are set,
+  /// else the interval sweep by the ranges (planner "sweep").
   std::int64_t omitted_conflict_pairs = 0;
+  /// With omitted conflicts under several streams (each block written by one node, at most
+  /// kMaxFrontierStreams streams): the conflicts exactly, and the stream sweep plans them; start
+  /// and end are then a linear extension of happens-before, as the frontiers require.
+  StreamFrontiers frontiers;
   bool conflicts_omitted() const { return omitted_conflict_pairs > 0; }
   std::size_t block_count() const { return size.size(); }
 };

@@ -2,9 +2,11 @@
 // What `weft analyze` reports: levels, critical path, width and the verdict, from one pipeline
 // of the analysis passes.
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "weft/core/antichain.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/critical_path.h"
 #include "weft/core/graph.h"
@@ -19,6 +21,9 @@ struct AnalysisReport {
   CriticalPath critical;
   std::size_t antichain_width = 0;
   std::vector<NodeId> antichain;
+  /// The minimum chain cover found with the width (min_chain_cover()), for the strategies that
+  /// start from it (StrategyOptions::chain_cover).
+  std::shared_ptr<const ChainCover> chain_cover;
   std::size_t unknown_shapes = 0;  ///< tensors without a static shape
   std::size_t unknown_costs = 0;   ///< nodes whose cost is a launch-only guess (unknown op or shapes)
   std::string verdict;             ///< e.g. "chain: concurrency cannot help", "up to 2.0x from concurrency"

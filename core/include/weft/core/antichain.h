@@ -25,6 +25,9 @@ enum class WidthMethod : std::uint8_t {
   Matching,
   /// Minimum flow on the split-node DAG with lower bound 1 on every node arc, started from a
   /// greedy cover along direct edges and reduced by Dinic from sink to source: O(V + E) memory.
+  /// Each phase costs O(V + E) and there is one per distinct augmenting path length; past 32
+  /// phases every remaining path that runs forward along the edges (a chain's end continued by
+  /// another's head through a shortcut) is spliced in one O(V + E + paths' length) pass first.
   MinFlow,
 };
 inline constexpr std::size_t kMatchingMaxNodes = 20000;

@@ -2,11 +2,13 @@
 // Scheduling strategies: pure functions of graph, costs and options, found by name.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "weft/core/antichain.h"
 #include "weft/core/cost_model.h"
 #include "weft/core/device.h"
 #include "weft/core/graph.h"
@@ -34,6 +36,10 @@ struct StrategyOptions {
   /// Called by long strategies now and then with the fraction done (0..1) and the best predicted
   /// makespan so far (µs); returning false stops them early (they still return their best).
   std::function<bool(double fraction, double best_us)> progress;
+  /// The scheduled graph's min_chain_cover() where a pipeline already has it (analyze(), or made
+  /// once for several strategies): chains and resource-aware take it instead of computing it
+  /// again (the same cover, so the same schedules). It must be of the graph being scheduled.
+  std::shared_ptr<const ChainCover> chain_cover;
 };
 
 /// A search given a count of candidates and no time limit runs to the count, whatever the time.
@@ -73,7 +79,7 @@ Status check_strategy(std::string_view strategy, const StrategyOptions& options 
 /// Runs a strategy; the result is validated and carries its minimal events (compute_events).
 /// Errors: as check_strategy() (InvalidInput).
 /// Cost: O((V + E) · streams) for every strategy but chains and resource-aware, which add
-/// min_chain_cover's cost. Only seed-greedy ignores the stream cap (as the seed's algorithm does).
+/// min_chain_cover's cost unless options.chain_cover holds it. Only seed-greedy ignores the stream cap (as the seed's algorithm does).
 Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, const CostTable& costs,
                                  const DeviceSpec& device, const StrategyOptions& options = {});
 
