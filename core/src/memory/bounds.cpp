@@ -265,6 +265,185 @@ ConcurrentBound linear_clique(const Graph& graph, std::span<const NodeId> order,
   return out;
 }
 
+// The concurrent bound's flow network. Vertices: source, sink, per tensor in/out, one per node.
+// A path t_out(a) → … → t_in(b) exists iff b's producer is where a is dead: a enters the node
+// network at its dead-from frontier (the first dead node on each stream), and everything after a
+// frontier node in H is dead too (the dead set is an up-set), so no closure is needed. A node's
+// capacity is unlimited, so it is one vertex, not an in → out pair: the same flows and the same
+// vertices reachable from the source (an out half was only ever reached through its in half, or
+// against flow that its in → out edge carried too).
+struct BoundNetwork {
+  struct Entry {
+    std::size_t tensor, edge;  // edge: t_out(tensor) → the frontier node
+    std::int32_t index;        // the frontier node's index on its stream
+  };
+  std::vector<TensorId> tensors;
+  std::vector<std::int64_t> weight;
+  // Capacities count units of the weights' greatest common divisor (the alignment at least): every
+  // flow scaled by one factor, so the same cut; 32-bit capacities wherever the total fits.
+  std::int64_t unit = 0, total_units = 0;
+  std::vector<std::int64_t> units;
+  std::vector<NodeId> producer;  // each tensor's one writer
+  // Per node, the tensors whose frontier it is (in tensor order) and the tensors it produces:
+  // grouped by node in flat arrays (counting sorts), not a vector per node.
+  std::vector<std::pair<NodeId, Entry>> frontier_entries;
+  std::vector<std::uint32_t> entering_begin, produced_begin;
+
+  std::size_t tensor_count() const { return tensors.size(); }
+  static constexpr std::size_t kSource = 0, kSink = 1;
+  std::size_t t_in(std::size_t i) const { return 2 + 2 * i; }
+  std::size_t t_out(std::size_t i) const { return 3 + 2 * i; }
+  std::size_t node(NodeId v) const { return 2 + 2 * tensors.size() + static_cast<std::size_t>(v); }
+};
+
+BoundNetwork bound_network(const Graph& graph, const ExecutionOrder& clocks, std::vector<TensorId> tensors,
+                           std::vector<std::int64_t> weight) {
+  BoundNetwork net;
+  const std::size_t b_count = tensors.size(), v_count = graph.node_count();
+  net.tensors = std::move(tensors);
+  net.weight = std::move(weight);
+  for (const std::int64_t w : net.weight) net.unit = std::gcd(net.unit, w);
+  net.units.resize(b_count);
+  for (std::size_t i = 0; i < b_count; ++i) net.units[i] = net.weight[i] / net.unit;
+  net.total_units = std::accumulate(net.units.begin(), net.units.end(), std::int64_t{0});
+  // The frontiers come first: they give the network's arc counts.
+  net.frontier_entries.reserve(b_count * clocks.stream_count());
+  net.producer.resize(b_count);
+  const FirstAfter after(clocks);
+  std::vector<std::int32_t> frontier;
+  for (std::size_t i = 0; i < b_count; ++i) {
+    net.producer[i] = graph.writers(net.tensors[i]).front();  // one writer here (has_multi_writer_tensors)
+    detail::dead_from(after, graph, net.tensors[i], frontier);
+    for (std::size_t s = 0; s < frontier.size(); ++s)
+      if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size())
+        net.frontier_entries.push_back({clocks.stream(s)[static_cast<std::size_t>(frontier[s])], {i, 0, frontier[s]}});
+  }
+  net.entering_begin.assign(v_count + 1, 0);
+  net.produced_begin.assign(v_count + 1, 0);
+  for (const auto& fe : net.frontier_entries) ++net.entering_begin[static_cast<std::size_t>(fe.first) + 1];
+  for (std::size_t i = 0; i < b_count; ++i) ++net.produced_begin[static_cast<std::size_t>(net.producer[i]) + 1];
+  for (std::size_t v = 0; v < v_count; ++v) {
+    net.entering_begin[v + 1] += net.entering_begin[v];
+    net.produced_begin[v + 1] += net.produced_begin[v];
+  }
+  return net;
+}
+
+/// The ids of the edges the initial flow pushes along: each node's stream-order edge to the next
+/// node on its stream, and each tensor's source, sink and producer edges.
+struct FlowEdges {
+  std::vector<std::size_t> chain, source, sink, producer;
+};
+
+// The network, described once and walked twice: to count each vertex's arcs, then to add them.
+template <class Cap, class AddEdge>
+void describe_network(BoundNetwork& net, const ExecutionOrder& clocks, Cap inf, FlowEdges& edges, AddEdge&& edge) {
+  const std::size_t v_count = clocks.order().size(), b_count = net.tensor_count();
+  edges.chain.assign(v_count, 0);
+  edges.source.resize(b_count);
+  edges.sink.resize(b_count);
+  edges.producer.resize(b_count);
+  for (std::size_t u = 0; u < v_count; ++u) {
+    const auto nu = static_cast<NodeId>(u);
+    const auto& st = clocks.stream(static_cast<std::size_t>(clocks.stream_of(nu)));
+    const auto k = static_cast<std::size_t>(clocks.index(nu));
+    const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
+    for (NodeId v : clocks.successors(nu)) {
+      const std::size_t e = edge(net.node(nu), net.node(v), inf);
+      if (v == next) edges.chain[u] = e;
+    }
+  }
+  for (std::size_t i = 0; i < b_count; ++i) {
+    edges.source[i] = edge(BoundNetwork::kSource, net.t_out(i), static_cast<Cap>(net.units[i]));
+    edges.sink[i] = edge(net.t_in(i), BoundNetwork::kSink, static_cast<Cap>(net.units[i]));
+    edge(net.t_in(i), net.t_out(i), inf);
+    edges.producer[i] = edge(net.node(net.producer[i]), net.t_in(i), inf);
+  }
+  for (auto& fe : net.frontier_entries) fe.second.edge = edge(net.t_out(fe.second.tensor), net.node(fe.first), inf);
+}
+
+// Initial flow: along each stream, a tensor's weight enters at its frontier node and serves
+// tensors produced further down that stream (each is dead-after it). Edge flows along the
+// stream chains are prefix sums, so this is O(V + T·S); Dinic then only completes what the
+// stream chains alone cannot route, instead of growing one path length per phase. Returns the
+// flow pushed.
+template <class Cap>
+std::int64_t push_initial_flow(const BoundNetwork& net, const ExecutionOrder& clocks, const FlowEdges& edges, MaxFlow<Cap>& flow) {
+  using Entry = BoundNetwork::Entry;
+  const std::size_t streams = clocks.stream_count();
+  std::vector<Entry> entering(net.frontier_entries.size());
+  std::vector<std::size_t> produced(net.tensor_count());
+  {
+    std::vector<std::uint32_t> at(net.entering_begin.begin(), net.entering_begin.end() - 1);
+    for (const auto& fe : net.frontier_entries) entering[at[static_cast<std::size_t>(fe.first)]++] = fe.second;
+    at.assign(net.produced_begin.begin(), net.produced_begin.end() - 1);
+    for (std::size_t i = 0; i < net.tensor_count(); ++i) produced[at[static_cast<std::size_t>(net.producer[i])]++] = i;
+  }
+  std::vector<std::int64_t> supply(net.units), demand(net.units);
+  std::vector<std::vector<Entry>> pool(streams);
+  std::vector<std::vector<std::int64_t>> along(streams);
+  for (std::size_t s = 0; s < streams; ++s) along[s].assign(clocks.stream(s).size() + 1, 0);
+  std::int64_t initial = 0;
+  for (NodeId x : clocks.order()) {
+    const auto ux = static_cast<std::size_t>(x);
+    const auto s = static_cast<std::size_t>(clocks.stream_of(x));
+    const std::int32_t k = clocks.index(x);
+    for (std::uint32_t j = net.entering_begin[ux]; j < net.entering_begin[ux + 1]; ++j) pool[s].push_back(entering[j]);
+    for (std::uint32_t j = net.produced_begin[ux]; j < net.produced_begin[ux + 1]; ++j)
+      for (const std::size_t b = produced[j]; demand[b] > 0 && !pool[s].empty();) {
+        const Entry a = pool[s].back();
+        if (supply[a.tensor] == 0) {
+          pool[s].pop_back();
+          continue;
+        }
+        const std::int64_t amount = std::min(supply[a.tensor], demand[b]);
+        flow.push(edges.source[a.tensor], static_cast<Cap>(amount));
+        flow.push(a.edge, static_cast<Cap>(amount));
+        flow.push(edges.producer[b], static_cast<Cap>(amount));
+        flow.push(edges.sink[b], static_cast<Cap>(amount));
+        along[s][static_cast<std::size_t>(a.index)] += amount;
+        along[s][static_cast<std::size_t>(k)] -= amount;
+        supply[a.tensor] -= amount;
+        demand[b] -= amount;
+        initial += amount;
+      }
+  }
+  for (std::size_t s = 0; s < streams; ++s) {
+    std::int64_t running = 0;
+    const auto& st = clocks.stream(s);
+    for (std::size_t k = 0; k + 1 < st.size(); ++k)
+      if ((running += along[s][k]) > 0) flow.push(edges.chain[static_cast<std::size_t>(st[k])], static_cast<Cap>(running));
+  }
+  return initial;
+}
+
+// The max flow, then the bound (total minus matched) and its antichain: the tensors whose out
+// half the source still reaches and whose in half it does not (the minimal min cut).
+template <class Cap>
+void solve_bound(BoundNetwork& net, const ExecutionOrder& clocks, int direct_paths, ConcurrentBound& out) {
+  const auto inf = static_cast<Cap>(net.total_units + 1);
+  FlowEdges edges;
+  std::vector<std::uint32_t> arcs_of(2 + 2 * net.tensor_count() + clocks.order().size(), 0);
+  describe_network(net, clocks, inf, edges, [&](std::size_t u, std::size_t v, Cap) -> std::size_t {
+    ++arcs_of[u];  // the edge
+    ++arcs_of[v];  // its residual twin
+    return 0;
+  });
+  MaxFlow<Cap> flow(arcs_of);
+  describe_network(net, clocks, inf, edges, [&](std::size_t u, std::size_t v, Cap cap) { return flow.add_edge(u, v, cap); });
+  const std::int64_t initial = push_initial_flow(net, clocks, edges, flow);
+  const std::int64_t matched = initial + flow.run(BoundNetwork::kSource, BoundNetwork::kSink, direct_paths);
+  out.bytes = (net.total_units - matched) * net.unit;
+  const auto seen = flow.reachable();
+  std::int64_t check = 0;
+  for (std::size_t i = 0; i < net.tensor_count(); ++i)
+    if (seen[net.t_out(i)] && !seen[net.t_in(i)]) {
+      out.antichain.push_back(net.tensors[i]);
+      check += net.weight[i];
+    }
+  WEFT_CHECK_MSG(check == out.bytes, "antichain weight must equal the min-cut value");
+}
+
 }  // namespace
 
 std::int64_t linear_lower_bound(const Graph& graph, std::span<const NodeId> order, const PlanOptions& options) {
@@ -305,8 +484,6 @@ ConcurrentBound concurrent_lower_bound(const Graph& graph, const ExecutionOrder&
 ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const ExecutionOrder& clocks, const PlanOptions& options,
                                                int direct_paths) {
   const Schedule& schedule = clocks.schedule();
-  const std::size_t v_count = graph.node_count();
-
   std::vector<TensorId> tensors;
   std::vector<std::int64_t> weight;
   for (std::size_t t = 0; t < graph.tensor_count(); ++t) {
@@ -315,9 +492,8 @@ ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const Executi
     tensors.push_back(id);
     weight.push_back(align_up(std::max<std::int64_t>(graph.bytes(id), 1), options.alignment));
   }
-  const std::size_t b_count = tensors.size();
   ConcurrentBound out;
-  if (b_count == 0) return out;
+  if (tensors.empty()) return out;
   // One stream is a total order: the antichains are the tensors live at one step, so the sweep is
   // exact. Past kExactFlowTensors (a guard: with the initial flow below, 100k nodes on 4 streams
   // take well under a second), the same sweep over a linearisation of H gives a valid, not
@@ -325,156 +501,15 @@ ConcurrentBound detail::concurrent_lower_bound(const Graph& graph, const Executi
   constexpr std::size_t kExactFlowTensors = 250'000;
   // The flow network gives each tensor one producer; a split output's parent has several
   // writers, so such a graph gets the linearisation's (valid, not always tight) bound too.
-  if (schedule.stream_count() <= 1 || b_count > kExactFlowTensors || has_multi_writer_tensors(graph, options.outputs_in_arena)) {
+  if (schedule.stream_count() <= 1 || tensors.size() > kExactFlowTensors || has_multi_writer_tensors(graph, options.outputs_in_arena)) {
     const std::vector<NodeId>& order = schedule.stream_count() == 1 ? schedule.streams[0] : clocks.order();
     out = linear_clique(graph, order, tensors, weight);
     out.exact = schedule.stream_count() <= 1;
     return out;
   }
-
-  // Vertices: source, sink, per tensor in/out, one per node. A path t_out(a) → … → t_in(b)
-  // exists iff b's producer is where a is dead: a enters the node network at its dead-from
-  // frontier (the first dead node on each stream), and everything after a frontier node in H is
-  // dead too (the dead set is an up-set), so no closure is needed. A node's capacity is
-  // unlimited, so it is one vertex, not an in → out pair: the same flows and the same vertices
-  // reachable from the source (an out half was only ever reached through its in half, or
-  // against flow that its in → out edge carried too).
-  const std::size_t src = 0, sink = 1;
-  const auto t_in = [&](std::size_t i) { return 2 + 2 * i; };
-  const auto t_out = [&](std::size_t i) { return 3 + 2 * i; };
-  const auto n_of = [&](NodeId v) { return 2 + 2 * b_count + static_cast<std::size_t>(v); };
-  // Capacities count units of the weights' greatest common divisor (the alignment at least): every
-  // flow scaled by one factor, so the same cut; 32-bit capacities wherever the total fits.
-  std::int64_t unit = 0;
-  for (const std::int64_t w : weight) unit = std::gcd(unit, w);
-  std::vector<std::int64_t> units(b_count);
-  for (std::size_t i = 0; i < b_count; ++i) units[i] = weight[i] / unit;
-  const std::int64_t total_units = std::accumulate(units.begin(), units.end(), std::int64_t{0});
-  const std::size_t streams = clocks.stream_count();
-  struct Entry {
-    std::size_t tensor, edge;  // edge: t_out(tensor) → the frontier node
-    std::int32_t index;        // the frontier node's index on its stream
-  };
-  // Per node, the tensors whose frontier it is (in tensor order) and the tensors it produces:
-  // grouped by node in flat arrays (counting sorts), not a vector per node. The frontiers come
-  // first: they give the network's arc counts.
-  std::vector<std::pair<NodeId, Entry>> frontier_entries;
-  frontier_entries.reserve(b_count * streams);
-  std::vector<NodeId> producer(b_count);
-  {
-    const FirstAfter after(clocks);
-    std::vector<std::int32_t> frontier;
-    for (std::size_t i = 0; i < b_count; ++i) {
-      producer[i] = graph.writers(tensors[i]).front();  // one writer here (has_multi_writer_tensors)
-      detail::dead_from(after, graph, tensors[i], frontier);
-      for (std::size_t s = 0; s < frontier.size(); ++s)
-        if (static_cast<std::size_t>(frontier[s]) < clocks.stream(s).size())
-          frontier_entries.push_back({clocks.stream(s)[static_cast<std::size_t>(frontier[s])], {i, 0, frontier[s]}});
-    }
-  }
-  std::vector<std::uint32_t> entering_begin(v_count + 1, 0), produced_begin(v_count + 1, 0);
-  for (const auto& fe : frontier_entries) ++entering_begin[static_cast<std::size_t>(fe.first) + 1];
-  for (std::size_t i = 0; i < b_count; ++i) ++produced_begin[static_cast<std::size_t>(producer[i]) + 1];
-  for (std::size_t v = 0; v < v_count; ++v) {
-    entering_begin[v + 1] += entering_begin[v];
-    produced_begin[v + 1] += produced_begin[v];
-  }
-
-  const auto solve = [&](auto zero) {
-    using Cap = decltype(zero);
-    const auto inf = static_cast<Cap>(total_units + 1);
-    // The network, described once and walked twice: to count each vertex's arcs, then to add them.
-    // Edge ids the initial flow below pushes along: each node's stream-order edge to the next node
-    // on its stream, and each tensor's source, sink and producer edges.
-    std::vector<std::size_t> chain_edge(v_count, 0);
-    std::vector<std::size_t> src_edge(b_count), sink_edge(b_count), prod_edge(b_count);
-    const auto network = [&](auto&& edge) {
-      for (std::size_t u = 0; u < v_count; ++u) {
-        const auto nu = static_cast<NodeId>(u);
-        const auto& st = clocks.stream(static_cast<std::size_t>(clocks.stream_of(nu)));
-        const auto k = static_cast<std::size_t>(clocks.index(nu));
-        const NodeId next = k + 1 < st.size() ? st[k + 1] : kNoNode;
-        for (NodeId v : clocks.successors(nu)) {
-          const std::size_t e = edge(n_of(nu), n_of(v), inf);
-          if (v == next) chain_edge[u] = e;
-        }
-      }
-      for (std::size_t i = 0; i < b_count; ++i) {
-        src_edge[i] = edge(src, t_out(i), static_cast<Cap>(units[i]));
-        sink_edge[i] = edge(t_in(i), sink, static_cast<Cap>(units[i]));
-        edge(t_in(i), t_out(i), inf);
-        prod_edge[i] = edge(n_of(producer[i]), t_in(i), inf);
-      }
-      for (auto& fe : frontier_entries) fe.second.edge = edge(t_out(fe.second.tensor), n_of(fe.first), inf);
-    };
-    std::vector<std::uint32_t> arcs_of(2 + 2 * b_count + v_count, 0);
-    network([&](std::size_t u, std::size_t v, Cap) -> std::size_t {
-      ++arcs_of[u];  // the edge
-      ++arcs_of[v];  // its residual twin
-      return 0;
-    });
-    MaxFlow<Cap> flow(arcs_of);
-    network([&](std::size_t u, std::size_t v, Cap cap) { return flow.add_edge(u, v, cap); });
-    std::vector<Entry> entering(frontier_entries.size());
-    std::vector<std::size_t> produced(b_count);
-    {
-      std::vector<std::uint32_t> at(entering_begin.begin(), entering_begin.end() - 1);
-      for (const auto& fe : frontier_entries) entering[at[static_cast<std::size_t>(fe.first)]++] = fe.second;
-      at.assign(produced_begin.begin(), produced_begin.end() - 1);
-      for (std::size_t i = 0; i < b_count; ++i) produced[at[static_cast<std::size_t>(producer[i])]++] = i;
-    }
-    // Initial flow: along each stream, a tensor's weight enters at its frontier node and serves
-    // tensors produced further down that stream (each is dead-after it). Edge flows along the
-    // stream chains are prefix sums, so this is O(V + T·S); Dinic then only completes what the
-    // stream chains alone cannot route, instead of growing one path length per phase.
-    std::vector<std::int64_t> supply(units), demand(units);
-    std::vector<std::vector<Entry>> pool(streams);
-    std::vector<std::vector<std::int64_t>> along(streams);
-    for (std::size_t s = 0; s < streams; ++s) along[s].assign(clocks.stream(s).size() + 1, 0);
-    std::int64_t initial = 0;
-    for (NodeId x : clocks.order()) {
-      const auto ux = static_cast<std::size_t>(x);
-      const auto s = static_cast<std::size_t>(clocks.stream_of(x));
-      const std::int32_t k = clocks.index(x);
-      for (std::uint32_t j = entering_begin[ux]; j < entering_begin[ux + 1]; ++j) pool[s].push_back(entering[j]);
-      for (std::uint32_t j = produced_begin[ux]; j < produced_begin[ux + 1]; ++j)
-        for (const std::size_t b = produced[j]; demand[b] > 0 && !pool[s].empty();) {
-          const Entry a = pool[s].back();
-          if (supply[a.tensor] == 0) {
-            pool[s].pop_back();
-            continue;
-          }
-          const std::int64_t amount = std::min(supply[a.tensor], demand[b]);
-          flow.push(src_edge[a.tensor], static_cast<Cap>(amount));
-          flow.push(a.edge, static_cast<Cap>(amount));
-          flow.push(prod_edge[b], static_cast<Cap>(amount));
-          flow.push(sink_edge[b], static_cast<Cap>(amount));
-          along[s][static_cast<std::size_t>(a.index)] += amount;
-          along[s][static_cast<std::size_t>(k)] -= amount;
-          supply[a.tensor] -= amount;
-          demand[b] -= amount;
-          initial += amount;
-        }
-    }
-    for (std::size_t s = 0; s < streams; ++s) {
-      std::int64_t running = 0;
-      const auto& st = clocks.stream(s);
-      for (std::size_t k = 0; k + 1 < st.size(); ++k)
-        if ((running += along[s][k]) > 0) flow.push(chain_edge[static_cast<std::size_t>(st[k])], static_cast<Cap>(running));
-    }
-    const std::int64_t matched = initial + flow.run(src, sink, direct_paths);
-    out.bytes = (total_units - matched) * unit;
-    const auto seen = flow.reachable();
-    std::int64_t check = 0;
-    for (std::size_t i = 0; i < b_count; ++i)
-      if (seen[t_out(i)] && !seen[t_in(i)]) {
-        out.antichain.push_back(tensors[i]);
-        check += weight[i];
-      }
-    WEFT_CHECK_MSG(check == out.bytes, "antichain weight must equal the min-cut value");
-  };
-  if (total_units < std::numeric_limits<std::int32_t>::max()) solve(std::int32_t{0});
-  else solve(std::int64_t{0});
+  BoundNetwork net = bound_network(graph, clocks, std::move(tensors), std::move(weight));
+  if (net.total_units < std::numeric_limits<std::int32_t>::max()) solve_bound<std::int32_t>(net, clocks, direct_paths, out);
+  else solve_bound<std::int64_t>(net, clocks, direct_paths, out);
   return out;
 }
 
