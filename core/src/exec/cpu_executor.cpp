@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "library_kernel.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/initial_values.h"
 #include "weft/core/merge_graph.h"
@@ -115,6 +116,9 @@ struct RunState {
   std::int64_t random_weights = 0;
   bool batch_invariant = false;  ///< RunOptions::batch_invariant
   bool spin = false;             ///< every worker has a CPU of its own: waits spin (IterationBarrier)
+  /// Per node: its library kernel, prepared before the first iteration (null: the reference kernel).
+  std::vector<std::unique_ptr<detail::PreparedKernel>> prepared;
+  std::vector<Buffer> scratch;   ///< per worker: the library kernels' scratch
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -199,13 +203,16 @@ std::vector<int> allowed_cpus() {
 // the scheduler's time slices, and the run then depends on when the kernel wakes them
 // (transformer4h, 8 streams as 8 threads on 2 cores: 0.35-1.08x the sequential run, against a
 // prediction of 1.7x).
-std::size_t worker_count(const std::vector<int>& cpus, std::size_t streams) {
+// With a library team of `team` threads per stream, each worker takes `team` CPUs.
+std::size_t worker_count(const std::vector<int>& cpus, std::size_t streams, std::size_t team = 1) {
   const std::size_t usable = cpus.empty() ? std::max(1u, std::thread::hardware_concurrency()) : cpus.size();
-  return std::min(streams, usable);
+  return std::min(streams, std::max<std::size_t>(usable / std::max<std::size_t>(team, 1), 1));
 }
 
-// Every worker has a CPU of its own: the workers are pinned and their waits spin.
-bool owns_cpus(const std::vector<int>& cpus, std::size_t workers) { return cpus.size() >= 2 && workers >= 2 && workers <= cpus.size(); }
+// Every worker has CPUs of its own (`team` each): the workers are pinned and their waits spin.
+bool owns_cpus(const std::vector<int>& cpus, std::size_t workers, std::size_t team = 1) {
+  return cpus.size() >= 2 && workers * team >= 2 && workers * team <= cpus.size();
+}
 
 // Worker w's thread on the w-th allowed CPU (a worker per stream, or per CPU).
 // Unpinned, the scheduler wakes every stream thread on the core of the thread that released them
@@ -220,8 +227,18 @@ void pin_to_cpu(int cpu) {
   pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort: unpinned still runs
 }
 
-void pin_to(const std::vector<int>& cpus, std::size_t worker, std::size_t workers) {
-  if (owns_cpus(cpus, workers)) pin_to_cpu(cpus[worker]);
+// Worker w's thread, and the library team it starts, on the w-th group of `team` allowed CPUs
+// (the team's helpers inherit the mask when the OpenMP runtime creates them).
+void pin_to(const std::vector<int>& cpus, std::size_t worker, std::size_t workers, std::size_t team = 1) {
+  if (!owns_cpus(cpus, workers, team)) return;
+  if (team <= 1) {
+    pin_to_cpu(cpus[worker]);
+    return;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (std::size_t c = worker * team; c < (worker + 1) * team; ++c) CPU_SET(cpus[c], &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
 }
 
 void cpu_relax() {
@@ -278,12 +295,12 @@ class IterationBarrier {
 // restored afterwards.
 class CallerPin {
  public:
-  CallerPin(const std::vector<int>& cpus, std::size_t workers) {
-    if (!owns_cpus(cpus, workers)) return;
+  CallerPin(const std::vector<int>& cpus, std::size_t workers, std::size_t team = 1) {
+    if (!owns_cpus(cpus, workers, team)) return;
     CPU_ZERO(&m_saved);
     if (pthread_getaffinity_np(pthread_self(), sizeof(m_saved), &m_saved) != 0) return;
     m_pinned = true;
-    pin_to(cpus, 0, workers);
+    pin_to(cpus, 0, workers, team);
   }
   ~CallerPin() {
     if (m_pinned) pthread_setaffinity_np(pthread_self(), sizeof(m_saved), &m_saved);
@@ -296,8 +313,19 @@ class CallerPin {
   bool m_pinned = false;
 };
 
+/// Runs the node's prepared library kernel where it was prepared for these inputs, else its
+/// reference kernel.
+Status run_kernel_of(RunState& state, NodeContext& ctx, NodeId n, std::size_t worker) {
+  if (const detail::PreparedKernel* k = state.prepared[idx(n)].get(); k && detail::prepared_for(*k, ctx)) {
+    Buffer& scratch = state.scratch[worker];
+    return k->run(ctx, std::span<std::uint8_t>(scratch.data(), scratch.size()));
+  }
+  const detail::KernelFn* fn = detail::kernel_registry().find(detail::kernel_key(ctx.node()));
+  return fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
+}
+
 /// Runs one node: waits for its events, runs the kernel, records its latch.
-void run_node(RunState& state, NodeId n, int stream) {
+void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
   for (std::uint32_t e : state.order->waits(n)) {
     auto& latch = state.done[static_cast<std::size_t>(state.order->schedule().events[e].from)];
     await_change(latch, 0, state.spin);
@@ -309,11 +337,10 @@ void run_node(RunState& state, NodeId n, int stream) {
     for (std::size_t i = 0; i < node.inputs.size(); ++i)
       if (node.inputs[i] != kNoTensor) inputs[i] = state.values[static_cast<std::size_t>(node.inputs[i])];
     NodeContext ctx(state, n, inputs);
-    const detail::KernelFn* fn = detail::kernel_registry().find(detail::kernel_key(node));
     // A kernel that throws (an output sized by the data past what memory holds) fails the run
     // like an error value: every stream still records its latches and reaches the barrier.
     try {
-      Status s = fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
+      Status s = run_kernel_of(state, ctx, n, worker);
       if (!s) state.fail(s.error());
     } catch (const std::bad_alloc&) {
       state.fail(make_error(ErrorKind::Runtime, "out of memory running node '" + node.name + "' (" + node.op_type + ")"));
@@ -351,7 +378,7 @@ class StreamPool {
   }
 
   /// One worker's share of the iteration: returns when every node has run.
-  void work() {
+  void work(std::size_t worker) {
     while (m_left.load(std::memory_order_acquire) > 0) {
       // Read before looking, so that a node finishing during the look is not missed.
       const std::uint32_t seen = m_progress.load(std::memory_order_acquire);
@@ -363,7 +390,7 @@ class StreamPool {
       if (m_held[s].exchange(true, std::memory_order_acquire)) continue;  // another worker took it
       const auto& nodes = m_streams[s];
       for (std::uint32_t i = m_next[s].load(std::memory_order_relaxed); i < nodes.size() && ready(nodes[i]); ++i) {
-        run_node(m_state, nodes[i], static_cast<int>(s));
+        run_node(m_state, nodes[i], static_cast<int>(s), worker);
         m_next[s].store(i + 1, std::memory_order_release);
         m_left.fetch_sub(1, std::memory_order_acq_rel);
         advance();
@@ -457,6 +484,7 @@ class CpuExecutor final : public Executor {
     state.order = &order;
     state.done = std::make_unique<std::atomic<std::uint32_t>[]>(graph.node_count());
     state.items.resize(graph.node_count());
+    state.prepared.resize(graph.node_count());
 
     WEFT_TRY(prepare_sources(graph, options, state));
 
@@ -471,16 +499,17 @@ class CpuExecutor final : public Executor {
     // caller works instead of waiting beside them: a third runnable thread on as many cores.
     const std::size_t streams = schedule.streams.size();
     const std::vector<int> cpus = allowed_cpus();
-    const std::size_t workers = worker_count(cpus, streams);
-    state.spin = owns_cpus(cpus, workers);
+    const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
+    const std::size_t workers = worker_count(cpus, streams, team);
+    state.spin = owns_cpus(cpus, workers, team);
     std::optional<StreamPool> pool;
     if (workers < streams) pool.emplace(state, state.spin);
     const auto work = [&state, &schedule, &pool](std::size_t w) {
       if (pool) {
-        pool->work();
+        pool->work(w);
         return;
       }
-      for (NodeId v : schedule.streams[w]) run_node(state, v, static_cast<int>(w));
+      for (NodeId v : schedule.streams[w]) run_node(state, v, static_cast<int>(w), w);
     };
     std::atomic<bool> stop{false};
     IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(workers, 1)), state.spin);
@@ -489,8 +518,9 @@ class CpuExecutor final : public Executor {
       threads.reserve(workers);
       try {
         for (std::size_t w = 1; w < workers; ++w)
-          threads.emplace_back([&sync, &stop, &cpus, &work, w, workers] {
-            pin_to(cpus, w, workers);
+          threads.emplace_back([&sync, &stop, &cpus, &work, w, workers, team] {
+            pin_to(cpus, w, workers, team);
+            const detail::LibraryTeam library_team(static_cast<int>(team));
             while (true) {
               sync.arrive_and_wait();  // released by the iteration's start
               if (stop.load(std::memory_order_acquire)) return;
@@ -507,7 +537,15 @@ class CpuExecutor final : public Executor {
         return make_error(ErrorKind::Runtime, std::string("could not start the run's threads: ") + e.what());
       }
       // After the workers start (they would inherit its mask).
-      const CallerPin caller_pin(cpus, workers);
+      const CallerPin caller_pin(cpus, workers, team);
+      // The library kernels are prepared here, on the caller pinned as worker 0 with its team
+      // sized, while the workers wait for the first iteration: a primitive's work split follows
+      // the team size of the thread that makes it, and the helpers a preparation starts keep the
+      // mask they start with.
+      const detail::LibraryTeam library_team(static_cast<int>(team));
+      if (options.kernels == KernelSet::Library) prepare_library(graph, schedule, workers, pool.has_value(), state, result);
+      else result.kernel_paths["reference"] = static_cast<std::int64_t>(graph.node_count());
+      result.threads_per_stream = static_cast<int>(team);
       for (int it = 0; it < warmup + iterations; ++it) {
         for (std::size_t v = 0; v < graph.node_count(); ++v) state.done[v].store(0, std::memory_order_relaxed);
         if (pool) pool->reset();
@@ -543,6 +581,62 @@ class CpuExecutor final : public Executor {
     }
     return result;
   }
+
+  /// Prepares every node a library kernel takes (its inputs' shapes known from the graph), sizes
+  /// each worker's scratch for the nodes it may run (its stream's, or any node's when workers
+  /// share the streams) and reports kernels, scratch and packed weights in `result`.
+  static void prepare_library(const Graph& graph, const Schedule& schedule, std::size_t workers, bool shared_streams,
+                              RunState& state, RunResult& result) {
+    std::vector<std::size_t> need(graph.node_count(), 0);
+    for (std::size_t v = 0; v < graph.node_count(); ++v) {
+      const Node& node = graph.node(static_cast<NodeId>(v));
+      std::vector<View> inputs(node.inputs.size());
+      bool known = true;
+      for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+        const TensorId t = node.inputs[i];
+        if (t == kNoTensor) continue;
+        const Tensor& tensor = graph.tensor(t);
+        const View& value = state.values[static_cast<std::size_t>(t)];
+        if (value.present()) inputs[i] = value;  // a source or a view: its bytes are there
+        else if (tensor.shape_known() && tensor.dtype != DType::Undefined) inputs[i] = View{tensor.dtype, tensor.shape(), nullptr};
+        else known = false;
+      }
+      std::unique_ptr<detail::PreparedKernel> k;
+      if (known) {
+        PrepareContext ctx(graph, node, inputs, state);
+        k = detail::prepare_library_kernel(ctx);
+      }
+      ++result.kernel_paths[k ? k->implementation : "reference"];
+      if (!k) continue;
+      need[v] = k->scratch_bytes;
+      result.packed_weight_bytes += static_cast<std::int64_t>(k->packed_bytes);
+      state.prepared[v] = std::move(k);
+    }
+    state.scratch.resize(std::max<std::size_t>(workers, 1));
+    const std::size_t any_node = need.empty() ? 0 : *std::max_element(need.begin(), need.end());
+    for (std::size_t w = 0; w < state.scratch.size(); ++w) {
+      std::size_t bytes = any_node;
+      if (!shared_streams && w < schedule.streams.size()) {
+        bytes = 0;
+        for (NodeId v : schedule.streams[w]) bytes = std::max(bytes, need[idx(v)]);
+      }
+      state.scratch[w].resize(bytes);
+      result.library_scratch_bytes += static_cast<std::int64_t>(bytes);
+    }
+  }
+
+  /// What a library kernel's preparation sees: the node, its inputs' shapes, the bytes of its
+  /// sources; outputs cannot be asked for yet.
+  class PrepareContext final : public detail::KernelContext {
+   public:
+    PrepareContext(const Graph& graph, const Node& node, std::span<const View> inputs, const RunState& state)
+        : KernelContext(node, inputs, state.opset, &graph) {
+      set_batch_invariant(state.batch_invariant);
+    }
+    Expected<View> output(std::size_t, DType, detail::Shape) override {
+      return detail::kernel_error(*this, "outputs are not available while preparing");
+    }
+  };
 
   static Status prepare_sources(const Graph& graph, const RunOptions& options, RunState& state) {
     for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
@@ -649,6 +743,8 @@ double cpu_latch_latency_us(std::size_t streams, int round_trips) {
 int cpu_count() { return static_cast<int>(worker_count(allowed_cpus(), std::numeric_limits<int>::max())); }
 
 std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
+
+std::string cpu_kernel_library() { return detail::library_name(); }
 
 namespace {
 

@@ -41,6 +41,10 @@ Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedu
 /// the most operators a CPU run runs at once, and the calibrated CPU device's core count.
 int cpu_count();
 
+/// The kernel library the CPU executor's library kernels run on, with the version loaded
+/// ("oneDNN 2.6.3"); empty in a build without it (CMake option WEFT_ONEDNN off).
+std::string cpu_kernel_library();
+
 /// Operators the CPU executor supports (sorted).
 std::vector<std::string> cpu_supported_ops();
 

@@ -1,0 +1,78 @@
+#include "dnnl_runtime.h"
+
+#include <algorithm>
+
+namespace weft::core::detail {
+
+const dnnl::engine& dnnl_engine() {
+  // Thread-safe initialisation of a local static; an engine is immutable and shared.
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& dnnl_thread_stream() {
+  thread_local dnnl::stream stream(dnnl_engine());
+  return stream;
+}
+
+dnnl::memory::dims dnnl_dims(const Shape& shape) {
+  if (shape.empty()) return {1};
+  return dnnl::memory::dims(shape.begin(), shape.end());
+}
+
+dnnl::memory::desc plain_f32(const Shape& shape) {
+  const dnnl::memory::dims dims = dnnl_dims(shape);
+  // Row-major strides; oneDNN takes any dense strides, so no format tag per rank is needed.
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (std::size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<dnnl::memory::dim>(dims[i], 1);
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+std::string dnnl_implementation(const dnnl::primitive_desc_base& pd) { return std::string("oneDNN ") + pd.impl_info_str(); }
+
+void LibraryOperand::prepare_input(const dnnl::memory::desc& plain, const dnnl::memory::desc& chosen, ScratchLayout& layout,
+                                   const void* weight, PreparedKernel& k) {
+  m_plain = plain;
+  m_chosen = chosen;
+  if (plain == chosen) return;
+  dnnl::reorder reorder(dnnl::reorder::primitive_desc(dnnl_engine(), plain, dnnl_engine(), chosen));
+  if (weight) {
+    m_packed = std::make_shared<AlignedBytes>(chosen.get_size());
+    k.packed_bytes += chosen.get_size();
+    dnnl::memory from = dnnl_memory(plain, const_cast<void*>(weight));
+    dnnl::memory to = dnnl_memory(chosen, m_packed->data());
+    reorder.execute(dnnl_thread_stream(), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    return;
+  }
+  m_reorder = reorder;
+  m_at = layout.add(chosen.get_size());
+}
+
+void LibraryOperand::prepare_output(const dnnl::memory::desc& plain, const dnnl::memory::desc& chosen, ScratchLayout& layout) {
+  m_plain = plain;
+  m_chosen = chosen;
+  if (plain == chosen) return;
+  m_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), chosen, dnnl_engine(), plain));
+  m_at = layout.add(chosen.get_size());
+}
+
+dnnl::memory LibraryOperand::bind_input(const void* data, std::uint8_t* scratch, const dnnl::stream& s) const {
+  if (m_packed) return dnnl_memory(m_chosen, m_packed->data());
+  dnnl::memory own = dnnl_memory(m_plain, const_cast<void*>(data));
+  if (!m_reorder) return own;
+  dnnl::memory chosen = dnnl_memory(m_chosen, scratch + m_at);
+  m_reorder.execute(s, {{DNNL_ARG_FROM, own}, {DNNL_ARG_TO, chosen}});
+  return chosen;
+}
+
+dnnl::memory LibraryOperand::bind_output(void* data, std::uint8_t* scratch) const {
+  return m_reorder ? dnnl_memory(m_chosen, scratch + m_at) : dnnl_memory(m_plain, data);
+}
+
+void LibraryOperand::finish_output(const dnnl::memory& written, void* data, const dnnl::stream& s) const {
+  if (!m_reorder) return;
+  dnnl::memory own = dnnl_memory(m_plain, data);
+  m_reorder.execute(s, {{DNNL_ARG_FROM, written}, {DNNL_ARG_TO, own}});
+}
+
+}  // namespace weft::core::detail
