@@ -28,6 +28,7 @@
 #include "weft/core/merge_graph.h"
 #include "weft/core/run_checks.h"
 #include "weft/core/tensor_size.h"
+#include "weft/core/text_format.h"
 
 namespace weft::core {
 namespace {
@@ -210,8 +211,10 @@ std::size_t worker_count(const std::vector<int>& cpus, std::size_t streams, std:
 }
 
 // Every worker has CPUs of its own (`team` each): the workers are pinned and their waits spin.
+// A single worker is never pinned: it waits for no other, and it keeps the caller's CPUs (a
+// copy's, in run_cpu_copies) for its team.
 bool owns_cpus(const std::vector<int>& cpus, std::size_t workers, std::size_t team = 1) {
-  return cpus.size() >= 2 && workers * team >= 2 && workers * team <= cpus.size();
+  return cpus.size() >= 2 && workers >= 2 && workers * team <= cpus.size();
 }
 
 // Worker w's thread on the w-th allowed CPU (a worker per stream, or per CPU).
@@ -681,6 +684,7 @@ Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedu
                                                 const RunOptions& options, std::size_t copies) {
   WEFT_CHECK_MSG(schedule.streams.size() == 1, "run_cpu_copies: a one-stream schedule (the executor pins the threads of others)");
   const std::vector<int> cpus = allowed_cpus();
+  const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
   std::vector<std::optional<Expected<RunResult>>> results(copies);
   std::latch start(static_cast<std::ptrdiff_t>(copies));
   {
@@ -689,7 +693,8 @@ Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedu
     try {
       for (std::size_t c = 0; c < copies; ++c)
         threads.emplace_back([&, c] {
-          if (cpus.size() >= copies) pin_to_cpu(cpus[c]);
+          // Each copy on CPUs of its own: one, or a team's worth (its library team inherits the mask).
+          if (cpus.size() >= copies * team) pin_to(cpus, c, std::max<std::size_t>(copies, 2), team);
           start.arrive_and_wait();
           results[c] = CpuExecutor().run(graph, schedule, plan, options);
         });
@@ -745,6 +750,33 @@ int cpu_count() { return static_cast<int>(worker_count(allowed_cpus(), std::nume
 std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
 
 std::string cpu_kernel_library() { return detail::library_name(); }
+
+std::string kernel_paths_text(const RunResult& run) {
+  std::int64_t total = 0, reference = 0;
+  std::string library;
+  for (const auto& [path, nodes] : run.kernel_paths) {
+    total += nodes;
+    if (path == "reference") {
+      reference = nodes;
+      continue;
+    }
+    // "oneDNN brgconv:avx512_core" -> "brgconv:avx512_core" (the library is named once).
+    const std::string name = path.rfind("oneDNN ", 0) == 0 ? path.substr(7) : path;
+    library += (library.empty() ? "" : ", ") + name + " " + std::to_string(nodes);
+  }
+  if (total == 0) return "none ran";
+  std::string text;
+  if (total > reference) {
+    const std::string lib = cpu_kernel_library();
+    text = (lib.empty() ? std::string("library kernels") : lib) + " on " + std::to_string(total - reference) + " of " + std::to_string(total) +
+           " nodes (" + library + ")";
+  }
+  if (reference > 0) text += (text.empty() ? "" : ", ") + std::string("reference kernels on ") + std::to_string(reference);
+  text += "; " + std::to_string(run.threads_per_stream) + (run.threads_per_stream == 1 ? " thread" : " threads") + " per stream";
+  if (run.library_scratch_bytes > 0 || run.packed_weight_bytes > 0)
+    text += "; library scratch " + mib_text(run.library_scratch_bytes) + ", weights packed for the library " + mib_text(run.packed_weight_bytes);
+  return text;
+}
 
 namespace {
 

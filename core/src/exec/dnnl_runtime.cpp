@@ -2,6 +2,12 @@
 
 #include <algorithm>
 
+// The executor sizes each stream's team through OpenMP (LibraryTeam): another threading runtime
+// would ignore it and run every primitive on all the cores.
+#if DNNL_CPU_THREADING_RUNTIME != DNNL_RUNTIME_OMP
+#error "oneDNN must thread with OpenMP (Debian's libdnnl-dev does)"
+#endif
+
 namespace weft::core::detail {
 
 const dnnl::engine& dnnl_engine() {
