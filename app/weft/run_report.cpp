@@ -51,6 +51,7 @@ nlohmann::ordered_json cpu_kernels_json(const core::RunResult& run) {
   j["nodes"] = run.kernel_paths;
   j["library_scratch_bytes"] = run.library_scratch_bytes;
   j["packed_weight_bytes"] = run.packed_weight_bytes;
+  j["channels_last_tensors"] = run.channels_last_tensors;
   return j;
 }
 

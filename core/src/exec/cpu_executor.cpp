@@ -120,6 +120,8 @@ struct RunState {
   /// Per node: its library kernel, prepared before the first iteration (null: the reference kernel).
   std::vector<std::unique_ptr<detail::PreparedKernel>> prepared;
   std::vector<Buffer> scratch;   ///< per worker: the library kernels' scratch
+  /// Per tensor: its bytes are channels-last (the layout plan of the library kernels).
+  std::vector<char> channels_last;
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -172,8 +174,15 @@ class NodeContext final : public detail::KernelContext {
       m_state.own[ti].resize(bytes);
       v.data = m_state.own[ti].data();
     }
+    v.channels_last = ti < m_state.channels_last.size() && m_state.channels_last[ti];
     m_state.values[ti] = v;
     return v;
+  }
+
+  bool output_channels_last(std::size_t i) const override {
+    const Node& node = this->node();
+    return i < node.outputs.size() && node.outputs[i] != kNoTensor && static_cast<std::size_t>(node.outputs[i]) < m_state.channels_last.size() &&
+           m_state.channels_last[static_cast<std::size_t>(node.outputs[i])];
   }
 
  private:
@@ -323,6 +332,17 @@ Status run_kernel_of(RunState& state, NodeContext& ctx, NodeId n, std::size_t wo
     Buffer& scratch = state.scratch[worker];
     return k->run(ctx, std::span<std::uint8_t>(scratch.data(), scratch.size()));
   }
+  // The layout plan gives channels-last tensors to library kernels only.
+  const Node& node = ctx.node();
+  for (std::size_t i = 0; i < node.inputs.size(); ++i)
+    if (ctx.has_input(i) && ctx.in(i).channels_last)
+      return make_error(ErrorKind::Internal, "node '" + node.name + "' (" + node.op_type +
+                                                 "): its library kernel did not run, and the reference kernel cannot read the channels-last input '" +
+                                                 state.graph->tensor(node.inputs[i]).name + "'");
+  for (std::size_t i = 0; i < node.outputs.size(); ++i)
+    if (ctx.output_channels_last(i))
+      return make_error(ErrorKind::Internal, "node '" + node.name + "' (" + node.op_type +
+                                                 "): its library kernel did not run, and the reference kernel cannot write channels-last");
   const detail::KernelFn* fn = detail::kernel_registry().find(detail::kernel_key(ctx.node()));
   return fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
 }
@@ -590,31 +610,39 @@ class CpuExecutor final : public Executor {
   /// share the streams) and reports kernels, scratch and packed weights in `result`.
   static void prepare_library(const Graph& graph, const Schedule& schedule, std::size_t workers, bool shared_streams,
                               RunState& state, RunResult& result) {
+    // The layout plan, then every node prepared on it. A node its library declines cannot take
+    // channels-last tensors: those it touches go back to Weft's layout and the whole graph is
+    // planned and prepared again, until nothing changes (each round only adds plain tensors;
+    // oneDNN's primitive cache makes a second round cheap).
+    std::vector<char> plain(graph.tensor_count(), 0);
+    std::vector<std::unique_ptr<detail::PreparedKernel>> prepared(graph.node_count());
+    for (bool again = true; again;) {
+      again = false;
+      state.channels_last = detail::plan_channels_last(graph, plain);
+      for (std::size_t v = 0; v < graph.node_count(); ++v) {
+        const Node& node = graph.node(static_cast<NodeId>(v));
+        const auto touches = [&](const std::vector<TensorId>& ts) {
+          return std::any_of(ts.begin(), ts.end(), [&](TensorId t) { return t != kNoTensor && state.channels_last[idx(t)]; });
+        };
+        const bool on_plan = touches(node.inputs) || touches(node.outputs);
+        prepared[v] = prepare_node(graph, node, state);
+        if (prepared[v] || !on_plan) continue;
+        for (const auto* ts : {&node.inputs, &node.outputs})
+          for (TensorId t : *ts)
+            if (t != kNoTensor && state.channels_last[idx(t)]) plain[idx(t)] = 1;
+        again = true;
+      }
+    }
     std::vector<std::size_t> need(graph.node_count(), 0);
     for (std::size_t v = 0; v < graph.node_count(); ++v) {
-      const Node& node = graph.node(static_cast<NodeId>(v));
-      std::vector<View> inputs(node.inputs.size());
-      bool known = true;
-      for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-        const TensorId t = node.inputs[i];
-        if (t == kNoTensor) continue;
-        const Tensor& tensor = graph.tensor(t);
-        const View& value = state.values[static_cast<std::size_t>(t)];
-        if (value.present()) inputs[i] = value;  // a source or a view: its bytes are there
-        else if (tensor.shape_known() && tensor.dtype != DType::Undefined) inputs[i] = View{tensor.dtype, tensor.shape(), nullptr};
-        else known = false;
-      }
-      std::unique_ptr<detail::PreparedKernel> k;
-      if (known) {
-        PrepareContext ctx(graph, node, inputs, state);
-        k = detail::prepare_library_kernel(ctx);
-      }
+      const auto& k = prepared[v];
       ++result.kernel_paths[k ? k->implementation : "reference"];
       if (!k) continue;
       need[v] = k->scratch_bytes;
       result.packed_weight_bytes += static_cast<std::int64_t>(k->packed_bytes);
-      state.prepared[v] = std::move(k);
+      state.prepared[v] = std::move(prepared[v]);
     }
+    result.channels_last_tensors = std::count(state.channels_last.begin(), state.channels_last.end(), 1);
     state.scratch.resize(std::max<std::size_t>(workers, 1));
     const std::size_t any_node = need.empty() ? 0 : *std::max_element(need.begin(), need.end());
     for (std::size_t w = 0; w < state.scratch.size(); ++w) {
@@ -628,17 +656,42 @@ class CpuExecutor final : public Executor {
     }
   }
 
+  /// One node prepared for its library kernel on the layout plan, or null (its inputs' shapes are
+  /// not all known, or the library declines).
+  static std::unique_ptr<detail::PreparedKernel> prepare_node(const Graph& graph, const Node& node, const RunState& state) {
+    std::vector<View> inputs(node.inputs.size());
+    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+      const TensorId t = node.inputs[i];
+      if (t == kNoTensor) continue;
+      const Tensor& tensor = graph.tensor(t);
+      const View& value = state.values[idx(t)];
+      if (value.present()) inputs[i] = value;  // a source or a view: its bytes are there
+      else if (tensor.shape_known() && tensor.dtype != DType::Undefined) inputs[i] = View{tensor.dtype, tensor.shape(), nullptr};
+      else return nullptr;
+      inputs[i].channels_last = state.channels_last[idx(t)] != 0;
+    }
+    PrepareContext ctx(graph, node, inputs, state);
+    return detail::prepare_library_kernel(ctx);
+  }
+
   /// What a library kernel's preparation sees: the node, its inputs' shapes, the bytes of its
   /// sources; outputs cannot be asked for yet.
   class PrepareContext final : public detail::KernelContext {
    public:
     PrepareContext(const Graph& graph, const Node& node, std::span<const View> inputs, const RunState& state)
-        : KernelContext(node, inputs, state.opset, &graph) {
+        : KernelContext(node, inputs, state.opset, &graph), m_channels_last(state.channels_last) {
       set_batch_invariant(state.batch_invariant);
     }
     Expected<View> output(std::size_t, DType, detail::Shape) override {
       return detail::kernel_error(*this, "outputs are not available while preparing");
     }
+    bool output_channels_last(std::size_t i) const override {
+      const Node& n = node();
+      return i < n.outputs.size() && n.outputs[i] != kNoTensor && m_channels_last[idx(n.outputs[i])];
+    }
+
+   private:
+    const std::vector<char>& m_channels_last;
   };
 
   static Status prepare_sources(const Graph& graph, const RunOptions& options, RunState& state) {
@@ -773,6 +826,7 @@ std::string kernel_paths_text(const RunResult& run) {
   }
   if (reference > 0) text += (text.empty() ? "" : ", ") + std::string("reference kernels on ") + std::to_string(reference);
   text += "; " + std::to_string(run.threads_per_stream) + (run.threads_per_stream == 1 ? " thread" : " threads") + " per stream";
+  if (run.channels_last_tensors > 0) text += "; " + std::to_string(run.channels_last_tensors) + " tensors channels-last";
   if (run.library_scratch_bytes > 0 || run.packed_weight_bytes > 0)
     text += "; library scratch " + mib_text(run.library_scratch_bytes) + ", weights packed for the library " + mib_text(run.packed_weight_bytes);
   return text;

@@ -34,13 +34,49 @@ dnnl::memory::desc plain_f32(const Shape& shape) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+dnnl::memory::desc channels_last_f32(const Shape& shape) {
+  const dnnl::memory::dims dims = dnnl_dims(shape);
+  // Channels innermost, then the spatial dims in order, the batch outermost.
+  dnnl::memory::dims strides(dims.size(), 1);
+  dnnl::memory::dim step = std::max<dnnl::memory::dim>(dims[1], 1);
+  for (std::size_t i = dims.size(); i-- > 2;) {
+    strides[i] = step;
+    step *= std::max<dnnl::memory::dim>(dims[i], 1);
+  }
+  strides[0] = step;
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+dnnl::memory::desc tensor_f32(const Shape& shape, bool channels_last) {
+  return channels_last ? channels_last_f32(shape) : plain_f32(shape);
+}
+
 std::string dnnl_implementation(const dnnl::primitive_desc_base& pd) { return std::string("oneDNN ") + pd.impl_info_str(); }
+
+namespace {
+
+// Both descriptors name the same bytes: equal, or a layout-free tensor (one channel or one
+// position) described row-major and channels-last.
+bool same_bytes(const dnnl::memory::desc& a, const dnnl::memory::desc& b) {
+  if (a == b) return true;
+  if (a.dims() != b.dims() || a.data_type() != b.data_type() || a.get_size() != b.get_size()) return false;
+  const dnnl::memory::dims d = a.dims();
+  if (!layout_free(Shape(d.begin(), d.end()))) return false;
+  const Shape shape(d.begin(), d.end());
+  const auto dense = [&](const dnnl::memory::desc& m) { return m == plain_f32(shape) || m == channels_last_f32(shape); };
+  return dense(a) && dense(b);
+}
+
+}  // namespace
 
 void LibraryOperand::prepare_input(const dnnl::memory::desc& plain, const dnnl::memory::desc& chosen, ScratchLayout& layout,
                                    const void* weight, PreparedKernel& k) {
   m_plain = plain;
   m_chosen = chosen;
-  if (plain == chosen) return;
+  if (same_bytes(plain, chosen)) {
+    m_plain = chosen;
+    return;
+  }
   dnnl::reorder reorder(dnnl::reorder::primitive_desc(dnnl_engine(), plain, dnnl_engine(), chosen));
   if (weight) {
     m_packed = std::make_shared<AlignedBytes>(chosen.get_size());
@@ -57,7 +93,10 @@ void LibraryOperand::prepare_input(const dnnl::memory::desc& plain, const dnnl::
 void LibraryOperand::prepare_output(const dnnl::memory::desc& plain, const dnnl::memory::desc& chosen, ScratchLayout& layout) {
   m_plain = plain;
   m_chosen = chosen;
-  if (plain == chosen) return;
+  if (same_bytes(plain, chosen)) {
+    m_plain = chosen;
+    return;
+  }
   m_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), chosen, dnnl_engine(), plain));
   m_at = layout.add(chosen.get_size());
 }

@@ -23,6 +23,11 @@ dnnl::stream& dnnl_thread_stream();
 dnnl::memory::dims dnnl_dims(const Shape& shape);
 /// A dense row-major float32 descriptor of `shape` (rank 1 to 12; a scalar as {1}).
 dnnl::memory::desc plain_f32(const Shape& shape);
+/// A dense float32 descriptor of `shape` in channels-last order (NHWC and its 1-D and 3-D forms;
+/// rank 3 to 5).
+dnnl::memory::desc channels_last_f32(const Shape& shape);
+/// The descriptor of a tensor of `shape` as it is laid out: channels-last or row-major.
+dnnl::memory::desc tensor_f32(const Shape& shape, bool channels_last);
 /// The implementation a primitive descriptor chose, as reports name it: "oneDNN <impl>".
 std::string dnnl_implementation(const dnnl::primitive_desc_base& pd);
 

@@ -26,6 +26,9 @@ struct View {
   DType dtype = DType::Undefined;  ///< Undefined: an omitted optional input
   Shape shape;
   void* data = nullptr;
+  /// The bytes are in channels-last order (NHWC and its 1-D and 3-D forms), a layout only the
+  /// library kernels read and write (plan_channels_last); reference kernels never see one.
+  bool channels_last = false;
 
   bool present() const { return dtype != DType::Undefined; }
   std::int64_t elements() const { return shape_elements(shape); }
@@ -64,6 +67,8 @@ class KernelContext {
     const Tensor& t = m_graph->tensor(m_node.inputs[i]);
     return t.kind == TensorKind::Weight && t.producer == kNoNode;
   }
+  /// Output i is to be written channels-last (the run's layout plan); false for reference kernels.
+  virtual bool output_channels_last(std::size_t) const { return false; }
   /// The dtype the graph declares for output i (Undefined when unknown or omitted).
   DType declared_dtype(std::size_t i) const {
     return m_graph && wants_output(i) ? m_graph->tensor(m_node.outputs[i]).dtype : DType::Undefined;

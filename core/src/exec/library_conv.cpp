@@ -1,11 +1,12 @@
 // Conv on oneDNN: 1-D, 2-D and 3-D, groups (depthwise included), dilations, asymmetric and
-// automatic pads, bias. The layout rule is fixed per node from its geometry, so a node runs the
-// same primitive on any stream: a pointwise convolution (1x1, stride 1, no pads, one group) reads
-// and writes Weft's NCHW tensors directly (a GEMM over the image, no reorders); every other one
-// runs in the blocked layout oneDNN chooses, its input reordered into scratch before and its
-// output reordered back after, and its weights reordered once when they are weights. In a
-// batch-invariant run (RunOptions::batch_invariant) the primitive is made for one image and runs
-// once per image, so that an image's bits do not depend on the batch it came in.
+// automatic pads, bias. The primitive is fixed by the node's geometry, so a node runs the same
+// one on any stream and whatever its neighbours: it computes channels-last (NHWC), or, for the
+// geometries oneDNN has no channels-last kernel for, in the blocked layout oneDNN chooses. A
+// tensor in another layout than the primitive's is reordered into scratch before (the input) or
+// out of it after (the output); between library kernels tensors stay channels-last (the run's
+// layout plan), so most convolutions reorder nothing. Weights are reordered once when they are
+// weights. In a batch-invariant run (RunOptions::batch_invariant) the primitive is made for one
+// image and runs once per image, so that an image's bits do not depend on the batch it came in.
 #include <algorithm>
 
 #include "dnnl_runtime.h"
@@ -51,10 +52,6 @@ class ConvKernel final : public PreparedKernel {
   std::int64_t m_x_call_bytes = 0, m_y_call_bytes = 0;
 };
 
-bool all_equal(const Shape& s, std::int64_t v) {
-  return std::all_of(s.begin(), s.end(), [v](std::int64_t d) { return d == v; });
-}
-
 std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return nullptr;
   const View& x = ctx.in(0);
@@ -85,7 +82,8 @@ std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
   }
   k->m_x_call_bytes = shape_elements(x_call) * static_cast<std::int64_t>(sizeof(float));
   k->m_y_call_bytes = shape_elements(y_call) * static_cast<std::int64_t>(sizeof(float));
-  const memory::desc x_plain = plain_f32(x_call), y_plain = plain_f32(y_call);
+  // The tensors as the run lays them out (channels-last between library kernels).
+  const memory::desc x_plain = tensor_f32(x_call, x.channels_last), y_plain = tensor_f32(y_call, ctx.output_channels_last(0));
   // Grouped weights as oneDNN wants them: {G, M/G, C/G, k...}, the same bytes as ONNX's {M, C/G, k...}.
   Shape w_dims = w.shape;
   if (group > 1) {
@@ -93,26 +91,31 @@ std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
     w_dims.insert(w_dims.end(), w.shape.begin() + 1, w.shape.end());
   }
   const memory::desc w_plain = plain_f32(w_dims);
-  const bool pointwise = group == 1 && all_equal(g.kernel, 1) && all_equal(g.stride, 1) && all_equal(g.pad_begin, 0) &&
-                         all_equal(g.pad_end, 0);
   const auto any = [](const Shape& s) { return memory::desc(dnnl_dims(s), memory::data_type::f32, memory::format_tag::any); };
-  const memory::desc x_want = pointwise ? x_plain : any(x_call);
-  const memory::desc y_want = pointwise ? y_plain : any(y_call);
   memory::dims dilation(g.dilation.begin(), g.dilation.end());
   for (auto& d : dilation) d -= 1;  // oneDNN counts the gaps between taps
   ScratchLayout layout;
   try {
     if (bias) k->m_bias_desc = plain_f32(ctx.in(2).shape);
     using fwd = dnnl::convolution_forward;
-    const fwd::desc desc = bias ? fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_want,
-                                            any(w_dims), k->m_bias_desc, y_want, dnnl_dims(g.stride), dilation,
-                                            dnnl_dims(g.pad_begin), dnnl_dims(g.pad_end))
-                                : fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_want,
-                                            any(w_dims), y_want, dnnl_dims(g.stride), dilation, dnnl_dims(g.pad_begin),
-                                            dnnl_dims(g.pad_end));
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const fwd::primitive_desc pd(desc, attr, dnnl_engine());
+    const auto make = [&](const memory::desc& x_want, const memory::desc& y_want) {
+      const fwd::desc desc = bias ? fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_want,
+                                              any(w_dims), k->m_bias_desc, y_want, dnnl_dims(g.stride), dilation,
+                                              dnnl_dims(g.pad_begin), dnnl_dims(g.pad_end))
+                                  : fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_want,
+                                              any(w_dims), y_want, dnnl_dims(g.stride), dilation, dnnl_dims(g.pad_begin),
+                                              dnnl_dims(g.pad_end));
+      return fwd::primitive_desc(desc, attr, dnnl_engine());
+    };
+    // Channels-last where oneDNN computes it (all but a few grouped geometries), else its choice.
+    fwd::primitive_desc pd;
+    try {
+      pd = make(channels_last_f32(x_call), channels_last_f32(y_call));
+    } catch (const dnnl::error&) {
+      pd = make(any(x_call), any(y_call));
+    }
     k->m_primitive = fwd(pd);
     k->m_scratchpad = pd.scratchpad_desc();
     k->m_scratchpad_at = layout.add(k->m_scratchpad.get_size());

@@ -46,7 +46,7 @@ class PadKernel final : public PreparedKernel {
 };
 
 std::unique_ptr<PreparedKernel> prepare_pad(const KernelContext& ctx) {
-  if (!ctx.has_input(0) || ctx.in(0).dtype != DType::Float32 || ctx.has_input(3)) return nullptr;
+  if (!ctx.has_input(0) || ctx.in(0).dtype != DType::Float32 || ctx.has_input(3) || ctx.in(0).channels_last) return nullptr;
   if (ctx.node().attr_string("mode", "constant") != "constant") return nullptr;
   const View& x = ctx.in(0);
   const std::size_t rank = x.shape.size();

@@ -1,8 +1,11 @@
-// Elementwise operators on oneDNN: activations (eltwise over the tensor as one flat row),
+// Elementwise operators on oneDNN, in either layout (the run's plan gives a node's full-size
+// operands and its output one layout): activations (eltwise over the tensor as one flat row),
 // two-input arithmetic with NumPy broadcasting (binary; the full-size operand first, swapped for
-// commutative operators), and Sum / Mean / Max / Min (binary for two inputs, the sum primitive
-// with scales for more of one shape). Float32 only; every other case stays on the reference kernels.
+// commutative operators), and Sum / Mean / Max / Min (binary, a further input per binary
+// post-op, Mean's division an eltwise post-op). Float32 only; every other case stays on the
+// reference kernels.
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "dnnl_runtime.h"
@@ -49,7 +52,8 @@ struct EltwiseOp {
 };
 
 std::unique_ptr<PreparedKernel> make_eltwise(const KernelContext& ctx, const EltwiseOp& a) {
-  if (!float_input(ctx, 0)) return nullptr;
+  // One flat row: input and output must share a layout.
+  if (!float_input(ctx, 0) || ctx.in(0).channels_last != ctx.output_channels_last(0)) return nullptr;
   auto k = std::make_unique<EltwiseKernel>();
   k->m_shape = ctx.in(0).shape;
   try {
@@ -58,7 +62,7 @@ std::unique_ptr<PreparedKernel> make_eltwise(const KernelContext& ctx, const Elt
     const dnnl::eltwise_forward::primitive_desc pd(desc, user_scratchpad(), dnnl_engine());
     k->m_primitive = dnnl::eltwise_forward(pd);
     k->m_scratchpad = pd.scratchpad_desc();
-    k->scratch_bytes = ScratchLayout().add(k->m_scratchpad.get_size());
+    k->scratch_bytes = aligned_size(k->m_scratchpad.get_size());
     k->implementation = dnnl_implementation(pd);
   } catch (const dnnl::error&) {
     return nullptr;
@@ -83,22 +87,27 @@ std::optional<EltwiseOp> clip_bounds(const KernelContext& ctx) {
   return EltwiseOp{algorithm::eltwise_clip_v2, lo, hi};
 }
 
-// ---- binary arithmetic ----
+// ---- arithmetic: binary, with any further inputs as binary post-ops ----
 
 class BinaryKernel final : public PreparedKernel {
  public:
   Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
     WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
     return dnnl_try(ctx, [&] {
-      m_primitive.execute(dnnl_thread_stream(), {{DNNL_ARG_SRC_0, dnnl_memory(m_src0, ctx.in(m_first).data)},
-                                                 {DNNL_ARG_SRC_1, dnnl_memory(m_src1, ctx.in(1 - m_first).data)},
-                                                 {DNNL_ARG_DST, dnnl_memory(m_dst, y.data)},
-                                                 {DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data())}});
+      std::unordered_map<int, memory> args;
+      args.emplace(DNNL_ARG_SRC_0, dnnl_memory(m_src[0], ctx.in(m_order[0]).data));
+      args.emplace(DNNL_ARG_SRC_1, dnnl_memory(m_src[1], ctx.in(m_order[1]).data));
+      for (std::size_t i = 2; i < m_src.size(); ++i)
+        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i - 2)) | DNNL_ARG_SRC_1, dnnl_memory(m_src[i], ctx.in(m_order[i]).data));
+      args.emplace(DNNL_ARG_DST, dnnl_memory(m_dst, y.data));
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data()));
+      m_primitive.execute(dnnl_thread_stream(), args);
     });
   }
   dnnl::binary m_primitive;
-  memory::desc m_src0, m_src1, m_dst, m_scratchpad;
-  std::size_t m_first = 0;  ///< the input read as src0 (the full-size one)
+  std::vector<memory::desc> m_src;   ///< per operand, in the order oneDNN reads them
+  std::vector<std::size_t> m_order;  ///< the node's input each operand is
+  memory::desc m_dst, m_scratchpad;
   Shape m_shape;
 };
 
@@ -109,35 +118,43 @@ Shape left_padded(const Shape& shape, std::size_t rank) {
   return out;
 }
 
-/// Two float inputs combined by `alg` (then scaled by `scale`, for Mean), broadcasting.
+/// The node's float inputs combined by `alg` in order (then scaled by `scale`, for Mean), with
+/// NumPy broadcasting. oneDNN broadcasts every operand but the first: the first must be full-size
+/// (swapped with another for commutative operators).
 std::unique_ptr<PreparedKernel> make_binary(const KernelContext& ctx, algorithm alg, bool commutative, float scale = 1) {
-  if (!float_input(ctx, 0) || !float_input(ctx, 1)) return nullptr;
-  const Shape& a = ctx.in(0).shape;
-  const Shape& b = ctx.in(1).shape;
+  const std::size_t n = ctx.input_count();
+  if (n < 2) return nullptr;
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!float_input(ctx, i)) return nullptr;
+    shapes.push_back(ctx.in(i).shape);
+  }
   Shape out;
-  if (!broadcast_shapes(std::vector<Shape>{a, b}, out)) return nullptr;
+  if (!broadcast_shapes(shapes, out)) return nullptr;
   auto k = std::make_unique<BinaryKernel>();
   k->m_shape = out;
   const std::size_t rank = std::max<std::size_t>(out.size(), 1);
-  // oneDNN broadcasts its second operand only.
-  if (left_padded(a, rank) == left_padded(out, rank)) k->m_first = 0;
-  else if (commutative && left_padded(b, rank) == left_padded(out, rank)) k->m_first = 1;
-  else return nullptr;
+  for (std::size_t i = 0; i < n; ++i) k->m_order.push_back(i);
+  if (left_padded(shapes[0], rank) != left_padded(out, rank)) {
+    if (!commutative) return nullptr;
+    const auto full = std::find_if(k->m_order.begin(), k->m_order.end(),
+                                   [&](std::size_t i) { return left_padded(shapes[i], rank) == left_padded(out, rank); });
+    if (full == k->m_order.end()) return nullptr;
+    std::swap(k->m_order[0], *full);
+  }
   try {
-    k->m_src0 = plain_f32(left_padded(ctx.in(k->m_first).shape, rank));
-    k->m_src1 = plain_f32(left_padded(ctx.in(1 - k->m_first).shape, rank));
-    k->m_dst = plain_f32(left_padded(out, rank));
+    for (std::size_t i : k->m_order) k->m_src.push_back(tensor_f32(left_padded(shapes[i], rank), ctx.in(i).channels_last));
+    k->m_dst = tensor_f32(left_padded(out, rank), ctx.output_channels_last(0));
     dnnl::primitive_attr attr = user_scratchpad();
-    if (scale != 1) {
-      dnnl::post_ops ops;
-      ops.append_eltwise(1.0f, algorithm::eltwise_linear, scale, 0.0f);
-      attr.set_post_ops(ops);
-    }
-    const dnnl::binary::desc desc(alg, k->m_src0, k->m_src1, k->m_dst);
+    dnnl::post_ops ops;
+    for (std::size_t i = 2; i < n; ++i) ops.append_binary(alg, k->m_src[i]);
+    if (scale != 1) ops.append_eltwise(1.0f, algorithm::eltwise_linear, scale, 0.0f);
+    attr.set_post_ops(ops);
+    const dnnl::binary::desc desc(alg, k->m_src[0], k->m_src[1], k->m_dst);
     const dnnl::binary::primitive_desc pd(desc, attr, dnnl_engine());
     k->m_primitive = dnnl::binary(pd);
     k->m_scratchpad = pd.scratchpad_desc();
-    k->scratch_bytes = ScratchLayout().add(k->m_scratchpad.get_size());
+    k->scratch_bytes = aligned_size(k->m_scratchpad.get_size());
     k->implementation = dnnl_implementation(pd);
   } catch (const dnnl::error&) {
     return nullptr;
@@ -145,49 +162,11 @@ std::unique_ptr<PreparedKernel> make_binary(const KernelContext& ctx, algorithm 
   return k;
 }
 
-// ---- Sum and Mean of many inputs of one shape ----
-
-class SumKernel final : public PreparedKernel {
- public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
-    return dnnl_try(ctx, [&] {
-      std::unordered_map<int, memory> args;
-      for (std::size_t i = 0; i < ctx.input_count(); ++i)
-        args.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), dnnl_memory(m_flat, ctx.in(i).data));
-      args.emplace(DNNL_ARG_DST, dnnl_memory(m_flat, y.data));
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data()));
-      m_primitive.execute(dnnl_thread_stream(), args);
-    });
-  }
-  dnnl::sum m_primitive;
-  memory::desc m_flat, m_scratchpad;
-  Shape m_shape;
-};
-
+/// Sum, Mean, Max, Min: one input is a copy (the reference kernel's memcpy); two or more, binary.
 std::unique_ptr<PreparedKernel> make_variadic(const KernelContext& ctx, algorithm alg, bool mean) {
   const std::size_t n = ctx.input_count();
-  if (n < 2) return nullptr;  // one input is a copy: the reference kernel's memcpy
-  for (std::size_t i = 0; i < n; ++i)
-    if (!float_input(ctx, i)) return nullptr;
-  if (n == 2) return make_binary(ctx, alg, true, mean ? 0.5f : 1.0f);
-  if (alg != algorithm::binary_add) return nullptr;
-  for (std::size_t i = 1; i < n; ++i)
-    if (ctx.in(i).shape != ctx.in(0).shape) return nullptr;
-  auto k = std::make_unique<SumKernel>();
-  k->m_shape = ctx.in(0).shape;
-  try {
-    k->m_flat = plain_f32({ctx.in(0).elements()});
-    const std::vector<float> scales(n, mean ? 1.0f / static_cast<float>(n) : 1.0f);
-    const dnnl::sum::primitive_desc pd(k->m_flat, scales, std::vector<memory::desc>(n, k->m_flat), dnnl_engine(), user_scratchpad());
-    k->m_primitive = dnnl::sum(pd);
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->scratch_bytes = ScratchLayout().add(k->m_scratchpad.get_size());
-    k->implementation = dnnl_implementation(pd);
-  } catch (const dnnl::error&) {
-    return nullptr;
-  }
-  return k;
+  if (n < 2) return nullptr;
+  return make_binary(ctx, alg, true, mean ? 1.0f / static_cast<float>(n) : 1.0f);
 }
 
 }  // namespace

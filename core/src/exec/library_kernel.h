@@ -68,6 +68,7 @@ class LibraryRegistry {
 const LibraryRegistry& library_registry();
 
 namespace library {
+void register_concat(LibraryRegistry& r);
 void register_conv(LibraryRegistry& r);
 void register_pool(LibraryRegistry& r);
 void register_elementwise(LibraryRegistry& r);
@@ -139,7 +140,30 @@ class AlignedBytes {
   std::size_t m_size = 0;
 };
 
-/// Offsets into one scratch buffer, each 64-byte aligned: add() returns the next part's offset.
+/// How a library kernel treats the layout of the tensors it reads and writes.
+enum class LayoutRole : std::uint8_t {
+  None,      ///< Weft's row-major layout only (every reference kernel; Gemm, MatMul, Pad, merged nodes)
+  Native,    ///< computes channels-last itself: its data input and output in either layout (Conv, pools, Concat)
+  Agnostic,  ///< elementwise: its full-size operands and output in one layout, either (activations, arithmetic, BatchNormalization)
+};
+/// The role of a node's operator. O(1).
+LayoutRole library_layout_role(const Node& node);
+
+/// A tensor whose bytes are the same in both layouts: one channel, or one spatial position. O(rank).
+bool layout_free(std::span<const std::int64_t> shape);
+
+/// The channels-last plan of a graph, per tensor: float32 intermediates of rank 3 to 5 (no views,
+/// not layout-free, not in `plain`) that only library kernels read and write, tied in groups by
+/// elementwise nodes (one layout per group), where a native kernel reads or writes the group. The
+/// plan depends on the graph alone, so every schedule runs the same kernels on the same layouts.
+/// O(V + E) with union-find.
+std::vector<char> plan_channels_last(const Graph& graph, const std::vector<char>& plain);
+
+/// `bytes` rounded up to a 64-byte boundary: the scratch of a kernel with one part.
+inline std::size_t aligned_size(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+/// Offsets into one scratch buffer, each 64-byte aligned: add() returns the part's offset,
+/// size() the bytes of every part so far.
 class ScratchLayout {
  public:
   std::size_t add(std::size_t bytes) {

@@ -1,8 +1,10 @@
 // MaxPool (without the indices output), AveragePool (either count_include_pad), GlobalAveragePool
-// and GlobalMaxPool on oneDNN's pooling, in Weft's NCHW layout (1-D to 3-D windows, dilations,
-// ceil_mode as extra end padding). Left to the reference kernel: the indices output, and an
-// average counting pads whose ceil_mode windows reach past the declared pads (ONNX counts only
-// the declared pads there, oneDNN the whole window).
+// and GlobalMaxPool on oneDNN's pooling (1-D to 3-D windows, dilations, ceil_mode as extra end
+// padding), computed channels-last whatever the tensors' layout (fixed per node, as convolutions
+// are; tensors in Weft's layout reordered, those of the run's layout plan read as they are).
+// Left to the reference kernel: the indices output, and an average counting pads whose
+// ceil_mode windows reach past the declared pads (ONNX counts only the declared pads there,
+// oneDNN the whole window).
 #include <algorithm>
 
 #include "dnnl_runtime.h"
@@ -37,19 +39,11 @@ class PoolKernel final : public PreparedKernel {
   Shape m_y_shape;
 };
 
-/// Channels-last (NHWC and its 1-D and 3-D forms) for a tensor of `shape`.
-memory::desc channels_last(const Shape& shape) {
-  const memory::format_tag tag = shape.size() == 3   ? memory::format_tag::acb
-                                 : shape.size() == 4 ? memory::format_tag::acdb
-                                                     : memory::format_tag::acdeb;
-  return memory::desc(dnnl_dims(shape), memory::data_type::f32, tag);
-}
-
-/// A pooling primitive over x's spatial dims, in Weft's layout, or in channels-last with the
-/// tensors reordered where oneDNN has only its reference implementation for the plain layout (a
-/// 147x147 max pool of Inception-v3: 18 ms plain, under 1 ms channels-last with the reorders).
-/// Null where oneDNN refuses the geometry.
-std::unique_ptr<PreparedKernel> make_pool(const Shape& x_shape, const PoolGeometry& g, dnnl::algorithm algorithm) {
+/// A pooling primitive over x's spatial dims, channels-last (oneDNN's row-major pooling falls
+/// back to its reference implementation on some shapes: a 147x147 max pool of Inception-v3 took
+/// 18 ms, under 1 ms channels-last), `x_cl` and `y_cl` the tensors' own layouts. Null where
+/// oneDNN refuses the geometry.
+std::unique_ptr<PreparedKernel> make_pool(const Shape& x_shape, bool x_cl, bool y_cl, const PoolGeometry& g, dnnl::algorithm algorithm) {
   auto k = std::make_unique<PoolKernel>();
   k->m_y_shape = {x_shape[0], x_shape[1]};
   k->m_y_shape.insert(k->m_y_shape.end(), g.out.begin(), g.out.end());
@@ -63,7 +57,7 @@ std::unique_ptr<PreparedKernel> make_pool(const Shape& x_shape, const PoolGeomet
     dilation[d] = g.dilation[d] - 1;
   }
   try {
-    const memory::desc x_plain = plain_f32(x_shape), y_plain = plain_f32(k->m_y_shape);
+    const memory::desc x_plain = tensor_f32(x_shape, x_cl), y_plain = tensor_f32(k->m_y_shape, y_cl);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const auto make = [&](const memory::desc& x, const memory::desc& y) {
@@ -71,10 +65,7 @@ std::unique_ptr<PreparedKernel> make_pool(const Shape& x_shape, const PoolGeomet
                                                 dnnl_dims(g.kernel), dilation, dnnl_dims(g.pad_begin), pad_end);
       return dnnl::pooling_v2_forward::primitive_desc(desc, attr, dnnl_engine());
     };
-    dnnl::pooling_v2_forward::primitive_desc pd = make(x_plain, y_plain);
-    const std::string plain_impl = pd.impl_info_str();
-    if (plain_impl.find("simple") != std::string::npos || plain_impl.find("ref") != std::string::npos)
-      pd = make(channels_last(x_shape), channels_last(k->m_y_shape));
+    const dnnl::pooling_v2_forward::primitive_desc pd = make(channels_last_f32(x_shape), channels_last_f32(k->m_y_shape));
     k->m_primitive = dnnl::pooling_v2_forward(pd);
     ScratchLayout layout;
     k->m_scratchpad = pd.scratchpad_desc();
@@ -111,7 +102,7 @@ std::unique_ptr<PreparedKernel> prepare_window_pool(const KernelContext& ctx, bo
       if ((g.out[d] - 1) * g.stride[d] + extent > g.in[d] + g.pad_begin[d] + g.pad_end[d]) return nullptr;
     }
   }
-  return make_pool(ctx.in(0).shape, g, algorithm);
+  return make_pool(ctx.in(0).shape, ctx.in(0).channels_last, ctx.output_channels_last(0), g, algorithm);
 }
 
 std::unique_ptr<PreparedKernel> prepare_global_pool(const KernelContext& ctx, bool is_max) {
@@ -125,7 +116,8 @@ std::unique_ptr<PreparedKernel> prepare_global_pool(const KernelContext& ctx, bo
   g.dilation.assign(g.in.size(), 1);
   g.pad_begin.assign(g.in.size(), 0);
   g.pad_end.assign(g.in.size(), 0);
-  return make_pool(s, g, is_max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding);
+  return make_pool(s, ctx.in(0).channels_last, ctx.output_channels_last(0), g,
+                   is_max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ const LibraryRegistry& library_registry() {
   static const LibraryRegistry registry = [] {
     LibraryRegistry r;
 #if WEFT_HAVE_ONEDNN
+    library::register_concat(r);
     library::register_conv(r);
     library::register_pool(r);
     library::register_elementwise(r);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "exec_test_util.h"
+#include "test_graphs.h"
 
 using namespace weft;
 using core::Attribute;
@@ -444,4 +445,80 @@ TEST(LibraryKernels, RunReportsKernelsScratchAndPackedWeights) {
   ASSERT_TRUE(reference);
   EXPECT_EQ(reference->packed_weight_bytes, 0);
   EXPECT_EQ(reference->library_scratch_bytes, 0);
+}
+
+namespace {
+
+// x -> conv1 -> relu1 -> pool -> dw (depthwise) -> bn -> add(bn, pool) -> concat(add, pool) ->
+// conv2 -> relu2 -> gap -> flatten -> gemm: a small network whose inner tensors the library
+// kernels keep channels-last.
+core::Graph small_network() {
+  core::GraphBuilder b;
+  b.add_input("x", DType::Float32, {core::Dim{2, {}}, core::Dim{3, {}}, core::Dim{12, {}}, core::Dim{12, {}}});
+  int seed = 30;
+  const auto weight = [&](const std::string& name, std::vector<std::int64_t> shape, float lo = -0.5f, float hi = 0.5f) {
+    b.add_weight(name, DType::Float32, shape, test::inline_weight(values(count(shape), seed++, lo, hi)));
+  };
+  weight("w1", {8, 3, 3, 3});
+  weight("wd", {8, 1, 3, 3});
+  for (const char* p : {"s", "bb", "m"}) weight(p, {8});
+  weight("v", {8}, 0.5f, 1.5f);
+  weight("w2", {16, 16, 1, 1});
+  weight("wf", {5, 16});
+  const auto node = [&](const std::string& name, const std::string& op, std::vector<std::string> in, std::vector<Attribute> attrs = {}) {
+    const std::vector<std::string> out{name};
+    b.add_node(name, op, in, out, std::move(attrs));
+  };
+  node("conv1", "Conv", {"x", "w1"}, {ints("pads", {1, 1, 1, 1})});
+  node("relu1", "Relu", {"conv1"});
+  node("pool", "MaxPool", {"relu1"}, {ints("kernel_shape", {2, 2}), ints("strides", {2, 2})});
+  node("dw", "Conv", {"pool", "wd"}, {ints("pads", {1, 1, 1, 1}), one_int("group", 8)});
+  node("bn", "BatchNormalization", {"dw", "s", "bb", "m", "v"});
+  node("add", "Add", {"bn", "pool"});
+  node("cat", "Concat", {"add", "pool"}, {one_int("axis", 1)});
+  node("conv2", "Conv", {"cat", "w2"});
+  node("relu2", "Relu", {"conv2"});
+  node("gap", "GlobalAveragePool", {"relu2"});
+  node("flat", "Flatten", {"gap"});
+  node("y", "Gemm", {"flat", "wf"}, {one_int("transB", 1)});
+  // Shapes as an import infers them (the layout plan reads them).
+  const std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes = {
+      {"conv1", {2, 8, 12, 12}}, {"relu1", {2, 8, 12, 12}}, {"pool", {2, 8, 6, 6}},   {"dw", {2, 8, 6, 6}},
+      {"bn", {2, 8, 6, 6}},      {"add", {2, 8, 6, 6}},     {"cat", {2, 16, 6, 6}},  {"conv2", {2, 16, 6, 6}},
+      {"relu2", {2, 16, 6, 6}},  {"gap", {2, 16, 1, 1}},    {"flat", {2, 16}},       {"y", {2, 5}}};
+  for (const auto& [name, shape] : shapes) b.set_shape(name, DType::Float32, shape);
+  b.mark_output("y");
+  auto g = std::move(b).build();
+  EXPECT_TRUE(g) << g.error().message;
+  return std::move(*g);
+}
+
+}  // namespace
+
+// Between library kernels tensors stay channels-last: every tensor from conv1 to relu2 (their
+// groups touch a convolution or a pool and only library kernels read them), not the graph input,
+// the layout-free pool of one position, nor what Flatten (a reference kernel) reads; the run
+// agrees with the reference kernels and reports the tensors it kept channels-last.
+TEST(LibraryKernels, ChannelsLastBetweenLibraryKernels) {
+  SKIP_WITHOUT_ONEDNN();
+  core::Graph g = small_network();
+  core::RunOptions o;
+  o.inputs["x"] = test::host_f32({2, 3, 12, 12}, values(2 * 3 * 12 * 12, 3));
+  o.kernels = core::KernelSet::Reference;
+  auto reference = test::run_sequential(g, o);
+  o.kernels = core::KernelSet::Library;
+  auto library = test::run_sequential(g, o);
+  ASSERT_TRUE(reference) << reference.error().message;
+  ASSERT_TRUE(library) << library.error().message;
+  test::expect_close_outputs(*reference, *library, 2e-5, "small network");
+  EXPECT_EQ(library->kernel_paths.at("reference"), 1);  // Flatten
+  EXPECT_EQ(library->channels_last_tensors, 9);  // conv1 .. relu2
+  EXPECT_EQ(reference->channels_last_tensors, 0);
+  // Every schedule of it gives the same bits (the plan is the graph's, not the schedule's).
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const core::Schedule s = test::random_schedule(g, 3, seed, {.events_for_cross_edges = true});
+    auto r = core::make_cpu_executor()->run(g, s, core::plan_no_reuse(g), o);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->outputs.at("y").bytes, library->outputs.at("y").bytes) << "seed " << seed;
+  }
 }

@@ -73,6 +73,9 @@ struct RunResult {
   /// for the largest need among the nodes it may run) and weights reordered for the library.
   std::int64_t library_scratch_bytes = 0;
   std::int64_t packed_weight_bytes = 0;
+  /// CPU: intermediate tensors the library kernels kept channels-last between them (the same
+  /// bytes in another order: the arena does not change).
+  std::int64_t channels_last_tensors = 0;
   int threads_per_stream = 1;  ///< the team size each stream ran with
 };
 
