@@ -93,6 +93,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=15)
     ap.add_argument("--search-ms", type=int, default=3000, help="weft's search budget (calibrated teams)")
+    ap.add_argument("--sequential-only", action="store_true",
+                    help="one thread each only (the multi-threaded configurations need a quiet machine)")
     ap.add_argument("--json", help="write every figure here")
     a = ap.parse_args()
     cores = len(os.sched_getaffinity(0))
@@ -107,8 +109,9 @@ def main():
             path = os.path.join(ROOT, "tests/data/models", model + ".onnx")
             device = os.path.join(work, model + ".cpu.json")
             # The CPU calibrated at every team size, for search (symbolic batches bound to the test set's 1).
-            weft_json(a.weft, ["calibrate", path, "--iterations", "5", "-o", device] +
-                      (["--dim", "batch=1"] if model in ("inception_v3", "randwire_ws") else []))
+            if not a.sequential_only:
+                weft_json(a.weft, ["calibrate", path, "--iterations", "5", "-o", device] +
+                          (["--dim", "batch=1"] if model in ("inception_v3", "randwire_ws") else []))
             base = ["run", path, "--backend", "cpu", "--inputs", test_set, "--iterations", str(a.iterations), "--rounds", "1"]
             weft_configs = {
                 "sequential, 1 thread": (base + ["--strategy", "sequential"], None, "sequential_ms"),
@@ -127,6 +130,10 @@ def main():
             times = {("ort", k): [] for k in ort_configs}
             times.update({("weft", k): [] for k in weft_configs})
             chosen = {}
+            if a.sequential_only:
+                ort_configs = {k: v for k, v in ort_configs.items() if k == "1 intra-op thread"}
+                weft_configs = {k: v for k, v in weft_configs.items() if k == "sequential, 1 thread"}
+                times = {k: v for k, v in times.items() if k[1] in ort_configs or k[1] in weft_configs}
             ort_list, weft_list = list(ort_configs.items()), list(weft_configs.items())
             for _ in range(a.rounds):
                 # Alternate: an ORT configuration, a Weft one, the next ORT one, ..., round after round.

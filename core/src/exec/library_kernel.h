@@ -143,8 +143,8 @@ class AlignedBytes {
 /// How a library kernel treats the layout of the tensors it reads and writes.
 enum class LayoutRole : std::uint8_t {
   None,      ///< Weft's row-major layout only (every reference kernel; Gemm, MatMul, Pad, merged nodes)
-  Native,    ///< computes channels-last itself: its data input and output in either layout (Conv, pools, Concat)
-  Agnostic,  ///< elementwise: its full-size operands and output in one layout, either (activations, arithmetic, BatchNormalization)
+  Native,    ///< computes channels-last itself: its data input and output in either layout (Conv, pools, Concat, BatchNormalization)
+  Agnostic,  ///< elementwise: its full-size operands and output in one layout, either (activations, arithmetic)
 };
 /// The role of a node's operator. O(1).
 LayoutRole library_layout_role(const Node& node);

@@ -35,9 +35,10 @@ LayoutRole library_layout_role(const Node& node) {
   if (!node.domain.empty() && node.domain != "ai.onnx") return LayoutRole::None;
   if (!library_registry().find(kernel_key(node))) return LayoutRole::None;  // a build without oneDNN
   const std::string_view op = node.op_type;
-  if (is_one_of(op, {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Concat"})) return LayoutRole::Native;
+  if (is_one_of(op, {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Concat", "BatchNormalization"}))
+    return LayoutRole::Native;
   if (is_one_of(op, {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Exp", "Log", "Sqrt", "Abs", "Neg", "HardSwish", "Clip", "Add",
-                     "Sub", "Mul", "Div", "Sum", "Mean", "Max", "Min", "BatchNormalization"}))
+                     "Sub", "Mul", "Div", "Sum", "Mean", "Max", "Min"}))
     return LayoutRole::Agnostic;
   return LayoutRole::None;
 }

@@ -1,10 +1,11 @@
-// BatchNormalization in inference mode on oneDNN, in either layout (elementwise per channel).
-// With its scale, bias, mean and variance weights (every exported model), the normalisation is
-// folded at preparation into y = x * a[c] + b[c] (a = scale / sqrt(var + eps), b = bias - mean * a)
-// and runs as one binary multiply with an add post-op: one pass, vectorised whatever the layout
-// (oneDNN's own row-major batch normalisation is its reference implementation: 40 µs for a
-// 64x28x28 tensor, 5 µs this way). With computed statistics, oneDNN's batch normalisation.
-// Training mode, spatial=0 (opset < 9) and other dtypes stay on the reference kernel.
+// BatchNormalization in inference mode on oneDNN. With its scale, bias, mean and variance
+// weights (every exported model) the normalisation is folded at preparation into
+// y = x * a[c] + b[c] (a = scale / sqrt(var + eps), b = bias - mean * a) and runs as a depthwise
+// 1x1 convolution, channels-last whatever its tensors' layout, as convolutions run (oneDNN's
+// row-major batch normalisation is its reference code: 40 µs on a 64x28x28 tensor; a binary
+// multiply with an add post-op 10.6 µs; the depthwise convolution 3.2 µs). Without spatial dims
+// (N x C), the binary multiply and add. With statistics computed at run time, oneDNN's batch
+// normalisation. Training mode, spatial=0 (opset < 9) and other dtypes stay on the reference kernel.
 #include <cmath>
 
 #include "dnnl_runtime.h"
@@ -39,6 +40,31 @@ class FoldedNormKernel final : public PreparedKernel {
   Shape m_shape;
 };
 
+/// x * a + b per channel as a depthwise 1x1 convolution (weights a, bias b, folded).
+class DepthwiseNormKernel final : public PreparedKernel {
+ public:
+  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
+    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
+    return dnnl_try(ctx, [&] {
+      const dnnl::stream& s = dnnl_thread_stream();
+      std::uint8_t* base = scratch.data();
+      const memory out = m_y.bind_output(y.data, base);
+      m_primitive.execute(s, {{DNNL_ARG_SRC, m_x.bind_input(ctx.in(0).data, base, s)},
+                              {DNNL_ARG_WEIGHTS, m_w.bind_input(m_scale->data(), base, s)},
+                              {DNNL_ARG_BIAS, dnnl_memory(m_bias_desc, m_bias->data())},
+                              {DNNL_ARG_DST, out},
+                              {DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, base + m_scratchpad_at)}});
+      m_y.finish_output(out, y.data, s);
+    });
+  }
+  dnnl::convolution_forward m_primitive;
+  LibraryOperand m_x, m_w, m_y;
+  memory::desc m_bias_desc, m_scratchpad;
+  std::shared_ptr<AlignedBytes> m_scale, m_bias;  ///< a and b, folded at preparation
+  std::size_t m_scratchpad_at = 0;
+  Shape m_shape;
+};
+
 class BatchNormKernel final : public PreparedKernel {
  public:
   Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
@@ -58,18 +84,9 @@ class BatchNormKernel final : public PreparedKernel {
   Shape m_shape;
 };
 
-std::unique_ptr<PreparedKernel> fold(const KernelContext& ctx, float epsilon) {
-  const Shape& x = ctx.in(0).shape;
-  const std::int64_t channels = x[1];
-  auto k = std::make_unique<FoldedNormKernel>();
-  k->m_shape = x;
-  const auto c = static_cast<std::size_t>(channels);
-  ScratchLayout parts;
-  parts.add(c * sizeof(float));  // a, then b at the next 64-byte boundary
-  k->m_shift_at = parts.size();
-  k->m_scale_shift = std::make_shared<AlignedBytes>(2 * k->m_shift_at);
-  auto* a = reinterpret_cast<float*>(k->m_scale_shift->data());
-  auto* b = reinterpret_cast<float*>(k->m_scale_shift->data() + k->m_shift_at);
+/// The folded per-channel scale a and shift b of a batch normalisation whose inputs are weights.
+void fold_into(const KernelContext& ctx, float epsilon, float* a, float* b) {
+  const auto c = static_cast<std::size_t>(ctx.in(0).shape[1]);
   const float* scale = ctx.in(1).as<const float>();
   const float* bias = ctx.in(2).as<const float>();
   const float* mean = ctx.in(3).as<const float>();
@@ -79,6 +96,59 @@ std::unique_ptr<PreparedKernel> fold(const KernelContext& ctx, float epsilon) {
     a[i] = static_cast<float>(ai);
     b[i] = static_cast<float>(static_cast<double>(bias[i]) - static_cast<double>(mean[i]) * ai);
   }
+}
+
+std::unique_ptr<PreparedKernel> fold_depthwise(const KernelContext& ctx, float epsilon) {
+  const Shape& x = ctx.in(0).shape;
+  const std::int64_t channels = x[1];
+  auto k = std::make_unique<DepthwiseNormKernel>();
+  k->m_shape = x;
+  const auto bytes = static_cast<std::size_t>(channels) * sizeof(float);
+  k->m_scale = std::make_shared<AlignedBytes>(bytes);
+  k->m_bias = std::make_shared<AlignedBytes>(bytes);
+  fold_into(ctx, epsilon, reinterpret_cast<float*>(k->m_scale->data()), reinterpret_cast<float*>(k->m_bias->data()));
+  // Weights {C, 1, 1, 1...}: C groups of one output and one input channel, a 1x1 kernel.
+  Shape w_dims{channels, 1, 1};
+  w_dims.insert(w_dims.end(), x.size() - 2, 1);
+  const auto any = [](const Shape& s) { return memory::desc(dnnl_dims(s), memory::data_type::f32, memory::format_tag::any); };
+  const memory::dims ones(x.size() - 2, 1), zeros(x.size() - 2, 0);
+  ScratchLayout layout;
+  try {
+    k->m_bias_desc = plain_f32({channels});
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    using fwd = dnnl::convolution_forward;
+    const fwd::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, channels_last_f32(x), any(w_dims),
+                         k->m_bias_desc, channels_last_f32(x), ones, zeros, zeros, zeros);
+    const fwd::primitive_desc pd(desc, attr, dnnl_engine());
+    k->m_primitive = fwd(pd);
+    k->m_scratchpad = pd.scratchpad_desc();
+    k->m_scratchpad_at = layout.add(k->m_scratchpad.get_size());
+    k->m_x.prepare_input(tensor_f32(x, ctx.in(0).channels_last), pd.src_desc(), layout, nullptr, *k);
+    k->m_w.prepare_input(plain_f32(w_dims), pd.weights_desc(), layout, k->m_scale->data(), *k);
+    k->m_y.prepare_output(tensor_f32(x, ctx.output_channels_last(0)), pd.dst_desc(), layout);
+    k->implementation = dnnl_implementation(pd);
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  k->packed_bytes += k->m_scale->size() + k->m_bias->size();
+  k->scratch_bytes = layout.size();
+  return k;
+}
+
+std::unique_ptr<PreparedKernel> fold(const KernelContext& ctx, float epsilon) {
+  const Shape& x = ctx.in(0).shape;
+  if (x.size() >= 3) return fold_depthwise(ctx, epsilon);
+  const std::int64_t channels = x[1];
+  auto k = std::make_unique<FoldedNormKernel>();
+  k->m_shape = x;
+  const auto c = static_cast<std::size_t>(channels);
+  ScratchLayout parts;
+  parts.add(c * sizeof(float));  // a, then b at the next 64-byte boundary
+  k->m_shift_at = parts.size();
+  k->m_scale_shift = std::make_shared<AlignedBytes>(2 * k->m_shift_at);
+  fold_into(ctx, epsilon, reinterpret_cast<float*>(k->m_scale_shift->data()),
+            reinterpret_cast<float*>(k->m_scale_shift->data() + k->m_shift_at));
   k->packed_bytes = k->m_scale_shift->size();
   Shape per_channel(x.size(), 1);
   per_channel[1] = channels;
