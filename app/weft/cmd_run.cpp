@@ -176,6 +176,7 @@ int cmd_run(Args& args) {
       j["cpu_cores"] = predicted->device.sm_count;
       j["latch_us"] = predicted->device.event_wait_us;
       j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
+      j["concurrent_slowdown_memory"] = predicted->device.concurrent_slowdown_memory;
     } else {
       j["predicted_speedup"] = nullptr;
       j["prediction_unavailable"] = unpredicted;
@@ -209,7 +210,8 @@ int cmd_run(Args& args) {
               << "speedup: " << core::fixed_text(speedup, 2) << "x measured"
               << (predicted ? ", " + core::fixed_text(predicted->predicted, 2) +
                                   "x predicted (cpu device from the sequential run's node times, " +
-                                  core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy; error " +
+                                  core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy, memory-bound ones " +
+                                  core::fixed_text(predicted->device.concurrent_slowdown_memory, 2) + "x; error " +
                                   core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
                                   "x from the fitted device alone"
                             : ", no prediction (" + unpredicted + ")")

@@ -79,11 +79,14 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
       {"event_wait_us", &DeviceSpec::event_wait_us, 1, true},
       {"kernel_min_us", &DeviceSpec::kernel_min_us, 1, true},
       {"concurrent_slowdown", &DeviceSpec::concurrent_slowdown, 1, false},
+      {"concurrent_slowdown_memory", &DeviceSpec::concurrent_slowdown_memory, 1, false},
       {"threads_per_stream", nullptr, 1, false},
   };
   const auto applies = [&](std::string_view key) {
     if (key == "sm_count" || key == "graph_launch_per_node_us" || key == "max_threads_per_sm") return !cpu;
-    if (key == "cores" || key == "concurrent_slowdown" || key == "threads_per_stream" || key == "teams") return cpu;
+    if (key == "cores" || key == "concurrent_slowdown" || key == "concurrent_slowdown_memory" || key == "threads_per_stream" ||
+        key == "teams")
+      return cpu;
     return true;
   };
   const auto required = [&](const NumberKey& k) { return k.required && !(cpu && k.key == "kernel_min_us"); };
@@ -137,6 +140,8 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
     d.*k.field = v * k.scale;
   }
   if (d.concurrent_slowdown < 1) return preset_error(origin, "key 'concurrent_slowdown' must be 1 or more");
+  if (j.contains("concurrent_slowdown_memory") && d.concurrent_slowdown_memory < 1)
+    return preset_error(origin, "key 'concurrent_slowdown_memory' must be 1 or more");
   if (cpu) {
     // The file counts every core; the simulator runs sm_count streams at once, each a team.
     if (d.threads_per_stream > d.sm_count)
@@ -190,6 +195,7 @@ std::string device_to_json(const DeviceSpec& d) {
   j["event_wait_us"] = d.event_wait_us;
   j["kernel_min_us"] = d.kernel_min_us;
   if (cpu) j["concurrent_slowdown"] = d.concurrent_slowdown;
+  if (cpu && d.concurrent_slowdown_memory >= 1) j["concurrent_slowdown_memory"] = d.concurrent_slowdown_memory;
   if (cpu && !d.cpu_teams.empty()) {
     j["teams"] = nlohmann::ordered_json::array();
     for (const DeviceSpec::CpuTeam& t : d.cpu_teams)

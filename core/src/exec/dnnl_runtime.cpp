@@ -51,6 +51,21 @@ dnnl::memory::desc tensor_f32(const Shape& shape, bool channels_last) {
   return channels_last ? channels_last_f32(shape) : plain_f32(shape);
 }
 
+dnnl::primitive_attr scratchpad_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+Status PrimitiveKernel::run(KernelContext& ctx, std::span<std::uint8_t> scratch) const {
+  WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
+  return dnnl_try(ctx, [&] {
+    std::unordered_map<int, dnnl::memory> args;
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data() + m_scratchpad_at));
+    bind_and_execute(ctx, y, scratch.data(), dnnl_thread_stream(), args);
+  });
+}
+
 std::string dnnl_implementation(const dnnl::primitive_desc_base& pd) { return std::string("oneDNN ") + pd.impl_info_str(); }
 
 namespace {

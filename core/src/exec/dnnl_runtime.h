@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "kernel.h"
 #include "library_kernel.h"
@@ -47,6 +48,48 @@ Status dnnl_try(const KernelContext& ctx, F&& f) {
 inline dnnl::memory dnnl_memory(const dnnl::memory::desc& desc, void* data) {
   return dnnl::memory(desc, dnnl_engine(), data);
 }
+
+/// The attributes every library primitive is made with: its scratchpad in the caller's memory
+/// (the worker's scratch), never allocated by oneDNN during a run.
+dnnl::primitive_attr scratchpad_attr();
+
+/// A library kernel on one oneDNN primitive writing output 0: run() asks for the output, puts the
+/// primitive's scratchpad at its offset in the worker's scratch and lets the kernel bind its
+/// arguments and execute (bind_and_execute), oneDNN's exceptions caught.
+class PrimitiveKernel : public PreparedKernel {
+ public:
+  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const final;
+
+  /// Takes a primitive descriptor's primitive, scratchpad (placed next in `layout`) and name.
+  template <class Primitive>
+  void take(const typename Primitive::primitive_desc& pd, ScratchLayout& layout) {
+    m_primitive = Primitive(pd);
+    m_scratchpad = pd.scratchpad_desc();
+    m_scratchpad_at = layout.add(m_scratchpad.get_size());
+    implementation = dnnl_implementation(pd);
+  }
+  /// The same for a kernel whose only scratch is the scratchpad.
+  template <class Primitive>
+  void take(const typename Primitive::primitive_desc& pd) {
+    ScratchLayout layout;
+    take<Primitive>(pd, layout);
+    scratch_bytes = layout.size();
+  }
+
+  Shape m_shape;  ///< output 0's
+
+ protected:
+  /// Adds the kernel's arguments to `args` (which holds the scratchpad) and executes
+  /// m_primitive on `s`; `y` is output 0, `scratch` the worker's scratch.
+  virtual void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t* scratch, const dnnl::stream& s,
+                                std::unordered_map<int, dnnl::memory>& args) const = 0;
+
+  dnnl::primitive m_primitive;
+
+ private:
+  dnnl::memory::desc m_scratchpad;
+  std::size_t m_scratchpad_at = 0;
+};
 
 /// One operand of a primitive in the layout the primitive chose (`chosen`) while the tensor
 /// keeps Weft's row-major layout (`plain`): the tensor's own bytes where the two agree, else a

@@ -12,23 +12,18 @@ namespace {
 
 using dnnl::memory;
 
-class ConcatKernel final : public PreparedKernel {
+class ConcatKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
-    return dnnl_try(ctx, [&] {
-      std::unordered_map<int, memory> args;
-      for (std::size_t i = 0; i < m_src.size(); ++i)
-        args.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), dnnl_memory(m_src[i], ctx.in(i).data));
-      args.emplace(DNNL_ARG_DST, dnnl_memory(m_dst, y.data));
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data()));
-      m_primitive.execute(dnnl_thread_stream(), args);
-    });
-  }
-  dnnl::concat m_primitive;
   std::vector<memory::desc> m_src;
-  memory::desc m_dst, m_scratchpad;
-  Shape m_shape;
+  memory::desc m_dst;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t*, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    for (std::size_t i = 0; i < m_src.size(); ++i) args.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), dnnl_memory(m_src[i], ctx.in(i).data));
+    args.emplace(DNNL_ARG_DST, dnnl_memory(m_dst, y.data));
+    m_primitive.execute(s, args);
+  }
 };
 
 std::unique_ptr<PreparedKernel> prepare_concat(const KernelContext& ctx) {
@@ -56,13 +51,7 @@ std::unique_ptr<PreparedKernel> prepare_concat(const KernelContext& ctx) {
   try {
     for (std::size_t i = 0; i < n; ++i) k->m_src.push_back(tensor_f32(ctx.in(i).shape, ctx.in(i).channels_last));
     k->m_dst = tensor_f32(k->m_shape, ctx.output_channels_last(0));
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const dnnl::concat::primitive_desc pd(k->m_dst, static_cast<int>(axis), k->m_src, dnnl_engine(), attr);
-    k->m_primitive = dnnl::concat(pd);
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->scratch_bytes = aligned_size(k->m_scratchpad.get_size());
-    k->implementation = dnnl_implementation(pd);
+    k->take<dnnl::concat>(dnnl::concat::primitive_desc(k->m_dst, static_cast<int>(axis), k->m_src, dnnl_engine(), scratchpad_attr()));
   } catch (const dnnl::error&) {
     return nullptr;
   }

@@ -19,37 +19,29 @@ namespace {
 
 using dnnl::memory;
 
-class ConvKernel final : public PreparedKernel {
+class ConvKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_y_shape));
-    return dnnl_try(ctx, [&] {
-      const dnnl::stream& s = dnnl_thread_stream();
-      std::uint8_t* base = scratch.data();
-      std::unordered_map<int, memory> args;
-      args.emplace(DNNL_ARG_WEIGHTS, m_w.bind_input(ctx.in(1).data, base, s));
-      if (m_bias) args.emplace(DNNL_ARG_BIAS, dnnl_memory(m_bias_desc, ctx.in(2).data));
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, base + m_scratchpad_at));
-      for (std::int64_t i = 0; i < m_calls; ++i) {
-        const auto* x = static_cast<const std::uint8_t*>(ctx.in(0).data) + i * m_x_call_bytes;
-        auto* out_bytes = static_cast<std::uint8_t*>(y.data) + i * m_y_call_bytes;
-        args.insert_or_assign(DNNL_ARG_SRC, m_x.bind_input(x, base, s));
-        const memory out = m_y.bind_output(out_bytes, base);
-        args.insert_or_assign(DNNL_ARG_DST, out);
-        m_primitive.execute(s, args);
-        m_y.finish_output(out, out_bytes, s);
-      }
-    });
-  }
-
-  dnnl::convolution_forward m_primitive;
   LibraryOperand m_x, m_w, m_y;
-  memory::desc m_bias_desc, m_scratchpad;
-  std::size_t m_scratchpad_at = 0;
+  memory::desc m_bias_desc;
   bool m_bias = false;
-  Shape m_y_shape;
   std::int64_t m_calls = 1;  ///< the batch when the primitive is made for one image, else 1
   std::int64_t m_x_call_bytes = 0, m_y_call_bytes = 0;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t* scratch, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    args.emplace(DNNL_ARG_WEIGHTS, m_w.bind_input(ctx.in(1).data, scratch, s));
+    if (m_bias) args.emplace(DNNL_ARG_BIAS, dnnl_memory(m_bias_desc, ctx.in(2).data));
+    for (std::int64_t i = 0; i < m_calls; ++i) {
+      const auto* x = static_cast<const std::uint8_t*>(ctx.in(0).data) + i * m_x_call_bytes;
+      auto* out_bytes = static_cast<std::uint8_t*>(y.data) + i * m_y_call_bytes;
+      args.insert_or_assign(DNNL_ARG_SRC, m_x.bind_input(x, scratch, s));
+      const memory out = m_y.bind_output(out_bytes, scratch);
+      args.insert_or_assign(DNNL_ARG_DST, out);
+      m_primitive.execute(s, args);
+      m_y.finish_output(out, out_bytes, s);
+    }
+  }
 };
 
 std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
@@ -71,11 +63,11 @@ std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
     if (d <= 0) return nullptr;
 
   auto k = std::make_unique<ConvKernel>();
-  k->m_y_shape = {batch, m};
-  k->m_y_shape.insert(k->m_y_shape.end(), g.out.begin(), g.out.end());
+  k->m_shape = {batch, m};
+  k->m_shape.insert(k->m_shape.end(), g.out.begin(), g.out.end());
   k->m_bias = bias;
   // The primitive's batch: the whole batch, or one image at a time.
-  Shape x_call = x.shape, y_call = k->m_y_shape;
+  Shape x_call = x.shape, y_call = k->m_shape;
   if (ctx.batch_invariant()) {
     k->m_calls = batch;
     x_call[0] = y_call[0] = 1;
@@ -98,8 +90,7 @@ std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
   try {
     if (bias) k->m_bias_desc = plain_f32(ctx.in(2).shape);
     using fwd = dnnl::convolution_forward;
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = scratchpad_attr();
     const auto make = [&](const memory::desc& x_want, const memory::desc& y_want) {
       const fwd::desc desc = bias ? fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_want,
                                               any(w_dims), k->m_bias_desc, y_want, dnnl_dims(g.stride), dilation,
@@ -116,13 +107,10 @@ std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
     } catch (const dnnl::error&) {
       pd = make(any(x_call), any(y_call));
     }
-    k->m_primitive = fwd(pd);
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->m_scratchpad_at = layout.add(k->m_scratchpad.get_size());
+    k->take<fwd>(pd, layout);
     k->m_x.prepare_input(x_plain, pd.src_desc(), layout, nullptr, *k);
     k->m_w.prepare_input(w_plain, pd.weights_desc(), layout, ctx.input_is_weight(1) ? w.data : nullptr, *k);
     k->m_y.prepare_output(y_plain, pd.dst_desc(), layout);
-    k->implementation = dnnl_implementation(pd);
   } catch (const dnnl::error&) {
     return nullptr;  // a geometry this oneDNN does not implement: the reference kernel runs it
   }

@@ -23,27 +23,19 @@ bool float_input(const KernelContext& ctx, std::size_t i) {
   return ctx.has_input(i) && ctx.in(i).dtype == DType::Float32 && ctx.in(i).elements() > 0;
 }
 
-dnnl::primitive_attr user_scratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
-
 // ---- activations ----
 
-class EltwiseKernel final : public PreparedKernel {
+class EltwiseKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
-    return dnnl_try(ctx, [&] {
-      m_primitive.execute(dnnl_thread_stream(), {{DNNL_ARG_SRC, dnnl_memory(m_flat, ctx.in(0).data)},
-                                                 {DNNL_ARG_DST, dnnl_memory(m_flat, y.data)},
-                                                 {DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data())}});
-    });
+  memory::desc m_flat;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t*, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    args.emplace(DNNL_ARG_SRC, dnnl_memory(m_flat, ctx.in(0).data));
+    args.emplace(DNNL_ARG_DST, dnnl_memory(m_flat, y.data));
+    m_primitive.execute(s, args);
   }
-  dnnl::eltwise_forward m_primitive;
-  memory::desc m_flat, m_scratchpad;
-  Shape m_shape;
 };
 
 struct EltwiseOp {
@@ -59,11 +51,7 @@ std::unique_ptr<PreparedKernel> make_eltwise(const KernelContext& ctx, const Elt
   try {
     k->m_flat = plain_f32({ctx.in(0).elements()});
     const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, a.alg, k->m_flat, a.alpha, a.beta);
-    const dnnl::eltwise_forward::primitive_desc pd(desc, user_scratchpad(), dnnl_engine());
-    k->m_primitive = dnnl::eltwise_forward(pd);
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->scratch_bytes = aligned_size(k->m_scratchpad.get_size());
-    k->implementation = dnnl_implementation(pd);
+    k->take<dnnl::eltwise_forward>(dnnl::eltwise_forward::primitive_desc(desc, scratchpad_attr(), dnnl_engine()));
   } catch (const dnnl::error&) {
     return nullptr;
   }
@@ -89,26 +77,22 @@ std::optional<EltwiseOp> clip_bounds(const KernelContext& ctx) {
 
 // ---- arithmetic: binary, with any further inputs as binary post-ops ----
 
-class BinaryKernel final : public PreparedKernel {
+class BinaryKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
-    return dnnl_try(ctx, [&] {
-      std::unordered_map<int, memory> args;
-      args.emplace(DNNL_ARG_SRC_0, dnnl_memory(m_src[0], ctx.in(m_order[0]).data));
-      args.emplace(DNNL_ARG_SRC_1, dnnl_memory(m_src[1], ctx.in(m_order[1]).data));
-      for (std::size_t i = 2; i < m_src.size(); ++i)
-        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i - 2)) | DNNL_ARG_SRC_1, dnnl_memory(m_src[i], ctx.in(m_order[i]).data));
-      args.emplace(DNNL_ARG_DST, dnnl_memory(m_dst, y.data));
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data()));
-      m_primitive.execute(dnnl_thread_stream(), args);
-    });
-  }
-  dnnl::binary m_primitive;
   std::vector<memory::desc> m_src;   ///< per operand, in the order oneDNN reads them
   std::vector<std::size_t> m_order;  ///< the node's input each operand is
-  memory::desc m_dst, m_scratchpad;
-  Shape m_shape;
+  memory::desc m_dst;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t*, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    args.emplace(DNNL_ARG_SRC_0, dnnl_memory(m_src[0], ctx.in(m_order[0]).data));
+    args.emplace(DNNL_ARG_SRC_1, dnnl_memory(m_src[1], ctx.in(m_order[1]).data));
+    for (std::size_t i = 2; i < m_src.size(); ++i)
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i - 2)) | DNNL_ARG_SRC_1, dnnl_memory(m_src[i], ctx.in(m_order[i]).data));
+    args.emplace(DNNL_ARG_DST, dnnl_memory(m_dst, y.data));
+    m_primitive.execute(s, args);
+  }
 };
 
 /// `shape` left-padded with 1s to `rank`.
@@ -145,17 +129,13 @@ std::unique_ptr<PreparedKernel> make_binary(const KernelContext& ctx, algorithm 
   try {
     for (std::size_t i : k->m_order) k->m_src.push_back(tensor_f32(left_padded(shapes[i], rank), ctx.in(i).channels_last));
     k->m_dst = tensor_f32(left_padded(out, rank), ctx.output_channels_last(0));
-    dnnl::primitive_attr attr = user_scratchpad();
+    dnnl::primitive_attr attr = scratchpad_attr();
     dnnl::post_ops ops;
     for (std::size_t i = 2; i < n; ++i) ops.append_binary(alg, k->m_src[i]);
     if (scale != 1) ops.append_eltwise(1.0f, algorithm::eltwise_linear, scale, 0.0f);
     attr.set_post_ops(ops);
     const dnnl::binary::desc desc(alg, k->m_src[0], k->m_src[1], k->m_dst);
-    const dnnl::binary::primitive_desc pd(desc, attr, dnnl_engine());
-    k->m_primitive = dnnl::binary(pd);
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->scratch_bytes = aligned_size(k->m_scratchpad.get_size());
-    k->implementation = dnnl_implementation(pd);
+    k->take<dnnl::binary>(dnnl::binary::primitive_desc(desc, attr, dnnl_engine()));
   } catch (const dnnl::error&) {
     return nullptr;
   }

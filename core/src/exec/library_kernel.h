@@ -159,9 +159,6 @@ bool layout_free(std::span<const std::int64_t> shape);
 /// O(V + E) with union-find.
 std::vector<char> plan_channels_last(const Graph& graph, const std::vector<char>& plain);
 
-/// `bytes` rounded up to a 64-byte boundary: the scratch of a kernel with one part.
-inline std::size_t aligned_size(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
-
 /// Offsets into one scratch buffer, each 64-byte aligned: add() returns the part's offset,
 /// size() the bytes of every part so far.
 class ScratchLayout {

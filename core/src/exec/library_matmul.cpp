@@ -15,32 +15,23 @@ namespace {
 
 using dnnl::memory;
 
-class MatMulKernel final : public PreparedKernel {
+class MatMulKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_y_shape));
-    return dnnl_try(ctx, [&] {
-      const dnnl::stream& s = dnnl_thread_stream();
-      std::uint8_t* base = scratch.data();
-      std::unordered_map<int, memory> args;
-      args.emplace(DNNL_ARG_SRC, dnnl_memory(m_a, ctx.in(0).data));
-      args.emplace(DNNL_ARG_WEIGHTS, m_b.bind_input(ctx.in(1).data, base, s));
-      if (m_c == CKind::Bias) args.emplace(DNNL_ARG_BIAS, dnnl_memory(m_c_desc, ctx.in(2).data));
-      if (m_c == CKind::Added)
-        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dnnl_memory(m_c_desc, ctx.in(2).data));
-      args.emplace(DNNL_ARG_DST, dnnl_memory(m_y, y.data));
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, base + m_scratchpad_at));
-      m_primitive.execute(s, args);
-    });
-  }
-
   enum class CKind { None, Bias, Added };
-  dnnl::matmul m_primitive;
-  memory::desc m_a, m_y, m_c_desc, m_scratchpad;
+  memory::desc m_a, m_y, m_c_desc;
   LibraryOperand m_b;
   CKind m_c = CKind::None;
-  std::size_t m_scratchpad_at = 0;
-  Shape m_y_shape;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t* scratch, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    args.emplace(DNNL_ARG_SRC, dnnl_memory(m_a, ctx.in(0).data));
+    args.emplace(DNNL_ARG_WEIGHTS, m_b.bind_input(ctx.in(1).data, scratch, s));
+    if (m_c == CKind::Bias) args.emplace(DNNL_ARG_BIAS, dnnl_memory(m_c_desc, ctx.in(2).data));
+    if (m_c == CKind::Added) args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dnnl_memory(m_c_desc, ctx.in(2).data));
+    args.emplace(DNNL_ARG_DST, dnnl_memory(m_y, y.data));
+    m_primitive.execute(s, args);
+  }
 };
 
 /// A row-major {rows, cols} matrix stored transposed ({cols, rows} in memory) when `transposed`.
@@ -59,23 +50,14 @@ std::unique_ptr<PreparedKernel> finish_matmul(const KernelContext& ctx, std::uni
     const dnnl::matmul::desc desc = k->m_c == MatMulKernel::CKind::Bias ? dnnl::matmul::desc(k->m_a, b_want, k->m_c_desc, k->m_y)
                                                                         : dnnl::matmul::desc(k->m_a, b_want, k->m_y);
     const dnnl::matmul::primitive_desc pd(desc, attr, dnnl_engine());
-    k->m_primitive = dnnl::matmul(pd);
     ScratchLayout layout;
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->m_scratchpad_at = layout.add(k->m_scratchpad.get_size());
+    k->take<dnnl::matmul>(pd, layout);
     k->m_b.prepare_input(b_plain, pd.weights_desc(), layout, pack ? ctx.in(1).data : nullptr, *k);
     k->scratch_bytes = layout.size();
-    k->implementation = dnnl_implementation(pd);
   } catch (const dnnl::error&) {
     return nullptr;
   }
   return k;
-}
-
-dnnl::primitive_attr base_attr() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
 }
 
 std::unique_ptr<PreparedKernel> prepare_gemm(const KernelContext& ctx) {
@@ -90,10 +72,10 @@ std::unique_ptr<PreparedKernel> prepare_gemm(const KernelContext& ctx) {
   if ((tb ? b.shape[1] : b.shape[0]) != kk || m == 0 || n == 0 || kk == 0) return nullptr;
   const float alpha = node.attr_float("alpha", 1.0f), beta = node.attr_float("beta", 1.0f);
   auto k = std::make_unique<MatMulKernel>();
-  k->m_y_shape = {m, n};
+  k->m_shape = {m, n};
   k->m_a = matrix(m, kk, ta);
-  k->m_y = plain_f32(k->m_y_shape);
-  dnnl::primitive_attr attr = base_attr();
+  k->m_y = plain_f32(k->m_shape);
+  dnnl::primitive_attr attr = scratchpad_attr();
   if (ctx.has_input(2) && beta != 0.0f) {
     const View& c = ctx.in(2);
     if (c.dtype != DType::Float32 || beta != 1.0f || alpha != 1.0f || c.shape.size() > 2) return nullptr;
@@ -134,10 +116,10 @@ std::unique_ptr<PreparedKernel> prepare_matmul(const KernelContext& ctx) {
   out[rank - 1] = bs[rank - 1];
   auto k = std::make_unique<MatMulKernel>();
   // The output keeps ONNX's rank (the larger operand's); oneDNN sees both operands at that rank.
-  k->m_y_shape = out;
+  k->m_shape = out;
   k->m_a = plain_f32(as);
   k->m_y = plain_f32(out);
-  return finish_matmul(ctx, std::move(k), plain_f32(bs), base_attr());
+  return finish_matmul(ctx, std::move(k), plain_f32(bs), scratchpad_attr());
 }
 
 }  // namespace

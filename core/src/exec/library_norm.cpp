@@ -18,70 +18,60 @@ namespace {
 
 using dnnl::memory;
 
-/// x * a + b per channel, a and b folded from the weights.
-class FoldedNormKernel final : public PreparedKernel {
+/// x * a + b per channel, a and b folded from the weights: a binary multiply and an add post-op.
+class FoldedNormKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
-    return dnnl_try(ctx, [&] {
-      m_primitive.execute(dnnl_thread_stream(),
-                          {{DNNL_ARG_SRC_0, dnnl_memory(m_x, ctx.in(0).data)},
-                           {DNNL_ARG_SRC_1, dnnl_memory(m_channel, m_scale_shift->data())},
-                           {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
-                            dnnl_memory(m_channel, m_scale_shift->data() + m_shift_at)},
-                           {DNNL_ARG_DST, dnnl_memory(m_y, y.data)},
-                           {DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data())}});
-    });
-  }
-  dnnl::binary m_primitive;
-  memory::desc m_x, m_y, m_channel, m_scratchpad;
+  memory::desc m_x, m_y, m_channel;
   std::shared_ptr<AlignedBytes> m_scale_shift;  ///< a[C], then b[C] at m_shift_at
   std::size_t m_shift_at = 0;
-  Shape m_shape;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t*, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    args.emplace(DNNL_ARG_SRC_0, dnnl_memory(m_x, ctx.in(0).data));
+    args.emplace(DNNL_ARG_SRC_1, dnnl_memory(m_channel, m_scale_shift->data()));
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dnnl_memory(m_channel, m_scale_shift->data() + m_shift_at));
+    args.emplace(DNNL_ARG_DST, dnnl_memory(m_y, y.data));
+    m_primitive.execute(s, args);
+  }
 };
 
 /// x * a + b per channel as a depthwise 1x1 convolution (weights a, bias b, folded).
-class DepthwiseNormKernel final : public PreparedKernel {
+class DepthwiseNormKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
-    return dnnl_try(ctx, [&] {
-      const dnnl::stream& s = dnnl_thread_stream();
-      std::uint8_t* base = scratch.data();
-      const memory out = m_y.bind_output(y.data, base);
-      m_primitive.execute(s, {{DNNL_ARG_SRC, m_x.bind_input(ctx.in(0).data, base, s)},
-                              {DNNL_ARG_WEIGHTS, m_w.bind_input(m_scale->data(), base, s)},
-                              {DNNL_ARG_BIAS, dnnl_memory(m_bias_desc, m_bias->data())},
-                              {DNNL_ARG_DST, out},
-                              {DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, base + m_scratchpad_at)}});
-      m_y.finish_output(out, y.data, s);
-    });
-  }
-  dnnl::convolution_forward m_primitive;
   LibraryOperand m_x, m_w, m_y;
-  memory::desc m_bias_desc, m_scratchpad;
+  memory::desc m_bias_desc;
   std::shared_ptr<AlignedBytes> m_scale, m_bias;  ///< a and b, folded at preparation
-  std::size_t m_scratchpad_at = 0;
-  Shape m_shape;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t* scratch, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    const memory out = m_y.bind_output(y.data, scratch);
+    args.emplace(DNNL_ARG_SRC, m_x.bind_input(ctx.in(0).data, scratch, s));
+    args.emplace(DNNL_ARG_WEIGHTS, m_w.bind_input(m_scale->data(), scratch, s));
+    args.emplace(DNNL_ARG_BIAS, dnnl_memory(m_bias_desc, m_bias->data()));
+    args.emplace(DNNL_ARG_DST, out);
+    m_primitive.execute(s, args);
+    m_y.finish_output(out, y.data, s);
+  }
 };
 
-class BatchNormKernel final : public PreparedKernel {
+/// oneDNN's batch normalisation, for statistics computed at run time.
+class BatchNormKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_shape));
-    return dnnl_try(ctx, [&] {
-      m_primitive.execute(dnnl_thread_stream(), {{DNNL_ARG_SRC, dnnl_memory(m_data, ctx.in(0).data)},
-                                                 {DNNL_ARG_SCALE, dnnl_memory(m_channel, ctx.in(1).data)},
-                                                 {DNNL_ARG_SHIFT, dnnl_memory(m_channel, ctx.in(2).data)},
-                                                 {DNNL_ARG_MEAN, dnnl_memory(m_channel, ctx.in(3).data)},
-                                                 {DNNL_ARG_VARIANCE, dnnl_memory(m_channel, ctx.in(4).data)},
-                                                 {DNNL_ARG_DST, dnnl_memory(m_data, y.data)},
-                                                 {DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, scratch.data())}});
-    });
+  memory::desc m_data, m_channel;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t*, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    args.emplace(DNNL_ARG_SRC, dnnl_memory(m_data, ctx.in(0).data));
+    args.emplace(DNNL_ARG_SCALE, dnnl_memory(m_channel, ctx.in(1).data));
+    args.emplace(DNNL_ARG_SHIFT, dnnl_memory(m_channel, ctx.in(2).data));
+    args.emplace(DNNL_ARG_MEAN, dnnl_memory(m_channel, ctx.in(3).data));
+    args.emplace(DNNL_ARG_VARIANCE, dnnl_memory(m_channel, ctx.in(4).data));
+    args.emplace(DNNL_ARG_DST, dnnl_memory(m_data, y.data));
+    m_primitive.execute(s, args);
   }
-  dnnl::batch_normalization_forward m_primitive;
-  memory::desc m_data, m_channel, m_scratchpad;
-  Shape m_shape;
 };
 
 /// The folded per-channel scale a and shift b of a batch normalisation whose inputs are weights.
@@ -115,19 +105,14 @@ std::unique_ptr<PreparedKernel> fold_depthwise(const KernelContext& ctx, float e
   ScratchLayout layout;
   try {
     k->m_bias_desc = plain_f32({channels});
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     using fwd = dnnl::convolution_forward;
     const fwd::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, channels_last_f32(x), any(w_dims),
                          k->m_bias_desc, channels_last_f32(x), ones, zeros, zeros, zeros);
-    const fwd::primitive_desc pd(desc, attr, dnnl_engine());
-    k->m_primitive = fwd(pd);
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->m_scratchpad_at = layout.add(k->m_scratchpad.get_size());
+    const fwd::primitive_desc pd(desc, scratchpad_attr(), dnnl_engine());
+    k->take<fwd>(pd, layout);
     k->m_x.prepare_input(tensor_f32(x, ctx.in(0).channels_last), pd.src_desc(), layout, nullptr, *k);
     k->m_w.prepare_input(plain_f32(w_dims), pd.weights_desc(), layout, k->m_scale->data(), *k);
     k->m_y.prepare_output(tensor_f32(x, ctx.output_channels_last(0)), pd.dst_desc(), layout);
-    k->implementation = dnnl_implementation(pd);
   } catch (const dnnl::error&) {
     return nullptr;
   }
@@ -156,17 +141,12 @@ std::unique_ptr<PreparedKernel> fold(const KernelContext& ctx, float epsilon) {
     k->m_x = tensor_f32(x, ctx.in(0).channels_last);
     k->m_y = tensor_f32(x, ctx.output_channels_last(0));
     k->m_channel = plain_f32(per_channel);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::primitive_attr attr = scratchpad_attr();
     dnnl::post_ops ops;
     ops.append_binary(dnnl::algorithm::binary_add, k->m_channel);
     attr.set_post_ops(ops);
     const dnnl::binary::desc desc(dnnl::algorithm::binary_mul, k->m_x, k->m_channel, k->m_y);
-    const dnnl::binary::primitive_desc pd(desc, attr, dnnl_engine());
-    k->m_primitive = dnnl::binary(pd);
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->scratch_bytes = aligned_size(k->m_scratchpad.get_size());
-    k->implementation = dnnl_implementation(pd);
+    k->take<dnnl::binary>(dnnl::binary::primitive_desc(desc, attr, dnnl_engine()));
   } catch (const dnnl::error&) {
     return nullptr;
   }
@@ -191,16 +171,10 @@ std::unique_ptr<PreparedKernel> prepare_batch_norm(const KernelContext& ctx) {
   try {
     k->m_data = tensor_f32(x, ctx.in(0).channels_last);
     k->m_channel = plain_f32({x[1]});
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     using flags = dnnl::normalization_flags;
     const dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, k->m_data, epsilon,
                                                        flags::use_global_stats | flags::use_scale | flags::use_shift);
-    const dnnl::batch_normalization_forward::primitive_desc pd(desc, attr, dnnl_engine());
-    k->m_primitive = dnnl::batch_normalization_forward(pd);
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->scratch_bytes = aligned_size(k->m_scratchpad.get_size());
-    k->implementation = dnnl_implementation(pd);
+    k->take<dnnl::batch_normalization_forward>(dnnl::batch_normalization_forward::primitive_desc(desc, scratchpad_attr(), dnnl_engine()));
   } catch (const dnnl::error&) {
     return nullptr;
   }

@@ -17,26 +17,19 @@ namespace {
 
 using dnnl::memory;
 
-class PoolKernel final : public PreparedKernel {
+class PoolKernel final : public PrimitiveKernel {
  public:
-  Status run(KernelContext& ctx, std::span<std::uint8_t> scratch) const override {
-    WEFT_KERNEL_OUTPUT(y, ctx.output(0, DType::Float32, m_y_shape));
-    return dnnl_try(ctx, [&] {
-      const dnnl::stream& s = dnnl_thread_stream();
-      std::uint8_t* base = scratch.data();
-      const memory out = m_y.bind_output(y.data, base);
-      m_primitive.execute(s, {{DNNL_ARG_SRC, m_x.bind_input(ctx.in(0).data, base, s)},
-                              {DNNL_ARG_DST, out},
-                              {DNNL_ARG_SCRATCHPAD, dnnl_memory(m_scratchpad, base + m_scratchpad_at)}});
-      m_y.finish_output(out, y.data, s);
-    });
-  }
-
-  dnnl::pooling_v2_forward m_primitive;
   LibraryOperand m_x, m_y;
-  memory::desc m_scratchpad;
-  std::size_t m_scratchpad_at = 0;
-  Shape m_y_shape;
+
+ private:
+  void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t* scratch, const dnnl::stream& s,
+                        std::unordered_map<int, memory>& args) const override {
+    const memory out = m_y.bind_output(y.data, scratch);
+    args.emplace(DNNL_ARG_SRC, m_x.bind_input(ctx.in(0).data, scratch, s));
+    args.emplace(DNNL_ARG_DST, out);
+    m_primitive.execute(s, args);
+    m_y.finish_output(out, y.data, s);
+  }
 };
 
 /// A pooling primitive over x's spatial dims, channels-last (oneDNN's row-major pooling falls
@@ -45,8 +38,8 @@ class PoolKernel final : public PreparedKernel {
 /// oneDNN refuses the geometry.
 std::unique_ptr<PreparedKernel> make_pool(const Shape& x_shape, bool x_cl, bool y_cl, const PoolGeometry& g, dnnl::algorithm algorithm) {
   auto k = std::make_unique<PoolKernel>();
-  k->m_y_shape = {x_shape[0], x_shape[1]};
-  k->m_y_shape.insert(k->m_y_shape.end(), g.out.begin(), g.out.end());
+  k->m_shape = {x_shape[0], x_shape[1]};
+  k->m_shape.insert(k->m_shape.end(), g.out.begin(), g.out.end());
   // The end padding that gives exactly g.out windows (ceil_mode adds to it; pads past the last
   // window are dropped), in oneDNN's floor arithmetic.
   memory::dims pad_end(g.in.size()), dilation(g.in.size());
@@ -57,23 +50,19 @@ std::unique_ptr<PreparedKernel> make_pool(const Shape& x_shape, bool x_cl, bool 
     dilation[d] = g.dilation[d] - 1;
   }
   try {
-    const memory::desc x_plain = tensor_f32(x_shape, x_cl), y_plain = tensor_f32(k->m_y_shape, y_cl);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const memory::desc x_plain = tensor_f32(x_shape, x_cl), y_plain = tensor_f32(k->m_shape, y_cl);
+    const dnnl::primitive_attr attr = scratchpad_attr();
     const auto make = [&](const memory::desc& x, const memory::desc& y) {
       const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, x, y, dnnl_dims(g.stride),
                                                 dnnl_dims(g.kernel), dilation, dnnl_dims(g.pad_begin), pad_end);
       return dnnl::pooling_v2_forward::primitive_desc(desc, attr, dnnl_engine());
     };
-    const dnnl::pooling_v2_forward::primitive_desc pd = make(channels_last_f32(x_shape), channels_last_f32(k->m_y_shape));
-    k->m_primitive = dnnl::pooling_v2_forward(pd);
+    const dnnl::pooling_v2_forward::primitive_desc pd = make(channels_last_f32(x_shape), channels_last_f32(k->m_shape));
     ScratchLayout layout;
-    k->m_scratchpad = pd.scratchpad_desc();
-    k->m_scratchpad_at = layout.add(k->m_scratchpad.get_size());
+    k->take<dnnl::pooling_v2_forward>(pd, layout);
     k->m_x.prepare_input(x_plain, pd.src_desc(), layout, nullptr, *k);
     k->m_y.prepare_output(y_plain, pd.dst_desc(), layout);
     k->scratch_bytes = layout.size();
-    k->implementation = dnnl_implementation(pd);
   } catch (const dnnl::error&) {
     return nullptr;
   }

@@ -144,6 +144,10 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
   d.source += ", " + std::to_string(samples.size()) + " nodes";
 
   cal.fitted = estimate_costs(graph, d);
+  // The measured table's bounds come from unit rates: take the fitted device's (the simulator
+  // slows memory-bound operators by their own contention factor).
+  for (std::size_t v = 0; v < cal.measured.nodes.size() && v < cal.fitted.nodes.size(); ++v)
+    cal.measured.nodes[v].bound = cal.fitted.nodes[v].bound;
   std::vector<double> errors;
   double sum_fit = 0, sum_meas = 0;
   for (std::size_t i = 0; i < used.size(); ++i) {
@@ -216,19 +220,29 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
 
 Expected<CpuCalibration> fit_cpu_device_with_contention(const Graph& graph, std::span<const double> sequential_node_us,
                                                         const RunOptions& run, CpuFitOptions options) {
-  if (options.concurrent_slowdown <= 1) {
-    const int cores = options.cores > 0 ? options.cores : cpu_count();
-    RunOptions at = run;
-    at.threads_per_stream = options.threads_per_stream;
-    WEFT_TRY_ASSIGN(options.concurrent_slowdown, measure_cpu_contention(graph, at, cores));
-  }
-  return fit_cpu_device(graph, sequential_node_us, options);
+  WEFT_TRY_ASSIGN(CpuCalibration cal, fit_cpu_device(graph, sequential_node_us, options));
+  if (options.concurrent_slowdown > 1) return cal;
+  const int cores = options.cores > 0 ? options.cores : cpu_count();
+  RunOptions at = run;
+  at.threads_per_stream = options.threads_per_stream;
+  std::vector<char> memory_bound(graph.node_count(), 0);
+  for (std::size_t v = 0; v < graph.node_count(); ++v) memory_bound[v] = cal.fitted.nodes[v].bound == Bound::Memory ? 1 : 0;
+  WEFT_TRY_ASSIGN(const CpuContention c, measure_cpu_contention_by_bound(graph, at, cores, memory_bound));
+  cal.device.concurrent_slowdown = c.compute;
+  cal.device.concurrent_slowdown_memory = c.memory;
+  return cal;
 }
 
 Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes) {
+  WEFT_TRY_ASSIGN(const CpuContention c, measure_cpu_contention_by_bound(graph, run, cores, std::vector<char>(graph.node_count(), 0), memory_bytes));
+  return c.compute;
+}
+
+Expected<CpuContention> measure_cpu_contention_by_bound(const Graph& graph, const RunOptions& run, int cores,
+                                                        std::span<const char> memory_bound, std::int64_t memory_bytes) {
   // Streams of several threads: the teams that run at once contend, not the cores.
   cores /= std::max(run.threads_per_stream, 1);
-  if (cores < 2) return 1.0;
+  if (cores < 2) return CpuContention{};
   const Schedule reference = reference_schedule(graph);
   WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
   // Each copy holds its own arena, weights and inputs: as many copies as half the memory holds.
@@ -239,14 +253,14 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
   if (memory_bytes < 0) memory_bytes = available_memory_bytes();
   const std::int64_t fit = memory_bytes / 2 / std::max<std::int64_t>(per_copy, 1);
   const int copies = static_cast<int>(std::min<std::int64_t>(cores, fit));
-  if (copies < 2) return 1.0;
+  if (copies < 2) return CpuContention{};
   RunOptions ro = run;
   ro.per_node_timing = true;
   ro.iterations = std::clamp(run.iterations, 3, 7);
   WEFT_TRY_ASSIGN(auto alone, run_cpu_copies(graph, reference, plan, ro, 1));
   WEFT_TRY_ASSIGN(auto together, run_cpu_copies(graph, reference, plan, ro, static_cast<std::size_t>(copies)));
-  // Per copy, the sum over the nodes every run timed; the copies' sums are averaged.
-  double sum_alone = 0, sum_together = 0;
+  // Per class of node, the sum over the nodes every run timed; the copies' sums are averaged.
+  double sum_alone[2] = {0, 0}, sum_together[2] = {0, 0};
   const std::vector<double>& base = alone.front().node_median_us;
   for (std::size_t v = 0; v < base.size(); ++v) {
     if (base[v] <= 0) continue;
@@ -254,14 +268,22 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
       return v < r.node_median_us.size() && r.node_median_us[v] >= 0;
     });
     if (!everywhere) continue;
-    sum_alone += base[v];
-    for (const RunResult& r : together) sum_together += r.node_median_us[v] / static_cast<double>(together.size());
+    const int k = v < memory_bound.size() && memory_bound[v] ? 1 : 0;
+    sum_alone[k] += base[v];
+    for (const RunResult& r : together) sum_together[k] += r.node_median_us[v] / static_cast<double>(together.size());
   }
-  if (sum_alone <= 0) return 1.0;
   // Fewer copies than cores: the slowdown with every core busy, by the model the simulator
   // applies (linear in the busy cores).
-  const double measured = std::max(1.0, sum_together / sum_alone);
-  return 1 + (measured - 1) * static_cast<double>(cores - 1) / static_cast<double>(copies - 1);
+  const auto factor = [&](int k) {
+    const double measured = std::max(1.0, sum_together[k] / sum_alone[k]);
+    return 1 + (measured - 1) * static_cast<double>(cores - 1) / static_cast<double>(copies - 1);
+  };
+  CpuContention out;
+  if (sum_alone[0] > 0) out.compute = factor(0);
+  if (sum_alone[1] > 0) out.memory = factor(1);
+  if (sum_alone[0] <= 0) out.compute = out.memory;
+  if (sum_alone[1] <= 0) out.memory = out.compute;
+  return out;
 }
 
 Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& schedule, const RunComparison& compared,

@@ -78,6 +78,36 @@ inline void expect_close_outputs(const core::RunResult& a, const core::RunResult
   }
 }
 
+/// Node attributes for hand-built graphs.
+inline core::Attribute ints(std::string name, std::vector<std::int64_t> v) {
+  core::Attribute a;
+  a.name = std::move(name);
+  a.type = core::Attribute::Type::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+inline core::Attribute one_int(std::string name, std::int64_t v) {
+  core::Attribute a;
+  a.name = std::move(name);
+  a.type = core::Attribute::Type::Int;
+  a.i = v;
+  return a;
+}
+inline core::Attribute one_float(std::string name, float v) {
+  core::Attribute a;
+  a.name = std::move(name);
+  a.type = core::Attribute::Type::Float;
+  a.f = v;
+  return a;
+}
+inline core::Attribute text(std::string name, std::string v) {
+  core::Attribute a;
+  a.name = std::move(name);
+  a.type = core::Attribute::Type::String;
+  a.s = std::move(v);
+  return a;
+}
+
 /// Every node on one stream in topological order.
 inline core::Schedule sequential_schedule(const core::Graph& g) {
   core::Schedule s;

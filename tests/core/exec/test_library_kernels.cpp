@@ -16,38 +16,14 @@
 
 using namespace weft;
 using core::Attribute;
+using test::ints;
+using test::one_float;
+using test::one_int;
+using test::text;
 using core::DType;
 
 namespace {
 
-Attribute ints(std::string name, std::vector<std::int64_t> v) {
-  Attribute a;
-  a.name = std::move(name);
-  a.type = Attribute::Type::Ints;
-  a.ints = std::move(v);
-  return a;
-}
-Attribute one_int(std::string name, std::int64_t v) {
-  Attribute a;
-  a.name = std::move(name);
-  a.type = Attribute::Type::Int;
-  a.i = v;
-  return a;
-}
-Attribute one_float(std::string name, float v) {
-  Attribute a;
-  a.name = std::move(name);
-  a.type = Attribute::Type::Float;
-  a.f = v;
-  return a;
-}
-Attribute text(std::string name, std::string v) {
-  Attribute a;
-  a.name = std::move(name);
-  a.type = Attribute::Type::String;
-  a.s = std::move(v);
-  return a;
-}
 
 std::int64_t count(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;

@@ -149,6 +149,33 @@ TEST(CpuDevice, BusyCoresSlowEachOther) {
   EXPECT_NEAR(core::simulate(g, one, costs, two).makespan_us(), 60, 1e-9);
 }
 
+// Memory-bound operators take concurrent_slowdown_memory instead: of two branches, the
+// compute-bound one (10 us each, 1.1x beside another) ends at 33 us; by then the memory-bound one
+// (1.5x) has done 22 us of its 30 and ends alone at 41. The factor reads back from the device
+// file, and 0 means the common factor.
+TEST(CpuDevice, MemoryBoundOperatorsContendByTheirOwnFactor) {
+  const core::Graph g = test::make_two_branches(3);
+  auto memory = [](double us) {
+    core::NodeCost c = measured(us);
+    c.bound = core::Bound::Memory;
+    return c;
+  };
+  const auto costs = test::table({memory(10), memory(10), memory(10), measured(10), measured(10), measured(10)});
+  core::DeviceSpec two = cpu_device(2);
+  two.concurrent_slowdown = 1.1;
+  two.concurrent_slowdown_memory = 1.5;
+  const core::Timeline tl = core::simulate(g, two_streams(), costs, two);
+  EXPECT_NEAR(tl.items[2].end_us, 41, 1e-9);
+  EXPECT_NEAR(tl.items[5].end_us, 33, 1e-9);
+  auto back = core::parse_device(core::device_to_json(two), "t");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_DOUBLE_EQ(back->concurrent_slowdown_memory, 1.5);
+  two.concurrent_slowdown_memory = 0;
+  EXPECT_NEAR(core::simulate(g, two_streams(), costs, two).makespan_us(), 33, 1e-9);
+  EXPECT_FALSE(core::parse_device(R"({"name": "c", "kind": "cpu", "peak_fp32_tflops": 0.1, "memory_bandwidth_gb_s": 10, "launch_us": 1,
+    "event_record_us": 0, "event_wait_us": 2, "cores": 2, "concurrent_slowdown_memory": 0.5})", "t"));
+}
+
 // An event's consumer starts one latch latency after its producer ends.
 TEST(CpuDevice, EventsCostTheLatch) {
   const core::Graph g = test::make_chain(2);

@@ -37,6 +37,9 @@ struct DeviceSpec {
   /// no contention). Cores share caches, memory bandwidth and a clock budget; with k of n cores
   /// busy, each running operator is slowed by 1 + (factor − 1)·(k − 1)/(n − 1).
   double concurrent_slowdown = 1;
+  /// CPU devices: the same factor for memory-bound operators (NodeCost::bound), which contend for
+  /// caches and memory bandwidth more than compute-bound ones; 0: concurrent_slowdown.
+  double concurrent_slowdown_memory = 0;
   int max_threads_per_sm = 2048;
   int hardware_queues = 8;       ///< default number of concurrent work queues
   std::string source;            ///< where the figures come from (datasheet, calibration run)

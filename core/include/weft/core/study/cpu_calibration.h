@@ -75,9 +75,21 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
 /// room for 2 copies. Errors: the executor's.
 Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes = -1);
 
-/// fit_cpu_device, the contention measured first (measure_cpu_contention with `run`'s
-/// iterations on options.cores, else every hardware thread) unless options.concurrent_slowdown
-/// is above 1 already. Errors: both's.
+/// The contention factors of compute-bound and of memory-bound operators apart.
+struct CpuContention {
+  double compute = 1;  ///< DeviceSpec::concurrent_slowdown
+  double memory = 1;   ///< DeviceSpec::concurrent_slowdown_memory
+};
+/// measure_cpu_contention's probe, its ratio taken over the nodes `memory_bound` marks (per node,
+/// non-zero: memory-bound) and over the others apart (a class without a timed node gets the
+/// other's factor). Faster kernels make the difference: with oneDNN, RandWire-WS's
+/// batch normalisations ran 1.71x slower beside a second stream, its convolutions 1.09x.
+Expected<CpuContention> measure_cpu_contention_by_bound(const Graph& graph, const RunOptions& run, int cores,
+                                                        std::span<const char> memory_bound, std::int64_t memory_bytes = -1);
+
+/// fit_cpu_device, then the contention measured (measure_cpu_contention_by_bound with `run`'s
+/// iterations on options.cores, else every hardware thread, each node's bound from the fitted
+/// device) unless options.concurrent_slowdown is above 1 already. Errors: both's.
 Expected<CpuCalibration> fit_cpu_device_with_contention(const Graph& graph, std::span<const double> sequential_node_us,
                                                         const RunOptions& run, CpuFitOptions options = {});
 
