@@ -4,6 +4,7 @@
 // computation. Pads must be known at preparation (an attribute or a weight) and non-negative;
 // other modes, negative pads and an axes input stay on the reference kernel.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "library_kernel.h"
