@@ -15,19 +15,7 @@ const path = require('path');
 const ort = require(path.resolve(process.argv[2]));
 const spec = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
 
-const arrays = {
-  float32: Float32Array, float64: Float64Array, float16: Uint16Array, int64: BigInt64Array, int32: Int32Array,
-  int16: Int16Array, int8: Int8Array, uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array,
-  uint64: BigUint64Array, bool: Uint8Array,
-};
-
-function typed(type, bytes) {
-  const Array = arrays[type];
-  if (!Array) throw new Error(`no typed array for ${type}`);
-  const copy = new Uint8Array(bytes.length);
-  copy.set(bytes);
-  return new Array(copy.buffer, 0, bytes.length / Array.BYTES_PER_ELEMENT);
-}
+const { typed } = require('./ort-tensor.js');
 
 (async () => {
   const session = await ort.InferenceSession.create(spec.model, {

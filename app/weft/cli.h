@@ -137,6 +137,10 @@ core::Expected<core::Schedule> fit_schedule(const ScheduleChoice& choice, const 
 int report(std::string_view command, const core::Error& error);
 int usage_error(std::string_view command, std::string_view message);
 
+/// --threads-per-stream T of a CPU command: 1 when absent; errors (the message for usage_error)
+/// for a value that is not a whole number or that core::check_threads_per_stream refuses.
+core::Expected<int> cpu_threads_option(const Args& args, std::string_view command);
+
 int cmd_analyze(Args& args);
 int cmd_advise(Args& args);
 int cmd_schedule(Args& args);

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "weft/core/study/cpu_calibration.h"
 
 namespace weft::cli {
 
@@ -92,6 +93,21 @@ core::Expected<std::optional<double>> Args::double_value(std::string_view name) 
   } catch (const std::exception&) {
   }
   return core::make_error(core::ErrorKind::Usage, "option '--" + std::string(name) + "' needs a number, got '" + *v + "'");
+}
+
+}  // namespace weft::cli
+
+namespace weft::cli {
+
+core::Expected<int> cpu_threads_option(const Args& args, std::string_view command) {
+  auto threads = args.int_value("threads-per-stream");
+  if (!threads) return threads.error();
+  if (!*threads) return 1;
+  if (**threads < 1 || **threads > 4096)
+    return core::make_error(core::ErrorKind::InvalidInput, std::string(command) + ": --threads-per-stream must be 1 or more");
+  if (auto ok = core::check_threads_per_stream(static_cast<int>(**threads)); !ok)
+    return core::make_error(core::ErrorKind::InvalidInput, "--threads-per-stream: " + ok.error().message);
+  return static_cast<int>(**threads);
 }
 
 }  // namespace weft::cli

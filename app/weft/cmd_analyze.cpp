@@ -23,6 +23,12 @@ nlohmann::ordered_json evidence_json(const core::Advice& advice) {
   evidence["best_strategy"] = advice.best_strategy;
   evidence["best_mode"] = std::string(core::launch_mode_name(advice.best_mode));
   evidence["best_streams"] = advice.best_streams;
+  if (!advice.team_speedups.empty()) {
+    evidence["best_threads_per_stream"] = advice.best_threads_per_stream;
+    nlohmann::ordered_json teams = nlohmann::ordered_json::array();
+    for (const auto& [threads, speedup] : advice.team_speedups) teams.push_back({{"threads_per_stream", threads}, {"speedup", speedup}});
+    evidence["team_speedups"] = std::move(teams);
+  }
   evidence["best_speedup"] = advice.best_speedup;
   evidence["memory_ratio"] = advice.memory_ratio;
   evidence["launch_share"] = advice.launch_share;
@@ -174,6 +180,7 @@ void print_evidence(const LoadedModel& m, const core::AnalysisReport& r, const c
     std::cout << "  launches    " << core::fixed_text(100 * a.launch_share, 1) << "% of the sequential eager run"
               << (a.launch_bound ? " (launch-bound)" : "") << "\n";
   std::cout << "  best        " << a.best_strategy << " on " << a.best_streams << " stream" << (a.best_streams == 1 ? "" : "s")
+            << (a.best_threads_per_stream > 1 ? " of " + std::to_string(a.best_threads_per_stream) + " threads" : std::string())
             << ", " << (a.best_mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches") << ": "
             << core::fixed_text(a.best_speedup, 2) << "x over " << baseline;
   if (a.memory_ratio > 0) std::cout << ", " << core::fixed_text(a.memory_ratio, 2) << "x the memory";

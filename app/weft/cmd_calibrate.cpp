@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "weft/core/study/run_comparison.h"
+#include "weft/core/cpu_executor.h"
 #include "weft/core/file_io.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/text_format.h"
@@ -25,7 +26,7 @@ bool valid_device_name(const std::string& name) {
 
 // weft calibrate --backend cuda [--device PRESET] [--gpu N] [--kernels N] [-o FILE] [--name N] [--json]
 int calibrate_cuda(Args& args) {
-  for (const char* model_only : {"cores", "iterations", "warmup", "seed", "dim", "batch"})
+  for (const char* model_only : {"cores", "iterations", "warmup", "seed", "dim", "batch", "threads-per-stream"})
     if (args.value(model_only)) return usage_error("calibrate", std::string("--") + model_only + " is for --backend cpu");
   if (args.flag("no-fold")) return usage_error("calibrate", "--no-fold is for --backend cpu");
   if (!args.positional().empty())
@@ -91,7 +92,8 @@ int calibrate_cuda(Args& args) {
 }  // namespace
 
 int cmd_calibrate(Args& args) {
-  if (auto ok = args.parse({"backend=", "o=", "output=", "name=", "cores=", "iterations=", "warmup=", "seed=", "json", "gpu=", "kernels="},
+  if (auto ok = args.parse({"backend=", "o=", "output=", "name=", "cores=", "iterations=", "warmup=", "seed=", "json", "gpu=", "kernels=",
+                            "threads-per-stream="},
                            true);
       !ok)
     return usage_error("calibrate", ok.error().message);
@@ -118,9 +120,16 @@ int cmd_calibrate(Args& args) {
   if (*cores) fit.cores = static_cast<int>(**cores);
   const auto output = args.value("o") ? args.value("o") : args.value("output");
 
+  auto threads = cpu_threads_option(args, "calibrate");
+  if (!threads) return usage_error("calibrate", threads.error().message);
+
   auto model = load_model(args);
   if (!model) return report("calibrate", model.error());
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
+  // One team size when asked for; else the device at one thread per stream with the rates of
+  // every team size worth trying (intra-operator parallelism, as advise and search weigh it).
+  ro.threads_per_stream = *threads;
+  if (!args.value("threads-per-stream")) fit.teams = core::cpu_calibration_teams(fit.cores > 0 ? fit.cores : core::cpu_count());
   auto cal = core::calibrate_cpu(*model->graph, ro, fit);
   if (!cal) return report("calibrate", cal.error());
   const core::DeviceSpec& d = cal->device;
@@ -136,6 +145,7 @@ int cmd_calibrate(Args& args) {
     j["median_node_error"] = cal->median_node_error;
     j["total_error"] = cal->total_error;
     j["sequential_us"] = cal->measured.total_us();
+    j["threads_per_stream"] = d.threads_per_stream;
     if (output) j["output"] = *output;
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -145,9 +155,14 @@ int cmd_calibrate(Args& args) {
             << "device " << d.name << ": " << d.sm_count << " cores, " << core::fixed_text(d.peak_fp32_flops / 1e9, 2) << " GFLOP/s, "
             << core::fixed_text(d.memory_bandwidth / 1e9, 2) << " GB/s, " << core::fixed_text(d.launch_us, 2) << " µs per operator, latch "
             << core::fixed_text(d.event_wait_us, 2) << " µs, operators " << core::fixed_text(d.concurrent_slowdown, 2)
-            << "x slower with every core busy\n"
+            << "x slower with every core busy (memory-bound ones " << core::fixed_text(d.concurrent_slowdown_memory, 2) << "x)\n"
             << "fit over " << cal->fitted_nodes << " nodes: median node error " << core::fixed_text(100 * cal->median_node_error, 1)
             << "%, total time error " << core::fixed_text(100 * cal->total_error, 1) << "%\n";
+  if (d.threads_per_stream > 1) std::cout << "streams of " << d.threads_per_stream << " threads: " << d.sm_count << " run at once\n";
+  for (const core::DeviceSpec::CpuTeam& t : d.cpu_teams)
+    std::cout << "  streams of " << t.threads << (t.threads == 1 ? " thread:  " : " threads: ") << core::fixed_text(t.peak_fp32_flops / 1e9, 2)
+              << " GFLOP/s, " << core::fixed_text(t.memory_bandwidth / 1e9, 2) << " GB/s, " << core::fixed_text(t.launch_us, 2)
+              << " µs per operator\n";
   if (output) std::cout << "wrote " << *output << " (use it as --device " << *output << ")\n";
   else std::cout << text;
   return 0;

@@ -33,7 +33,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
 
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "rounds=", "seed=",
-                            "trace=", "json", "graph", "tf32", "merge",
+                            "trace=", "json", "graph", "tf32", "merge", "threads-per-stream=", "kernels=",
                             "inputs=", "test-data=", "save-outputs=", "save-model=", "rtol=", "atol="},
                            true);
       !ok)
@@ -66,10 +66,18 @@ int cmd_run(Args& args) {
     if (auto ok = core::check_planner(planner); !ok) return usage_error("run", ok.error().message);
 
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
+  for (const char* cpu_only : {"threads-per-stream", "kernels"})
+    if (args.value(cpu_only) && backend != "cpu") return usage_error("run", std::string("--") + cpu_only + " needs --backend cpu");
   // --inputs, --test-data, --save-outputs, --save-model (run_data.cpp).
   auto data = run_data(args);
   if (!data) return report("run", data.error());
   if (backend == "cuda") return run_cuda(args, *choice, planner, ro, round_count, *data);  // cmd_run_cuda.cpp
+  if (auto threads = cpu_threads_option(args, "run"); !threads) return usage_error("run", threads.error().message);
+  else ro.threads_per_stream = *threads;
+  if (auto kernels = args.value("kernels")) {
+    if (*kernels != "library" && *kernels != "reference") return usage_error("run", "--kernels must be library or reference, got '" + *kernels + "'");
+    ro.kernels = *kernels == "reference" ? core::KernelSet::Reference : core::KernelSet::Library;
+  }
 
   auto model = load_run_model(args, *data);
   if (!model) return report("run", model.error());
@@ -103,6 +111,15 @@ int cmd_run(Args& args) {
   if (!obtained) return report("run", obtained.error());
   const core::Schedule& schedule = obtained->schedule;
   const core::Graph& graph = obtained->graph(unmerged);
+  // A schedule made for streams of several threads (a saved one, or search on a CPU calibrated at
+  // several team sizes) runs so, unless --threads-per-stream says otherwise.
+  if (!args.value("threads-per-stream") && schedule.threads_per_stream != ro.threads_per_stream) {
+    if (auto ok = core::check_threads_per_stream(schedule.threads_per_stream); !ok)
+      return report("run", core::make_error(core::ErrorKind::InvalidInput, "the schedule runs streams of " +
+                                                                                std::to_string(schedule.threads_per_stream) +
+                                                                                " threads: " + ok.error().message));
+    ro.threads_per_stream = schedule.threads_per_stream;
+  }
 
   // The run comparison: the reference and the schedule on the CPU executor, outputs compared. A
   // merged schedule is compared with the unmerged model's sequential run.
@@ -159,6 +176,7 @@ int cmd_run(Args& args) {
       j["cpu_cores"] = predicted->device.sm_count;
       j["latch_us"] = predicted->device.event_wait_us;
       j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
+      j["concurrent_slowdown_memory"] = predicted->device.concurrent_slowdown_memory;
     } else {
       j["predicted_speedup"] = nullptr;
       j["prediction_unavailable"] = unpredicted;
@@ -170,14 +188,18 @@ int cmd_run(Args& args) {
     }
     if (fit) j["memory_budget"] = budget_json(*fit);
     if (tested) add_test_data_json(j, *data, *tested, backend);
+    j["kernels"] = cpu_kernels_json(*run);
     std::cout << j.dump(2) << "\n";
   } else {
     const int cpus = core::cpu_count();
     std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, " << cpus
               << " CPUs\n"
               << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
-              << " stream(s)"
-              << (schedule.stream_count() > static_cast<std::size_t>(cpus) ? " taken in turn by " + std::to_string(cpus) + " threads" : std::string())
+              << " stream(s)" << (ro.threads_per_stream > 1 ? " of " + std::to_string(ro.threads_per_stream) + " threads" : std::string())
+              << (schedule.stream_count() * static_cast<std::size_t>(ro.threads_per_stream) > static_cast<std::size_t>(cpus)
+                      ? " taken in turn by " + std::to_string(std::max(cpus / ro.threads_per_stream, 1)) +
+                            (ro.threads_per_stream > 1 ? " teams" : " threads")
+                      : std::string())
               << ", " << schedule.events.size() << " events, made for " << made_for << "\n"
               << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
                                          std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
@@ -188,7 +210,8 @@ int cmd_run(Args& args) {
               << "speedup: " << core::fixed_text(speedup, 2) << "x measured"
               << (predicted ? ", " + core::fixed_text(predicted->predicted, 2) +
                                   "x predicted (cpu device from the sequential run's node times, " +
-                                  core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy; error " +
+                                  core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy, memory-bound ones " +
+                                  core::fixed_text(predicted->device.concurrent_slowdown_memory, 2) + "x; error " +
                                   core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
                                   "x from the fitted device alone"
                             : ", no prediction (" + unpredicted + ")")
@@ -198,6 +221,7 @@ int cmd_run(Args& args) {
     if (run->random_weights > 0)
       std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
     if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
+    std::cout << "kernels: " << core::kernel_paths_text(*run) << "\n";
     if (tested) print_test_data(std::cout, *data, *tested, backend);
   }
   if (!identical) {

@@ -88,7 +88,7 @@ int write_outputs(Args& args, const std::vector<core::SweepPoint>& points) {
 int cmd_sweep(Args& args) {
   if (auto ok = args.parse({"batches=", "strategies=", "batch-dim=", "backend=", "graph", "streams=", "granularity=",
                             "budget-ms=", "search-evals=", "search-seed=", "iterations=", "warmup=", "csv=", "png=",
-                            "json", "merge"},
+                            "json", "merge", "threads-per-stream="},
                            true);
       !ok)
     return usage_error("sweep", ok.error().message);
@@ -153,6 +153,10 @@ int cmd_sweep(Args& args) {
   options.run.iterations = *iterations ? static_cast<int>(std::clamp<std::int64_t>(**iterations, -1, 1 << 30)) : 3;
   options.run.warmup = *warmup ? static_cast<int>(std::clamp<std::int64_t>(**warmup, -1, 1 << 30)) : core::kDefaultRunWarmup;
   if (auto ok = core::check_run_counts(options.run.iterations, options.run.warmup, 1); !ok) return usage_error("sweep", ok.error().message);
+  if (args.value("threads-per-stream") && backend != "cpu") return usage_error("sweep", "--threads-per-stream needs --backend cpu");
+  auto threads = cpu_threads_option(args, "sweep");
+  if (!threads) return usage_error("sweep", threads.error().message);
+  options.run.threads_per_stream = *threads;
 
   const std::string& model = args.positional()[0];
   if (auto bytes = core::read_file(model); !bytes)

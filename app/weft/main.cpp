@@ -43,6 +43,10 @@ commands:
                                                symbolic dims bound from their shapes), outputs saved as
                                                output_N.pb (NAME.npy after .npy inputs, or one .npz); the
                                                model with the run's weights inline for another runtime
+  run      MODEL --backend cpu [...] [--threads-per-stream T] [--kernels library|reference]
+                                               each stream a team of T library threads (streams x T within
+                                               the CPUs; default 1, or the schedule's); the oneDNN kernels
+                                               (default) or the reference kernels alone (docs/operators.md)
   run      MODEL [...] --test-data DIR [--rtol R] [--atol A]
                                                ONNX test data (a test_data_set_N folder or a folder of them):
                                                every output of the reference and the schedule (on CUDA also
@@ -55,14 +59,16 @@ commands:
                                                schedule/plan/simulate/run runs them merged (a saved schedule
                                                records its merges and reloads them)
   sweep    MODEL --batches 1,2,4,... [--strategies S,...] [--backend cpu|cuda] [--batch-dim NAME]
-           [--graph] [--csv F] [--png F] [--json]
+           [--graph] [--threads-per-stream T] [--csv F] [--png F] [--json]
                                                speedup per strategy against batch size (predicted;
                                                measured too with --backend); table, CSV, chart
   sweep    --merge A.csv B.csv ... [--csv F] [--png F]
                                                join sweep points run elsewhere (job arrays)
-  calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--json]
+  calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--threads-per-stream T] [--json]
                                                fit a CPU device to a sequential CPU run (per-node
-                                               times); use the file as --device DEVICE.json
+                                               times) at every team size (or T); use the file as
+                                               --device DEVICE.json (search and advise then choose
+                                               the threads per stream too)
   calibrate --backend cuda [--device PRESET] [--gpu N] [--kernels N] [-o DEVICE.json] [--name N] [--json]
                                                measure the GPU's launch, kernel-floor, graph-release
                                                and event costs with empty kernels: PRESET with them

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "weft/core/cpu_executor.h"
+
 namespace weft::cli {
 
 nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Schedule& schedule, std::string_view backend,
@@ -37,6 +39,19 @@ nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Sch
   if (!scheduled.merged_paths.empty()) j["merged_paths"] = scheduled.merged_paths;
   j["sequential_iteration_ms"] = sequential.iteration_ms;
   j["schedule_iteration_ms"] = scheduled.iteration_ms;
+  return j;
+}
+
+nlohmann::ordered_json cpu_kernels_json(const core::RunResult& run) {
+  nlohmann::ordered_json j;
+  const std::string library = core::cpu_kernel_library();
+  if (library.empty()) j["library"] = nullptr;
+  else j["library"] = library;
+  j["threads_per_stream"] = run.threads_per_stream;
+  j["nodes"] = run.kernel_paths;
+  j["library_scratch_bytes"] = run.library_scratch_bytes;
+  j["packed_weight_bytes"] = run.packed_weight_bytes;
+  j["channels_last_tensors"] = run.channels_last_tensors;
   return j;
 }
 

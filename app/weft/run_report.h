@@ -21,6 +21,10 @@ nlohmann::ordered_json run_report_json(const core::Graph& graph, const core::Sch
 /// without merged nodes).
 std::string merged_paths_text(const core::RunResult& run);
 
+/// The CPU run's kernels: the library and its version, threads per stream, nodes per kernel,
+/// library scratch and packed weight bytes (`weft run --json`'s "kernels").
+nlohmann::ordered_json cpu_kernels_json(const core::RunResult& run);
+
 /// How the wall times were taken, for the text reports: "median of 21 in 3 rounds, each after 1
 /// warm-up" (or "median of 5 after 1 warm-up" in one round).
 std::string median_text(const core::RunOptions& options, int rounds);

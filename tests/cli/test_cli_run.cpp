@@ -148,3 +148,39 @@ TEST(CliRun, TrainingModeDropoutWithRatioZeroRuns) {
   EXPECT_EQ(j["bit_identical"], true);
   EXPECT_GE(j["streams"].get<int>(), 2);
 }
+
+// The CPU run's kernels: the JSON names the library, the team size and the nodes each kernel
+// ran; --kernels reference runs the oracle alone (same outputs within fp32 sums, every node on
+// the reference); --threads-per-stream runs streams of that many threads (bit-identical to its
+// own sequential run) and refuses a size the CPUs cannot hold, and both options need the CPU.
+TEST(CliRun, KernelsAndThreadsPerStream) {
+  const std::string base = "run " + model("squeezenet1_1") + " --backend cpu --strategy cp-list --streams 2 --iterations 1 --warmup 0 --json";
+  const Result library = run_weft(base);
+  ASSERT_EQ(library.code, 0) << library.out;
+  const auto lj = nlohmann::json::parse(library.out);
+  ASSERT_TRUE(lj.contains("kernels")) << library.out;
+  EXPECT_TRUE(lj["kernels"]["library"].is_null() || lj["kernels"]["library"].get<std::string>().rfind("oneDNN", 0) == 0);
+  EXPECT_EQ(lj["kernels"]["threads_per_stream"], 1);
+  std::int64_t nodes = 0;
+  for (const auto& [path, count] : lj["kernels"]["nodes"].items()) nodes += count.get<std::int64_t>();
+  EXPECT_EQ(nodes, 65);  // squeezenet 1.1's operators after folding
+  const Result reference = run_weft(base + " --kernels reference");
+  ASSERT_EQ(reference.code, 0) << reference.out;
+  const auto rj = nlohmann::json::parse(reference.out);
+  EXPECT_EQ(rj["kernels"]["nodes"]["reference"], 65);
+  EXPECT_EQ(rj["kernels"]["packed_weight_bytes"], 0);
+  const Result teams = run_weft(base + " --threads-per-stream 2");
+  const bool two_cpus = run_weft("run " + model("squeezenet1_1") + " --iterations 1 --warmup 0 --threads-per-stream 2").code == 0;
+  if (two_cpus) {
+    ASSERT_EQ(teams.code, 0) << teams.out;
+    const auto tj = nlohmann::json::parse(teams.out);
+    EXPECT_EQ(tj["kernels"]["threads_per_stream"], 2);
+    EXPECT_EQ(tj["bit_identical"], true);
+  }
+  const Result too_many = run_weft(base + " --threads-per-stream 100000");
+  EXPECT_EQ(too_many.code, 1) << too_many.out;
+  EXPECT_TRUE(contains(too_many.out, "threads-per-stream")) << too_many.out;
+  EXPECT_EQ(run_weft(base + " --threads-per-stream 0").code, 1);
+  EXPECT_EQ(run_weft(base + " --kernels fast").code, 1);
+  EXPECT_EQ(run_weft("run " + model("squeezenet1_1") + " --backend cuda --threads-per-stream 2").code, 1);
+}

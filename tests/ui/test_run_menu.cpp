@@ -4,6 +4,8 @@
 // CUDA follows GPU detection (disabled with the reason where there is none, as in CI); "Use measured times" calibrates the cost model and Reset reverts it.
 #include <QAction>
 #include <QCheckBox>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -61,6 +63,7 @@ class TestRunMenu : public QObject {
   void cudaEntryFollowsDetection();
   void mergedModelRunsAgainstTheUnmergedReference();
   void testDataRunShowsTheCheck();
+  void threadsPerStreamRunsTeams();
 };
 
 void TestRunMenu::cpuRunFromTheMenu() {
@@ -325,6 +328,38 @@ void TestRunMenu::testDataRunShowsTheCheck() {
   QVERIFY2(w.lastMessage().contains("test data FAILED"), qPrintable(w.lastMessage()));
   runs->setTestData({});
   QVERIFY(!runs->testDataAction()->text().contains("test_data"));
+}
+
+// Run ▸ Threads per stream: the CPU run's streams are teams of that many threads (the summary
+// says so, with the kernels that ran), outputs still bit-identical to the sequential run at that
+// team size; the menu lists a choice per CPU and checks the one in use.
+void TestRunMenu::threadsPerStreamRunsTeams() {
+  MainWindow w;
+  w.show();
+  const auto [opened, why] = open_and_wait(w, kSqueezenet);
+  QVERIFY2(opened, qPrintable(why));
+  const int threads = std::min(2, weft::core::cpu_count());
+  w.setThreadsPerStream(threads);
+  w.setRunIterations(1);
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  const QString text = w.summaryPanel()->runText();
+  QVERIFY2(text.contains("bit-identical"), qPrintable(text));
+  QVERIFY2(text.contains("kernels"), qPrintable(text));
+  QVERIFY2(text.contains(QString("%1 thread").arg(threads)), qPrintable(text));
+  QMenu* threads_menu = nullptr;
+  for (QAction* a : w.menuBar()->actions())
+    if (a->menu() && a->text() == QObject::tr("&Run"))
+      for (QAction* b : a->menu()->actions())
+        if (b->menu() && b->text().contains("Threads per stream")) threads_menu = b->menu();
+  QVERIFY(threads_menu);
+  QCOMPARE(threads_menu->actions().size(), weft::core::cpu_count() + 1);
+  int checked = -1;
+  for (QAction* a : threads_menu->actions())
+    if (a->isChecked()) checked = a->data().toInt();
+  QCOMPARE(checked, threads);
 }
 
 QTEST_MAIN(TestRunMenu)

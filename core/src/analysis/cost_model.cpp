@@ -261,6 +261,18 @@ double node_grid_fill(const Graph& g, const Node& n, const DeviceSpec& d) {
 
 }  // namespace
 
+CostTable cpu_team_costs(const Graph& graph, const CostTable& costs, const DeviceSpec& from, const DeviceSpec& to) {
+  const CostTable a = estimate_costs(graph, from), b = estimate_costs(graph, to);
+  CostTable out = costs;
+  out.device = to.name;
+  for (std::size_t v = 0; v < out.nodes.size() && v < a.nodes.size(); ++v) {
+    NodeCost& c = out.nodes[v];
+    if (!c.known || !a.nodes[v].known || a.nodes[v].time_us <= 0) continue;
+    c.time_us *= b.nodes[v].time_us / a.nodes[v].time_us;
+  }
+  return out;
+}
+
 CostTable estimate_costs(const Graph& graph, const DeviceSpec& device) {
   CostTable table;
   table.device = device.name;

@@ -79,10 +79,14 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
       {"event_wait_us", &DeviceSpec::event_wait_us, 1, true},
       {"kernel_min_us", &DeviceSpec::kernel_min_us, 1, true},
       {"concurrent_slowdown", &DeviceSpec::concurrent_slowdown, 1, false},
+      {"concurrent_slowdown_memory", &DeviceSpec::concurrent_slowdown_memory, 1, false},
+      {"threads_per_stream", nullptr, 1, false},
   };
   const auto applies = [&](std::string_view key) {
     if (key == "sm_count" || key == "graph_launch_per_node_us" || key == "max_threads_per_sm") return !cpu;
-    if (key == "cores" || key == "concurrent_slowdown") return cpu;
+    if (key == "cores" || key == "concurrent_slowdown" || key == "concurrent_slowdown_memory" || key == "threads_per_stream" ||
+        key == "teams")
+      return cpu;
     return true;
   };
   const auto required = [&](const NumberKey& k) { return k.required && !(cpu && k.key == "kernel_min_us"); };
@@ -91,6 +95,11 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
     const std::string& key = it.key();
     if (key == "name" || key == "display_name" || key == "source" || key == "kind") {
       if (!it->is_string()) return preset_error(origin, "key '" + key + "' must be a string");
+      continue;
+    }
+    if (key == "teams") {
+      if (!applies(key)) return preset_error(origin, "key 'teams' does not apply to a gpu device");
+      if (!it->is_array()) return preset_error(origin, "key 'teams' must be an array");
       continue;
     }
     const auto known = std::find_if(std::begin(kNumbers), std::end(kNumbers),
@@ -123,6 +132,7 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
         return preset_error(origin, "key '" + key + "' must be a whole number");
       const int iv = static_cast<int>(v);
       if (key == "sm_count" || key == "cores") d.sm_count = iv;
+      else if (key == "threads_per_stream") d.threads_per_stream = iv;
       else if (key == "max_threads_per_sm") d.max_threads_per_sm = iv;
       else d.hardware_queues = iv;
       continue;
@@ -130,6 +140,35 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
     d.*k.field = v * k.scale;
   }
   if (d.concurrent_slowdown < 1) return preset_error(origin, "key 'concurrent_slowdown' must be 1 or more");
+  if (j.contains("concurrent_slowdown_memory") && d.concurrent_slowdown_memory < 1)
+    return preset_error(origin, "key 'concurrent_slowdown_memory' must be 1 or more");
+  if (cpu) {
+    // The file counts every core; the simulator runs sm_count streams at once, each a team.
+    if (d.threads_per_stream > d.sm_count)
+      return preset_error(origin, "key 'threads_per_stream' (" + std::to_string(d.threads_per_stream) + ") is more than 'cores' (" +
+                                      std::to_string(d.sm_count) + ")");
+    d.sm_count /= d.threads_per_stream;
+    if (j.contains("teams")) {
+      for (const auto& t : j["teams"]) {
+        const auto number = [&](const char* k) -> double {
+          return t.is_object() && t.contains(k) && t[k].is_number() ? t[k].get<double>() : -1.0;
+        };
+        DeviceSpec::CpuTeam team;
+        const double threads = number("threads");
+        team.peak_fp32_flops = number("peak_fp32_tflops") * 1e12;
+        team.memory_bandwidth = number("memory_bandwidth_gb_s") * 1e9;
+        team.launch_us = number("launch_us");
+        if (threads < 1 || threads != static_cast<double>(static_cast<int>(threads)) || threads > device_cores(d) ||
+            !(team.peak_fp32_flops > 0) || !(team.memory_bandwidth > 0) || team.launch_us < 0)
+          return preset_error(origin, "each of 'teams' must be {threads (1 to the cores), peak_fp32_tflops > 0, memory_bandwidth_gb_s > 0, "
+                                      "launch_us >= 0}");
+        team.threads = static_cast<int>(threads);
+        if (!d.cpu_teams.empty() && team.threads <= d.cpu_teams.back().threads)
+          return preset_error(origin, "'teams' must list each team size once, ascending");
+        d.cpu_teams.push_back(team);
+      }
+    }
+  }
   // Devices without faster tensor-core paths: fall back to the FP32 rate.
   if (d.peak_tf32_flops == 0) d.peak_tf32_flops = d.peak_fp32_flops;
   if (d.peak_fp16_flops == 0) d.peak_fp16_flops = d.peak_fp32_flops;
@@ -146,7 +185,8 @@ std::string device_to_json(const DeviceSpec& d) {
   j["peak_tf32_tflops"] = d.peak_tf32_flops / 1e12;
   j["peak_fp16_tflops"] = d.peak_fp16_flops / 1e12;
   j["memory_bandwidth_gb_s"] = d.memory_bandwidth / 1e9;
-  j[cpu ? "cores" : "sm_count"] = d.sm_count;
+  j[cpu ? "cores" : "sm_count"] = device_cores(d);
+  if (cpu && d.threads_per_stream > 1) j["threads_per_stream"] = d.threads_per_stream;
   if (!cpu) j["max_threads_per_sm"] = d.max_threads_per_sm;
   j["hardware_queues"] = d.hardware_queues;
   j["launch_us"] = d.launch_us;
@@ -155,8 +195,53 @@ std::string device_to_json(const DeviceSpec& d) {
   j["event_wait_us"] = d.event_wait_us;
   j["kernel_min_us"] = d.kernel_min_us;
   if (cpu) j["concurrent_slowdown"] = d.concurrent_slowdown;
+  if (cpu && d.concurrent_slowdown_memory >= 1) j["concurrent_slowdown_memory"] = d.concurrent_slowdown_memory;
+  if (cpu && !d.cpu_teams.empty()) {
+    j["teams"] = nlohmann::ordered_json::array();
+    for (const DeviceSpec::CpuTeam& t : d.cpu_teams)
+      j["teams"].push_back({{"threads", t.threads},
+                            {"peak_fp32_tflops", t.peak_fp32_flops / 1e12},
+                            {"memory_bandwidth_gb_s", t.memory_bandwidth / 1e9},
+                            {"launch_us", t.launch_us}});
+  }
   if (!d.source.empty()) j["source"] = d.source;
   return j.dump(2) + "\n";
+}
+
+int device_cores(const DeviceSpec& device) {
+  return device.kind == DeviceKind::Cpu ? device.sm_count * std::max(device.threads_per_stream, 1) : device.sm_count;
+}
+
+std::vector<int> cpu_team_sizes(const DeviceSpec& cpu) {
+  std::vector<int> sizes;
+  for (const DeviceSpec::CpuTeam& t : cpu.cpu_teams) sizes.push_back(t.threads);
+  if (sizes.empty()) sizes.push_back(std::max(cpu.threads_per_stream, 1));
+  return sizes;
+}
+
+Expected<DeviceSpec> cpu_team_device(const DeviceSpec& cpu, int threads) {
+  if (cpu.kind != DeviceKind::Cpu) return make_error(ErrorKind::InvalidInput, "device '" + cpu.name + "' is a GPU: it has no CPU teams");
+  const int cores = device_cores(cpu);
+  if (threads < 1 || threads > cores)
+    return make_error(ErrorKind::InvalidInput, "device '" + cpu.name + "' has " + std::to_string(cores) + " cores: no team of " +
+                                                   std::to_string(threads) + " threads");
+  DeviceSpec d = cpu;
+  if (threads != std::max(cpu.threads_per_stream, 1) || !cpu.cpu_teams.empty()) {
+    const auto it = std::find_if(cpu.cpu_teams.begin(), cpu.cpu_teams.end(), [&](const DeviceSpec::CpuTeam& t) { return t.threads == threads; });
+    if (it == cpu.cpu_teams.end()) {
+      std::string known;
+      for (int t : cpu_team_sizes(cpu)) known += (known.empty() ? "" : ", ") + std::to_string(t);
+      return make_error(ErrorKind::InvalidInput, "device '" + cpu.name + "' was calibrated with streams of " + known +
+                                                     " thread(s), not " + std::to_string(threads) +
+                                                     " (weft calibrate measures every team size)");
+    }
+    d.peak_fp32_flops = d.peak_tf32_flops = d.peak_fp16_flops = it->peak_fp32_flops;
+    d.memory_bandwidth = it->memory_bandwidth;
+    d.launch_us = it->launch_us;
+  }
+  d.threads_per_stream = threads;
+  d.sm_count = std::max(cores / threads, 1);
+  return d;
 }
 
 bool is_device_file(std::string_view name_or_path) {

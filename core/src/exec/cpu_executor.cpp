@@ -22,11 +22,13 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "library_kernel.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/initial_values.h"
 #include "weft/core/merge_graph.h"
 #include "weft/core/run_checks.h"
 #include "weft/core/tensor_size.h"
+#include "weft/core/text_format.h"
 
 namespace weft::core {
 namespace {
@@ -115,6 +117,11 @@ struct RunState {
   std::int64_t random_weights = 0;
   bool batch_invariant = false;  ///< RunOptions::batch_invariant
   bool spin = false;             ///< every worker has a CPU of its own: waits spin (IterationBarrier)
+  /// Per node: its library kernel, prepared before the first iteration (null: the reference kernel).
+  std::vector<std::unique_ptr<detail::PreparedKernel>> prepared;
+  std::vector<Buffer> scratch;   ///< per worker: the library kernels' scratch
+  /// Per tensor: its bytes are channels-last (the layout plan of the library kernels).
+  std::vector<char> channels_last;
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -167,8 +174,15 @@ class NodeContext final : public detail::KernelContext {
       m_state.own[ti].resize(bytes);
       v.data = m_state.own[ti].data();
     }
+    v.channels_last = ti < m_state.channels_last.size() && m_state.channels_last[ti];
     m_state.values[ti] = v;
     return v;
+  }
+
+  bool output_channels_last(std::size_t i) const override {
+    const Node& node = this->node();
+    return i < node.outputs.size() && node.outputs[i] != kNoTensor && static_cast<std::size_t>(node.outputs[i]) < m_state.channels_last.size() &&
+           m_state.channels_last[static_cast<std::size_t>(node.outputs[i])];
   }
 
  private:
@@ -199,13 +213,18 @@ std::vector<int> allowed_cpus() {
 // the scheduler's time slices, and the run then depends on when the kernel wakes them
 // (transformer4h, 8 streams as 8 threads on 2 cores: 0.35-1.08x the sequential run, against a
 // prediction of 1.7x).
-std::size_t worker_count(const std::vector<int>& cpus, std::size_t streams) {
+// With a library team of `team` threads per stream, each worker takes `team` CPUs.
+std::size_t worker_count(const std::vector<int>& cpus, std::size_t streams, std::size_t team = 1) {
   const std::size_t usable = cpus.empty() ? std::max(1u, std::thread::hardware_concurrency()) : cpus.size();
-  return std::min(streams, usable);
+  return std::min(streams, std::max<std::size_t>(usable / std::max<std::size_t>(team, 1), 1));
 }
 
-// Every worker has a CPU of its own: the workers are pinned and their waits spin.
-bool owns_cpus(const std::vector<int>& cpus, std::size_t workers) { return cpus.size() >= 2 && workers >= 2 && workers <= cpus.size(); }
+// Every worker has CPUs of its own (`team` each): the workers are pinned and their waits spin.
+// A single worker is never pinned: it waits for no other, and it keeps the caller's CPUs (a
+// copy's, in run_cpu_copies) for its team.
+bool owns_cpus(const std::vector<int>& cpus, std::size_t workers, std::size_t team = 1) {
+  return cpus.size() >= 2 && workers >= 2 && workers * team <= cpus.size();
+}
 
 // Worker w's thread on the w-th allowed CPU (a worker per stream, or per CPU).
 // Unpinned, the scheduler wakes every stream thread on the core of the thread that released them
@@ -220,8 +239,18 @@ void pin_to_cpu(int cpu) {
   pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort: unpinned still runs
 }
 
-void pin_to(const std::vector<int>& cpus, std::size_t worker, std::size_t workers) {
-  if (owns_cpus(cpus, workers)) pin_to_cpu(cpus[worker]);
+// Worker w's thread, and the library team it starts, on the w-th group of `team` allowed CPUs
+// (the team's helpers inherit the mask when the OpenMP runtime creates them).
+void pin_to(const std::vector<int>& cpus, std::size_t worker, std::size_t workers, std::size_t team = 1) {
+  if (!owns_cpus(cpus, workers, team)) return;
+  if (team <= 1) {
+    pin_to_cpu(cpus[worker]);
+    return;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (std::size_t c = worker * team; c < (worker + 1) * team; ++c) CPU_SET(cpus[c], &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
 }
 
 void cpu_relax() {
@@ -278,12 +307,12 @@ class IterationBarrier {
 // restored afterwards.
 class CallerPin {
  public:
-  CallerPin(const std::vector<int>& cpus, std::size_t workers) {
-    if (!owns_cpus(cpus, workers)) return;
+  CallerPin(const std::vector<int>& cpus, std::size_t workers, std::size_t team = 1) {
+    if (!owns_cpus(cpus, workers, team)) return;
     CPU_ZERO(&m_saved);
     if (pthread_getaffinity_np(pthread_self(), sizeof(m_saved), &m_saved) != 0) return;
     m_pinned = true;
-    pin_to(cpus, 0, workers);
+    pin_to(cpus, 0, workers, team);
   }
   ~CallerPin() {
     if (m_pinned) pthread_setaffinity_np(pthread_self(), sizeof(m_saved), &m_saved);
@@ -296,8 +325,30 @@ class CallerPin {
   bool m_pinned = false;
 };
 
+/// Runs the node's prepared library kernel where it was prepared for these inputs, else its
+/// reference kernel.
+Status run_kernel_of(RunState& state, NodeContext& ctx, NodeId n, std::size_t worker) {
+  if (const detail::PreparedKernel* k = state.prepared[idx(n)].get(); k && detail::prepared_for(*k, ctx)) {
+    Buffer& scratch = state.scratch[worker];
+    return k->run(ctx, std::span<std::uint8_t>(scratch.data(), scratch.size()));
+  }
+  // The layout plan gives channels-last tensors to library kernels only.
+  const Node& node = ctx.node();
+  for (std::size_t i = 0; i < node.inputs.size(); ++i)
+    if (ctx.has_input(i) && ctx.in(i).channels_last)
+      return make_error(ErrorKind::Internal, "node '" + node.name + "' (" + node.op_type +
+                                                 "): its library kernel did not run, and the reference kernel cannot read the channels-last input '" +
+                                                 state.graph->tensor(node.inputs[i]).name + "'");
+  for (std::size_t i = 0; i < node.outputs.size(); ++i)
+    if (ctx.output_channels_last(i))
+      return make_error(ErrorKind::Internal, "node '" + node.name + "' (" + node.op_type +
+                                                 "): its library kernel did not run, and the reference kernel cannot write channels-last");
+  const detail::KernelFn* fn = detail::kernel_registry().find(detail::kernel_key(ctx.node()));
+  return fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
+}
+
 /// Runs one node: waits for its events, runs the kernel, records its latch.
-void run_node(RunState& state, NodeId n, int stream) {
+void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
   for (std::uint32_t e : state.order->waits(n)) {
     auto& latch = state.done[static_cast<std::size_t>(state.order->schedule().events[e].from)];
     await_change(latch, 0, state.spin);
@@ -309,11 +360,10 @@ void run_node(RunState& state, NodeId n, int stream) {
     for (std::size_t i = 0; i < node.inputs.size(); ++i)
       if (node.inputs[i] != kNoTensor) inputs[i] = state.values[static_cast<std::size_t>(node.inputs[i])];
     NodeContext ctx(state, n, inputs);
-    const detail::KernelFn* fn = detail::kernel_registry().find(detail::kernel_key(node));
     // A kernel that throws (an output sized by the data past what memory holds) fails the run
     // like an error value: every stream still records its latches and reaches the barrier.
     try {
-      Status s = fn ? detail::run_kernel(*fn, ctx) : Status(detail::unsupported(ctx, "operator"));
+      Status s = run_kernel_of(state, ctx, n, worker);
       if (!s) state.fail(s.error());
     } catch (const std::bad_alloc&) {
       state.fail(make_error(ErrorKind::Runtime, "out of memory running node '" + node.name + "' (" + node.op_type + ")"));
@@ -351,7 +401,7 @@ class StreamPool {
   }
 
   /// One worker's share of the iteration: returns when every node has run.
-  void work() {
+  void work(std::size_t worker) {
     while (m_left.load(std::memory_order_acquire) > 0) {
       // Read before looking, so that a node finishing during the look is not missed.
       const std::uint32_t seen = m_progress.load(std::memory_order_acquire);
@@ -363,7 +413,7 @@ class StreamPool {
       if (m_held[s].exchange(true, std::memory_order_acquire)) continue;  // another worker took it
       const auto& nodes = m_streams[s];
       for (std::uint32_t i = m_next[s].load(std::memory_order_relaxed); i < nodes.size() && ready(nodes[i]); ++i) {
-        run_node(m_state, nodes[i], static_cast<int>(s));
+        run_node(m_state, nodes[i], static_cast<int>(s), worker);
         m_next[s].store(i + 1, std::memory_order_release);
         m_left.fetch_sub(1, std::memory_order_acq_rel);
         advance();
@@ -457,6 +507,7 @@ class CpuExecutor final : public Executor {
     state.order = &order;
     state.done = std::make_unique<std::atomic<std::uint32_t>[]>(graph.node_count());
     state.items.resize(graph.node_count());
+    state.prepared.resize(graph.node_count());
 
     WEFT_TRY(prepare_sources(graph, options, state));
 
@@ -471,16 +522,17 @@ class CpuExecutor final : public Executor {
     // caller works instead of waiting beside them: a third runnable thread on as many cores.
     const std::size_t streams = schedule.streams.size();
     const std::vector<int> cpus = allowed_cpus();
-    const std::size_t workers = worker_count(cpus, streams);
-    state.spin = owns_cpus(cpus, workers);
+    const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
+    const std::size_t workers = worker_count(cpus, streams, team);
+    state.spin = owns_cpus(cpus, workers, team);
     std::optional<StreamPool> pool;
     if (workers < streams) pool.emplace(state, state.spin);
     const auto work = [&state, &schedule, &pool](std::size_t w) {
       if (pool) {
-        pool->work();
+        pool->work(w);
         return;
       }
-      for (NodeId v : schedule.streams[w]) run_node(state, v, static_cast<int>(w));
+      for (NodeId v : schedule.streams[w]) run_node(state, v, static_cast<int>(w), w);
     };
     std::atomic<bool> stop{false};
     IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(workers, 1)), state.spin);
@@ -489,8 +541,9 @@ class CpuExecutor final : public Executor {
       threads.reserve(workers);
       try {
         for (std::size_t w = 1; w < workers; ++w)
-          threads.emplace_back([&sync, &stop, &cpus, &work, w, workers] {
-            pin_to(cpus, w, workers);
+          threads.emplace_back([&sync, &stop, &cpus, &work, w, workers, team] {
+            pin_to(cpus, w, workers, team);
+            const detail::LibraryTeam library_team(static_cast<int>(team));
             while (true) {
               sync.arrive_and_wait();  // released by the iteration's start
               if (stop.load(std::memory_order_acquire)) return;
@@ -507,7 +560,15 @@ class CpuExecutor final : public Executor {
         return make_error(ErrorKind::Runtime, std::string("could not start the run's threads: ") + e.what());
       }
       // After the workers start (they would inherit its mask).
-      const CallerPin caller_pin(cpus, workers);
+      const CallerPin caller_pin(cpus, workers, team);
+      // The library kernels are prepared here, on the caller pinned as worker 0 with its team
+      // sized, while the workers wait for the first iteration: a primitive's work split follows
+      // the team size of the thread that makes it, and the helpers a preparation starts keep the
+      // mask they start with.
+      const detail::LibraryTeam library_team(static_cast<int>(team));
+      if (options.kernels == KernelSet::Library) prepare_library(graph, schedule, workers, pool.has_value(), state, result);
+      else result.kernel_paths["reference"] = static_cast<std::int64_t>(graph.node_count());
+      result.threads_per_stream = static_cast<int>(team);
       for (int it = 0; it < warmup + iterations; ++it) {
         for (std::size_t v = 0; v < graph.node_count(); ++v) state.done[v].store(0, std::memory_order_relaxed);
         if (pool) pool->reset();
@@ -543,6 +604,95 @@ class CpuExecutor final : public Executor {
     }
     return result;
   }
+
+  /// Prepares every node a library kernel takes (its inputs' shapes known from the graph), sizes
+  /// each worker's scratch for the nodes it may run (its stream's, or any node's when workers
+  /// share the streams) and reports kernels, scratch and packed weights in `result`.
+  static void prepare_library(const Graph& graph, const Schedule& schedule, std::size_t workers, bool shared_streams,
+                              RunState& state, RunResult& result) {
+    // The layout plan, then every node prepared on it. A node its library declines cannot take
+    // channels-last tensors: those it touches go back to Weft's layout and the whole graph is
+    // planned and prepared again, until nothing changes (each round only adds plain tensors;
+    // oneDNN's primitive cache makes a second round cheap).
+    std::vector<char> plain(graph.tensor_count(), 0);
+    std::vector<std::unique_ptr<detail::PreparedKernel>> prepared(graph.node_count());
+    for (bool again = true; again;) {
+      again = false;
+      state.channels_last = detail::plan_channels_last(graph, plain);
+      for (std::size_t v = 0; v < graph.node_count(); ++v) {
+        const Node& node = graph.node(static_cast<NodeId>(v));
+        const auto touches = [&](const std::vector<TensorId>& ts) {
+          return std::any_of(ts.begin(), ts.end(), [&](TensorId t) { return t != kNoTensor && state.channels_last[idx(t)]; });
+        };
+        const bool on_plan = touches(node.inputs) || touches(node.outputs);
+        prepared[v] = prepare_node(graph, node, state);
+        if (prepared[v] || !on_plan) continue;
+        for (const auto* ts : {&node.inputs, &node.outputs})
+          for (TensorId t : *ts)
+            if (t != kNoTensor && state.channels_last[idx(t)]) plain[idx(t)] = 1;
+        again = true;
+      }
+    }
+    std::vector<std::size_t> need(graph.node_count(), 0);
+    for (std::size_t v = 0; v < graph.node_count(); ++v) {
+      const auto& k = prepared[v];
+      ++result.kernel_paths[k ? k->implementation : "reference"];
+      if (!k) continue;
+      need[v] = k->scratch_bytes;
+      result.packed_weight_bytes += static_cast<std::int64_t>(k->packed_bytes);
+      state.prepared[v] = std::move(prepared[v]);
+    }
+    result.channels_last_tensors = std::count(state.channels_last.begin(), state.channels_last.end(), 1);
+    state.scratch.resize(std::max<std::size_t>(workers, 1));
+    const std::size_t any_node = need.empty() ? 0 : *std::max_element(need.begin(), need.end());
+    for (std::size_t w = 0; w < state.scratch.size(); ++w) {
+      std::size_t bytes = any_node;
+      if (!shared_streams && w < schedule.streams.size()) {
+        bytes = 0;
+        for (NodeId v : schedule.streams[w]) bytes = std::max(bytes, need[idx(v)]);
+      }
+      state.scratch[w].resize(bytes);
+      result.library_scratch_bytes += static_cast<std::int64_t>(bytes);
+    }
+  }
+
+  /// One node prepared for its library kernel on the layout plan, or null (its inputs' shapes are
+  /// not all known, or the library declines).
+  static std::unique_ptr<detail::PreparedKernel> prepare_node(const Graph& graph, const Node& node, const RunState& state) {
+    std::vector<View> inputs(node.inputs.size());
+    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+      const TensorId t = node.inputs[i];
+      if (t == kNoTensor) continue;
+      const Tensor& tensor = graph.tensor(t);
+      const View& value = state.values[idx(t)];
+      if (value.present()) inputs[i] = value;  // a source or a view: its bytes are there
+      else if (tensor.shape_known() && tensor.dtype != DType::Undefined) inputs[i] = View{tensor.dtype, tensor.shape(), nullptr};
+      else return nullptr;
+      inputs[i].channels_last = state.channels_last[idx(t)] != 0;
+    }
+    PrepareContext ctx(graph, node, inputs, state);
+    return detail::prepare_library_kernel(ctx);
+  }
+
+  /// What a library kernel's preparation sees: the node, its inputs' shapes, the bytes of its
+  /// sources; outputs cannot be asked for yet.
+  class PrepareContext final : public detail::KernelContext {
+   public:
+    PrepareContext(const Graph& graph, const Node& node, std::span<const View> inputs, const RunState& state)
+        : KernelContext(node, inputs, state.opset, &graph), m_channels_last(state.channels_last) {
+      set_batch_invariant(state.batch_invariant);
+    }
+    Expected<View> output(std::size_t, DType, detail::Shape) override {
+      return detail::kernel_error(*this, "outputs are not available while preparing");
+    }
+    bool output_channels_last(std::size_t i) const override {
+      const Node& n = node();
+      return i < n.outputs.size() && n.outputs[i] != kNoTensor && m_channels_last[idx(n.outputs[i])];
+    }
+
+   private:
+    const std::vector<char>& m_channels_last;
+  };
 
   static Status prepare_sources(const Graph& graph, const RunOptions& options, RunState& state) {
     for (std::size_t i = 0; i < graph.tensor_count(); ++i) {
@@ -587,6 +737,7 @@ Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedu
                                                 const RunOptions& options, std::size_t copies) {
   WEFT_CHECK_MSG(schedule.streams.size() == 1, "run_cpu_copies: a one-stream schedule (the executor pins the threads of others)");
   const std::vector<int> cpus = allowed_cpus();
+  const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
   std::vector<std::optional<Expected<RunResult>>> results(copies);
   std::latch start(static_cast<std::ptrdiff_t>(copies));
   {
@@ -595,7 +746,8 @@ Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedu
     try {
       for (std::size_t c = 0; c < copies; ++c)
         threads.emplace_back([&, c] {
-          if (cpus.size() >= copies) pin_to_cpu(cpus[c]);
+          // Each copy on CPUs of its own: one, or a team's worth (its library team inherits the mask).
+          if (cpus.size() >= copies * team) pin_to(cpus, c, std::max<std::size_t>(copies, 2), team);
           start.arrive_and_wait();
           results[c] = CpuExecutor().run(graph, schedule, plan, options);
         });
@@ -649,6 +801,36 @@ double cpu_latch_latency_us(std::size_t streams, int round_trips) {
 int cpu_count() { return static_cast<int>(worker_count(allowed_cpus(), std::numeric_limits<int>::max())); }
 
 std::vector<std::string> cpu_supported_ops() { return detail::kernel_registry().names(); }
+
+std::string cpu_kernel_library() { return detail::library_name(); }
+
+std::string kernel_paths_text(const RunResult& run) {
+  std::int64_t total = 0, reference = 0;
+  std::string library;
+  for (const auto& [path, nodes] : run.kernel_paths) {
+    total += nodes;
+    if (path == "reference") {
+      reference = nodes;
+      continue;
+    }
+    // "oneDNN brgconv:avx512_core" -> "brgconv:avx512_core" (the library is named once).
+    const std::string name = path.rfind("oneDNN ", 0) == 0 ? path.substr(7) : path;
+    library += (library.empty() ? "" : ", ") + name + " " + std::to_string(nodes);
+  }
+  if (total == 0) return "none ran";
+  std::string text;
+  if (total > reference) {
+    const std::string lib = cpu_kernel_library();
+    text = (lib.empty() ? std::string("library kernels") : lib) + " on " + std::to_string(total - reference) + " of " + std::to_string(total) +
+           " nodes (" + library + ")";
+  }
+  if (reference > 0) text += (text.empty() ? "" : ", ") + std::string("reference kernels on ") + std::to_string(reference);
+  text += "; " + std::to_string(run.threads_per_stream) + (run.threads_per_stream == 1 ? " thread" : " threads") + " per stream";
+  if (run.channels_last_tensors > 0) text += "; " + std::to_string(run.channels_last_tensors) + " tensors channels-last";
+  if (run.library_scratch_bytes > 0 || run.packed_weight_bytes > 0)
+    text += "; library scratch " + mib_text(run.library_scratch_bytes) + ", weights packed for the library " + mib_text(run.packed_weight_bytes);
+  return text;
+}
 
 namespace {
 

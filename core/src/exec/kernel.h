@@ -26,6 +26,9 @@ struct View {
   DType dtype = DType::Undefined;  ///< Undefined: an omitted optional input
   Shape shape;
   void* data = nullptr;
+  /// The bytes are in channels-last order (NHWC and its 1-D and 3-D forms), a layout only the
+  /// library kernels read and write (plan_channels_last); reference kernels never see one.
+  bool channels_last = false;
 
   bool present() const { return dtype != DType::Undefined; }
   std::int64_t elements() const { return shape_elements(shape); }
@@ -57,6 +60,15 @@ class KernelContext {
   /// RunOptions::batch_invariant: matrix products compute each row on its own.
   bool batch_invariant() const { return m_batch_invariant; }
   void set_batch_invariant(bool on) { m_batch_invariant = on; }
+  /// Input i is a weight (an initializer no node writes): its bytes stay the same for a whole run,
+  /// so a library kernel may keep a reordered copy. False without a graph.
+  virtual bool input_is_weight(std::size_t i) const {
+    if (!m_graph || i >= m_node.inputs.size() || m_node.inputs[i] == kNoTensor) return false;
+    const Tensor& t = m_graph->tensor(m_node.inputs[i]);
+    return t.kind == TensorKind::Weight && t.producer == kNoNode;
+  }
+  /// Output i is to be written channels-last (the run's layout plan); false for reference kernels.
+  virtual bool output_channels_last(std::size_t) const { return false; }
   /// The dtype the graph declares for output i (Undefined when unknown or omitted).
   DType declared_dtype(std::size_t i) const {
     return m_graph && wants_output(i) ? m_graph->tensor(m_node.outputs[i]).dtype : DType::Undefined;
@@ -75,6 +87,35 @@ class KernelContext {
 };
 
 using KernelFn = std::function<Status(KernelContext&)>;
+
+/// The members of a merged node (weft.Merged, merge_graph): its body, and per member which of
+/// the node's inputs each of its inputs is and which of the node's outputs each of its outputs
+/// is (-1: none, a scratch output).
+struct MergedMembers {
+  const Graph* body = nullptr;
+  std::vector<std::vector<int>> inputs, outputs;
+  /// Member k's input views, taken from the merged node's.
+  std::vector<View> member_inputs(const KernelContext& ctx, std::size_t k) const;
+};
+/// Reads a merged node's body. Errors (InvalidInput): no body, inputs or outputs that do not match
+/// the node's, a member reading what is not an input of the merge.
+Expected<MergedMembers> merged_members(const KernelContext& ctx);
+
+/// A member of a merged node: its inputs are the merged node's (the body's inputs are the node's,
+/// in order), and its outputs are the merged node's own output buffers, so each member writes its
+/// result in place, with no copy.
+class MemberContext final : public KernelContext {
+ public:
+  MemberContext(KernelContext& parent, const MergedMembers& members, std::size_t k, std::span<const View> inputs);
+  Expected<View> output(std::size_t i, DType dtype, Shape shape) override;
+  bool input_is_weight(std::size_t i) const override;
+
+ private:
+  KernelContext& m_parent;
+  const MergedMembers& m_members;
+  std::size_t m_k;
+  std::vector<std::vector<std::uint8_t>> m_scratch;
+};
 
 /// InvalidInput error naming the node and operator: "node 'conv1' (Conv): <what>".
 Error kernel_error(const KernelContext& ctx, std::string_view what);
@@ -232,6 +273,8 @@ struct PoolGeometry {
   Shape in, out, kernel, stride, dilation, pad_begin, pad_end;
 };
 Status pool_geometry(const KernelContext& ctx, const Shape& x_shape, PoolGeometry& out);
+/// The same for a forward convolution of X by W (kernel_shape from W where the node omits it).
+Status conv_geometry(const KernelContext& ctx, const Shape& x_shape, const Shape& w_shape, PoolGeometry& out);
 
 /// Ints of an attribute, or of input `input` when present (opset moves of axes/pads/...).
 bool ints_from_attr_or_input(const KernelContext& ctx, std::string_view attr, std::size_t input,

@@ -23,6 +23,65 @@ Error unsupported(const KernelContext& ctx, std::string_view what) {
                                                  "): " + std::string(what));
 }
 
+Expected<MergedMembers> merged_members(const KernelContext& ctx) {
+  const Attribute* a = ctx.node().attribute("body");
+  const Graph* body = a ? a->graph.get() : nullptr;
+  if (!body) return kernel_error(ctx, "merged node without a body");
+  if (body->inputs().size() != ctx.input_count() || body->outputs().size() != ctx.output_count())
+    return kernel_error(ctx, "the merged body's inputs or outputs do not match the node's");
+  std::vector<int> input_of(body->tensor_count(), -1), output_of(body->tensor_count(), -1);
+  for (std::size_t i = 0; i < body->inputs().size(); ++i) input_of[static_cast<std::size_t>(body->inputs()[i])] = static_cast<int>(i);
+  for (std::size_t i = 0; i < body->outputs().size(); ++i)
+    output_of[static_cast<std::size_t>(body->outputs()[i])] = static_cast<int>(i);
+  MergedMembers out;
+  out.body = body;
+  for (std::size_t k = 0; k < body->node_count(); ++k) {
+    const Node& member = body->node(static_cast<NodeId>(k));
+    std::vector<int> in(member.inputs.size(), -1), outs(member.outputs.size(), -1);
+    for (std::size_t i = 0; i < member.inputs.size(); ++i) {
+      const TensorId t = member.inputs[i];
+      if (t == kNoTensor) continue;
+      in[i] = input_of[static_cast<std::size_t>(t)];
+      if (in[i] < 0) return kernel_error(ctx, "member '" + member.name + "' reads '" + body->tensor(t).name + "', not an input of the merge");
+    }
+    for (std::size_t i = 0; i < member.outputs.size(); ++i)
+      if (member.outputs[i] != kNoTensor) outs[i] = output_of[static_cast<std::size_t>(member.outputs[i])];
+    out.inputs.push_back(std::move(in));
+    out.outputs.push_back(std::move(outs));
+  }
+  return out;
+}
+
+std::vector<View> MergedMembers::member_inputs(const KernelContext& ctx, std::size_t k) const {
+  std::vector<View> in(inputs[k].size());
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (inputs[k][i] >= 0) in[i] = ctx.in(static_cast<std::size_t>(inputs[k][i]));
+  return in;
+}
+
+MemberContext::MemberContext(KernelContext& parent, const MergedMembers& members, std::size_t k, std::span<const View> inputs)
+    : KernelContext(members.body->node(static_cast<NodeId>(k)), inputs, parent.opset(), members.body),
+      m_parent(parent),
+      m_members(members),
+      m_k(k) {
+  set_batch_invariant(parent.batch_invariant());
+}
+
+Expected<View> MemberContext::output(std::size_t i, DType dtype, Shape shape) {
+  const std::vector<int>& to = m_members.outputs[m_k];
+  if (i < to.size() && to[i] >= 0) return m_parent.output(static_cast<std::size_t>(to[i]), dtype, std::move(shape));
+  View v{dtype, std::move(shape), nullptr};
+  auto& buf = m_scratch.emplace_back((v.bytes() + 15) / 8 * 8, std::uint8_t{0});
+  v.data = buf.data();
+  return v;
+}
+
+// A member reads the merged node's inputs: a weight there is a weight here.
+bool MemberContext::input_is_weight(std::size_t i) const {
+  const std::vector<int>& from = m_members.inputs[m_k];
+  return i < from.size() && from[i] >= 0 && m_parent.input_is_weight(static_cast<std::size_t>(from[i]));
+}
+
 std::vector<std::string> KernelRegistry::names() const {
   std::vector<std::string> out;
   out.reserve(m_fns.size());

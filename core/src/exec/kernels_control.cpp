@@ -229,61 +229,16 @@ Status scan_kernel(KernelContext& ctx) {
 }
 
 
-// A member of a merged node: its inputs are the merged node's (the body's inputs are the node's,
-// in order), and its outputs are the merged node's own output buffers, so each member writes its
-// result in place, with no copy.
-class MemberContext final : public KernelContext {
- public:
-  MemberContext(KernelContext& parent, const Graph& body, NodeId m, std::span<const View> inputs,
-                std::vector<int> parent_output)
-      : KernelContext(body.node(m), inputs, parent.opset(), &body), m_parent(parent), m_parent_output(std::move(parent_output)) {
-    set_batch_invariant(parent.batch_invariant());
-  }
-
-  Expected<View> output(std::size_t i, DType dtype, Shape shape) override {
-    if (i < m_parent_output.size() && m_parent_output[i] >= 0)
-      return m_parent.output(static_cast<std::size_t>(m_parent_output[i]), dtype, std::move(shape));
-    View v{dtype, std::move(shape), nullptr};
-    auto& buf = m_scratch.emplace_back((v.bytes() + 15) / 8 * 8, std::uint8_t{0});
-    v.data = buf.data();
-    return v;
-  }
-
- private:
-  KernelContext& m_parent;
-  std::vector<int> m_parent_output;
-  std::vector<std::vector<std::uint8_t>> m_scratch;
-};
-
 // A horizontal merge (merge_graph): the members run one after another inside their one launch,
 // each on its own inputs and in its own summation order, so outputs equal the unmerged run's bit
 // for bit. Members are independent (merge_graph refuses others): none reads another's output.
 Status merged_kernel(KernelContext& ctx) {
-  const Graph* body = body_of(ctx, "body");
-  if (!body) return kernel_error(ctx, "merged node without a body");
-  if (body->inputs().size() != ctx.input_count() || body->outputs().size() != ctx.output_count())
-    return kernel_error(ctx, "the merged body's inputs or outputs do not match the node's");
-  std::vector<int> input_of(body->tensor_count(), -1), output_of(body->tensor_count(), -1);
-  for (std::size_t i = 0; i < body->inputs().size(); ++i) input_of[static_cast<std::size_t>(body->inputs()[i])] = static_cast<int>(i);
-  for (std::size_t i = 0; i < body->outputs().size(); ++i)
-    output_of[static_cast<std::size_t>(body->outputs()[i])] = static_cast<int>(i);
+  WEFT_TRY_ASSIGN(const MergedMembers members, merged_members(ctx));
   const KernelRegistry& registry = kernel_registry();
-  for (std::size_t k = 0; k < body->node_count(); ++k) {
-    const NodeId m = static_cast<NodeId>(k);
-    const Node& member = body->node(m);
-    std::vector<View> in(member.inputs.size());
-    for (std::size_t i = 0; i < member.inputs.size(); ++i) {
-      const TensorId t = member.inputs[i];
-      if (t == kNoTensor) continue;
-      const int from = input_of[static_cast<std::size_t>(t)];
-      if (from < 0) return kernel_error(ctx, "member '" + member.name + "' reads '" + body->tensor(t).name + "', not an input of the merge");
-      in[i] = ctx.in(static_cast<std::size_t>(from));
-    }
-    std::vector<int> out(member.outputs.size(), -1);
-    for (std::size_t i = 0; i < member.outputs.size(); ++i)
-      if (member.outputs[i] != kNoTensor) out[i] = output_of[static_cast<std::size_t>(member.outputs[i])];
-    MemberContext mctx(ctx, *body, m, in, std::move(out));
-    const KernelFn* fn = registry.find(kernel_key(member));
+  for (std::size_t k = 0; k < members.body->node_count(); ++k) {
+    const std::vector<View> in = members.member_inputs(ctx, k);
+    MemberContext mctx(ctx, members, k, in);
+    const KernelFn* fn = registry.find(kernel_key(mctx.node()));
     if (!fn) return unsupported(mctx, "operator");
     WEFT_TRY(run_kernel(*fn, mctx));
   }

@@ -301,11 +301,10 @@ Status conv_transpose_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-Status pool_geometry(const KernelContext& ctx, const Shape& x_shape, PoolGeometry& out) {
-  Geometry g;
-  Shape w_shape = x_shape;  // only kernel_shape matters for pools
-  WEFT_TRY(read_common(ctx, g, x_shape, w_shape));
-  WEFT_TRY(forward_geometry(ctx, g, ctx.node().attr_int("ceil_mode", 0) != 0));
+namespace {
+
+PoolGeometry geometry_of(const Geometry& g) {
+  PoolGeometry out;
   out.kernel = g.kernel;
   out.stride = g.stride;
   out.dilation = g.dilation;
@@ -313,6 +312,26 @@ Status pool_geometry(const KernelContext& ctx, const Shape& x_shape, PoolGeometr
   out.pad_end = g.pad_end;
   out.in = g.in;
   out.out = g.out;
+  return out;
+}
+
+}  // namespace
+
+Status pool_geometry(const KernelContext& ctx, const Shape& x_shape, PoolGeometry& out) {
+  Geometry g;
+  Shape w_shape = x_shape;  // only kernel_shape matters for pools
+  WEFT_TRY(read_common(ctx, g, x_shape, w_shape));
+  WEFT_TRY(forward_geometry(ctx, g, ctx.node().attr_int("ceil_mode", 0) != 0));
+  out = geometry_of(g);
+  return {};
+}
+
+Status conv_geometry(const KernelContext& ctx, const Shape& x_shape, const Shape& w_shape, PoolGeometry& out) {
+  if (x_shape.size() < 3 || w_shape.size() != x_shape.size()) return kernel_error(ctx, "X and W ranks do not match");
+  Geometry g;
+  WEFT_TRY(read_common(ctx, g, x_shape, w_shape));
+  WEFT_TRY(forward_geometry(ctx, g, false));
+  out = geometry_of(g);
   return {};
 }
 

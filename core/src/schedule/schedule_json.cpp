@@ -27,6 +27,7 @@ std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::
   j["device"] = std::string(device);
   j["strategy"] = schedule.strategy;
   j["options"] = schedule.options;
+  if (schedule.threads_per_stream > 1) j["threads_per_stream"] = schedule.threads_per_stream;
   auto streams = nlohmann::ordered_json::array();
   for (const auto& stream : schedule.streams) {
     auto keys = nlohmann::ordered_json::array();
@@ -127,6 +128,11 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
     return refuse("'strategy' must be a string");
   if (auto it = j.find("options"); it != j.end() && !string_field(j, "options", s.options))
     return refuse("'options' must be a string");
+  if (auto it = j.find("threads_per_stream"); it != j.end()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 1 || it->get<std::int64_t>() > 4096)
+      return refuse("'threads_per_stream' must be a whole number from 1 to 4096");
+    s.threads_per_stream = static_cast<int>(it->get<std::int64_t>());
+  }
 
   auto node_of = [&](const nlohmann::json& key, std::string_view where) -> Expected<NodeId> {
     if (!key.is_string()) return refuse(std::string(where) + ": node keys must be strings");

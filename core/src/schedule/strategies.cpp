@@ -92,6 +92,9 @@ Expected<Schedule> make_schedule(std::string_view strategy, const Graph& graph, 
   const StrategyInput in = detail::make_input(graph, costs, device, options);
   WEFT_TRY_ASSIGN(Schedule s, entry->schedule(in));
   s.strategy = entry->name();
+  // Made for a CPU's streams of several threads: the schedule runs them so (unless the strategy
+  // chose its own team size, as search does on a CPU calibrated at several).
+  if (device.kind == DeviceKind::Cpu && s.threads_per_stream == 1) s.threads_per_stream = std::max(device.threads_per_stream, 1);
   const std::string extra = s.options;
   s.options = "streams=" + std::to_string(options.max_streams) + " granularity_us=" + format_number(in.options.granularity_us);
   if (options.cuda_graph) s.options += " cuda_graph=on";

@@ -4,17 +4,21 @@
 // two streams merged; two independent neighbours swapped in the priority order. Each candidate
 // gets its minimal events and is simulated in the launch mode of the options. Anytime: the best
 // schedule so far is kept; the budget is wall time, or a count of candidates for results that
-// depend only on the seed.
+// depend only on the seed. On a CPU calibrated at several team sizes the threads per stream are
+// searched too (search_teams).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "strategy_detail.h"
 #include "weft/core/antichain.h"
 #include "weft/core/check.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
 #include "weft/core/critical_path.h"
 #include "weft/core/execution_order.h"
 #include "weft/core/simulator.h"
@@ -170,7 +174,8 @@ double makespan_bound_us(const Graph& graph, const CostTable& costs, const Devic
   return std::max({span, host, compute, bandwidth});
 }
 
-Expected<Schedule> search(const StrategyInput& in) {
+/// One annealing run on `in`; `best_us_out` gets the best candidate's predicted makespan.
+Expected<Schedule> search_one(const StrategyInput& in, double& best_us_out) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const StrategyOptions& o = in.options;
@@ -218,7 +223,54 @@ Expected<Schedule> search(const StrategyInput& in) {
               " bound_us=" + fixed_text(bound_us, 2) +
               " evaluations=" + std::to_string(search.evaluations()) + " accepted=" + std::to_string(accepted) +
               " improved=" + std::to_string(improved) + " seed=" + std::to_string(o.seed);
+  best_us_out = best_us;
   return s;
+}
+
+// A CPU calibrated at several team sizes (DeviceSpec::cpu_teams): the threads of each stream are
+// part of the answer. One annealing run per team size, on that team's device (cores / threads
+// streams at once) and node times (the given ones moved by the team's fitted rates, per node),
+// each with an equal share of the budget; the fastest predicted makespan wins, and the schedule
+// records its team size. Makespans are absolute predictions, so they compare across team sizes.
+Expected<Schedule> search_teams(const StrategyInput& in, const std::vector<int>& teams) {
+  WEFT_TRY_ASSIGN(const DeviceSpec own, cpu_team_device(in.device, std::max(in.device.threads_per_stream, 1)));
+  const auto n = static_cast<double>(teams.size());
+  std::optional<Schedule> best;
+  double best_us = std::numeric_limits<double>::infinity();
+  std::string tried;
+  for (std::size_t i = 0; i < teams.size(); ++i) {
+    const int threads = teams[i];
+    WEFT_TRY_ASSIGN(const DeviceSpec device, cpu_team_device(in.device, threads));
+    const CostTable costs = cpu_team_costs(in.graph, in.costs, own, device);
+    StrategyOptions o = in.options;
+    o.max_streams = std::min(o.max_streams, std::max(device.sm_count, 1));
+    o.search_budget_ms = in.options.search_budget_ms / n;
+    if (in.options.search_evaluations > 0)
+      o.search_evaluations = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(in.options.search_evaluations) / n));
+    if (in.options.progress) o.progress = nullptr;  // one bar for all: reported below
+    const StrategyInput at = make_input(in.graph, costs, device, o);
+    double us = 0;
+    WEFT_TRY_ASSIGN(Schedule s, search_one(at, us));
+    tried += (tried.empty() ? "" : ",") + std::to_string(threads) + ":" + fixed_text(us, 2);
+    if (in.options.progress) in.options.progress(static_cast<double>(i + 1) / n, std::min(best_us, us));
+    if (us < best_us * (1 - 1e-9)) {
+      best_us = us;
+      s.threads_per_stream = threads;
+      best = std::move(s);
+    }
+  }
+  if (!best) return make_error(ErrorKind::Internal, "search: no team size gave a schedule");
+  best->options += " threads_per_stream=" + std::to_string(best->threads_per_stream) + " teams_us=" + tried;
+  return std::move(*best);
+}
+
+Expected<Schedule> search(const StrategyInput& in) {
+  if (in.device.kind == DeviceKind::Cpu) {
+    const std::vector<int> teams = cpu_team_sizes(in.device);
+    if (teams.size() > 1) return search_teams(in, teams);
+  }
+  double best_us = 0;
+  return search_one(in, best_us);
 }
 
 }  // namespace

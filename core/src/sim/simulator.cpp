@@ -80,8 +80,11 @@ KernelDemand kernel_demand(const Graph& graph, NodeId n, const NodeCost& cost, c
   if (device.kind == DeviceKind::Cpu) {
     // One thread runs the operator on one core for its whole duration, whatever it computes;
     // what cores share besides (caches, memory bandwidth, the clock budget) is the device's
-    // concurrent_slowdown, applied by the simulator by the number of busy cores.
+    // concurrent_slowdown, applied by the simulator by the number of busy cores. A memory-bound
+    // operator's bandwidth demand marks it for concurrent_slowdown_memory (its share of the
+    // cores never makes the fluid model slow it on its own).
     d.occupancy = d.compute = device.sm_count > 0 ? 1.0 / device.sm_count : 1.0;
+    if (cost.bound == Bound::Memory) d.bandwidth = d.occupancy;
     return d;
   }
   double elems = 0;
@@ -184,10 +187,14 @@ std::pair<double, double> share_rates(const std::vector<Running>& running, const
     use_c += d.compute * rate[i];
     use_b += d.bandwidth * rate[i];
   }
-  if (device.kind == DeviceKind::Cpu && device.concurrent_slowdown > 1 && device.sm_count > 1 && running.size() > 1) {
+  // Memory-bound operators (a bandwidth demand on a CPU) take their own factor.
+  const double memory_slowdown = device.concurrent_slowdown_memory >= 1 ? device.concurrent_slowdown_memory : device.concurrent_slowdown;
+  if (device.kind == DeviceKind::Cpu && std::max(device.concurrent_slowdown, memory_slowdown) > 1 && device.sm_count > 1 &&
+      running.size() > 1) {
     const double busy = static_cast<double>(std::min<std::size_t>(running.size(), static_cast<std::size_t>(device.sm_count)));
-    const double slowdown = 1 + (device.concurrent_slowdown - 1) * (busy - 1) / (device.sm_count - 1);
-    for (double& r : rate) r /= slowdown;
+    const double share = (busy - 1) / (device.sm_count - 1);
+    for (std::size_t i = 0; i < running.size(); ++i)
+      rate[i] /= 1 + ((running[i].demand.bandwidth > 0 ? memory_slowdown : device.concurrent_slowdown) - 1) * share;
   }
   return {use_c, use_b};
 }

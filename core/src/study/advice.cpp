@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "weft/core/analyze.h"
 #include "weft/core/batch_split.h"
 #include "weft/core/beside.h"
+#include "weft/core/check.h"
+#include "weft/core/cost_model.h"
 #include "weft/core/dim_binding.h"
 #include "weft/core/merge_graph.h"
 #include "weft/core/micro_batch.h"
@@ -292,11 +295,64 @@ Expected<Advice> advise_figures(const Graph& graph, const AnalysisReport& analys
   return a;
 }
 
+/// The sequential run's predicted makespan on `device` with `costs` (the reference, eager).
+double sequential_us(const Graph& graph, const CostTable& costs, const DeviceSpec& device) {
+  return simulate(graph, reference_schedule(graph), costs, device).makespan_us();
+}
+
+/// advise_figures at every team size of a CPU calibrated at several, the fastest against the
+/// sequential run at the device's own team size leading.
+Expected<Advice> advise_teams(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
+                              const AdviceOptions& options) {
+  const int own_threads = std::max(device.threads_per_stream, 1);
+  WEFT_TRY_ASSIGN(const DeviceSpec own, cpu_team_device(device, own_threads));
+  const double own_sequential = sequential_us(graph, analysis.costs, own);
+  std::optional<Advice> best, at_own;
+  double best_speedup = 0;
+  std::vector<std::pair<int, double>> speedups;
+  std::string others;
+  for (int threads : cpu_team_sizes(device)) {
+    WEFT_TRY_ASSIGN(const DeviceSpec team, cpu_team_device(device, threads));
+    AnalysisReport at = analysis;
+    at.costs = cpu_team_costs(graph, analysis.costs, own, team);
+    AdviceOptions o = options;
+    o.strategy.max_streams = std::min(o.strategy.max_streams, std::max(team.sm_count, 1));
+    WEFT_TRY_ASSIGN(Advice a, advise_figures(graph, at, team, o));
+    // a.best_speedup is over this team's own sequential run: re-quote it over the device's.
+    const double team_sequential = sequential_us(graph, at.costs, team);
+    const double speedup = own_sequential > 0 && team_sequential > 0 ? a.best_speedup * own_sequential / team_sequential : 1.0;
+    speedups.emplace_back(threads, speedup);
+    a.best_threads_per_stream = threads;
+    if (threads == own_threads) at_own = a;
+    else
+      others += "; streams of " + std::to_string(threads) + " threads: " + a.best_strategy + " on " + std::to_string(a.best_streams) +
+                " predicts " + fixed_text(speedup, 2) + "x";
+    if (!best || speedup > best_speedup * kWorthwhileSpeedup) {
+      best_speedup = speedup;
+      a.best_speedup = speedup;
+      best = std::move(a);
+    }
+  }
+  WEFT_CHECK(best && at_own);
+  best->team_speedups = std::move(speedups);
+  const std::string per_stream = std::to_string(best->best_threads_per_stream) + " thread" + (best->best_threads_per_stream == 1 ? "" : "s");
+  if (best->best_threads_per_stream == own_threads) {
+    best->line += others;
+  } else {
+    // The team size leads: intra-operator parallelism beats what the streams alone reach.
+    best->line = best->best_strategy + " on " + std::to_string(best->best_streams) + " stream" + (best->best_streams == 1 ? "" : "s") +
+                 " of " + per_stream + " predicts " + fixed_text(best_speedup, 2) + "x over the sequential run with " +
+                 std::to_string(own_threads) + " thread" + (own_threads == 1 ? "" : "s") + " (" + at_own->line + ")";
+  }
+  return std::move(*best);
+}
+
 }  // namespace
 
 Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
                         const AdviceOptions& options) {
-  WEFT_TRY_ASSIGN(Advice a, advise_figures(graph, analysis, device, options));
+  const bool teams = device.kind == DeviceKind::Cpu && cpu_team_sizes(device).size() > 1;
+  WEFT_TRY_ASSIGN(Advice a, teams ? advise_teams(graph, analysis, device, options) : advise_figures(graph, analysis, device, options));
   // Operators of unknown cost (symbolic input dimensions, unknown operators) count as launches
   // only, so the figures above may mean nothing: the line says so where they are a tenth or more
   // of the model, and names the dimensions to bind where those are the cause.

@@ -90,13 +90,18 @@ DeviceSpec cpu_device_base(const Graph& graph, const CpuFitOptions& options) {
   DeviceSpec d;
   d.kind = DeviceKind::Cpu;
   d.name = options.name;
-  d.sm_count = options.cores > 0 ? options.cores : cpu_count();
+  const int cores = options.cores > 0 ? options.cores : cpu_count();
+  d.threads_per_stream = std::clamp(options.threads_per_stream, 1, cores);
+  // The simulator runs sm_count operators at once: one per team.
+  d.sm_count = std::max(cores / d.threads_per_stream, 1);
   d.hardware_queues = d.sm_count;
   const double latch = options.latch_us >= 0 ? options.latch_us : cpu_latch_latency_us(options.streams);
   d.event_record_us = 0;  // a store: the producer's thread barely notices it
   d.event_wait_us = latch;
   d.concurrent_slowdown = std::max(1.0, options.concurrent_slowdown);
-  d.display_name = "CPU, " + std::to_string(d.sm_count) + " cores (calibrated)";
+  d.display_name = "CPU, " + std::to_string(cores) + " cores" +
+                   (d.threads_per_stream > 1 ? ", streams of " + std::to_string(d.threads_per_stream) + " threads" : std::string()) +
+                   " (calibrated)";
   d.source = "weft calibrate: " + std::string(graph.info().model_path);
   return d;
 }
@@ -139,6 +144,10 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
   d.source += ", " + std::to_string(samples.size()) + " nodes";
 
   cal.fitted = estimate_costs(graph, d);
+  // The measured table's bounds come from unit rates: take the fitted device's (the simulator
+  // slows memory-bound operators by their own contention factor).
+  for (std::size_t v = 0; v < cal.measured.nodes.size() && v < cal.fitted.nodes.size(); ++v)
+    cal.measured.nodes[v].bound = cal.fitted.nodes[v].bound;
   std::vector<double> errors;
   double sum_fit = 0, sum_meas = 0;
   for (std::size_t i = 0; i < used.size(); ++i) {
@@ -155,28 +164,85 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
   return cal;
 }
 
+std::vector<int> cpu_calibration_teams(int cores) {
+  std::vector<int> teams;
+  for (int t = 1; t <= cores; t *= 2) teams.push_back(t);
+  if (teams.empty() || teams.back() != cores) teams.push_back(std::max(cores, 1));
+  return teams;
+}
+
+Status check_threads_per_stream(int threads) {
+  const int cpus = cpu_count();
+  if (threads >= 1 && threads <= cpus) return {};
+  return make_error(ErrorKind::InvalidInput, "threads per stream must be 1 to " + std::to_string(cpus) + " (the CPUs this process may use), got " +
+                                                 std::to_string(threads));
+}
+
 Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options) {
   const Schedule reference = reference_schedule(graph);
   // Any valid plan runs the same kernels; the quickest planner will do.
   WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
   auto executor = make_cpu_executor();
-  RunOptions ro = run;
-  ro.per_node_timing = true;
-  WEFT_TRY_ASSIGN(auto result, executor->run(graph, reference, plan, ro));
-  return fit_cpu_device_with_contention(graph, result.node_median_us, run, options);
+  const auto sequential = [&](int threads) {
+    RunOptions ro = run;
+    ro.per_node_timing = true;
+    ro.threads_per_stream = threads;
+    return executor->run(graph, reference, plan, ro);
+  };
+  CpuFitOptions own = options;
+  own.threads_per_stream = run.threads_per_stream;
+  WEFT_TRY_ASSIGN(auto result, sequential(run.threads_per_stream));
+  WEFT_TRY_ASSIGN(CpuCalibration cal, fit_cpu_device_with_contention(graph, result.node_median_us, run, own));
+  if (options.teams.empty()) return cal;
+  // Every team size's rates, each from its own sequential run (the device's own from the run above).
+  std::vector<int> teams = options.teams;
+  teams.push_back(run.threads_per_stream);
+  std::sort(teams.begin(), teams.end());
+  teams.erase(std::unique(teams.begin(), teams.end()), teams.end());
+  for (int threads : teams) {
+    if (threads < 1 || threads > device_cores(cal.device)) continue;
+    DeviceSpec::CpuTeam team{threads, cal.device.peak_fp32_flops, cal.device.memory_bandwidth, cal.device.launch_us};
+    if (threads != run.threads_per_stream) {
+      WEFT_TRY_ASSIGN(auto at, sequential(threads));
+      CpuFitOptions fit = own;
+      fit.threads_per_stream = threads;
+      fit.latch_us = cal.device.event_wait_us;
+      fit.concurrent_slowdown = cal.device.concurrent_slowdown;
+      WEFT_TRY_ASSIGN(auto other, fit_cpu_device(graph, at.node_median_us, fit));
+      team = {threads, other.device.peak_fp32_flops, other.device.memory_bandwidth, other.device.launch_us};
+    }
+    cal.device.cpu_teams.push_back(team);
+  }
+  cal.device.source += ", teams of";
+  for (const DeviceSpec::CpuTeam& t : cal.device.cpu_teams) cal.device.source += " " + std::to_string(t.threads);
+  return cal;
 }
 
 Expected<CpuCalibration> fit_cpu_device_with_contention(const Graph& graph, std::span<const double> sequential_node_us,
                                                         const RunOptions& run, CpuFitOptions options) {
-  if (options.concurrent_slowdown <= 1) {
-    const int cores = options.cores > 0 ? options.cores : cpu_count();
-    WEFT_TRY_ASSIGN(options.concurrent_slowdown, measure_cpu_contention(graph, run, cores));
-  }
-  return fit_cpu_device(graph, sequential_node_us, options);
+  WEFT_TRY_ASSIGN(CpuCalibration cal, fit_cpu_device(graph, sequential_node_us, options));
+  if (options.concurrent_slowdown > 1) return cal;
+  const int cores = options.cores > 0 ? options.cores : cpu_count();
+  RunOptions at = run;
+  at.threads_per_stream = options.threads_per_stream;
+  std::vector<char> memory_bound(graph.node_count(), 0);
+  for (std::size_t v = 0; v < graph.node_count(); ++v) memory_bound[v] = cal.fitted.nodes[v].bound == Bound::Memory ? 1 : 0;
+  WEFT_TRY_ASSIGN(const CpuContention c, measure_cpu_contention_by_bound(graph, at, cores, memory_bound));
+  cal.device.concurrent_slowdown = c.compute;
+  cal.device.concurrent_slowdown_memory = c.memory;
+  return cal;
 }
 
 Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes) {
-  if (cores < 2) return 1.0;
+  WEFT_TRY_ASSIGN(const CpuContention c, measure_cpu_contention_by_bound(graph, run, cores, std::vector<char>(graph.node_count(), 0), memory_bytes));
+  return c.compute;
+}
+
+Expected<CpuContention> measure_cpu_contention_by_bound(const Graph& graph, const RunOptions& run, int cores,
+                                                        std::span<const char> memory_bound, std::int64_t memory_bytes) {
+  // Streams of several threads: the teams that run at once contend, not the cores.
+  cores /= std::max(run.threads_per_stream, 1);
+  if (cores < 2) return CpuContention{};
   const Schedule reference = reference_schedule(graph);
   WEFT_TRY_ASSIGN(auto plan, study_plan(graph, reference, "greedy-by-size"));
   // Each copy holds its own arena, weights and inputs: as many copies as half the memory holds.
@@ -187,14 +253,14 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
   if (memory_bytes < 0) memory_bytes = available_memory_bytes();
   const std::int64_t fit = memory_bytes / 2 / std::max<std::int64_t>(per_copy, 1);
   const int copies = static_cast<int>(std::min<std::int64_t>(cores, fit));
-  if (copies < 2) return 1.0;
+  if (copies < 2) return CpuContention{};
   RunOptions ro = run;
   ro.per_node_timing = true;
   ro.iterations = std::clamp(run.iterations, 3, 7);
   WEFT_TRY_ASSIGN(auto alone, run_cpu_copies(graph, reference, plan, ro, 1));
   WEFT_TRY_ASSIGN(auto together, run_cpu_copies(graph, reference, plan, ro, static_cast<std::size_t>(copies)));
-  // Per copy, the sum over the nodes every run timed; the copies' sums are averaged.
-  double sum_alone = 0, sum_together = 0;
+  // Per class of node, the sum over the nodes every run timed; the copies' sums are averaged.
+  double sum_alone[2] = {0, 0}, sum_together[2] = {0, 0};
   const std::vector<double>& base = alone.front().node_median_us;
   for (std::size_t v = 0; v < base.size(); ++v) {
     if (base[v] <= 0) continue;
@@ -202,14 +268,22 @@ Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& ru
       return v < r.node_median_us.size() && r.node_median_us[v] >= 0;
     });
     if (!everywhere) continue;
-    sum_alone += base[v];
-    for (const RunResult& r : together) sum_together += r.node_median_us[v] / static_cast<double>(together.size());
+    const int k = v < memory_bound.size() && memory_bound[v] ? 1 : 0;
+    sum_alone[k] += base[v];
+    for (const RunResult& r : together) sum_together[k] += r.node_median_us[v] / static_cast<double>(together.size());
   }
-  if (sum_alone <= 0) return 1.0;
   // Fewer copies than cores: the slowdown with every core busy, by the model the simulator
   // applies (linear in the busy cores).
-  const double measured = std::max(1.0, sum_together / sum_alone);
-  return 1 + (measured - 1) * static_cast<double>(cores - 1) / static_cast<double>(copies - 1);
+  const auto factor = [&](int k) {
+    const double measured = std::max(1.0, sum_together[k] / sum_alone[k]);
+    return 1 + (measured - 1) * static_cast<double>(cores - 1) / static_cast<double>(copies - 1);
+  };
+  CpuContention out;
+  if (sum_alone[0] > 0) out.compute = factor(0);
+  if (sum_alone[1] > 0) out.memory = factor(1);
+  if (sum_alone[0] <= 0) out.compute = out.memory;
+  if (sum_alone[1] <= 0) out.memory = out.compute;
+  return out;
 }
 
 Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& schedule, const RunComparison& compared,
@@ -217,6 +291,7 @@ Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& s
   WEFT_TRY(check_node_times_fit(graph, compared.sequential, "CPU prediction"));
   CpuFitOptions fit;
   fit.streams = schedule.streams.size();
+  fit.threads_per_stream = run.threads_per_stream;
   WEFT_TRY_ASSIGN(auto calibration, fit_cpu_device_with_contention(graph, compared.sequential.node_median_us, run, fit));
   CpuRunPrediction out;
   WEFT_TRY_ASSIGN(out.predicted, predicted_cpu_speedup(graph, schedule, calibration.measured, calibration.device));
@@ -237,12 +312,15 @@ Expected<CpuScheduleDevice> cpu_schedule_device(const Graph& graph, const RunOpt
   WEFT_TRY_ASSIGN(auto result, make_cpu_executor()->run(graph, reference, plan, ro));
   CpuFitOptions fit;
   fit.streams = std::max<std::size_t>(streams, 1);
+  fit.threads_per_stream = run.threads_per_stream;
   fit.latch_us = cpu_latch_latency_us(fit.streams);
   CpuScheduleDevice out;
   const auto latch_text = [&](const DeviceSpec& d) {
     std::ostringstream s;
     s.precision(3);
-    s << d.sm_count << " cores, latch " << d.event_wait_us << " us";
+    s << device_cores(d) << " cores";
+    if (d.threads_per_stream > 1) s << " as " << d.sm_count << " stream(s) of " << d.threads_per_stream << " threads";
+    s << ", latch " << d.event_wait_us << " us";
     return s.str();
   };
   if (auto cal = fit_cpu_device(graph, result.node_median_us, fit)) {
@@ -267,6 +345,8 @@ Expected<CpuSchedule> schedule_for_cpu(const Graph& graph, std::string_view stra
   WEFT_TRY_ASSIGN(out.made_for, cpu_schedule_device(graph, run, static_cast<std::size_t>(options.max_streams)));
   StrategyOptions o = options;
   o.cuda_graph = false;  // the CPU launches eagerly: no graph replay to schedule for
+  // Streams of several threads: no more streams than teams fit the cores (streams x threads <= cores).
+  if (run.threads_per_stream > 1) o.max_streams = std::min(o.max_streams, out.made_for.device.sm_count);
   WEFT_TRY_ASSIGN(out.schedule, make_schedule(strategy, graph, out.made_for.costs, out.made_for.device, o));
   return out;
 }

@@ -46,6 +46,15 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
   std::optional<Schedule> own_reference;
   const Schedule& reference = options.reference ? *options.reference : own_reference.emplace(reference_schedule(graph));
   WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build_unclocked(graph, reference));
+  if (device.kind == DeviceKind::Cpu && schedule.threads_per_stream != std::max(device.threads_per_stream, 1)) {
+    if (auto team = cpu_team_device(device, schedule.threads_per_stream)) {
+      const CostTable team_costs = cpu_team_costs(graph, costs, device, *team);
+      PredictOptions o = options;
+      o.baseline_costs = &costs;
+      o.baseline_device = &device;
+      return predict(graph, order, reference_order, team_costs, *team, o);
+    }
+  }
   return predict(graph, order, reference_order, costs, device, options);
 }
 
@@ -64,15 +73,19 @@ Expected<Prediction> predict(const Graph& graph, const ExecutionOrder& order, co
   sim.demands = &demands;
   p.timeline = simulate(graph, order, costs, device, sim);
 
+  const CostTable& base_costs = options.baseline_costs ? *options.baseline_costs : costs;
+  const DeviceSpec& base_device = options.baseline_device ? *options.baseline_device : device;
+  std::vector<KernelDemand> base_demands;
+  if (options.baseline_costs || options.baseline_device) base_demands = kernel_demands(graph, base_costs, base_device);
   SimOptions base;
-  base.demands = &demands;
+  base.demands = base_demands.empty() ? &demands : &base_demands;
   base.kind = RunKind::BaselineEager;
   base.label = run_label({base.kind, "", reference.schedule().strategy});
-  p.sequential_eager = simulate(graph, reference, costs, device, base);
+  p.sequential_eager = simulate(graph, reference, base_costs, base_device, base);
   base.kind = RunKind::BaselineGraph;
   base.label = run_label({base.kind, "", reference.schedule().strategy});
   base.cuda_graph = true;
-  p.sequential_graph = simulate(graph, reference, costs, device, base);
+  p.sequential_graph = simulate(graph, reference, base_costs, base_device, base);
 
   p.makespan_us = p.timeline.makespan_us();
   p.sequential_eager_us = p.sequential_eager.makespan_us();

@@ -151,6 +151,7 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
       if (options.calibrate_cpu) {
         CpuFitOptions fit;
         fit.streams = static_cast<std::size_t>(std::max(options.strategy.max_streams, 1));
+        fit.threads_per_stream = options.run.threads_per_stream;
         WEFT_TRY_ASSIGN(auto cal, fit_cpu_device_with_contention(graph, sequential->node_median_us, options.run, fit));
         device = cal.device;
         costs = std::move(cal.measured);
@@ -159,6 +160,8 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
     }
     StrategyOptions so = options.strategy;
     so.cuda_graph = mode == LaunchMode::Graph;
+    // Streams of several threads: no more streams than the teams the cores hold.
+    if (options.executor && options.run.threads_per_stream > 1) so.max_streams = std::min(so.max_streams, std::max(device.sm_count, 1));
     for (const std::string& name : strategies) {
       // split-overlap runs on the model split at this batch (k chosen by prediction, k = 1 where
       // splitting does not pay), against the unsplit model's sequential baseline.

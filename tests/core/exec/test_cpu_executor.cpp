@@ -503,3 +503,23 @@ TEST(CpuExecutor, DataSizedOutputsPastMemoryFailTheRun) {
     EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
   }
 }
+
+// Streams of two threads each (intra-operator parallelism in every stream's library team):
+// every schedule still gives the sequential run's bits at that team size, and the run reports
+// its team size; more streams than the teams the CPUs hold are taken in turn.
+TEST(CpuExecutor, StreamsOfSeveralThreadsStayBitIdentical) {
+  const core::Graph g = load_model("googlenet.onnx");
+  auto exec = core::make_cpu_executor();
+  core::RunOptions o;
+  o.warmup = 0;
+  o.threads_per_stream = std::min(2, core::cpu_count());
+  auto seq = exec->run(g, test::sequential_schedule(g), core::plan_no_reuse(g), o);
+  ASSERT_TRUE(seq) << seq.error().message;
+  EXPECT_EQ(seq->threads_per_stream, o.threads_per_stream);
+  for (int streams : {2, 3}) {
+    const core::Schedule s = test::random_schedule(g, streams, 7 + static_cast<std::uint64_t>(streams), {.events_for_cross_edges = true});
+    auto r = exec->run(g, s, core::plan_no_reuse(g), o);
+    ASSERT_TRUE(r) << r.error().message;
+    expect_bit_identical(*seq, *r);
+  }
+}

@@ -1,5 +1,6 @@
 // Golden values of the CPU reference kernels on hand-built one-node graphs (expected results
-// written out by hand), plus the error for an unsupported operator.
+// written out by hand; the library kernels checked against them), plus the error for an
+// unsupported operator.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,38 +11,14 @@
 
 using namespace weft;
 using core::Attribute;
+using test::ints;
+using test::one_float;
+using test::one_int;
+using test::text;
 using core::DType;
 
 namespace {
 
-Attribute ints(std::string name, std::vector<std::int64_t> v) {
-  Attribute a;
-  a.name = std::move(name);
-  a.type = Attribute::Type::Ints;
-  a.ints = std::move(v);
-  return a;
-}
-Attribute one_int(std::string name, std::int64_t v) {
-  Attribute a;
-  a.name = std::move(name);
-  a.type = Attribute::Type::Int;
-  a.i = v;
-  return a;
-}
-Attribute one_float(std::string name, float v) {
-  Attribute a;
-  a.name = std::move(name);
-  a.type = Attribute::Type::Float;
-  a.f = v;
-  return a;
-}
-Attribute text(std::string name, std::string v) {
-  Attribute a;
-  a.name = std::move(name);
-  a.type = Attribute::Type::String;
-  a.s = std::move(v);
-  return a;
-}
 
 std::vector<float> iota_f(int n, float start = 1) {
   std::vector<float> v(static_cast<std::size_t>(n));
@@ -85,7 +62,15 @@ struct OneNode {
     if (!g) return g.error();
     o.inputs = inputs;
     graph = std::make_unique<core::Graph>(std::move(*g));
-    return test::run_sequential(*graph, o);
+    // The golden values are the reference kernels'; a library kernel that takes the node must
+    // agree with them (test_library_kernels checks it over many geometries).
+    o.kernels = core::KernelSet::Reference;
+    auto reference = test::run_sequential(*graph, o);
+    o.kernels = core::KernelSet::Library;
+    auto library = test::run_sequential(*graph, o);
+    EXPECT_EQ(bool(reference), bool(library)) << op << ": reference and library kernels disagree on failing";
+    if (reference && library) test::expect_close_outputs(*reference, *library, 1e-5, op);
+    return reference;
   }
   std::unique_ptr<core::Graph> graph;
 };

@@ -1,4 +1,5 @@
 weft_add_test(test_cpu_kernels SOURCES exec/test_cpu_kernels.cpp LABELS core)
+weft_add_test(test_library_kernels SOURCES exec/test_library_kernels.cpp LABELS core)
 weft_add_test(test_conformance SOURCES exec/test_conformance.cpp LABELS core)
 # Relative to the test program, so that the object is the same in every build folder.
 target_compile_definitions(test_conformance PRIVATE

@@ -14,6 +14,11 @@
 #include "weft/core/simulator.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/reference.h"
+#include "weft/core/analyze.h"
+#include "weft/core/schedule_json.h"
+#include "weft/core/strategies.h"
+#include "weft/core/study/advice.h"
+#include "weft/core/study/prediction.h"
 
 using namespace weft;
 
@@ -142,6 +147,33 @@ TEST(CpuDevice, BusyCoresSlowEachOther) {
   core::Schedule one;
   one.streams = {{0, 1, 2, 3, 4, 5}};
   EXPECT_NEAR(core::simulate(g, one, costs, two).makespan_us(), 60, 1e-9);
+}
+
+// Memory-bound operators take concurrent_slowdown_memory instead: of two branches, the
+// compute-bound one (10 us each, 1.1x beside another) ends at 33 us; by then the memory-bound one
+// (1.5x) has done 22 us of its 30 and ends alone at 41. The factor reads back from the device
+// file, and 0 means the common factor.
+TEST(CpuDevice, MemoryBoundOperatorsContendByTheirOwnFactor) {
+  const core::Graph g = test::make_two_branches(3);
+  auto memory = [](double us) {
+    core::NodeCost c = measured(us);
+    c.bound = core::Bound::Memory;
+    return c;
+  };
+  const auto costs = test::table({memory(10), memory(10), memory(10), measured(10), measured(10), measured(10)});
+  core::DeviceSpec two = cpu_device(2);
+  two.concurrent_slowdown = 1.1;
+  two.concurrent_slowdown_memory = 1.5;
+  const core::Timeline tl = core::simulate(g, two_streams(), costs, two);
+  EXPECT_NEAR(tl.items[2].end_us, 41, 1e-9);
+  EXPECT_NEAR(tl.items[5].end_us, 33, 1e-9);
+  auto back = core::parse_device(core::device_to_json(two), "t");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_DOUBLE_EQ(back->concurrent_slowdown_memory, 1.5);
+  two.concurrent_slowdown_memory = 0;
+  EXPECT_NEAR(core::simulate(g, two_streams(), costs, two).makespan_us(), 33, 1e-9);
+  EXPECT_FALSE(core::parse_device(R"({"name": "c", "kind": "cpu", "peak_fp32_tflops": 0.1, "memory_bandwidth_gb_s": 10, "launch_us": 1,
+    "event_record_us": 0, "event_wait_us": 2, "cores": 2, "concurrent_slowdown_memory": 0.5})", "t"));
 }
 
 // An event's consumer starts one latch latency after its producer ends.
@@ -298,4 +330,184 @@ TEST(CpuDevice, RunPrediction) {
   auto other = core::predict_cpu_run(g, many, *crowded, ro);
   ASSERT_FALSE(other);
   EXPECT_NE(other.error().message.find("another graph"), std::string::npos) << other.error().message;
+}
+
+// A device of streams of 2 threads with a team curve round-trips: the file counts every core and
+// names the team size; cpu_team_device picks a team's rates and runs cores / threads streams at
+// once; a team size never calibrated, and more threads than cores, are refused by name.
+TEST(CpuDevice, TeamsRoundTripAndSelect) {
+  core::DeviceSpec d = cpu_device(2);
+  d.threads_per_stream = 2;
+  d.cpu_teams = {{1, 1e10, 2e10, 1.0}, {2, 1.8e10, 2.5e10, 1.5}, {4, 3e10, 3e10, 2.0}};
+  const std::string text = core::device_to_json(d);
+  EXPECT_NE(text.find("\"cores\": 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"threads_per_stream\": 2"), std::string::npos) << text;
+  auto back = core::parse_device(text, "test");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->sm_count, 2);
+  EXPECT_EQ(back->threads_per_stream, 2);
+  ASSERT_EQ(back->cpu_teams.size(), 3u);
+  EXPECT_DOUBLE_EQ(back->cpu_teams[1].peak_fp32_flops, 1.8e10);
+  EXPECT_EQ(core::cpu_team_sizes(*back), (std::vector<int>{1, 2, 4}));
+  auto one = core::cpu_team_device(*back, 1);
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_EQ(one->sm_count, 4);
+  EXPECT_EQ(one->threads_per_stream, 1);
+  EXPECT_DOUBLE_EQ(one->peak_fp32_flops, 1e10);
+  EXPECT_DOUBLE_EQ(one->launch_us, 1.0);
+  auto four = core::cpu_team_device(*back, 4);
+  ASSERT_TRUE(four);
+  EXPECT_EQ(four->sm_count, 1);
+  EXPECT_DOUBLE_EQ(four->memory_bandwidth, 3e10);
+  auto three = core::cpu_team_device(*back, 3);
+  ASSERT_FALSE(three);
+  EXPECT_NE(three.error().message.find("1, 2, 4"), std::string::npos) << three.error().message;
+  EXPECT_FALSE(core::cpu_team_device(*back, 8));
+  // A plain device predicts only its own team size.
+  EXPECT_TRUE(core::cpu_team_device(cpu_device(2), 1));
+  EXPECT_FALSE(core::cpu_team_device(cpu_device(2), 2));
+  // Teams out of order, or a team larger than the cores, are refused.
+  core::DeviceSpec bad = d;
+  bad.cpu_teams = {{2, 1e10, 1e10, 1}, {1, 1e10, 1e10, 1}};
+  EXPECT_FALSE(core::parse_device(core::device_to_json(bad), "t"));
+  bad.cpu_teams = {{8, 1e10, 1e10, 1}};
+  EXPECT_FALSE(core::parse_device(core::device_to_json(bad), "t"));
+}
+
+// A team's node times follow its fitted rates per node: a compute-bound node gains the peak's
+// ratio, a memory-bound one the bandwidth's, a measured time keeps what was measured and scales.
+TEST(CpuDevice, TeamCostsScaleEachNodeByItsRates) {
+  const core::Graph g = test::make_two_branches(3);
+  core::DeviceSpec d = cpu_device(2);
+  d.cpu_teams = {{1, 1e10, 1e10, 1.0}, {2, 2e10, 1e10, 1.0}};
+  auto one = core::cpu_team_device(d, 1);
+  auto two = core::cpu_team_device(d, 2);
+  ASSERT_TRUE(one && two);
+  const core::CostTable base = core::estimate_costs(g, *one);
+  core::CostTable measured_table = base;
+  for (auto& c : measured_table.nodes)
+    if (c.known) {
+      c.time_us *= 3;
+      c.measured = true;
+    }
+  const core::CostTable moved = core::cpu_team_costs(g, measured_table, *one, *two);
+  const core::CostTable predicted = core::estimate_costs(g, *two);
+  for (std::size_t v = 0; v < base.nodes.size(); ++v) {
+    if (!base.nodes[v].known) continue;
+    EXPECT_NEAR(moved.nodes[v].time_us, 3 * predicted.nodes[v].time_us, 1e-9 * predicted.nodes[v].time_us) << v;
+    EXPECT_TRUE(moved.nodes[v].measured);
+  }
+}
+
+// Calibrating at every team size fits each one's rates from its own run (into cpu_teams, the
+// run's own size among them); the team sizes worth calibrating are the powers of two and the cores.
+TEST(CpuDevice, CalibrateEveryTeamSize) {
+  EXPECT_EQ(core::cpu_calibration_teams(2), (std::vector<int>{1, 2}));
+  EXPECT_EQ(core::cpu_calibration_teams(6), (std::vector<int>{1, 2, 4, 6}));
+  EXPECT_EQ(core::cpu_calibration_teams(1), (std::vector<int>{1}));
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/squeezenet1_1.onnx");
+  ASSERT_TRUE(g) << g.error().message;
+  core::RunOptions ro;
+  ro.iterations = 1;
+  ro.warmup = 0;
+  core::CpuFitOptions o;
+  o.cores = 2;
+  o.concurrent_slowdown = 1.1;  // no contention probe: not what this pins
+  o.teams = {1, 2};
+  auto cal = core::calibrate_cpu(*g, ro, o);
+  ASSERT_TRUE(cal) << cal.error().message;
+  ASSERT_EQ(cal->device.cpu_teams.size(), 2u);
+  EXPECT_EQ(cal->device.cpu_teams[0].threads, 1);
+  EXPECT_DOUBLE_EQ(cal->device.cpu_teams[0].peak_fp32_flops, cal->device.peak_fp32_flops);
+  EXPECT_EQ(cal->device.cpu_teams[1].threads, 2);
+  EXPECT_GT(cal->device.cpu_teams[1].peak_fp32_flops, 0);
+  auto back = core::parse_device(core::device_to_json(cal->device), "t");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->cpu_teams.size(), 2u);
+  EXPECT_TRUE(core::check_threads_per_stream(1));
+  EXPECT_FALSE(core::check_threads_per_stream(0));
+  EXPECT_FALSE(core::check_threads_per_stream(core::cpu_count() + 1));
+}
+
+namespace {
+
+// A CPU of 2 cores without per-operator overhead whose streams of 2 threads run each operator
+// `gain` times faster.
+core::DeviceSpec two_core_teams(double gain) {
+  core::DeviceSpec d = cpu_device(2);
+  d.launch_us = 0;
+  d.cpu_teams = {{1, 1e10, 1e10, 0.0}, {2, gain * 1e10, gain * 1e10, 0.0}};
+  return d;
+}
+
+}  // namespace
+
+// Search on a CPU calibrated at two team sizes picks the threads per stream with the streams:
+// two independent branches on two streams of one thread (2x) where a team gains 1.5x, a chain on
+// one stream of two threads where the team nearly doubles every operator; the schedule records
+// its team size, saves it and reads it back, and predict() simulates it on that team against the
+// one-thread sequential run.
+TEST(CpuDevice, SearchChoosesStreamsAndThreadsPerStream) {
+  core::StrategyOptions o;
+  o.search_evaluations = 400;
+  o.max_streams = 2;
+  struct Case {
+    core::Graph graph;
+    double gain;
+    int threads;
+    std::size_t streams;
+    double speedup;
+  };
+  std::vector<Case> cases;
+  cases.push_back({test::make_two_branches(6), 1.5, 1, 2, 2.0});
+  cases.push_back({test::make_chain(8), 1.95, 2, 1, 1.95});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.gain);
+    const core::DeviceSpec d = two_core_teams(c.gain);
+    const core::CostTable costs = core::estimate_costs(c.graph, d);
+    auto s = core::make_schedule("search", c.graph, costs, d, o);
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ(s->threads_per_stream, c.threads);
+    EXPECT_EQ(s->stream_count(), c.streams);
+    auto back = core::schedule_from_json(c.graph, core::schedule_to_json(c.graph, *s, d.name));
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->threads_per_stream, s->threads_per_stream);
+    auto p = core::predict(c.graph, *s, costs, d);
+    ASSERT_TRUE(p) << p.error().message;
+    EXPECT_NEAR(p->speedup_vs_eager, c.speedup, 0.05);
+  }
+  const core::Graph g = test::make_chain(3);
+  auto bad = core::schedule_from_json(g, core::schedule_to_json(g, core::reference_schedule(g), "cpu").replace(0, 1, R"({"threads_per_stream": 0,)"));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("threads_per_stream"), std::string::npos) << bad.error().message;
+}
+
+// The advice on a CPU calibrated at two team sizes weighs both: a chain gains nothing from
+// streams, and streams of two threads (named in the line) where the team nearly doubles every
+// operator, one thread where it gains 2%; each team size's best speedup over the one-thread
+// sequential run is kept.
+TEST(CpuDevice, AdviceWeighsThreadsPerStream) {
+  const core::Graph g = test::make_chain(8);
+  for (const double gain : {1.02, 1.95}) {
+    SCOPED_TRACE(gain);
+    const core::DeviceSpec d = two_core_teams(gain);
+    const core::AnalysisReport report = core::analyze(g, core::estimate_costs(g, d));
+    core::AdviceOptions o;
+    o.strategy.max_streams = 2;
+    o.memory = false;
+    auto a = core::advise(g, report, d, o);
+    ASSERT_TRUE(a) << a.error().message;
+    ASSERT_EQ(a->team_speedups.size(), 2u);
+    EXPECT_EQ(a->team_speedups[0].first, 1);
+    EXPECT_EQ(a->team_speedups[1].first, 2);
+    EXPECT_NEAR(a->team_speedups[1].second, gain, 0.01);
+    if (gain < 1.5) {
+      EXPECT_EQ(a->best_threads_per_stream, 1);
+      EXPECT_NE(a->line.find("streams of 2 threads"), std::string::npos) << a->line;
+    } else {
+      EXPECT_EQ(a->best_threads_per_stream, 2);
+      EXPECT_NEAR(a->best_speedup, gain, 0.01);
+      EXPECT_NE(a->line.find("of 2 threads predicts"), std::string::npos) << a->line;
+    }
+  }
 }

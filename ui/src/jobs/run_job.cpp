@@ -53,6 +53,10 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   options.run.iterations = request.iterations;
   options.run.warmup = request.warmup;
   options.run.seed = request.seed;
+  if (request.backend == Backend::Cpu) {
+    options.run.threads_per_stream = request.threads_per_stream > 0 ? request.threads_per_stream : request.schedule.threads_per_stream;
+    if (auto ok = core::check_threads_per_stream(options.run.threads_per_stream); !ok) return fail(ok.error().message);
+  }
   options.reference_graph = request.reference_graph.get();
   options.progress = [&promise](int percent, std::string_view stage) {
     promise.setProgressValueAndText(percent, QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size())));
@@ -98,6 +102,8 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   r.schedule_made_for = made_for;
   r.streams = static_cast<int>(schedule.stream_count());
   r.test_data = std::move(tested);
+  r.threads_per_stream = compared->scheduled.threads_per_stream;
+  if (request.backend == Backend::Cpu) r.kernels = QString::fromStdString(core::kernel_paths_text(compared->scheduled));
   if (request.backend == Backend::Cpu && !r.unmerged_reference) {
     // What the CPU device calibrated from this run predicts (a fit and two short runs that
     // measure the cores' contention), as `weft run --backend cpu` reports it. An extra: where it

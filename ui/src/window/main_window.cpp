@@ -780,6 +780,7 @@ QAction* MainWindow::runCudaAction() const { return m_runs->runCudaAction(); }
 QAction* MainWindow::useMeasuredAction() const { return m_runs->useMeasuredAction(); }
 QAction* MainWindow::resetCostsAction() const { return m_runs->resetCostsAction(); }
 void MainWindow::setRunIterations(int iterations) { m_runs->setRunIterations(iterations); }
+void MainWindow::setThreadsPerStream(int threads) { m_runs->setThreadsPerStream(threads); }
 bool MainWindow::useMeasuredTimes() { return m_runs->useMeasuredTimes(); }
 
 bool MainWindow::exportSchedule(const QString& path) { return m_exports->exportSchedule(path); }

@@ -1,6 +1,7 @@
 #include "weft/ui/run_controller.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QDir>
 #include <QFileDialog>
 #include <QMenu>
@@ -9,6 +10,7 @@
 #include <cmath>
 
 #include "weft/core/calibrate.h"
+#include "weft/core/cpu_executor.h"
 #include "weft/core/simulator.h"
 #include "weft/ui/status_area.h"
 #include "weft/ui/studio_document.h"
@@ -74,6 +76,21 @@ QMenu* RunController::createMenu(QMenuBar* bar, std::function<bool()> loading) {
   m_run_cuda->setToolTip(cuda_tip);
   m_run_cuda->setStatusTip(cuda_tip);
   m_cancel_run = run->addAction(tr("C&ancel run"), this, &RunController::cancelRun);
+  // Intra-operator parallelism: each stream a team of threads, streams x threads within the cores.
+  m_threads_menu = run->addMenu(tr("&Threads per stream"));
+  m_threads_menu->setToolTipsVisible(true);
+  auto* group = new QActionGroup(m_threads_menu);
+  const auto add_threads = [&](int threads, const QString& text, const QString& tip) {
+    QAction* a = m_threads_menu->addAction(text, this, [this, threads] { setThreadsPerStream(threads); });
+    a->setCheckable(true);
+    a->setChecked(threads == m_threads_per_stream);
+    a->setData(threads);
+    a->setToolTip(tip);
+    group->addAction(a);
+  };
+  add_threads(0, tr("As the schedule says"), tr("One thread per stream unless the schedule was made for more (search on a CPU calibrated at several)"));
+  for (int t = 1; t <= core::cpu_count(); ++t)
+    add_threads(t, tr("%n thread(s)", nullptr, t), tr("Each stream runs its operators on %n thread(s); streams beyond the cores' teams take turns", nullptr, t));
   run->addSeparator();
   m_choose_test_data = run->addAction(tr("&Test data set..."), this, [this] {
     const QString folder = QFileDialog::getExistingDirectory(nullptr, tr("ONNX test data (a test_data_set_N folder or a folder of them)"), m_test_data);
@@ -118,6 +135,12 @@ void RunController::setTestData(const QString& folder) {
 
 bool RunController::runOnCpu() { return startRun(Backend::Cpu); }
 
+void RunController::setThreadsPerStream(int threads) {
+  m_threads_per_stream = std::max(threads, 0);
+  if (!m_threads_menu) return;
+  for (QAction* a : m_threads_menu->actions()) a->setChecked(a->data().toInt() == m_threads_per_stream);
+}
+
 bool RunController::runOnCuda() { return startRun(Backend::Cuda); }
 
 bool RunController::refuse(const QString& why) {
@@ -141,6 +164,7 @@ bool RunController::startRun(Backend backend) {
   // A merged model is compared with the unmerged model's sequential run, as `weft run --merge`.
   if (const auto& merge = m_doc->mergeState()) request.reference_graph = merge->unmerged;
   request.iterations = m_run_iterations;
+  request.threads_per_stream = m_threads_per_stream;
   request.made_with = RunRequest::MadeWith{m_doc->device(), m_doc->analysis().costs, m_doc->strategyOptions()};
   request.test_data = m_test_data.toStdString();
   m_job = start_run(std::move(request));
@@ -217,9 +241,11 @@ void RunController::onRunFinished() {
   }
   if (r.random_weights > 0) add(tr("weights"), tr("%1 seeded").arg(r.random_weights));
   // More streams than CPUs: the CPU executor's threads (one per CPU) take the streams in turn.
-  const QString streams = r.cpu_cores > 0 && r.measured.stream_count > r.cpu_cores
-                              ? tr("%1 streams on %2 threads").arg(r.measured.stream_count).arg(r.cpu_cores)
-                              : tr("%1 stream(s)").arg(r.measured.stream_count);
+  QString streams = r.cpu_cores > 0 && r.measured.stream_count > r.cpu_cores
+                        ? tr("%1 streams on %2 threads").arg(r.measured.stream_count).arg(r.cpu_cores)
+                        : tr("%1 stream(s)").arg(r.measured.stream_count);
+  if (r.threads_per_stream > 1) streams += tr(" of %1 threads").arg(r.threads_per_stream);
+  if (!r.kernels.isEmpty()) add(tr("kernels"), r.kernels.toHtmlEscaped());
   const QString why_unpredicted =
       r.prediction_unavailable.isEmpty() ? QString() : tr("<p>No prediction: %1</p>").arg(r.prediction_unavailable.toHtmlEscaped());
   m_summary->setRunText(tr("<p><b>%1 run</b> · %2 · %3 · median of %4</p><table>%5</table>%6")

@@ -52,6 +52,13 @@ double peak_flops(const Graph& graph, NodeId node, const DeviceSpec& device);
 /// of `output_elements`: min(1, blocks / sm_count), one block at least; 1 on a CPU. O(1).
 double grid_fill(double output_elements, const DeviceSpec& device);
 
+/// `costs` of `graph` on CPU device `from` moved to `to`, the same CPU with another team size per
+/// stream (cpu_team_device): each node's time scaled by the ratio of its predicted times on the
+/// two devices (estimate_costs with each one's rates), so that a measured time keeps what was
+/// measured and takes the team's intra-operator speedup for that node's flops and bytes; nodes of
+/// unknown cost keep their time. `to`'s name. O(V + total tensor ranks).
+CostTable cpu_team_costs(const Graph& graph, const CostTable& costs, const DeviceSpec& from, const DeviceSpec& to);
+
 /// Node times as a plain vector (µs), for passes that only need weights.
 std::vector<double> node_times(const CostTable& costs);
 

@@ -41,6 +41,15 @@ Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedu
 /// the most operators a CPU run runs at once, and the calibrated CPU device's core count.
 int cpu_count();
 
+/// The kernel library the CPU executor's library kernels run on, with the version loaded
+/// ("oneDNN 2.6.3"); empty in a build without it (CMake option WEFT_ONEDNN off).
+std::string cpu_kernel_library();
+
+/// What ran a CPU run's nodes, for reports: "oneDNN 2.6.3 on 190 of 219 nodes (brgconv:avx512_core
+/// 54, ...), reference kernels on 29; 1 thread per stream; library scratch 1.20 MiB, weights
+/// packed for the library 90.00 MiB". O(kernel kinds).
+std::string kernel_paths_text(const RunResult& run);
+
 /// Operators the CPU executor supports (sorted).
 std::vector<std::string> cpu_supported_ops();
 

@@ -37,10 +37,41 @@ struct DeviceSpec {
   /// no contention). Cores share caches, memory bandwidth and a clock budget; with k of n cores
   /// busy, each running operator is slowed by 1 + (factor − 1)·(k − 1)/(n − 1).
   double concurrent_slowdown = 1;
+  /// CPU devices: the same factor for memory-bound operators (NodeCost::bound), which contend for
+  /// caches and memory bandwidth more than compute-bound ones; 0: concurrent_slowdown.
+  double concurrent_slowdown_memory = 0;
   int max_threads_per_sm = 2048;
   int hardware_queues = 8;       ///< default number of concurrent work queues
   std::string source;            ///< where the figures come from (datasheet, calibration run)
+  /// CPU devices: the threads of each stream's library team (RunOptions::threads_per_stream)
+  /// the rates belong to. sm_count then counts the streams that run at once, cores /
+  /// threads_per_stream (a file's "cores" is every core).
+  int threads_per_stream = 1;
+  /// A CPU's rates with each stream a team of `threads` threads, fitted to a sequential run at
+  /// that team size (`weft calibrate`): intra-operator parallelism as measured, per operator
+  /// through its flops and bytes, not a linear speedup.
+  struct CpuTeam {
+    int threads = 1;
+    double peak_fp32_flops = 0;   ///< FLOP/s
+    double memory_bandwidth = 0;  ///< bytes/s
+    double launch_us = 0;         ///< per-operator overhead
+  };
+  /// CPU devices calibrated at several team sizes (threads ascending, this device's own among
+  /// them); empty: only threads_per_stream's (the device's rates). See cpu_team_device().
+  std::vector<CpuTeam> cpu_teams;
 };
+
+/// Every core of a CPU device (sm_count × threads_per_stream); sm_count for a GPU.
+int device_cores(const DeviceSpec& device);
+
+/// The CPU device `cpu` with each stream a team of `threads` threads: that team size's rates
+/// (cpu_teams, or the device's own at its threads_per_stream), sm_count = the device's cores /
+/// threads, threads_per_stream = threads. Errors (InvalidInput): a GPU device, a team size the
+/// device was not calibrated at (naming the ones it was), more threads than cores. O(teams).
+Expected<DeviceSpec> cpu_team_device(const DeviceSpec& cpu, int threads);
+
+/// The team sizes a CPU device can predict (cpu_teams' sizes, else its own), ascending.
+std::vector<int> cpu_team_sizes(const DeviceSpec& cpu);
 
 /// Fails when no preset `name` exists: InvalidInput listing the known names (Runtime when the
 /// presets folder itself is missing). Front ends call it to refuse a bad option early.

@@ -19,6 +19,15 @@ struct HostTensor {
   std::vector<std::uint8_t> bytes;  ///< little-endian, row-major
 };
 
+/// Which kernels the CPU executor runs.
+enum class KernelSet : std::uint8_t {
+  /// oneDNN (and copy routines) for the operators it covers, prepared once per run; the
+  /// reference kernels for every other node.
+  Library,
+  /// The reference kernels only: the conformance oracle the library kernels are checked against.
+  Reference,
+};
+
 struct RunOptions {
   int iterations = 1;        ///< timed iterations (median is reported)
   int warmup = 1;
@@ -34,6 +43,12 @@ struct RunOptions {
   /// compare_runs turns it on for both runs when the reference is another graph (a micro-batch
   /// split or a horizontal merge), whose outputs are then compared bit for bit. Slower.
   bool batch_invariant = false;
+  /// CPU: the kernels to run (KernelSet::Library unless the reference is asked for).
+  KernelSet kernels = KernelSet::Library;
+  /// CPU: the threads of each stream's library team (intra-operator parallelism); streams x
+  /// threads_per_stream must fit the CPUs the process may use. 1: every stream runs its nodes on
+  /// its own thread alone.
+  int threads_per_stream = 1;
 };
 
 struct RunResult {
@@ -51,6 +66,17 @@ struct RunResult {
   /// in turn" (the CPU's, and the CUDA executor's fallback) or "cuBLASLt bias-epilogue GEMM,
   /// pointer arrays"; empty for a graph without merged nodes.
   std::map<std::string, std::int64_t> merged_paths;
+  /// CPU: nodes by the kernel that ran them ("oneDNN brgconv:avx512_core", "reference"); empty
+  /// from other executors.
+  std::map<std::string, std::int64_t> kernel_paths;
+  /// CPU: bytes the library kernels hold beside the arena: scratch (each worker thread's, sized
+  /// for the largest need among the nodes it may run) and weights reordered for the library.
+  std::int64_t library_scratch_bytes = 0;
+  std::int64_t packed_weight_bytes = 0;
+  /// CPU: intermediate tensors the library kernels kept channels-last between them (the same
+  /// bytes in another order: the arena does not change).
+  std::int64_t channels_last_tensors = 0;
+  int threads_per_stream = 1;  ///< the team size each stream ran with
 };
 
 class Executor {

@@ -23,6 +23,10 @@ struct Schedule {
   std::vector<Event> events;
   std::string strategy;   ///< name of the strategy that made it ("hand" after edits)
   std::string options;    ///< the strategy's options, as text (e.g. "streams=8 granularity_us=6")
+  /// CPU: the threads of each stream's library team the schedule was made for (a strategy that
+  /// weighs intra-operator parallelism chose it); its streams times this fit the cores. 1 for
+  /// every GPU schedule.
+  int threads_per_stream = 1;
 
   std::size_t stream_count() const { return streams.size(); }
 };

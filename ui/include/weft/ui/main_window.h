@@ -136,6 +136,8 @@ class MainWindow : public QMainWindow {
   QAction* resetCostsAction() const;
   /// Timed iterations per run (the median is kept); default core::kDefaultRunIterations.
   void setRunIterations(int iterations);
+  /// CPU runs' threads per stream (RunController::setThreadsPerStream; 0: the schedule's).
+  void setThreadsPerStream(int threads);
   /// Calibrates the cost model with the latest measured run (Run ▸ Use measured times).
   bool useMeasuredTimes();
   /// Raises the timeline dock and makes it the largest (for --show timeline screenshots).

@@ -40,6 +40,10 @@ class RunController : public QObject {
   bool isRunning() const { return m_run_active; }
   /// Timed iterations per run (the median is kept); default 3.
   void setRunIterations(int iterations) { m_run_iterations = iterations; }
+  /// Threads of each stream's library team in CPU runs (Run ▸ Threads per stream); 0: the
+  /// schedule's own (1 unless a strategy chose more).
+  void setThreadsPerStream(int threads);
+  int threadsPerStream() const { return m_threads_per_stream; }
   /// Calibrates the cost model with the latest measured run.
   bool useMeasuredTimes();
   /// The ONNX test data (a test_data_set_N folder or a folder of them) the next runs take their
@@ -80,6 +84,8 @@ class RunController : public QObject {
   QFutureWatcher<RunReport> m_watcher;
   RunJob m_job;
   int m_run_iterations = core::kDefaultRunIterations;  ///< as weft run and Python
+  int m_threads_per_stream = 0;
+  QMenu* m_threads_menu = nullptr;
   bool m_run_active = false;    ///< from the start of a run until its result (or cancel) is handled
   /// The latest measured schedule run (Use measured times), by identity.
   std::optional<core::RunIdentity> m_last_measured;

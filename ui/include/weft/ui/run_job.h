@@ -35,6 +35,9 @@ struct RunRequest {
   int iterations = core::kDefaultRunIterations;  ///< timed iterations of each run (the median is kept)
   int warmup = core::kDefaultRunWarmup;
   std::uint64_t seed = 42;
+  /// CPU runs: the threads of each stream's library team (core::RunOptions::threads_per_stream);
+  /// 0: the schedule's own (Schedule::threads_per_stream).
+  int threads_per_stream = 0;
   /// How `schedule` was made, where a CPU run may make it again for the CPU: the document's
   /// device, costs and strategy options. A CPU run on a GPU preset whose schedule is exactly what
   /// its strategy makes with these (not edited by hand, not fitted to a memory budget, a strategy
@@ -84,6 +87,8 @@ struct RunReport {
   /// document's device (it ran as it is).
   QString schedule_made_for;
   int streams = 0;  ///< streams of the schedule that ran
+  int threads_per_stream = 1;  ///< CPU runs: the team of each stream
+  QString kernels;  ///< CPU runs: what ran the nodes (core::kernel_paths_text)
   int cpu_cores = 0;  ///< CPU runs: the CPUs the run could use (its threads; streams beyond take turns)
   /// The reference ran the unmerged graph (RunRequest::reference_graph): `sequential` names that
   /// graph's nodes, not `graph`'s, and no calibrated prediction is made (its node times fit no schedule of `graph`).

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "weft/core/analyze.h"
 #include "weft/core/device.h"
@@ -71,6 +73,11 @@ struct Advice {
   /// tenth of the model or more, the line ends in a caution that names the symbolic input
   /// dimensions to bind, if any.
   std::size_t unknown_costs = 0;
+  /// A CPU calibrated at several team sizes (DeviceSpec::cpu_teams): the threads of each stream
+  /// in the best configuration (intra-operator parallelism), and per team size the best
+  /// predicted speedup over the sequential run at the device's own team size; otherwise 1 and empty.
+  int best_threads_per_stream = 1;
+  std::vector<std::pair<int, double>> team_speedups;
 };
 
 /// Largest model whose merges advise() tries (merge_model and the strategies again on the merged model).
@@ -79,6 +86,10 @@ inline constexpr std::size_t kMergeAdviceNodes = 20000;
 /// "chain", "little-to-gain" or "concurrency" (`weft analyze --json`'s advice_evidence.kind).
 std::string_view advice_kind_name(Advice::Kind kind);
 
+/// On a CPU device calibrated at several team sizes, the advice is taken at each (the team's
+/// device and node times, no more streams than teams fit the cores) and the fastest against the
+/// sequential run at the device's own size leads, naming its threads per stream.
+///
 /// Tries every fixed strategy in eager and CUDA Graph modes (eager only on a CPU device; a
 /// schedule on more streams than options.strategy.max_streams is not advised) and
 /// words the result with verdict.h's wording and threshold: chains get "chain: concurrency cannot

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "weft/core/cost_model.h"
 #include "weft/core/device.h"
@@ -29,7 +30,22 @@ struct CpuFitOptions {
   /// DeviceSpec::concurrent_slowdown of the device (measure_cpu_contention); 1: none.
   double concurrent_slowdown = 1;
   std::string name = "cpu";
+  /// The threads of each stream's library team in the run the node times come from
+  /// (RunOptions::threads_per_stream): the device's threads_per_stream, its sm_count cores /
+  /// threads_per_stream.
+  int threads_per_stream = 1;
+  /// calibrate_cpu: the team sizes to fit besides the run's (each a sequential run at that size)
+  /// into DeviceSpec::cpu_teams; empty: none (cpu_calibration_teams() lists every useful one).
+  std::vector<int> teams;
 };
+
+/// The team sizes worth calibrating on `cores` cores: 1, 2, 4, ... up to `cores`, and `cores`
+/// itself. O(log cores).
+std::vector<int> cpu_calibration_teams(int cores);
+
+/// Fails (InvalidInput) when `threads` threads per stream cannot run here: below 1 or more than
+/// the CPUs this process may use (cpu_count()), naming both. Front ends check their option with it.
+Status check_threads_per_stream(int threads);
 
 struct CpuCalibration {
   DeviceSpec device;        ///< kind Cpu: fitted peak, bandwidth and per-operator overhead; cores; latch
@@ -59,9 +75,21 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
 /// room for 2 copies. Errors: the executor's.
 Expected<double> measure_cpu_contention(const Graph& graph, const RunOptions& run, int cores, std::int64_t memory_bytes = -1);
 
-/// fit_cpu_device, the contention measured first (measure_cpu_contention with `run`'s
-/// iterations on options.cores, else every hardware thread) unless options.concurrent_slowdown
-/// is above 1 already. Errors: both's.
+/// The contention factors of compute-bound and of memory-bound operators apart.
+struct CpuContention {
+  double compute = 1;  ///< DeviceSpec::concurrent_slowdown
+  double memory = 1;   ///< DeviceSpec::concurrent_slowdown_memory
+};
+/// measure_cpu_contention's probe, its ratio taken over the nodes `memory_bound` marks (per node,
+/// non-zero: memory-bound) and over the others apart (a class without a timed node gets the
+/// other's factor). Faster kernels make the difference: with oneDNN, RandWire-WS's
+/// batch normalisations ran 1.71x slower beside a second stream, its convolutions 1.09x.
+Expected<CpuContention> measure_cpu_contention_by_bound(const Graph& graph, const RunOptions& run, int cores,
+                                                        std::span<const char> memory_bound, std::int64_t memory_bytes = -1);
+
+/// fit_cpu_device, then the contention measured (measure_cpu_contention_by_bound with `run`'s
+/// iterations on options.cores, else every hardware thread, each node's bound from the fitted
+/// device) unless options.concurrent_slowdown is above 1 already. Errors: both's.
 Expected<CpuCalibration> fit_cpu_device_with_contention(const Graph& graph, std::span<const double> sequential_node_us,
                                                         const RunOptions& run, CpuFitOptions options = {});
 
@@ -122,9 +150,11 @@ bool remade_for_cpu(std::string_view strategy);
 std::int64_t available_memory_bytes();
 
 /// Runs the reference schedule on the CPU executor (options.warmup warm-up runs, the median of
-/// options.iterations), measures the contention between cores (measure_cpu_contention, unless
-/// options.concurrent_slowdown is above 1 already) and fits the device to both. Errors: the
-/// executor's and fit_cpu_device's.
+/// options.iterations) with run.threads_per_stream threads per stream, measures the contention
+/// between its streams (measure_cpu_contention, unless options.concurrent_slowdown is above 1
+/// already) and fits the device to both; then, for every other team size in options.teams, the
+/// reference again at that size, fitted into DeviceSpec::cpu_teams (the device's own size among
+/// them). Errors: the executor's and fit_cpu_device's.
 Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options = {});
 
 /// Predicted speedup of `schedule` over the reference schedule on a CPU device: both simulated

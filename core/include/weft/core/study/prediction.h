@@ -27,6 +27,11 @@ struct PredictOptions {
   /// reference_schedule(graph), when the caller already has it (else it is built here). Not read
   /// by the predict() that takes execution orders.
   const Schedule* reference = nullptr;
+  /// The sequential baselines' own costs and device where they differ from the schedule's (a CPU
+  /// schedule of streams of several threads against the one-thread sequential run); null: the
+  /// schedule's. Read by the predict() that takes execution orders.
+  const CostTable* baseline_costs = nullptr;
+  const DeviceSpec* baseline_device = nullptr;
 };
 
 /// A schedule's prediction beside the sequential baselines of the same graph and cost model.
@@ -54,7 +59,9 @@ struct Prediction {
 };
 
 /// Simulates the schedule and both baselines (and the counterfactuals) and judges the result
-/// (prediction_verdict). Errors (InvalidInput): a cost table of another size, or a schedule that
+/// (prediction_verdict). A CPU schedule made for another team size than the device's own
+/// (Schedule::threads_per_stream, a device calibrated at several: cpu_team_device) is simulated
+/// on that team's device and node times (cpu_team_costs); the baselines stay on the device's. Errors (InvalidInput): a cost table of another size, or a schedule that
 /// misplaces nodes or deadlocks. O(simulations · simulate()).
 Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,
                              const DeviceSpec& device, const PredictOptions& options = {});
