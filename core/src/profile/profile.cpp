@@ -311,7 +311,7 @@ Expected<Profile> map_records(const Graph& graph, const CostTable& predicted, Pr
   p.gap_us = typical_gap(in.records);
   const int run = median_run(in.iteration_us);
   p.kernels = static_cast<std::size_t>(
-      std::count_if(in.records.begin(), in.records.end(), [&](const ProfileRecord& r) { return r.run == run && !r.nodes.empty(); }));
+      std::count_if(in.records.begin(), in.records.end(), [&](const ProfileRecord& r) { return r.run == run; }));
   p.schedule = own_schedule(graph, in, run, p);
   for (int r = 0; r < runs; ++r) p.iterations.push_back(measured_timeline(predicted, in, absorbed, r, p));
   p.iteration_times_us = in.iteration_us;

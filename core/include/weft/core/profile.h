@@ -83,8 +83,8 @@ struct Profile {
   /// out pre-emptions (gaps over 20 times the median): the launch and gap cost `weft calibrate
   /// --profile` fits.
   double gap_us = 0;
-  /// Matched kernel records in the median iteration (a fused chain's one kernel counts once):
-  /// how many gaps a stream pays, where nodes outnumber kernels.
+  /// Kernel records in the median iteration, matched or not (a fused chain's one kernel counts
+  /// once): how many gaps its streams paid, where nodes and kernels differ in number.
   std::size_t kernels = 0;
   std::vector<UnmatchedEvent> unmatched_events;  ///< largest time first
   std::vector<NodeId> unmatched_nodes;           ///< operators of nonzero predicted cost with no time, ascending
