@@ -289,7 +289,8 @@ Expected<Profile> map_records(const Graph& graph, const CostTable& predicted, Pr
 
   std::size_t operators = 0, matched = 0;
   for (std::size_t v = 0; v < graph.node_count(); ++v) {
-    if (!detail::is_operator(predicted, static_cast<NodeId>(v))) continue;
+    // Operators: nodes that run a kernel by the cost model, or that the profile timed.
+    if (!detail::is_operator(predicted, static_cast<NodeId>(v)) && !p.node_us[v]) continue;
     ++operators;
     if (p.node_us[v]) ++matched;
     else p.unmatched_nodes.push_back(static_cast<NodeId>(v));
