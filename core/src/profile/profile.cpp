@@ -364,6 +364,7 @@ Expected<Profile> load_profile(const Graph& graph, const CostTable& predicted, c
 
 CostTable apply_profile(const CostTable& predicted, const Profile& profile) {
   CostTable out = predicted;
+  out.measured_from = profile.source + ", " + profile.path;
   for (std::size_t v = 0; v < out.nodes.size() && v < profile.node_us.size(); ++v) {
     if (!profile.node_us[v]) continue;
     out.nodes[v].time_us = *profile.node_us[v];

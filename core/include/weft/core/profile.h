@@ -121,7 +121,7 @@ Expected<Profile> load_profile(const Graph& graph, const CostTable& predicted, c
                                const ProfileOptions& options = {});
 
 /// `predicted` with every measured node's time replaced (NodeCost::measured set); the others keep
-/// their prediction. O(V).
+/// their prediction. CostTable::measured_from names the profile (studies say so). O(V).
 CostTable apply_profile(const CostTable& predicted, const Profile& profile);
 
 /// Replay fidelity: the profiled run's own schedule simulated with each iteration's measured
