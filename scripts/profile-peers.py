@@ -28,22 +28,19 @@ quiet machine all the same:
   /usr/bin/python3 scripts/profile-peers.py --weft build/ci/app/weft/weft [--runs 5] [--out tests/data/profiles]
 """
 import argparse
-import glob
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-import numpy as np
 import onnx
-from onnx import numpy_helper
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 ORT_MODELS = ["googlenet", "squeezenet1_1", "mobilenet_v3_large"]
 TORCH_ARCHS = ["googlenet", "squeezenet1_1"]
 ORT_ARGS = ("op_name", "provider", "input_type_shape", "output_type_shape")
-NUMPY_TO_ORT = {"float32": "float32", "int64": "int64", "int32": "int32"}
 
 
 REALTIME = []  # ["chrt", "-f", "10"] where the scheduler allows it (main)
@@ -56,21 +53,13 @@ def run(cmd, **kw):
     return r.stdout
 
 
-def ort_inputs(model, saved, work):
-    """The test data set's inputs as raw files for ONNX Runtime (scripts/peer-bench.py's layout)."""
-    test_set = os.path.join(ROOT, "tests/data/test_data", model, "test_data_set_0")
-    names = [i.name for i in onnx.load(saved, load_external_data=False).graph.input]
-    inputs, n = [], 0
-    while os.path.exists(os.path.join(test_set, f"input_{n}.pb")):
-        t = onnx.TensorProto()
-        with open(os.path.join(test_set, f"input_{n}.pb"), "rb") as f:
-            t.ParseFromString(f.read())
-        a = numpy_helper.to_array(t)
-        raw = os.path.join(work, f"{model}.input_{n}.bin")
-        a.tofile(raw)
-        inputs.append({"name": t.name or names[n], "type": NUMPY_TO_ORT[str(a.dtype)], "dims": list(a.shape), "file": raw})
-        n += 1
-    return test_set, inputs
+def peer_bench():
+    """scripts/peer-bench.py as a module: its `prepare` saves a model with Weft's weights and writes
+    the test data set's inputs for ONNX Runtime."""
+    spec = importlib.util.spec_from_file_location("peer_bench", os.path.join(ROOT, "scripts", "peer-bench.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def trim_ort(events, warmup):
@@ -90,12 +79,9 @@ def trim_ort(events, warmup):
 
 
 def profile_ort(args, work):
+    prepare = peer_bench().prepare
     for model in args.ort_models.split(","):
-        saved = os.path.join(work, model + ".onnx")
-        test_set = os.path.join(ROOT, "tests/data/test_data", model, "test_data_set_0")
-        run([args.weft, "run", os.path.join(ROOT, "tests/data/models", model + ".onnx"), "--backend", "cpu", "--strategy",
-             "sequential", "--iterations", "1", "--warmup", "0", "--inputs", test_set, "--save-model", saved, "--json"])
-        _, inputs = ort_inputs(model, saved, work)
+        saved, _, inputs = prepare(model, args.weft, work)
         for level in ("basic", "all"):
             spec = os.path.join(work, "spec.json")
             prefix = os.path.join(work, f"{model}-{level}-")
