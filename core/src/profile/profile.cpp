@@ -206,7 +206,9 @@ Schedule own_schedule(const Graph& graph, const ProfileRecords& in, int run, Pro
         after = key[idx(u)];
         pred_stream = stream[idx(u)];
       }
-    if (key[idx(v)] < 0 || key[idx(v)] < after) key[idx(v)] = after + 1e-9;
+    // Strictly after every predecessor: equal keys on two streams could order a cycle.
+    const bool has_pred = pred_stream >= 0;
+    if (key[idx(v)] < 0 || (has_pred && key[idx(v)] <= after)) key[idx(v)] = after + 1e-9 * std::max(1.0, after);
     if (stream[idx(v)] < 0) stream[idx(v)] = std::max(0, pred_stream);
   }
   int streams = 1;
