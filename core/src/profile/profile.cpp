@@ -65,7 +65,6 @@ double median(std::vector<double> values) {
   return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
 }
 
-
 Expected<nlohmann::json> parse_profile_json(std::string_view text, const std::string& path) {
   try {
     return nlohmann::json::parse(text);
@@ -96,7 +95,7 @@ std::vector<double> chain_shares(const CostTable& predicted, const std::vector<N
 /// the same iteration (the following one where none precedes): a reorder ONNX Runtime inserted
 /// after a convolution, or a batch_norm the exporter folded into it, is time that node's kernel
 /// needs in that runtime. Returns the time absorbed per iteration, µs (median).
-double absorb_unmatched(std::vector<ProfileRecord>& records, int runs, std::vector<double>& absorbed_into) {
+double absorb_unmatched(const std::vector<ProfileRecord>& records, int runs, std::vector<double>& absorbed_into) {
   std::vector<std::size_t> order(records.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
