@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/profile.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/profile/profile.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli.h"
-#include "weft/core/profile.h"
+#include "weft/core/profile/profile.h"
 
 namespace weft::cli {
 

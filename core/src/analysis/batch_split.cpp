@@ -1,6 +1,6 @@
 // Batch split check: follows the batch axis through the graph and names the operator that mixes it.
-#include "weft/core/batch_split.h"
-#include "weft/core/merge_graph.h"
+#include "weft/core/transform/batch_split.h"
+#include "weft/core/transform/merge_graph.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,6 @@
 // Cost model v1: per-node flops / bytes / roofline time from shapes.
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
 // Devices: presets (assets/devices/*.json) and device files, parsed, written and found by name.
-#include "weft/core/device.h"
+#include "weft/core/cost/device.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 namespace weft::core {
 

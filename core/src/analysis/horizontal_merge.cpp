@@ -1,4 +1,4 @@
-#include "weft/core/horizontal_merge.h"
+#include "weft/core/transform/horizontal_merge.h"
 
 #include <algorithm>
 #include <cstdint>

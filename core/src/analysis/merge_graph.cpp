@@ -1,5 +1,5 @@
-#include "weft/core/merge_graph.h"
-#include "weft/core/memory_plan.h"
+#include "weft/core/transform/merge_graph.h"
+#include "weft/core/memory/memory_plan.h"
 
 #include <algorithm>
 #include <memory>

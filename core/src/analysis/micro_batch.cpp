@@ -1,13 +1,13 @@
 // Micro-batch split: the batch-carrying part of a graph instantiated k times over views of the
 // graph's inputs and outputs (zero-copy), weights and batch-independent nodes shared.
-#include "weft/core/micro_batch.h"
+#include "weft/core/transform/micro_batch.h"
 
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
 
-#include "weft/core/batch_split.h"
+#include "weft/core/transform/batch_split.h"
 
 namespace weft::core {
 namespace {

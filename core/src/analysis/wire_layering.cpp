@@ -1,4 +1,4 @@
-#include "weft/core/wire_layering.h"
+#include "weft/core/transform/wire_layering.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,9 +9,9 @@
 #include <string>
 #include <utility>
 
-#include "weft/core/antichain.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/levels.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/analysis/levels.h"
 
 namespace weft::core {
 

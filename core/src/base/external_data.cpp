@@ -1,6 +1,6 @@
-#include "weft/core/external_data.h"
+#include "weft/core/proto/external_data.h"
 
-#include "weft/core/tensor_size.h"
+#include "weft/core/base/tensor_size.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -5,8 +5,8 @@
 #include <span>
 #include <vector>
 
-#include "weft/core/executor.h"
-#include "weft/core/graph.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core::detail {
 

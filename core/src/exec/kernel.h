@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/executor.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core::detail {
 

@@ -2,7 +2,7 @@
 // the maximum-weight antichain of dead-before (pairwise conflicting tensors, all live together
 // on some interleaving), by weighted Dilworth: min chain cover = Σ size − max flow, where the
 // flow runs between tensors along a network whose paths are exactly the dead-before pairs.
-#include "weft/core/bounds.h"
+#include "weft/core/memory/bounds.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,8 +12,8 @@
 #include <span>
 
 #include "allocation_detail.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/check.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core {
 namespace {

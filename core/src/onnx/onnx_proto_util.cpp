@@ -8,8 +8,8 @@
 #include <limits>
 #include <optional>
 
-#include "weft/core/external_data.h"
-#include "weft/core/tensor_size.h"
+#include "weft/core/proto/external_data.h"
+#include "weft/core/base/tensor_size.h"
 
 namespace weft::core::detail {
 

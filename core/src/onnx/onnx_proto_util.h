@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core::detail {
 
@@ -23,7 +23,7 @@ DType dtype_from_onnx(std::int32_t onnx_type);
 bool is_external(const onnx::TensorProto& t);
 
 /// External data reference of t, resolved against model_dir and confined to it by
-/// resolve_external_data (weft/core/external_data.h). Errors (InvalidInput) name the tensor: a
+/// resolve_external_data (weft/core/proto/external_data.h). Errors (InvalidInput) name the tensor: a
 /// malformed offset or length, a location outside the folder, a range past the end of the file,
 /// a tensor too large to hold. O(#entries) plus a few stat calls.
 Expected<WeightData> external_weight(const onnx::TensorProto& t, const std::string& model_dir);

@@ -1,6 +1,6 @@
 // Every weight of a model made inline: external data read, absent data given by the caller (the
 // seeded values of a run), so that the file runs elsewhere on exactly Weft's weights.
-#include "weft/core/onnx_weights.h"
+#include "weft/core/proto/onnx_weights.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "onnx_proto_util.h"
-#include "weft/core/external_data.h"
+#include "weft/core/proto/external_data.h"
 
 namespace weft::core {
 namespace {

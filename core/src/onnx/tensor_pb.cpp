@@ -1,4 +1,4 @@
-#include "weft/core/tensor_pb.h"
+#include "weft/core/proto/tensor_pb.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "onnx_proto_util.h"
-#include "weft/core/external_data.h"
-#include "weft/core/file_io.h"
+#include "weft/core/proto/external_data.h"
+#include "weft/core/base/file_io.h"
 
 namespace weft::core {
 

@@ -2,7 +2,7 @@
 // profile_weft.cpp) parse and match each kernel record to nodes; this file turns the records of
 // every iteration into per-node medians, the profiled run's own schedule and its timeline, and
 // refuses what cannot be a profile of this model.
-#include "weft/core/profile.h"
+#include "weft/core/profile/profile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include <numeric>
 
 #include "profile_detail.h"
-#include "weft/core/file_io.h"
-#include "weft/core/sync.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core {
 

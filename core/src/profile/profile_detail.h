@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/graph.h"
-#include "weft/core/profile.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/profile/profile.h"
 
 namespace weft::core::detail {
 

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "profile_detail.h"
-#include "weft/core/cost_model.h"
+#include "weft/core/cost/cost_model.h"
 
 namespace weft::core::detail {
 

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "profile_detail.h"
-#include "weft/core/simulator.h"
+#include "weft/core/sim/simulator.h"
 
 namespace weft::core {
 

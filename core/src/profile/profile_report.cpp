@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile_detail.h"
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::core {
 

@@ -1,15 +1,15 @@
 // make_schedule (check, run a registered strategy, attach minimal events, validate) and the
 // helpers the strategies share.
-#include "weft/core/strategies.h"
-#include "weft/core/strategy.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/registry.h"
 
 #include <algorithm>
 #include <numeric>
 #include <sstream>
 
 #include "strategy_detail.h"
-#include "weft/core/strategy.h"
-#include "weft/core/sync.h"
+#include "weft/core/strategy/registry.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core {
 namespace {

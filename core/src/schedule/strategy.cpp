@@ -1,6 +1,6 @@
 // The strategy registry: built-ins registered once, before anything reads or adds to it, then
 // programs' own strategies, listed by rank.
-#include "weft/core/strategy.h"
+#include "weft/core/strategy/registry.h"
 
 #include <algorithm>
 #include <mutex>

@@ -7,9 +7,9 @@
 #include <tuple>
 
 #include "strategy_detail.h"
-#include "weft/core/antichain.h"
-#include "weft/core/check.h"
-#include "weft/core/strategy.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/base/check.h"
+#include "weft/core/strategy/registry.h"
 
 namespace weft::core::detail {
 namespace {

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "strategy_detail.h"
-#include "weft/core/check.h"
-#include "weft/core/strategy.h"
+#include "weft/core/base/check.h"
+#include "weft/core/strategy/registry.h"
 
 namespace weft::core::detail {
 namespace {

@@ -3,7 +3,7 @@
 // assignment plus a topological order into a Schedule.
 #include <vector>
 
-#include "weft/core/strategy.h"
+#include "weft/core/strategy/registry.h"
 
 namespace weft::core::detail {
 

@@ -1,10 +1,10 @@
 // External strategies: the input JSON, running the program, importing its schedule.
-#include "weft/core/strategy_external.h"
+#include "weft/core/strategy/strategy_external.h"
 
 #include <nlohmann/json.hpp>
 
-#include "weft/core/schedule_json.h"
-#include "weft/core/subprocess.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/base/subprocess.h"
 
 namespace weft::core {
 namespace {

@@ -15,16 +15,16 @@
 #include <random>
 
 #include "strategy_detail.h"
-#include "weft/core/antichain.h"
-#include "weft/core/check.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/critical_path.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategy.h"
-#include "weft/core/sync.h"
-#include "weft/core/text_format.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/base/check.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/analysis/critical_path.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/registry.h"
+#include "weft/core/schedule/sync.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::core::detail {
 namespace {

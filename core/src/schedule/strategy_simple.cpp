@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "strategy_detail.h"
-#include "weft/core/check.h"
-#include "weft/core/levels.h"
-#include "weft/core/strategy.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/base/check.h"
+#include "weft/core/analysis/levels.h"
+#include "weft/core/strategy/registry.h"
+#include "weft/core/strategy/reference.h"
 
 namespace weft::core::detail {
 namespace {

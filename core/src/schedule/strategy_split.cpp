@@ -6,11 +6,11 @@
 #include <limits>
 
 #include "strategy_detail.h"
-#include "weft/core/check.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategy.h"
-#include "weft/core/study/reference.h"
-#include "weft/core/sync.h"
+#include "weft/core/base/check.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/registry.h"
+#include "weft/core/strategy/reference.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core::detail {
 namespace {

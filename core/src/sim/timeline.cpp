@@ -1,4 +1,4 @@
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/timeline.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // The one reference schedule and planning setup of every study.
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 
-#include "weft/core/memory_aware_order.h"
+#include "weft/core/memory/memory_aware_order.h"
 
 namespace weft::core {
 

@@ -1,7 +1,7 @@
 // The batch sweep: every strategy's predicted (and measured) speedup at each batch size.
-#include "weft/core/study/sweep.h"
+#include "weft/core/study/batch_sweep.h"
 
-#include "weft/core/profile.h"
+#include "weft/core/profile/profile.h"
 
 #include "weft/core/study/split_study.h"
 
@@ -14,14 +14,14 @@
 #include <set>
 #include <sstream>
 
-#include "weft/core/compare_outputs.h"
-#include "weft/core/csv.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/strategy.h"
+#include "weft/core/exec/compare_outputs.h"
+#include "weft/core/base/csv.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 
 namespace weft::core {
 

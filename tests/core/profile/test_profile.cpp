@@ -7,14 +7,14 @@
 #include <string>
 
 #include "test_graphs.h"
-#include "weft/core/chrome_trace.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/file_io.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/profile.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategies.h"
+#include "weft/core/sim/chrome_trace.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/profile/profile.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/strategies.h"
 
 using namespace weft;
 

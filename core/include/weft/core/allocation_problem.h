@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/memory_plan.h"
+#include "weft/core/memory/memory_plan.h"
 
 namespace weft::core {
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/antichain.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/critical_path.h"
-#include "weft/core/graph.h"
-#include "weft/core/levels.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/analysis/critical_path.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/analysis/levels.h"
 
 namespace weft::core {
 

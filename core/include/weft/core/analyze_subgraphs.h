@@ -4,9 +4,9 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/graph.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

@@ -3,8 +3,8 @@
 #include <span>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/timeline.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

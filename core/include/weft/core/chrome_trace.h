@@ -4,10 +4,10 @@
 #include <span>
 #include <string>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/timeline.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

@@ -2,7 +2,7 @@
 // How two runs' outputs agree: the largest difference, and whether every byte matches.
 #include <string>
 
-#include "weft/core/executor.h"
+#include "weft/core/exec/executor.h"
 
 namespace weft::core {
 

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

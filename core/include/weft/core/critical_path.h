@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

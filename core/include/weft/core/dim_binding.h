@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

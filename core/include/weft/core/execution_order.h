@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::core {
 

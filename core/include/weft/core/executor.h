@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/graph.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/schedule.h"
-#include "weft/core/timeline.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <variant>
 
-#include "weft/core/check.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core {
 

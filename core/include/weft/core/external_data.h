@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/tensor_size.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/base/tensor_size.h"
 
 namespace weft::core {
 

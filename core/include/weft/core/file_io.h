@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::core {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/executor.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/tensor_files.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/exec/tensor_files.h"
 
 namespace weft::core {
 

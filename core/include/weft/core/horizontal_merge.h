@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/wire_layering.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/transform/wire_layering.h"
 
 namespace weft::core {
 

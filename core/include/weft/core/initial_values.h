@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "weft/core/executor.h"
-#include "weft/core/graph.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/onnx/onnx_import.h"
 
 namespace weft::core {
 

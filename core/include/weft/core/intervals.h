@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/expected.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::core {
 

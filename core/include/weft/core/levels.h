@@ -2,7 +2,7 @@
 // ASAP / ALAP levels, slack and level widths (one pass each over the topological order).
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

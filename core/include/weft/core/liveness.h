@@ -5,10 +5,10 @@
 #include <span>
 #include <vector>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::core {
 

@@ -2,7 +2,7 @@
 // The memory-aware sequential order: a topological order that keeps peak live bytes low.
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

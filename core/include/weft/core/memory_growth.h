@@ -3,11 +3,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "weft/core/execution_order.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/schedule.h"
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/graph.h"
-#include "weft/core/liveness.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/schedule.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::core {
 

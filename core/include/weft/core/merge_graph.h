@@ -5,9 +5,9 @@
 // sees one launch per group.
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/graph.h"
-#include "weft/core/horizontal_merge.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/transform/horizontal_merge.h"
 
 namespace weft::core {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

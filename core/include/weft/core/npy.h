@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/executor.h"
-#include "weft/core/expected.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::core {
 

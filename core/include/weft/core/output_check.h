@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/executor.h"
-#include "weft/core/graph.h"
-#include "weft/core/tensor_files.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/exec/tensor_files.h"
 
 namespace weft::core {
 

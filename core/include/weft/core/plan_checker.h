@@ -1,12 +1,12 @@
 #pragma once
 // Checks of placements and memory plans: aligned, placed, no two conflicting blocks overlap.
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/graph.h"
-#include "weft/core/liveness.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/schedule.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::core {
 

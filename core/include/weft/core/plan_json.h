@@ -3,9 +3,9 @@
 // planned tensor, with "alignment"), read back for a model, e.g. to repair it after an edit.
 #include <string_view>
 
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_plan.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_plan.h"
 
 namespace weft::core {
 

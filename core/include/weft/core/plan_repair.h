@@ -3,10 +3,10 @@
 // move only the tensors that may now be live at once with a tensor sharing their bytes.
 #include <cstddef>
 
-#include "weft/core/execution_order.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_plan.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_plan.h"
 
 namespace weft::core {
 

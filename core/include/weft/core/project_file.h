@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::core {
 

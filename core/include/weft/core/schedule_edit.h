@@ -4,8 +4,8 @@
 #include <span>
 #include <vector>
 
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::core {
 

@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/antichain.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::core {
 

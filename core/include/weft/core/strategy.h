@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
-#include "weft/core/strategies.h"
-#include "weft/core/strategy.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/registry.h"
 
 namespace weft::core {
 

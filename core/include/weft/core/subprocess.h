@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::core {
 

@@ -3,9 +3,9 @@
 #include <span>
 #include <vector>
 
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::core {
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/executor.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core {
 

@@ -3,9 +3,9 @@
 #include <string>
 #include <string_view>
 
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/timeline.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::core {
 

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/device.h"
-#include "weft/core/executor.h"
-#include "weft/core/graph.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/strategies.h"
 
 namespace weft::core {
 

@@ -11,12 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
-#include "weft/core/timeline.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 
