@@ -12,15 +12,15 @@
 #include "cli.h"
 #include "run_data.h"
 #include "run_report.h"
-#include "weft/core/chrome_trace.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
+#include "weft/core/sim/chrome_trace.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/cpu_calibration.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::cli {
 namespace {

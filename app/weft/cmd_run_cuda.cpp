@@ -13,10 +13,10 @@
 #include "cli.h"
 #include "run_data.h"
 #include "run_report.h"
-#include "weft/core/chrome_trace.h"
-#include "weft/core/cpu_executor.h"
+#include "weft/core/sim/chrome_trace.h"
+#include "weft/core/exec/cpu_executor.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
 

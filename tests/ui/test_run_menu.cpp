@@ -11,7 +11,7 @@
 #include <QTest>
 
 #include "ui_test_support.h"
-#include "weft/core/cpu_executor.h"
+#include "weft/core/exec/cpu_executor.h"
 #include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/run_controller.h"

@@ -13,8 +13,8 @@
 
 #include "ui_test_support.h"
 #include "weft/core/study/open_model.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/onnx/onnx_import.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/study/split_study.h"
 #include "weft/ui/load_controller.h"

@@ -1,6 +1,6 @@
 // The CPU reference executor: a worker thread per stream (per CPU when streams outnumber them),
 // events as one-shot latches, every planned tensor a view into one arena allocation.
-#include "weft/core/cpu_executor.h"
+#include "weft/core/exec/cpu_executor.h"
 
 #include <cblas.h>
 
@@ -23,12 +23,12 @@
 
 #include "kernel.h"
 #include "library_kernel.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/initial_values.h"
-#include "weft/core/merge_graph.h"
-#include "weft/core/run_checks.h"
-#include "weft/core/tensor_size.h"
-#include "weft/core/text_format.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/exec/initial_values.h"
+#include "weft/core/graph/merged_node.h"
+#include "weft/core/exec/run_checks.h"
+#include "weft/core/base/tensor_size.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::core {
 namespace {

@@ -7,23 +7,23 @@
 #include <optional>
 #include <vector>
 
-#include "weft/core/analyze.h"
-#include "weft/core/batch_split.h"
-#include "weft/core/beside.h"
-#include "weft/core/check.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/merge_graph.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategy.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/transform/batch_split.h"
+#include "weft/core/base/beside.h"
+#include "weft/core/base/check.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/transform/merge_graph.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/split_study.h"
-#include "weft/core/text_format.h"
-#include "weft/core/verdict.h"
+#include "weft/core/base/text_format.h"
+#include "weft/core/analysis/verdict.h"
 
 namespace weft::core {
 

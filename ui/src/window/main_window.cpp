@@ -29,10 +29,10 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "weft/core/dim_binding.h"
-#include "weft/core/file_io.h"
-#include "weft/core/project_file.h"
-#include "weft/core/schedule_json.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/base/project_file.h"
+#include "weft/core/schedule/schedule_json.h"
 #include "weft/ui/dim_dialog.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/sweep_view.h"

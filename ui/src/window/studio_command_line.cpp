@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "weft/core/dim_binding.h"
+#include "weft/core/onnx/dim_binding.h"
 #include "weft/core/study/split_study.h"
 #include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"

@@ -7,7 +7,7 @@
 #include <QRect>
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::ui {
 
