@@ -5,7 +5,7 @@ core/layers.txt lists the layers bottom-up, one per line ("name: what it holds")
 folder of sources, core/src/<layer>/, and of public headers, core/include/weft/core/<layer>/. This
 check reads every #include "..." of core's sources and public headers and fails on one that names
 a layer above its own (or a sibling's private header through "../"), printing each as
-  core/src/schedule/strategy_simple.cpp:12: includes weft/core/study/reference.h (study is above schedule)
+  core/src/schedule/sync.cpp:12: includes weft/core/strategy/registry.h (strategy is above schedule)
 It also fails on a source or header outside every layer's folder, and on a public header included
 by a path that names no layer ("weft/core/x.h" where x.h lives in a layer's folder).
 
