@@ -15,6 +15,7 @@
 #include "weft/core/base/file_io.h"
 #include "weft/core/exec/given_inputs.h"
 #include "weft/core/exec/initial_values.h"
+#include "weft/core/onnx/seeded_model.h"
 #include "weft/core/onnx/onnx_import.h"
 #include "weft/core/base/text_format.h"
 

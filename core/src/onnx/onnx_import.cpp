@@ -24,7 +24,7 @@
 
 #include "attribute_guards.h"
 #include "onnx_fold.h"
-#include "onnx_proto_util.h"
+#include "weft/core/proto/onnx_proto_util.h"
 #include "weft/core/base/file_io.h"
 #include "weft/core/base/tensor_size.h"
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "weft/core/base/file_io.h"
-#include "weft/core/transform/merge_graph.h"
+#include "weft/core/graph/merged_node.h"
 #include "weft/core/schedule/sync.h"
 
 namespace weft::core {

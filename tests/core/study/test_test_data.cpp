@@ -12,6 +12,7 @@
 #include "weft/core/exec/cpu_executor.h"
 #include "weft/core/cost/device.h"
 #include "weft/core/exec/initial_values.h"
+#include "weft/core/onnx/seeded_model.h"
 #include "weft/core/onnx/onnx_import.h"
 #include "weft/core/strategy/strategies.h"
 #include "weft/core/strategy/reference.h"

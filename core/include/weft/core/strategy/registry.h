@@ -4,7 +4,7 @@
 // panel and every other front end list what the registry holds.
 //
 // In this library a strategy file strategy_<id>.cpp defines its registration with
-// WEFT_STRATEGY_FILE(<id>) { ... } and names <id> in core/src/schedule/CMakeLists.txt, whose
+// WEFT_STRATEGY_FILE(<id>) { ... } and names <id> in core/src/strategy/CMakeLists.txt, whose
 // generated list calls it (a static archive would otherwise drop a file nothing references).
 // Programs that embed Weft call register_strategy() at start-up.
 #include <functional>

@@ -6,18 +6,12 @@
 #include <vector>
 
 #include "weft/core/graph/graph.h"
+#include "weft/core/graph/host_tensor.h"
 #include "weft/core/memory/memory_plan.h"
 #include "weft/core/schedule/schedule.h"
 #include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
-
-/// A host tensor value (outputs, inputs read from .pb files).
-struct HostTensor {
-  DType dtype = DType::Float32;
-  std::vector<std::int64_t> shape;
-  std::vector<std::uint8_t> bytes;  ///< little-endian, row-major
-};
 
 /// Which kernels the CPU executor runs.
 enum class KernelSet : std::uint8_t {

@@ -10,6 +10,12 @@
 
 namespace weft::core::detail {
 
+/// A tensor shape as the kernels see it.
+using Shape = std::vector<std::int64_t>;
+
+/// The product of `shape`'s dims (1 for a scalar). O(rank).
+std::int64_t shape_elements(std::span<const std::int64_t> shape);
+
 /// Evaluates `node` (its inputs/outputs are only checked for kNoTensor: omitted ones) on
 /// `inputs` (dtype Undefined: an omitted optional input; data may be null for an input whose
 /// values the kernel does not read, e.g. Shape's). False when the operator has no kernel, the

@@ -5,7 +5,7 @@
 #include <climits>
 #include <filesystem>
 
-#include "onnx_proto_util.h"
+#include "weft/core/proto/onnx_proto_util.h"
 #include "weft/core/proto/external_data.h"
 #include "weft/core/base/file_io.h"
 

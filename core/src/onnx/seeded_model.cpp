@@ -1,5 +1,7 @@
 // A model file carrying the weights a run starts from, for other runtimes (scripts/ort-test-data.py
 // runs ONNX Runtime on it to make the test data sets Weft's runs are checked against).
+#include "weft/core/onnx/seeded_model.h"
+
 #include "weft/core/base/file_io.h"
 #include "weft/core/exec/initial_values.h"
 #include "weft/core/proto/onnx_weights.h"

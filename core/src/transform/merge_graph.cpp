@@ -199,8 +199,6 @@ Expected<NodeCost> add_merged_node(const Graph& graph, const CostTable& costs, c
 
 }  // namespace
 
-bool is_merged_node(const Node& node) { return node.domain == kMergedDomain && node.op_type == kMergedOp; }
-
 Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, const MergePlan& plan) {
   const std::size_t n = graph.node_count();
   if (costs.nodes.size() != n) return make_error(ErrorKind::InvalidInput, "merge_graph: the cost table is for another graph");

@@ -9,7 +9,7 @@ namespace weft::core::detail {
 
 using core::StrategyInput;
 
-/// Registers the strategy files listed in core/src/schedule/CMakeLists.txt (generated).
+/// Registers the strategy files listed in core/src/strategy/CMakeLists.txt (generated).
 void register_builtin_strategies();
 
 /// StrategyInput for `options` on `graph`: granularity resolved, per-node times from `costs`.

@@ -6,7 +6,6 @@
 
 #include "weft/core/exec/executor.h"
 #include "weft/core/graph/graph.h"
-#include "weft/core/onnx/onnx_import.h"
 
 namespace weft::core {
 
@@ -22,14 +21,5 @@ void fill_initial_value(const Tensor& t, std::uint64_t seed, bool is_weight, std
 /// (InvalidInput) name the tensor. Both backends call this, so their data is bit-identical.
 Expected<HostTensor> initial_value(const Graph& graph, TensorId t, const RunOptions& options, bool* seeded = nullptr);
 
-/// The model at `model_path` as `import` makes it (imported_model_bytes: folded, dims bound) with
-/// every weight inline, each with the value a run with `seed` starts from (initial_value): the
-/// file's own data, else the seeded values (a folded weight-only subgraph's output included, as
-/// the executors seed it; a control-flow body's weights with RunOptions' default seed, as the
-/// CPU executor seeds them), written atomically to `out_path`. Another runtime given this file
-/// computes what Weft's run computes, on the same values. Errors: the import's and
-/// inline_model_weights's (InvalidInput, Runtime), the write's (Runtime). O(model + weights).
-Status save_model_with_weights(const std::string& model_path, const ImportOptions& import, const std::string& out_path,
-                               std::uint64_t seed);
 
 }  // namespace weft::core

@@ -1,4 +1,4 @@
-#include "onnx_proto_util.h"
+#include "weft/core/proto/onnx_proto_util.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/exec/executor.h"
+#include "weft/core/graph/host_tensor.h"
 #include "weft/core/base/expected.h"
 #include "weft/core/graph/graph.h"
 

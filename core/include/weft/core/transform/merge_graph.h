@@ -7,12 +7,11 @@
 
 #include "weft/core/cost/cost_model.h"
 #include "weft/core/graph/graph.h"
+#include "weft/core/graph/merged_node.h"
 #include "weft/core/transform/horizontal_merge.h"
 
 namespace weft::core {
 
-inline constexpr const char* kMergedDomain = "weft";
-inline constexpr const char* kMergedOp = "Merged";
 
 /// A merged graph and where its nodes came from.
 struct MergedModel {
@@ -37,8 +36,5 @@ struct MergedModel {
 /// on each other, a node in two groups, a group of fewer than two nodes. O(V + E + tensors), plus
 /// O(|group| · (V + E)) to name the path on an error.
 Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, const MergePlan& plan);
-
-/// True for a node merge_graph() made.
-bool is_merged_node(const Node& node);
 
 }  // namespace weft::core
