@@ -73,6 +73,9 @@ Expected<nlohmann::json> parse_profile_json(std::string_view text, const std::st
     const bool truncated = e.byte >= text.size();
     return make_error(ErrorKind::InvalidInput, path + ": " + (truncated ? "truncated" : "malformed") + " JSON at byte " +
                                                    std::to_string(e.byte) + " (" + e.what() + ")");
+  } catch (const nlohmann::json::exception& e) {
+    // A number the parser cannot hold (1e608) is out_of_range, not a parse_error.
+    return make_error(ErrorKind::InvalidInput, path + ": malformed JSON (" + e.what() + ")");
   }
 }
 
