@@ -22,9 +22,33 @@ namespace weft::ui {
 namespace {
 constexpr double kNodeW = 112;
 constexpr double kNodeH = 28;
-constexpr double kColGap = 132;
-constexpr double kRowGap = 64;
+constexpr double kColGap = 132;  // top to bottom: between nodes of a layer
+constexpr double kRowGap = 64;   // top to bottom: between layers (room for the edges' curves)
+constexpr double kLaneGap = 44;  // left to right: between nodes of a layer
+constexpr double kLevelGap = 160;  // left to right: between layers
+constexpr double kBandGapDown = 80;   // between bands side by side (top to bottom)
+constexpr double kBandGapRight = 48;  // between bands one above the other (left to right)
+constexpr double kFitMargin = 20;     // world units around the graph at fit
+// One band top to bottom stays while it draws nodes at least this large (labels of a few letters
+// readable); a wrapped arrangement must draw them kWrapGain times larger to replace it, and a
+// later candidate (more bands, or left to right) kTieGain times larger than the best so far.
+constexpr double kReadableScale = 0.6;
+constexpr double kWrapGain = 1.25;
+constexpr double kTieGain = 1.05;
+constexpr double kMaxScale = 1.5;
+constexpr int kMaxBands = 24;
 using core::detail::idx;
+
+// Spacing of one flow: along a layer (cross), between layers (flow), the node's extent across and
+// along, and the gap between bands.
+struct FlowMetrics {
+  double cross_unit, flow_unit, node_cross, node_flow, band_gap;
+};
+FlowMetrics metrics(GraphView::Flow flow) {
+  return flow == GraphView::Flow::TopDown ? FlowMetrics{kColGap, kRowGap, kNodeW, kNodeH, kBandGapDown}
+                                          : FlowMetrics{kLaneGap, kLevelGap, kNodeH, kNodeW, kBandGapRight};
+}
+
 
 // Inversions among edges between two layers (sorted by source x): the crossings there.
 std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {
@@ -67,6 +91,15 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
     connect(a, &QAction::triggered, this, [this, layering] { setLayering(layering); });
     m_layering_actions.push_back(a);
   }
+  auto* separator = new QAction(this);
+  separator->setSeparator(true);
+  addAction(separator);
+  m_wrap_action = new QAction(tr("Wrap layers to fill the view"), this);
+  m_wrap_action->setObjectName("wrapLayers");
+  m_wrap_action->setCheckable(true);
+  m_wrap_action->setChecked(m_wrapping);
+  addAction(m_wrap_action);
+  connect(m_wrap_action, &QAction::toggled, this, &GraphView::setWrapping);
   connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
   // A document that already holds a model (a view opened after loading) is laid out now.
   if (doc->hasModel()) {
@@ -83,6 +116,22 @@ void GraphView::setLayering(Layering layering) {
   m_fit_pending = true;
   fit();
 }
+
+void GraphView::setWrapping(bool on) {
+  if (m_wrap_action->isChecked() != on) m_wrap_action->setChecked(on);  // toggled() comes back here
+  if (m_wrapping == on) return;
+  m_wrapping = on;
+  if (!on) arrange({});
+  fit();
+}
+
+QString GraphView::arrangementText() const {
+  if (m_arrangement == Arrangement{}) return {};
+  const QString flow = m_arrangement.flow == Flow::TopDown ? tr("top to bottom") : tr("left to right");
+  return m_arrangement.bands > 1 ? tr(" in %1 bands, %2").arg(m_arrangement.bands).arg(flow) : tr(", %1").arg(flow);
+}
+
+int GraphView::bandOf(core::NodeId n) const { return idx(n) < m_band_of.size() ? m_band_of[idx(n)] : -1; }
 
 int GraphView::layerOf(core::NodeId n) const { return idx(n) < m_layer_of.size() ? m_layer_of[idx(n)] : -1; }
 
@@ -116,6 +165,7 @@ void GraphView::computeLayers() {
 
 void GraphView::relayout() {
   m_pos.clear();
+  m_layers.clear();
   m_crossings = 0;
   if (!m_doc->hasModel()) return;
   const core::Graph& g = m_doc->graph();
@@ -153,13 +203,27 @@ void GraphView::relayout() {
     for (std::size_t l = layers.size() - 1; l-- > 0;) sweep(l, false);
   }
   for (std::size_t l = 1; l < layers.size(); ++l) sweep(l, true);
-  m_pos.resize(n);
-  for (std::size_t v = 0; v < n; ++v) m_pos[v] = QPointF(x[v], layer_of[v] * kRowGap);
-  m_bounds = QRectF();
-  for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
+  m_slot.resize(n);
+  for (std::size_t v = 0; v < n; ++v) m_slot[v] = x[v] / kColGap;
+  m_layer_span.assign(layers.size(), 0.0);
+  for (std::size_t l = 0; l < layers.size(); ++l)
+    m_layer_span[l] = layers[l].empty() ? 0.0 : static_cast<double>(layers[l].size() - 1);
+  m_layers = std::move(layers);
+  // Edges crossing each boundary between layers (a difference array over the layers they span).
+  m_cut.assign(m_layers.size() + 1, 0);
+  for (std::size_t u = 0; u < n; ++u)
+    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
+      if (layer_of[idx(v)] > layer_of[u]) {
+        ++m_cut[static_cast<std::size_t>(layer_of[u]) + 1];
+        --m_cut[static_cast<std::size_t>(layer_of[idx(v)]) + 1];
+      }
+  for (std::size_t l = 1; l < m_cut.size(); ++l) m_cut[l] += m_cut[l - 1];
+  // Within the bands the arrangement has (fit() chooses again for the view's size).
+  m_arrangement.bands = std::min(m_arrangement.bands, static_cast<int>(m_layers.size()));
+  arrange(m_arrangement);
   // Crossings between adjacent layers (quadratic per layer pair: only for modest graphs).
   if (g.edge_count() < 20000) {
-    std::vector<std::vector<std::pair<double, double>>> between(layers.size());
+    std::vector<std::vector<std::pair<double, double>>> between(m_layers.size());
     for (std::size_t u = 0; u < n; ++u)
       for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
         if (layer_of[idx(v)] == layer_of[u] + 1) between[static_cast<std::size_t>(layer_of[u])].emplace_back(x[u], x[idx(v)]);
@@ -176,12 +240,116 @@ QRectF GraphView::nodeWorldRect(core::NodeId n) const {
   return QRectF(c.x() - kNodeW / 2, c.y() - kNodeH / 2, kNodeW, kNodeH);
 }
 
+std::vector<std::size_t> GraphView::bandStarts(int bands) const {
+  // Band b ideally starts at layer b·L/bands; within a quarter band of that, at the boundary the
+  // fewest edges cross (after a Concat, not through four parallel branches), so few edges wrap.
+  const std::size_t layers = m_layers.size();
+  std::vector<std::size_t> starts{0};
+  const double per_band = static_cast<double>(layers) / bands;
+  const auto slack = static_cast<std::ptrdiff_t>(per_band / 4);
+  for (int band = 1; band < bands; ++band) {
+    const auto ideal = static_cast<std::ptrdiff_t>(std::lround(band * per_band));
+    const auto lo = std::max(ideal - slack, static_cast<std::ptrdiff_t>(starts.back()) + 1);
+    const auto hi = std::min(ideal + slack, static_cast<std::ptrdiff_t>(layers) - 1);
+    if (lo > hi) break;
+    std::ptrdiff_t best = std::clamp(ideal, lo, hi);
+    for (std::ptrdiff_t l = lo; l <= hi; ++l) {
+      const auto cut = m_cut[static_cast<std::size_t>(l)], best_cut = m_cut[static_cast<std::size_t>(best)];
+      if (cut < best_cut || (cut == best_cut && std::abs(l - ideal) < std::abs(best - ideal))) best = l;
+    }
+    starts.push_back(static_cast<std::size_t>(best));
+  }
+  return starts;
+}
+
+namespace {
+// Per band of `starts` (over `spans`, one per layer): its first layer, its layer count and its
+// extent across, in node slots.
+template <typename F>
+void for_each_band(const std::vector<std::size_t>& starts, const std::vector<double>& spans, F&& f) {
+  for (std::size_t b = 0; b < starts.size(); ++b) {
+    const std::size_t first = starts[b], last = b + 1 < starts.size() ? starts[b + 1] : spans.size();
+    f(first, last, *std::max_element(spans.begin() + static_cast<std::ptrdiff_t>(first), spans.begin() + static_cast<std::ptrdiff_t>(last)));
+  }
+}
+}  // namespace
+
+QSizeF GraphView::arrangedSize(Arrangement a) const {
+  if (m_layers.empty()) return {};
+  const FlowMetrics m = metrics(a.flow);
+  double across = 0;
+  std::size_t longest = 0;
+  for_each_band(bandStarts(a.bands), m_layer_span, [&](std::size_t first, std::size_t last, double span) {
+    across += (first > 0 ? m.band_gap : 0.0) + span * m.cross_unit + m.node_cross;
+    longest = std::max(longest, last - first);
+  });
+  const double along = static_cast<double>(longest - 1) * m.flow_unit + m.node_flow;
+  return a.flow == Flow::TopDown ? QSizeF(across, along) : QSizeF(along, across);
+}
+
+GraphView::Arrangement GraphView::bestArrangement(QSizeF size) const {
+  const Arrangement plain;
+  if (!m_wrapping || m_layers.empty() || size.width() <= 0 || size.height() <= 0) return plain;
+  const auto scale_of = [&](Arrangement a) {
+    const QSizeF s = arrangedSize(a);
+    return std::min({size.width() / (s.width() + 2 * kFitMargin), size.height() / (s.height() + 2 * kFitMargin), kMaxScale});
+  };
+  const double plain_scale = scale_of(plain);
+  if (plain_scale >= kReadableScale) return plain;
+  Arrangement best = plain;
+  double best_scale = plain_scale * kWrapGain / kTieGain;  // a wrap must beat the plain one by kWrapGain
+  const int max_bands = static_cast<int>(std::min<std::size_t>(m_layers.size(), kMaxBands));
+  for (Flow flow : {Flow::TopDown, Flow::LeftRight})
+    for (int bands = 1; bands <= max_bands; ++bands) {
+      // Only band counts the cuts allow (each band a layer at least).
+      if (bandStarts(bands).size() != static_cast<std::size_t>(bands)) continue;
+      const Arrangement a{flow, bands};
+      if (a == plain) continue;
+      const double s = scale_of(a);
+      if (s > best_scale * kTieGain) {
+        best = a;
+        best_scale = s;
+      }
+    }
+  return best;
+}
+
+void GraphView::arrange(Arrangement a) {
+  m_arrangement = a;
+  m_pos.assign(m_slot.size(), QPointF());
+  m_bounds = QRectF();
+  if (m_layers.empty()) return;
+  const FlowMetrics m = metrics(a.flow);
+  const std::vector<std::size_t> starts = bandStarts(a.bands);
+  m_arrangement.bands = static_cast<int>(starts.size());
+  m_band_of.assign(m_slot.size(), 0);
+  int band = 0;
+  double band_start = 0;  // cross coordinate of the band's first edge
+  for_each_band(starts, m_layer_span, [&](std::size_t first, std::size_t last, double span) {
+    const double extent = span * m.cross_unit + m.node_cross;
+    // The first band is centred on 0, as the layers are: the plain arrangement keeps its coordinates.
+    const double centre = first == 0 ? 0.0 : band_start + extent / 2;
+    if (first == 0) band_start = -extent / 2;
+    for (std::size_t l = first; l < last; ++l)
+      for (core::NodeId v : m_layers[l]) {
+        const double across = centre + m_slot[idx(v)] * m.cross_unit;
+        const double along = static_cast<double>(l - first) * m.flow_unit;
+        m_pos[idx(v)] = a.flow == Flow::TopDown ? QPointF(across, along) : QPointF(along, across);
+        m_band_of[idx(v)] = band;
+      }
+    band_start += extent + m.band_gap;
+    ++band;
+  });
+  for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
+}
+
 void GraphView::fit() {
   // Above the status line at the bottom.
   const double h = height() - 2.0 * fontMetrics().height();
   if (m_pos.empty() || width() <= 0 || h <= 0) return;
-  const QRectF b = m_bounds.adjusted(-20, -20, 20, 20);
-  m_scale = std::min({width() / b.width(), h / b.height(), 1.5});
+  if (const Arrangement a = bestArrangement(QSizeF(width(), h)); !(a == m_arrangement)) arrange(a);
+  const QRectF b = m_bounds.adjusted(-kFitMargin, -kFitMargin, kFitMargin, kFitMargin);
+  m_scale = std::min({width() / b.width(), h / b.height(), kMaxScale});
   m_offset = QPointF(width() / 2.0, h / 2.0) - b.center() * m_scale;
   m_fit_pending = false;
   m_fitted = true;
@@ -241,7 +409,6 @@ void GraphView::paintEvent(QPaintEvent*) {
   }
   const core::Graph& g = m_doc->graph();
   const QRectF visible = QRectF(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height()))).normalized();
-  const bool detailed = m_scale >= 0.45;       // labels
   const bool outlined = m_scale * kNodeW >= 14;  // borders, curves, antialiasing
   const auto& crit = m_doc->analysis().critical.nodes;
   std::vector<int> crit_index(g.node_count(), -1);
@@ -255,13 +422,19 @@ void GraphView::paintEvent(QPaintEvent*) {
   QPen crit_pen(critical_color(), 2.5);
   crit_pen.setCosmetic(true);
   std::vector<QLineF> plain, critical_lines;
+  // Edges leave a node on its far side along the flow and enter the next on its near side; one
+  // into a later band curves back along the flow to enter from before.
+  const bool down = m_arrangement.flow == Flow::TopDown;
+  const QPointF flow_dir = down ? QPointF(0, 1) : QPointF(1, 0);
+  const QPointF half = down ? QPointF(0, kNodeH / 2) : QPointF(kNodeW / 2, 0);
+  const double flow_unit = metrics(m_arrangement.flow).flow_unit;
   for (std::size_t u = 0; u < g.node_count(); ++u)
     for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
-      const QPointF a(m_pos[u].x(), m_pos[u].y() + kNodeH / 2);
-      const QPointF b(m_pos[idx(v)].x(), m_pos[idx(v)].y() - kNodeH / 2);
-      if (std::max(a.x(), b.x()) < visible.left() || std::min(a.x(), b.x()) > visible.right() ||
-          b.y() < visible.top() || a.y() > visible.bottom())
-        continue;
+      const QPointF a = m_pos[u] + half;
+      const QPointF b = m_pos[idx(v)] - half;
+      const double ahead = QPointF::dotProduct(b - a, flow_dir);
+      const double bend = ahead > 0 ? ahead / 2 : flow_unit;
+      if (!QRectF(a, b).normalized().adjusted(-bend, -bend, bend, bend).intersects(visible)) continue;
       const bool critical = crit_index[u] >= 0 && crit_index[idx(v)] == crit_index[u] + 1;
       if (!outlined) {
         (critical ? critical_lines : plain).emplace_back(a, b);
@@ -269,8 +442,7 @@ void GraphView::paintEvent(QPaintEvent*) {
       }
       p.setPen(critical ? crit_pen : edge_pen);
       QPainterPath path(a);
-      const double dy = (b.y() - a.y()) / 2;
-      path.cubicTo(a + QPointF(0, dy), b - QPointF(0, dy), b);
+      path.cubicTo(a + flow_dir * bend, b - flow_dir * bend, b);
       p.setBrush(Qt::NoBrush);
       p.drawPath(path);
     }
@@ -283,9 +455,13 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.drawLines(critical_lines.data(), static_cast<int>(critical_lines.size()));
   }
 
-  QFont f = font();
-  f.setPointSizeF(9);
-  p.setFont(f);
+  // Labels are drawn in pixels, not world units, so they stay legible at the scales a fitted
+  // graph of a few hundred nodes gets: from where a node is about as tall as a line of small text.
+  QFont label_font = font();
+  label_font.setPointSizeF(std::clamp(9 * m_scale, 7.0, 11.0));
+  const QFontMetricsF label_metrics(label_font);
+  const bool detailed = kNodeH * m_scale >= 0.85 * label_metrics.height() && kNodeW * m_scale >= 24;
+  std::vector<std::pair<QRectF, QString>> labels;
   for (std::size_t v = 0; v < m_pos.size(); ++v) {
     const QRectF r = nodeWorldRect(static_cast<core::NodeId>(v));
     if (!visible.intersects(r)) continue;
@@ -313,24 +489,29 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.setPen(pen);
     p.setBrush(fill);
     p.drawRoundedRect(r, 5, 5);
-    if (detailed) {
-      p.setPen(Qt::black);
-      const QFontMetrics fm(f);
-      // A merged launch shows its members' operator and count.
-      const QString label = merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
-                                   : QString::fromStdString(node.op_type);
-      p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignCenter, fm.elidedText(label, Qt::ElideRight, static_cast<int>(kNodeW - 8)));
-    }
+    // A merged launch shows its members' operator and count.
+    if (detailed)
+      labels.emplace_back(QRectF(toWidget(r.topLeft()), toWidget(r.bottomRight())),
+                          merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
+                                 : QString::fromStdString(node.op_type));
   }
   p.resetTransform();
+  p.setFont(label_font);
+  p.setPen(Qt::black);
+  for (const auto& [r, label] : labels)
+    p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignCenter, label_metrics.elidedText(label, Qt::ElideRight, r.width() - 6));
+  QFont status_font = font();
+  status_font.setPointSizeF(9);
+  p.setFont(status_font);
   p.setPen(pal.color(QPalette::PlaceholderText));
   // The figures first; the hints are what a narrow view elides.
   const QRect status = rect().adjusted(8, 4, -8, -4);
   p.drawText(status, Qt::AlignBottom | Qt::AlignRight,
-             p.fontMetrics().elidedText(tr("%1 nodes · %2 · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit · "
+             p.fontMetrics().elidedText(tr("%1 nodes · %2%3 · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit · "
                                            "right-click: layers")
                                             .arg(g.node_count())
-                                            .arg(m_layering_summary),
+                                            .arg(m_layering_summary)
+                                            .arg(arrangementText()),
                                         Qt::ElideRight, status.width()));
 }
 

@@ -3,8 +3,10 @@
 // barycenter sweeps (Sugiyama et al., 1981), nodes coloured by stream, the critical path in red.
 // Alternatively (right-click) the wire layering by the head rule, as `weft layers` gives it: over
 // the graph's chains or the current schedule's streams, with the horizontal merges it allows.
-// Wheel zooms about the cursor, drag pans, fit() shows everything. Paints only what is visible
-// and drops labels, then outlines, when zoomed out, so 5k+ node graphs stay fluid.
+// Wheel zooms about the cursor, drag pans, fit() shows everything: a graph too deep (or too wide)
+// for the view at a readable size is arranged to fill it, its layers wrapped into side-by-side
+// bands, top to bottom or left to right, whichever draws the nodes largest. Paints only what is
+// visible and drops labels, then outlines, when zoomed out, so 5k+ node graphs stay fluid.
 #include <QPointF>
 #include <QRectF>
 #include <QString>
@@ -39,7 +41,29 @@ class GraphView : public QWidget {
   /// layer, launches before and after the merges the layering allows, as `weft layers`).
   const QString& layeringSummary() const { return m_layering_summary; }
 
-  /// Fits the whole graph into the widget (Ctrl+0).
+  /// How the layers are placed: the direction they follow each other in (top to bottom, or left
+  /// to right) and the bands they are wrapped into (consecutive layers, side by side; 1: none).
+  enum class Flow { TopDown, LeftRight };
+  struct Arrangement {
+    Flow flow = Flow::TopDown;
+    int bands = 1;
+    bool operator==(const Arrangement&) const = default;
+  };
+  Arrangement arrangement() const { return m_arrangement; }
+  /// The band node n is drawn in (0 first), -1 before a layout.
+  int bandOf(core::NodeId n) const;
+  /// Whether fit() may wrap and turn the layers to fill the view (on by default; the right-click
+  /// menu's "Wrap layers to fill the view"). Off: one band, top to bottom, however small.
+  void setWrapping(bool on);
+  /// The status line's words for the arrangement (" in 3 bands, left to right"); empty for one band top to bottom.
+  QString arrangementText() const;
+  bool wrapping() const { return m_wrapping; }
+  /// The arrangement that shows the whole graph largest in a `size` pixels area: one band top to
+  /// bottom while that draws nodes at a readable scale, else the flow and band count of the largest
+  /// scale (fewer bands on near ties). O(layers × kMaxBands).
+  Arrangement bestArrangement(QSizeF size) const;
+
+  /// Fits the whole graph into the widget (Ctrl+0), arranged by bestArrangement().
   void fit();
   /// Selects the next node whose name or operator contains `text` (case-insensitive) after the
   /// current selection, centres on it and returns the number of matches.
@@ -66,6 +90,12 @@ class GraphView : public QWidget {
 
  private:
   void relayout();
+  /// Places the ordered layers as `a` says: m_pos, m_bounds. O(V).
+  void arrange(Arrangement a);
+  /// The first layer of each band when wrapped into `bands`. O(layers).
+  std::vector<std::size_t> bandStarts(int bands) const;
+  /// The world size arrange(a) would give (nodes' bounds). O(layers).
+  QSizeF arrangedSize(Arrangement a) const;
   /// Fills m_layer_of and m_layer_count for the current layering (and the summary).
   void computeLayers();
   QPointF toWorld(QPointF widget_pos) const;
@@ -73,6 +103,16 @@ class GraphView : public QWidget {
 
   StudioDocument* m_doc;
   std::vector<QPointF> m_pos;  ///< world centre per node
+  /// The layers, each ordered by the barycenter sweeps, and each node's place across its layer
+  /// (in node slots, centred on 0).
+  std::vector<std::vector<core::NodeId>> m_layers;
+  std::vector<double> m_slot;
+  std::vector<double> m_layer_span;  ///< per layer: slots from its first node to its last
+  std::vector<int> m_cut;            ///< per layer l: edges from layers before l to l or after
+  Arrangement m_arrangement;
+  std::vector<int> m_band_of;  ///< band per node
+  bool m_wrapping = true;
+  QAction* m_wrap_action = nullptr;
   QRectF m_bounds;
   std::size_t m_crossings = 0;
   double m_scale = 1.0;
