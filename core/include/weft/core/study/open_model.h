@@ -20,6 +20,7 @@
 #include "weft/core/graph.h"
 #include "weft/core/merge_graph.h"
 #include "weft/core/onnx_import.h"
+#include "weft/core/profile.h"
 #include "weft/core/schedule.h"
 #include "weft/core/schedule_json.h"
 #include "weft/core/study/schedule_study.h"
@@ -62,6 +63,10 @@ struct OpenRequest {
   /// Inputs given as files (weft run --inputs, a test data set): their shapes bind the symbolic
   /// dimensions `import.dims` leaves unbound (dims_from_inputs).
   const TensorFiles* given_inputs = nullptr;
+  /// A measured profile (ONNX Runtime JSON, PyTorch or Weft Chrome trace; profile.h): mapped onto
+  /// the model as imported, its measured node times replace the predicted ones in `costs` before
+  /// any study. Empty: none. Not with a split or merges (the profile measured the model as exported).
+  std::string profile;
   bool analyze = false;                ///< OpenedModel::analysis (of the model as scheduled)
   std::optional<AdviceOptions> advise;  ///< OpenedModel::advice (with analysis); unsplit is filled in
   OpenProgress progress;                ///< optional
@@ -85,6 +90,10 @@ struct OpenedModel {
   /// The schedule given with the request, on scheduled_graph().
   std::optional<Schedule> schedule;
   std::string schedule_refused;  ///< schedule_required = false: why the schedule was left out
+  /// The request's profile, mapped onto `graph` (whose `costs` carry its measured times), and the
+  /// replay of the profiled run's own schedule; null without one.
+  std::shared_ptr<const Profile> profile;
+  std::optional<ProfileReplay> profile_replay;
   std::shared_ptr<const AnalysisReport> analysis;  ///< of scheduled_graph(), on request
   std::optional<Expected<Advice>> advice;          ///< on request
   /// What opening did beyond import, for the front ends to say: a re-batch, the dims the inputs bound.
