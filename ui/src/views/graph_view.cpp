@@ -66,6 +66,8 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
   connect(doc, &StudioDocument::modelChanged, this, [this] {
+    m_heat = m_doc->profile() ? HeatScale::of(m_doc->profile()->node_us) : HeatScale{};
+    setColouring(m_doc->profile() ? Colouring::MeasuredTime : Colouring::Streams);
     relayout();
     m_fit_pending = true;
     fit();
@@ -91,6 +93,23 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
     connect(a, &QAction::triggered, this, [this, layering] { setLayering(layering); });
     m_layering_actions.push_back(a);
   }
+  auto* colours = new QActionGroup(this);
+  const auto colour_separator = new QAction(this);
+  colour_separator->setSeparator(true);
+  addAction(colour_separator);
+  for (auto [colouring, label, name] :
+       {std::tuple{Colouring::Streams, tr("Colour: streams"), "colourStreams"},
+        std::tuple{Colouring::MeasuredTime, tr("Colour: measured time (File > Open profile)"), "colourMeasured"}}) {
+    auto* a = new QAction(label, this);
+    a->setObjectName(name);
+    a->setCheckable(true);
+    a->setChecked(colouring == m_colouring);
+    colours->addAction(a);
+    addAction(a);
+    connect(a, &QAction::triggered, this, [this, colouring] { setColouring(colouring); });
+    m_colouring_actions.push_back(a);
+  }
+  m_colouring_actions[1]->setEnabled(false);
   auto* separator = new QAction(this);
   separator->setSeparator(true);
   addAction(separator);
@@ -103,6 +122,8 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
   // A document that already holds a model (a view opened after loading) is laid out now.
   if (doc->hasModel()) {
+    m_heat = m_doc->profile() ? HeatScale::of(m_doc->profile()->node_us) : HeatScale{};
+    setColouring(m_doc->profile() ? Colouring::MeasuredTime : Colouring::Streams);
     relayout();
     m_fit_pending = true;
     fit();
@@ -123,6 +144,54 @@ void GraphView::setWrapping(bool on) {
   m_wrapping = on;
   if (!on) arrange({});
   fit();
+}
+
+void GraphView::setColouring(Colouring colouring) {
+  // Measured times need a profile; without one the streams show.
+  if (!m_doc->profile()) colouring = Colouring::Streams;
+  m_colouring = colouring;
+  m_colouring_actions[static_cast<std::size_t>(colouring)]->setChecked(true);
+  m_colouring_actions[static_cast<std::size_t>(Colouring::MeasuredTime)]->setEnabled(m_doc->profile() != nullptr);
+  update();
+}
+
+QColor GraphView::nodeFill(core::NodeId n) const {
+  if (m_colouring == Colouring::MeasuredTime) {
+    const std::optional<double> us = m_doc->measuredTime(n);
+    return us ? m_heat.colorOf(*us) : unmeasured_color();
+  }
+  return stream_color(m_doc->streamOf(n)).lighter(112);
+}
+
+void GraphView::paintHeatLegend(QPainter& p) const {
+  // "measured time" over a ramp from the fastest to the slowest node, and the grey of nodes the
+  // profile has no time for, in a box at the top right.
+  const auto time_text = [](double us) { return us >= 1000 ? tr("%1 ms").arg(us / 1000, 0, 'g', 3) : tr("%1 µs").arg(us, 0, 'g', 3); };
+  const QFontMetrics fm = p.fontMetrics();
+  const int ramp_w = 160, ramp_h = 10, pad = 6, line = fm.height();
+  const QString title = tr("measured time per node (log scale)");
+  const QString missing = tr("not in the profile");
+  const int w = std::max({ramp_w, fm.horizontalAdvance(title), fm.horizontalAdvance(missing) + 16}) + 2 * pad;
+  const int h = 3 * line + ramp_h + 3 * pad;
+  const QRect box(width() - w - 8, 8, w, h);
+  QColor back = palette().color(QPalette::Base);
+  back.setAlpha(225);
+  p.setPen(palette().color(QPalette::Mid));
+  p.setBrush(back);
+  p.drawRect(box);
+  p.setPen(palette().color(QPalette::Text));
+  const int x = box.left() + pad;
+  p.drawText(QRect(x, box.top() + pad, w - 2 * pad, line), Qt::AlignLeft | Qt::AlignVCenter, title);
+  const QRect ramp(x, box.top() + pad + line + 2, w - 2 * pad, ramp_h);
+  QLinearGradient gradient(ramp.topLeft(), ramp.topRight());
+  for (int i = 0; i <= 8; ++i) gradient.setColorAt(i / 8.0, HeatScale::color(i / 8.0));
+  p.fillRect(ramp, gradient);
+  const QRect ticks(x, ramp.bottom() + 2, ramp.width(), line);
+  p.drawText(ticks, Qt::AlignLeft | Qt::AlignVCenter, time_text(m_heat.lo_us));
+  p.drawText(ticks, Qt::AlignRight | Qt::AlignVCenter, time_text(m_heat.hi_us));
+  const QRect swatch(x, ticks.bottom() + pad, 10, 10);
+  p.fillRect(swatch, unmeasured_color());
+  p.drawText(QRect(swatch.right() + 6, swatch.center().y() - line / 2, w, line), Qt::AlignLeft | Qt::AlignVCenter, missing);
 }
 
 QString GraphView::arrangementText() const {
@@ -461,14 +530,19 @@ void GraphView::paintEvent(QPaintEvent*) {
   label_font.setPointSizeF(std::clamp(9 * m_scale, 7.0, 11.0));
   const QFontMetricsF label_metrics(label_font);
   const bool detailed = kNodeH * m_scale >= 0.85 * label_metrics.height() && kNodeW * m_scale >= 24;
-  std::vector<std::pair<QRectF, QString>> labels;
+  struct Label {
+    QRectF rect;
+    QString text;
+    QColor color;  // light on dark fills (the heat scale's slow end is dark)
+  };
+  std::vector<Label> labels;
   for (std::size_t v = 0; v < m_pos.size(); ++v) {
     const QRectF r = nodeWorldRect(static_cast<core::NodeId>(v));
     if (!visible.intersects(r)) continue;
     const int stream = m_doc->streamOf(static_cast<core::NodeId>(v));
     const bool selected = m_doc->isSelected(static_cast<core::NodeId>(v));
     const bool critical = crit_index[v] >= 0;
-    QColor fill = stream_color(stream).lighter(112);
+    const QColor fill = nodeFill(static_cast<core::NodeId>(v));
     if (!outlined) {
       p.fillRect(r, selected ? selection_color() : critical ? critical_color() : fill);
       continue;
@@ -491,18 +565,21 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.drawRoundedRect(r, 5, 5);
     // A merged launch shows its members' operator and count.
     if (detailed)
-      labels.emplace_back(QRectF(toWidget(r.topLeft()), toWidget(r.bottomRight())),
-                          merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
-                                 : QString::fromStdString(node.op_type));
+      labels.push_back({QRectF(toWidget(r.topLeft()), toWidget(r.bottomRight())),
+                        merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
+                               : QString::fromStdString(node.op_type),
+                        fill.lightnessF() < 0.45 ? QColor(Qt::white) : QColor(Qt::black)});
   }
   p.resetTransform();
   p.setFont(label_font);
-  p.setPen(Qt::black);
-  for (const auto& [r, label] : labels)
-    p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignCenter, label_metrics.elidedText(label, Qt::ElideRight, r.width() - 6));
+  for (const Label& l : labels) {
+    p.setPen(l.color);
+    p.drawText(l.rect.adjusted(3, 0, -3, 0), Qt::AlignCenter, label_metrics.elidedText(l.text, Qt::ElideRight, l.rect.width() - 6));
+  }
   QFont status_font = font();
   status_font.setPointSizeF(9);
   p.setFont(status_font);
+  if (m_colouring == Colouring::MeasuredTime && !m_heat.empty()) paintHeatLegend(p);
   p.setPen(pal.color(QPalette::PlaceholderText));
   // The figures first; the hints are what a narrow view elides.
   const QRect status = rect().adjusted(8, 4, -8, -4);
@@ -555,7 +632,16 @@ void GraphView::mouseMoveEvent(QMouseEvent* event) {
                  .arg(m_doc->analysis().levels.asap[idx(v)])
                  .arg(m_doc->analysis().levels.slack[idx(v)])
                  .arg(m_doc->streamOf(v))
-                 .arg(m_layering == Layering::Levels ? QString() : tr(", wire layer %1").arg(layerOf(v))));
+                 .arg(m_layering == Layering::Levels ? QString() : tr(", wire layer %1").arg(layerOf(v))) +
+             measuredTip(v));
+}
+
+QString GraphView::measuredTip(core::NodeId v) const {
+  if (!m_doc->profile()) return {};
+  const auto& predicted = m_doc->predictedCosts().nodes;
+  const QString prediction = idx(v) < predicted.size() ? tr(", predicted %1 µs").arg(predicted[idx(v)].time_us, 0, 'f', 2) : QString();
+  const std::optional<double> us = m_doc->measuredTime(v);
+  return us ? tr("\nmeasured %1 µs%2").arg(*us, 0, 'f', 2).arg(prediction) : tr("\nnot in the profile%1").arg(prediction);
 }
 
 void GraphView::mouseReleaseEvent(QMouseEvent* event) {

@@ -1,6 +1,7 @@
 #pragma once
 // Layered graph view: ASAP levels are the layers (top to bottom), order within a layer by
-// barycenter sweeps (Sugiyama et al., 1981), nodes coloured by stream, the critical path in red.
+// barycenter sweeps (Sugiyama et al., 1981), nodes coloured by stream, the critical path in red;
+// with a measured profile open, nodes coloured by measured time (heat_scale.h, with a legend).
 // Alternatively (right-click) the wire layering by the head rule, as `weft layers` gives it: over
 // the graph's chains or the current schedule's streams, with the horizontal merges it allows.
 // Wheel zooms about the cursor, drag pans, fit() shows everything: a graph too deep (or too wide)
@@ -14,8 +15,10 @@
 #include <vector>
 
 #include "weft/core/graph.h"
+#include "weft/ui/heat_scale.h"
 
 class QAction;
+class QPainter;
 
 namespace weft::ui {
 
@@ -63,6 +66,17 @@ class GraphView : public QWidget {
   /// scale (fewer bands on near ties). O(layers × kMaxBands).
   Arrangement bestArrangement(QSizeF size) const;
 
+  /// What the nodes' fill shows: their stream, or their measured time in the document's profile
+  /// (a heat scale, grey where the profile has none). A model opened with a profile shows
+  /// measured times, one without streams; the right-click menu switches.
+  enum class Colouring { Streams, MeasuredTime };
+  void setColouring(Colouring colouring);
+  Colouring colouring() const { return m_colouring; }
+  /// The fill node n is painted with.
+  QColor nodeFill(core::NodeId n) const;
+  /// The heat scale of the measured times (empty without a profile).
+  const HeatScale& heatScale() const { return m_heat; }
+
   /// Fits the whole graph into the widget (Ctrl+0), arranged by bestArrangement().
   void fit();
   /// Selects the next node whose name or operator contains `text` (case-insensitive) after the
@@ -90,6 +104,10 @@ class GraphView : public QWidget {
 
  private:
   void relayout();
+  /// The legend of the measured-time colouring, at the view's top right (widget coordinates).
+  void paintHeatLegend(QPainter& p) const;
+  /// The tooltip's line of measured against predicted time (empty without a profile).
+  QString measuredTip(core::NodeId v) const;
   /// Places the ordered layers as `a` says: m_pos, m_bounds. O(V).
   void arrange(Arrangement a);
   /// The first layer of each band when wrapped into `bands`. O(layers).
@@ -112,6 +130,9 @@ class GraphView : public QWidget {
   Arrangement m_arrangement;
   std::vector<int> m_band_of;  ///< band per node
   bool m_wrapping = true;
+  Colouring m_colouring = Colouring::Streams;
+  HeatScale m_heat;
+  std::vector<QAction*> m_colouring_actions;  ///< by Colouring
   QAction* m_wrap_action = nullptr;
   QRectF m_bounds;
   std::size_t m_crossings = 0;
