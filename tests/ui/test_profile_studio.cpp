@@ -7,9 +7,7 @@
 #include <QAction>
 #include <QDir>
 #include <QFile>
-#include <QSettings>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -64,12 +62,7 @@ QTreeWidgetItem* find_row(QTreeWidget& tree, const QString& key) {
 class TestProfileStudio : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("weft-tests");
-    QCoreApplication::setApplicationName("test_profile_studio");
-    QSettings().clear();
-  }
+  void initTestCase() { weft::test::use_test_settings("test_profile_studio"); }
   void profileColoursNodesAndShowsMeasuredTimes();
   void badProfilesAreRefusedAndChangeNothing();
   void droppedProfileOpensAsProfile();

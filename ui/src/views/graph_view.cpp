@@ -65,69 +65,65 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   setAttribute(Qt::WA_OpaquePaintEvent);
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
-  connect(doc, &StudioDocument::modelChanged, this, [this] {
-    m_heat = m_doc->profile() ? HeatScale::of(m_doc->profile()->node_us) : HeatScale{};
-    setColouring(m_doc->profile() ? Colouring::MeasuredTime : Colouring::Streams);
-    relayout();
-    m_fit_pending = true;
-    fit();
-  });
+  connect(doc, &StudioDocument::modelChanged, this, &GraphView::takeModel);
   // The schedule's wires change with every edit: that layering follows it.
   connect(doc, &StudioDocument::scheduleChanged, this, [this] {
     if (m_layering == Layering::ScheduleWires) relayout();
     else update();
   });
-  // Right-click: the layering, as `weft analyze` (levels) or `weft layers` lays the graph out.
+  // Right-click: the layering, as `weft analyze` (levels) or `weft layers` lays the graph out;
+  // the colouring; wrapping.
   setContextMenuPolicy(Qt::ActionsContextMenu);
-  auto* group = new QActionGroup(this);
+  auto* layerings = new QActionGroup(this);
   for (auto [layering, label, name] :
        {std::tuple{Layering::Levels, tr("Layers: ASAP levels"), "layeringLevels"},
         std::tuple{Layering::GraphWires, tr("Layers: wire layering over the graph's chains"), "layeringGraphWires"},
         std::tuple{Layering::ScheduleWires, tr("Layers: wire layering over the schedule's streams"), "layeringScheduleWires"}}) {
-    auto* a = new QAction(label, this);
-    a->setObjectName(name);
-    a->setCheckable(true);
-    a->setChecked(layering == m_layering);
-    group->addAction(a);
-    addAction(a);
+    auto* a = addMenuAction(label, name, layering == m_layering, layerings);
     connect(a, &QAction::triggered, this, [this, layering] { setLayering(layering); });
     m_layering_actions.push_back(a);
   }
+  addSeparator();
   auto* colours = new QActionGroup(this);
-  const auto colour_separator = new QAction(this);
-  colour_separator->setSeparator(true);
-  addAction(colour_separator);
   for (auto [colouring, label, name] :
        {std::tuple{Colouring::Streams, tr("Colour: streams"), "colourStreams"},
         std::tuple{Colouring::MeasuredTime, tr("Colour: measured time (File > Open profile)"), "colourMeasured"}}) {
-    auto* a = new QAction(label, this);
-    a->setObjectName(name);
-    a->setCheckable(true);
-    a->setChecked(colouring == m_colouring);
-    colours->addAction(a);
-    addAction(a);
+    auto* a = addMenuAction(label, name, colouring == m_colouring, colours);
     connect(a, &QAction::triggered, this, [this, colouring] { setColouring(colouring); });
     m_colouring_actions.push_back(a);
   }
-  m_colouring_actions[1]->setEnabled(false);
-  auto* separator = new QAction(this);
-  separator->setSeparator(true);
-  addAction(separator);
-  m_wrap_action = new QAction(tr("Wrap layers to fill the view"), this);
-  m_wrap_action->setObjectName("wrapLayers");
-  m_wrap_action->setCheckable(true);
-  m_wrap_action->setChecked(m_wrapping);
-  addAction(m_wrap_action);
+  m_colouring_actions[static_cast<std::size_t>(Colouring::MeasuredTime)]->setEnabled(false);
+  addSeparator();
+  m_wrap_action = addMenuAction(tr("Wrap layers to fill the view"), "wrapLayers", m_wrapping, nullptr);
   connect(m_wrap_action, &QAction::toggled, this, &GraphView::setWrapping);
   connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
   // A document that already holds a model (a view opened after loading) is laid out now.
-  if (doc->hasModel()) {
-    m_heat = m_doc->profile() ? HeatScale::of(m_doc->profile()->node_us) : HeatScale{};
-    setColouring(m_doc->profile() ? Colouring::MeasuredTime : Colouring::Streams);
-    relayout();
-    m_fit_pending = true;
-    fit();
-  }
+  if (doc->hasModel()) takeModel();
+}
+
+void GraphView::takeModel() {
+  // A model opened with a profile shows its measured times; one without, its streams.
+  m_heat = m_doc->profile() ? HeatScale::of(m_doc->profile()->node_us) : HeatScale{};
+  setColouring(m_doc->profile() ? Colouring::MeasuredTime : Colouring::Streams);
+  relayout();
+  m_fit_pending = true;
+  fit();
+}
+
+void GraphView::addSeparator() {
+  auto* a = new QAction(this);
+  a->setSeparator(true);
+  addAction(a);
+}
+
+QAction* GraphView::addMenuAction(const QString& label, const char* name, bool checked, QActionGroup* group) {
+  auto* a = new QAction(label, this);
+  a->setObjectName(name);
+  a->setCheckable(true);
+  a->setChecked(checked);
+  if (group) group->addAction(a);
+  addAction(a);
+  return a;
 }
 
 void GraphView::setLayering(Layering layering) {

@@ -18,6 +18,7 @@
 #include "weft/ui/heat_scale.h"
 
 class QAction;
+class QActionGroup;
 class QPainter;
 
 namespace weft::ui {
@@ -103,6 +104,11 @@ class GraphView : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  /// A new model (or the one there when the view is made): colouring, layout, fit.
+  void takeModel();
+  /// A checkable action of the right-click menu, in `group` when given.
+  QAction* addMenuAction(const QString& label, const char* name, bool checked, QActionGroup* group);
+  void addSeparator();
   void relayout();
   /// The legend of the measured-time colouring, at the view's top right (widget coordinates).
   void paintHeatLegend(QPainter& p) const;
