@@ -67,10 +67,13 @@ enum class SplitMode { GraphFlag, AdviceBaseline };
 /// schedule is LoadedModel::schedule. --merge merges the model (core::merge_model) where no
 /// schedule file is given. `given_inputs` (weft run --inputs, --test-data) bind the dims --dim
 /// leaves unbound. Import warnings, the dims left unbound, the split and what opening did are said
-/// on stderr.
+/// on stderr. `profile_file`: the measured profile the command reads when it is not --profile's
+/// (weft profile's second argument); its measured times replace the predictions (core::open_model)
+/// and one line on stderr says where they come from and the replay error.
 core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode = SplitMode::GraphFlag,
                                        const std::optional<std::string>& schedule_file = std::nullopt,
-                                       const core::TensorFiles* given_inputs = nullptr);
+                                       const core::TensorFiles* given_inputs = nullptr,
+                                       const std::optional<std::string>& profile_file = std::nullopt);
 /// The same error as a usage error when it is InvalidInput: core never returns Usage, but a bad
 /// name given on the command line (strategy, planner, device, stream cap) is the option's fault.
 core::Error as_usage(core::Error error);
@@ -153,5 +156,6 @@ int cmd_layers(Args& args);
 int cmd_calibrate(Args& args);
 int cmd_sweep(Args& args);
 int cmd_frontier(Args& args);
+int cmd_profile(Args& args);
 
 }  // namespace weft::cli

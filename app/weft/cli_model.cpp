@@ -5,6 +5,7 @@
 #include "weft/core/dim_binding.h"
 #include "weft/core/file_io.h"
 #include "weft/core/schedule_json.h"
+#include "weft/core/text_format.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/study/split_study.h"
 
@@ -42,7 +43,7 @@ core::Expected<core::ImportOptions> import_options(const Args& args) {
 }
 
 core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, const std::optional<std::string>& schedule_file,
-                                       const core::TensorFiles* given_inputs) {
+                                       const core::TensorFiles* given_inputs, const std::optional<std::string>& profile_file) {
   if (args.positional().empty()) return core::make_error(core::ErrorKind::Usage, "missing MODEL (an .onnx file)");
   core::OpenRequest request;
   request.path = args.positional()[0];
@@ -63,6 +64,7 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, c
   if (file) request.schedule_file = *file;
   request.merge = args.flag("merge") && !file;
   request.given_inputs = given_inputs;
+  request.profile = profile_file ? *profile_file : args.value("profile").value_or(std::string());
   if (request.split == 0 && !core::can_simulate(device))
     return core::make_error(core::ErrorKind::Usage, "--split auto predicts on the device; '" + device.name + "' has no rates");
   WEFT_TRY_ASSIGN(auto m, core::open_model(request));
@@ -74,6 +76,10 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, c
               << " (bind it with --dim NAME=VALUE, or --dim INPUT:AXIS=VALUE for an unnamed one)\n";
   for (const std::string& n : m.notes) std::cerr << "weft: " << n << "\n";
   if (!m.split_summary.empty() && core::can_simulate(m.device)) std::cerr << "weft: " << m.split_summary << "\n";
+  if (m.profile && !profile_file)
+    std::cerr << "weft: measured times from " << m.profile->path << " (" << m.profile->source << ") for "
+              << m.profile->matched_count() << " of " << m.graph->node_count() << " nodes; replay error "
+              << (m.profile_replay->error >= 0 ? "+" : "") << core::fixed_text(100 * m.profile_replay->error, 1) << "%\n";
   if (args.flag("merge") && file && !m.merged)
     return core::make_error(core::ErrorKind::Usage,
                             "--merge: " + *file + " records no merges (save a merged schedule with 'weft schedule --merge -o FILE')");

@@ -223,7 +223,7 @@ int failed(std::string_view command, const core::Error& error) {
 }  // namespace
 
 int cmd_analyze(Args& args) {
-  if (auto st = args.parse({"json", "split="}, true); !st) return usage_error("analyze", st.error().message);
+  if (auto st = args.parse({"json", "split=", "profile="}, true); !st) return usage_error("analyze", st.error().message);
   auto model = one_model(args);
   if (!model) return failed("analyze", model.error());
   const core::AnalysisReport r = core::analyze(*model->graph, model->costs);
@@ -239,7 +239,7 @@ int cmd_analyze(Args& args) {
 }
 
 int cmd_advise(Args& args) {
-  if (auto st = args.parse({"json", "split=", "streams="}, true); !st) return usage_error("advise", st.error().message);
+  if (auto st = args.parse({"json", "split=", "streams=", "profile="}, true); !st) return usage_error("advise", st.error().message);
   core::AdviceOptions options;
   auto streams = args.int_value("streams");
   if (!streams) return usage_error("advise", streams.error().message);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "weft/core/profile.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/cpu_executor.h"
 #include "weft/core/file_io.h"
@@ -89,14 +90,50 @@ int calibrate_cuda(Args& args) {
   return 0;
 }
 
+// weft calibrate MODEL --profile FILE [--device PRESET] [-o FILE] [--name N] [--json]: the preset
+// fitted to a measured profile (core::fit_device_to_profile): per operator family efficiency,
+// launch and gap cost from the idle time between kernels.
+int calibrate_profile(Args& args) {
+  for (const char* measuring : {"backend", "cores", "iterations", "warmup", "seed", "gpu", "kernels", "threads-per-stream"})
+    if (args.value(measuring)) return usage_error("calibrate", std::string("--") + measuring + " measures a run; --profile fits to a measured one");
+  const std::string name = args.value("name").value_or("profiled");
+  if (!valid_device_name(name)) return usage_error("calibrate", "--name '" + name + "' must be lower-case letters, digits, '-', '_' or '.'");
+  auto model = load_model(args);
+  if (!model) return report("calibrate", model.error());
+  auto fit = core::fit_device_to_profile(*model->graph, *model->profile, model->device, name);
+  if (!fit) return report("calibrate", fit.error());
+  const std::string text = core::device_to_json(*fit);
+  const auto output = args.value("o") ? args.value("o") : args.value("output");
+  if (output)
+    if (auto ok = core::write_file_atomic(*output, text); !ok) return report("calibrate", ok.error());
+  if (args.flag("json")) {
+    nlohmann::ordered_json j;
+    j["model"] = model->graph->info().model_path;
+    j["profile"] = model->profile->path;
+    j["replay_error"] = model->profile_replay->error;
+    j["device"] = nlohmann::ordered_json::parse(text);
+    if (output) j["output"] = *output;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "device " << fit->name << " fitted to " << model->profile->source << " against " << model->device.name
+            << ": launch and gap " << core::fixed_text(fit->launch_us, 2) << " us\n";
+  for (const auto& [family, e] : fit->op_efficiency)
+    std::cout << "  " << family << ": " << core::fixed_text(100 * e, 2) << "% of the roofline rate\n";
+  if (output) std::cout << "wrote " << *output << " (use it as --device " << *output << ")\n";
+  else std::cout << text;
+  return 0;
+}
+
 }  // namespace
 
 int cmd_calibrate(Args& args) {
   if (auto ok = args.parse({"backend=", "o=", "output=", "name=", "cores=", "iterations=", "warmup=", "seed=", "json", "gpu=", "kernels=",
-                            "threads-per-stream="},
+                            "threads-per-stream=", "profile="},
                            true);
       !ok)
     return usage_error("calibrate", ok.error().message);
+  if (args.value("profile")) return calibrate_profile(args);
   const std::string backend = args.value("backend").value_or("cpu");
   if (backend == "cuda") return calibrate_cuda(args);
   if (backend != "cpu") return usage_error("calibrate", "--backend must be cpu or cuda, got '" + backend + "'");

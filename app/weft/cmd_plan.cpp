@@ -152,7 +152,7 @@ int plan_repair(const Args& args, const std::string& path, const core::Graph& gr
 }  // namespace
 
 int cmd_plan(Args& args) {
-  if (auto ok = args.parse({"intervals=", "repair=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "planner=", "alignment=", "outputs",
+  if (auto ok = args.parse({"intervals=", "repair=", "profile=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "planner=", "alignment=", "outputs",
                             "search-ms=", "search-steps=", "json", "merge"},
                            true);
       !ok)

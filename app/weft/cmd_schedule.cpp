@@ -189,7 +189,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 
 int cmd_schedule(Args& args) {
   const auto external = args.take_after("--external");
-  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "memory-budget=", "graph", "o=", "output=", "json", "compare",
+  if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "memory-budget=", "graph", "o=", "output=", "json", "compare", "profile=",
                             "external-timeout=", "merge"},
                            true);
       !ok)

@@ -152,7 +152,7 @@ void print_simulate_text(const Simulated& r, const std::optional<std::string>& t
 }  // namespace
 
 int cmd_simulate(Args& args) {
-  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "calibrate=", "trace=", "json", "merge"}, true);
+  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "calibrate=", "trace=", "json", "merge", "profile="}, true);
       !ok)
     return usage_error(kSimulate, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kSimulate, "expected exactly one MODEL (an .onnx file)");

@@ -88,7 +88,7 @@ int write_outputs(Args& args, const std::vector<core::SweepPoint>& points) {
 int cmd_sweep(Args& args) {
   if (auto ok = args.parse({"batches=", "strategies=", "batch-dim=", "backend=", "graph", "streams=", "granularity=",
                             "budget-ms=", "search-evals=", "search-seed=", "iterations=", "warmup=", "csv=", "png=",
-                            "json", "merge", "threads-per-stream="},
+                            "json", "merge", "threads-per-stream=", "profile="},
                            true);
       !ok)
     return usage_error("sweep", ok.error().message);
@@ -133,6 +133,10 @@ int cmd_sweep(Args& args) {
   if (!backend.empty() && backend != "cpu" && backend != "cuda")
     return usage_error("sweep", "--backend must be cpu or cuda, got '" + backend + "'");
   if (backend == "cpu" && args.flag("graph")) return usage_error("sweep", "--graph is a CUDA launch mode; it does not apply to --backend cpu");
+  if (auto profile = args.value("profile")) {
+    if (!backend.empty()) return usage_error("sweep", "--profile predicts from measured times; it does not apply with --backend");
+    options.profile = *profile;
+  }
   auto choice = schedule_choice(args, "cp-list", args.flag("graph"));
   if (!choice) return usage_error("sweep", choice.error().message);
   options.strategy = choice->options;

@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
     if (command == "calibrate") return weft::cli::cmd_calibrate(args);
     if (command == "frontier") return weft::cli::cmd_frontier(args);
     if (command == "devices") return weft::cli::cmd_devices(args);
+    if (command == "profile") return weft::cli::cmd_profile(args);
   } catch (const std::exception& e) {
     // Exceptions are not part of any module's contract; one reaching here is a bug.
     std::cerr << "weft " << command << ": internal error: " << e.what() << "\n";

@@ -273,6 +273,15 @@ CostTable cpu_team_costs(const Graph& graph, const CostTable& costs, const Devic
   return out;
 }
 
+namespace {
+/// A fitted device's efficiency for the node's family (1 for presets).
+double family_efficiency(const DeviceSpec& device, std::string_view op) {
+  if (device.op_efficiency.empty()) return 1.0;
+  const auto it = device.op_efficiency.find(std::string(op_family(op)));
+  return it == device.op_efficiency.end() || !(it->second > 0) ? 1.0 : it->second;
+}
+}  // namespace
+
 CostTable estimate_costs(const Graph& graph, const DeviceSpec& device) {
   CostTable table;
   table.device = device.name;
@@ -299,9 +308,29 @@ CostTable estimate_costs(const Graph& graph, const DeviceSpec& device) {
     const double compute_us = peak > 0 ? e.flops / peak * 1e6 : 0;
     const double memory_us = device.memory_bandwidth > 0 ? e.bytes / device.memory_bandwidth * 1e6 : 0;
     c.bound = compute_us >= memory_us && e.flops > 0 ? Bound::Compute : Bound::Memory;
-    c.time_us = std::max(compute_us, memory_us) + device.launch_us;
+    c.time_us = std::max(compute_us, memory_us) / family_efficiency(device, node.op_type) + device.launch_us;
   }
   return table;
+}
+
+std::string_view op_family(std::string_view op) {
+  static constexpr std::string_view kConv[] = {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "DeformConv"};
+  static constexpr std::string_view kGemm[] = {"Gemm", "MatMul", "MatMulInteger", "QLinearMatMul", "Einsum", "FusedMatMul"};
+  static constexpr std::string_view kNorm[] = {"BatchNormalization", "LayerNormalization", "InstanceNormalization",
+                                               "GroupNormalization", "LRN", "SkipLayerNormalization", "RMSNormalization"};
+  static constexpr std::string_view kPool[] = {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool", "MaxRoiPool"};
+  static constexpr std::string_view kData[] = {"Concat", "Split", "Slice", "Transpose", "Gather", "GatherElements", "GatherND",
+                                               "Scatter", "ScatterElements", "ScatterND", "Pad", "Resize", "Upsample", "Tile",
+                                               "Expand", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Cast",
+                                               "DepthToSpace", "SpaceToDepth"};
+  const auto in = [&](const auto& list) { return std::find(std::begin(list), std::end(list), op) != std::end(list); };
+  if (in(kConv)) return "conv";
+  if (in(kGemm)) return "gemm";
+  if (in(kNorm)) return "norm";
+  if (in(kPool)) return "pool";
+  if (op.starts_with("Reduce") || op == "Softmax" || op == "LogSoftmax" || op == "ArgMax" || op == "ArgMin" || op == "TopK") return "reduce";
+  if (in(kData)) return "data";
+  return "elementwise";
 }
 
 double grid_fill(double output_elements, const DeviceSpec& device) {

@@ -97,6 +97,15 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
       if (!it->is_string()) return preset_error(origin, "key '" + key + "' must be a string");
       continue;
     }
+    if (key == "op_efficiency") {
+      if (!it->is_object()) return preset_error(origin, "key 'op_efficiency' must be an object of operator families");
+      for (auto e = it->begin(); e != it->end(); ++e) {
+        if (!e->is_number() || !(e->get<double>() > 0))
+          return preset_error(origin, "op_efficiency '" + e.key() + "' must be a positive number");
+        d.op_efficiency[e.key()] = e->get<double>();
+      }
+      continue;
+    }
     if (key == "teams") {
       if (!applies(key)) return preset_error(origin, "key 'teams' does not apply to a gpu device");
       if (!it->is_array()) return preset_error(origin, "key 'teams' must be an array");
@@ -203,6 +212,10 @@ std::string device_to_json(const DeviceSpec& d) {
                             {"peak_fp32_tflops", t.peak_fp32_flops / 1e12},
                             {"memory_bandwidth_gb_s", t.memory_bandwidth / 1e9},
                             {"launch_us", t.launch_us}});
+  }
+  if (!d.op_efficiency.empty()) {
+    j["op_efficiency"] = nlohmann::ordered_json::object();
+    for (const auto& [family, e] : d.op_efficiency) j["op_efficiency"][family] = e;
   }
   if (!d.source.empty()) j["source"] = d.source;
   return j.dump(2) + "\n";

@@ -7,6 +7,7 @@
 #include "weft/core/file_io.h"
 #include "weft/core/given_inputs.h"
 #include "weft/core/micro_batch.h"
+#include "weft/core/profile.h"
 #include "weft/core/study/merge_study.h"
 
 namespace weft::core {
@@ -124,6 +125,16 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
   m.graph = std::make_shared<Graph>(std::move(graph));
   if (!stage(20, "Estimating costs")) return m;
   m.costs = estimate_costs(*m.graph, m.device);
+  if (!request.profile.empty()) {
+    // Measured times replace predictions before any split, merge or study sees the costs.
+    if (request.split >= 0 || request.merge || recorded_k > 1)
+      return make_error(ErrorKind::InvalidInput, request.profile + ": a profile measures the model as exported; not with a split or merges");
+    if (!stage(25, "Mapping the profile")) return m;
+    WEFT_TRY_ASSIGN(Profile profile, load_profile(*m.graph, m.costs, request.profile));
+    m.profile_replay = replay_profile(*m.graph, m.costs, profile, m.device);
+    m.costs = apply_profile(m.costs, profile);
+    m.profile = std::make_shared<const Profile>(std::move(profile));
+  }
 
   // The split asked for, else the one the schedule records.
   const int k = request.split >= 0 ? request.split : recorded_k > 1 ? recorded_k : -1;
@@ -154,6 +165,7 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
     if (!stage(65, "Advising")) return m;
     AdviceOptions options = *request.advise;
     if (m.unsplit) options.unsplit = m.unsplit;
+    if (m.profile) options.measured_from = m.profile->source + ", " + m.profile->path;
     m.advice = advise(m.scheduled_graph(), *m.analysis, m.device, options);
   }
   stage(100, "Opened");

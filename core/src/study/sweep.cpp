@@ -1,6 +1,8 @@
 // The batch sweep: every strategy's predicted (and measured) speedup at each batch size.
 #include "weft/core/study/sweep.h"
 
+#include "weft/core/profile.h"
+
 #include "weft/core/study/split_study.h"
 
 #include <nlohmann/json.hpp>
@@ -90,6 +92,36 @@ Expected<std::string> find_batch_dim(const Graph& graph) {
                                                  names + "); name the batch dimension");
 }
 
+namespace {
+
+/// A sweep's profile: the batch it measured and the device fitted to it.
+struct SweepProfile {
+  std::int64_t batch = 0;
+  DeviceSpec fitted;
+  std::string note;
+};
+
+/// The profile mapped onto the model at the batch it was taken at (the exported batch; batch 1
+/// for a symbolic one) and the device fitted to it.
+Expected<std::optional<SweepProfile>> sweep_profile(const std::string& model_path, const SweepOptions& options,
+                                                    const std::string& batch_dim, bool rebatch) {
+  if (options.profile.empty()) return std::optional<SweepProfile>();
+  if (options.executor)
+    return make_error(ErrorKind::InvalidInput, options.profile + ": a profile predicts from measured times; a sweep with an executor measures its own");
+  ImportOptions io = options.import;
+  if (!rebatch && !batch_dim.empty() && !io.dims.count(batch_dim)) io.dims[batch_dim] = 1;
+  WEFT_TRY_ASSIGN(const Graph graph, import_onnx(model_path, io));
+  WEFT_TRY_ASSIGN(const Profile profile, load_profile(graph, estimate_costs(graph, options.device), options.profile));
+  SweepProfile out;
+  out.batch = graph_batch(graph);
+  WEFT_TRY_ASSIGN(out.fitted, fit_device_to_profile(graph, profile, options.device, options.device.name + "-profile"));
+  out.note = "batch " + std::to_string(out.batch) + " from measured times (" + profile.source + ", " + options.profile +
+             "); every batch predicted on " + options.device.name + " fitted to them";
+  return std::optional<SweepProfile>(std::move(out));
+}
+
+}  // namespace
+
 Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const SweepOptions& options) {
   std::vector<std::string> strategies = options.strategies.empty() ? fixed_strategy_names() : options.strategies;
   for (const std::string& s : strategies) WEFT_TRY(check_strategy(s, options.strategy));
@@ -117,6 +149,9 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
     }
   }
 
+  WEFT_TRY_ASSIGN(const std::optional<SweepProfile> profiled, sweep_profile(model_path, options, batch_dim, rebatch));
+  if (profiled) note(profiled->note);
+
   std::vector<SweepPoint> points;
   for (std::int64_t batch : options.batches) {
     ImportOptions io = options.import;
@@ -139,8 +174,12 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
 
     // Without an executor: the cost model on the given device. With one: a CPU device calibrated
     // from this batch's reference run predicts, and every schedule is also run for real.
-    DeviceSpec device = options.device;
+    DeviceSpec device = profiled ? profiled->fitted : options.device;
     CostTable costs = estimate_costs(graph, device);
+    if (profiled && batch == profiled->batch) {
+      WEFT_TRY_ASSIGN(const Profile mapped, load_profile(graph, costs, options.profile));
+      costs = apply_profile(costs, mapped);
+    }
     LaunchMode mode = options.mode;
     std::optional<RunResult> sequential;
     if (options.executor) {

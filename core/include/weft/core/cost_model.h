@@ -59,6 +59,10 @@ double grid_fill(double output_elements, const DeviceSpec& device);
 /// unknown cost keep their time. `to`'s name. O(V + total tensor ranks).
 CostTable cpu_team_costs(const Graph& graph, const CostTable& costs, const DeviceSpec& from, const DeviceSpec& to);
 
+/// The operator family a device's op_efficiency is kept by: "conv", "gemm", "norm", "pool",
+/// "reduce", "data" (copies, layout and indexing) or "elementwise" (everything else). O(1).
+std::string_view op_family(std::string_view op_type);
+
 /// Node times as a plain vector (µs), for passes that only need weights.
 std::vector<double> node_times(const CostTable& costs);
 

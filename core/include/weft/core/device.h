@@ -2,6 +2,7 @@
 // Devices: what executes the operators, as presets (assets/devices/<name>.json) or device files
 // (`weft calibrate`), found by name.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,10 @@ struct DeviceSpec {
   /// CPU devices calibrated at several team sizes (threads ascending, this device's own among
   /// them); empty: only threads_per_stream's (the device's rates). See cpu_team_device().
   std::vector<CpuTeam> cpu_teams;
+  /// Per operator family (op_family(): "conv", "gemm", ...), the share of the roofline rate it
+  /// reaches, fitted to a measured profile (`weft calibrate --profile`): a node's roofline time is
+  /// divided by its family's efficiency. Empty (presets): 1 for every family.
+  std::map<std::string, double> op_efficiency;
 };
 
 /// Every core of a CPU device (sm_count × threads_per_stream); sm_count for a GPU.

@@ -57,6 +57,9 @@ struct Profile {
   ProfileFormat format = ProfileFormat::OnnxRuntime;
   /// For people: e.g. "ONNX Runtime CPU EP, median of 10 runs" or "PyTorch CPU trace, 5 steps".
   std::string source;
+  /// What ran the profiled kernels: a CPU (ONNX Runtime's CPU EP, a PyTorch CPU trace, Weft's
+  /// CPU executor) or a GPU; replay and fitting simulate that kind of device.
+  DeviceKind device_kind = DeviceKind::Cpu;
   int runs = 0;              ///< profiled iterations aggregated (the median is over these)
   double iteration_us = 0;   ///< the profile's own total per iteration (median over runs), µs
   /// Per node: measured time per iteration, µs (median over runs); nullopt where nothing matched.
@@ -70,11 +73,19 @@ struct Profile {
   /// its stream (stream 0 without one). Events: the cross-stream data edges (compute_events).
   Schedule schedule;
   /// One representative iteration (the median one) as a measured timeline: items of matched
-  /// nodes relative to the iteration's start; a fused chain's members split its interval.
+  /// nodes relative to the iteration's start; a fused chain's members split its interval, and
+  /// events that matched no node lengthen the node run before them.
   Timeline measured;
-  /// Median idle time between consecutive kernels on one stream within an iteration, µs: the
-  /// launch and gap cost `weft calibrate --profile` fits.
+  /// Every profiled iteration as measured, in order (the same form as `measured`, which is one of them).
+  std::vector<Timeline> iterations;
+  std::vector<double> iteration_times_us;  ///< each iteration's own duration, µs, in order
+  /// Mean idle time between consecutive kernels on one stream within an iteration, µs, leaving
+  /// out pre-emptions (gaps over 20 times the median): the launch and gap cost `weft calibrate
+  /// --profile` fits.
   double gap_us = 0;
+  /// Matched kernel records in the median iteration (a fused chain's one kernel counts once):
+  /// how many gaps a stream pays, where nodes outnumber kernels.
+  std::size_t kernels = 0;
   std::vector<UnmatchedEvent> unmatched_events;  ///< largest time first
   std::vector<NodeId> unmatched_nodes;           ///< operators of nonzero predicted cost with no time, ascending
   std::vector<std::string> notes;                ///< what the mapping did beyond exact names, for the report
@@ -113,17 +124,22 @@ Expected<Profile> load_profile(const Graph& graph, const CostTable& predicted, c
 /// their prediction. O(V).
 CostTable apply_profile(const CostTable& predicted, const Profile& profile);
 
-/// Replay fidelity: the profiled run's own schedule simulated with the measured times, against the
-/// measured iteration time.
+/// Replay fidelity: the profiled run's own schedule simulated with each iteration's measured
+/// times, against that iteration's measured duration; the iteration of median error is reported
+/// (a machine that pre-empted one iteration between kernels does not decide the figure).
 struct ProfileReplay {
-  double measured_us = 0;  ///< Profile::iteration_us
-  double replayed_us = 0;  ///< makespan of the simulated schedule
-  double error = 0;        ///< (replayed − measured) / measured
-  Timeline timeline;       ///< the simulated run (label "replay <source>")
+  int iteration = 0;       ///< the iteration reported
+  double measured_us = 0;  ///< its measured duration
+  double replayed_us = 0;  ///< makespan of its simulated replay
+  double error = 0;        ///< (replayed − measured) / measured: the median over the iterations
+  double worst_error = 0;  ///< the largest |error| of any iteration, signed
+  Timeline timeline;       ///< the simulated run (label "replay: <source>")
 };
 
-/// Simulates `profile.schedule` on `device` with apply_profile(predicted) and the profile's own
-/// launch and gap cost (gap_us as the device's launch_us). O((V + E) log V).
+/// Simulates `profile.schedule` on `device` (made of the profile's device kind) with each
+/// iteration's own node times (Profile::iterations; Lumos replays a trace's own durations), nodes
+/// without one at zero (the profiled run did not run them as kernels of their own), the profile's own launch and gap cost (gap_us as the device's
+/// launch_us) and no contention (measured times already carry it). O(iterations · (V + E) log V).
 ProfileReplay replay_profile(const Graph& graph, const CostTable& predicted, const Profile& profile,
                              const DeviceSpec& device);
 
@@ -131,7 +147,8 @@ ProfileReplay replay_profile(const Graph& graph, const CostTable& predicted, con
 /// (conv, gemm/matmul, elementwise, normalisation, pooling, data movement, other) the measured /
 /// predicted ratio (median) scales that family's time, recorded as the device's efficiency per
 /// family; launch_us and kernel_min_us come from the idle time between kernels on one stream.
-/// `name` names the new device. Errors (InvalidInput): a preset without rates, no measured
+/// `name` names the new device; it is of the profile's kind (a CPU profile fitted against a GPU
+/// preset keeps the preset's rates as the reference its efficiencies scale). Errors (InvalidInput): a preset without rates, no measured
 /// node of known cost. O(V log V).
 Expected<DeviceSpec> fit_device_to_profile(const Graph& graph, const Profile& profile, const DeviceSpec& preset,
                                            const std::string& name);

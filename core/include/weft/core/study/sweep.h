@@ -53,6 +53,10 @@ struct SweepOptions {
   /// calibrates a CPU device (fit_cpu_device) that predicts; off (CUDA, launched as `mode` says):
   /// `device` predicts.
   Executor* executor = nullptr;
+  /// A measured profile of the model as `import` opens it (profile.h; not with an executor): at
+  /// that batch its measured node times replace the predictions; every batch is predicted on
+  /// `device` fitted to it (fit_device_to_profile). Empty: none.
+  std::string profile;
   bool calibrate_cpu = true;
   /// How far a schedule's float outputs may be from the reference run's: |a − b| ≤ this ×
   /// max(1, largest |reference output|). 0: bit for bit (the CPU executor's promise); the CUDA
