@@ -130,6 +130,7 @@ void TestProfileStudio::profileColoursNodesAndShowsMeasuredTimes() {
   QVERIFY(find_row(props, "measured / predicted"));
 
   // Timeline: the measured run is the first group, its replay under it, then the predictions.
+  w.document()->waitForStudy();
   const auto& tracks = w.timelineView()->tracks();
   QVERIFY(tracks.size() >= 3);
   QCOMPARE(QString::fromStdString(tracks[0].run.label), QString::fromStdString("measured: " + doc.profile()->source));
@@ -171,6 +172,7 @@ void TestProfileStudio::badProfilesAreRefusedAndChangeNothing() {
     w.loads()->openProfile(bad);
     QVERIFY(!next_load(done));
     const QString message = w.lastMessage();
+    qInfo() << message;
     QVERIFY2(message.startsWith(QString("Could not open profile %1: ").arg(QFileInfo(bad).fileName())), qPrintable(message));
     QVERIFY2(message.size() > QString("Could not open profile %1: ").arg(QFileInfo(bad).fileName()).size() + 10, qPrintable(message));
     // Nothing half-applied: the same graph, schedule and costs, no profile.

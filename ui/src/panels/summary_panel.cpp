@@ -114,7 +114,7 @@ void SummaryPanel::updateAdvice() {
   // it runs in the worker; setFuture() stops the watcher reporting an older answer.
   m_advice = tr("computing...");
   m_advice_cancel = std::make_shared<std::atomic<bool>>(false);
-  core::AdviceOptions options = advice_options(m_doc->strategyOptions(), m_doc->unsplitBaseline());
+  core::AdviceOptions options = advice_options(m_doc->strategyOptions(), m_doc->unsplitBaseline(), m_doc->profile().get());
   options.cancelled = [cancel = m_advice_cancel] { return cancel->load(std::memory_order_relaxed); };
   m_advice_watcher.setFuture(QtConcurrent::run(worker_pool(), [graph = m_doc->graphPtr(), analysis = m_doc->analysisPtr(),
                                                                device = m_doc->device(), options = std::move(options)] {
@@ -226,16 +226,12 @@ void SummaryPanel::refresh() {
   if (const auto& profile = m_doc->profile()) {
     // The profile's times are the costs of every figure here; how much it covers, how closely its
     // own run replays, and the best schedule the advice predicts from them.
-    add(tr("measured"), QString::fromStdString(profile->source).toHtmlEscaped());
     add(tr("operators measured"), tr("%1 of %2").arg(profile->matched_count()).arg(profile->matched_count() + profile->unmatched_nodes.size()));
     add(tr("measured iteration"), tr("%1&nbsp;µs").arg(profile->iteration_us, 0, 'f', 1));
     if (const auto& replay = m_doc->profileReplay()) add(tr("replay error"), tr("%1%").arg(100 * replay->error, 0, 'f', 1));
     if (m_advice_value && !m_advice_value->best_strategy.empty())
-      add(tr("best from measured"), tr("%1× (%2, %3 streams, %4)")
-                                        .arg(m_advice_value->best_speedup, 0, 'f', 2)
-                                        .arg(QString::fromStdString(m_advice_value->best_strategy).toHtmlEscaped())
-                                        .arg(m_advice_value->best_streams)
-                                        .arg(m_advice_value->best_mode == core::LaunchMode::Graph ? tr("CUDA Graph") : tr("eager")));
+      add(tr("best from measured"), tr("%1× %2").arg(m_advice_value->best_speedup, 0, 'f', 2)
+                                        .arg(QString::fromStdString(m_advice_value->best_strategy).toHtmlEscaped()));
   }
   add(tr("streams"), QString::number(f.streams));
   add(tr("events"), QString::number(f.events));
@@ -292,13 +288,14 @@ void SummaryPanel::refresh() {
                                                : tr("apply");
     return QString(" <a href=\"%1\">%2</a>").arg(QLatin1String(kApplyAdviceLink), what);
   };
-  // With a profile the advice was computed from its measured times: the line says so.
-  const QString from = m_doc->profile() ? tr(" (from measured times, %1)")
-                                               .arg(QFileInfo(QString::fromStdString(m_doc->profile()->path)).fileName().toHtmlEscaped())
-                                        : QString();
+  // With a profile, what measured the costs every figure rests on (the advice line names it too).
+  if (const auto& profile = m_doc->profile())
+    notes += tr("<p><b>measured:</b> %1 (%2)</p>")
+                 .arg(QString::fromStdString(profile->source).toHtmlEscaped(),
+                      QFileInfo(QString::fromStdString(profile->path)).fileName().toHtmlEscaped());
   if (!m_advice.isEmpty())
-    notes += QString("<p><b>advice%1:</b> %2%3</p>")
-                 .arg(from, m_advice.toHtmlEscaped(),
+    notes += QString("<p><b>advice:</b> %1%2</p>")
+                 .arg(m_advice.toHtmlEscaped(),
                       advice_link());
   notes += QString("<p><b>verdict:</b> %1</p>").arg(QString::fromStdString(an.verdict).toHtmlEscaped());
   m_notes->setText(notes);

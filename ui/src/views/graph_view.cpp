@@ -20,6 +20,8 @@
 namespace weft::ui {
 
 namespace {
+QString legend_title() { return GraphView::tr("measured time per node (log scale)"); }
+QString legend_missing() { return GraphView::tr("not in the profile"); }
 constexpr double kNodeW = 112;
 constexpr double kNodeH = 28;
 constexpr double kColGap = 132;  // top to bottom: between nodes of a layer
@@ -148,6 +150,7 @@ void GraphView::setColouring(Colouring colouring) {
   m_colouring = colouring;
   m_colouring_actions[static_cast<std::size_t>(colouring)]->setChecked(true);
   m_colouring_actions[static_cast<std::size_t>(Colouring::MeasuredTime)]->setEnabled(m_doc->profile() != nullptr);
+  if (m_fitted) fit();  // the legend takes room at the top, or gives it back
   update();
 }
 
@@ -164,12 +167,9 @@ void GraphView::paintHeatLegend(QPainter& p) const {
   // profile has no time for, in a box at the top right.
   const auto time_text = [](double us) { return us >= 1000 ? tr("%1 ms").arg(us / 1000, 0, 'g', 3) : tr("%1 µs").arg(us, 0, 'g', 3); };
   const QFontMetrics fm = p.fontMetrics();
-  const int ramp_w = 160, ramp_h = 10, pad = 6, line = fm.height();
-  const QString title = tr("measured time per node (log scale)");
-  const QString missing = tr("not in the profile");
-  const int w = std::max({ramp_w, fm.horizontalAdvance(title), fm.horizontalAdvance(missing) + 16}) + 2 * pad;
-  const int h = 3 * line + ramp_h + 3 * pad;
-  const QRect box(width() - w - 8, 8, w, h);
+  const int ramp_h = 10, pad = 6, line = fm.height();
+  const QRect box = heatLegendRect(fm);
+  const int w = box.width();
   QColor back = palette().color(QPalette::Base);
   back.setAlpha(225);
   p.setPen(palette().color(QPalette::Mid));
@@ -177,7 +177,7 @@ void GraphView::paintHeatLegend(QPainter& p) const {
   p.drawRect(box);
   p.setPen(palette().color(QPalette::Text));
   const int x = box.left() + pad;
-  p.drawText(QRect(x, box.top() + pad, w - 2 * pad, line), Qt::AlignLeft | Qt::AlignVCenter, title);
+  p.drawText(QRect(x, box.top() + pad, w - 2 * pad, line), Qt::AlignLeft | Qt::AlignVCenter, legend_title());
   const QRect ramp(x, box.top() + pad + line + 2, w - 2 * pad, ramp_h);
   QLinearGradient gradient(ramp.topLeft(), ramp.topRight());
   for (int i = 0; i <= 8; ++i) gradient.setColorAt(i / 8.0, HeatScale::color(i / 8.0));
@@ -187,7 +187,19 @@ void GraphView::paintHeatLegend(QPainter& p) const {
   p.drawText(ticks, Qt::AlignRight | Qt::AlignVCenter, time_text(m_heat.hi_us));
   const QRect swatch(x, ticks.bottom() + pad, 10, 10);
   p.fillRect(swatch, unmeasured_color());
-  p.drawText(QRect(swatch.right() + 6, swatch.center().y() - line / 2, w, line), Qt::AlignLeft | Qt::AlignVCenter, missing);
+  p.drawText(QRect(swatch.right() + 6, swatch.center().y() - line / 2, w, line), Qt::AlignLeft | Qt::AlignVCenter, legend_missing());
+}
+
+QRect GraphView::heatLegendRect(const QFontMetrics& fm) const {
+  const int ramp_w = 160, ramp_h = 10, pad = 6, line = fm.height();
+  const int w = std::max({ramp_w, fm.horizontalAdvance(legend_title()), fm.horizontalAdvance(legend_missing()) + 16}) + 2 * pad;
+  return QRect(width() - w - 8, 8, w, 3 * line + ramp_h + 3 * pad);
+}
+
+QFont GraphView::overlayFont() const {
+  QFont f = font();
+  f.setPointSizeF(9);
+  return f;
 }
 
 QString GraphView::arrangementText() const {
@@ -409,13 +421,14 @@ void GraphView::arrange(Arrangement a) {
 }
 
 void GraphView::fit() {
-  // Above the status line at the bottom.
-  const double h = height() - 2.0 * fontMetrics().height();
+  // Above the status line at the bottom, and below the heat scale's legend where it shows.
+  const double top = m_colouring == Colouring::MeasuredTime && !m_heat.empty() ? heatLegendRect(QFontMetrics(overlayFont())).bottom() : 0.0;
+  const double h = height() - 2.0 * fontMetrics().height() - top;
   if (m_pos.empty() || width() <= 0 || h <= 0) return;
   if (const Arrangement a = bestArrangement(QSizeF(width(), h)); !(a == m_arrangement)) arrange(a);
   const QRectF b = m_bounds.adjusted(-kFitMargin, -kFitMargin, kFitMargin, kFitMargin);
   m_scale = std::min({width() / b.width(), h / b.height(), kMaxScale});
-  m_offset = QPointF(width() / 2.0, h / 2.0) - b.center() * m_scale;
+  m_offset = QPointF(width() / 2.0, top + h / 2.0) - b.center() * m_scale;
   m_fit_pending = false;
   m_fitted = true;
   update();
@@ -572,9 +585,7 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.setPen(l.color);
     p.drawText(l.rect.adjusted(3, 0, -3, 0), Qt::AlignCenter, label_metrics.elidedText(l.text, Qt::ElideRight, l.rect.width() - 6));
   }
-  QFont status_font = font();
-  status_font.setPointSizeF(9);
-  p.setFont(status_font);
+  p.setFont(overlayFont());
   if (m_colouring == Colouring::MeasuredTime && !m_heat.empty()) paintHeatLegend(p);
   p.setPen(pal.color(QPalette::PlaceholderText));
   // The figures first; the hints are what a narrow view elides.

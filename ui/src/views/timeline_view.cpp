@@ -103,6 +103,7 @@ void TimelineView::rebuild() {
     if (const auto& profile = m_doc->profile()) {
       core::Timeline measured = profile->measured;
       measured.label = "measured: " + profile->source;
+      if (measured.device == profile->source) measured.device.clear();  // said once, in the label
       add(measured);
       if (const auto& replay = m_doc->profileReplay()) {
         core::Timeline replayed = replay->timeline;

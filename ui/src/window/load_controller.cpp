@@ -518,6 +518,7 @@ void LoadController::reopenAsAdvised(const AdviceAction& action, const QString& 
   r.follow_advice = false;
   r.advice_applied = action.merge ? tr("merged, %1, %2").arg(action.strategy, mode)
                                   : tr("split k=%1, %2, %3").arg(action.split_k).arg(action.strategy, mode);
+  if (m_doc->profile() && r.profile.isEmpty()) r.advice_applied += tr(" (predicted times: the profile measured the model as exported)");
   startLoad(std::move(r));
 }
 

@@ -19,6 +19,7 @@
 
 class QAction;
 class QActionGroup;
+class QFontMetrics;
 class QPainter;
 
 namespace weft::ui {
@@ -112,6 +113,9 @@ class GraphView : public QWidget {
   void relayout();
   /// The legend of the measured-time colouring, at the view's top right (widget coordinates).
   void paintHeatLegend(QPainter& p) const;
+  QRect heatLegendRect(const QFontMetrics& fm) const;
+  /// The font of the status line and the legend.
+  QFont overlayFont() const;
   /// The tooltip's line of measured against predicted time (empty without a profile).
   QString measuredTip(core::NodeId v) const;
   /// Places the ordered layers as `a` says: m_pos, m_bounds. O(V).
