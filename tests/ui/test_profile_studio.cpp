@@ -127,7 +127,7 @@ void TestProfileStudio::profileColoursNodesAndShowsMeasuredTimes() {
   QTreeWidgetItem* p = find_row(props, "predicted time");
   QVERIFY(p);
   QVERIFY2(p->text(1).startsWith(QString("%1 µs").arg(doc.predictedCosts()[hot].time_us, 0, 'f', 2)), qPrintable(p->text(1)));
-  QVERIFY(find_row(props, "measured / predicted"));
+  QVERIFY(find_row(props, "vs predicted"));
 
   // Timeline: the measured run is the first group, its replay under it, then the predictions.
   w.document()->waitForStudy();
