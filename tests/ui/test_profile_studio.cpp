@@ -3,7 +3,8 @@
 // measured against predicted, the timeline puts the measured run above the predictions and the
 // summary quotes the coverage; a profile of another model and a truncated one are refused with the
 // document unchanged and the reason in the status bar; a profile dropped on the window opens as a
-// profile, not as a schedule; weft-studio --profile opens the model with it.
+// profile, not as a schedule (ONNX Runtime's JSON and PyTorch's Chrome trace); weft-studio
+// --profile opens the model with it.
 #include <QAction>
 #include <QDir>
 #include <QFile>
@@ -31,6 +32,9 @@ const QString kGooglenet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/googlenet.
 // Profiles recorded by scripts/ort-profile.js with ONNX Runtime's CPU EP (tests/data/profiles).
 const QString kGooglenetProfile = QStringLiteral(WEFT_TEST_DATA_DIR "/profiles/googlenet.ort-basic.json");
 const QString kOtherModelProfile = QStringLiteral(WEFT_TEST_DATA_DIR "/profiles/squeezenet1_1.ort-all.json");
+// torch.profiler's Chrome trace of torchvision's GoogLeNet on the CPU, and that model as torch exported it.
+const QString kTorchGooglenet = QStringLiteral(WEFT_TEST_DATA_DIR "/profiles/googlenet.torch.onnx");
+const QString kTorchProfile = QStringLiteral(WEFT_TEST_DATA_DIR "/profiles/googlenet.torch-cpu.json");
 
 // Waits for the next loadFinished and returns its ok flag (false on a timeout too).
 bool next_load(QSignalSpy& spy) {
@@ -85,7 +89,8 @@ void TestProfileStudio::profileColoursNodesAndShowsMeasuredTimes() {
   QVERIFY2(next_load(done), qPrintable(w.lastMessage()));
   const auto& doc = *w.document();
   QVERIFY(doc.profile());
-  QVERIFY2(w.lastMessage().contains("googlenet.ort-basic.json"), qPrintable(w.lastMessage()));
+  QVERIFY2(w.lastMessage().contains("profile googlenet.ort-basic.json"), qPrintable(w.lastMessage()));
+  QVERIFY2(!w.lastMessage().contains("schedule on screen"), qPrintable(w.lastMessage()));
   // The schedule on screen stays (offered with the re-open, and it fits).
   QCOMPARE(doc.schedule().streams, schedule_before);
   // The document's costs are the measured times, the predictions kept beside them.
@@ -200,6 +205,16 @@ void TestProfileStudio::droppedProfileOpensAsProfile() {
   QVERIFY(w.document()->profile());
   QCOMPARE(QFileInfo(QString::fromStdString(w.document()->profile()->path)).fileName(), QFileInfo(kGooglenetProfile).fileName());
   QCOMPARE(w.graphView()->colouring(), GraphView::Colouring::MeasuredTime);
+  // A PyTorch profiler trace (a Chrome trace: an object with traceEvents) on the model torch
+  // exported beside it is a profile too, not schedule JSON.
+  w.openModel(kTorchGooglenet);
+  QVERIFY(next_load(done));
+  QVERIFY(!w.document()->profile());
+  QVERIFY(weft::test::drop_files(w, {kTorchProfile}));
+  QVERIFY2(next_load(done), qPrintable(w.lastMessage()));
+  QVERIFY(w.document()->profile());
+  QVERIFY(w.document()->profile()->format == weft::core::ProfileFormat::PyTorch);
+  QVERIFY(w.document()->profile()->matched_count() > 0);
 }
 
 void TestProfileStudio::commandLineProfile() {

@@ -22,6 +22,7 @@ namespace weft::ui {
 namespace {
 QString legend_title() { return GraphView::tr("measured time per node (log scale)"); }
 QString legend_missing() { return GraphView::tr("not in the profile"); }
+constexpr int kLegendRampW = 160, kLegendRampH = 10, kLegendPad = 6;  // pixels
 constexpr double kNodeW = 112;
 constexpr double kNodeH = 28;
 constexpr double kColGap = 132;  // top to bottom: between nodes of a layer
@@ -167,7 +168,7 @@ void GraphView::paintHeatLegend(QPainter& p) const {
   // profile has no time for, in a box at the top right.
   const auto time_text = [](double us) { return us >= 1000 ? tr("%1 ms").arg(us / 1000, 0, 'g', 3) : tr("%1 µs").arg(us, 0, 'g', 3); };
   const QFontMetrics fm = p.fontMetrics();
-  const int ramp_h = 10, pad = 6, line = fm.height();
+  const int ramp_h = kLegendRampH, pad = kLegendPad, line = fm.height();
   const QRect box = heatLegendRect(fm);
   const int w = box.width();
   QColor back = palette().color(QPalette::Base);
@@ -191,9 +192,8 @@ void GraphView::paintHeatLegend(QPainter& p) const {
 }
 
 QRect GraphView::heatLegendRect(const QFontMetrics& fm) const {
-  const int ramp_w = 160, ramp_h = 10, pad = 6, line = fm.height();
-  const int w = std::max({ramp_w, fm.horizontalAdvance(legend_title()), fm.horizontalAdvance(legend_missing()) + 16}) + 2 * pad;
-  return QRect(width() - w - 8, 8, w, 3 * line + ramp_h + 3 * pad);
+  const int w = std::max({kLegendRampW, fm.horizontalAdvance(legend_title()), fm.horizontalAdvance(legend_missing()) + 16}) + 2 * kLegendPad;
+  return QRect(width() - w - 8, 8, w, 3 * fm.height() + kLegendRampH + 3 * kLegendPad);
 }
 
 QFont GraphView::overlayFont() const {

@@ -67,6 +67,9 @@ LoadController::~LoadController() {
 
 namespace {
 
+// What names the schedule a profile's re-open keeps (in a refusal; the status does not announce it).
+QString kept_schedule() { return LoadController::tr("the schedule on screen"); }
+
 // A *.json is schedule JSON (an object with "format") or a profile: ONNX Runtime's profiler
 // writes an array of events, PyTorch's profiler and Weft a Chrome trace (an object with
 // "traceEvents"). Only the file's start is read; core tells the profile formats apart.
@@ -107,7 +110,7 @@ LoadRequest LoadController::profileRequest(const QString& profile) {
   r.advice_applied.clear();
   // The schedule on screen goes with the model re-opened (offered: a fresh one of the panel's
   // strategy where it no longer fits); the undo history goes with the document it was made in.
-  r.schedule = LoadRequest::ScheduleText{r.path, core::schedule_to_json(m_doc->graph(), m_doc->schedule(), m_doc->device().name), false};
+  r.schedule = LoadRequest::ScheduleText{kept_schedule(), core::schedule_to_json(m_doc->graph(), m_doc->schedule(), m_doc->device().name), false};
   m_pending_project.reset();
   m_loading_is_file = false;
   return r;
@@ -306,7 +309,7 @@ void LoadController::onLoaded() {
   m_document_request = m_last_request;
   const double ms = model.load_ms;
   QString note = model.note;
-  if (!model.schedule_file.isEmpty() && !m_pending_project) {
+  if (!model.schedule_file.isEmpty() && model.schedule_file != kept_schedule() && !m_pending_project) {
     const core::Schedule& s = model.schedule;
     const QString opened = tr("schedule %1 (%2, %3 streams, %4 events)")
                                .arg(QFileInfo(model.schedule_file).fileName(), QString::fromStdString(s.strategy))
