@@ -75,6 +75,13 @@ commands:
   frontier MODEL [--graph] [--split K|auto] [--merge] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
                                                Pareto front of predicted time against arena bytes
                                                over strategies, stream caps and memory budgets
+  profile  MODEL PROFILE.json [--json]        a measured profile (ONNX Runtime profiler JSON, PyTorch
+                                               profiler or Weft Chrome trace) mapped onto the model:
+                                               replay error first, then what matched how
+                                               (docs/profiles.md)
+  calibrate MODEL --profile PROFILE.json [--device PRESET] [-o DEVICE.json] [--name N] [--json]
+                                               fit PRESET to a measured profile: per operator family
+                                               efficiency, launch and gap cost
   devices                                      list CUDA GPUs, the NVIDIA libraries in use and device presets
   help                                         this text
 
@@ -92,6 +99,12 @@ schedule options (with --strategy S; schedule/plan/simulate/run):
   --split K|auto     split the batch into K micro-batches (auto: the K in 1, 2, 4, 8 that predicts
                      fastest with split-overlap, 1 where splitting does not pay); a saved split
                      schedule records K and reloads onto the model split the same way
+
+measured times (analyze, advise, schedule, simulate, plan, sweep):
+  --profile FILE     a profile of the model (see 'weft profile'): its measured node times replace
+                     the predictions node by node (sweep: at the profiled batch, every batch on the
+                     device fitted to it); exit 2 for a profile of another model, malformed or
+                     truncated JSON, or one without node events
 
 model options (every command that takes MODEL):
   --dim NAME=VALUE   bind a symbolic dimension (repeatable); INPUT:AXIS=VALUE binds one dim by position

@@ -69,6 +69,12 @@ void add_model_properties(ModelClass& model) {
           }
         return a;
       }, "Producer -> consumer node index pairs (numpy int32, shape (E, 2)).")
+      .def_property_readonly("measured_from",
+                             [](const Model& mo) -> std::optional<std::string> {
+                               if (mo.costs.measured_from.empty()) return std::nullopt;
+                               return mo.costs.measured_from;
+                             },
+                             "The profile whose measured node times replaced the predictions (its source and file), or None.")
       .def_property_readonly("node_time_us", [](const Model& mo) { return to_array(core::node_times(mo.costs)); },
                              "Predicted time per node on the model's device (µs).")
       .def_property_readonly("folded_nodes", [](const Model& mo) { return mo.graph.info().folded_nodes; })
@@ -230,7 +236,7 @@ void register_load(py::module_& m) {
   m.def(
       "load",
       [](const py::object& source, std::optional<std::map<std::string, long long>> dims, bool fold, std::optional<std::string> device,
-         std::optional<std::string> name, std::optional<long long> batch) {
+         std::optional<std::string> name, std::optional<long long> batch, const py::object& profile) {
         core::ImportOptions options;
         options.fold = fold;
         if (batch) {
@@ -258,14 +264,16 @@ void register_load(py::module_& m) {
           if (name) usage("name= is for models given as bytes");
           request->path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
         }
+        if (!profile.is_none()) request->profile = py::cast<std::string>(py::module_::import("os").attr("fspath")(profile));
         auto opened = take(without_gil([&] { return core::open_model(*request); }));
         return model_of_opened(std::move(opened), request, device.has_value());
       },
       py::arg("source"), py::kw_only(), py::arg("dims") = py::none(), py::arg("fold") = true, py::arg("device") = py::none(),
-      py::arg("name") = py::none(), py::arg("batch") = py::none(),
+      py::arg("name") = py::none(), py::arg("batch") = py::none(), py::arg("profile") = py::none(),
       "Loads an ONNX model from a path or from bytes; dims binds symbolic dimensions ({'batch': 8} or {'input:0': 1}); "
       "batch re-batches a model exported at a static batch (as weft --batch); device names the preset of the cost "
-      "model (weft.devices()).");
+      "model (weft.devices()); profile is a measured profile of the model (ONNX Runtime profiler JSON, PyTorch or Weft "
+      "Chrome trace) whose node times replace the predictions (as weft --profile; Model.measured_from names it).");
 }
 
 }  // namespace

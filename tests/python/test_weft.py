@@ -53,6 +53,19 @@ class LoadTest(unittest.TestCase):
         self.assertEqual(caught.exception.kind, "invalid-input")
         self.assertIn("h100-sxm", caught.exception.message)
 
+    def test_profile_replaces_predicted_times(self):
+        # A measured profile's node times replace the predictions, as weft --profile does.
+        profile = os.path.join(DATA, "profiles", "squeezenet1_1.ort-all.json")
+        predicted = weft.load(SQUEEZENET)
+        measured = weft.load(SQUEEZENET, profile=profile)
+        self.assertIsNone(predicted.measured_from)
+        self.assertIn(profile, measured.measured_from)
+        self.assertIn("ONNX Runtime CPU EP", measured.measured_from)
+        self.assertFalse(np.allclose(predicted.node_time_us, measured.node_time_us))
+        with self.assertRaises(weft.InvalidInputError) as caught:
+            weft.load(GOOGLENET, profile=profile)
+        self.assertIn("a profile of another model", caught.exception.message)
+
     def test_dims_bind_symbols(self):
         unbound = weft.load(GROUPED_MLP)
         self.assertTrue(unbound.unresolved_dims)

@@ -289,7 +289,8 @@ Expected<Profile> map_records(const Graph& graph, const CostTable& predicted, Pr
 
   std::size_t operators = 0, matched = 0;
   for (std::size_t v = 0; v < graph.node_count(); ++v) {
-    if (!detail::is_operator(predicted, static_cast<NodeId>(v))) continue;
+    // Operators: nodes that run a kernel by the cost model, or that the profile timed.
+    if (!detail::is_operator(predicted, static_cast<NodeId>(v)) && !p.node_us[v]) continue;
     ++operators;
     if (p.node_us[v]) ++matched;
     else p.unmatched_nodes.push_back(static_cast<NodeId>(v));
@@ -311,7 +312,7 @@ Expected<Profile> map_records(const Graph& graph, const CostTable& predicted, Pr
   p.gap_us = typical_gap(in.records);
   const int run = median_run(in.iteration_us);
   p.kernels = static_cast<std::size_t>(
-      std::count_if(in.records.begin(), in.records.end(), [&](const ProfileRecord& r) { return r.run == run && !r.nodes.empty(); }));
+      std::count_if(in.records.begin(), in.records.end(), [&](const ProfileRecord& r) { return r.run == run; }));
   p.schedule = own_schedule(graph, in, run, p);
   for (int r = 0; r < runs; ++r) p.iterations.push_back(measured_timeline(predicted, in, absorbed, r, p));
   p.iteration_times_us = in.iteration_us;
@@ -363,6 +364,7 @@ Expected<Profile> load_profile(const Graph& graph, const CostTable& predicted, c
 
 CostTable apply_profile(const CostTable& predicted, const Profile& profile) {
   CostTable out = predicted;
+  out.measured_from = profile.source + ", " + profile.path;
   for (std::size_t v = 0; v < out.nodes.size() && v < profile.node_us.size(); ++v) {
     if (!profile.node_us[v]) continue;
     out.nodes[v].time_us = *profile.node_us[v];

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "profile_detail.h"
+#include "weft/core/cost_model.h"
 
 namespace weft::core::detail {
 
@@ -23,27 +24,38 @@ struct Mapping {
   ProfileMatch match = ProfileMatch::None;
 };
 
-/// Elements of the first recorded output shape (args.output_type_shape: [{"float": [1, 64, 56, 56]}]).
-std::optional<std::int64_t> recorded_output_elements(const nlohmann::json& args) {
+/// The first recorded output shape (args.output_type_shape: [{"float": [1, 64, 56, 56]}]).
+std::optional<std::vector<std::int64_t>> recorded_output_shape(const nlohmann::json& args) {
   const auto it = args.find("output_type_shape");
   if (it == args.end() || !it->is_array() || it->empty() || !(*it)[0].is_object() || (*it)[0].empty()) return std::nullopt;
   const nlohmann::json& dims = (*it)[0].begin().value();
   if (!dims.is_array()) return std::nullopt;
-  std::int64_t n = 1;
+  std::vector<std::int64_t> shape;
   for (const auto& d : dims) {
     if (!d.is_number_integer()) return std::nullopt;
-    n *= d.get<std::int64_t>();
+    shape.push_back(d.get<std::int64_t>());
   }
-  return n;
+  return shape;
 }
 
-/// The recorded shape agrees with the node's first output where both are known.
+/// The recorded shape agrees with the node's first output where both are known. ONNX Runtime's
+/// NCHWc layout pads the channels (dim 1 of a 4-D tensor) up to its block of 8 or 16, and
+/// records the padded shape.
 bool shape_agrees(const Graph& graph, NodeId n, const nlohmann::json& args) {
-  const auto recorded = recorded_output_elements(args);
+  const auto recorded = recorded_output_shape(args);
   const Node& node = graph.node(n);
   if (!recorded || node.outputs.empty() || node.outputs.front() == kNoTensor) return true;
-  const std::int64_t ours = graph.tensor(node.outputs.front()).elements();
-  return ours < 0 || ours == *recorded;
+  const Tensor& t = graph.tensor(node.outputs.front());
+  if (!t.shape_known()) return true;
+  const std::vector<std::int64_t> ours = t.shape();
+  if (ours.size() != recorded->size()) return false;
+  for (std::size_t d = 0; d < ours.size(); ++d) {
+    const std::int64_t r = (*recorded)[d];
+    if (r == ours[d]) continue;
+    if (d == 1 && ours.size() == 4 && r > ours[d] && r < ours[d] + 16) continue;
+    return false;
+  }
+  return true;
 }
 
 /// From `last` back to the node whose operator is `op`: each step to the one predecessor that
@@ -95,6 +107,38 @@ Mapping map_event(const Graph& graph, const std::string& name, const std::string
   return {std::move(chain), ProfileMatch::FusedChain};
 }
 
+/// Elementwise nodes no event names, downstream of a mapped kernel, were fused into it (ONNX
+/// Runtime folds an activation, e.g. HardSigmoid+Mul, or a residual Add into the convolution
+/// before and keeps that one's name): each joins the chain whose last member feeds it (the
+/// latest such, in topological order; a residual Add's other input comes from earlier), visiting
+/// nodes in topological order so that a node joins at most one chain.
+void extend_fused_forward(const Graph& graph, std::map<std::string, Mapping>& mapped) {
+  std::vector<int> owner(graph.node_count(), -1);  // index into `chains`
+  std::vector<int> rank(graph.node_count(), 0);
+  int r = 0;
+  for (NodeId v : graph.topo_order()) rank[idx(v)] = r++;
+  std::vector<Mapping*> chains;
+  for (auto& [name, m] : mapped) {
+    if (m.nodes.empty()) continue;
+    for (NodeId n : m.nodes) owner[idx(n)] = static_cast<int>(chains.size());
+    chains.push_back(&m);
+  }
+  for (NodeId v : graph.topo_order()) {
+    if (owner[idx(v)] >= 0 || op_family(graph.node(v).op_type) != "elementwise") continue;
+    NodeId feeder = kNoNode;
+    for (TensorId t : graph.reads(v)) {
+      const NodeId p = graph.tensor(t).producer;
+      if (p == kNoNode || owner[idx(p)] < 0 || chains[static_cast<std::size_t>(owner[idx(p)])]->nodes.back() != p) continue;
+      if (feeder == kNoNode || rank[idx(p)] > rank[idx(feeder)]) feeder = p;
+    }
+    if (feeder == kNoNode) continue;
+    const int chain = owner[idx(feeder)];
+    chains[static_cast<std::size_t>(chain)]->nodes.push_back(v);
+    chains[static_cast<std::size_t>(chain)]->match = ProfileMatch::FusedChain;
+    owner[idx(v)] = chain;
+  }
+}
+
 std::string provider_name(const std::string& provider) {
   const std::string suffix = "ExecutionProvider";
   if (provider.size() > suffix.size() && provider.ends_with(suffix)) return provider.substr(0, provider.size() - suffix.size());
@@ -143,12 +187,15 @@ Expected<ProfileRecords> onnxruntime_records(const Graph& graph, std::string_vie
       first_ts = first_ts < 0 ? *ts : std::min(first_ts, *ts);
       last_end = std::max(last_end, *ts + *dur);
     }
-    auto found = mapped.find(r.name);
-    if (found == mapped.end()) found = mapped.emplace(r.name, map_event(graph, r.name, r.op, args)).first;
-    r.nodes = found->second.nodes;
-    r.match = found->second.match;
+    if (!mapped.count(r.name)) mapped.emplace(r.name, map_event(graph, r.name, r.op, args));
     providers.insert(provider_name(json_string(args, "provider")));
     out.records.push_back(std::move(r));
+  }
+  extend_fused_forward(graph, mapped);
+  for (ProfileRecord& r : out.records) {
+    const Mapping& m = mapped[r.name];
+    r.nodes = m.nodes;
+    r.match = m.match;
   }
   if (runs.empty()) {
     if (!out.records.empty()) out.iteration_us.push_back(last_end - first_ts);

@@ -1,7 +1,7 @@
 // Weft's own Chrome trace (chrome_trace.h) read back: one process per run, one thread per stream,
 // one "X" event per node named by its key. The run taken is the first measured one (`weft run
 // --trace`), else the first run; a trace holds one iteration.
-#include <map>
+#include <algorithm>
 
 #include "profile_detail.h"
 
@@ -49,7 +49,11 @@ Expected<ProfileRecords> weft_trace_records(const Graph& graph, std::string_view
     end = std::max(end, *ts + *dur);
     out.records.push_back(std::move(r));
   }
-  if (!out.records.empty()) out.iteration_us.push_back(end);
+  // The run's makespan (Timeline::makespan_us): from its first start to its last end.
+  double start = end;
+  for (const ProfileRecord& r : out.records) start = std::min(start, r.start_us);
+  for (ProfileRecord& r : out.records) r.start_us -= start;
+  if (!out.records.empty()) out.iteration_us.push_back(end - start);
   // A CPU executor's run, or a prediction for a CPU device file; GPU otherwise.
   out.device_kind = backend == "cpu" || (backend.empty() && device.find("cpu") != std::string::npos) ? DeviceKind::Cpu : DeviceKind::Gpu;
   out.source = "Weft trace" + (label.empty() ? std::string() : ", " + label) + (device.empty() ? std::string() : " on " + device);

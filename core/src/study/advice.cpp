@@ -368,7 +368,7 @@ Expected<Advice> advise(const Graph& graph, const AnalysisReport& analysis, cons
       a.line += " for real figures)";
     }
   }
-  if (!options.measured_from.empty()) a.line += "; computed from measured times (" + options.measured_from + ")";
+  if (!analysis.costs.measured_from.empty()) a.line += "; computed from measured times (" + analysis.costs.measured_from + ")";
   return a;
 }
 

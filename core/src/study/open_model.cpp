@@ -165,7 +165,6 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
     if (!stage(65, "Advising")) return m;
     AdviceOptions options = *request.advise;
     if (m.unsplit) options.unsplit = m.unsplit;
-    if (m.profile) options.measured_from = m.profile->source + ", " + m.profile->path;
     m.advice = advise(m.scheduled_graph(), *m.analysis, m.device, options);
   }
   stage(100, "Opened");

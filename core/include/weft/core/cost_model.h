@@ -32,6 +32,9 @@ struct NodeCost {
 /// Per-node costs for one graph and device; index by NodeId.
 struct CostTable {
   std::string device;
+  /// Where the measured times in it come from (apply_profile: the profile's source and file), for
+  /// studies to say so; empty: predictions (or a run's calibration, which says so itself).
+  std::string measured_from;
   std::vector<NodeCost> nodes;
   double total_us() const;
   const NodeCost& operator[](NodeId n) const { return nodes[static_cast<std::size_t>(n)]; }

@@ -83,11 +83,11 @@ struct Profile {
   /// out pre-emptions (gaps over 20 times the median): the launch and gap cost `weft calibrate
   /// --profile` fits.
   double gap_us = 0;
-  /// Matched kernel records in the median iteration (a fused chain's one kernel counts once):
-  /// how many gaps a stream pays, where nodes outnumber kernels.
+  /// Kernel records in the median iteration, matched or not (a fused chain's one kernel counts
+  /// once): how many gaps its streams paid, where nodes and kernels differ in number.
   std::size_t kernels = 0;
   std::vector<UnmatchedEvent> unmatched_events;  ///< largest time first
-  std::vector<NodeId> unmatched_nodes;           ///< operators of nonzero predicted cost with no time, ascending
+  std::vector<NodeId> unmatched_nodes;           ///< operators (nonzero predicted cost) with no time, ascending
   std::vector<std::string> notes;                ///< what the mapping did beyond exact names, for the report
 
   /// Nodes with a measured time.
@@ -100,8 +100,8 @@ struct ProfileOptions {
   /// The format; nullopt: told from the content (an array of events with "cat": "Node" is ONNX
   /// Runtime's, a trace with "otherData" naming Weft is Weft's, any other Chrome trace PyTorch's).
   std::optional<ProfileFormat> format;
-  /// Below this share of the graph's operators (nonzero predicted cost) matched, the profile is
-  /// refused as a profile of another model.
+  /// Below this share of the graph's operators (nodes of nonzero predicted cost, and nodes the
+  /// profile timed) matched, the profile is refused as a profile of another model.
   double min_matched_share = 0.5;
 };
 
@@ -121,7 +121,7 @@ Expected<Profile> load_profile(const Graph& graph, const CostTable& predicted, c
                                const ProfileOptions& options = {});
 
 /// `predicted` with every measured node's time replaced (NodeCost::measured set); the others keep
-/// their prediction. O(V).
+/// their prediction. CostTable::measured_from names the profile (studies say so). O(V).
 CostTable apply_profile(const CostTable& predicted, const Profile& profile);
 
 /// Replay fidelity: the profiled run's own schedule simulated with each iteration's measured

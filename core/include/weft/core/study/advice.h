@@ -32,9 +32,6 @@ struct AdviceOptions {
   /// thread-safe): true stops the advice with a Runtime error "cancelled" (the studio advises
   /// large models in its worker and drops an answer a newer model or cost table superseded).
   std::function<bool()> cancelled;
-  /// The costs carry a profile's measured times (open_model with a profile): its source and file,
-  /// which the advice line names. Empty: predicted costs.
-  std::string measured_from;
 };
 
 /// The advice and the evidence it rests on.
