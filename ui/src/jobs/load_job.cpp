@@ -24,13 +24,11 @@ QString default_strategy() {
   return names.empty() ? QString("sequential") : QString::fromStdString(names.front());
 }
 
-core::AdviceOptions advice_options(const core::StrategyOptions& options, const std::optional<core::UnsplitBaseline>& unsplit,
-                                   const core::Profile* profile) {
+core::AdviceOptions advice_options(const core::StrategyOptions& options, const std::optional<core::UnsplitBaseline>& unsplit) {
   core::AdviceOptions a;
   a.strategy = options;
   a.strategy.cuda_graph = false;  // advise tries both launch modes
   a.unsplit = unsplit;
-  if (profile) a.measured_from = profile->source + ", " + profile->path;
   return a;
 }
 
@@ -150,7 +148,7 @@ void load(QPromise<LoadedModel>& promise, const LoadRequest& request, QString* e
   if (m.graph->node_count() <= kAdviceNodes) {
     // The same call as `weft analyze` (and the summary panel's when the costs change).
     promise.setProgressValueAndText(65, QObject::tr("Advising"));
-    m.advice = core::advise(*m.graph, *m.analysis, m.device, advice_options(request.options, m.unsplit, m.profile.get()));
+    m.advice = core::advise(*m.graph, *m.analysis, m.device, advice_options(request.options, m.unsplit));
     if (promise.isCanceled()) return;
     // A split asked for, or a schedule given, is a configuration chosen: the advice then only speaks.
     if (request.follow_advice && request.split < 0 && !request.schedule && *m.advice)

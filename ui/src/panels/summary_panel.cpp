@@ -114,7 +114,7 @@ void SummaryPanel::updateAdvice() {
   // it runs in the worker; setFuture() stops the watcher reporting an older answer.
   m_advice = tr("computing...");
   m_advice_cancel = std::make_shared<std::atomic<bool>>(false);
-  core::AdviceOptions options = advice_options(m_doc->strategyOptions(), m_doc->unsplitBaseline(), m_doc->profile().get());
+  core::AdviceOptions options = advice_options(m_doc->strategyOptions(), m_doc->unsplitBaseline());
   options.cancelled = [cancel = m_advice_cancel] { return cancel->load(std::memory_order_relaxed); };
   m_advice_watcher.setFuture(QtConcurrent::run(worker_pool(), [graph = m_doc->graphPtr(), analysis = m_doc->analysisPtr(),
                                                                device = m_doc->device(), options = std::move(options)] {

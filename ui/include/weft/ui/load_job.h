@@ -62,9 +62,7 @@ struct LoadRequest {
 /// The advice options the studio advises a model with: the strategy panel's stream cap and
 /// granularity (both launch modes are tried whatever options.cuda_graph says), quoted against the
 /// unsplit model's baselines on a split model. One set for the load and the summary panel.
-/// With a profile, the advice line names it as the source of its measured times (as open_model's).
-core::AdviceOptions advice_options(const core::StrategyOptions& options, const std::optional<core::UnsplitBaseline>& unsplit,
-                                   const core::Profile* profile = nullptr);
+core::AdviceOptions advice_options(const core::StrategyOptions& options, const std::optional<core::UnsplitBaseline>& unsplit);
 
 /// The strategy the studio applies after loading when none is asked for.
 QString default_strategy();
