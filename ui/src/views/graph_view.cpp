@@ -39,7 +39,7 @@ constexpr double kReadableScale = 0.6;
 constexpr double kWrapGain = 1.25;
 constexpr double kTieGain = 1.05;
 constexpr double kMaxScale = 1.5;
-constexpr int kMaxBands = 24;
+constexpr int kLinearBands = 24;  // band counts tried one by one; beyond, in steps of a quarter
 using core::detail::idx;
 
 // Spacing of one flow: along a layer (cross), between layers (flow), the node's extent across and
@@ -243,6 +243,7 @@ void GraphView::computeLayers() {
 void GraphView::relayout() {
   m_pos.clear();
   m_layers.clear();
+  m_candidates.clear();
   m_crossings = 0;
   if (!m_doc->hasModel()) return;
   const core::Graph& g = m_doc->graph();
@@ -297,6 +298,7 @@ void GraphView::relayout() {
   for (std::size_t l = 1; l < m_cut.size(); ++l) m_cut[l] += m_cut[l - 1];
   // Within the bands the arrangement has (fit() chooses again for the view's size).
   m_arrangement.bands = std::min(m_arrangement.bands, static_cast<int>(m_layers.size()));
+  measureArrangements();
   arrange(m_arrangement);
   // Crossings between adjacent layers (quadratic per layer pair: only for modest graphs).
   if (g.edge_count() < 20000) {
@@ -364,30 +366,36 @@ QSizeF GraphView::arrangedSize(Arrangement a) const {
   return a.flow == Flow::TopDown ? QSizeF(across, along) : QSizeF(along, across);
 }
 
+void GraphView::measureArrangements() {
+  // Every band count up to kLinearBands, then about 25% more each step (a 100k-layer chain wants
+  // hundreds of bands): each arrangement's world size, so fit() picks one in O(candidates).
+  m_candidates.clear();
+  for (Flow flow : {Flow::TopDown, Flow::LeftRight})
+    for (int bands = 1; static_cast<std::size_t>(bands) <= m_layers.size();
+         bands = bands < kLinearBands ? bands + 1 : bands + std::max(1, bands / 4)) {
+      // Only band counts the cuts allow (each band a layer at least).
+      if (bandStarts(bands).size() != static_cast<std::size_t>(bands)) continue;
+      m_candidates.emplace_back(Arrangement{flow, bands}, arrangedSize({flow, bands}));
+    }
+}
+
 GraphView::Arrangement GraphView::bestArrangement(QSizeF size) const {
   const Arrangement plain;
-  if (!m_wrapping || m_layers.empty() || size.width() <= 0 || size.height() <= 0) return plain;
-  const auto scale_of = [&](Arrangement a) {
-    const QSizeF s = arrangedSize(a);
+  if (!m_wrapping || m_candidates.empty() || size.width() <= 0 || size.height() <= 0) return plain;
+  const auto scale_of = [&](QSizeF s) {
     return std::min({size.width() / (s.width() + 2 * kFitMargin), size.height() / (s.height() + 2 * kFitMargin), kMaxScale});
   };
-  const double plain_scale = scale_of(plain);
+  const double plain_scale = scale_of(m_candidates.front().second);  // one band, top to bottom
   if (plain_scale >= kReadableScale) return plain;
   Arrangement best = plain;
   double best_scale = plain_scale * kWrapGain / kTieGain;  // a wrap must beat the plain one by kWrapGain
-  const int max_bands = static_cast<int>(std::min<std::size_t>(m_layers.size(), kMaxBands));
-  for (Flow flow : {Flow::TopDown, Flow::LeftRight})
-    for (int bands = 1; bands <= max_bands; ++bands) {
-      // Only band counts the cuts allow (each band a layer at least).
-      if (bandStarts(bands).size() != static_cast<std::size_t>(bands)) continue;
-      const Arrangement a{flow, bands};
-      if (a == plain) continue;
-      const double s = scale_of(a);
-      if (s > best_scale * kTieGain) {
-        best = a;
-        best_scale = s;
-      }
+  for (const auto& [a, extent] : m_candidates) {
+    if (a == plain) continue;
+    if (const double s = scale_of(extent); s > best_scale * kTieGain) {
+      best = a;
+      best_scale = s;
     }
+  }
   return best;
 }
 

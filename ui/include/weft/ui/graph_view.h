@@ -10,6 +10,7 @@
 // visible and drops labels, then outlines, when zoomed out, so 5k+ node graphs stay fluid.
 #include <QPointF>
 #include <QRectF>
+#include <QSizeF>
 #include <QString>
 #include <QWidget>
 #include <vector>
@@ -65,7 +66,7 @@ class GraphView : public QWidget {
   bool wrapping() const { return m_wrapping; }
   /// The arrangement that shows the whole graph largest in a `size` pixels area: one band top to
   /// bottom while that draws nodes at a readable scale, else the flow and band count of the largest
-  /// scale (fewer bands on near ties). O(layers × kMaxBands).
+  /// scale (fewer bands on near ties). O(candidates): their extents are measured at layout.
   Arrangement bestArrangement(QSizeF size) const;
 
   /// What the nodes' fill shows: their stream, or their measured time in the document's profile
@@ -120,6 +121,8 @@ class GraphView : public QWidget {
   QString measuredTip(core::NodeId v) const;
   /// Places the ordered layers as `a` says: m_pos, m_bounds. O(V).
   void arrange(Arrangement a);
+  /// m_candidates for the current layers: O(layers × candidates), once per layout.
+  void measureArrangements();
   /// The first layer of each band when wrapped into `bands`. O(layers).
   std::vector<std::size_t> bandStarts(int bands) const;
   /// The world size arrange(a) would give (nodes' bounds). O(layers).
@@ -137,6 +140,8 @@ class GraphView : public QWidget {
   std::vector<double> m_slot;
   std::vector<double> m_layer_span;  ///< per layer: slots from its first node to its last
   std::vector<int> m_cut;            ///< per layer l: edges from layers before l to l or after
+  /// The arrangements fit() chooses from, with their world extents; the first is one band top to bottom.
+  std::vector<std::pair<Arrangement, QSizeF>> m_candidates;
   Arrangement m_arrangement;
   std::vector<int> m_band_of;  ///< band per node
   bool m_wrapping = true;
