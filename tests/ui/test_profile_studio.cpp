@@ -6,6 +6,7 @@
 // profile, not as a schedule (ONNX Runtime's JSON and PyTorch's Chrome trace); weft-studio
 // --profile opens the model with it.
 #include <QAction>
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
@@ -19,6 +20,7 @@
 #include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/properties_panel.h"
+#include "weft/ui/strategy_panel.h"
 #include "weft/ui/studio_command_line.h"
 #include "weft/ui/summary_panel.h"
 #include "weft/ui/timeline_view.h"
@@ -186,6 +188,18 @@ void TestProfileStudio::badProfilesAreRefusedAndChangeNothing() {
     QCOMPARE(w.document()->schedule().streams, schedule);
     QCOMPARE(w.document()->analysis().critical.work_us, work);
   }
+  // A merged model is not the model the profile measured: refused by core, the merge kept.
+  MainWindow merged;
+  QSignalSpy merged_done(&merged, &MainWindow::loadFinished);
+  merged.strategyPanel()->mergeBox()->setChecked(true);
+  QVERIFY(open_googlenet(merged, merged_done));
+  QVERIFY(merged.document()->isMerged());
+  const auto merged_graph = merged.document()->graphPtr();
+  merged.loads()->openProfile(kGooglenetProfile);
+  QVERIFY(!next_load(merged_done));
+  QVERIFY2(merged.lastMessage().contains("merges"), qPrintable(merged.lastMessage()));
+  QVERIFY(!merged.document()->profile());
+  QCOMPARE(merged.document()->graphPtr(), merged_graph);
   // Without a model there is nothing to map a profile onto.
   MainWindow empty;
   QSignalSpy none(&empty, &MainWindow::loadFinished);
