@@ -12,7 +12,7 @@ cd "$root"
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(onnx_import schedule_json intervals_csv project_file tensor_files)
+[ ${#targets[@]} -eq 0 ] && targets=(onnx_import schedule_json intervals_csv project_file tensor_files profile_import)
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
@@ -30,6 +30,7 @@ seeds_for() {
     intervals_csv) echo "$data/bad/intervals $data/minimalloc" ;;
     project_file) echo "$data/bad/projects" ;;
     tensor_files) echo "$data/bad/inputs $data/bad/inputs/formats" ;;
+    profile_import) echo "$data/bad/profiles" ;;
     *) echo "fuzz.sh: unknown target '$1'" >&2; exit 1 ;;
   esac
 }

@@ -70,7 +70,7 @@ void print_frontier_table(const core::Frontier& f, bool all) {
 }  // namespace
 
 int cmd_frontier(Args& args) {
-  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json", "split=", "merge"}, true); !ok)
+  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json", "split=", "merge", "profile="}, true); !ok)
     return usage_error(kFrontier, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kFrontier, "expected exactly one MODEL (an .onnx file)");
   core::FrontierOptions options;

@@ -100,7 +100,7 @@ schedule options (with --strategy S; schedule/plan/simulate/run):
                      fastest with split-overlap, 1 where splitting does not pay); a saved split
                      schedule records K and reloads onto the model split the same way
 
-measured times (analyze, advise, schedule, simulate, plan, sweep):
+measured times (analyze, advise, schedule, simulate, plan, sweep, frontier):
   --profile FILE     a profile of the model (see 'weft profile'): its measured node times replace
                      the predictions node by node (sweep: at the profiled batch, every batch on the
                      device fitted to it); exit 2 for a profile of another model, malformed or

@@ -65,7 +65,7 @@ TEST(CliProfile, StudiesUseMeasuredTimesAndSaySo) {
   const json nodes = json::parse(report.out)["nodes"];
   for (const auto& n : nodes) measured += n["measured_us"].get<double>();
   EXPECT_NEAR(json::parse(sim.out)["makespan_us"].get<double>(), measured, 1e-6 * measured + 1e-3);
-  for (const char* command : {"analyze ", "schedule --strategy cp-list ", "plan --strategy cp-list "}) {
+  for (const char* command : {"analyze ", "schedule --strategy cp-list ", "plan --strategy cp-list ", "frontier --caps 1,2 "}) {
     std::string c = command;
     const std::size_t space = c.find(' ');
     const Result r = run(c.substr(0, space) + " " + m + " " + c.substr(space + 1) + "--profile " + p);

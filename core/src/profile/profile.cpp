@@ -65,7 +65,6 @@ double median(std::vector<double> values) {
   return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
 }
 
-
 Expected<nlohmann::json> parse_profile_json(std::string_view text, const std::string& path) {
   try {
     return nlohmann::json::parse(text);
@@ -96,7 +95,7 @@ std::vector<double> chain_shares(const CostTable& predicted, const std::vector<N
 /// the same iteration (the following one where none precedes): a reorder ONNX Runtime inserted
 /// after a convolution, or a batch_norm the exporter folded into it, is time that node's kernel
 /// needs in that runtime. Returns the time absorbed per iteration, µs (median).
-double absorb_unmatched(std::vector<ProfileRecord>& records, int runs, std::vector<double>& absorbed_into) {
+double absorb_unmatched(const std::vector<ProfileRecord>& records, int runs, std::vector<double>& absorbed_into) {
   std::vector<std::size_t> order(records.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -206,7 +205,9 @@ Schedule own_schedule(const Graph& graph, const ProfileRecords& in, int run, Pro
         after = key[idx(u)];
         pred_stream = stream[idx(u)];
       }
-    if (key[idx(v)] < 0 || key[idx(v)] < after) key[idx(v)] = after + 1e-9;
+    // Strictly after every predecessor: equal keys on two streams could order a cycle.
+    const bool has_pred = pred_stream >= 0;
+    if (key[idx(v)] < 0 || (has_pred && key[idx(v)] <= after)) key[idx(v)] = after + 1e-9 * std::max(1.0, after);
     if (stream[idx(v)] < 0) stream[idx(v)] = std::max(0, pred_stream);
   }
   int streams = 1;

@@ -275,7 +275,8 @@ Expected<ProfileRecords> pytorch_records(const Graph& graph, std::string_view te
     r.dur_us = timed.dur;
     r.name = timed.name;
     r.op = op == SIZE_MAX ? std::string() : ev[op].name;
-    const NodeId n = op == SIZE_MAX ? kNoNode : node_of_op[op];
+    const auto found = op == SIZE_MAX ? node_of_op.end() : node_of_op.find(op);
+    const NodeId n = found == node_of_op.end() ? kNoNode : found->second;
     if (n != kNoNode) r.nodes = {n}, r.match = ProfileMatch::Scope;
     out.records.push_back(std::move(r));
   };

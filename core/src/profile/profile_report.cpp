@@ -20,12 +20,14 @@ std::size_t operator_count(const Profile& p) { return p.matched_count() + p.unma
 
 std::string profile_report_text(const Graph& graph, const Profile& p, const ProfileReplay& replay) {
   std::string out;
-  out += "replay error: " + signed_percent(replay.error) + " (median of " + std::to_string(p.iterations.size()) +
-         " iterations, worst " + signed_percent(replay.worst_error) + "; the profiled run's own schedule on " +
+  const std::string iterations = p.iterations.size() == 1 ? "1 iteration" : "median of " + std::to_string(p.iterations.size()) + " iterations";
+  out += "replay error: " + signed_percent(replay.error) + " (" + iterations + ", worst " + signed_percent(replay.worst_error) +
+         "; the profiled run's own schedule on " +
          std::to_string(p.schedule.stream_count()) + " stream" + (p.schedule.stream_count() == 1 ? "" : "s") + " replays iteration " +
          std::to_string(replay.iteration + 1) + " in " + fixed_text(replay.replayed_us / 1000, 3) + " ms, measured " +
          fixed_text(replay.measured_us / 1000, 3) + " ms)\n";
-  out += "iteration: " + fixed_text(p.iteration_us / 1000, 3) + " ms measured (median of " + std::to_string(p.runs) + ")\n";
+  out += "iteration: " + fixed_text(p.iteration_us / 1000, 3) + " ms measured" +
+         (p.runs > 1 ? " (median of " + std::to_string(p.runs) + ")" : std::string()) + "\n";
   out += "profile: " + p.path + " (" + p.source + ", " + std::string(profile_format_name(p.format)) + ")\n";
   const std::size_t ops = operator_count(p);
   const std::size_t matched_ops = ops - p.unmatched_nodes.size();

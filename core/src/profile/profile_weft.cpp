@@ -1,6 +1,7 @@
 // Weft's own Chrome trace (chrome_trace.h) read back: one process per run, one thread per stream,
-// one "X" event per node named by its key. The run taken is the first measured one (`weft run
-// --trace`), else the first run; a trace holds one iteration.
+// one "X" event per node named by its key. The run taken is the last measured one (`weft run
+// --trace`: the schedule's, after the reference run), else the first run; a trace holds one
+// iteration.
 #include <algorithm>
 
 #include "profile_detail.h"
@@ -16,11 +17,10 @@ Expected<ProfileRecords> weft_trace_records(const Graph& graph, std::string_view
   std::string label, device, backend;
   if (other.contains("runs") && other["runs"].is_array()) {
     const nlohmann::json* chosen = nullptr;
+    // The last measured run: `weft run --trace` writes the reference (sequential) run first and
+    // the schedule's run after it.
     for (const auto& r : other["runs"])
-      if (json_string(r, "kind") == "measured") {
-        chosen = &r;
-        break;
-      }
+      if (json_string(r, "kind") == "measured") chosen = &r;
     if (!chosen && !other["runs"].empty()) chosen = &other["runs"][0];
     if (chosen) {
       pid = static_cast<int>(json_number(*chosen, "pid").value_or(1));

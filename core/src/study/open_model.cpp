@@ -132,6 +132,7 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
     if (!stage(25, "Mapping the profile")) return m;
     WEFT_TRY_ASSIGN(Profile profile, load_profile(*m.graph, m.costs, request.profile));
     m.profile_replay = replay_profile(*m.graph, m.costs, profile, m.device);
+    m.predicted_costs = m.costs;
     m.costs = apply_profile(m.costs, profile);
     m.profile = std::make_shared<const Profile>(std::move(profile));
   }

@@ -94,6 +94,9 @@ struct OpenedModel {
   /// replay of the profiled run's own schedule; null without one.
   std::shared_ptr<const Profile> profile;
   std::optional<ProfileReplay> profile_replay;
+  /// With a profile: `costs` as predicted before its measured times replaced them (measured
+  /// against predicted, per node). Empty without one.
+  CostTable predicted_costs;
   std::shared_ptr<const AnalysisReport> analysis;  ///< of scheduled_graph(), on request
   std::optional<Expected<Advice>> advice;          ///< on request
   /// What opening did beyond import, for the front ends to say: a re-batch, the dims the inputs bound.
