@@ -628,7 +628,9 @@ void TestMainWindow::graphViewLaysOutWireLayers() {
   QCOMPARE(view->layering(), weft::ui::GraphView::Layering::Levels);
   for (std::size_t v = 0; v < g.node_count(); ++v)
     QCOMPARE(view->layerOf(static_cast<NodeId>(v)), w.document()->analysis().levels.asap[v]);
-  // Rows as laid out: one y per layer, every edge downwards.
+  // Rows as laid out: one y per layer, every edge downwards (in one band top to bottom: a deep
+  // graph is otherwise wrapped into bands at fit, test_graph_view).
+  view->setWrapping(false);
   const auto expect_rows = [&] {
     std::map<int, double> y_of_layer;
     for (std::size_t v = 0; v < g.node_count(); ++v) {

@@ -1,5 +1,7 @@
 # Studio tests (Qt Test, offscreen): one executable each; QTEST_MAIN supplies main().
 weft_add_test(test_studio_document SOURCES test_studio_document.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
+weft_add_test(test_graph_view SOURCES test_graph_view.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
+weft_add_test(test_profile_studio SOURCES test_profile_studio.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
 weft_add_test(test_lanes_view SOURCES test_lanes_view.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
 weft_add_test(test_main_window SOURCES test_main_window.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)
 weft_add_test(test_memory_view SOURCES test_memory_view.cpp ui_test_support.h LABELS ui LIBS weft_ui Qt6::Test)

@@ -5,6 +5,8 @@
 #include <QDropEvent>
 #include <QElapsedTimer>
 #include <QMimeData>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QUrl>
 #include <QEventLoop>
 #include <QTimer>
@@ -51,6 +53,14 @@ inline bool drop_files(QWidget& target, const QStringList& files) {
   QDropEvent drop(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QApplication::sendEvent(&target, &drop);
   return true;
+}
+
+/// Settings of their own for the test program `name` (QStandardPaths' test mode), cleared.
+inline void use_test_settings(const char* name) {
+  QStandardPaths::setTestModeEnabled(true);
+  QCoreApplication::setOrganizationName("weft-tests");
+  QCoreApplication::setApplicationName(name);
+  QSettings().clear();
 }
 
 /// Spins the event loop until `done()` or `ms` elapse; returns done().

@@ -35,6 +35,9 @@ void StudioDocument::setModel(LoadedModel model) {
   m_options = model.options;
   m_dims = std::move(model.dims);
   m_merge = std::move(model.merge);
+  m_profile = std::move(model.profile);
+  m_profile_replay = std::move(model.profile_replay);
+  m_predicted_costs = std::move(model.predicted_costs);
   m_unsplit = model.unsplit;
   m_advice = std::move(model.advice);
   m_path = model.path;
@@ -54,6 +57,11 @@ void StudioDocument::setModel(LoadedModel model) {
   setScheduleInternal(std::move(model.schedule));
   emit modelChanged();
   emit selectionChanged();
+}
+
+std::optional<double> StudioDocument::measuredTime(core::NodeId n) const {
+  if (!m_profile || static_cast<std::size_t>(n) >= m_profile->node_us.size()) return std::nullopt;
+  return m_profile->node_us[static_cast<std::size_t>(n)];
 }
 
 void StudioDocument::refreshCosts() {

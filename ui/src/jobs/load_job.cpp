@@ -51,6 +51,7 @@ core::OpenRequest open_request(QPromise<LoadedModel>& promise, const LoadRequest
     open.schedule_file = request.schedule->file.toStdString();
     open.schedule_required = request.schedule->required;
   }
+  open.profile = request.profile.toStdString();
   open.analyze = true;
   open.progress = [&promise](int percent, std::string_view stage) {
     promise.setProgressValueAndText(percent * 55 / 100, QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size())));
@@ -82,6 +83,11 @@ void take_opened(core::OpenedModel opened, LoadedModel& m) {
     m.graph = opened.graph;
   }
   if (opened.schedule) m.schedule = std::move(*opened.schedule);
+  if (opened.profile) {
+    m.profile = opened.profile;
+    m.profile_replay = std::move(opened.profile_replay);
+    m.predicted_costs = std::move(opened.predicted_costs);  // what the measured times replaced
+  }
 }
 
 /// Opens as advised (request.follow_advice): the advice's micro-batch split where it names one (not

@@ -92,6 +92,20 @@ void PropertiesPanel::refresh() {
   row(op, tr("type"), QString::fromStdString(node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type));
   row(op, tr("stream"), tr("%1, position %2").arg(m_doc->streamOf(n)).arg(m_doc->positionOf(n)));
   if (m_doc->selection().size() > 1) row(op, tr("selected"), tr("%1 nodes").arg(m_doc->selection().size()));
+  // Measured against predicted, first: with a profile open it is what a node is selected for.
+  if (const auto& profile = m_doc->profile()) {
+    QTreeWidgetItem* measured = section(tr("Measured"));
+    const std::optional<double> us = m_doc->measuredTime(n);
+    const auto& predicted = m_doc->predictedCosts().nodes;
+    const double predicted_us = i < predicted.size() ? predicted[i].time_us : 0.0;
+    row(measured, tr("measured time"),
+        us && i < profile->match.size()
+            ? tr("%1 µs (%2)").arg(*us, 0, 'f', 2).arg(QString::fromStdString(std::string(core::profile_match_name(profile->match[i]))))
+            : tr("not in the profile: predicted time kept"));
+    row(measured, tr("predicted time"), tr("%1 µs (%2)").arg(predicted_us, 0, 'f', 2).arg(QString::fromStdString(m_doc->device().name)));
+    if (us && predicted_us > 0) row(measured, tr("vs predicted"), tr("%1×").arg(*us / predicted_us, 0, 'f', 2));
+    row(measured, tr("profile"), QString::fromStdString(profile->source));
+  }
   if (!node.attributes.empty()) {
     QTreeWidgetItem* attrs = section(tr("Attributes"));
     for (const core::Attribute& a : node.attributes) row(attrs, QString::fromStdString(a.name), format_attribute(a));

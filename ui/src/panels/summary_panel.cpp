@@ -1,5 +1,6 @@
 #include "weft/ui/summary_panel.h"
 
+#include <QFileInfo>
 #include <QLabel>
 #include <QScrollArea>
 #include <QVBoxLayout>
@@ -222,6 +223,16 @@ void SummaryPanel::refresh() {
     }
   }
   if (m_doc->costsCalibrated()) add(tr("cost model"), m_doc->costsOrigin().toHtmlEscaped());
+  if (const auto& profile = m_doc->profile()) {
+    // The profile's times are the costs of every figure here; how much it covers, how closely its
+    // own run replays, and the best schedule the advice predicts from them.
+    add(tr("operators measured"), tr("%1 of %2").arg(profile->matched_count()).arg(profile->matched_count() + profile->unmatched_nodes.size()));
+    add(tr("measured iteration"), tr("%1&nbsp;µs").arg(profile->iteration_us, 0, 'f', 1));
+    if (const auto& replay = m_doc->profileReplay()) add(tr("replay error"), tr("%1%").arg(100 * replay->error, 0, 'f', 1));
+    if (m_advice_value && !m_advice_value->best_strategy.empty())
+      add(tr("best from measured"), tr("%1× %2").arg(m_advice_value->best_speedup, 0, 'f', 2)
+                                        .arg(QString::fromStdString(m_advice_value->best_strategy).toHtmlEscaped()));
+  }
   add(tr("streams"), QString::number(f.streams));
   add(tr("events"), QString::number(f.events));
   add(tr("sequential"), f.sequential_us > 0 ? studied(tr("%1&nbsp;µs").arg(f.sequential_us, 0, 'f', 1)) : tr("…"));
@@ -277,6 +288,11 @@ void SummaryPanel::refresh() {
                                                : tr("apply");
     return QString(" <a href=\"%1\">%2</a>").arg(QLatin1String(kApplyAdviceLink), what);
   };
+  // With a profile, what measured the costs every figure rests on (the advice line names it too).
+  if (const auto& profile = m_doc->profile())
+    notes += tr("<p><b>measured:</b> %1 (%2)</p>")
+                 .arg(QString::fromStdString(profile->source).toHtmlEscaped(),
+                      QFileInfo(QString::fromStdString(profile->path)).fileName().toHtmlEscaped());
   if (!m_advice.isEmpty())
     notes += QString("<p><b>advice:</b> %1%2</p>")
                  .arg(m_advice.toHtmlEscaped(),

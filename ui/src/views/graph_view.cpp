@@ -20,11 +20,38 @@
 namespace weft::ui {
 
 namespace {
+QString legend_title() { return GraphView::tr("measured time per node (log scale)"); }
+QString legend_missing() { return GraphView::tr("not in the profile"); }
+constexpr int kLegendRampW = 160, kLegendRampH = 10, kLegendPad = 6;  // pixels
 constexpr double kNodeW = 112;
 constexpr double kNodeH = 28;
-constexpr double kColGap = 132;
-constexpr double kRowGap = 64;
+constexpr double kColGap = 132;  // top to bottom: between nodes of a layer
+constexpr double kRowGap = 64;   // top to bottom: between layers (room for the edges' curves)
+constexpr double kLaneGap = 44;  // left to right: between nodes of a layer
+constexpr double kLevelGap = 160;  // left to right: between layers
+constexpr double kBandGapDown = 80;   // between bands side by side (top to bottom)
+constexpr double kBandGapRight = 48;  // between bands one above the other (left to right)
+constexpr double kFitMargin = 20;     // world units around the graph at fit
+// One band top to bottom stays while it draws nodes at least this large (labels of a few letters
+// readable); a wrapped arrangement must draw them kWrapGain times larger to replace it, and a
+// later candidate (more bands, or left to right) kTieGain times larger than the best so far.
+constexpr double kReadableScale = 0.6;
+constexpr double kWrapGain = 1.25;
+constexpr double kTieGain = 1.05;
+constexpr double kMaxScale = 1.5;
+constexpr int kLinearBands = 24;  // band counts tried one by one; beyond, in steps of a quarter
 using core::detail::idx;
+
+// Spacing of one flow: along a layer (cross), between layers (flow), the node's extent across and
+// along, and the gap between bands.
+struct FlowMetrics {
+  double cross_unit, flow_unit, node_cross, node_flow, band_gap;
+};
+FlowMetrics metrics(GraphView::Flow flow) {
+  return flow == GraphView::Flow::TopDown ? FlowMetrics{kColGap, kRowGap, kNodeW, kNodeH, kBandGapDown}
+                                          : FlowMetrics{kLaneGap, kLevelGap, kNodeH, kNodeW, kBandGapRight};
+}
+
 
 // Inversions among edges between two layers (sorted by source x): the crossings there.
 std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {
@@ -41,39 +68,65 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   setAttribute(Qt::WA_OpaquePaintEvent);
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
-  connect(doc, &StudioDocument::modelChanged, this, [this] {
-    relayout();
-    m_fit_pending = true;
-    fit();
-  });
+  connect(doc, &StudioDocument::modelChanged, this, &GraphView::takeModel);
   // The schedule's wires change with every edit: that layering follows it.
   connect(doc, &StudioDocument::scheduleChanged, this, [this] {
     if (m_layering == Layering::ScheduleWires) relayout();
     else update();
   });
-  // Right-click: the layering, as `weft analyze` (levels) or `weft layers` lays the graph out.
+  // Right-click: the layering, as `weft analyze` (levels) or `weft layers` lays the graph out;
+  // the colouring; wrapping.
   setContextMenuPolicy(Qt::ActionsContextMenu);
-  auto* group = new QActionGroup(this);
+  auto* layerings = new QActionGroup(this);
   for (auto [layering, label, name] :
        {std::tuple{Layering::Levels, tr("Layers: ASAP levels"), "layeringLevels"},
         std::tuple{Layering::GraphWires, tr("Layers: wire layering over the graph's chains"), "layeringGraphWires"},
         std::tuple{Layering::ScheduleWires, tr("Layers: wire layering over the schedule's streams"), "layeringScheduleWires"}}) {
-    auto* a = new QAction(label, this);
-    a->setObjectName(name);
-    a->setCheckable(true);
-    a->setChecked(layering == m_layering);
-    group->addAction(a);
-    addAction(a);
+    auto* a = addMenuAction(label, name, layering == m_layering, layerings);
     connect(a, &QAction::triggered, this, [this, layering] { setLayering(layering); });
     m_layering_actions.push_back(a);
   }
+  addSeparator();
+  auto* colours = new QActionGroup(this);
+  for (auto [colouring, label, name] :
+       {std::tuple{Colouring::Streams, tr("Colour: streams"), "colourStreams"},
+        std::tuple{Colouring::MeasuredTime, tr("Colour: measured time (File > Open profile)"), "colourMeasured"}}) {
+    auto* a = addMenuAction(label, name, colouring == m_colouring, colours);
+    connect(a, &QAction::triggered, this, [this, colouring] { setColouring(colouring); });
+    m_colouring_actions.push_back(a);
+  }
+  m_colouring_actions[static_cast<std::size_t>(Colouring::MeasuredTime)]->setEnabled(false);
+  addSeparator();
+  m_wrap_action = addMenuAction(tr("Wrap layers to fill the view"), "wrapLayers", m_wrapping, nullptr);
+  connect(m_wrap_action, &QAction::toggled, this, &GraphView::setWrapping);
   connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
   // A document that already holds a model (a view opened after loading) is laid out now.
-  if (doc->hasModel()) {
-    relayout();
-    m_fit_pending = true;
-    fit();
-  }
+  if (doc->hasModel()) takeModel();
+}
+
+void GraphView::takeModel() {
+  // A model opened with a profile shows its measured times; one without, its streams.
+  m_heat = m_doc->profile() ? HeatScale::of(m_doc->profile()->node_us) : HeatScale{};
+  setColouring(m_doc->profile() ? Colouring::MeasuredTime : Colouring::Streams);
+  relayout();
+  m_fit_pending = true;
+  fit();
+}
+
+void GraphView::addSeparator() {
+  auto* a = new QAction(this);
+  a->setSeparator(true);
+  addAction(a);
+}
+
+QAction* GraphView::addMenuAction(const QString& label, const char* name, bool checked, QActionGroup* group) {
+  auto* a = new QAction(label, this);
+  a->setObjectName(name);
+  a->setCheckable(true);
+  a->setChecked(checked);
+  if (group) group->addAction(a);
+  addAction(a);
+  return a;
 }
 
 void GraphView::setLayering(Layering layering) {
@@ -83,6 +136,79 @@ void GraphView::setLayering(Layering layering) {
   m_fit_pending = true;
   fit();
 }
+
+void GraphView::setWrapping(bool on) {
+  if (m_wrap_action->isChecked() != on) m_wrap_action->setChecked(on);  // toggled() comes back here
+  if (m_wrapping == on) return;
+  m_wrapping = on;
+  if (!on) arrange({});
+  fit();
+}
+
+void GraphView::setColouring(Colouring colouring) {
+  // Measured times need a profile; without one the streams show.
+  if (!m_doc->profile()) colouring = Colouring::Streams;
+  m_colouring = colouring;
+  m_colouring_actions[static_cast<std::size_t>(colouring)]->setChecked(true);
+  m_colouring_actions[static_cast<std::size_t>(Colouring::MeasuredTime)]->setEnabled(m_doc->profile() != nullptr);
+  if (m_fitted) fit();  // the legend takes room at the top, or gives it back
+  update();
+}
+
+QColor GraphView::nodeFill(core::NodeId n) const {
+  if (m_colouring == Colouring::MeasuredTime) {
+    const std::optional<double> us = m_doc->measuredTime(n);
+    return us ? m_heat.colorOf(*us) : unmeasured_color();
+  }
+  return stream_color(m_doc->streamOf(n)).lighter(112);
+}
+
+void GraphView::paintHeatLegend(QPainter& p) const {
+  // "measured time" over a ramp from the fastest to the slowest node, and the grey of nodes the
+  // profile has no time for, in a box at the top right.
+  const auto time_text = [](double us) { return us >= 1000 ? tr("%1 ms").arg(us / 1000, 0, 'g', 3) : tr("%1 µs").arg(us, 0, 'g', 3); };
+  const QFontMetrics fm = p.fontMetrics();
+  const int ramp_h = kLegendRampH, pad = kLegendPad, line = fm.height();
+  const QRect box = heatLegendRect(fm);
+  const int w = box.width();
+  QColor back = palette().color(QPalette::Base);
+  back.setAlpha(225);
+  p.setPen(palette().color(QPalette::Mid));
+  p.setBrush(back);
+  p.drawRect(box);
+  p.setPen(palette().color(QPalette::Text));
+  const int x = box.left() + pad;
+  p.drawText(QRect(x, box.top() + pad, w - 2 * pad, line), Qt::AlignLeft | Qt::AlignVCenter, legend_title());
+  const QRect ramp(x, box.top() + pad + line + 2, w - 2 * pad, ramp_h);
+  QLinearGradient gradient(ramp.topLeft(), ramp.topRight());
+  for (int i = 0; i <= 8; ++i) gradient.setColorAt(i / 8.0, HeatScale::color(i / 8.0));
+  p.fillRect(ramp, gradient);
+  const QRect ticks(x, ramp.bottom() + 2, ramp.width(), line);
+  p.drawText(ticks, Qt::AlignLeft | Qt::AlignVCenter, time_text(m_heat.lo_us));
+  p.drawText(ticks, Qt::AlignRight | Qt::AlignVCenter, time_text(m_heat.hi_us));
+  const QRect swatch(x, ticks.bottom() + pad, 10, 10);
+  p.fillRect(swatch, unmeasured_color());
+  p.drawText(QRect(swatch.right() + 6, swatch.center().y() - line / 2, w, line), Qt::AlignLeft | Qt::AlignVCenter, legend_missing());
+}
+
+QRect GraphView::heatLegendRect(const QFontMetrics& fm) const {
+  const int w = std::max({kLegendRampW, fm.horizontalAdvance(legend_title()), fm.horizontalAdvance(legend_missing()) + 16}) + 2 * kLegendPad;
+  return QRect(width() - w - 8, 8, w, 3 * fm.height() + kLegendRampH + 3 * kLegendPad);
+}
+
+QFont GraphView::overlayFont() const {
+  QFont f = font();
+  f.setPointSizeF(9);
+  return f;
+}
+
+QString GraphView::arrangementText() const {
+  if (m_arrangement == Arrangement{}) return {};
+  const QString flow = m_arrangement.flow == Flow::TopDown ? tr("top to bottom") : tr("left to right");
+  return m_arrangement.bands > 1 ? tr(" in %1 bands, %2").arg(m_arrangement.bands).arg(flow) : tr(", %1").arg(flow);
+}
+
+int GraphView::bandOf(core::NodeId n) const { return idx(n) < m_band_of.size() ? m_band_of[idx(n)] : -1; }
 
 int GraphView::layerOf(core::NodeId n) const { return idx(n) < m_layer_of.size() ? m_layer_of[idx(n)] : -1; }
 
@@ -116,6 +242,8 @@ void GraphView::computeLayers() {
 
 void GraphView::relayout() {
   m_pos.clear();
+  m_layers.clear();
+  m_candidates.clear();
   m_crossings = 0;
   if (!m_doc->hasModel()) return;
   const core::Graph& g = m_doc->graph();
@@ -153,13 +281,28 @@ void GraphView::relayout() {
     for (std::size_t l = layers.size() - 1; l-- > 0;) sweep(l, false);
   }
   for (std::size_t l = 1; l < layers.size(); ++l) sweep(l, true);
-  m_pos.resize(n);
-  for (std::size_t v = 0; v < n; ++v) m_pos[v] = QPointF(x[v], layer_of[v] * kRowGap);
-  m_bounds = QRectF();
-  for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
+  m_slot.resize(n);
+  for (std::size_t v = 0; v < n; ++v) m_slot[v] = x[v] / kColGap;
+  m_layer_span.assign(layers.size(), 0.0);
+  for (std::size_t l = 0; l < layers.size(); ++l)
+    m_layer_span[l] = layers[l].empty() ? 0.0 : static_cast<double>(layers[l].size() - 1);
+  m_layers = std::move(layers);
+  // Edges crossing each boundary between layers (a difference array over the layers they span).
+  m_cut.assign(m_layers.size() + 1, 0);
+  for (std::size_t u = 0; u < n; ++u)
+    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
+      if (layer_of[idx(v)] > layer_of[u]) {
+        ++m_cut[static_cast<std::size_t>(layer_of[u]) + 1];
+        --m_cut[static_cast<std::size_t>(layer_of[idx(v)]) + 1];
+      }
+  for (std::size_t l = 1; l < m_cut.size(); ++l) m_cut[l] += m_cut[l - 1];
+  // Within the bands the arrangement has (fit() chooses again for the view's size).
+  m_arrangement.bands = std::min(m_arrangement.bands, static_cast<int>(m_layers.size()));
+  measureArrangements();
+  arrange(m_arrangement);
   // Crossings between adjacent layers (quadratic per layer pair: only for modest graphs).
   if (g.edge_count() < 20000) {
-    std::vector<std::vector<std::pair<double, double>>> between(layers.size());
+    std::vector<std::vector<std::pair<double, double>>> between(m_layers.size());
     for (std::size_t u = 0; u < n; ++u)
       for (core::NodeId v : g.successors(static_cast<core::NodeId>(u)))
         if (layer_of[idx(v)] == layer_of[u] + 1) between[static_cast<std::size_t>(layer_of[u])].emplace_back(x[u], x[idx(v)]);
@@ -176,13 +319,124 @@ QRectF GraphView::nodeWorldRect(core::NodeId n) const {
   return QRectF(c.x() - kNodeW / 2, c.y() - kNodeH / 2, kNodeW, kNodeH);
 }
 
+std::vector<std::size_t> GraphView::bandStarts(int bands) const {
+  // Band b ideally starts at layer b·L/bands; within a quarter band of that, at the boundary the
+  // fewest edges cross (after a Concat, not through four parallel branches), so few edges wrap.
+  const std::size_t layers = m_layers.size();
+  std::vector<std::size_t> starts{0};
+  const double per_band = static_cast<double>(layers) / bands;
+  const auto slack = static_cast<std::ptrdiff_t>(per_band / 4);
+  for (int band = 1; band < bands; ++band) {
+    const auto ideal = static_cast<std::ptrdiff_t>(std::lround(band * per_band));
+    const auto lo = std::max(ideal - slack, static_cast<std::ptrdiff_t>(starts.back()) + 1);
+    const auto hi = std::min(ideal + slack, static_cast<std::ptrdiff_t>(layers) - 1);
+    if (lo > hi) break;
+    std::ptrdiff_t best = std::clamp(ideal, lo, hi);
+    for (std::ptrdiff_t l = lo; l <= hi; ++l) {
+      const auto cut = m_cut[static_cast<std::size_t>(l)], best_cut = m_cut[static_cast<std::size_t>(best)];
+      if (cut < best_cut || (cut == best_cut && std::abs(l - ideal) < std::abs(best - ideal))) best = l;
+    }
+    starts.push_back(static_cast<std::size_t>(best));
+  }
+  return starts;
+}
+
+namespace {
+// Per band of `starts` (over `spans`, one per layer): its first layer, its layer count and its
+// extent across, in node slots.
+template <typename F>
+void for_each_band(const std::vector<std::size_t>& starts, const std::vector<double>& spans, F&& f) {
+  for (std::size_t b = 0; b < starts.size(); ++b) {
+    const std::size_t first = starts[b], last = b + 1 < starts.size() ? starts[b + 1] : spans.size();
+    f(first, last, *std::max_element(spans.begin() + static_cast<std::ptrdiff_t>(first), spans.begin() + static_cast<std::ptrdiff_t>(last)));
+  }
+}
+}  // namespace
+
+QSizeF GraphView::arrangedSize(Arrangement a) const {
+  if (m_layers.empty()) return {};
+  const FlowMetrics m = metrics(a.flow);
+  double across = 0;
+  std::size_t longest = 0;
+  for_each_band(bandStarts(a.bands), m_layer_span, [&](std::size_t first, std::size_t last, double span) {
+    across += (first > 0 ? m.band_gap : 0.0) + span * m.cross_unit + m.node_cross;
+    longest = std::max(longest, last - first);
+  });
+  const double along = static_cast<double>(longest - 1) * m.flow_unit + m.node_flow;
+  return a.flow == Flow::TopDown ? QSizeF(across, along) : QSizeF(along, across);
+}
+
+void GraphView::measureArrangements() {
+  // Every band count up to kLinearBands, then about 25% more each step (a 100k-layer chain wants
+  // hundreds of bands): each arrangement's world size, so fit() picks one in O(candidates).
+  m_candidates.clear();
+  for (Flow flow : {Flow::TopDown, Flow::LeftRight})
+    for (int bands = 1; static_cast<std::size_t>(bands) <= m_layers.size();
+         bands = bands < kLinearBands ? bands + 1 : bands + std::max(1, bands / 4)) {
+      // Only band counts the cuts allow (each band a layer at least).
+      if (bandStarts(bands).size() != static_cast<std::size_t>(bands)) continue;
+      m_candidates.emplace_back(Arrangement{flow, bands}, arrangedSize({flow, bands}));
+    }
+}
+
+GraphView::Arrangement GraphView::bestArrangement(QSizeF size) const {
+  const Arrangement plain;
+  if (!m_wrapping || m_candidates.empty() || size.width() <= 0 || size.height() <= 0) return plain;
+  const auto scale_of = [&](QSizeF s) {
+    return std::min({size.width() / (s.width() + 2 * kFitMargin), size.height() / (s.height() + 2 * kFitMargin), kMaxScale});
+  };
+  const double plain_scale = scale_of(m_candidates.front().second);  // one band, top to bottom
+  if (plain_scale >= kReadableScale) return plain;
+  Arrangement best = plain;
+  double best_scale = plain_scale * kWrapGain / kTieGain;  // a wrap must beat the plain one by kWrapGain
+  for (const auto& [a, extent] : m_candidates) {
+    if (a == plain) continue;
+    if (const double s = scale_of(extent); s > best_scale * kTieGain) {
+      best = a;
+      best_scale = s;
+    }
+  }
+  return best;
+}
+
+void GraphView::arrange(Arrangement a) {
+  m_arrangement = a;
+  m_pos.assign(m_slot.size(), QPointF());
+  m_bounds = QRectF();
+  if (m_layers.empty()) return;
+  const FlowMetrics m = metrics(a.flow);
+  const std::vector<std::size_t> starts = bandStarts(a.bands);
+  m_arrangement.bands = static_cast<int>(starts.size());
+  m_band_of.assign(m_slot.size(), 0);
+  int band = 0;
+  double band_start = 0;  // cross coordinate of the band's first edge
+  for_each_band(starts, m_layer_span, [&](std::size_t first, std::size_t last, double span) {
+    const double extent = span * m.cross_unit + m.node_cross;
+    // The first band is centred on 0, as the layers are: the plain arrangement keeps its coordinates.
+    const double centre = first == 0 ? 0.0 : band_start + extent / 2;
+    if (first == 0) band_start = -extent / 2;
+    for (std::size_t l = first; l < last; ++l)
+      for (core::NodeId v : m_layers[l]) {
+        const double across = centre + m_slot[idx(v)] * m.cross_unit;
+        const double along = static_cast<double>(l - first) * m.flow_unit;
+        m_pos[idx(v)] = a.flow == Flow::TopDown ? QPointF(across, along) : QPointF(along, across);
+        m_band_of[idx(v)] = band;
+      }
+    band_start += extent + m.band_gap;
+    ++band;
+  });
+  for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
+}
+
 void GraphView::fit() {
-  // Above the status line at the bottom.
-  const double h = height() - 2.0 * fontMetrics().height();
+  // Above the status line at the bottom, and below the heat scale's legend where it shows.
+  const double top = m_colouring == Colouring::MeasuredTime && !m_heat.empty() ? heatLegendRect(QFontMetrics(overlayFont())).bottom() : 0.0;
+  const double h = height() - 2.0 * fontMetrics().height() - top;
   if (m_pos.empty() || width() <= 0 || h <= 0) return;
-  const QRectF b = m_bounds.adjusted(-20, -20, 20, 20);
-  m_scale = std::min({width() / b.width(), h / b.height(), 1.5});
-  m_offset = QPointF(width() / 2.0, h / 2.0) - b.center() * m_scale;
+  if (const Arrangement a = bestArrangement(QSizeF(width(), h)); !(a == m_arrangement)) arrange(a);
+  const QRectF b = m_bounds.adjusted(-kFitMargin, -kFitMargin, kFitMargin, kFitMargin);
+  m_scale = std::min({width() / b.width(), h / b.height(), kMaxScale});
+  m_offset = QPointF(width() / 2.0, top + h / 2.0) - b.center() * m_scale;
   m_fit_pending = false;
   m_fitted = true;
   update();
@@ -241,7 +495,6 @@ void GraphView::paintEvent(QPaintEvent*) {
   }
   const core::Graph& g = m_doc->graph();
   const QRectF visible = QRectF(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height()))).normalized();
-  const bool detailed = m_scale >= 0.45;       // labels
   const bool outlined = m_scale * kNodeW >= 14;  // borders, curves, antialiasing
   const auto& crit = m_doc->analysis().critical.nodes;
   std::vector<int> crit_index(g.node_count(), -1);
@@ -255,13 +508,19 @@ void GraphView::paintEvent(QPaintEvent*) {
   QPen crit_pen(critical_color(), 2.5);
   crit_pen.setCosmetic(true);
   std::vector<QLineF> plain, critical_lines;
+  // Edges leave a node on its far side along the flow and enter the next on its near side; one
+  // into a later band curves back along the flow to enter from before.
+  const bool down = m_arrangement.flow == Flow::TopDown;
+  const QPointF flow_dir = down ? QPointF(0, 1) : QPointF(1, 0);
+  const QPointF half = down ? QPointF(0, kNodeH / 2) : QPointF(kNodeW / 2, 0);
+  const double flow_unit = metrics(m_arrangement.flow).flow_unit;
   for (std::size_t u = 0; u < g.node_count(); ++u)
     for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
-      const QPointF a(m_pos[u].x(), m_pos[u].y() + kNodeH / 2);
-      const QPointF b(m_pos[idx(v)].x(), m_pos[idx(v)].y() - kNodeH / 2);
-      if (std::max(a.x(), b.x()) < visible.left() || std::min(a.x(), b.x()) > visible.right() ||
-          b.y() < visible.top() || a.y() > visible.bottom())
-        continue;
+      const QPointF a = m_pos[u] + half;
+      const QPointF b = m_pos[idx(v)] - half;
+      const double ahead = QPointF::dotProduct(b - a, flow_dir);
+      const double bend = ahead > 0 ? ahead / 2 : flow_unit;
+      if (!QRectF(a, b).normalized().adjusted(-bend, -bend, bend, bend).intersects(visible)) continue;
       const bool critical = crit_index[u] >= 0 && crit_index[idx(v)] == crit_index[u] + 1;
       if (!outlined) {
         (critical ? critical_lines : plain).emplace_back(a, b);
@@ -269,8 +528,7 @@ void GraphView::paintEvent(QPaintEvent*) {
       }
       p.setPen(critical ? crit_pen : edge_pen);
       QPainterPath path(a);
-      const double dy = (b.y() - a.y()) / 2;
-      path.cubicTo(a + QPointF(0, dy), b - QPointF(0, dy), b);
+      path.cubicTo(a + flow_dir * bend, b - flow_dir * bend, b);
       p.setBrush(Qt::NoBrush);
       p.drawPath(path);
     }
@@ -283,16 +541,25 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.drawLines(critical_lines.data(), static_cast<int>(critical_lines.size()));
   }
 
-  QFont f = font();
-  f.setPointSizeF(9);
-  p.setFont(f);
+  // Labels are drawn in pixels, not world units, so they stay legible at the scales a fitted
+  // graph of a few hundred nodes gets: from where a node is about as tall as a line of small text.
+  QFont label_font = font();
+  label_font.setPointSizeF(std::clamp(9 * m_scale, 7.0, 11.0));
+  const QFontMetricsF label_metrics(label_font);
+  const bool detailed = kNodeH * m_scale >= 0.85 * label_metrics.height() && kNodeW * m_scale >= 24;
+  struct Label {
+    QRectF rect;
+    QString text;
+    QColor color;  // light on dark fills (the heat scale's slow end is dark)
+  };
+  std::vector<Label> labels;
   for (std::size_t v = 0; v < m_pos.size(); ++v) {
     const QRectF r = nodeWorldRect(static_cast<core::NodeId>(v));
     if (!visible.intersects(r)) continue;
     const int stream = m_doc->streamOf(static_cast<core::NodeId>(v));
     const bool selected = m_doc->isSelected(static_cast<core::NodeId>(v));
     const bool critical = crit_index[v] >= 0;
-    QColor fill = stream_color(stream).lighter(112);
+    const QColor fill = nodeFill(static_cast<core::NodeId>(v));
     if (!outlined) {
       p.fillRect(r, selected ? selection_color() : critical ? critical_color() : fill);
       continue;
@@ -313,24 +580,30 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.setPen(pen);
     p.setBrush(fill);
     p.drawRoundedRect(r, 5, 5);
-    if (detailed) {
-      p.setPen(Qt::black);
-      const QFontMetrics fm(f);
-      // A merged launch shows its members' operator and count.
-      const QString label = merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
-                                   : QString::fromStdString(node.op_type);
-      p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignCenter, fm.elidedText(label, Qt::ElideRight, static_cast<int>(kNodeW - 8)));
-    }
+    // A merged launch shows its members' operator and count.
+    if (detailed)
+      labels.push_back({QRectF(toWidget(r.topLeft()), toWidget(r.bottomRight())),
+                        merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
+                               : QString::fromStdString(node.op_type),
+                        fill.lightnessF() < 0.45 ? QColor(Qt::white) : QColor(Qt::black)});
   }
   p.resetTransform();
+  p.setFont(label_font);
+  for (const Label& l : labels) {
+    p.setPen(l.color);
+    p.drawText(l.rect.adjusted(3, 0, -3, 0), Qt::AlignCenter, label_metrics.elidedText(l.text, Qt::ElideRight, l.rect.width() - 6));
+  }
+  p.setFont(overlayFont());
+  if (m_colouring == Colouring::MeasuredTime && !m_heat.empty()) paintHeatLegend(p);
   p.setPen(pal.color(QPalette::PlaceholderText));
   // The figures first; the hints are what a narrow view elides.
   const QRect status = rect().adjusted(8, 4, -8, -4);
   p.drawText(status, Qt::AlignBottom | Qt::AlignRight,
-             p.fontMetrics().elidedText(tr("%1 nodes · %2 · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit · "
+             p.fontMetrics().elidedText(tr("%1 nodes · %2%3 · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit · "
                                            "right-click: layers")
                                             .arg(g.node_count())
-                                            .arg(m_layering_summary),
+                                            .arg(m_layering_summary)
+                                            .arg(arrangementText()),
                                         Qt::ElideRight, status.width()));
 }
 
@@ -374,7 +647,16 @@ void GraphView::mouseMoveEvent(QMouseEvent* event) {
                  .arg(m_doc->analysis().levels.asap[idx(v)])
                  .arg(m_doc->analysis().levels.slack[idx(v)])
                  .arg(m_doc->streamOf(v))
-                 .arg(m_layering == Layering::Levels ? QString() : tr(", wire layer %1").arg(layerOf(v))));
+                 .arg(m_layering == Layering::Levels ? QString() : tr(", wire layer %1").arg(layerOf(v))) +
+             measuredTip(v));
+}
+
+QString GraphView::measuredTip(core::NodeId v) const {
+  if (!m_doc->profile()) return {};
+  const auto& predicted = m_doc->predictedCosts().nodes;
+  const QString prediction = idx(v) < predicted.size() ? tr(", predicted %1 µs").arg(predicted[idx(v)].time_us, 0, 'f', 2) : QString();
+  const std::optional<double> us = m_doc->measuredTime(v);
+  return us ? tr("\nmeasured %1 µs%2").arg(*us, 0, 'f', 2).arg(prediction) : tr("\nnot in the profile%1").arg(prediction);
 }
 
 void GraphView::mouseReleaseEvent(QMouseEvent* event) {

@@ -98,6 +98,21 @@ void TimelineView::rebuild() {
           }))
         add(predicted[i], i == 0);
     };
+    // A measured profile first, as its own group above the predictions, with its replay (the
+    // profiled run's schedule simulated with the measured times) under it.
+    if (const auto& profile = m_doc->profile()) {
+      core::Timeline measured = profile->measured;
+      measured.label = "measured: " + profile->source;
+      if (measured.device == profile->source) measured.device.clear();  // said once, in the label
+      add(measured);
+      if (const auto& replay = m_doc->profileReplay()) {
+        core::Timeline replayed = replay->timeline;
+        replayed.label = tr("replay of the profiled run (%1% off the measured iteration)")
+                             .arg(100 * replay->error, 0, 'f', 1)
+                             .toStdString();
+        add(replayed);
+      }
+    }
     add_predicted(0);
     for (const core::Timeline& r : m_doc->runs()) add(r);
     add_predicted(1);

@@ -5,12 +5,15 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSpinBox>
 #include <QUndoStack>
 #include <algorithm>
+#include <cctype>
+#include <utility>
 
 #include "weft/core/onnx/dim_binding.h"
 #include "weft/core/base/file_io.h"
@@ -62,8 +65,31 @@ LoadController::~LoadController() {
   }
 }
 
+namespace {
+
+// What names the schedule a profile's re-open keeps (in a refusal; the status does not announce it).
+QString kept_schedule() { return LoadController::tr("the schedule on screen"); }
+
+// A *.json is schedule JSON (an object with "format") or a profile: ONNX Runtime's profiler
+// writes an array of events, PyTorch's profiler and Weft a Chrome trace (an object with
+// "traceEvents"). Only the file's start is read; core tells the profile formats apart.
+bool looks_like_profile(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return false;
+  const QByteArray head = file.read(1 << 16);
+  for (const char c : head) {
+    if (std::isspace(static_cast<unsigned char>(c))) continue;
+    if (c == '[') return true;
+    break;
+  }
+  return head.contains("\"traceEvents\"");
+}
+
+}  // namespace
+
 void LoadController::openPath(const QString& path) {
   if (path.endsWith(".weft", Qt::CaseInsensitive)) openProject(path);
+  else if (path.endsWith(".json", Qt::CaseInsensitive) && looks_like_profile(path)) openProfile(path);
   else if (path.endsWith(".json", Qt::CaseInsensitive)) openSchedule(path);
   else openModel(path);
 }
@@ -71,7 +97,38 @@ void LoadController::openPath(const QString& path) {
 void LoadController::openModel(const QString& path) {
   m_pending_project.reset();
   m_loading_is_file = true;
-  startLoad(modelRequest(path));
+  LoadRequest r = modelRequest(path);
+  r.profile = std::exchange(m_next_profile, QString());
+  startLoad(std::move(r));
+}
+
+LoadRequest LoadController::profileRequest(const QString& profile) {
+  LoadRequest r = *m_document_request;
+  takePanelSettings(r);
+  r.profile = profile;
+  r.follow_advice = false;
+  r.advice_applied.clear();
+  // The schedule on screen goes with the model re-opened (offered: a fresh one of the panel's
+  // strategy where it no longer fits); the undo history goes with the document it was made in.
+  r.schedule = LoadRequest::ScheduleText{kept_schedule(), core::schedule_to_json(m_doc->graph(), m_doc->schedule(), m_doc->device().name), false};
+  m_pending_project.reset();
+  m_loading_is_file = false;
+  return r;
+}
+
+void LoadController::openProfile(const QString& path) {
+  if (!m_doc->hasModel() || !m_document_request) {
+    const QString why = tr("Could not open profile %1: open the model it was measured on first").arg(QFileInfo(path).fileName());
+    showMessage(why, true);
+    emit loadFinished(false, why);
+    return;
+  }
+  startLoad(profileRequest(QFileInfo(path).absoluteFilePath()));
+}
+
+void LoadController::closeProfile() {
+  if (!m_doc->hasModel() || !m_doc->profile() || !m_document_request) return;
+  startLoad(profileRequest({}));
 }
 
 LoadRequest LoadController::modelRequest(const QString& path) const {
@@ -234,7 +291,9 @@ void LoadController::onLoaded() {
   m_status->hideProgress();
   QFuture<LoadedModel> future = m_watcher.future();
   if (future.isCanceled() || future.resultCount() == 0) {
+    const bool profile_refused = !m_last_request.profile.isEmpty() && (!m_document_request || m_document_request->profile != m_last_request.profile);
     const QString why = future.isCanceled() ? tr("Loading cancelled")
+                        : profile_refused ? tr("Could not open profile %1: %2").arg(QFileInfo(m_last_request.profile).fileName(), *m_job.error)
                         : m_last_request.schedule && m_last_request.schedule->required
                             ? tr("Could not open schedule %1: %2").arg(QFileInfo(m_last_request.schedule->file).fileName(), *m_job.error)
                             : tr("Could not open %1: %2").arg(m_loading_path, *m_job.error);
@@ -250,7 +309,7 @@ void LoadController::onLoaded() {
   m_document_request = m_last_request;
   const double ms = model.load_ms;
   QString note = model.note;
-  if (!model.schedule_file.isEmpty() && !m_pending_project) {
+  if (!model.schedule_file.isEmpty() && model.schedule_file != kept_schedule() && !m_pending_project) {
     const core::Schedule& s = model.schedule;
     const QString opened = tr("schedule %1 (%2, %3 streams, %4 events)")
                                .arg(QFileInfo(model.schedule_file).fileName(), QString::fromStdString(s.strategy))
@@ -262,6 +321,16 @@ void LoadController::onLoaded() {
   if (!m_last_request.advice_applied.isEmpty())
     note = note.isEmpty() ? tr("applied the advice: %1").arg(m_last_request.advice_applied)
                           : tr("applied the advice: %1; %2").arg(m_last_request.advice_applied, note);
+  if (model.profile) {
+    // What the profile matched and how far its replay is off: how far to trust what follows.
+    const core::Profile& p = *model.profile;
+    QString applied = tr("profile %1 (%2): %3 of %4 operators measured")
+                          .arg(QFileInfo(QString::fromStdString(p.path)).fileName(), QString::fromStdString(p.source))
+                          .arg(p.matched_count())
+                          .arg(p.matched_count() + p.unmatched_nodes.size());
+    if (model.profile_replay) applied += tr(", replay error %1%").arg(100 * model.profile_replay->error, 0, 'f', 1);
+    note = note.isEmpty() ? applied : applied + QStringLiteral("; ") + note;
+  }
   if (!model.advised.isEmpty()) note = note.isEmpty() ? tr("opened as advised: %1").arg(model.advised)
                                                       : tr("opened as advised: %1; %2").arg(model.advised, note);
   m_doc->setModel(std::move(model));
@@ -329,6 +398,8 @@ LoadRequest LoadController::reopenRequest(std::map<std::string, std::int64_t> di
   else r.schedule.reset();
   r.import.dims = std::move(dims);
   r.merge = merge;
+  // A profile measured the model as exported: merged, its nodes are no longer the profile's.
+  if (merge) r.profile.clear();
   // The panel's settings of now, not the first load's.
   takePanelSettings(r);
   // A model opened as advised and not edited since is advised again (its dims or merging changed
@@ -443,16 +514,24 @@ void LoadController::applyProjectSettings(const ProjectSettings& settings) {
 void LoadController::reopenAsAdvised(const AdviceAction& action, const QString& mode) {
   if (!m_doc->hasModel() || isLoading()) return;
   LoadRequest r = reopenRequest(m_doc->dimBindings(), action.merge || m_doc->isMerged());
-  if (action.split_k > 1) r.split = action.split_k;
+  if (action.split_k > 1) {
+    r.split = action.split_k;
+    r.profile.clear();  // measured on the model as exported, not on its micro-batch copies
+  }
   r.follow_advice = false;
   r.advice_applied = action.merge ? tr("merged, %1, %2").arg(action.strategy, mode)
                                   : tr("split k=%1, %2, %3").arg(action.split_k).arg(action.strategy, mode);
+  if (m_doc->profile() && r.profile.isEmpty()) r.advice_applied += tr(" (predicted times: the profile measured the model as exported)");
   startLoad(std::move(r));
 }
 
 void LoadController::onDevicePresetChanged() {
   // Costs and the first schedule depend on the device: reload the open model file with it.
-  if (m_doc->hasModel() && QFileInfo(m_doc->modelPath()).isFile()) openModel(m_doc->modelPath());
+  if (m_doc->hasModel() && QFileInfo(m_doc->modelPath()).isFile()) {
+    // A profile's measured times do not depend on the preset: they stay, the predictions follow it.
+    if (m_doc->profile()) m_next_profile = QString::fromStdString(m_doc->profile()->path);
+    openModel(m_doc->modelPath());
+  }
   else showMessage(tr("Device preset %1: applies to the next model opened").arg(m_preferences->devicePreset()));
 }
 

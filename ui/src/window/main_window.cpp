@@ -203,6 +203,21 @@ void MainWindow::createMenus() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open schedule"), {}, tr("Schedule JSON (*.json);;All files (*)"));
     if (!path.isEmpty()) openSchedule(path);
   });
+  auto* open_profile = file->addAction(tr("Open pro&file..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open profile"), {},
+                                                      tr("Profiles: ONNX Runtime JSON, PyTorch or Weft Chrome trace (*.json);;All files (*)"));
+    if (!path.isEmpty()) m_loads->openProfile(path);
+  });
+  open_profile->setObjectName("openProfile");
+  open_profile->setToolTip(tr("Measured node times from ONNX Runtime's or PyTorch's profiler replace the predictions"));
+  auto* close_profile = file->addAction(tr("&Close profile"), this, [this] { m_loads->closeProfile(); });
+  close_profile->setObjectName("closeProfile");
+  const auto update_profile_actions = [this, open_profile, close_profile] {
+    open_profile->setEnabled(m_doc->hasModel());
+    close_profile->setEnabled(m_doc->profile() != nullptr);
+  };
+  connect(m_doc, &StudioDocument::modelChanged, this, update_profile_actions);
+  update_profile_actions();
   file->addAction(tr("&Save project..."), QKeySequence::Save, this, [this] {
     if (!m_doc->hasModel()) return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), {}, tr("Weft projects (*.weft)"));

@@ -71,8 +71,12 @@ core::Expected<StudioOptions> parse_studio_command_line(const QStringList& argum
                                     "Open schedule JSON (weft schedule -o FILE) on the model, split and merged as it records; "
                                     "without a model, on the model it names.",
                                     "file");
+  const QCommandLineOption profile("profile",
+                                   "Open the model with a measured profile (ONNX Runtime profiler JSON, PyTorch profiler or "
+                                   "Weft Chrome trace), as weft's --profile: its node times replace the predictions.",
+                                   "file");
   parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover,
-                     memory_budget, dim, merge, batch, split, layers, schedule});
+                     memory_budget, dim, merge, batch, split, layers, schedule, profile});
   if (!parser.parse(arguments)) return usage(parser.errorText());
 
   StudioOptions o;
@@ -121,6 +125,9 @@ core::Expected<StudioOptions> parse_studio_command_line(const QStringList& argum
   o.recover = parser.isSet(recover);
   o.memory_budget = parser.value(memory_budget);
   o.merge = parser.isSet(merge);
+  o.profile = parser.value(profile);
+  if (!o.profile.isEmpty() && (o.synthetic || !o.schedule.isEmpty() || o.path.isEmpty() || !o.path.endsWith(".onnx", Qt::CaseInsensitive)))
+    return usage("--profile goes with an ONNX model to open (weft-studio MODEL.onnx --profile FILE)");
   return o;
 }
 
@@ -161,6 +168,7 @@ void StudioSession::configure() {
   m_window.loads()->setDimBindings(m_options.dims);
   m_window.loads()->setBatchSplit(m_options.batch, m_options.split);
   if (m_options.merge) m_window.strategyPanel()->mergeBox()->setChecked(true);
+  if (!m_options.profile.isEmpty()) m_window.loads()->setProfileForNextModel(m_options.profile);
   if (!m_options.screenshot.isEmpty()) {
     m_window.loads()->setAskForDims(false);  // a screenshot run shows the model as bound on the command line
     m_window.resize(m_options.size);

@@ -1,19 +1,27 @@
 #pragma once
 // Layered graph view: ASAP levels are the layers (top to bottom), order within a layer by
-// barycenter sweeps (Sugiyama et al., 1981), nodes coloured by stream, the critical path in red.
+// barycenter sweeps (Sugiyama et al., 1981), nodes coloured by stream, the critical path in red;
+// with a measured profile open, nodes coloured by measured time (heat_scale.h, with a legend).
 // Alternatively (right-click) the wire layering by the head rule, as `weft layers` gives it: over
 // the graph's chains or the current schedule's streams, with the horizontal merges it allows.
-// Wheel zooms about the cursor, drag pans, fit() shows everything. Paints only what is visible
-// and drops labels, then outlines, when zoomed out, so 5k+ node graphs stay fluid.
+// Wheel zooms about the cursor, drag pans, fit() shows everything: a graph too deep (or too wide)
+// for the view at a readable size is arranged to fill it, its layers wrapped into side-by-side
+// bands, top to bottom or left to right, whichever draws the nodes largest. Paints only what is
+// visible and drops labels, then outlines, when zoomed out, so 5k+ node graphs stay fluid.
 #include <QPointF>
 #include <QRectF>
+#include <QSizeF>
 #include <QString>
 #include <QWidget>
 #include <vector>
 
-#include "weft/core/graph/graph.h"
+#include "weft/core/graph.h"
+#include "weft/ui/heat_scale.h"
 
 class QAction;
+class QActionGroup;
+class QFontMetrics;
+class QPainter;
 
 namespace weft::ui {
 
@@ -39,7 +47,40 @@ class GraphView : public QWidget {
   /// layer, launches before and after the merges the layering allows, as `weft layers`).
   const QString& layeringSummary() const { return m_layering_summary; }
 
-  /// Fits the whole graph into the widget (Ctrl+0).
+  /// How the layers are placed: the direction they follow each other in (top to bottom, or left
+  /// to right) and the bands they are wrapped into (consecutive layers, side by side; 1: none).
+  enum class Flow { TopDown, LeftRight };
+  struct Arrangement {
+    Flow flow = Flow::TopDown;
+    int bands = 1;
+    bool operator==(const Arrangement&) const = default;
+  };
+  Arrangement arrangement() const { return m_arrangement; }
+  /// The band node n is drawn in (0 first), -1 before a layout.
+  int bandOf(core::NodeId n) const;
+  /// Whether fit() may wrap and turn the layers to fill the view (on by default; the right-click
+  /// menu's "Wrap layers to fill the view"). Off: one band, top to bottom, however small.
+  void setWrapping(bool on);
+  /// The status line's words for the arrangement (" in 3 bands, left to right"); empty for one band top to bottom.
+  QString arrangementText() const;
+  bool wrapping() const { return m_wrapping; }
+  /// The arrangement that shows the whole graph largest in a `size` pixels area: one band top to
+  /// bottom while that draws nodes at a readable scale, else the flow and band count of the largest
+  /// scale (fewer bands on near ties). O(candidates): their extents are measured at layout.
+  Arrangement bestArrangement(QSizeF size) const;
+
+  /// What the nodes' fill shows: their stream, or their measured time in the document's profile
+  /// (a heat scale, grey where the profile has none). A model opened with a profile shows
+  /// measured times, one without streams; the right-click menu switches.
+  enum class Colouring { Streams, MeasuredTime };
+  void setColouring(Colouring colouring);
+  Colouring colouring() const { return m_colouring; }
+  /// The fill node n is painted with.
+  QColor nodeFill(core::NodeId n) const;
+  /// The heat scale of the measured times (empty without a profile).
+  const HeatScale& heatScale() const { return m_heat; }
+
+  /// Fits the whole graph into the widget (Ctrl+0), arranged by bestArrangement().
   void fit();
   /// Selects the next node whose name or operator contains `text` (case-insensitive) after the
   /// current selection, centres on it and returns the number of matches.
@@ -65,7 +106,27 @@ class GraphView : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  /// A new model (or the one there when the view is made): colouring, layout, fit.
+  void takeModel();
+  /// A checkable action of the right-click menu, in `group` when given.
+  QAction* addMenuAction(const QString& label, const char* name, bool checked, QActionGroup* group);
+  void addSeparator();
   void relayout();
+  /// The legend of the measured-time colouring, at the view's top right (widget coordinates).
+  void paintHeatLegend(QPainter& p) const;
+  QRect heatLegendRect(const QFontMetrics& fm) const;
+  /// The font of the status line and the legend.
+  QFont overlayFont() const;
+  /// The tooltip's line of measured against predicted time (empty without a profile).
+  QString measuredTip(core::NodeId v) const;
+  /// Places the ordered layers as `a` says: m_pos, m_bounds. O(V).
+  void arrange(Arrangement a);
+  /// m_candidates for the current layers: O(layers × candidates), once per layout.
+  void measureArrangements();
+  /// The first layer of each band when wrapped into `bands`. O(layers).
+  std::vector<std::size_t> bandStarts(int bands) const;
+  /// The world size arrange(a) would give (nodes' bounds). O(layers).
+  QSizeF arrangedSize(Arrangement a) const;
   /// Fills m_layer_of and m_layer_count for the current layering (and the summary).
   void computeLayers();
   QPointF toWorld(QPointF widget_pos) const;
@@ -73,6 +134,21 @@ class GraphView : public QWidget {
 
   StudioDocument* m_doc;
   std::vector<QPointF> m_pos;  ///< world centre per node
+  /// The layers, each ordered by the barycenter sweeps, and each node's place across its layer
+  /// (in node slots, centred on 0).
+  std::vector<std::vector<core::NodeId>> m_layers;
+  std::vector<double> m_slot;
+  std::vector<double> m_layer_span;  ///< per layer: slots from its first node to its last
+  std::vector<int> m_cut;            ///< per layer l: edges from layers before l to l or after
+  /// The arrangements fit() chooses from, with their world extents; the first is one band top to bottom.
+  std::vector<std::pair<Arrangement, QSizeF>> m_candidates;
+  Arrangement m_arrangement;
+  std::vector<int> m_band_of;  ///< band per node
+  bool m_wrapping = true;
+  Colouring m_colouring = Colouring::Streams;
+  HeatScale m_heat;
+  std::vector<QAction*> m_colouring_actions;  ///< by Colouring
+  QAction* m_wrap_action = nullptr;
   QRectF m_bounds;
   std::size_t m_crossings = 0;
   double m_scale = 1.0;

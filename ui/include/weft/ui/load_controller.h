@@ -53,6 +53,17 @@ class LoadController : public QObject {
   /// FILE`). A schedule that does not load changes nothing and says why (the CLI's refusals:
   /// another model, unknown or missing nodes, a deadlock, ...).
   void openSchedule(const QString& path, const QString& model = {});
+  /// Opens a measured profile (ONNX Runtime profiler JSON, PyTorch profiler or Weft Chrome trace;
+  /// core/profile.h) on the open model: the model is re-opened with it through core::open_model,
+  /// as `weft ... --profile FILE` opens it, so its measured node times replace the predictions
+  /// in the analysis, the advice and every study; the current schedule is kept where it still
+  /// fits. A profile core refuses (another model, malformed or truncated JSON, no node events, a
+  /// split or merged model) changes nothing and the status area says why.
+  void openProfile(const QString& path);
+  /// Re-opens the open model without its profile (back to predicted times).
+  void closeProfile();
+  /// The next model openModel() opens is opened with this profile (weft-studio --profile FILE).
+  void setProfileForNextModel(const QString& path) { m_next_profile = path; }
   /// Starts loading a graph produced by `source` in the worker (tests, --synthetic).
   void openGraph(const QString& label, GraphSource source);
   void openProject(const QString& path);
@@ -130,6 +141,8 @@ class LoadController : public QObject {
   QString loadFailure(bool cancelled);
   /// The request openModel makes: the panel's settings, the dims, batch, split, merging and advice.
   LoadRequest modelRequest(const QString& path) const;
+  /// The request that re-opens the open document with `profile` (empty: none), keeping its schedule.
+  LoadRequest profileRequest(const QString& profile);
   /// The request reopen() makes: the last load's, with `dims`, merging, the panel's settings now.
   LoadRequest reopenRequest(std::map<std::string, std::int64_t> dims, bool merge);
   /// The strategy panel's strategy, stream cap, granularity and launch mode into `r`.
@@ -161,6 +174,7 @@ class LoadController : public QObject {
   int m_split = -1;
   bool m_ask_dims = true;
   bool m_pinned_opening = false;
+  QString m_next_profile;  ///< setProfileForNextModel
   QPointer<DimDialog> m_dim_dialog;
   RecoveryStore* m_recovery = nullptr;
   QPointer<QMessageBox> m_recovery_prompt;

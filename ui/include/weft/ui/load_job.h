@@ -53,6 +53,10 @@ struct LoadRequest {
     bool required = true;
   };
   std::optional<ScheduleText> schedule;
+  /// A measured profile to open the model with (File > Open profile, a dropped profile, --profile):
+  /// core::OpenRequest::profile, so its node times replace the predicted ones before the analysis,
+  /// the advice and every study, as `weft ... --profile FILE` does. Empty: none.
+  QString profile;
 };
 
 /// The advice options the studio advises a model with: the strategy panel's stream cap and

@@ -24,6 +24,7 @@ class MainWindow;
 struct StudioOptions {
   QString path;                  ///< the model (.onnx), project (.weft) or schedule (.json) to open
   QString schedule;              ///< --schedule FILE
+  QString profile;               ///< --profile FILE (with an .onnx model)
   std::optional<int> synthetic;  ///< --synthetic N
   QString screenshot;            ///< --screenshot FILE.png
   QSize size{1600, 1000};        ///< --size WxH
@@ -49,7 +50,7 @@ struct StudioOptions {
 /// Parses weft-studio's arguments (`arguments` as QCoreApplication::arguments(): the program first).
 /// Errors (Usage) name the option and the value: an unknown option, --layers other than levels,
 /// wires or streams, a --batch that is not a positive integer, a bad --split or --dim, --run other
-/// than cpu, a --size that is not WxH.
+/// than cpu, a --size that is not WxH, a --profile without an .onnx model to open.
 core::Expected<StudioOptions> parse_studio_command_line(const QStringList& arguments);
 
 /// One run of the studio as the command line asks: configures `window`, opens what the options

@@ -11,13 +11,14 @@
 #include <memory>
 #include <vector>
 
-#include "weft/core/analysis/analyze.h"
-#include "weft/core/cost/cost_model.h"
-#include "weft/core/cost/device.h"
-#include "weft/core/graph/graph.h"
-#include "weft/core/transform/merge_graph.h"
-#include "weft/core/schedule/schedule.h"
-#include "weft/core/strategy/strategies.h"
+#include "weft/core/analyze.h"
+#include "weft/core/cost_model.h"
+#include "weft/core/device.h"
+#include "weft/core/graph.h"
+#include "weft/core/merge_graph.h"
+#include "weft/core/profile.h"
+#include "weft/core/schedule.h"
+#include "weft/core/strategies.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/study/split_study.h"
@@ -66,6 +67,12 @@ struct LoadedModel {
   /// Why the schedule a load was given (a project's) was refused, when it was: the schedule is then
   /// a fresh one of the request's strategy.
   QString schedule_refused;
+  /// The measured profile the model was opened with (LoadRequest::profile): its mapping onto the
+  /// graph, whose analysis then carries its measured times, and the replay of the profiled run.
+  std::shared_ptr<const core::Profile> profile;
+  std::optional<core::ProfileReplay> profile_replay;
+  /// With a profile: the costs predicted for the device, which its measured times replaced.
+  core::CostTable predicted_costs;
   double load_ms = 0;
 };
 
@@ -128,6 +135,15 @@ class StudioDocument : public QObject {
   /// summary panel advises those in the worker).
   const std::optional<core::Expected<core::Advice>>& loadAdvice() const { return m_advice; }
   bool isMerged() const { return m_merge != nullptr; }
+  /// The measured profile the model was opened with, else null: its measured node times are the
+  /// analysis' costs (and so every figure's), predictedCosts() the device's predictions they replaced.
+  const std::shared_ptr<const core::Profile>& profile() const { return m_profile; }
+  /// The profiled run's own schedule replayed with the measured times (with profile()).
+  const std::optional<core::ProfileReplay>& profileReplay() const { return m_profile_replay; }
+  /// With a profile: the predicted costs; empty without one.
+  const core::CostTable& predictedCosts() const { return m_predicted_costs; }
+  /// Node n's measured time per iteration in the profile (µs), nullopt without a profile or a match.
+  std::optional<double> measuredTime(core::NodeId n) const;
   /// stream_of[n], position[n] for the current schedule.
   int streamOf(core::NodeId n) const { return m_stream_of[static_cast<std::size_t>(n)]; }
   int positionOf(core::NodeId n) const { return m_position[static_cast<std::size_t>(n)]; }
@@ -273,6 +289,9 @@ class StudioDocument : public QObject {
   core::StrategyOptions m_options;
   std::map<std::string, std::int64_t> m_dims;
   std::shared_ptr<const MergeState> m_merge;
+  std::shared_ptr<const core::Profile> m_profile;
+  std::optional<core::ProfileReplay> m_profile_replay;
+  core::CostTable m_predicted_costs;
   std::optional<core::UnsplitBaseline> m_unsplit;
   std::optional<core::Expected<core::Advice>> m_advice;
   std::vector<double> m_times;
