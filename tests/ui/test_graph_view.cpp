@@ -7,7 +7,7 @@
 #include <map>
 
 #include "ui_test_support.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/onnx/onnx_import.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/studio_document.h"
 

@@ -15,7 +15,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 #include "weft/ui/heat_scale.h"
 
 class QAction;
