@@ -76,6 +76,21 @@ TEST(CliProfile, StudiesUseMeasuredTimesAndSaySo) {
   EXPECT_TRUE(contains(sweep.err, "batch 1 from measured times")) << sweep.err;
 }
 
+// A CPU profile with no --device is studied on a CPU fitted to it, not on the default GPU preset
+// (whose launches and CUDA Graphs would be advised for a CPU); a device asked for is kept.
+TEST(CliProfile, CpuProfileIsStudiedOnACpu) {
+  const std::string p = profile("googlenet.ort-all.json");
+  const Result fitted = run("advise " + model("googlenet") + " --profile " + p + " --json");
+  ASSERT_EQ(fitted.code, 0) << fitted.err;
+  EXPECT_EQ(json::parse(fitted.out)["device"], "cpu-profile") << fitted.out;
+  EXPECT_TRUE(contains(fitted.err, "studied on cpu-profile: a CPU fitted to ONNX Runtime CPU EP")) << fitted.err;
+  const Result text = run("advise " + model("googlenet") + " --profile " + p);
+  EXPECT_FALSE(contains(text.out, "CUDA Graph")) << text.out;
+  const Result asked = run("advise " + model("googlenet") + " --profile " + p + " --device h100-sxm --json");
+  ASSERT_EQ(asked.code, 0) << asked.err;
+  EXPECT_EQ(json::parse(asked.out)["device"], "h100-sxm") << asked.out;
+}
+
 // calibrate --profile writes a device file of the profile's kind with per-family efficiencies
 // that loads back as --device.
 TEST(CliProfile, CalibrateFitsADeviceToTheProfile) {

@@ -7,12 +7,33 @@
 #include "weft/core/base/file_io.h"
 #include "weft/core/exec/given_inputs.h"
 #include "weft/core/transform/micro_batch.h"
+#include "weft/core/exec/cpu_executor.h"
 #include "weft/core/profile/profile.h"
 #include "weft/core/study/merge_study.h"
 
 namespace weft::core {
 
 namespace {
+
+/// `m` studied on a device of the profile's kind fitted to it (fit_device_to_profile), its
+/// predicted costs re-estimated there. A CPU gets the cores of this machine where the profile
+/// ran fewer streams (ONNX Runtime's sequential executor: one), so that the studies can still
+/// say what streams would buy here; a note names the device.
+Status study_on_profiled_device(OpenedModel& m, const Profile& profile) {
+  const bool cpu = profile.device_kind == DeviceKind::Cpu;
+  WEFT_TRY_ASSIGN(DeviceSpec fitted, fit_device_to_profile(*m.graph, profile, m.device, cpu ? "cpu-profile" : "gpu-profile"));
+  fitted.display_name = std::string(cpu ? "a CPU" : "a GPU") + " fitted to " + profile.source + " (efficiencies against " +
+                        m.device.name + "'s rates)";
+  std::string cores;
+  if (cpu && fitted.sm_count < cpu_count()) {
+    fitted.sm_count = cpu_count();
+    cores = ", " + std::to_string(fitted.sm_count) + " cores (this machine's; --device FILE for another)";
+  }
+  m.notes.push_back("studied on " + fitted.name + ": " + fitted.display_name + cores);
+  m.device = std::move(fitted);
+  m.costs = estimate_costs(*m.graph, m.device);
+  return {};
+}
 
 /// Imports the request's model: from `source`, or from the file's bytes (read once by the caller).
 Expected<Graph> import_model(const OpenRequest& request, const std::optional<std::string>& bytes, const ImportOptions& import) {
@@ -132,6 +153,11 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
     if (!stage(25, "Mapping the profile")) return m;
     WEFT_TRY_ASSIGN(Profile profile, load_profile(*m.graph, m.costs, request.profile));
     m.profile_replay = replay_profile(*m.graph, m.costs, profile, m.device);
+    // A profile measured on another kind of device than the default preset (ONNX Runtime's CPU
+    // EP against a GPU preset) is studied on a device fitted to it, as `weft calibrate --profile`
+    // makes: CPU times judged with a GPU's launches and events would advise CUDA Graphs for a CPU.
+    // A device asked for by name or file is kept, as asked.
+    if (request.device.empty() && profile.device_kind != m.device.kind) WEFT_TRY(study_on_profiled_device(m, profile));
     m.predicted_costs = m.costs;
     m.costs = apply_profile(m.costs, profile);
     m.profile = std::make_shared<const Profile>(std::move(profile));
