@@ -16,6 +16,7 @@
 #include "weft/core/wire_layering.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/worker_pool.h"
 
 namespace weft::ui {
 
@@ -25,6 +26,14 @@ constexpr double kNodeH = 28;
 constexpr double kColGap = 132;
 constexpr double kRowGap = 64;
 using core::detail::idx;
+
+// The overview picture: graphs of this many operators or more, zoomed out until a node is under
+// kOverviewNodePx wide; at most kOverviewPixels pixels (a 300k graph still fits).
+constexpr std::size_t kOverviewNodes = 20'000;
+constexpr double kOverviewNodePx = 8;
+constexpr double kOverviewPixels = 8e6;
+
+QColor node_fill(int stream) { return stream_color(stream).lighter(112); }
 
 // Inversions among edges between two layers (sorted by source x): the crossings there.
 std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {
@@ -48,9 +57,18 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   });
   // The schedule's wires change with every edit: that layering follows it.
   connect(doc, &StudioDocument::scheduleChanged, this, [this] {
-    if (m_layering == Layering::ScheduleWires) relayout();
-    else update();
+    if (m_layering == Layering::ScheduleWires) {
+      relayout();
+    } else {
+      requestOverview();  // the moved nodes' colours
+      update();
+    }
   });
+  connect(doc, &StudioDocument::costsChanged, this, [this] {
+    requestOverview();  // the critical path
+    update();
+  });
+  connect(&m_overview_watcher, &QFutureWatcher<Overview>::finished, this, &GraphView::takeOverview);
   // Right-click: the layering, as `weft analyze` (levels) or `weft layers` lays the graph out.
   setContextMenuPolicy(Qt::ActionsContextMenu);
   auto* group = new QActionGroup(this);
@@ -74,6 +92,11 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
     m_fit_pending = true;
     fit();
   }
+}
+
+GraphView::~GraphView() {
+  // The job holds copies only; wait so it never outlives the application's pool.
+  if (m_overview_running) m_overview_watcher.waitForFinished();
 }
 
 void GraphView::setLayering(Layering layering) {
@@ -116,6 +139,8 @@ void GraphView::computeLayers() {
 
 void GraphView::relayout() {
   m_pos.clear();
+  m_rows.clear();
+  m_row_edges.clear();
   m_crossings = 0;
   if (!m_doc->hasModel()) return;
   const core::Graph& g = m_doc->graph();
@@ -165,6 +190,100 @@ void GraphView::relayout() {
         if (layer_of[idx(v)] == layer_of[u] + 1) between[static_cast<std::size_t>(layer_of[u])].emplace_back(x[u], x[idx(v)]);
     for (auto& e : between) m_crossings += count_crossings(e);
   }
+  indexLayout();
+  requestOverview();
+  update();
+}
+
+void GraphView::indexLayout() {
+  const core::Graph& g = m_doc->graph();
+  const std::size_t rows = static_cast<std::size_t>(std::max(m_layer_count, 1));
+  m_rows.assign(rows, {});
+  m_row_edges.assign(rows, {});
+  for (core::NodeId v : g.topo_order()) m_rows[static_cast<std::size_t>(m_layer_of[idx(v)])].push_back(v);
+  for (auto& row : m_rows)
+    std::sort(row.begin(), row.end(), [this](core::NodeId a, core::NodeId b) { return m_pos[idx(a)].x() < m_pos[idx(b)].x(); });
+  for (std::size_t u = 0; u < g.node_count(); ++u)
+    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
+      const int a = m_layer_of[u], b = m_layer_of[idx(v)];
+      m_row_edges[static_cast<std::size_t>(std::min(a, b))].push_back({std::max(a, b), static_cast<core::NodeId>(u), v});
+    }
+  for (auto& edges : m_row_edges)
+    std::sort(edges.begin(), edges.end(), [](const RowEdge& a, const RowEdge& b) { return a.far_row > b.far_row; });
+}
+
+const std::vector<int>& GraphView::criticalIndex() {
+  if (m_crit_for != &m_doc->analysis() || m_crit_index.size() != m_doc->graph().node_count()) {
+    const auto& crit = m_doc->analysis().critical.nodes;
+    m_crit_index.assign(m_doc->graph().node_count(), -1);
+    for (std::size_t i = 0; i < crit.size(); ++i) m_crit_index[idx(crit[i])] = static_cast<int>(i);
+    m_crit_for = &m_doc->analysis();
+  }
+  return m_crit_index;
+}
+
+void GraphView::requestOverview() {
+  if (!m_doc->hasModel() || m_doc->graph().node_count() < kOverviewNodes || m_pos.empty()) return;
+  m_overview_dirty = true;
+  if (!m_overview_running) launchOverview();
+}
+
+void GraphView::launchOverview() {
+  // A snapshot of what the picture shows: positions, rows, edges, stream and critical colours.
+  struct Job {
+    std::shared_ptr<const core::Graph> graph;
+    std::vector<QPointF> pos;
+    std::vector<int> stream_of, crit_index;
+    QRectF bounds;
+    QColor edge;
+  };
+  auto job = std::make_shared<Job>();
+  job->graph = m_doc->graphPtr();
+  job->pos = m_pos;
+  job->stream_of.resize(m_pos.size());
+  for (std::size_t v = 0; v < m_pos.size(); ++v) job->stream_of[v] = m_doc->streamOf(static_cast<core::NodeId>(v));
+  job->crit_index = criticalIndex();
+  job->bounds = m_bounds.adjusted(-20, -20, 20, 20);
+  job->edge = palette().color(QPalette::Text);
+  job->edge.setAlpha(60);
+  m_overview_dirty = false;
+  m_overview_running = true;
+  m_overview_watcher.setFuture(QtConcurrent::run(worker_pool(), [job] {
+    Overview o;
+    o.graph = job->graph.get();
+    o.bounds = job->bounds;
+    o.scale = std::min(kOverviewNodePx / kNodeW, std::sqrt(kOverviewPixels / (o.bounds.width() * o.bounds.height())));
+    o.image = QImage(std::max(1, static_cast<int>(std::ceil(o.bounds.width() * o.scale))),
+                     std::max(1, static_cast<int>(std::ceil(o.bounds.height() * o.scale))), QImage::Format_ARGB32_Premultiplied);
+    o.image.fill(Qt::transparent);
+    QPainter p(&o.image);
+    p.setTransform(QTransform(o.scale, 0, 0, o.scale, -o.bounds.left() * o.scale, -o.bounds.top() * o.scale));
+    const core::Graph& g = *job->graph;
+    std::vector<QLineF> plain, critical;
+    for (std::size_t u = 0; u < g.node_count(); ++u)
+      for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
+        const bool on_path = job->crit_index[u] >= 0 && job->crit_index[idx(v)] == job->crit_index[u] + 1;
+        (on_path ? critical : plain)
+            .emplace_back(QPointF(job->pos[u].x(), job->pos[u].y() + kNodeH / 2), QPointF(job->pos[idx(v)].x(), job->pos[idx(v)].y() - kNodeH / 2));
+      }
+    p.setPen(QPen(job->edge, 0));
+    p.drawLines(plain.data(), static_cast<int>(plain.size()));
+    QPen crit_pen(critical_color(), 2.5);
+    crit_pen.setCosmetic(true);
+    p.setPen(crit_pen);
+    p.drawLines(critical.data(), static_cast<int>(critical.size()));
+    for (std::size_t v = 0; v < job->pos.size(); ++v)
+      p.fillRect(QRectF(job->pos[v].x() - kNodeW / 2, job->pos[v].y() - kNodeH / 2, kNodeW, kNodeH),
+                 job->crit_index[v] >= 0 ? critical_color() : node_fill(job->stream_of[v]));
+    return o;
+  }));
+}
+
+void GraphView::takeOverview() {
+  if (!m_overview_running || !m_overview_watcher.future().isFinished()) return;
+  m_overview_running = false;
+  m_overview = m_overview_watcher.future().takeResult();
+  if (m_overview_dirty) launchOverview();
   update();
 }
 
@@ -219,9 +338,13 @@ int GraphView::find(const QString& text) {
 
 core::NodeId GraphView::nodeAt(QPointF widget_pos) const {
   const QPointF w = toWorld(widget_pos);
-  for (std::size_t v = 0; v < m_pos.size(); ++v)
-    if (std::abs(w.x() - m_pos[v].x()) <= kNodeW / 2 && std::abs(w.y() - m_pos[v].y()) <= kNodeH / 2)
-      return static_cast<core::NodeId>(v);
+  const long row = std::lround(w.y() / kRowGap);
+  if (row < 0 || static_cast<std::size_t>(row) >= m_rows.size()) return core::kNoNode;
+  const auto& nodes = m_rows[static_cast<std::size_t>(row)];
+  auto it = std::lower_bound(nodes.begin(), nodes.end(), w.x() - kNodeW / 2,
+                             [this](core::NodeId v, double x) { return m_pos[idx(v)].x() < x; });
+  for (; it != nodes.end() && m_pos[idx(*it)].x() - kNodeW / 2 <= w.x(); ++it)
+    if (std::abs(w.x() - m_pos[idx(*it)].x()) <= kNodeW / 2 && std::abs(w.y() - m_pos[idx(*it)].y()) <= kNodeH / 2) return *it;
   return core::kNoNode;
 }
 
@@ -234,6 +357,8 @@ void GraphView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QPalette& pal = palette();
   p.fillRect(rect(), pal.base());
+  m_painted_overview = false;
+  m_painted_items = 0;
   if (!m_doc->hasModel() || m_pos.empty()) {
     p.setPen(pal.color(QPalette::PlaceholderText));
     p.drawText(rect(), Qt::AlignCenter, tr("No model loaded"));
@@ -241,11 +366,47 @@ void GraphView::paintEvent(QPaintEvent*) {
   }
   const core::Graph& g = m_doc->graph();
   const QRectF visible = QRectF(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height()))).normalized();
+  const bool large = g.node_count() >= kOverviewNodes;
+  const bool zoomed_out = large && m_scale * kNodeW < kOverviewNodePx;
+  if (zoomed_out && m_overview.graph == &g && !m_overview.image.isNull()) {
+    // The overview picture, only its part in view: no node or edge is visited.
+    const QRectF shown = visible & m_overview.bounds;
+    const QRectF source((shown.left() - m_overview.bounds.left()) * m_overview.scale,
+                        (shown.top() - m_overview.bounds.top()) * m_overview.scale, shown.width() * m_overview.scale,
+                        shown.height() * m_overview.scale);
+    p.drawImage(QRectF(toWidget(shown.topLeft()), toWidget(shown.bottomRight())), m_overview.image, source);
+    m_painted_overview = true;
+    // The selection on top of it.
+    p.setTransform(QTransform(m_scale, 0, 0, m_scale, m_offset.x(), m_offset.y()));
+    for (core::NodeId v : m_doc->selection()) p.fillRect(nodeWorldRect(v), selection_color());
+    p.resetTransform();
+  } else if (zoomed_out) {
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(rect(), Qt::AlignCenter, tr("Drawing %1 nodes…").arg(g.node_count()));
+  } else {
+    paintVisible(p, visible);
+  }
+  p.setPen(pal.color(QPalette::PlaceholderText));
+  // The figures first; the hints are what a narrow view elides.
+  const QRect status = rect().adjusted(8, 4, -8, -4);
+  p.drawText(status, Qt::AlignBottom | Qt::AlignRight,
+             p.fontMetrics().elidedText(tr("%1 nodes · %2 · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit · "
+                                           "right-click: layers")
+                                            .arg(g.node_count())
+                                            .arg(m_layering_summary),
+                                        Qt::ElideRight, status.width()));
+}
+
+void GraphView::paintVisible(QPainter& p, const QRectF& visible) {
+  const core::Graph& g = m_doc->graph();
+  const QPalette& pal = palette();
   const bool detailed = m_scale >= 0.45;       // labels
   const bool outlined = m_scale * kNodeW >= 14;  // borders, curves, antialiasing
-  const auto& crit = m_doc->analysis().critical.nodes;
-  std::vector<int> crit_index(g.node_count(), -1);
-  for (std::size_t i = 0; i < crit.size(); ++i) crit_index[idx(crit[i])] = static_cast<int>(i);
+  const std::vector<int>& crit_index = criticalIndex();
+  // The rows in view (a row is at layer * kRowGap), and in each the nodes within x of the view.
+  const int last_row = static_cast<int>(m_rows.size()) - 1;
+  const int row0 = std::clamp(static_cast<int>(std::floor((visible.top() - kNodeH / 2) / kRowGap)), 0, last_row);
+  const int row1 = std::clamp(static_cast<int>(std::ceil((visible.bottom() + kNodeH / 2) / kRowGap)), 0, last_row);
 
   p.setTransform(QTransform(m_scale, 0, 0, m_scale, m_offset.x(), m_offset.y()));
   p.setRenderHint(QPainter::Antialiasing, outlined);
@@ -255,14 +416,18 @@ void GraphView::paintEvent(QPaintEvent*) {
   QPen crit_pen(critical_color(), 2.5);
   crit_pen.setCosmetic(true);
   std::vector<QLineF> plain, critical_lines;
-  for (std::size_t u = 0; u < g.node_count(); ++u)
-    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
-      const QPointF a(m_pos[u].x(), m_pos[u].y() + kNodeH / 2);
-      const QPointF b(m_pos[idx(v)].x(), m_pos[idx(v)].y() - kNodeH / 2);
+  // Edges whose rows span part of the view: those starting above it and reaching into it (each
+  // row's edges are sorted by how far they reach), then those starting in it.
+  for (int row = 0; row <= row1; ++row)
+    for (const RowEdge& e : m_row_edges[static_cast<std::size_t>(row)]) {
+      if (row < row0 && e.far_row < row0) break;
+      const QPointF a(m_pos[idx(e.from)].x(), m_pos[idx(e.from)].y() + kNodeH / 2);
+      const QPointF b(m_pos[idx(e.to)].x(), m_pos[idx(e.to)].y() - kNodeH / 2);
       if (std::max(a.x(), b.x()) < visible.left() || std::min(a.x(), b.x()) > visible.right() ||
-          b.y() < visible.top() || a.y() > visible.bottom())
+          std::max(a.y(), b.y()) < visible.top() || std::min(a.y(), b.y()) > visible.bottom())
         continue;
-      const bool critical = crit_index[u] >= 0 && crit_index[idx(v)] == crit_index[u] + 1;
+      ++m_painted_items;
+      const bool critical = crit_index[idx(e.from)] >= 0 && crit_index[idx(e.to)] == crit_index[idx(e.from)] + 1;
       if (!outlined) {
         (critical ? critical_lines : plain).emplace_back(a, b);
         continue;
@@ -286,52 +451,50 @@ void GraphView::paintEvent(QPaintEvent*) {
   QFont f = font();
   f.setPointSizeF(9);
   p.setFont(f);
-  for (std::size_t v = 0; v < m_pos.size(); ++v) {
-    const QRectF r = nodeWorldRect(static_cast<core::NodeId>(v));
-    if (!visible.intersects(r)) continue;
-    const int stream = m_doc->streamOf(static_cast<core::NodeId>(v));
-    const bool selected = m_doc->isSelected(static_cast<core::NodeId>(v));
-    const bool critical = crit_index[v] >= 0;
-    QColor fill = stream_color(stream).lighter(112);
-    if (!outlined) {
-      p.fillRect(r, selected ? selection_color() : critical ? critical_color() : fill);
-      continue;
-    }
-    QPen pen(critical ? critical_color() : stream_color(stream).darker(160), 0);
-    pen.setWidthF(critical ? 2.5 : 1.0);
-    pen.setCosmetic(true);
-    if (selected) {
-      pen.setColor(selection_color());
-      pen.setWidthF(3.5);
-    }
-    const core::Node& node = g.node(static_cast<core::NodeId>(v));
-    const bool merged = core::is_merged_node(node);
-    if (merged && !selected && !critical) {
-      pen.setColor(merged_color());
-      pen.setWidthF(2.5);
-    }
-    p.setPen(pen);
-    p.setBrush(fill);
-    p.drawRoundedRect(r, 5, 5);
-    if (detailed) {
-      p.setPen(Qt::black);
-      const QFontMetrics fm(f);
-      // A merged launch shows its members' operator and count.
-      const QString label = merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
-                                   : QString::fromStdString(node.op_type);
-      p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignCenter, fm.elidedText(label, Qt::ElideRight, static_cast<int>(kNodeW - 8)));
+  for (int row = row0; row <= row1; ++row) {
+    const auto& nodes = m_rows[static_cast<std::size_t>(row)];
+    auto first = std::lower_bound(nodes.begin(), nodes.end(), visible.left() - kNodeW / 2,
+                                  [this](core::NodeId v, double x) { return m_pos[idx(v)].x() < x; });
+    for (auto it = first; it != nodes.end() && m_pos[idx(*it)].x() - kNodeW / 2 <= visible.right(); ++it) {
+      const core::NodeId v = *it;
+      const QRectF r = nodeWorldRect(v);
+      if (!visible.intersects(r)) continue;
+      ++m_painted_items;
+      const int stream = m_doc->streamOf(v);
+      const bool selected = m_doc->isSelected(v);
+      const bool critical = crit_index[idx(v)] >= 0;
+      QColor fill = node_fill(stream);
+      if (!outlined) {
+        p.fillRect(r, selected ? selection_color() : critical ? critical_color() : fill);
+        continue;
+      }
+      QPen pen(critical ? critical_color() : stream_color(stream).darker(160), 0);
+      pen.setWidthF(critical ? 2.5 : 1.0);
+      pen.setCosmetic(true);
+      if (selected) {
+        pen.setColor(selection_color());
+        pen.setWidthF(3.5);
+      }
+      const core::Node& node = g.node(v);
+      const bool merged = core::is_merged_node(node);
+      if (merged && !selected && !critical) {
+        pen.setColor(merged_color());
+        pen.setWidthF(2.5);
+      }
+      p.setPen(pen);
+      p.setBrush(fill);
+      p.drawRoundedRect(r, 5, 5);
+      if (detailed) {
+        p.setPen(Qt::black);
+        const QFontMetrics fm(f);
+        // A merged launch shows its members' operator and count.
+        const QString label = merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
+                                     : QString::fromStdString(node.op_type);
+        p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignCenter, fm.elidedText(label, Qt::ElideRight, static_cast<int>(kNodeW - 8)));
+      }
     }
   }
   p.resetTransform();
-  p.setPen(pal.color(QPalette::PlaceholderText));
-  // The figures first; the hints are what a narrow view elides.
-  const QRect status = rect().adjusted(8, 4, -8, -4);
-  p.drawText(status, Qt::AlignBottom | Qt::AlignRight,
-             p.fontMetrics().elidedText(tr("%1 nodes · %2 · critical path in red · wheel: zoom · drag: pan · Ctrl+0: fit · "
-                                           "right-click: layers")
-                                            .arg(g.node_count())
-                                            .arg(m_layering_summary),
-                                        Qt::ElideRight, status.width()));
 }
 
 void GraphView::mousePressEvent(QMouseEvent* event) {

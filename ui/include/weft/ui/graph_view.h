@@ -8,12 +8,15 @@
 #include <QPointF>
 #include <QRectF>
 #include <QString>
+#include <QFutureWatcher>
+#include <QImage>
 #include <QWidget>
 #include <vector>
 
 #include "weft/core/graph.h"
 
 class QAction;
+class QPainter;
 
 namespace weft::ui {
 
@@ -28,6 +31,7 @@ class GraphView : public QWidget {
   enum class Layering { Levels, GraphWires, ScheduleWires };
 
   explicit GraphView(StudioDocument* doc, QWidget* parent = nullptr);
+  ~GraphView() override;
 
   /// Lays the graph out by `layering` (also the right-click menu's choice).
   void setLayering(Layering layering);
@@ -53,6 +57,15 @@ class GraphView : public QWidget {
   double scale() const { return m_scale; }
   /// Layer crossings after the barycenter sweeps (for tests and the status line).
   std::size_t crossings() const { return m_crossings; }
+  /// Zoomed out on a large graph (kOverviewNodes operators or more), the view draws a picture of
+  /// the whole graph rendered in the worker pool after each layout, edit or cost change (the
+  /// previous one stays shown meanwhile): true when the last paint drew it. Zoomed in, each
+  /// paint draws only the rows and edges in view.
+  bool paintedOverview() const { return m_painted_overview; }
+  /// True while the overview picture is being rendered.
+  bool overviewPending() const { return m_overview_running; }
+  /// Nodes and edges the last paint drew (not counting the overview picture's).
+  std::size_t paintedItems() const { return m_painted_items; }
 
   QSize sizeHint() const override { return {640, 480}; }
 
@@ -68,6 +81,17 @@ class GraphView : public QWidget {
   void relayout();
   /// Fills m_layer_of and m_layer_count for the current layering (and the summary).
   void computeLayers();
+  /// Rows sorted by x, edges by their upper row, critical-path indices: what a paint culls with.
+  void indexLayout();
+  /// Draws the nodes and edges in `visible` (world coordinates), found through the rows.
+  void paintVisible(QPainter& p, const QRectF& visible);
+  /// Re-renders the overview picture in the worker (coalesced: one job at a time, the latest
+  /// request runs when it returns).
+  void requestOverview();
+  void launchOverview();
+  void takeOverview();
+  /// Indices into the critical path per node (-1: off it), for the document's current analysis.
+  const std::vector<int>& criticalIndex();
   QPointF toWorld(QPointF widget_pos) const;
   QPointF toWidget(QPointF world) const;
 
@@ -87,6 +111,28 @@ class GraphView : public QWidget {
   int m_layer_count = 0;
   QString m_layering_summary;
   std::vector<QAction*> m_layering_actions;  ///< by Layering
+  // What a paint culls with (indexLayout).
+  std::vector<std::vector<core::NodeId>> m_rows;  ///< per row, its nodes by x
+  struct RowEdge {
+    int far_row;  ///< the edge's lower row (the larger index)
+    core::NodeId from, to;
+  };
+  std::vector<std::vector<RowEdge>> m_row_edges;  ///< per upper row, its edges by far_row descending
+  std::vector<int> m_crit_index;
+  const void* m_crit_for = nullptr;  ///< the analysis m_crit_index was made from
+  // The overview picture (large graphs, zoomed out).
+  struct Overview {
+    QImage image;
+    QRectF bounds;  ///< the world rectangle the image covers
+    double scale = 0;  ///< image pixels per world unit
+    const void* graph = nullptr;  ///< the graph it shows (a later model's paint ignores it)
+  };
+  Overview m_overview;
+  QFutureWatcher<Overview> m_overview_watcher;
+  bool m_overview_running = false;
+  bool m_overview_dirty = false;
+  bool m_painted_overview = false;
+  std::size_t m_painted_items = 0;
 };
 
 }  // namespace weft::ui
