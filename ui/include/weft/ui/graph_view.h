@@ -57,7 +57,7 @@ class GraphView : public QWidget {
   double scale() const { return m_scale; }
   /// Layer crossings after the barycenter sweeps (for tests and the status line).
   std::size_t crossings() const { return m_crossings; }
-  /// Zoomed out on a large graph (kOverviewNodes operators or more), the view draws a picture of
+  /// Zoomed out on a large graph (5k operators or more), the view draws a picture of
   /// the whole graph rendered in the worker pool after each layout, edit or cost change (the
   /// previous one stays shown meanwhile): true when the last paint drew it. Zoomed in, each
   /// paint draws only the rows and edges in view.
