@@ -279,6 +279,13 @@ void GraphView::launchOverview() {
   }));
 }
 
+void GraphView::waitForOverview() {
+  while (m_overview_running) {
+    m_overview_watcher.waitForFinished();
+    takeOverview();
+  }
+}
+
 void GraphView::takeOverview() {
   if (!m_overview_running || !m_overview_watcher.future().isFinished()) return;
   m_overview_running = false;

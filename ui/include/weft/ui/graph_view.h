@@ -64,6 +64,9 @@ class GraphView : public QWidget {
   bool paintedOverview() const { return m_painted_overview; }
   /// True while the overview picture is being rendered.
   bool overviewPending() const { return m_overview_running; }
+  /// Blocks until the overview picture being rendered (and any asked meanwhile) is in
+  /// (screenshots); returns at once when none is.
+  void waitForOverview();
   /// Nodes and edges the last paint drew (not counting the overview picture's).
   std::size_t paintedItems() const { return m_painted_items; }
 
