@@ -124,7 +124,15 @@ void TimelineView::rebuild() {
   if (m_doc->hasModel()) {
     auto add = [this, &before](const core::Timeline& run, bool live_prediction = false) {
       Track t;
-      t.run = run;
+      // Items and events only: a 100k prediction's counters are as large again as its items.
+      t.run.label = run.label;
+      t.run.kind = run.kind;
+      t.run.backend = run.backend;
+      t.run.strategy = run.strategy;
+      t.run.device = run.device;
+      t.run.stream_count = run.stream_count;
+      t.run.items = run.items;
+      t.run.events = run.events;
       t.live_prediction = live_prediction;
       auto kept = std::find_if(before.begin(), before.end(), [&run](const Track& b) { return same_items(b.run, run); });
       // Items naming no node of this graph are left out (the views index per-node state by them).

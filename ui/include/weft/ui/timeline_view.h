@@ -26,7 +26,7 @@ class TimelineView : public QAbstractScrollArea {
 
   /// One group of rows: a run and one row per stream.
   struct Track {
-    core::Timeline run;
+    core::Timeline run;  ///< the run shown, without its counter series (arena, compute and bandwidth use: drawn elsewhere)
     std::vector<std::vector<std::size_t>> rows;  ///< per stream: item indices sorted by start
     /// Per row, per block of 64 items in row order: the longest item's duration and the latest
     /// end, µs. Zoomed out, a paint merges whole blocks of sub-pixel items at once.
