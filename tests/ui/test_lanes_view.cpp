@@ -231,7 +231,8 @@ void TestLanesView::dragOnLargeModelIsCheckedInTheWorker() {
 
 void TestLanesView::workerEditsRefuseUndoAndCoalesce() {
   // Chain n0 -> n1 -> n2 with n1 on stream 1: the worker refuses the deadlock; undo restores the
-  // schedule and its figures; of three rapid edits the first and the last are applied in order.
+  // schedule and its figures; of three rapid edits the first and the last are applied in order;
+  // an edit overtaken by an undo or a new model is dropped.
   StudioDocument doc;
   doc.setAsyncEditNodes(0);
   doc.setModel(make_loaded(weft::test::make_chain(3), {{0, 2}, {1}}));
@@ -267,6 +268,15 @@ void TestLanesView::workerEditsRefuseUndoAndCoalesce() {
   doc.waitForEdit();
   QCOMPARE(refused.count(), 3);
   QCOMPARE(doc.schedule().streams, (Streams{{0}, {1, 2}}));
+  // One of a model replaced while it runs is dropped without a word; so is one waiting behind it.
+  QVERIFY(doc.moveNodes({2}, 0, 1));
+  QVERIFY(doc.moveNodes({0}, 1, 0));
+  doc.setModel(make_loaded(weft::test::make_two_branches(3), {{0, 1, 2}, {3, 4, 5}}));
+  doc.waitForEdit();
+  QVERIFY(!doc.editPending());
+  QCOMPARE(refused.count(), 3);
+  QCOMPARE(doc.schedule().streams, (Streams{{0, 1, 2}, {3, 4, 5}}));
+  QCOMPARE(doc.undoStack()->count(), 0);
 }
 
 void TestLanesView::graphViewCullsLargeModels() {

@@ -325,6 +325,7 @@ void StudioDocument::launchEdit(const QString& text, EditFunction edit) {
   r.node_times = std::make_shared<const std::vector<double>>(m_times);
   r.edit = std::move(edit);
   m_edit_text = text;
+  m_edit_model = m_model_serial;
   m_edit_running = true;
   m_edit_watcher.setFuture(QtConcurrent::run(worker_pool(), [r = std::move(r)] { return run_edit(r); }));
 }
@@ -334,8 +335,10 @@ void StudioDocument::takeEdit() {
   if (!m_edit_running || !m_edit_watcher.future().isFinished()) return;
   m_edit_running = false;
   EditResult result = m_edit_watcher.future().takeResult();
-  if (result.base != m_schedule_serial) {
-    // Undone, redone, or replaced (a model, a strategy) while it ran: its schedule is gone.
+  if (m_edit_model != m_model_serial) {
+    // Another model was opened while it ran: nothing of it applies, nothing to say.
+  } else if (result.base != m_schedule_serial) {
+    // Undone, redone, or replaced (a strategy, a project's schedule) while it ran: its schedule is gone.
     m_last_refusal = tr("%1 dropped: the schedule changed while it was checked").arg(m_edit_text);
     emit editRefused(m_last_refusal);
   } else {

@@ -146,8 +146,8 @@ class StudioDocument : public QObject {
   // worker pool (EditRequest) and the call returns true at once: the undo step is pushed when the
   // job returns (scheduleChanged), or editRefused says why not. An edit asked while another runs
   // waits for it and then runs on its result; a newer one replaces an edit still waiting
-  // (editRefused names the one dropped). An edit whose schedule changed meanwhile (undo, a model
-  // or strategy change) is dropped with editRefused.
+  // (editRefused names the one dropped). An edit whose schedule changed meanwhile (an undo, a
+  // strategy applied) is dropped with editRefused; one of a model replaced meanwhile, silently.
   bool moveNodes(std::vector<core::NodeId> nodes, int stream, int position);
   bool addStream();
   bool removeStream(int stream);
@@ -332,6 +332,7 @@ class StudioDocument : public QObject {
   QFutureWatcher<EditResult> m_edit_watcher;
   bool m_edit_running = false;  ///< m_edit_watcher's future has a result not yet taken
   QString m_edit_text;          ///< the running edit's undo text
+  std::uint64_t m_edit_model = 0;  ///< the model serial the running edit was asked on
   struct QueuedEdit {
     QString text;
     EditFunction edit;
