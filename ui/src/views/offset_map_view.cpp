@@ -18,7 +18,17 @@ OffsetMapView::OffsetMapView(StudioDocument* doc, QWidget* parent) : QWidget(par
   setMouseTracking(true);
   setMinimumHeight(80);
   setAttribute(Qt::WA_OpaquePaintEvent);
-  connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
+  const auto redraw = [this] {
+    m_blocks_valid = false;
+    update();
+  };
+  connect(doc, &StudioDocument::selectionChanged, this, redraw);
+  connect(doc, &StudioDocument::scheduleChanged, this, redraw);  // the producers' stream colours
+}
+
+void OffsetMapView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) m_blocks_valid = false;
 }
 
 void OffsetMapView::setModel(const MemoryModel* model, bool over_time) {
@@ -26,6 +36,7 @@ void OffsetMapView::setModel(const MemoryModel* model, bool over_time) {
   m_over_time = over_time && model && model->hasTime();
   m_hover = -1;
   m_hover_text.clear();
+  m_blocks_valid = false;
   update();
 }
 
@@ -138,7 +149,29 @@ void OffsetMapView::mousePressEvent(QMouseEvent* event) {
   else m_doc->setSelection({});
 }
 
-void OffsetMapView::paintEvent(QPaintEvent* event) {
+void OffsetMapView::drawBlocks(const Frame& f) {
+  const qreal ratio = devicePixelRatio();
+  m_blocks = QImage(size() * ratio, QImage::Format_ARGB32_Premultiplied);
+  m_blocks.setDevicePixelRatio(ratio);
+  m_blocks.fill(Qt::transparent);
+  m_blocks_plot = f.plot;
+  m_blocks_valid = true;
+  QPainter p(&m_blocks);
+  p.setClipRect(f.plot.adjusted(0, -1, 1, 1));
+  const QColor edge = palette().color(QPalette::Base);
+  for (std::size_t i = 0; i < m_model->blocks.size(); ++i) {
+    const QRectF r = blockRect(static_cast<int>(i), f);
+    const core::NodeId producer = m_model->blocks[i].producer;
+    p.fillRect(r, m_doc->isSelected(producer) ? selection_color() : stream_color(m_doc->streamOf(producer)));
+    if (r.width() >= 4 && r.height() >= 4) {
+      p.setPen(QPen(edge, 0));
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(r);
+    }
+  }
+}
+
+void OffsetMapView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QPalette& pal = palette();
   p.fillRect(rect(), pal.base());
@@ -176,19 +209,16 @@ void OffsetMapView::paintEvent(QPaintEvent* event) {
     const double lx = std::clamp(x - w / 2, pr.left(), pr.right() - w);
     p.drawText(QPointF(lx, pr.bottom() + fm.ascent() + 4), label);
   }
-  p.setClipRect(pr.adjusted(0, -1, 1, 1));
-  const QRectF dirty = QRectF(event->rect());
-  const QColor edge = pal.color(QPalette::Base);
-  for (std::size_t i = 0; i < m_model->blocks.size(); ++i) {
-    const QRectF r = blockRect(static_cast<int>(i), f);
-    if (!r.intersects(dirty)) continue;
-    const core::NodeId producer = m_model->blocks[i].producer;
-    const bool selected = m_doc->isSelected(producer);
-    QColor fill = selected ? selection_color() : stream_color(m_doc->streamOf(producer));
-    if (static_cast<int>(i) == m_hover) fill = fill.lighter(130);
-    p.fillRect(r, fill);
+  if (!m_blocks_valid || m_blocks_plot != pr || m_blocks.size() != size() * devicePixelRatio()) drawBlocks(f);
+  p.drawImage(QPointF(0, 0), m_blocks);
+  if (m_hover >= 0 && static_cast<std::size_t>(m_hover) < m_model->blocks.size()) {
+    p.setClipRect(pr.adjusted(0, -1, 1, 1));
+    const QRectF r = blockRect(m_hover, f);
+    const core::NodeId producer = m_model->blocks[static_cast<std::size_t>(m_hover)].producer;
+    const QColor fill = m_doc->isSelected(producer) ? selection_color() : stream_color(m_doc->streamOf(producer));
+    p.fillRect(r, fill.lighter(130));
     if (r.width() >= 4 && r.height() >= 4) {
-      p.setPen(QPen(edge, 0));
+      p.setPen(QPen(pal.color(QPalette::Base), 0));
       p.setBrush(Qt::NoBrush);
       p.drawRect(r);
     }
