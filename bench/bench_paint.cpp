@@ -7,7 +7,8 @@
 // the studio (a node moved to another stream, then undone) until its study has arrived and every
 // view has redrawn, with the lanes, graph (fitted) and timeline views shown, on issue 45's wide
 // model (100k operators: bench/synthetic_models.h, cp-list on 8 streams, as the studio opens
-// it). Edits of models that large run in the worker (ui::kAsyncEditNodes).
+// it). Edits of models that large run in the worker (ui::kAsyncEditNodes). Args: operators, and
+// 1 to show the memory view as well.
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
@@ -202,6 +203,8 @@ void BM_EditFrames(benchmark::State& state) {
   auto lanes = shown<ui::LanesView>(doc);
   auto graph = shown<ui::GraphView>(doc);
   auto timeline = shown<ui::TimelineView>(doc);
+  std::unique_ptr<ui::MemoryView> memory;
+  if (state.range(1)) memory = shown<ui::MemoryView>(doc);  // its tab in front of the lanes
   longest_slices(doc, 0, 0);  // the views' first layout and pictures
   std::mt19937_64 rng(5);
   const auto n = static_cast<core::NodeId>(doc.graph().node_count());
@@ -248,7 +251,7 @@ void BM_EditFrames(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_EditFrames)->Arg(10000)->Arg(100000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_EditFrames)->Args({10000, 0})->Args({100000, 0})->Args({100000, 1})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_PaintTimelinePan)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaintTimelineFitted)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaintLanesPan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);

@@ -79,6 +79,7 @@ class TestMemoryView : public QObject {
   void cutoffSizedModelPlansWithinAnEdit();
   void viewReplansAfterEdit();
   void largeModelReplansInWorker();
+  void largeModelAdaptsInWorker();
   void repairedArenaComesFirst();
   void offsetMapHoverAndClick();
 };
@@ -254,6 +255,46 @@ void TestMemoryView::largeModelReplansInWorker() {
   doc.waitForStudy();
   QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
   QCOMPARE(view.model().steps.size(), std::size_t{1500});
+}
+
+void TestMemoryView::largeModelAdaptsInWorker() {
+  // Past the document's async size (set to 0 here) the view adapts the memory report in the
+  // worker too: what it shows once that returns is what the study gives adapted on the spot,
+  // after the first study and after an edit made in the worker.
+  auto graph = weft::ui::make_synthetic_graph(1500, 3);
+  QVERIFY(graph);
+  weft::ui::StudioDocument doc;
+  doc.setAsyncEditNodes(0);
+  auto loaded = weft::test::make_loaded(std::move(*graph), {});
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
+  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
+  doc.setModel(std::move(loaded));
+  weft::ui::MemoryView view(&doc);
+  view.resize(900, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1) {
+      QVERIFY(doc.mergeStreams(0, 1));
+      doc.waitForEdit();
+      QCOMPARE(doc.schedule().stream_count(), std::size_t{2});
+    }
+    doc.waitForStudy();
+    const MemoryModel expected = weft::ui::memory_model_from_study(doc.graph(), *doc.study());
+    const MemoryModel& shown = view.model();  // waits for the worker's adaptation
+    QVERIFY(shown.computed);
+    QCOMPARE(shown.arena_bytes, expected.arena_bytes);
+    QCOMPARE(shown.arena_bytes, doc.figures().arena_bytes);
+    QCOMPARE(shown.blocks.size(), expected.blocks.size());
+    QCOMPARE(shown.current.live_bytes, expected.current.live_bytes);
+    QCOMPARE(shown.current.makespan_us, expected.current.makespan_us);
+    QCOMPARE(shown.sequential.makespan_us, expected.sequential.makespan_us);
+    QCOMPARE(view.offsetMap()->overTime(), false);
+    // The chart shows the adapted series: two points per step before decimation.
+    const auto series = view.chart()->series();
+    QVERIFY(static_cast<QLineSeries*>(series[0])->count() > 2);
+    QCOMPARE(view.figuresText().contains(QString::number(shown.price_of_concurrency, 'f', 2)), true);
+  }
 }
 
 void TestMemoryView::repairedArenaComesFirst() {

@@ -4,6 +4,7 @@
 #include <QString>
 #include <QImage>
 #include <QWidget>
+#include <vector>
 
 #include "weft/ui/memory_model.h"
 
@@ -35,6 +36,22 @@ class OffsetMapView : public QWidget {
   /// negative: the map's own.
   void setHorizontalMargins(double left, double right);
 
+  /// What drawing the blocks reads of the view and the document (the plot, the size, one colour
+  /// per node: its stream's, or the selection's), taken on the GUI thread for renderBlocks. O(V).
+  struct BlocksInput {
+    QRectF plot;
+    QSize size;
+    qreal ratio = 1;
+    QColor edge;
+    std::vector<QRgb> fill;  ///< per node
+  };
+  BlocksInput blocksInput() const;
+  /// The blocks of `model` drawn as this view draws them (without the hover), on any thread.
+  static QImage renderBlocks(const MemoryModel& model, bool over_time, const BlocksInput& in);
+  /// Takes blocks drawn by renderBlocks for the model just set (setModel) on `plot`: shown as
+  /// they are unless the view changed size since.
+  void adoptBlocks(QImage blocks, QRectF plot);
+
  protected:
   bool event(QEvent* event) override;
   void paintEvent(QPaintEvent* event) override;
@@ -51,9 +68,12 @@ class OffsetMapView : public QWidget {
   struct Frame {
     QRectF plot;
     double sx = 1, sy = 1;
+    bool over_time = false;
   };
   Frame frame() const;
+  static Frame frameOf(const MemoryModel* model, bool over_time, QRectF plot);
   QRectF blockRect(int block, const Frame& f) const;
+  static QRectF rectOf(const MemoryBlock& b, const Frame& f);
   /// The blocks drawn (without the hover) into m_blocks, for the plot `f`.
   void drawBlocks(const Frame& f);
 

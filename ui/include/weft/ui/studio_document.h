@@ -197,6 +197,9 @@ class StudioDocument : public QObject {
   /// While predictionPending() it is the previous schedule's; after the prediction and while
   /// studyPending() it is the current schedule's without its memory report (being planned).
   const std::optional<core::ScheduleStudy>& study() const { return m_study; }
+  /// The latest memory report of this model, complete or repaired, shared (a worker may read it
+  /// while the document moves on): study()->memory's copy whenever the study has one.
+  std::shared_ptr<const core::MemoryReport> memoryReport() const { return m_memory; }
   /// Why the latest study failed (empty when it did not).
   const QString& studyError() const { return m_study_error; }
 
