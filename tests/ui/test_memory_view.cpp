@@ -30,6 +30,14 @@ using weft::ui::MemoryModel;
 
 namespace {
 
+// 1500 synthetic operators on 3 random streams (with their events).
+weft::ui::LoadedModel synthetic_on_random_streams() {
+  auto loaded = weft::test::make_loaded(*weft::ui::make_synthetic_graph(1500, 3), {});
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
+  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
+  return loaded;
+}
+
 void check_invariants(const weft::core::Graph& g, const MemoryModel& m) {
   QVERIFY(m.computed);
   QCOMPARE(m.steps.size(), g.node_count());
@@ -230,13 +238,8 @@ void TestMemoryView::viewReplansAfterEdit() {
 void TestMemoryView::largeModelReplansInWorker() {
   // An edit re-plans in the document's worker: the GUI thread returns at once, the result
   // arrives by signal and the view shows the document's own figures.
-  auto graph = weft::ui::make_synthetic_graph(1500, 3);
-  QVERIFY(graph);
   weft::ui::StudioDocument doc;
-  auto loaded = weft::test::make_loaded(std::move(*graph), {});
-  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
-  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
-  doc.setModel(std::move(loaded));
+  doc.setModel(synthetic_on_random_streams());
   weft::ui::MemoryView view(&doc);
   view.resize(900, 700);
   view.show();
@@ -261,14 +264,9 @@ void TestMemoryView::largeModelAdaptsInWorker() {
   // Past the document's async size (set to 0 here) the view adapts the memory report in the
   // worker too: what it shows once that returns is what the study gives adapted on the spot,
   // after the first study and after an edit made in the worker.
-  auto graph = weft::ui::make_synthetic_graph(1500, 3);
-  QVERIFY(graph);
   weft::ui::StudioDocument doc;
   doc.setAsyncEditNodes(0);
-  auto loaded = weft::test::make_loaded(std::move(*graph), {});
-  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
-  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
-  doc.setModel(std::move(loaded));
+  doc.setModel(synthetic_on_random_streams());
   weft::ui::MemoryView view(&doc);
   view.resize(900, 700);
   view.show();
