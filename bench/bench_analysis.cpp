@@ -6,11 +6,11 @@
 #include <memory>
 
 #include "test_graphs.h"
-#include "weft/core/analyze.h"
-#include "weft/core/antichain.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/levels.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/analysis/levels.h"
 
 using namespace weft;
 

@@ -14,13 +14,13 @@
 #include <random>
 
 #include "synthetic_models.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/schedule_edit.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/schedule/schedule_edit.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/memory_report.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/schedule_study.h"
 
 using namespace weft;

@@ -8,14 +8,14 @@
 #include <random>
 
 #include "test_graphs.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/bounds.h"
-#include "weft/core/file_io.h"
-#include "weft/core/intervals.h"
-#include "weft/core/liveness.h"
-#include "weft/core/memory_aware_order.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/plan_checker.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/memory/intervals.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/memory/memory_aware_order.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/memory/plan_checker.h"
 
 using namespace weft;
 

@@ -26,18 +26,18 @@
 #include "synthetic_models.h"
 
 #include "test_graphs.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/synthetic_model.h"
 #include "weft/ui/timeline_view.h"
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/schedule_edit.h"
-#include "weft/core/strategies.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/schedule/schedule_edit.h"
+#include "weft/core/strategy/strategies.h"
 
 using namespace weft;
 

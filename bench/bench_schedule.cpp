@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "test_graphs.h"
-#include "weft/core/strategies.h"
-#include "weft/core/sync.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/schedule/sync.h"
 
 namespace {
 

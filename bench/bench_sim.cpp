@@ -5,9 +5,9 @@
 #include <random>
 
 #include "test_graphs.h"
-#include "weft/core/simulator.h"
+#include "weft/core/sim/simulator.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 
 using namespace weft;
 

@@ -7,15 +7,15 @@
 #include <memory>
 
 #include "test_graphs.h"
-#include "weft/core/analyze.h"
-#include "weft/core/bounds.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/liveness.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 #include "weft/ui/study_job.h"
 #include "weft/ui/synthetic_model.h"
 

@@ -34,7 +34,10 @@ if(TARGET weft_cuda)
   install(TARGETS weft_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/weft COMPONENT cuda)
 endif()
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/weft/core DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/weft)
+# proto/onnx_proto_util.h is shared by core's layers only: it includes ONNX's protobuf headers,
+# which the installed package does not require.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/weft/core DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/weft
+        PATTERN "onnx_proto_util.h" EXCLUDE)
 if(TARGET weft_gpu_shared)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/gpu/include/weft/gpu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/weft)
 endif()

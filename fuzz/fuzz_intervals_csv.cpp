@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/bounds.h"
-#include "weft/core/intervals.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/plan_checker.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/memory/intervals.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/memory/plan_checker.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace weft::core;

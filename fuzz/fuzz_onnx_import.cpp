@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace weft::core;

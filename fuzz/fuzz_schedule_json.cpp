@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "weft/core/onnx_import.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/sync.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/schedule/sync.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "weft/core/npy.h"
+#include "weft/core/exec/npy.h"
 
 namespace {
 

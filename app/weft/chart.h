@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::cli {
 

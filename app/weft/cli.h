@@ -7,18 +7,18 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/schedule.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/open_model.h"
 #include "weft/core/study/split_study.h"
-#include "weft/core/tensor_files.h"
+#include "weft/core/exec/tensor_files.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "cli.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/file_io.h"
-#include "weft/core/schedule_json.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/schedule/schedule_json.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/study/split_study.h"
 

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "cli.h"
-#include "weft/core/schedule_json.h"
+#include "weft/core/schedule/schedule_json.h"
 #include "weft/core/study/schedule_study.h"
 
 namespace weft::cli {

@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/critical_path.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/analysis/critical_path.h"
 #include "weft/core/study/advice.h"
-#include "weft/core/sync.h"
-#include "weft/core/text_format.h"
+#include "weft/core/schedule/sync.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::cli {
 

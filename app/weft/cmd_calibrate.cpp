@@ -8,10 +8,10 @@
 
 #include "cli.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/file_io.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/base/file_io.h"
 #include "weft/core/study/cpu_calibration.h"
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 #include "weft/gpu/devices.h"
 
 namespace weft::cli {

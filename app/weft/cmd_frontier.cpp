@@ -10,13 +10,13 @@
 
 #include "cli.h"
 #include "sweep_chart.h"
-#include "weft/core/file_io.h"
-#include "weft/core/strategies.h"
-#include "weft/core/strategy.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/frontier.h"
 #include "weft/core/study/merge_study.h"
-#include "weft/core/sync.h"
-#include "weft/core/text_format.h"
+#include "weft/core/schedule/sync.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::cli {
 

@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "weft/core/file_io.h"
-#include "weft/core/horizontal_merge.h"
-#include "weft/core/levels.h"
-#include "weft/core/text_format.h"
-#include "weft/core/wire_layering.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/transform/horizontal_merge.h"
+#include "weft/core/analysis/levels.h"
+#include "weft/core/base/text_format.h"
+#include "weft/core/transform/wire_layering.h"
 
 namespace weft::cli {
 

@@ -7,19 +7,19 @@
 #include <sstream>
 
 #include "cli.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/bounds.h"
-#include "weft/core/file_io.h"
-#include "weft/core/intervals.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/plan_checker.h"
-#include "weft/core/plan_json.h"
-#include "weft/core/plan_repair.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
-#include "weft/core/dim_binding.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/memory/intervals.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/memory/plan_checker.h"
+#include "weft/core/memory/plan_json.h"
+#include "weft/core/memory/plan_repair.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/onnx/dim_binding.h"
 #include "weft/core/study/memory_report.h"
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::cli {
 namespace {

@@ -12,19 +12,108 @@
 #include "cli.h"
 #include "run_data.h"
 #include "run_report.h"
-#include "weft/core/chrome_trace.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
+#include "weft/core/sim/chrome_trace.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/cpu_calibration.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::cli {
 namespace {
 
+/// What `weft run --backend cpu` reports: the schedule, how it was made, the runs compared, the
+/// prediction (or why there is none), the budget fit and the test data.
+struct CpuRunReport {
+  const core::Graph& graph;     ///< the graph the schedule ran on (merged where --merge merged)
+  const core::Graph& unmerged;  ///< the model as imported
+  const core::Schedule& schedule;
+  const ObtainedSchedule& obtained;
+  const core::RunOptions& ro;
+  const core::RunComparison& compared;
+  const core::DeviceSpec& device;  ///< the device the schedule was made for
+  const std::string& made_for;
+  const std::optional<core::CpuRunPrediction>& predicted;
+  const std::string& unpredicted;  ///< why there is no prediction
+  const std::optional<core::BudgetFit>& fit;
+  const RunData& data;
+  const std::optional<core::TestDataComparison>& tested;
+};
+
+void print_cpu_run_json(const CpuRunReport& r) {
+  const core::Graph& graph = r.graph;
+  const core::Schedule& schedule = r.schedule;
+  const auto& predicted = r.predicted;
+  nlohmann::ordered_json j = run_report_json(graph, schedule, "cpu", r.ro, r.compared);
+  j["schedule_device"] = r.device.name;
+  j["schedule_device_kind"] = std::string(core::device_kind_name(r.device.kind));
+  j["schedule_made_for"] = r.made_for;
+  if (predicted) {
+    j["predicted_speedup"] = predicted->predicted;
+    j["prediction_error"] = predicted->error;
+    j["predicted_speedup_fitted"] = predicted->predicted_fitted;
+    j["cpu_cores"] = predicted->device.sm_count;
+    j["latch_us"] = predicted->device.event_wait_us;
+    j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
+    j["concurrent_slowdown_memory"] = predicted->device.concurrent_slowdown_memory;
+  } else {
+    j["predicted_speedup"] = nullptr;
+    j["prediction_unavailable"] = r.unpredicted;
+  }
+  if (r.obtained.merged) {
+    std::size_t groups = 0;
+    for (const auto& m : r.obtained.merged->members) groups += m.size() > 1 ? 1 : 0;
+    j["merge"] = {{"groups", groups}, {"nodes_before", r.unmerged.node_count()}, {"nodes_after", graph.node_count()}};
+  }
+  if (r.fit) j["memory_budget"] = budget_json(*r.fit);
+  if (r.tested) add_test_data_json(j, r.data, *r.tested, "cpu");
+  j["kernels"] = cpu_kernels_json(r.compared.scheduled);
+  std::cout << j.dump(2) << "\n";
+}
+
+void print_cpu_run_text(const CpuRunReport& r) {
+  const core::Graph& graph = r.graph;
+  const core::Schedule& schedule = r.schedule;
+  const core::RunOptions& ro = r.ro;
+  const auto& predicted = r.predicted;
+  const core::RunResult* seq = &r.compared.sequential;
+  const core::RunResult* run = &r.compared.scheduled;
+  const int cpus = core::cpu_count();
+  std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, " << cpus
+            << " CPUs\n"
+            << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
+            << " stream(s)" << (ro.threads_per_stream > 1 ? " of " + std::to_string(ro.threads_per_stream) + " threads" : std::string())
+            << (schedule.stream_count() * static_cast<std::size_t>(ro.threads_per_stream) > static_cast<std::size_t>(cpus)
+                    ? " taken in turn by " + std::to_string(std::max(cpus / ro.threads_per_stream, 1)) +
+                          (ro.threads_per_stream > 1 ? " teams" : " threads")
+                    : std::string())
+            << ", " << schedule.events.size() << " events, made for " << r.made_for << "\n"
+            << (r.obtained.merged ? "merged: " + std::to_string(r.unmerged.node_count()) + " -> " +
+                                       std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
+                                 : std::string())
+            << "sequential: " << core::fixed_text(seq->wall_ms, 2) << " ms (" << median_text(ro, r.compared.rounds) << "), arena " << core::mib_text(seq->arena_bytes) << "\n"
+            << "scheduled:  " << core::fixed_text(run->wall_ms, 2) << " ms, arena " << core::mib_text(run->arena_bytes) << " (" << r.compared.plan.planner
+            << " planner)\n"
+            << "speedup: " << core::fixed_text(r.compared.speedup(), 2) << "x measured"
+            << (predicted ? ", " + core::fixed_text(predicted->predicted, 2) +
+                                "x predicted (cpu device from the sequential run's node times, " +
+                                core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy, memory-bound ones " +
+                                core::fixed_text(predicted->device.concurrent_slowdown_memory, 2) + "x; error " +
+                                core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
+                                "x from the fitted device alone"
+                          : ", no prediction (" + r.unpredicted + ")")
+            << "\n"
+            << "max abs diff vs sequential: " << r.compared.diff.max_abs_diff << (r.compared.diff.identical ? " (bit-identical)" : "") << "\n";
+  if (r.fit) std::cout << budget_line(*r.fit) << "\n";
+  if (run->random_weights > 0)
+    std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
+  if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
+  std::cout << "kernels: " << core::kernel_paths_text(*run) << "\n";
+  if (r.tested) print_test_data(std::cout, r.data, *r.tested, "cpu");
+}
 
 }  // namespace
 
@@ -136,9 +225,6 @@ int cmd_run(Args& args) {
   core::RunResult* seq = &compared->sequential;
   core::RunResult* run = &compared->scheduled;
   const bool identical = compared->diff.identical;
-  const double diff = compared->diff.max_abs_diff;
-  const double speedup = compared->speedup();
-  const std::string used_planner = compared->plan.planner;
 
   // The prediction for the same schedule on the CPU device calibrated from the sequential run
   // (core::predict_cpu_run, as the studio's Run on CPU). An extra: where it cannot be made, the
@@ -164,66 +250,10 @@ int cmd_run(Args& args) {
     if (auto ok = core::save_chrome_trace(*trace, graph, runs, &obtained->costs(model->costs), info); !ok) return report("run", ok.error());
   }
 
-  if (args.flag("json")) {
-    nlohmann::ordered_json j = run_report_json(graph, schedule, backend, ro, *compared);
-    j["schedule_device"] = device->name;
-    j["schedule_device_kind"] = std::string(core::device_kind_name(device->kind));
-    j["schedule_made_for"] = made_for;
-    if (predicted) {
-      j["predicted_speedup"] = predicted->predicted;
-      j["prediction_error"] = predicted->error;
-      j["predicted_speedup_fitted"] = predicted->predicted_fitted;
-      j["cpu_cores"] = predicted->device.sm_count;
-      j["latch_us"] = predicted->device.event_wait_us;
-      j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
-      j["concurrent_slowdown_memory"] = predicted->device.concurrent_slowdown_memory;
-    } else {
-      j["predicted_speedup"] = nullptr;
-      j["prediction_unavailable"] = unpredicted;
-    }
-    if (obtained->merged) {
-      std::size_t groups = 0;
-      for (const auto& m : obtained->merged->members) groups += m.size() > 1 ? 1 : 0;
-      j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
-    }
-    if (fit) j["memory_budget"] = budget_json(*fit);
-    if (tested) add_test_data_json(j, *data, *tested, backend);
-    j["kernels"] = cpu_kernels_json(*run);
-    std::cout << j.dump(2) << "\n";
-  } else {
-    const int cpus = core::cpu_count();
-    std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cpu, " << cpus
-              << " CPUs\n"
-              << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count()
-              << " stream(s)" << (ro.threads_per_stream > 1 ? " of " + std::to_string(ro.threads_per_stream) + " threads" : std::string())
-              << (schedule.stream_count() * static_cast<std::size_t>(ro.threads_per_stream) > static_cast<std::size_t>(cpus)
-                      ? " taken in turn by " + std::to_string(std::max(cpus / ro.threads_per_stream, 1)) +
-                            (ro.threads_per_stream > 1 ? " teams" : " threads")
-                      : std::string())
-              << ", " << schedule.events.size() << " events, made for " << made_for << "\n"
-              << (obtained->merged ? "merged: " + std::to_string(unmerged.node_count()) + " -> " +
-                                         std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
-                                   : std::string())
-              << "sequential: " << core::fixed_text(seq->wall_ms, 2) << " ms (" << median_text(ro, compared->rounds) << "), arena " << core::mib_text(seq->arena_bytes) << "\n"
-              << "scheduled:  " << core::fixed_text(run->wall_ms, 2) << " ms, arena " << core::mib_text(run->arena_bytes) << " (" << used_planner
-              << " planner)\n"
-              << "speedup: " << core::fixed_text(speedup, 2) << "x measured"
-              << (predicted ? ", " + core::fixed_text(predicted->predicted, 2) +
-                                  "x predicted (cpu device from the sequential run's node times, " +
-                                  core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy, memory-bound ones " +
-                                  core::fixed_text(predicted->device.concurrent_slowdown_memory, 2) + "x; error " +
-                                  core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
-                                  "x from the fitted device alone"
-                            : ", no prediction (" + unpredicted + ")")
-              << "\n"
-              << "max abs diff vs sequential: " << diff << (identical ? " (bit-identical)" : "") << "\n";
-    if (fit) std::cout << budget_line(*fit) << "\n";
-    if (run->random_weights > 0)
-      std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
-    if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
-    std::cout << "kernels: " << core::kernel_paths_text(*run) << "\n";
-    if (tested) print_test_data(std::cout, *data, *tested, backend);
-  }
+  const CpuRunReport report_of_run{graph,    unmerged,  schedule,    *obtained, ro,    *compared, *device,
+                                   made_for, predicted, unpredicted, fit,       *data, tested};
+  if (args.flag("json")) print_cpu_run_json(report_of_run);
+  else print_cpu_run_text(report_of_run);
   if (!identical) {
     // The reference executor promises bit-identical outputs for every valid schedule.
     return report("run", core::make_error(core::ErrorKind::Internal, "the scheduled outputs differ from the sequential run"));

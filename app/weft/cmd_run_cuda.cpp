@@ -13,10 +13,10 @@
 #include "cli.h"
 #include "run_data.h"
 #include "run_report.h"
-#include "weft/core/chrome_trace.h"
-#include "weft/core/cpu_executor.h"
+#include "weft/core/sim/chrome_trace.h"
+#include "weft/core/exec/cpu_executor.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"
 
@@ -49,6 +49,65 @@ nlohmann::ordered_json fault_json(const std::string& fault) {
   j["stage"] = cut == std::string::npos ? std::string() : fault.substr(0, cut);
   j["message"] = cut == std::string::npos ? fault : fault.substr(cut + 1);
   return j;
+}
+
+/// The figures `weft run --backend cuda` prints as text (the JSON holds the same).
+struct CudaRunText {
+  const core::Graph& graph;
+  const core::Schedule& schedule;
+  const core::RunOptions& ro;
+  const core::RunComparison& compared;
+  const std::string& device_name;  ///< the preset the prediction used
+  const std::optional<core::CalibratedSpeedups>& calibrated;
+  double error, error_graph;  ///< the prediction's, eager and against the graph baseline
+  double cpu_error, cpu_relative, graph_error;
+  bool valid, tf32;
+  const std::string& fault;
+  int connections;
+  const RunData& data;
+  const std::optional<core::TestDataComparison>& tested;
+};
+
+void print_cuda_run_text(const CudaRunText& v) {
+  const core::Graph& graph = v.graph;
+  const core::Schedule& schedule = v.schedule;
+  const core::RunComparison& c = v.compared;
+  const core::RunResult* seq = &c.sequential;
+  const core::RunResult* run = &c.scheduled;
+  const core::RunResult* seq_graph = c.sequential_graph ? &*c.sequential_graph : nullptr;
+  const core::RunResult* run_graph = c.scheduled_graph ? &*c.scheduled_graph : nullptr;
+  const auto& calibrated = v.calibrated;
+  const auto ms_text = [](const core::RunResult* r) { return r ? core::fixed_text(r->wall_ms, 3) : std::string("-"); };
+  std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cuda on "
+            << run->timeline.device << "\n"
+            << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count() << " stream(s), "
+            << schedule.events.size() << " events\n";
+  if (!v.valid)
+    std::cout << "INVALID: launches were blocking (CUDA_LAUNCH_BLOCKING=1): every node synchronised, no graph replayed; "
+                 "the times below are not the schedule's\n";
+  if (!v.fault.empty()) {
+    const auto f = fault_json(v.fault);
+    std::cout << "fault of the first run" << (f["stage"].get<std::string>().empty() ? "" : " in '" + f["stage"].get<std::string>() + "'")
+              << ": " << f["message"].get<std::string>() << "\n";
+  }
+  std::cout << "                 eager ms   graph ms   (" << median_text(v.ro, c.rounds) << ")\n"
+            << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << ms_text(seq_graph) << "\n"
+            << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << ms_text(run_graph) << "\n"
+            << "speedup: " << core::fixed_text(c.speedup(), 2) << "x eager, "
+            << (run_graph ? core::fixed_text(c.speedup_vs_graph(), 2) + "x" : std::string("-")) << " vs the graph baseline\n"
+            << (calibrated ? "predicted (" + v.device_name + ", the sequential run's node times): " +
+                                 core::fixed_text(calibrated->eager, 2) + "x eager (error " + core::fixed_text(100 * v.error, 1) +
+                                 "%), " + core::fixed_text(calibrated->graph, 2) + "x vs the graph baseline (error " +
+                                 core::fixed_text(100 * v.error_graph, 1) + "%)\n"
+                           : std::string())
+            << "overlapped node pairs (per-node timed run): " << c.overlapped_pairs << "; hardware queues: " << v.connections
+            << " (CUDA_DEVICE_MAX_CONNECTIONS)" << (v.tf32 ? "; TF32 on" : "") << "\n"
+            << "error vs CPU: " << v.cpu_error << " max abs, " << v.cpu_relative << " relative to the largest output; scheduled vs sequential: "
+            << c.diff.max_abs_diff << (c.diff.identical ? " (bit-identical)" : "") << "; graph vs eager: " << v.graph_error << "\n";
+  if (run->random_weights > 0)
+    std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
+  if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
+  if (v.tested) print_test_data(std::cout, v.data, *v.tested, "cuda");
 }
 
 }  // namespace
@@ -105,10 +164,6 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   if (compared->failure && gpu::cuda_context_faulted() && !gpu::is_blocking_rerun())
     return cuda_failure(compared->failure->error, compared->failure->stage);
   if (auto ok = save_run_outputs(data, graph, *compared); !ok) return report("run", ok.error());
-  const core::RunResult* seq = &compared->sequential;
-  const core::RunResult* run = &compared->scheduled;
-  const bool identical = compared->diff.identical;
-  const double diff = compared->diff.max_abs_diff;
   const double speedup = compared->speedup();
   const double speedup_vs_graph = compared->speedup_vs_graph();
   const std::int64_t overlaps = compared->overlapped_pairs;
@@ -188,37 +243,8 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
     if (tested) add_test_data_json(j, data, *tested, "cuda");
     std::cout << j.dump(2) << "\n";
   } else {
-    const auto ms_text = [](const core::RunResult* r) { return r ? core::fixed_text(r->wall_ms, 3) : std::string("-"); };
-    std::cout << "model: " << graph.info().model_path << " (" << graph.node_count() << " operators), backend cuda on "
-              << run->timeline.device << "\n"
-              << "schedule: " << schedule.strategy << " (" << schedule.options << "), " << schedule.stream_count() << " stream(s), "
-              << schedule.events.size() << " events\n";
-    if (!valid)
-      std::cout << "INVALID: launches were blocking (CUDA_LAUNCH_BLOCKING=1): every node synchronised, no graph replayed; "
-                   "the times below are not the schedule's\n";
-    if (!fault.empty()) {
-      const auto f = fault_json(fault);
-      std::cout << "fault of the first run" << (f["stage"].get<std::string>().empty() ? "" : " in '" + f["stage"].get<std::string>() + "'")
-                << ": " << f["message"].get<std::string>() << "\n";
-    }
-    std::cout << "                 eager ms   graph ms   (" << median_text(ro, compared->rounds) << ")\n"
-              << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << ms_text(seq_graph) << "\n"
-              << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << ms_text(run_graph) << "\n"
-              << "speedup: " << core::fixed_text(speedup, 2) << "x eager, "
-              << (run_graph ? core::fixed_text(speedup_vs_graph, 2) + "x" : std::string("-")) << " vs the graph baseline\n"
-              << (calibrated ? "predicted (" + model->device.name + ", the sequential run's node times): " +
-                                   core::fixed_text(calibrated->eager, 2) + "x eager (error " + core::fixed_text(100 * error, 1) +
-                                   "%), " + core::fixed_text(calibrated->graph, 2) + "x vs the graph baseline (error " +
-                                   core::fixed_text(100 * error_graph, 1) + "%)\n"
-                             : std::string())
-              << "overlapped node pairs (per-node timed run): " << overlaps << "; hardware queues: " << connections
-              << " (CUDA_DEVICE_MAX_CONNECTIONS)" << (args.flag("tf32") ? "; TF32 on" : "") << "\n"
-              << "error vs CPU: " << cpu_error << " max abs, " << cpu_relative << " relative to the largest output; scheduled vs sequential: "
-              << diff << (identical ? " (bit-identical)" : "") << "; graph vs eager: " << graph_error << "\n";
-    if (run->random_weights > 0)
-      std::cout << "weights: " << run->random_weights << " without data in the model's files, seeded random values used\n";
-    if (!run->merged_paths.empty()) std::cout << "merged nodes: " << merged_paths_text(*run) << "\n";
-    if (tested) print_test_data(std::cout, data, *tested, "cuda");
+    print_cuda_run_text({graph, schedule, ro, *compared, model->device.name, calibrated, error, error_graph, cpu_error, cpu_relative,
+                         graph_error, valid, args.flag("tf32"), fault, connections, data, tested});
   }
   if (schedule.stream_count() > static_cast<std::size_t>(connections))
     std::cerr << "weft run: warning: " << schedule.stream_count() << " streams share " << connections

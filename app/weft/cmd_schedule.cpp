@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
-#include "weft/core/strategy_external.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/strategy_external.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/sync.h"
-#include "weft/core/text_format.h"
+#include "weft/core/schedule/sync.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::cli {
 namespace {

@@ -7,14 +7,14 @@
 
 
 #include "cli.h"
-#include "weft/core/calibrate.h"
-#include "weft/core/chrome_trace.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
+#include "weft/core/sim/calibrate.h"
+#include "weft/core/sim/chrome_trace.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/text_format.h"
-#include "weft/core/timeline.h"
-#include "weft/core/timeline_json.h"
+#include "weft/core/base/text_format.h"
+#include "weft/core/schedule/timeline.h"
+#include "weft/core/sim/timeline_json.h"
 
 namespace weft::cli {
 

@@ -7,8 +7,8 @@
 
 #include "cli.h"
 #include "weft/build_info.h"
-#include "weft/core/device.h"
-#include "weft/core/strategy.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/strategy/registry.h"
 
 namespace {
 

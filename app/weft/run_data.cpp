@@ -11,12 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/dim_binding.h"
-#include "weft/core/file_io.h"
-#include "weft/core/given_inputs.h"
-#include "weft/core/initial_values.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/text_format.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/exec/given_inputs.h"
+#include "weft/core/exec/initial_values.h"
+#include "weft/core/onnx/seeded_model.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::cli {
 namespace {

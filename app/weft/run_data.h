@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "weft/core/executor.h"
-#include "weft/core/output_check.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/exec/output_check.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/study/test_data.h"
-#include "weft/core/tensor_files.h"
+#include "weft/core/exec/tensor_files.h"
 
 namespace weft::cli {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "weft/core/cpu_executor.h"
+#include "weft/core/exec/cpu_executor.h"
 
 namespace weft::cli {
 

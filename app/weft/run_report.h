@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "weft/core/executor.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 #include "weft/core/study/run_comparison.h"
 
 namespace weft::cli {

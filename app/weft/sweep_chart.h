@@ -7,7 +7,7 @@
 
 #include "chart.h"
 #include "weft/core/study/frontier.h"
-#include "weft/core/study/sweep.h"
+#include "weft/core/study/batch_sweep.h"
 
 namespace weft::cli {
 

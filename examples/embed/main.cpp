@@ -9,14 +9,14 @@
 #include <string>
 
 #include "weft/build_info.h"
-#include "weft/core/compare_outputs.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/strategies.h"
+#include "weft/core/exec/compare_outputs.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/memory_report.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 
 namespace wc = weft::core;
 

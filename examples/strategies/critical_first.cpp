@@ -8,10 +8,10 @@
 #include <iostream>
 #include <string>
 
-#include "weft/core/critical_path.h"
-#include "weft/core/levels.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/strategy.h"
+#include "weft/core/analysis/critical_path.h"
+#include "weft/core/analysis/levels.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/prediction.h"
 
 namespace {

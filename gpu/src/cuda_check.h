@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::gpu::detail {
 

@@ -2,7 +2,7 @@
 // Private: device detection inside the CUDA module.
 #include <vector>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 #include "weft/gpu/devices.h"
 
 namespace weft::gpu::detail {

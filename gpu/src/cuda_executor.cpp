@@ -15,8 +15,8 @@
 #include "cuda_ops.h"
 #include "cuda_resources.h"
 #include "nvtx_trace.h"
-#include "weft/core/initial_values.h"
-#include "weft/core/run_checks.h"
+#include "weft/core/exec/initial_values.h"
+#include "weft/core/exec/run_checks.h"
 
 namespace weft::gpu {
 namespace {

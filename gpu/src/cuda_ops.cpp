@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "weft/core/merge_graph.h"
+#include "weft/core/transform/merge_graph.h"
 
 #include "cuda_check.h"
 #include "cuda_kernels.h"

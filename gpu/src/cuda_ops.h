@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/executor.h"
+#include "weft/core/exec/executor.h"
 #include "weft/gpu/cuda_executor.h"
 #include "op_geometry.h"
 

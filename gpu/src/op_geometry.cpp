@@ -7,7 +7,7 @@
 #include <limits>
 #include <set>
 
-#include "weft/core/merge_graph.h"
+#include "weft/core/transform/merge_graph.h"
 
 namespace weft::gpu::detail {
 

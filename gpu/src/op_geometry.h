@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "kernel_params.h"
-#include "weft/core/executor.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::gpu::detail {
 

@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "weft/build_info.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/strategy.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/gpu/devices.h"
 #include "weft_python.h"
 

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/merge_graph.h"
-#include "weft/core/strategies.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/transform/merge_graph.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/memory_report.h"
@@ -27,9 +27,9 @@
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/study/split_study.h"
 #include "weft/core/study/test_data.h"
-#include "weft/core/tensor_files.h"
-#include "weft/core/schedule.h"
-#include "weft/core/timeline.h"
+#include "weft/core/exec/tensor_files.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::python {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli_runner.h"
-#include "weft/core/project_file.h"
+#include "weft/core/base/project_file.h"
 
 using namespace weft;
 

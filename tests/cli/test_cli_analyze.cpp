@@ -16,7 +16,7 @@
 #include "cli_runner.h"
 #include "model_dims.h"
 
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli_runner.h"
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 using namespace weft;
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "weft/core/strategy.h"
+#include "weft/core/strategy/registry.h"
 
 #include "cli_runner.h"
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 using nlohmann::json;
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "weft/core/tensor_files.h"
+#include "weft/core/exec/tensor_files.h"
 
 namespace {
 

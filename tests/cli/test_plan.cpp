@@ -10,14 +10,14 @@
 #include <string>
 #include <sys/wait.h>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/file_io.h"
-#include "weft/core/intervals.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/plan_checker.h"
-#include "weft/core/plan_json.h"
-#include "weft/core/schedule_json.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/memory/intervals.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/memory/plan_checker.h"
+#include "weft/core/memory/plan_json.h"
+#include "weft/core/schedule/schedule_json.h"
 
 using namespace weft;
 

@@ -11,7 +11,7 @@
 #include "cli_runner.h"
 #include <set>
 
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 using nlohmann::json;
 

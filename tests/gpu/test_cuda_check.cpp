@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "weft/core/memory_planner.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/cost_model.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/cost/cost_model.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/gpu/cuda_executor.h"
 #include "weft/gpu/devices.h"

@@ -9,8 +9,8 @@
 
 #include "op_geometry.h"
 #include "gpu_test_paths.h"
-#include "weft/core/graph.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/onnx/onnx_import.h"
 
 using namespace weft;
 namespace gd = weft::gpu::detail;

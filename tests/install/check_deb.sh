@@ -35,7 +35,7 @@ need() { [ -e "$root/$1" ] || fail "$1 is not in the package"; }
 need usr/bin/weft
 need usr/share/weft/assets/models/googlenet.onnx
 need usr/share/weft/assets/devices/h100-sxm.json
-need usr/include/weft/core/graph.h
+need usr/include/weft/core/graph/graph.h
 need usr/share/doc/weft/README.md
 [ -n "$(find "$root/usr/lib" -name WeftConfig.cmake)" ] || fail "no WeftConfig.cmake"
 [ -n "$(find "$root/usr/lib" -name 'libweft.so*')" ] || fail "no libweft.so"

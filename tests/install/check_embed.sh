@@ -11,7 +11,7 @@ rm -rf "$scratch"
 mkdir -p "$scratch"
 cmake --install "$build" --prefix "$prefix" --component weft > "$scratch.install.log" 2>&1 ||
   { cat "$scratch.install.log"; exit 1; }
-for f in bin/weft include/weft/core/graph.h include/weft/build_info.h share/weft/assets/models/googlenet.onnx; do
+for f in bin/weft include/weft/core/graph/graph.h include/weft/build_info.h share/weft/assets/models/googlenet.onnx; do
   [ -e "$prefix/$f" ] || { echo "check_embed: $f was not installed" >&2; exit 1; }
 done
 config=$(find "$prefix" -name WeftConfig.cmake)

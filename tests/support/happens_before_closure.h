@@ -8,10 +8,10 @@
 #include <numeric>
 #include <vector>
 
-#include "weft/core/bitset.h"
-#include "weft/core/check.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/base/bitset.h"
+#include "weft/core/base/check.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::test {
 

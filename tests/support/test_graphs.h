@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::test {
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "weft/core/onnx_import.h"
+#include "weft/core/onnx/onnx_import.h"
 
 namespace weft::test {
 

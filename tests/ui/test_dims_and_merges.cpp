@@ -27,17 +27,18 @@
 
 #include "ui_test_support.h"
 #include "weft/core/study/open_model.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/onnx/onnx_import.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/split_study.h"
-#include "weft/core/file_io.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
-#include "weft/core/strategy.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/ui/dim_dialog.h"
 #include "weft/ui/lanes_view.h"
+#include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/stream_colors.h"
@@ -149,7 +150,7 @@ void TestDimsAndMerges::dimDialogBindsAndReimports() {
     QVERIFY(weft::test::wait_until([&] { return w.memoryView()->shownModel().note.find("No memory plan") != std::string::npos; }));
     QVERIFY(!w.memoryView()->shownModel().computed);
     QVERIFY(w.memoryView()->shownModel().note.find("x: dim 0 'batch'") != std::string::npos);
-    weft::ui::DimDialog* dialog = w.dimDialog();
+    weft::ui::DimDialog* dialog = w.loads()->dimDialog();
     QVERIFY(dialog);
     QVERIFY(dialog->isVisible());
     QSpinBox* box = dialog->valueBox("batch");
@@ -165,7 +166,7 @@ void TestDimsAndMerges::dimDialogBindsAndReimports() {
     QVERIFY(wait_loads(done, 2));
     QVERIFY(weft::core::unbound_dims(w.document()->graph()).empty());
     QCOMPARE(w.document()->dimBindings(), (std::map<std::string, std::int64_t>{{"batch", 2}}));
-    QVERIFY(!w.dimDialog() || !w.dimDialog()->isVisible());  // nothing left to ask
+    QVERIFY(!w.loads()->dimDialog() || !w.loads()->dimDialog()->isVisible());  // nothing left to ask
     // The CLI's import with --dim batch=2 gives the same graph.
     weft::core::ImportOptions options;
     options.dims = {{"batch", 2}};
@@ -191,9 +192,9 @@ void TestDimsAndMerges::dimDialogBindsAndReimports() {
   QVERIFY(wait_loads(done, 1));
   QCOMPARE(w2.document()->dimBindings(), (std::map<std::string, std::int64_t>{{"batch", 2}}));
   QVERIFY(weft::core::unbound_dims(w2.document()->graph()).empty());
-  QVERIFY(!w2.dimDialog());
+  QVERIFY(!w2.loads()->dimDialog());
   // Asked with nothing left to bind, the window says so instead of opening an empty dialog.
-  QVERIFY(!w2.showDimDialog());
+  QVERIFY(!w2.loads()->showDimDialog());
   QVERIFY(w2.lastMessage().contains("no symbolic dimensions"));
 }
 
@@ -201,11 +202,11 @@ void TestDimsAndMerges::mergeBoxOpensMergedModel() {
   MainWindow w;
   w.resize(1400, 900);
   w.show();
-  w.setDimBindings({{"batch", 1}});  // as weft-studio --dim batch=1
+  w.loads()->setDimBindings({{"batch", 1}});  // as weft-studio --dim batch=1
   QSignalSpy done(&w, &MainWindow::loadFinished);
   w.openModel(kGroupedMlp);
   QVERIFY(wait_loads(done, 1));
-  QVERIFY(!w.dimDialog());
+  QVERIFY(!w.loads()->dimDialog());
   QVERIFY(!w.document()->isMerged());
   // Opened as advised: the advice merges (48 -> 12 beats streams alone); merging is the user's
   // setting, so the status says where it is rather than turning it on.
@@ -300,7 +301,7 @@ void TestDimsAndMerges::opensScheduleFiles() {
   MainWindow w;
   w.resize(1400, 900);
   w.show();
-  w.setDimBindings({{"batch", 1}});
+  w.loads()->setDimBindings({{"batch", 1}});
   QSignalSpy done(&w, &MainWindow::loadFinished);
   // No model open: the schedule opens the model it was made for.
   w.openSchedule(plain_file);
@@ -357,7 +358,7 @@ void TestDimsAndMerges::opensScheduleFiles() {
     const QString moved_file = dir.filePath("moved/chains.json");
     QVERIFY(core::write_file_atomic(moved_file.toStdString(), moved));
     MainWindow elsewhere;
-    elsewhere.setDimBindings({{"batch", 1}});
+    elsewhere.loads()->setDimBindings({{"batch", 1}});
     QSignalSpy found(&elsewhere, &MainWindow::loadFinished);
     elsewhere.openSchedule(moved_file);
     QVERIFY(wait_loads(found, 1));
@@ -464,7 +465,7 @@ void TestDimsAndMerges::adviceWrapsAtDefaultSize() {
 void TestDimsAndMerges::sweepViewDrawsCoreSweep() {
   MainWindow w;
   w.show();
-  w.setDimBindings({{"batch", 1}});
+  w.loads()->setDimBindings({{"batch", 1}});
   QSignalSpy done(&w, &MainWindow::loadFinished);
   w.openModel(kGroupedMlp);
   QVERIFY(wait_loads(done, 1));
@@ -529,7 +530,7 @@ QTEST_MAIN(TestDimsAndMerges)
 // nothing to apply.
 void TestDimsAndMerges::mergeAdviceAppliesByReopening() {
   MainWindow w;
-  w.setDimBindings({{"batch", 1}});
+  w.loads()->setDimBindings({{"batch", 1}});
   QSignalSpy done(&w, &MainWindow::loadFinished);
   w.openModel(kGroupedMlp);
   QVERIFY(wait_loads(done, 1));

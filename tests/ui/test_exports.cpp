@@ -18,10 +18,10 @@
 #include <QXmlStreamReader>
 
 #include "ui_test_support.h"
-#include "weft/core/csv.h"
-#include "weft/core/simulator.h"
+#include "weft/core/base/csv.h"
+#include "weft/core/sim/simulator.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/ui/exports.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/main_window.h"

@@ -7,7 +7,7 @@
 #include <QTest>
 
 #include "ui_test_support.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/onnx/onnx_import.h"
 #include "weft/ui/frontier_view.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/strategy_panel.h"

@@ -25,19 +25,20 @@
 
 #include "ui_test_support.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/horizontal_merge.h"
-#include "weft/core/wire_layering.h"
+#include "weft/core/transform/horizontal_merge.h"
+#include "weft/core/transform/wire_layering.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/load_job.h"
+#include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/preferences.h"
 #include "weft/ui/studio_command_line.h"
 #include "weft/ui/properties_panel.h"
 #include "weft/ui/strategy_panel.h"
-#include "weft/core/calibrate.h"
-#include "weft/core/cost_model.h"
+#include "weft/core/sim/calibrate.h"
+#include "weft/core/cost/cost_model.h"
 #include "weft/core/study/advice.h"
 #include "weft/ui/summary_panel.h"
 #include "weft/ui/synthetic_model.h"
@@ -119,7 +120,7 @@ void TestMainWindow::loadingCanBeCancelled() {
   w.openGraph("random-10k", [] {
     return weft::core::Expected<weft::core::Graph>(weft::test::make_random_dag(10000, 0.0008, 43, 3));
   });
-  w.cancelLoading();
+  w.loads()->cancelLoading();
   QVERIFY(weft::test::wait_until([&] { return done.count() > 0; }));
   QCOMPARE(done.last().at(0).toBool(), false);
   QVERIFY(done.last().at(1).toString().contains("cancel", Qt::CaseInsensitive));
@@ -209,7 +210,7 @@ void TestMainWindow::recentFilesDropMissing() {
   const QString gone = dir.filePath("gone.onnx");
   QSettings().setValue("recentFiles", QStringList{gone, kGooglenet});
   MainWindow w;
-  QCOMPARE(w.recentFiles(), QStringList{kGooglenet});
+  QCOMPARE(w.loads()->recentFiles(), QStringList{kGooglenet});
 }
 
 void TestMainWindow::findSelectsAndCounts() {
@@ -277,7 +278,7 @@ void TestMainWindow::droppedFileOpens() {
   QVERIFY(weft::test::drop_files(w, {kGooglenet}));
   QVERIFY(wait_loaded(done));
   QCOMPARE(w.document()->graph().node_count(), std::size_t{139});
-  QCOMPARE(w.recentFiles().value(0), kGooglenet);
+  QCOMPARE(w.loads()->recentFiles().value(0), kGooglenet);
 }
 
 void TestMainWindow::strategyPanelApplyIsUndoable() {
@@ -483,7 +484,7 @@ void TestMainWindow::editReturnsBeforeItsStudyAndLatestWins() {
 void TestMainWindow::opensAsAdvised() {
   const QString randwire = QStringLiteral(WEFT_TEST_DATA_DIR "/models/randwire_ws.onnx");
   MainWindow w;
-  QVERIFY(w.opensAsAdvised());
+  QVERIFY(w.loads()->opensAsAdvised());
   QCOMPARE(w.strategyPanel()->strategyBox()->currentText(), weft::ui::default_strategy());
   QSignalSpy done(&w, &MainWindow::loadFinished);
   w.openModel(randwire);
@@ -509,7 +510,7 @@ void TestMainWindow::opensAsAdvised() {
   w.strategyPanel()->strategyBox()->setCurrentText("chains");
   w.strategyPanel()->launchMode()->setCurrentIndex(0);
   QVERIFY(w.strategyPanel()->apply());
-  w.reopen(doc->dimBindings(), false);
+  w.loads()->reopen(doc->dimBindings(), false);
   QVERIFY(weft::test::wait_until([&] { return done.count() > 1; }, 60000));
   QCOMPARE(doc->schedule().strategy, std::string("chains"));
   QVERIFY(!doc->strategyOptions().cuda_graph);
@@ -517,8 +518,8 @@ void TestMainWindow::opensAsAdvised() {
 
   // Pinned (weft-studio --strategy ...): the panel's settings.
   MainWindow pinned;
-  pinned.pinOpeningConfiguration();
-  QVERIFY(!pinned.opensAsAdvised());
+  pinned.loads()->pinOpeningConfiguration();
+  QVERIFY(!pinned.loads()->opensAsAdvised());
   QSignalSpy pinned_done(&pinned, &MainWindow::loadFinished);
   pinned.openModel(randwire);
   QVERIFY(wait_loaded(pinned_done));
@@ -531,11 +532,11 @@ void TestMainWindow::opensAsAdvised() {
   auto* toggle = w.findChild<QAction*>("openAsAdvised");
   QVERIFY(toggle && toggle->isChecked());
   toggle->trigger();
-  QVERIFY(!w.opensAsAdvised());
+  QVERIFY(!w.loads()->opensAsAdvised());
   MainWindow off;
-  QVERIFY(!off.opensAsAdvised());
+  QVERIFY(!off.loads()->opensAsAdvised());
   off.preferences()->setOpenAsAdvised(true);
-  QVERIFY(off.opensAsAdvised());
+  QVERIFY(off.loads()->opensAsAdvised());
 }
 
 // The graph view's right-click layerings: the wire layering by the head rule over the graph's
@@ -618,7 +619,7 @@ void TestMainWindow::largeModelIsAdvisedInTheWorker() {
 
 void TestMainWindow::graphViewLaysOutWireLayers() {
   MainWindow w;
-  w.setDimBindings({{"batch", 1}});  // shapes known: operators of equal shapes can merge
+  w.loads()->setDimBindings({{"batch", 1}});  // shapes known: operators of equal shapes can merge
   QSignalSpy done(&w, &MainWindow::loadFinished);
   w.openModel(QStringLiteral(WEFT_TEST_DATA_DIR "/models/randwire_ws.onnx"));
   QVERIFY(wait_loaded(done));

@@ -15,11 +15,11 @@
 #include <mutex>
 
 #include "ui_test_support.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/plan_checker.h"
-#include "weft/core/plan_repair.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/memory/plan_checker.h"
+#include "weft/core/memory/plan_repair.h"
 #include "weft/ui/summary_panel.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/onnx/onnx_import.h"
 #include "weft/ui/memory_model.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/offset_map_view.h"

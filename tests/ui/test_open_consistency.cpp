@@ -14,6 +14,7 @@
 
 #include "cli_runner.h"
 #include "ui_test_support.h"
+#include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/preferences.h"
 #include "weft/ui/strategy_panel.h"
@@ -100,10 +101,10 @@ void TestOpenConsistency::sameModelSameScheduleEverywhere() {
 
     // The studio, opened with the same settings (advice not followed: the strategy is pinned).
     MainWindow w;
-    w.pinOpeningConfiguration();
-    w.setAskForDims(false);
-    w.setDimBindings(c.dims);
-    w.setBatchSplit(c.batch, c.split);
+    w.loads()->pinOpeningConfiguration();
+    w.loads()->setAskForDims(false);
+    w.loads()->setDimBindings(c.dims);
+    w.loads()->setBatchSplit(c.batch, c.split);
     w.strategyPanel()->strategyBox()->setCurrentText(QString::fromStdString(c.strategy));
     w.strategyPanel()->mergeBox()->setChecked(c.merge);
     QSignalSpy loaded(&w, &MainWindow::loadFinished);
@@ -143,7 +144,7 @@ void TestOpenConsistency::scheduleFileOpensAlikeEverywhere() {
   QVERIFY2(weft::test::contains(v.out, "valid: " + std::to_string(streams) + " streams"), v.out.c_str());
 
   MainWindow w;
-  w.pinOpeningConfiguration();
+  w.loads()->pinOpeningConfiguration();
   QSignalSpy loaded(&w, &MainWindow::loadFinished);
   w.openSchedule(QString::fromStdString(file), QString::fromStdString(model));
   QVERIFY(wait_load(loaded, 1));
@@ -166,7 +167,7 @@ void TestOpenConsistency::unknownPresetIsRefusedEverywhere() {
   QVERIFY2(weft::test::contains(r.err, "no-such-gpu"), r.err.c_str());
 
   MainWindow w;
-  w.pinOpeningConfiguration();
+  w.loads()->pinOpeningConfiguration();
   w.preferences()->setDevicePreset("no-such-gpu");
   QSignalSpy loaded(&w, &MainWindow::loadFinished);
   w.openModel(QString::fromStdString(model));

@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "ui_test_support.h"
+#include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/recovery_store.h"
 
@@ -61,7 +62,7 @@ int child_main(int argc, char** argv) {
     std::printf("edit %s\n", qPrintable(state_of(w)));
     std::fflush(stdout);
   });
-  QObject::connect(w.recoveryStore(), &weft::ui::RecoveryStore::autosaved, &w, [&](const QString&) {
+  QObject::connect(w.loads()->recoveryStore(), &weft::ui::RecoveryStore::autosaved, &w, [&](const QString&) {
     std::printf("autosaved %s\n", qPrintable(state_of(w)));
     std::fflush(stdout);
   });
@@ -143,8 +144,8 @@ void TestRecovery::killedStudioIsRecovered() {
   MainWindow w;
   w.show();
   QSignalSpy loaded(&w, &MainWindow::loadFinished);
-  QCOMPARE(w.offerRecovery(), 1);
-  QMessageBox* prompt = w.recoveryPrompt();
+  QCOMPARE(w.loads()->offerRecovery(), 1);
+  QMessageBox* prompt = w.loads()->recoveryPrompt();
   QVERIFY(prompt != nullptr);
   QVERIFY(prompt->isVisible());
   QVERIFY(!prompt->isModal());  // the window stays usable while the prompt waits
@@ -156,8 +157,8 @@ void TestRecovery::killedStudioIsRecovered() {
   QVERIFY(w.document()->schedule().streams.size() > 1);  // edits, not a fresh schedule
   QVERIFY(w.windowTitle().contains("recovered"));
   // The orphan is gone; the recovered edits are this session's to autosave now.
-  QVERIFY(w.recoveryStore()->orphans().isEmpty());
-  QVERIFY(weft::test::wait_until([&] { return QFile::exists(w.recoveryStore()->sessionFile()); }, 10000));
+  QVERIFY(w.loads()->recoveryStore()->orphans().isEmpty());
+  QVERIFY(weft::test::wait_until([&] { return QFile::exists(w.loads()->recoveryStore()->sessionFile()); }, 10000));
 }
 
 void TestRecovery::declinedRecoveryIsDiscarded() {
@@ -172,11 +173,11 @@ void TestRecovery::declinedRecoveryIsDiscarded() {
     QVERIFY(writer.saveProject(orphan));
   }
   MainWindow w;
-  QCOMPARE(w.offerRecovery(), 1);
-  QVERIFY(w.recoveryPrompt() != nullptr);
-  w.recoveryPrompt()->button(QMessageBox::No)->click();
+  QCOMPARE(w.loads()->offerRecovery(), 1);
+  QVERIFY(w.loads()->recoveryPrompt() != nullptr);
+  w.loads()->recoveryPrompt()->button(QMessageBox::No)->click();
   QVERIFY(!QFile::exists(orphan));
-  QCOMPARE(w.offerRecovery(), 0);
+  QCOMPARE(w.loads()->offerRecovery(), 0);
   QVERIFY(!w.document()->hasModel());
 }
 
@@ -196,8 +197,8 @@ void TestRecovery::environmentAcceptsRecovery() {
   qputenv("WEFT_RECOVER", "accept");
   MainWindow w;
   QSignalSpy loaded(&w, &MainWindow::loadFinished);
-  QCOMPARE(w.offerRecovery(), 1);
-  QVERIFY(w.recoveryPrompt() == nullptr);  // no question asked
+  QCOMPARE(w.loads()->offerRecovery(), 1);
+  QVERIFY(w.loads()->recoveryPrompt() == nullptr);  // no question asked
   QVERIFY(wait_loaded(loaded));
   QCOMPARE(static_cast<int>(w.document()->schedule().streams.size()), streams);
   QVERIFY(!QFile::exists(orphan));
@@ -208,12 +209,12 @@ void TestRecovery::savingClearsTheRecoveryFile() {
   QSignalSpy loaded(&w, &MainWindow::loadFinished);
   w.openModel(kModel);
   QVERIFY(wait_loaded(loaded));
-  QVERIFY(!QFile::exists(w.recoveryStore()->sessionFile()));  // nothing unsaved yet
+  QVERIFY(!QFile::exists(w.loads()->recoveryStore()->sessionFile()));  // nothing unsaved yet
   QVERIFY(w.document()->addStream());
-  QVERIFY(w.recoveryStore()->autosaveNow());
-  QVERIFY(QFile::exists(w.recoveryStore()->sessionFile()));
+  QVERIFY(w.loads()->recoveryStore()->autosaveNow());
+  QVERIFY(QFile::exists(w.loads()->recoveryStore()->sessionFile()));
   QVERIFY(w.saveProject(m_dir.filePath("saved.weft")));
-  QVERIFY(!QFile::exists(w.recoveryStore()->sessionFile()));
+  QVERIFY(!QFile::exists(w.loads()->recoveryStore()->sessionFile()));
 }
 
 int main(int argc, char** argv) {

@@ -11,7 +11,8 @@
 #include <QTest>
 
 #include "ui_test_support.h"
-#include "weft/core/cpu_executor.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/run_controller.h"
 #include "weft/ui/run_job.h"
@@ -261,7 +262,7 @@ void TestRunMenu::cudaEntryFollowsDetection() {
 // the merged run's outputs equal it bit for bit, and the summary says the reference was unmerged.
 void TestRunMenu::mergedModelRunsAgainstTheUnmergedReference() {
   MainWindow w;
-  w.setDimBindings({{"batch", 1}});
+  w.loads()->setDimBindings({{"batch", 1}});
   w.strategyPanel()->mergeBox()->setChecked(true);
   QSignalSpy loaded(&w, &MainWindow::loadFinished);
   w.openModel(QStringLiteral(WEFT_TEST_DATA_DIR "/models/grouped_mlp.onnx"));

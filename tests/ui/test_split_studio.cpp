@@ -13,10 +13,11 @@
 
 #include "ui_test_support.h"
 #include "weft/core/study/open_model.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/onnx/onnx_import.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/study/split_study.h"
+#include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/load_job.h"
 #include "weft/ui/strategy_panel.h"
@@ -90,7 +91,7 @@ void TestSplitStudio::windowSplitsAFileAndItsProjectKeepsTheSplit() {
   {
     weft::ui::MainWindow w;
     w.show();
-    w.setBatchSplit(4, 2);
+    w.loads()->setBatchSplit(4, 2);
     w.strategyPanel()->strategyBox()->setCurrentText(QString::fromLatin1(weft::core::kSplitOverlap));
     QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
     w.openModel(kSqueezenet);
@@ -130,7 +131,7 @@ void TestSplitStudio::autoSplitMatchesTheCli() {
   const int k = cli->graph.info().micro_batches;
   QVERIFY2(k > 1, cli->summary.c_str());  // docs/performance.md: resnet50 splits at batch 8
 
-  w.setBatchSplit(8, 0);
+  w.loads()->setBatchSplit(8, 0);
   w.strategyPanel()->strategyBox()->setCurrentText(QString::fromLatin1(weft::core::kSplitOverlap));
   w.strategyPanel()->launchMode()->setCurrentIndex(1);  // CUDA Graph replay
   QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
@@ -156,8 +157,8 @@ void TestSplitStudio::opensTheAdvisedSplit() {
   QVERIFY2(advice->split_k > 1, advice->line.c_str());
   QVERIFY(advice->line.find("split-overlap k=" + std::to_string(advice->split_k)) != std::string::npos);
 
-  QVERIFY(w.opensAsAdvised());
-  w.setBatchSplit(8, -1);
+  QVERIFY(w.loads()->opensAsAdvised());
+  w.loads()->setBatchSplit(8, -1);
   QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
   w.openModel(kResnet);
   QVERIFY(wait_loads(done, 1));
@@ -187,7 +188,7 @@ QTEST_MAIN(TestSplitStudio)
 // cleanly and its message has no warning.
 void TestSplitStudio::rebatchThatKeepsTheBatchIsSaid() {
   weft::ui::MainWindow w;
-  w.setBatchSplit(8, -1);
+  w.loads()->setBatchSplit(8, -1);
   QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
   w.openModel(QStringLiteral(WEFT_TEST_DATA_DIR "/models/shufflenet_v2_x1_0.onnx"));
   QVERIFY(wait_loads(done, 1));
@@ -203,8 +204,8 @@ void TestSplitStudio::rebatchThatKeepsTheBatchIsSaid() {
 // advice then names nothing to apply.
 void TestSplitStudio::splitAdviceAppliesByReopening() {
   weft::ui::MainWindow w;
-  w.pinOpeningConfiguration();
-  w.setBatchSplit(8, -1);
+  w.loads()->pinOpeningConfiguration();
+  w.loads()->setBatchSplit(8, -1);
   QSignalSpy done(&w, &weft::ui::MainWindow::loadFinished);
   w.openModel(kResnet);
   QVERIFY(wait_loads(done, 1));

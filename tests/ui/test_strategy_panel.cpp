@@ -15,9 +15,9 @@
 #include <QTest>
 
 #include "ui_test_support.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategy.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/ui/strategy_panel.h"
 
 using weft::test::make_loaded;

@@ -11,8 +11,8 @@
 
 #include "cli_runner.h"
 #include "ui_test_support.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/onnx/onnx_import.h"
 #include "weft/ui/byte_format.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/summary_panel.h"

@@ -14,7 +14,7 @@
 #include "ui_test_support.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/synthetic_model.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/timeline_view.h"
 

@@ -12,11 +12,11 @@
 
 #include "test_graphs.h"
 #include "weft/core/study/open_model.h"
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
-#include "weft/core/sync.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/schedule/sync.h"
 #include "weft/ui/load_job.h"
 #include "weft/ui/studio_document.h"
 

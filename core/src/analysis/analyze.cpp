@@ -1,10 +1,10 @@
 // The analysis pipeline behind `weft analyze`: each step is a pure pass, chained here in order.
-#include "weft/core/analyze.h"
-#include "weft/core/antichain.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/critical_path.h"
-#include "weft/core/levels.h"
-#include "weft/core/verdict.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/analysis/critical_path.h"
+#include "weft/core/analysis/levels.h"
+#include "weft/core/analysis/verdict.h"
 
 namespace weft::core {
 

@@ -1,10 +1,10 @@
 // The parallelism of a control-flow node's bodies: each body is a Graph of its own, so the
 // whole analysis pipeline applies to it unchanged.
-#include "weft/core/analyze_subgraphs.h"
+#include "weft/core/analysis/analyze_subgraphs.h"
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
 
 namespace weft::core {
 

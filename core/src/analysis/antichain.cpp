@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "weft/core/antichain.h"
-#include "weft/core/check.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core {
 

@@ -2,8 +2,8 @@
 // topological order (CLRS 24.2, DAG shortest paths with negated weights).
 #include <algorithm>
 
-#include "weft/core/check.h"
-#include "weft/core/critical_path.h"
+#include "weft/core/base/check.h"
+#include "weft/core/analysis/critical_path.h"
 
 namespace weft::core {
 

@@ -1,4 +1,4 @@
-#include "weft/core/levels.h"
+#include "weft/core/analysis/levels.h"
 
 #include <algorithm>
 

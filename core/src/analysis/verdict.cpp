@@ -1,9 +1,9 @@
 // Verdict wording (one place, so analyze and predictions say the same thing the same way).
-#include "weft/core/verdict.h"
+#include "weft/core/analysis/verdict.h"
 
 #include <algorithm>
 
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::core {
 

@@ -1,4 +1,4 @@
-#include "weft/core/csv.h"
+#include "weft/core/base/csv.h"
 
 namespace weft::core {
 

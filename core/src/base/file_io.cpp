@@ -1,4 +1,4 @@
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,9 +1,9 @@
-#include "weft/core/project_file.h"
+#include "weft/core/base/project_file.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 namespace weft::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "weft/core/subprocess.h"
+#include "weft/core/base/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>

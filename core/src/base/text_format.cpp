@@ -1,4 +1,4 @@
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 
 #include <cstdio>
 

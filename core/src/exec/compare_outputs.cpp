@@ -1,5 +1,5 @@
 // Output comparison shared by `weft run` and the studio's runs.
-#include "weft/core/compare_outputs.h"
+#include "weft/core/exec/compare_outputs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "half.h"
-#include "weft/core/executor.h"
+#include "weft/core/exec/executor.h"
 
 namespace weft::core {
 

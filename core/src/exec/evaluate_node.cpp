@@ -1,5 +1,5 @@
 // The constant folder's evaluator: one node on the reference kernels, outputs owned.
-#include "evaluate_node.h"
+#include "weft/core/exec/evaluate_node.h"
 
 #include <cstring>
 #include <new>

@@ -1,6 +1,6 @@
 // Given inputs matched to a graph's inputs: by name first, by position where the name says
 // nothing (ONNX test data's input_N.pb, np.savez's arr_N), as ONNX Runtime's test runner does.
-#include "weft/core/given_inputs.h"
+#include "weft/core/exec/given_inputs.h"
 
 #include <utility>
 

@@ -1,6 +1,6 @@
 // The data a run starts from (inputs, weights, seeded stand-ins), shared by every executor so
 // that the CPU reference and the CUDA backend compute on bit-identical values.
-#include "weft/core/initial_values.h"
+#include "weft/core/exec/initial_values.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,9 +8,9 @@
 #include <filesystem>
 
 #include "half.h"
-#include "weft/core/executor.h"
-#include "weft/core/tensor_pb.h"
-#include "weft/core/tensor_size.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/proto/tensor_pb.h"
+#include "weft/core/base/tensor_size.h"
 
 namespace weft::core {
 namespace {

@@ -11,15 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/executor.h"
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
+#include "weft/core/exec/evaluate_node.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core::detail {
-
-using Shape = std::vector<std::int64_t>;
-
-std::int64_t shape_elements(std::span<const std::int64_t> shape);
 
 /// A typed, shaped view of bytes owned elsewhere (arena, weight buffer, scratch).
 struct View {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "kernel.h"
-#include "weft/core/executor.h"
+#include "weft/core/exec/executor.h"
 
 namespace weft::core::detail {
 namespace {

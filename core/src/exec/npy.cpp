@@ -1,6 +1,6 @@
 // numpy's .npy and .npz formats (numpy's NEP 1 "A Simple File Format for NumPy Arrays" and the
 // PKWARE zip APPNOTE for the archive), written from the format descriptions.
-#include "weft/core/npy.h"
+#include "weft/core/exec/npy.h"
 
 #include <zlib.h>
 
@@ -10,9 +10,9 @@
 #include <limits>
 #include <optional>
 
-#include "weft/core/file_io.h"
-#include "weft/core/tensor_files.h"
-#include "weft/core/tensor_size.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/exec/tensor_files.h"
+#include "weft/core/base/tensor_size.h"
 
 namespace weft::core {
 namespace {

@@ -1,6 +1,6 @@
 // Outputs against expected values, element by element, as numpy.testing.assert_allclose (which
 // the ONNX backend tests call) judges them.
-#include "weft/core/output_check.h"
+#include "weft/core/exec/output_check.h"
 
 #include <algorithm>
 #include <cmath>

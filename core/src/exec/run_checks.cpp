@@ -1,17 +1,17 @@
 // The checks every executor makes before it runs anything: the schedule is executable (each node
 // once; stream order ∪ events acyclic and covering every data edge) and the plan fits.
-#include "weft/core/run_checks.h"
+#include "weft/core/exec/run_checks.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-#include "weft/core/check.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/executor.h"
-#include "weft/core/plan_checker.h"
-#include "weft/core/schedule.h"
-#include "weft/core/sync.h"
+#include "weft/core/base/check.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/memory/plan_checker.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core {
 namespace {

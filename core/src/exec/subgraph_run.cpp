@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "kernel.h"
-#include "weft/core/executor.h"
-#include "weft/core/initial_values.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/exec/initial_values.h"
 
 namespace weft::core::detail {
 namespace {

@@ -1,13 +1,13 @@
 // Tensor sets on disk: which files a folder holds, in which order, and writing them back.
-#include "weft/core/tensor_files.h"
+#include "weft/core/exec/tensor_files.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <set>
 
-#include "weft/core/npy.h"
-#include "weft/core/tensor_pb.h"
+#include "weft/core/exec/npy.h"
+#include "weft/core/proto/tensor_pb.h"
 
 namespace weft::core {
 namespace {

@@ -1,5 +1,5 @@
-#include "weft/core/check.h"
-#include "weft/core/graph.h"
+#include "weft/core/base/check.h"
+#include "weft/core/graph/graph.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <utility>
 
-#include "weft/core/tensor_size.h"
+#include "weft/core/base/tensor_size.h"
 
 namespace weft::core {
 

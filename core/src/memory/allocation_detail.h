@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/graph.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::core::detail {
 

@@ -2,7 +2,7 @@
 // the maximum-weight antichain of dead-before (pairwise conflicting tensors, all live together
 // on some interleaving), by weighted Dilworth: min chain cover = Σ size − max flow, where the
 // flow runs between tensors along a network whose paths are exactly the dead-before pairs.
-#include "weft/core/bounds.h"
+#include "weft/core/memory/bounds.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,8 +12,8 @@
 #include <span>
 
 #include "allocation_detail.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/check.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core {
 namespace {
@@ -303,8 +303,8 @@ BoundNetwork bound_network(const Graph& graph, const ExecutionOrder& clocks, std
   net.tensors = std::move(tensors);
   net.weight = std::move(weight);
   for (const std::int64_t w : net.weight) net.unit = std::gcd(net.unit, w);
-  net.units.resize(b_count);
-  for (std::size_t i = 0; i < b_count; ++i) net.units[i] = net.weight[i] / net.unit;
+  net.units.reserve(b_count);  // (resize here trips GCC 12's -Wnull-dereference in some unity batches)
+  for (const std::int64_t w : net.weight) net.units.push_back(w / net.unit);
   net.total_units = std::accumulate(net.units.begin(), net.units.end(), std::int64_t{0});
   // The frontiers come first: they give the network's arc counts.
   net.frontier_entries.reserve(b_count * clocks.stream_count());

@@ -35,8 +35,8 @@
 #include <numeric>
 
 #include "allocation_detail.h"
-#include "weft/core/bitset.h"
-#include "weft/core/check.h"
+#include "weft/core/base/bitset.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core::detail {
 

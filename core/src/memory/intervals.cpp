@@ -1,13 +1,13 @@
 // Raw allocation instances in MiniMalloc's CSV format (Moffitt, "MiniMalloc", ASPLOS 2023):
 // `id,lower,upper,size` with half-open lifetimes [lower, upper).
-#include "weft/core/intervals.h"
+#include "weft/core/memory/intervals.h"
 
 #include <charconv>
 #include <unordered_set>
 
 #include "allocation_detail.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/tensor_size.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/base/tensor_size.h"
 
 namespace weft::core {
 namespace {

@@ -1,7 +1,7 @@
 // Liveness of planned tensors over a schedule's happens-before partial order (DESIGN.md,
 // "Liveness under concurrency"): a is dead-before b iff every reader of a happens-before b's
 // producer; a and b conflict iff neither is dead-before the other.
-#include "weft/core/liveness.h"
+#include "weft/core/memory/liveness.h"
 
 #include <algorithm>
 #include <limits>
@@ -9,8 +9,8 @@
 #include <numeric>
 
 #include "allocation_detail.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/check.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core {
 

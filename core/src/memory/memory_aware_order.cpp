@@ -1,7 +1,7 @@
 // Memory-aware sequential order: greedy list scheduling on net allocation (bytes a node's outputs
 // allocate minus the bytes of inputs it is the last to read), in the spirit of the "memory-aware
 // topological sort" of TVM/ORT planners; kept only when its peak beats the file order's.
-#include "weft/core/memory_aware_order.h"
+#include "weft/core/memory/memory_aware_order.h"
 
 #include <algorithm>
 #include <functional>
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "weft/core/bounds.h"
+#include "weft/core/memory/bounds.h"
 
 namespace weft::core {
 namespace {

@@ -1,12 +1,12 @@
 // Arena growth along a run: live bytes and the plan's high-water mark per step (a linearisation
 // of the schedule) and, given a timeline, over time.
-#include "weft/core/memory_growth.h"
+#include "weft/core/memory/memory_growth.h"
 
 #include <algorithm>
 #include <limits>
 
 #include "allocation_detail.h"
-#include "weft/core/check.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core {
 

@@ -1,4 +1,4 @@
-#include "weft/core/memory_plan.h"
+#include "weft/core/memory/memory_plan.h"
 
 #include <algorithm>
 

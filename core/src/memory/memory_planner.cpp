@@ -1,15 +1,15 @@
 // The planning pipeline: liveness over the schedule → a planner's placement → MemoryPlan.
-#include "weft/core/memory_planner.h"
+#include "weft/core/memory/memory_planner.h"
 
 #include <algorithm>
 #include <chrono>
 
 #include "allocation_detail.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/bounds.h"
-#include "weft/core/check.h"
-#include "weft/core/liveness.h"
-#include "weft/core/plan_checker.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/base/check.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/memory/plan_checker.h"
 
 namespace weft::core {
 

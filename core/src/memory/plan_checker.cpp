@@ -1,5 +1,5 @@
 // The plan checker: every planned tensor placed and aligned, no two conflicting blocks overlap.
-#include "weft/core/plan_checker.h"
+#include "weft/core/memory/plan_checker.h"
 
 #include <algorithm>
 #include <optional>
@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "allocation_detail.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/liveness.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/liveness.h"
 
 namespace weft::core {
 

@@ -1,5 +1,5 @@
 // Reading `weft plan --json` back into a MemoryPlan of a model.
-#include "weft/core/plan_json.h"
+#include "weft/core/memory/plan_json.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,6 +1,6 @@
 // Plan repair after an edit: the old offsets, checked pair by pair where bytes are shared, and
 // first fit for the few tensors that clash under the new happens-before.
-#include "weft/core/plan_repair.h"
+#include "weft/core/memory/plan_repair.h"
 
 #include <algorithm>
 #include <string>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "allocation_detail.h"
-#include "weft/core/check.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core {
 

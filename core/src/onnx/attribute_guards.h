@@ -3,7 +3,7 @@
 // there is a division by zero (SIGFPE, no exception to catch), found by fuzz/fuzz_onnx_import.
 #include <onnx/onnx_pb.h>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::core::detail {
 

@@ -1,4 +1,4 @@
-#include "weft/core/dim_binding.h"
+#include "weft/core/onnx/dim_binding.h"
 
 #include <algorithm>
 #include <cctype>

@@ -12,12 +12,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "../exec/evaluate_node.h"
-#include "../exec/kernel.h"
-#include "onnx_proto_util.h"
-#include "weft/core/graph.h"
-#include "weft/core/tensor_pb.h"
-#include "weft/core/tensor_size.h"
+#include "weft/core/exec/evaluate_node.h"
+#include "weft/core/proto/onnx_proto_util.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/proto/tensor_pb.h"
+#include "weft/core/base/tensor_size.h"
 
 namespace weft::core::detail {
 namespace {

@@ -1,6 +1,6 @@
 // ONNX import: parse (protobuf, up to 2 GB) → Constant nodes to initializers → bind --dim
 // symbols → [shape inference ⇄ constant folding] to a fixed point → immutable Graph.
-#include "weft/core/onnx_import.h"
+#include "weft/core/onnx/onnx_import.h"
 
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
@@ -24,9 +24,9 @@
 
 #include "attribute_guards.h"
 #include "onnx_fold.h"
-#include "onnx_proto_util.h"
-#include "weft/core/file_io.h"
-#include "weft/core/tensor_size.h"
+#include "weft/core/proto/onnx_proto_util.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/base/tensor_size.h"
 
 namespace weft::core {
 namespace {

@@ -1,13 +1,13 @@
 // The execution order of a schedule: placement and event checks, H's generating edges, one
 // topological order (Kahn's algorithm; when it stalls, the one deadlock message names a cycle)
 // and per-stream vector clocks (Fidge/Mattern clocks over the streams, each a chain).
-#include "weft/core/execution_order.h"
+#include "weft/core/schedule/execution_order.h"
 
 #include <algorithm>
 #include <functional>
 #include <sstream>
 
-#include "weft/core/check.h"
+#include "weft/core/base/check.h"
 
 namespace weft::core {
 namespace {

@@ -1,8 +1,8 @@
 // Where each node sits in a schedule: the one placement pass, with the input errors every
 // schedule pass reports in the same words.
-#include "weft/core/schedule.h"
+#include "weft/core/schedule/schedule.h"
 
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core {
 

@@ -1,11 +1,11 @@
 // Edits of a schedule: each builds the edited streams, refuses what would deadlock (naming the
 // cycle) or names no such stream/node, and returns the result with recomputed minimal events.
-#include "weft/core/schedule_edit.h"
+#include "weft/core/schedule/schedule_edit.h"
 
 #include <algorithm>
 
-#include "weft/core/execution_order.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core {
 namespace {

@@ -1,13 +1,13 @@
 // Schedule JSON (docs/schedule-format.md): export, validated import, atomic save and load.
-#include "weft/core/schedule_json.h"
+#include "weft/core/schedule/schedule_json.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 
-#include "weft/core/file_io.h"
-#include "weft/core/merge_graph.h"
-#include "weft/core/sync.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/graph/merged_node.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core {
 namespace {

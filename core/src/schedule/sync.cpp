@@ -1,11 +1,11 @@
 // Synchronisation of a schedule: minimal events (the cross-stream edges of the transitive
 // reduction of data edges ∪ stream order), validation and the ideal makespan.
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 
 #include <algorithm>
 
-#include "weft/core/check.h"
-#include "weft/core/execution_order.h"
+#include "weft/core/base/check.h"
+#include "weft/core/schedule/execution_order.h"
 
 namespace weft::core {
 std::vector<Event> compute_events(const Graph& graph, const ExecutionOrder& order) {

@@ -1,7 +1,7 @@
 // Calibration: measured per-node times (a run's timeline) replace the cost model's predictions.
 #include <algorithm>
 
-#include "weft/core/calibrate.h"
+#include "weft/core/sim/calibrate.h"
 
 namespace weft::core {
 

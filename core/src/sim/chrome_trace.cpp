@@ -1,11 +1,11 @@
 // Chrome trace export: the Trace Event Format (Google's "Trace Event Format" document), which
 // Perfetto and chrome://tracing both read.
-#include "weft/core/chrome_trace.h"
+#include "weft/core/sim/chrome_trace.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 namespace weft::core {
 

@@ -5,9 +5,9 @@
 #include <queue>
 #include <tuple>
 
-#include "weft/core/check.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/simulator.h"
+#include "weft/core/base/check.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/sim/simulator.h"
 
 namespace weft::core {
 

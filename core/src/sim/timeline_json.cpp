@@ -1,11 +1,11 @@
 // Timeline JSON: the exchange format between runs (measured) and calibration (predicted).
-#include "weft/core/timeline_json.h"
+#include "weft/core/sim/timeline_json.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "weft/core/file_io.h"
-#include "weft/core/timeline.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

@@ -7,23 +7,23 @@
 #include <optional>
 #include <vector>
 
-#include "weft/core/analyze.h"
-#include "weft/core/batch_split.h"
-#include "weft/core/beside.h"
-#include "weft/core/check.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/merge_graph.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategy.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/transform/batch_split.h"
+#include "weft/core/base/beside.h"
+#include "weft/core/base/check.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/transform/merge_graph.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/split_study.h"
-#include "weft/core/text_format.h"
-#include "weft/core/verdict.h"
+#include "weft/core/base/text_format.h"
+#include "weft/core/analysis/verdict.h"
 
 namespace weft::core {
 
@@ -74,6 +74,106 @@ std::string_view advice_kind_name(Advice::Kind kind) {
 }
 
 namespace {
+
+/// The best schedule's arena over the reference's (both planned greedy by size, side by side):
+/// a.memory_ratio, and the reference's arena in `reference_arena`. O(two plans).
+Status price_memory(Advice& a, const Graph& graph, const Schedule& reference, const Schedule& best, const PlanOptions& plan,
+                    std::int64_t& reference_arena) {
+  Beside<Expected<MemoryPlan>> reference_plan([&] { return study_plan(graph, reference, "greedy-by-size", plan, 0); },
+                                              graph.node_count() >= kBesideAdviceNodes);
+  WEFT_TRY_ASSIGN(auto mine, study_plan(graph, best, "greedy-by-size", plan, 0));
+  WEFT_TRY_ASSIGN(auto ref, reference_plan.get());
+  reference_arena = ref.arena_bytes;
+  a.memory_ratio = ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
+  return {};
+}
+
+/// What advise_figures knows before it words the advice.
+struct AdviceContext {
+  const Graph& graph;
+  const AnalysisReport& analysis;
+  const DeviceSpec& device;
+  const AdviceOptions& options;
+  bool cpu;          ///< the device is a CPU: eager launches only
+  bool split_model;  ///< the graph is a split of options.unsplit
+  std::int64_t batch;
+  const BatchSplitCheck& split;
+};
+
+/// Words the advice: a chain, a merge, little to gain or concurrency, with the split predicted
+/// where concurrency has little to work with (choose_split: O(k simulations)).
+Status word_advice(Advice& a, const AdviceContext& c) {
+  const Graph& graph = c.graph;
+  const AnalysisReport& analysis = c.analysis;
+  const DeviceSpec& device = c.device;
+  const AdviceOptions& options = c.options;
+  const bool cpu = c.cpu, split_model = c.split_model;
+  const std::int64_t batch = c.batch;
+  const BatchSplitCheck& split = c.split;
+  const std::string baseline_name = std::string(split_model ? "the unsplit " : "the ") +
+                                    (cpu ? "sequential run" : "sequential CUDA Graph");
+  const std::string at_batch = batch > 0 ? " at batch " + std::to_string(batch) : std::string();
+  std::string launch;
+  if (split_model) launch = "split k=" + std::to_string(graph.info().micro_batches) + ": ";
+  if (a.launch_bound)
+    launch += "launch-bound in eager mode (launches are " + fixed_text(100 * a.launch_share, 0) +
+             "% of the sequential run): replay as a CUDA Graph; ";
+  // Where concurrency has nothing to work with, micro-batch splitting is the lever left.
+  const auto split_hint = [&](bool why) -> std::string {
+    if (split_model) return "";
+    if (!a.split_refusal.empty()) return "; micro-batch splitting is refused: " + a.split_refusal;
+    if (a.split_k > 1)
+      return "; split-overlap k=" + std::to_string(a.split_k) + " predicts " + fixed_text(a.split_speedup, 2) + "x over " +
+             baseline_name + at_batch;
+    if (a.split_batch <= 0) return "";
+    return "; try micro-batch splitting at batch >= " + std::to_string(a.split_batch) +
+           (why ? " (half a batch then still fills the device)" : "");
+  };
+  // Chains and graphs with little to gain: the split, predicted, is the lever left.
+  const auto try_split = [&]() -> Status {
+    if (split_model || !split.splittable || batch < 2) return {};
+    if (c.options.cancelled && c.options.cancelled()) return make_error(ErrorKind::Runtime, "cancelled");
+    SplitOptions so;
+    so.mode = cpu ? LaunchMode::Eager : LaunchMode::Graph;
+    so.strategy = options.strategy;
+    WEFT_TRY_ASSIGN(auto choice, choose_split(graph, device, so));
+    a.split_k = choice.k;
+    a.split_speedup = choice.speedup();
+    return {};
+  };
+  if (a.width <= 1 || a.best_speedup < kWorthwhileSpeedup) WEFT_TRY(try_split());
+  if (a.width <= 1) {
+    a.kind = Advice::Kind::Chain;
+    if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
+    a.line = launch + chain_verdict(a.width, at_batch) + split_hint(true);
+    return {};
+  }
+  if (a.merge_advised && a.merge_speedup >= kWorthwhileSpeedup) {
+    // Merging leads where it beats every unmerged schedule.
+    a.kind = Advice::Kind::Concurrency;
+    a.line = launch + "width " + std::to_string(a.width) + ": merge equal operators (" + std::to_string(a.merge_operators_before) +
+             " -> " + std::to_string(a.merge_operators_after) + " launches), then " + a.merge_strategy + " on " +
+             std::to_string(a.merge_streams) + " stream" + (a.merge_streams == 1 ? "" : "s") + " (" +
+             std::string(launch_mode_name(a.merge_mode)) + ") predicts " + fixed_text(a.merge_speedup, 2) + "x over " + baseline_name +
+             at_batch + " (unmerged, " + a.best_strategy + ": " + fixed_text(a.best_speedup, 2) + "x)";
+    if (a.merge_memory_ratio > 0) a.line += ", using " + fixed_text(a.merge_memory_ratio, 2) + "x the memory";
+    return {};
+  }
+  if (a.best_speedup < kWorthwhileSpeedup) {
+    a.kind = Advice::Kind::LittleToGain;
+    if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
+    const std::string why = "the best schedule (" + a.best_strategy + ") predicts " + fixed_text(a.best_speedup, 2) + "x over " +
+                            baseline_name;
+    a.line = launch + little_to_gain_verdict(why, a.parallelism, a.width, at_batch) + split_hint(false);
+    return {};
+  }
+  a.kind = Advice::Kind::Concurrency;
+  a.line = launch + "width " + std::to_string(a.width) + ": " + a.best_strategy + " on " + std::to_string(a.best_streams) +
+           " streams" + (cpu ? "" : std::string(" (") + std::string(launch_mode_name(a.best_mode)) + ")") + " predicts " +
+           fixed_text(a.best_speedup, 2) + "x over " + baseline_name + at_batch;
+  if (a.memory_ratio > 0) a.line += ", using " + fixed_text(a.memory_ratio, 2) + "x the memory";
+  return {};
+}
 
 /// The advice from the predictions alone (advise() adds what the figures cannot see).
 Expected<Advice> advise_figures(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
@@ -187,15 +287,7 @@ Expected<Advice> advise_figures(const Graph& graph, const AnalysisReport& analys
   std::int64_t reference_arena = -1;
   // Unresolved dimensions: tensor sizes are unknown, so there is no memory price to quote.
   const bool plan_memory = options.memory && graph.info().unresolved_dims.empty();
-  if (plan_memory && a.best_streams > 1) {
-    // The two plans are independent.
-    Beside<Expected<MemoryPlan>> reference_plan([&] { return study_plan(graph, reference, "greedy-by-size", plan, 0); },
-                                                graph.node_count() >= kBesideAdviceNodes);
-    WEFT_TRY_ASSIGN(auto mine, study_plan(graph, best_schedule, "greedy-by-size", plan, 0));
-    WEFT_TRY_ASSIGN(auto ref, reference_plan.get());
-    reference_arena = ref.arena_bytes;
-    a.memory_ratio = ref.arena_bytes > 0 ? static_cast<double>(mine.arena_bytes) / static_cast<double>(ref.arena_bytes) : 0;
-  }
+  if (plan_memory && a.best_streams > 1) WEFT_TRY(price_memory(a, graph, reference, best_schedule, plan, reference_arena));
 
   // Horizontal merging: the default layering's merges, and the same strategies on the merged
   // model (on one stream too), quoted over the same unmerged baseline.
@@ -230,68 +322,7 @@ Expected<Advice> advise_figures(const Graph& graph, const AnalysisReport& analys
     }
   }
 
-  const std::string baseline_name = std::string(split_model ? "the unsplit " : "the ") +
-                                    (cpu ? "sequential run" : "sequential CUDA Graph");
-  const std::string at_batch = batch > 0 ? " at batch " + std::to_string(batch) : std::string();
-  std::string launch;
-  if (split_model) launch = "split k=" + std::to_string(graph.info().micro_batches) + ": ";
-  if (a.launch_bound)
-    launch += "launch-bound in eager mode (launches are " + fixed_text(100 * a.launch_share, 0) +
-             "% of the sequential run): replay as a CUDA Graph; ";
-  // Where concurrency has nothing to work with, micro-batch splitting is the lever left.
-  const auto split_hint = [&](bool why) -> std::string {
-    if (split_model) return "";
-    if (!a.split_refusal.empty()) return "; micro-batch splitting is refused: " + a.split_refusal;
-    if (a.split_k > 1)
-      return "; split-overlap k=" + std::to_string(a.split_k) + " predicts " + fixed_text(a.split_speedup, 2) + "x over " +
-             baseline_name + at_batch;
-    if (a.split_batch <= 0) return "";
-    return "; try micro-batch splitting at batch >= " + std::to_string(a.split_batch) +
-           (why ? " (half a batch then still fills the device)" : "");
-  };
-  // Chains and graphs with little to gain: the split, predicted, is the lever left.
-  const auto try_split = [&]() -> Status {
-    if (split_model || !split.splittable || batch < 2) return {};
-    if (stopped()) return cancelled_error();
-    SplitOptions so;
-    so.mode = cpu ? LaunchMode::Eager : LaunchMode::Graph;
-    so.strategy = options.strategy;
-    WEFT_TRY_ASSIGN(auto choice, choose_split(graph, device, so));
-    a.split_k = choice.k;
-    a.split_speedup = choice.speedup();
-    return {};
-  };
-  if (a.width <= 1 || a.best_speedup < kWorthwhileSpeedup) WEFT_TRY(try_split());
-  if (a.width <= 1) {
-    a.kind = Advice::Kind::Chain;
-    if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
-    a.line = launch + chain_verdict(a.width, at_batch) + split_hint(true);
-    return a;
-  }
-  if (a.merge_advised && a.merge_speedup >= kWorthwhileSpeedup) {
-    // Merging leads where it beats every unmerged schedule.
-    a.kind = Advice::Kind::Concurrency;
-    a.line = launch + "width " + std::to_string(a.width) + ": merge equal operators (" + std::to_string(a.merge_operators_before) +
-             " -> " + std::to_string(a.merge_operators_after) + " launches), then " + a.merge_strategy + " on " +
-             std::to_string(a.merge_streams) + " stream" + (a.merge_streams == 1 ? "" : "s") + " (" +
-             std::string(launch_mode_name(a.merge_mode)) + ") predicts " + fixed_text(a.merge_speedup, 2) + "x over " + baseline_name +
-             at_batch + " (unmerged, " + a.best_strategy + ": " + fixed_text(a.best_speedup, 2) + "x)";
-    if (a.merge_memory_ratio > 0) a.line += ", using " + fixed_text(a.merge_memory_ratio, 2) + "x the memory";
-    return a;
-  }
-  if (a.best_speedup < kWorthwhileSpeedup) {
-    a.kind = Advice::Kind::LittleToGain;
-    if (split.splittable && !split_model) a.split_batch = split_batch(graph, analysis.costs, device, batch);
-    const std::string why = "the best schedule (" + a.best_strategy + ") predicts " + fixed_text(a.best_speedup, 2) + "x over " +
-                            baseline_name;
-    a.line = launch + little_to_gain_verdict(why, a.parallelism, a.width, at_batch) + split_hint(false);
-    return a;
-  }
-  a.kind = Advice::Kind::Concurrency;
-  a.line = launch + "width " + std::to_string(a.width) + ": " + a.best_strategy + " on " + std::to_string(a.best_streams) +
-           " streams" + (cpu ? "" : std::string(" (") + std::string(launch_mode_name(a.best_mode)) + ")") + " predicts " +
-           fixed_text(a.best_speedup, 2) + "x over " + baseline_name + at_batch;
-  if (a.memory_ratio > 0) a.line += ", using " + fixed_text(a.memory_ratio, 2) + "x the memory";
+  WEFT_TRY(word_advice(a, AdviceContext{graph, analysis, device, options, cpu, split_model, batch, split}));
   return a;
 }
 

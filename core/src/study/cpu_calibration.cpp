@@ -9,13 +9,13 @@
 
 #include <unistd.h>
 
-#include "weft/core/calibrate.h"
-#include "weft/core/cpu_executor.h"
+#include "weft/core/sim/calibrate.h"
+#include "weft/core/exec/cpu_executor.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/split_study.h"
-#include "weft/core/strategy.h"
+#include "weft/core/strategy/registry.h"
 
 namespace weft::core {
 

@@ -6,14 +6,14 @@
 #include <numeric>
 #include <sstream>
 
-#include "weft/core/csv.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/strategy.h"
+#include "weft/core/base/csv.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::core {
 

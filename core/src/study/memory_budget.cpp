@@ -9,17 +9,17 @@
 #include <optional>
 #include <sstream>
 
-#include "weft/core/bounds.h"
-#include "weft/core/check.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/liveness.h"
-#include "weft/core/schedule_edit.h"
-#include "weft/core/strategy.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/base/check.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/schedule/schedule_edit.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/sync.h"
-#include "weft/core/text_format.h"
+#include "weft/core/schedule/sync.h"
+#include "weft/core/base/text_format.h"
 
 namespace weft::core {
 

@@ -4,15 +4,15 @@
 
 #include <optional>
 
-#include "weft/core/beside.h"
-#include "weft/core/bounds.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/liveness.h"
-#include "weft/core/memory_growth.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/plan_checker.h"
-#include "weft/core/plan_repair.h"
+#include "weft/core/base/beside.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/memory/memory_growth.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/memory/plan_checker.h"
+#include "weft/core/memory/plan_repair.h"
 
 namespace weft::core {
 

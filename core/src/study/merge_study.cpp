@@ -2,11 +2,11 @@
 // carry their merges, and the gain against the unmerged sequential baselines.
 #include "weft/core/study/merge_study.h"
 
-#include "weft/core/file_io.h"
-#include "weft/core/horizontal_merge.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/study/reference.h"
-#include "weft/core/wire_layering.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/transform/horizontal_merge.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/reference.h"
+#include "weft/core/transform/wire_layering.h"
 
 namespace weft::core {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <utility>
 
-#include "weft/core/file_io.h"
-#include "weft/core/given_inputs.h"
-#include "weft/core/micro_batch.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/exec/given_inputs.h"
+#include "weft/core/transform/micro_batch.h"
 #include "weft/core/study/merge_study.h"
 
 namespace weft::core {

@@ -4,9 +4,9 @@
 
 #include <optional>
 
-#include "weft/core/execution_order.h"
-#include "weft/core/study/reference.h"
-#include "weft/core/verdict.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/strategy/reference.h"
+#include "weft/core/analysis/verdict.h"
 
 namespace weft::core {
 

@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/calibrate.h"
-#include "weft/core/compare_outputs.h"
-#include "weft/core/run_checks.h"
+#include "weft/core/sim/calibrate.h"
+#include "weft/core/exec/compare_outputs.h"
+#include "weft/core/exec/run_checks.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 
 namespace weft::core {
 

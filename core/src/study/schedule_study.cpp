@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <optional>
 
-#include "weft/core/execution_order.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategy.h"
-#include "weft/core/study/reference.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/registry.h"
+#include "weft/core/strategy/reference.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core {
 

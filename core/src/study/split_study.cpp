@@ -5,10 +5,10 @@
 #include <charconv>
 #include <cstdio>
 
-#include "weft/core/batch_split.h"
-#include "weft/core/check.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/transform/batch_split.h"
+#include "weft/core/base/check.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/schedule_study.h"
 
 namespace weft::core {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "weft/core/file_io.h"
-#include "weft/core/given_inputs.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/exec/given_inputs.h"
 
 namespace weft::core {
 namespace {

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
 #include "test_graphs.h"
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/verdict.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/analysis/verdict.h"
 
 using namespace weft;
 

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "test_graphs.h"
-#include "weft/core/antichain.h"
+#include "weft/core/analysis/antichain.h"
 
 using namespace weft;
 using core::WidthMethod;

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "test_graphs.h"
-#include "weft/core/batch_split.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/transform/batch_split.h"
+#include "weft/core/onnx/onnx_import.h"
 
 using namespace weft;
 

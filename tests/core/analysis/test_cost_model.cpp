@@ -3,8 +3,8 @@
 #include <cstdlib>
 
 #include "test_graphs.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
 
 using namespace weft;
 

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "test_graphs.h"
-#include "weft/core/critical_path.h"
+#include "weft/core/analysis/critical_path.h"
 
 using namespace weft;
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "test_graphs.h"
-#include "weft/core/levels.h"
+#include "weft/core/analysis/levels.h"
 
 using namespace weft;
 

@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "test_graphs.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/horizontal_merge.h"
-#include "weft/core/levels.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/strategies.h"
-#include "weft/core/sync.h"
-#include "weft/core/wire_layering.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/transform/horizontal_merge.h"
+#include "weft/core/analysis/levels.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/schedule/sync.h"
+#include "weft/core/transform/wire_layering.h"
 
 namespace weft::core {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/csv.h"
+#include "weft/core/base/csv.h"
 
 using weft::core::csv_field;
 using weft::core::split_csv_record;

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace core = weft::core;
 

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "weft/core/external_data.h"
-#include "weft/core/tensor_size.h"
+#include "weft/core/proto/external_data.h"
+#include "weft/core/base/tensor_size.h"
 
 using namespace weft;
 namespace fs = std::filesystem;

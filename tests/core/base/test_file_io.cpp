@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "weft/core/file_io.h"
+#include "weft/core/base/file_io.h"
 
 using namespace weft;
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "weft/core/subprocess.h"
+#include "weft/core/base/subprocess.h"
 
 namespace weft::core {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "weft/core/text_format.h"
+#include "weft/core/base/text_format.h"
 
 using weft::core::fixed_text;
 using weft::core::mib_text;

@@ -9,9 +9,9 @@
 #include <memory>
 #include <vector>
 
-#include "weft/core/cpu_executor.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_plan.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_plan.h"
 
 namespace weft::test {
 

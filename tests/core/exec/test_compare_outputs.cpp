@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "exec_test_util.h"
-#include "weft/core/compare_outputs.h"
-#include "weft/core/executor.h"
+#include "weft/core/exec/compare_outputs.h"
+#include "weft/core/exec/executor.h"
 
 using namespace weft;
 using test::host_f32;

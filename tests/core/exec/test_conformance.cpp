@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "test_paths.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/tensor_pb.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/proto/tensor_pb.h"
 
 namespace fs = std::filesystem;
 using namespace weft;

@@ -7,9 +7,9 @@
 
 #include "exec_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/analyze_subgraphs.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/analysis/analyze_subgraphs.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
 
 using namespace weft;
 

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "weft/core/given_inputs.h"
-#include "weft/core/output_check.h"
+#include "weft/core/exec/given_inputs.h"
+#include "weft/core/exec/output_check.h"
 
 namespace {
 

@@ -6,10 +6,10 @@
 #include <cstring>
 
 #include "test_graphs.h"
-#include "weft/core/executor.h"
-#include "weft/core/initial_values.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/run_checks.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/exec/initial_values.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/exec/run_checks.h"
 
 namespace {
 

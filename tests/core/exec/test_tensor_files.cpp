@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "cli_runner.h"
-#include "weft/core/npy.h"
-#include "weft/core/tensor_files.h"
-#include "weft/core/tensor_pb.h"
+#include "weft/core/exec/npy.h"
+#include "weft/core/exec/tensor_files.h"
+#include "weft/core/proto/tensor_pb.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include "test_graphs.h"
 #include "test_models.h"
-#include "weft/core/micro_batch.h"
+#include "weft/core/transform/micro_batch.h"
 
 using namespace weft;
 

@@ -7,9 +7,9 @@
 
 #include "happens_before_closure.h"
 #include "test_graphs.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::test {
 

@@ -9,14 +9,14 @@
 #include <string>
 
 #include "test_models.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/liveness.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/plan_checker.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/memory/plan_checker.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/memory_report.h"
 

@@ -4,17 +4,17 @@
 
 #include "memory_test_util.h"
 #include "test_models.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/strategies.h"
 #include "test_graphs.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/bounds.h"
-#include "weft/core/memory_aware_order.h"
-#include "weft/core/memory_growth.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/memory/memory_aware_order.h"
+#include "weft/core/memory/memory_growth.h"
+#include "weft/core/memory/memory_planner.h"
 
 using namespace weft;
 

@@ -2,12 +2,12 @@
 
 #include <chrono>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/bounds.h"
-#include "weft/core/file_io.h"
-#include "weft/core/intervals.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/plan_checker.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/memory/intervals.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/memory/plan_checker.h"
 
 using namespace weft;
 

@@ -6,8 +6,8 @@
 
 #include "memory_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/liveness.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/liveness.h"
 
 using namespace weft;
 

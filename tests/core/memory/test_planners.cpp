@@ -2,11 +2,11 @@
 
 #include "memory_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/allocation_problem.h"
-#include "weft/core/bounds.h"
-#include "weft/core/liveness.h"
-#include "weft/core/memory_planner.h"
-#include "weft/core/plan_checker.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/memory/memory_planner.h"
+#include "weft/core/memory/plan_checker.h"
 
 using namespace weft;
 

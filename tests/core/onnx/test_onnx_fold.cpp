@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "onnx_model_builder.h"
-#include "weft/core/file_io.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/tensor_pb.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/proto/tensor_pb.h"
 
 using namespace weft;
 using test::OnnxModel;

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "model_dims.h"
-#include "weft/core/dim_binding.h"
-#include "weft/core/file_io.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/tensor_pb.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/proto/tensor_pb.h"
 
 using namespace weft;
 

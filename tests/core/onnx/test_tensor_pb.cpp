@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/file_io.h"
-#include "weft/core/tensor_pb.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/proto/tensor_pb.h"
 
 using namespace weft;
 

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "test_graphs.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::test {
 

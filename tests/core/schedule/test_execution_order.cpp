@@ -7,17 +7,17 @@
 
 #include "schedule_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/bounds.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/execution_order.h"
-#include "weft/core/executor.h"
-#include "weft/core/liveness.h"
-#include "weft/core/run_checks.h"
-#include "weft/core/schedule_edit.h"
-#include "weft/core/simulator.h"
-#include "weft/core/sync.h"
-#include "weft/core/wire_layering.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/memory/liveness.h"
+#include "weft/core/exec/run_checks.h"
+#include "weft/core/schedule/schedule_edit.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/schedule/sync.h"
+#include "weft/core/transform/wire_layering.h"
 
 using namespace weft;
 using core::ExecutionOrder;

@@ -2,8 +2,8 @@
 
 #include "schedule_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/schedule_edit.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/schedule_edit.h"
+#include "weft/core/schedule/sync.h"
 
 using namespace weft;
 using core::NodeId;

@@ -4,11 +4,11 @@
 
 #include "schedule_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/file_io.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategies.h"
-#include "weft/core/strategy.h"
-#include "weft/core/sync.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/registry.h"
+#include "weft/core/schedule/sync.h"
 
 using namespace weft;
 using core::Schedule;

@@ -5,11 +5,11 @@
 
 #include "schedule_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/bounds.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/strategies.h"
-#include "weft/core/strategy.h"
-#include "weft/core/sync.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/registry.h"
+#include "weft/core/schedule/sync.h"
 
 using namespace weft;
 using core::NodeId;

@@ -10,12 +10,12 @@
 #include "model_dims.h"
 #include "schedule_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategy.h"
-#include "weft/core/sync.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/registry.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::core {
 namespace {

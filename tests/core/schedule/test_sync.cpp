@@ -5,7 +5,7 @@
 #include "happens_before_closure.h"
 #include "schedule_test_util.h"
 #include "test_graphs.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 
 using namespace weft;
 using core::Event;

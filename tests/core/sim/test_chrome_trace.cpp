@@ -7,12 +7,12 @@
 
 #include "sim_fixtures.h"
 #include "test_graphs.h"
-#include "weft/core/chrome_trace.h"
-#include "weft/core/file_io.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/simulator.h"
+#include "weft/core/sim/chrome_trace.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/sim/simulator.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 
 using namespace weft;
 using nlohmann::json;

@@ -4,12 +4,12 @@
 
 #include "sim_fixtures.h"
 #include "test_graphs.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/calibrate.h"
-#include "weft/core/critical_path.h"
-#include "weft/core/simulator.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/sim/calibrate.h"
+#include "weft/core/analysis/critical_path.h"
+#include "weft/core/sim/simulator.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 
 using namespace weft;
 using test::bandwidth_bound;

@@ -2,7 +2,7 @@
 // measured run, on hand-written timelines with the expected results written out.
 #include <gtest/gtest.h>
 
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/timeline.h"
 
 using namespace weft;
 

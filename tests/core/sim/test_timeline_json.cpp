@@ -4,12 +4,12 @@
 
 #include "sim_fixtures.h"
 #include "test_graphs.h"
-#include "weft/core/calibrate.h"
-#include "weft/core/simulator.h"
+#include "weft/core/sim/calibrate.h"
+#include "weft/core/sim/simulator.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/reference.h"
-#include "weft/core/timeline.h"
-#include "weft/core/timeline_json.h"
+#include "weft/core/strategy/reference.h"
+#include "weft/core/schedule/timeline.h"
+#include "weft/core/sim/timeline_json.h"
 
 using namespace weft;
 

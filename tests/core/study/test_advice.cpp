@@ -5,12 +5,12 @@
 #include <atomic>
 #include <map>
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
 #include "weft/core/study/advice.h"
-#include "weft/core/verdict.h"
+#include "weft/core/analysis/verdict.h"
 
 using namespace weft;
 

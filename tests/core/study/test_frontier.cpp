@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "weft/core/onnx_import.h"
-#include "weft/core/plan_checker.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/memory/plan_checker.h"
 #include "weft/core/study/frontier.h"
 #include "weft/core/study/memory_report.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 
 using namespace weft;
 

@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "model_dims.h"
-#include "weft/core/analyze.h"
-#include "weft/core/antichain.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/strategies.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/analysis/antichain.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/schedule_study.h"
 
 namespace {

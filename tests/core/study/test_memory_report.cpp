@@ -6,13 +6,13 @@
 #include <atomic>
 
 #include "test_graphs.h"
-#include "weft/core/beside.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/execution_order.h"
+#include "weft/core/base/beside.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/schedule/execution_order.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 
 using namespace weft;
 

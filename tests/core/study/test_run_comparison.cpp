@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "test_graphs.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/device.h"
-#include "weft/core/run_checks.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/exec/run_checks.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 
 using namespace weft;
 

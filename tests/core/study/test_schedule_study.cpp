@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategies.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/schedule_study.h"
 
 using namespace weft;

@@ -5,12 +5,12 @@
 #include <cstring>
 #include <memory>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/strategy.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/prediction.h"
-#include "weft/core/study/sweep.h"
+#include "weft/core/study/batch_sweep.h"
 
 using namespace weft;
 

@@ -8,15 +8,16 @@
 
 #include "cli_runner.h"
 #include "../exec/exec_test_util.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/device.h"
-#include "weft/core/initial_values.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/strategies.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/exec/initial_values.h"
+#include "weft/core/onnx/seeded_model.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/reference.h"
 #include "weft/core/study/test_data.h"
-#include "weft/core/tensor_pb.h"
+#include "weft/core/proto/tensor_pb.h"
 
 namespace {
 

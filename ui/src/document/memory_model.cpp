@@ -1,6 +1,6 @@
 #include "weft/ui/memory_model.h"
 
-#include "weft/core/memory_growth.h"
+#include "weft/core/memory/memory_growth.h"
 
 #include <algorithm>
 

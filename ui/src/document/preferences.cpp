@@ -9,7 +9,7 @@
 #include <QStyleHints>
 #include <QtGlobal>
 
-#include "weft/core/device.h"
+#include "weft/core/cost/device.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {

@@ -1,8 +1,8 @@
 #include "weft/ui/project_file.h"
 
-#include "weft/core/file_io.h"
-#include "weft/core/project_file.h"
-#include "weft/core/schedule_json.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/base/project_file.h"
+#include "weft/core/schedule/schedule_json.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {

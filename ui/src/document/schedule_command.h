@@ -4,8 +4,8 @@
 #include <QString>
 #include <QUndoCommand>
 
-#include "weft/core/schedule.h"
-#include "weft/core/strategies.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/strategy/strategies.h"
 
 namespace weft::ui {
 

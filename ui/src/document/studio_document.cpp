@@ -6,10 +6,10 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "weft/core/analyze.h"
-#include "weft/core/schedule_edit.h"
-#include "weft/core/strategies.h"
-#include "weft/core/sync.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/schedule/schedule_edit.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::ui {
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "weft/core/sync.h"
+#include "weft/core/schedule/sync.h"
 
 namespace weft::ui {
 

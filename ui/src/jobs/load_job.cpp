@@ -4,13 +4,13 @@
 #include <QElapsedTimer>
 #include <QPromise>
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/micro_batch.h"
-#include "weft/core/schedule_json.h"
-#include "weft/core/strategy.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/transform/micro_batch.h"
+#include "weft/core/schedule/schedule_json.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/open_model.h"
 #include "weft/core/study/split_study.h"

@@ -3,7 +3,7 @@
 
 #include <QPromise>
 
-#include "weft/core/cpu_executor.h"
+#include "weft/core/exec/cpu_executor.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/gpu/cuda_executor.h"

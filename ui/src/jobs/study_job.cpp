@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "weft/core/study/reference.h"
+#include "weft/core/strategy/reference.h"
 
 namespace weft::ui {
 

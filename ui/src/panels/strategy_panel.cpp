@@ -18,7 +18,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "weft/core/strategy.h"
+#include "weft/core/strategy/registry.h"
 #include "weft/core/study/memory_budget.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/ui/load_job.h"

@@ -11,9 +11,9 @@
 #include <numeric>
 #include <tuple>
 
-#include "weft/core/horizontal_merge.h"
-#include "weft/core/merge_graph.h"
-#include "weft/core/wire_layering.h"
+#include "weft/core/transform/horizontal_merge.h"
+#include "weft/core/transform/merge_graph.h"
+#include "weft/core/transform/wire_layering.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/worker_pool.h"

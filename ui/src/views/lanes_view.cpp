@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "weft/core/execution_order.h"
-#include "weft/core/merge_graph.h"
+#include "weft/core/schedule/execution_order.h"
+#include "weft/core/transform/merge_graph.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/worker_pool.h"

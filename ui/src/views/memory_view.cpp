@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "weft/core/dim_binding.h"
+#include "weft/core/onnx/dim_binding.h"
 #include "weft/ui/byte_format.h"
 #include "weft/ui/frontier_view.h"
 #include "weft/ui/offset_map_view.h"

@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "weft/core/strategies.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 

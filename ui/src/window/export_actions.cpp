@@ -17,8 +17,8 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
-#include "weft/core/file_io.h"
-#include "weft/core/schedule_json.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/schedule/schedule_json.h"
 #include "weft/ui/exports.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/offset_map_view.h"

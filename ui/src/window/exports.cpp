@@ -8,9 +8,9 @@
 #include <QWidget>
 #include <vector>
 
-#include "weft/core/chrome_trace.h"
-#include "weft/core/csv.h"
-#include "weft/core/file_io.h"
+#include "weft/core/sim/chrome_trace.h"
+#include "weft/core/base/csv.h"
+#include "weft/core/base/file_io.h"
 #include "weft/ui/studio_document.h"
 
 namespace weft::ui {

@@ -29,16 +29,17 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "weft/core/dim_binding.h"
-#include "weft/core/file_io.h"
-#include "weft/core/project_file.h"
-#include "weft/core/schedule_json.h"
+#include "weft/core/onnx/dim_binding.h"
+#include "weft/core/base/file_io.h"
+#include "weft/core/base/project_file.h"
+#include "weft/core/schedule/schedule_json.h"
 #include "weft/ui/dim_dialog.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/sweep_view.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/export_actions.h"
 #include "weft/ui/help_menu.h"
+#include "weft/ui/load_controller.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/node_table_model.h"
 #include "weft/ui/preferences.h"
@@ -54,7 +55,6 @@
 namespace weft::ui {
 
 namespace {
-constexpr int kMaxRecent = 10;
 constexpr int kLayoutVersion = 2;  // 2: the timeline dock
 }  // namespace
 
@@ -67,35 +67,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
   createDocks();
   createMemoryDock();
   createTimelineDock();
+  m_loads = new LoadController(m_doc, m_strategy, m_lanes, m_preferences, m_status, this);
   m_runs = new RunController(m_doc, m_summary, m_status, this);
   m_exports = new ExportActions(m_doc, this, m_memory, m_status);
   m_help = new HelpMenu(this);
   createMenus();
   m_runs->createMenu(menuBar(), [this] { return isLoading(); });
 
-  connect(m_status, &StatusArea::cancelRequested, this, &MainWindow::cancelLoading);
   connect(m_status, &StatusArea::cancelRequested, m_runs, &RunController::cancelRun);
   connect(m_runs, &RunController::runFinished, this, &MainWindow::runFinished);
-  connect(m_preferences, &Preferences::devicePresetChanged, this, &MainWindow::onDevicePresetChanged);
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressValueChanged, m_status, &StatusArea::setProgress);
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::progressTextChanged, m_status, &StatusArea::setProgressText);
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::finished, this, &MainWindow::onLoaded);
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::started, m_runs, &RunController::updateActions);
-  connect(&m_watcher, &QFutureWatcher<LoadedModel>::finished, m_runs, &RunController::updateActions);
+  connect(m_loads, &LoadController::loadStarting, m_runs, &RunController::cancelRun);
+  connect(m_loads, &LoadController::loadingChanged, m_runs, &RunController::updateActions);
+  connect(m_loads, &LoadController::loadFinished, this, &MainWindow::loadFinished);
+  connect(m_loads, &LoadController::documentStateChanged, this, &MainWindow::updateTitleAndStatus);
   connect(m_doc, &StudioDocument::scheduleChanged, this, &MainWindow::updateTitleAndStatus);
   connect(m_doc, &StudioDocument::studyChanged, this, &MainWindow::updateTitleAndStatus);  // the speedup's reference
   connect(m_doc, &StudioDocument::predictionChanged, this, &MainWindow::updateTitleAndStatus);
   connect(m_doc, &StudioDocument::editRefused, this, [this](const QString& why) { showMessage(tr("Edit refused: %1").arg(why), true); });
   connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitleAndStatus);
-
-  // Unsaved edits are autosaved as a project document; a clean stack leaves nothing to recover.
-  m_recovery = new RecoveryStore(this);
-  m_recovery->setWriter([this](const QString& path) -> core::Status {
-    if (!m_doc->hasModel()) return core::make_error(core::ErrorKind::InvalidInput, "no model");
-    return save_project(path, *m_doc, currentSettings());
-  });
-  connect(m_doc->undoStack(), &QUndoStack::indexChanged, this, &MainWindow::updateRecoveryState);
-  connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateRecoveryState);
 
   resize(1400, 900);
   QSettings settings;
@@ -108,10 +97,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new StudioD
 MainWindow::~MainWindow() {
   // The document's undo stack clears as it goes: nothing of this window may hear it.
   disconnect(m_doc->undoStack(), nullptr, this, nullptr);
-  if (isLoading()) {
-    m_watcher.future().cancel();
-    m_watcher.waitForFinished();
-  }
+  // Before the document goes (children are deleted in the order they were made, the document
+  // first): the controller waits for its load and disconnects from the document's undo stack.
+  delete m_loads;
+  m_loads = nullptr;
 }
 
 void MainWindow::createDocks() {
@@ -127,7 +116,7 @@ void MainWindow::createDocks() {
   m_properties = new PropertiesPanel(m_doc, this);
   m_strategy = new StrategyPanel(m_doc, this);
   connect(m_strategy, &StrategyPanel::mergeRequested, this, [this](bool merge) {
-    if (m_doc->hasModel() && merge != m_doc->isMerged()) reopen(m_doc->dimBindings(), merge);
+    if (m_doc->hasModel() && merge != m_doc->isMerged()) m_loads->reopen(m_doc->dimBindings(), merge);
   });
   m_summary = new SummaryPanel(m_doc, this);
   // The advice's "apply" link: its strategy and launch mode through the Strategy panel (one
@@ -142,13 +131,7 @@ void MainWindow::createDocks() {
       if (m_strategy->apply()) showMessage(tr("Applied the advice: %1, %2").arg(action.strategy, mode));
       return;
     }
-    if (!m_doc->hasModel() || isLoading()) return;
-    LoadRequest r = reopenRequest(m_doc->dimBindings(), action.merge || m_doc->isMerged());
-    if (action.split_k > 1) r.split = action.split_k;
-    r.follow_advice = false;
-    r.advice_applied = action.merge ? tr("merged, %1, %2").arg(action.strategy, mode)
-                                    : tr("split k=%1, %2, %3").arg(action.split_k).arg(action.strategy, mode);
-    startLoad(std::move(r));
+    m_loads->reopenAsAdvised(action, mode);
   });
   m_node_model = new NodeTableModel(m_doc, this);
   auto* proxy = new QSortFilterProxyModel(this);
@@ -225,7 +208,7 @@ void MainWindow::createMenus() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), {}, tr("Weft projects (*.weft)"));
     if (!path.isEmpty()) saveProject(path.endsWith(".weft") ? path : path + ".weft");
   });
-  file->addAction(tr("Bind &dimensions..."), this, [this] { showDimDialog(); });
+  file->addAction(tr("Bind &dimensions..."), this, [this] { m_loads->showDimDialog(); });
   m_exports->createMenu(file);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -277,368 +260,6 @@ int MainWindow::findNode(const QString& text) {
   return matches;
 }
 
-void MainWindow::openPath(const QString& path) {
-  if (path.endsWith(".weft", Qt::CaseInsensitive)) openProject(path);
-  else if (path.endsWith(".json", Qt::CaseInsensitive)) openSchedule(path);
-  else openModel(path);
-}
-
-void MainWindow::openModel(const QString& path) {
-  m_pending_project.reset();
-  m_loading_is_file = true;
-  startLoad(modelRequest(path));
-}
-
-LoadRequest MainWindow::modelRequest(const QString& path) const {
-  LoadRequest r;
-  r.path = QFileInfo(path).absoluteFilePath();
-  r.strategy = m_strategy->strategyBox()->currentText();
-  r.options.max_streams = m_strategy->streamCap()->value();
-  r.options.granularity_us = m_strategy->granularity()->value();
-  r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
-  r.device = m_preferences->devicePreset();
-  r.import.dims = m_dim_bindings;
-  r.import.batch = m_batch;
-  r.split = m_split;
-  r.merge = m_strategy->mergeBox()->isChecked();
-  r.follow_advice = opensAsAdvised();
-  return r;
-}
-
-namespace {
-
-// The model a schedule names, as a file here: its path as written (absolute, or relative to the
-// current folder, where `weft` probably ran), the same path beside the schedule, or its file name
-// there. Where more than one of those exists, the one whose bytes have the recorded sha256 (else
-// the first, which the load's hash check then refuses by name); a lone candidate is not read here,
-// the load checks it. Only regular *.onnx files: a file from elsewhere cannot make the studio read
-// just any path.
-QString model_of_schedule(const core::ScheduleHeader& header, const QString& schedule_path) {
-  const QString named = QString::fromStdString(header.model_path);
-  if (named.isEmpty() || !named.endsWith(".onnx", Qt::CaseInsensitive)) return {};
-  const QDir beside = QFileInfo(schedule_path).absoluteDir();
-  QStringList found;
-  for (const QString& candidate : {named, beside.filePath(named), beside.filePath(QFileInfo(named).fileName())})
-    if (QFileInfo(candidate).isFile() && !found.contains(QFileInfo(candidate).absoluteFilePath()))
-      found.append(QFileInfo(candidate).absoluteFilePath());
-  if (found.size() > 1 && !header.model_sha256.empty())
-    for (const QString& path : found)
-      if (auto bytes = core::read_file(path.toStdString()); bytes && core::sha256_hex(*bytes) == header.model_sha256) return path;
-  return found.value(0);
-}
-
-}  // namespace
-
-void MainWindow::openSchedule(const QString& path, const QString& model_path) {
-  const QString name = QFileInfo(path).fileName();
-  const auto fail = [&](const QString& why) {
-    showMessage(tr("Could not open schedule %1: %2").arg(name, why), true);
-    emit loadFinished(false, lastMessage());
-  };
-  auto text = core::read_file(path.toStdString(), core::kMaxTextBytes);
-  if (!text) return fail(QString::fromStdString(text.error().message));
-  auto header = core::schedule_header_from_json(*text);
-  if (!header) return fail(QString::fromStdString(header.error().message));
-  LoadRequest::ScheduleText given{QFileInfo(path).absoluteFilePath(), std::move(*text), true};
-  if (!model_path.isEmpty() || !m_doc->hasModel()) {
-    // The model given, else the one it was made for.
-    const QString model = model_path.isEmpty() ? model_of_schedule(*header, path) : model_path;
-    if (model.isEmpty())
-      return fail(header->model_path.empty() ? tr("it names no model; open the model first")
-                  : !QString::fromStdString(header->model_path).endsWith(".onnx", Qt::CaseInsensitive)
-                      ? tr("it names %1, not an .onnx model; open the model first").arg(QString::fromStdString(header->model_path))
-                      : tr("it was made for %1, which is not there (nor beside the schedule); open the model first")
-                            .arg(QString::fromStdString(header->model_path)));
-    LoadRequest r = modelRequest(model);
-    r.split = header->split.k > 1 ? header->split.k : -1;
-    r.merge = false;  // the merges are the schedule's
-    r.follow_advice = false;
-    r.schedule = std::move(given);
-    m_pending_project.reset();
-    m_loading_is_file = true;
-    startLoad(std::move(r));
-    return;
-  }
-  // Onto the model as it is: one undo step, the panel's launch mode and device unchanged.
-  auto direct = core::schedule_from_json(m_doc->graph(), given.text);
-  if (direct) {
-    const core::Schedule& s = *direct;
-    if (!m_doc->applySchedule(s, tr("Open schedule %1").arg(name))) return fail(m_doc->lastRefusal());
-    showMessage(tr("Opened schedule %1: %2, %3 streams, %4 events (Ctrl+Z undoes)")
-                    .arg(name, QString::fromStdString(s.strategy))
-                    .arg(s.stream_count())
-                    .arg(s.events.size()));
-    return;
-  }
-  const int have_k = std::max(1, m_doc->graph().info().micro_batches);
-  if (header->split.k == have_k && header->merges == 0 && !m_doc->isMerged())
-    return fail(QString::fromStdString(direct.error().message));
-  // Another split or other merges than the open model's: the model re-opened as the schedule
-  // records it (a schedule that still does not load leaves the open model as it is).
-  LoadRequest r = m_last_request;
-  r.strategy = m_strategy->strategyBox()->currentText();
-  r.options.max_streams = m_strategy->streamCap()->value();
-  r.options.granularity_us = m_strategy->granularity()->value();
-  r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
-  r.split = header->split.k > 1 ? header->split.k : -1;
-  r.merge = false;
-  r.follow_advice = false;
-  r.schedule = std::move(given);
-  m_pending_project.reset();
-  startLoad(std::move(r));
-}
-
-void MainWindow::openGraph(const QString& label, GraphSource source) {
-  m_pending_project.reset();
-  LoadRequest r;
-  r.path = label;
-  r.source = std::move(source);
-  r.strategy = m_strategy->strategyBox()->currentText();
-  r.options.max_streams = m_strategy->streamCap()->value();
-  r.device = m_preferences->devicePreset();
-  r.merge = m_strategy->mergeBox()->isChecked();
-  r.follow_advice = opensAsAdvised();
-  m_loading_is_file = false;
-  startLoad(std::move(r));
-}
-
-bool MainWindow::opensAsAdvised() const { return !m_pinned_opening && m_preferences->openAsAdvised(); }
-
-void MainWindow::openProject(const QString& path) { openProjectFile(path, false); }
-
-void MainWindow::openProjectFile(const QString& path, bool recovering) {
-  auto project = load_project(path);
-  if (!project) {
-    showMessage(QString::fromStdString(project.error().message), true);
-    emit loadFinished(false, lastMessage());
-    return;
-  }
-  LoadRequest r;
-  r.path = project->model_path;
-  r.strategy = project->settings.strategy;
-  r.options.max_streams = project->settings.max_streams;
-  r.options.granularity_us = project->settings.granularity_us;
-  r.options.cuda_graph = project->settings.cuda_graph;
-  r.device = m_preferences->devicePreset();
-  r.import.dims = project->settings.dims;
-  r.import.batch = project->settings.batch;
-  r.split = project->settings.split > 1 ? project->settings.split : -1;
-  r.merge = project->settings.merge;
-  r.schedule = LoadRequest::ScheduleText{QFileInfo(path).absoluteFilePath(), project->schedule_json.toStdString(), false};
-  m_loading_is_file = true;
-  startLoad(std::move(r));
-  m_pending_project = std::move(*project);  // after startLoad, which clears nothing of it
-  m_recovering_file = recovering ? path : QString();
-  if (!recovering) addRecent(QFileInfo(path).absoluteFilePath());
-}
-
-void MainWindow::startLoad(LoadRequest request) {
-  if (isLoading()) cancelLoading();
-  cancelRun();  // its result would belong to the model being replaced
-  m_loading_path = request.path;
-  m_last_request = request;
-  m_job = start_loading(std::move(request));
-  m_watcher.setFuture(m_job.future);
-  m_status->startProgress(tr("Loading %p%"));
-  showMessage(tr("Loading %1...").arg(QFileInfo(m_loading_path).fileName()));
-}
-
-bool MainWindow::isLoading() const { return m_watcher.isRunning(); }
-
-void MainWindow::cancelLoading() {
-  if (!isLoading()) return;
-  m_watcher.future().cancel();
-  showMessage(tr("Loading cancelled"));
-}
-
-void MainWindow::onLoaded() {
-  m_status->hideProgress();
-  QFuture<LoadedModel> future = m_watcher.future();
-  if (future.isCanceled() || future.resultCount() == 0) {
-    const QString why = future.isCanceled() ? tr("Loading cancelled")
-                        : m_last_request.schedule && m_last_request.schedule->required
-                            ? tr("Could not open schedule %1: %2").arg(QFileInfo(m_last_request.schedule->file).fileName(), *m_job.error)
-                            : tr("Could not open %1: %2").arg(m_loading_path, *m_job.error);
-    m_pending_project.reset();
-    m_recovering_file.clear();  // kept on disk: offered again next time
-    if (m_document_request) m_last_request = *m_document_request;  // the document is still that load's
-    showMessage(why, !future.isCanceled());
-    emit loadFinished(false, why);
-    return;
-  }
-  LoadedModel model = future.result();
-  m_last_request.import.batch = model.batch;  // a schedule's split may have re-batched it: projects and reopen keep that
-  m_document_request = m_last_request;
-  const double ms = model.load_ms;
-  QString note = model.note;
-  if (!model.schedule_file.isEmpty() && !m_pending_project) {
-    const core::Schedule& s = model.schedule;
-    const QString opened = tr("schedule %1 (%2, %3 streams, %4 events)")
-                               .arg(QFileInfo(model.schedule_file).fileName(), QString::fromStdString(s.strategy))
-                               .arg(s.stream_count())
-                               .arg(s.events.size());
-    note = note.isEmpty() ? opened : opened + QStringLiteral("; ") + note;
-  }
-  const QString refused = model.schedule_refused;
-  if (!m_last_request.advice_applied.isEmpty())
-    note = note.isEmpty() ? tr("applied the advice: %1").arg(m_last_request.advice_applied)
-                          : tr("applied the advice: %1; %2").arg(m_last_request.advice_applied, note);
-  if (!model.advised.isEmpty()) note = note.isEmpty() ? tr("opened as advised: %1").arg(model.advised)
-                                                      : tr("opened as advised: %1; %2").arg(model.advised, note);
-  m_doc->setModel(std::move(model));
-  if (m_pending_project) {
-    const Project project = std::move(*m_pending_project);
-    m_pending_project.reset();
-    m_strategy->strategyBox()->setCurrentText(project.settings.strategy);
-    m_strategy->streamCap()->setValue(project.settings.max_streams);
-    m_strategy->granularity()->setValue(project.settings.granularity_us);
-    m_strategy->launchMode()->setCurrentIndex(project.settings.cuda_graph ? 1 : 0);
-    m_lanes->setWidthMode(project.settings.lane_widths == "uniform" ? LanesView::WidthMode::Uniform
-                                                                    : LanesView::WidthMode::PredictedTime);
-  }
-  if (m_loading_is_file) addRecent(m_loading_path);
-  m_recovered = !m_recovering_file.isEmpty();
-  if (m_recovered) m_recovery->discard(m_recovering_file);  // its edits are this session's now
-  m_recovering_file.clear();
-  updateRecoveryState();
-  updateTitleAndStatus();
-  QString msg = tr("Loaded %1 in %2 ms").arg(QFileInfo(m_loading_path).fileName()).arg(ms, 0, 'f', 0);
-  if (!note.isEmpty()) msg += QStringLiteral("; ") + note;
-  // What the import had to assume (as `weft` prints on stderr): a re-batched model that keeps its
-  // batch, an inference that stopped early, a dim binding that matched nothing.
-  const auto& warnings = m_doc->graph().info().warnings;
-  if (!warnings.empty())
-    msg += tr("; warning: %1").arg(QString::fromStdString(warnings.front())) +
-           (warnings.size() > 1 ? tr(" (and %1 more)").arg(warnings.size() - 1) : QString());
-  if (refused.isEmpty()) showMessage(msg);
-  else showMessage(tr("The saved schedule was refused (%1); using a fresh one").arg(refused), true);
-  // Symbolic dims left unbound: sizes, costs and the arena are unknown until they are bound.
-  if (m_ask_dims && m_loading_is_file && !core::unbound_dims(m_doc->graph()).empty()) showDimDialog();
-  emit loadFinished(true, msg);
-}
-
-bool MainWindow::showDimDialog() {
-  if (!m_doc->hasModel()) return false;
-  auto dims = core::unbound_dims(m_doc->graph());
-  if (dims.empty()) {
-    showMessage(tr("%1 has no symbolic dimensions left to bind").arg(QFileInfo(m_doc->modelPath()).fileName()));
-    return false;
-  }
-  if (m_dim_dialog) m_dim_dialog->close();
-  auto* dialog = new DimDialog(QFileInfo(m_doc->modelPath()).fileName(), std::move(dims), this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setWindowModality(Qt::NonModal);  // the window stays usable; the model is shown unbound meanwhile
-  connect(dialog, &QDialog::accepted, this, [this, dialog] {
-    auto bound = m_doc->dimBindings();
-    for (const auto& [key, value] : dialog->bindings()) bound[key] = value;
-    reopen(std::move(bound), m_doc->isMerged());
-  });
-  m_dim_dialog = dialog;
-  dialog->show();
-  return true;
-}
-
-DimDialog* MainWindow::dimDialog() const { return m_dim_dialog.data(); }
-
-void MainWindow::reopen(std::map<std::string, std::int64_t> dims, bool merge) {
-  if (!m_doc->hasModel() && !isLoading()) return;
-  startLoad(reopenRequest(std::move(dims), merge));
-}
-
-LoadRequest MainWindow::reopenRequest(std::map<std::string, std::int64_t> dims, bool merge) {
-  LoadRequest r = m_last_request;
-  r.advice_applied.clear();
-  // A schedule opened with the model goes with the graph being replaced, but the merge groups it
-  // recorded stay while merging stays on: it is offered again, not required (a fresh schedule of
-  // the panel's strategy on those merges where it no longer fits).
-  if (r.schedule && merge && m_doc->isMerged()) r.schedule->required = false;
-  else r.schedule.reset();
-  r.import.dims = std::move(dims);
-  r.merge = merge;
-  // The panel's settings of now, not the first load's.
-  r.strategy = m_strategy->strategyBox()->currentText();
-  r.options.max_streams = m_strategy->streamCap()->value();
-  r.options.granularity_us = m_strategy->granularity()->value();
-  r.options.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
-  // A model opened as advised and not edited since is advised again (its dims or merging changed
-  // what is best); once the schedule is edited, the panel's settings carry over.
-  r.follow_advice = m_last_request.follow_advice && m_doc->undoStack()->index() == 0;
-  if (!r.source) m_dim_bindings = r.import.dims;  // later opens of files bind them too
-  m_pending_project.reset();
-  return r;
-}
-
-bool MainWindow::saveProject(const QString& path) {
-  auto ok = save_project(path, *m_doc, currentSettings());
-  if (!ok) {
-    showMessage(tr("Could not save %1: %2").arg(path, QString::fromStdString(ok.error().message)), true);
-    return false;
-  }
-  m_doc->undoStack()->setClean();
-  m_recovered = false;
-  updateRecoveryState();
-  updateTitleAndStatus();
-  addRecent(QFileInfo(path).absoluteFilePath());
-  showMessage(tr("Saved %1").arg(path));
-  return true;
-}
-
-ProjectSettings MainWindow::currentSettings() const {
-  ProjectSettings s;
-  s.strategy = m_strategy->strategyBox()->currentText();
-  s.max_streams = m_strategy->streamCap()->value();
-  s.granularity_us = m_strategy->granularity()->value();
-  s.cuda_graph = m_strategy->launchMode()->currentIndex() == 1;
-  s.lane_widths = m_lanes->widthMode() == LanesView::WidthMode::Uniform ? "uniform" : "time";
-  s.dims = m_doc->dimBindings();
-  s.merge = m_doc->isMerged();
-  s.batch = m_last_request.source ? 0 : m_last_request.import.batch;
-  if (m_doc->hasModel() && m_doc->graph().info().micro_batches > 1) s.split = m_doc->graph().info().micro_batches;
-  return s;
-}
-
-void MainWindow::updateRecoveryState() {
-  if (m_doc->hasModel() && (!m_doc->undoStack()->isClean() || m_recovered)) m_recovery->markDirty();
-  else m_recovery->markClean();
-}
-
-int MainWindow::offerRecovery(RecoveryChoice choice) {
-  const QString env = qEnvironmentVariable("WEFT_RECOVER");
-  if (choice == RecoveryChoice::Ask && env == "accept") choice = RecoveryChoice::Accept;
-  if (choice == RecoveryChoice::Ask && env == "discard") choice = RecoveryChoice::Discard;
-  const QStringList files = m_recovery->orphans();
-  if (files.isEmpty()) return 0;
-  const QString newest = files.front();
-  if (choice == RecoveryChoice::Discard) {
-    for (const QString& f : files) m_recovery->discard(f);
-  } else if (choice == RecoveryChoice::Accept) {
-    recoverSession(newest);
-  } else {
-    auto project = core::load_project_file(newest.toStdString());
-    const QString model = project ? QFileInfo(QString::fromStdString(project->model_path)).fileName() : tr("a model");
-    const QString when = QFileInfo(newest).lastModified().toString("yyyy-MM-dd HH:mm:ss");
-    auto* box = new QMessageBox(QMessageBox::Question, tr("Recover unsaved edits?"),
-                                tr("Weft Studio closed unexpectedly with unsaved edits of %1 (autosaved %2). "
-                                   "Recover them?").arg(model, when),
-                                QMessageBox::Yes | QMessageBox::No, this);
-    box->button(QMessageBox::Yes)->setText(tr("Recover"));
-    box->button(QMessageBox::No)->setText(tr("Discard"));
-    box->setWindowModality(Qt::NonModal);  // the window stays usable while it waits
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    connect(box, &QMessageBox::buttonClicked, this, [this, box, newest](QAbstractButton* b) {
-      if (box->standardButton(b) == QMessageBox::Yes) recoverSession(newest);
-      else m_recovery->discard(newest);
-    });
-    m_recovery_prompt = box;
-    box->show();
-  }
-  return static_cast<int>(files.size());
-}
-
-void MainWindow::recoverSession(const QString& file) { openProjectFile(file, true); }
-
-QMessageBox* MainWindow::recoveryPrompt() const { return m_recovery_prompt.data(); }
-
 void MainWindow::showMessage(const QString& text, bool error) { m_status->showMessage(text, error); }
 
 const QString& MainWindow::lastMessage() const { return m_status->lastMessage(); }
@@ -646,8 +267,8 @@ const QString& MainWindow::lastMessage() const { return m_status->lastMessage();
 void MainWindow::updateTitleAndStatus() {
   if (!m_doc->hasModel()) return;
   const QString name = QFileInfo(m_doc->modelPath()).fileName();
-  const bool unsaved = !m_doc->undoStack()->isClean() || m_recovered;
-  setWindowTitle(tr("%1%2%3 — Weft Studio").arg(name, m_recovered ? tr(" (recovered)") : QString(), unsaved ? " *" : ""));
+  const bool unsaved = !m_doc->undoStack()->isClean() || m_loads->recovered();
+  setWindowTitle(tr("%1%2%3 — Weft Studio").arg(name, m_loads->recovered() ? tr(" (recovered)") : QString(), unsaved ? " *" : ""));
   const core::Graph& g = m_doc->graph();
   const auto& an = m_doc->analysis();
   const auto& f = m_doc->figures();
@@ -664,23 +285,9 @@ void MainWindow::updateTitleAndStatus() {
                                 .arg(f.speedup, 0, 'f', 2));
 }
 
-QStringList MainWindow::recentFiles() const {
-  QStringList files = QSettings().value("recentFiles").toStringList();
-  files.erase(std::remove_if(files.begin(), files.end(), [](const QString& f) { return !QFileInfo::exists(f); }), files.end());
-  return files;
-}
-
-void MainWindow::addRecent(const QString& path) {
-  QStringList files = recentFiles();
-  files.removeAll(path);
-  files.prepend(path);
-  while (files.size() > kMaxRecent) files.removeLast();
-  QSettings().setValue("recentFiles", files);
-}
-
 void MainWindow::rebuildRecentMenu() {
   m_recent_menu->clear();
-  const QStringList files = recentFiles();
+  const QStringList files = m_loads->recentFiles();
   QSettings().setValue("recentFiles", files);  // drop the missing ones for good
   for (const QString& f : files) m_recent_menu->addAction(QFileInfo(f).fileName(), this, [this, f] { openPath(f); })->setToolTip(f);
   if (files.isEmpty()) m_recent_menu->addAction(tr("(none)"))->setEnabled(false);
@@ -763,13 +370,15 @@ bool MainWindow::showView(const QString& name) {
   return true;
 }
 
-void MainWindow::onDevicePresetChanged() {
-  // Costs and the first schedule depend on the device: reload the open model file with it.
-  if (m_doc->hasModel() && QFileInfo(m_doc->modelPath()).isFile()) openModel(m_doc->modelPath());
-  else showMessage(tr("Device preset %1: applies to the next model opened").arg(m_preferences->devicePreset()));
-}
-
 // ---- forwards to the role classes -----------------------------------------------------------
+
+void MainWindow::openPath(const QString& path) { m_loads->openPath(path); }
+void MainWindow::openModel(const QString& path) { m_loads->openModel(path); }
+void MainWindow::openSchedule(const QString& path, const QString& model) { m_loads->openSchedule(path, model); }
+void MainWindow::openGraph(const QString& label, GraphSource source) { m_loads->openGraph(label, std::move(source)); }
+void MainWindow::openProject(const QString& path) { m_loads->openProject(path); }
+bool MainWindow::saveProject(const QString& path) { return m_loads->saveProject(path); }
+bool MainWindow::isLoading() const { return m_loads->isLoading(); }
 
 bool MainWindow::runOnCpu() { return m_runs->runOnCpu(); }
 bool MainWindow::runOnCuda() { return m_runs->runOnCuda(); }

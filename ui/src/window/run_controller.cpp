@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "weft/core/calibrate.h"
-#include "weft/core/cpu_executor.h"
-#include "weft/core/simulator.h"
+#include "weft/core/sim/calibrate.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/sim/simulator.h"
 #include "weft/ui/status_area.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/summary_panel.h"

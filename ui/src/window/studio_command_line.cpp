@@ -12,8 +12,9 @@
 #include <cstdio>
 #include <utility>
 
-#include "weft/core/dim_binding.h"
+#include "weft/core/onnx/dim_binding.h"
 #include "weft/core/study/split_study.h"
+#include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
 #include "weft/ui/strategy_panel.h"
 #include "weft/ui/summary_panel.h"
@@ -149,7 +150,7 @@ bool StudioSession::start() {
   arrangeRun();
   // Edits a crashed session autosaved: offered back (never in a screenshot run).
   if (m_options.screenshot.isEmpty())
-    m_window.offerRecovery(m_options.recover ? MainWindow::RecoveryChoice::Accept : MainWindow::RecoveryChoice::Ask);
+    m_window.loads()->offerRecovery(m_options.recover ? LoadController::RecoveryChoice::Accept : LoadController::RecoveryChoice::Ask);
   else
     arrangeScreenshot();
   return true;
@@ -157,11 +158,11 @@ bool StudioSession::start() {
 
 void StudioSession::configure() {
   m_window.graphView()->setLayering(m_options.layering);
-  m_window.setDimBindings(m_options.dims);
-  m_window.setBatchSplit(m_options.batch, m_options.split);
+  m_window.loads()->setDimBindings(m_options.dims);
+  m_window.loads()->setBatchSplit(m_options.batch, m_options.split);
   if (m_options.merge) m_window.strategyPanel()->mergeBox()->setChecked(true);
   if (!m_options.screenshot.isEmpty()) {
-    m_window.setAskForDims(false);  // a screenshot run shows the model as bound on the command line
+    m_window.loads()->setAskForDims(false);  // a screenshot run shows the model as bound on the command line
     m_window.resize(m_options.size);
   }
   m_window.show();
@@ -171,7 +172,7 @@ void StudioSession::configure() {
   if (m_options.granularity) panel->granularity()->setValue(*m_options.granularity);
   if (m_options.graph) panel->launchMode()->setCurrentIndex(1);
   // A configuration asked for on the command line is what opens, not the advice's.
-  if (!m_options.strategy.isEmpty() || m_options.granularity || m_options.graph || m_options.split >= 0) m_window.pinOpeningConfiguration();
+  if (!m_options.strategy.isEmpty() || m_options.granularity || m_options.graph || m_options.split >= 0) m_window.loads()->pinOpeningConfiguration();
 }
 
 void StudioSession::open() {

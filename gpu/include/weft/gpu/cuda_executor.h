@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/executor.h"
+#include "weft/core/exec/executor.h"
 
 namespace weft::gpu {
 

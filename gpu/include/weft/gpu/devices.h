@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/device.h"
-#include "weft/core/expected.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::gpu {
 

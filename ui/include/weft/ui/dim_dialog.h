@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/dim_binding.h"
+#include "weft/core/onnx/dim_binding.h"
 
 class QSpinBox;
 

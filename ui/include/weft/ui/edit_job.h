@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/expected.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 
 namespace weft::ui {
 

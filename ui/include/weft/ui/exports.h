@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/expected.h"
-#include "weft/core/timeline.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/schedule/timeline.h"
 
 class QWidget;
 

@@ -13,7 +13,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 class QAction;
 class QPainter;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::ui {
 

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "weft/core/graph.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/strategies.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/worker_job.h"
 

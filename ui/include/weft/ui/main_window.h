@@ -1,36 +1,30 @@
 #pragma once
-// The studio's main window: docks for the views and panels, File / Edit / View menus, recent
-// files, projects, and loading off the GUI thread with progress and cancel. The other roles live
-// in their own classes (RunController, ExportActions, Preferences, HelpMenu, StatusArea); the
-// window keeps thin forwards to them so callers have one entry point.
-#include <QFutureWatcher>
+// The studio's main window: docks for the views and panels, File / Edit / View menus. The roles
+// live in their own classes (LoadController, RunController, ExportActions, Preferences, HelpMenu,
+// StatusArea); the window keeps thin forwards to the entry points its menus use.
 #include <QMainWindow>
-#include <QPointer>
 #include <QString>
 
 #include "weft/ui/load_job.h"
-#include "weft/ui/project_file.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/theme.h"
 
 class QDockWidget;
 class QLineEdit;
 class QMenu;
-class QMessageBox;
 class QTableView;
 
 namespace weft::ui {
 
-class DimDialog;
 class ExportActions;
 class GraphView;
 class HelpMenu;
+class LoadController;
 class LanesView;
 class MemoryView;
 class NodeTableModel;
 class Preferences;
 class PropertiesPanel;
-class RecoveryStore;
 class RunController;
 class StatusArea;
 class StrategyPanel;
@@ -44,22 +38,19 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  /// Starts loading an ONNX model (or, for *.weft, a project; for *.json, a schedule) off the GUI thread.
+  // Opening and saving (LoadController: loads off the GUI thread with progress and cancel, the
+  // dim dialog, reopening, recent files, projects, crash recovery). The window forwards the
+  // entry points its menus and drops use; loads() has the rest.
+  LoadController* loads() const { return m_loads; }
   void openPath(const QString& path);
   void openModel(const QString& path);
-  /// Opens schedule JSON (`weft schedule -o FILE`, an external strategy's, a hand-written one;
-  /// docs/schedule-format.md). Onto the open model as it is, when the schedule loads there: one
-  /// undo step. When it records another micro-batch split or merges than the open model has, the
-  /// model is re-opened split and merged as it records, with the schedule (edits are dropped with
-  /// the graph they were made on); with no model open, the model it names is opened (its path as
-  /// written, or beside the schedule file), or `model` when given (`weft-studio MODEL --schedule
-  /// FILE`). A schedule that does not load changes nothing and says why (the CLI's refusals:
-  /// another model, unknown or missing nodes, a deadlock, ...).
+  /// LoadController::openSchedule.
   void openSchedule(const QString& path, const QString& model = {});
   /// Starts loading a graph produced by `source` in the worker (tests, --synthetic).
   void openGraph(const QString& label, GraphSource source);
   void openProject(const QString& path);
   bool saveProject(const QString& path);
+  bool isLoading() const;
   bool exportSchedule(const QString& path);
   /// Chrome trace of the runs at `runs` (indices into exportable_runs(*document()): predicted
   /// runs first, then measured).
@@ -74,38 +65,9 @@ class MainWindow : public QMainWindow {
   QWidget* exportableView(const QString& view) const;
   /// Raises the dock whose object name is `name` + "Dock" (e.g. "memory"); false when none.
   bool showView(const QString& name);
-  void cancelLoading();
-
-  // Symbolic dims (the CLI's --dim): models open with these bindings. A model file that loads
-  // with dims still unbound gets the dim dialog (non-modal; setAskForDims(false) turns it off),
-  // whose OK re-opens the model with the dims it binds added to these.
-  void setDimBindings(std::map<std::string, std::int64_t> dims) { m_dim_bindings = std::move(dims); }
-  const std::map<std::string, std::int64_t>& dimBindings() const { return m_dim_bindings; }
-  /// Models opened from files from now on are re-batched to `batch` (0: their own, as weft's
-  /// --batch) and split into `split` micro-batch copies (-1: not split, 0: auto; weft's --split).
-  void setBatchSplit(std::int64_t batch, int split) {
-    m_batch = batch;
-    m_split = split;
-  }
-  void setAskForDims(bool ask) { m_ask_dims = ask; }
-  /// Models open as advised (LoadRequest::follow_advice: the advice's strategy and launch mode,
-  /// or the split it names) while Edit > Open models as advised is on, until this is called: from
-  /// then on the strategy panel's settings open every model (the command line's --strategy,
-  /// --graph, --granularity and --split call it).
-  void pinOpeningConfiguration() { m_pinned_opening = true; }
-  /// Whether the next model opened follows its advice.
-  bool opensAsAdvised() const;
   Preferences* preferences() const { return m_preferences; }
-  /// Opens the dim dialog for the current model's unbound dims; false (and a message) when none.
-  bool showDimDialog();
-  /// The dim dialog while it is open, else null.
-  DimDialog* dimDialog() const;
-  /// Re-opens the current model (the last load request) with `dims` bound and merging on or off.
-  /// Schedule edits are dropped: the graph they were made on is replaced.
-  void reopen(std::map<std::string, std::int64_t> dims, bool merge);
   /// Selects the next node matching `text` (name or operator), shows it in both views; match count.
   int findNode(const QString& text);
-  bool isLoading() const;
 
   StudioDocument* document() const { return m_doc; }
   GraphView* graphView() const { return m_graph; }
@@ -142,8 +104,6 @@ class MainWindow : public QMainWindow {
   bool useMeasuredTimes();
   /// Raises the timeline dock and makes it the largest (for --show timeline screenshots).
   void showTimeline();
-  /// Recent files as stored (most recent first, missing files dropped).
-  QStringList recentFiles() const;
   /// The last message shown in the status bar (refusals, errors, progress).
   const QString& lastMessage() const;
 
@@ -160,20 +120,6 @@ class MainWindow : public QMainWindow {
   /// The About box's text: versions of Weft, Qt, protobuf, ONNX, CUDA.
   QString aboutText() const;
 
-  // Crash recovery (docs/reliability.md): unsaved edits are autosaved by recoveryStore(); files
-  // left by crashed sessions are offered back.
-  enum class RecoveryChoice { Ask, Accept, Discard };
-  /// Looks for recovery files crashed sessions left (newest first). Ask: a non-modal prompt for
-  /// the newest (recoveryPrompt(): Yes recovers, No discards); Accept: recovers it at once;
-  /// Discard: deletes them all. $WEFT_RECOVER=accept|discard turns Ask into the other two.
-  /// Returns how many were found.
-  int offerRecovery(RecoveryChoice choice = RecoveryChoice::Ask);
-  /// Reopens a recovery file's model with its schedule and settings, marked unsaved; the file
-  /// is deleted once the model has loaded.
-  void recoverSession(const QString& file);
-  QMessageBox* recoveryPrompt() const;
-  RecoveryStore* recoveryStore() const { return m_recovery; }
-
  signals:
   /// After every load attempt: ok, and the message shown (error or summary).
   void loadFinished(bool ok, const QString& message);
@@ -186,18 +132,13 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
-  void startLoad(LoadRequest request);
-  void onLoaded();
   void showMessage(const QString& text, bool error = false);
   void updateTitleAndStatus();
-  void addRecent(const QString& path);
   void rebuildRecentMenu();
   void createMenus();
   void createDocks();
   void createMemoryDock();
   void createTimelineDock();
-  void onDevicePresetChanged();
-  ProjectSettings currentSettings() const;
 
   StudioDocument* m_doc;
   StatusArea* m_status = nullptr;
@@ -218,32 +159,7 @@ class MainWindow : public QMainWindow {
   RunController* m_runs = nullptr;
   ExportActions* m_exports = nullptr;
   HelpMenu* m_help = nullptr;
-  QFutureWatcher<LoadedModel> m_watcher;
-  LoadJob m_job;
-  QString m_loading_path;
-  bool m_loading_is_file = false;
-  /// Schedule and settings to apply once the project's model has loaded.
-  std::optional<Project> m_pending_project;
-  LoadRequest m_last_request;  ///< the latest load asked for (reopen repeats it)
-  /// The request reopen() makes: the last load's, with `dims`, merging, the panel's settings now.
-  LoadRequest reopenRequest(std::map<std::string, std::int64_t> dims, bool merge);
-  /// The request the open document came from: a load that fails leaves the document as it was,
-  /// and m_last_request goes back to this (a refused schedule's split or batch must not stick).
-  std::optional<LoadRequest> m_document_request;
-  std::map<std::string, std::int64_t> m_dim_bindings;
-  std::int64_t m_batch = 0;
-  int m_split = -1;
-  bool m_ask_dims = true;
-  bool m_pinned_opening = false;
-  QPointer<DimDialog> m_dim_dialog;
-  void openProjectFile(const QString& path, bool recovering);
-  /// The request openModel makes: the panel's settings, the dims, batch, split, merging and advice.
-  LoadRequest modelRequest(const QString& path) const;
-  void updateRecoveryState();
-  RecoveryStore* m_recovery = nullptr;
-  QPointer<QMessageBox> m_recovery_prompt;
-  QString m_recovering_file;  // the recovery file being loaded
-  bool m_recovered = false;   // the document came from a recovery file and is not saved yet
+  LoadController* m_loads = nullptr;
 };
 
 }  // namespace weft::ui

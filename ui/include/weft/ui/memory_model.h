@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_planner.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_planner.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/schedule.h"
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/schedule/timeline.h"
 #include "weft/ui/study_job.h"
 
 namespace weft::ui {

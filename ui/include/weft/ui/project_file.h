@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::ui {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::ui {
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <memory>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 
 namespace weft::ui {
 

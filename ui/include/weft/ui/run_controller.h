@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/timeline.h"
 #include "weft/ui/run_job.h"
 
 class QAction;

@@ -8,15 +8,15 @@
 #include <optional>
 #include <string>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/output_check.h"
-#include "weft/core/schedule.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/exec/output_check.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/core/study/test_data.h"
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/timeline.h"
 #include "weft/ui/worker_job.h"
 
 namespace weft::ui {

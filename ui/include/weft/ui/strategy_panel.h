@@ -7,8 +7,8 @@
 #include <atomic>
 #include <memory>
 
-#include "weft/core/expected.h"
-#include "weft/core/strategies.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/strategy/strategies.h"
 
 class QCheckBox;
 class QComboBox;

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/expected.h"
+#include "weft/core/base/expected.h"
 #include "weft/ui/graph_view.h"
 
 namespace weft::ui {

@@ -11,17 +11,17 @@
 #include <memory>
 #include <vector>
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/merge_graph.h"
-#include "weft/core/schedule.h"
-#include "weft/core/strategies.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/transform/merge_graph.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/study/split_study.h"
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/timeline.h"
 #include "weft/ui/edit_job.h"
 #include "weft/ui/study_job.h"
 #include <optional>

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/analyze.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/schedule.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/schedule/schedule.h"
 #include "weft/core/study/schedule_study.h"
 
 namespace weft::ui {

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "weft/core/study/sweep.h"
+#include "weft/core/study/batch_sweep.h"
 
 class QChart;
 class QChartView;

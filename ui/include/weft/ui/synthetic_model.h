@@ -3,7 +3,7 @@
 // stress tests of the views and the "window never freezes" test.
 #include <cstdint>
 
-#include "weft/core/graph.h"
+#include "weft/core/graph/graph.h"
 
 namespace weft::ui {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/graph.h"
-#include "weft/core/timeline.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/timeline.h"
 #include "weft/ui/range_stats.h"
 #include "weft/ui/time_axis.h"
 

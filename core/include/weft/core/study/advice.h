@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "weft/core/analyze.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategies.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/split_study.h"
 
 namespace weft::core {

@@ -10,14 +10,14 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/executor.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/timeline.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

@@ -9,15 +9,15 @@
 #include <string>
 #include <string_view>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/schedule.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategies.h"
-#include "weft/core/study/reference.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/strategies.h"
+#include "weft/core/strategy/reference.h"
 
 namespace weft::core {
 

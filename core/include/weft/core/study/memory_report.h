@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/allocation_problem.h"
-#include "weft/core/bounds.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_growth.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/schedule.h"
-#include "weft/core/study/reference.h"
-#include "weft/core/timeline.h"
+#include "weft/core/memory/allocation_problem.h"
+#include "weft/core/memory/bounds.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_growth.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/strategy/reference.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

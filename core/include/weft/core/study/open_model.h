@@ -14,19 +14,19 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/analyze.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/merge_graph.h"
-#include "weft/core/onnx_import.h"
-#include "weft/core/schedule.h"
-#include "weft/core/schedule_json.h"
+#include "weft/core/analysis/analyze.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/transform/merge_graph.h"
+#include "weft/core/onnx/onnx_import.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/schedule/schedule_json.h"
 #include "weft/core/study/schedule_study.h"
-#include "weft/core/strategies.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/study/split_study.h"
-#include "weft/core/tensor_files.h"
+#include "weft/core/exec/tensor_files.h"
 
 namespace weft::core {
 

@@ -5,14 +5,14 @@
 #include <string>
 #include <string_view>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/critical_path.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/memory_plan.h"
-#include "weft/core/schedule.h"
-#include "weft/core/simulator.h"
-#include "weft/core/timeline.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/analysis/critical_path.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/memory/memory_plan.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/schedule/timeline.h"
 
 namespace weft::core {
 

@@ -11,12 +11,12 @@
 #include <string>
 #include <string_view>
 
-#include "weft/core/compare_outputs.h"
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/executor.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
+#include "weft/core/exec/compare_outputs.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
 #include "weft/core/study/memory_report.h"
 
 namespace weft::core {

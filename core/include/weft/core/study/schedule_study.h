@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/schedule.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/schedule/schedule.h"
+#include "weft/core/strategy/strategies.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 

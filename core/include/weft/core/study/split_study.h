@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/cost_model.h"
-#include "weft/core/device.h"
-#include "weft/core/graph.h"
-#include "weft/core/simulator.h"
-#include "weft/core/strategies.h"
+#include "weft/core/cost/cost_model.h"
+#include "weft/core/cost/device.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/sim/simulator.h"
+#include "weft/core/strategy/strategies.h"
 
 namespace weft::core {
 

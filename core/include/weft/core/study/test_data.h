@@ -8,14 +8,14 @@
 #include <string_view>
 #include <vector>
 
-#include "weft/core/executor.h"
-#include "weft/core/expected.h"
-#include "weft/core/given_inputs.h"
-#include "weft/core/graph.h"
-#include "weft/core/output_check.h"
-#include "weft/core/schedule.h"
+#include "weft/core/exec/executor.h"
+#include "weft/core/base/expected.h"
+#include "weft/core/exec/given_inputs.h"
+#include "weft/core/graph/graph.h"
+#include "weft/core/exec/output_check.h"
+#include "weft/core/schedule/schedule.h"
 #include "weft/core/study/run_comparison.h"
-#include "weft/core/tensor_files.h"
+#include "weft/core/exec/tensor_files.h"
 
 namespace weft::core {
 

@@ -1,0 +1,2 @@
+#pragma once
+#include "weft/core/low/low.h"

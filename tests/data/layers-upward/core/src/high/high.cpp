@@ -1,0 +1,2 @@
+#include "weft/core/high/high.h"
+#include "../low/private.h"
