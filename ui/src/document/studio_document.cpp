@@ -353,8 +353,8 @@ void StudioDocument::takeEdit() {
 
 bool StudioDocument::applyEditResult(const QString& text, EditResult result) {
   m_last_edit_ms = result.ms;
-  const double ideal_us = result.ideal_us;
-  return pushEdit(text, std::move(result.schedule), std::nullopt, result.schedule ? ideal_us : -1);
+  const double ideal_us = result.schedule ? result.ideal_us : -1;  // read before the schedule moves out
+  return pushEdit(text, std::move(result.schedule), std::nullopt, ideal_us);
 }
 
 void StudioDocument::waitForEdit() {
