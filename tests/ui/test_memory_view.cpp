@@ -30,6 +30,14 @@ using weft::ui::MemoryModel;
 
 namespace {
 
+// 1500 synthetic operators on 3 random streams (with their events).
+weft::ui::LoadedModel synthetic_on_random_streams() {
+  auto loaded = weft::test::make_loaded(*weft::ui::make_synthetic_graph(1500, 3), {});
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
+  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
+  return loaded;
+}
+
 void check_invariants(const weft::core::Graph& g, const MemoryModel& m) {
   QVERIFY(m.computed);
   QCOMPARE(m.steps.size(), g.node_count());
@@ -79,6 +87,7 @@ class TestMemoryView : public QObject {
   void cutoffSizedModelPlansWithinAnEdit();
   void viewReplansAfterEdit();
   void largeModelReplansInWorker();
+  void largeModelAdaptsInWorker();
   void repairedArenaComesFirst();
   void offsetMapHoverAndClick();
 };
@@ -229,13 +238,8 @@ void TestMemoryView::viewReplansAfterEdit() {
 void TestMemoryView::largeModelReplansInWorker() {
   // An edit re-plans in the document's worker: the GUI thread returns at once, the result
   // arrives by signal and the view shows the document's own figures.
-  auto graph = weft::ui::make_synthetic_graph(1500, 3);
-  QVERIFY(graph);
   weft::ui::StudioDocument doc;
-  auto loaded = weft::test::make_loaded(std::move(*graph), {});
-  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
-  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
-  doc.setModel(std::move(loaded));
+  doc.setModel(synthetic_on_random_streams());
   weft::ui::MemoryView view(&doc);
   view.resize(900, 700);
   view.show();
@@ -254,6 +258,41 @@ void TestMemoryView::largeModelReplansInWorker() {
   doc.waitForStudy();
   QCOMPARE(view.model().arena_bytes, doc.figures().arena_bytes);
   QCOMPARE(view.model().steps.size(), std::size_t{1500});
+}
+
+void TestMemoryView::largeModelAdaptsInWorker() {
+  // Past the document's async size (set to 0 here) the view adapts the memory report in the
+  // worker too: what it shows once that returns is what the study gives adapted on the spot,
+  // after the first study and after an edit made in the worker.
+  weft::ui::StudioDocument doc;
+  doc.setAsyncEditNodes(0);
+  doc.setModel(synthetic_on_random_streams());
+  weft::ui::MemoryView view(&doc);
+  view.resize(900, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1) {
+      QVERIFY(doc.mergeStreams(0, 1));
+      doc.waitForEdit();
+      QCOMPARE(doc.schedule().stream_count(), std::size_t{2});
+    }
+    doc.waitForStudy();
+    const MemoryModel expected = weft::ui::memory_model_from_study(doc.graph(), *doc.study());
+    const MemoryModel& shown = view.model();  // waits for the worker's adaptation
+    QVERIFY(shown.computed);
+    QCOMPARE(shown.arena_bytes, expected.arena_bytes);
+    QCOMPARE(shown.arena_bytes, doc.figures().arena_bytes);
+    QCOMPARE(shown.blocks.size(), expected.blocks.size());
+    QCOMPARE(shown.current.live_bytes, expected.current.live_bytes);
+    QCOMPARE(shown.current.makespan_us, expected.current.makespan_us);
+    QCOMPARE(shown.sequential.makespan_us, expected.sequential.makespan_us);
+    QCOMPARE(view.offsetMap()->overTime(), false);
+    // The chart shows the adapted series: two points per step before decimation.
+    const auto series = view.chart()->series();
+    QVERIFY(static_cast<QLineSeries*>(series[0])->count() > 2);
+    QCOMPARE(view.figuresText().contains(QString::number(shown.price_of_concurrency, 'f', 2)), true);
+  }
 }
 
 void TestMemoryView::repairedArenaComesFirst() {

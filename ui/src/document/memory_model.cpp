@@ -45,11 +45,15 @@ MemoryModel memory_model_from_study(const core::Graph& graph, const core::Schedu
     m.note = "The schedule has not been planned.";
     return m;
   }
-  const core::MemoryReport& report = *study.memory;
   const core::Prediction* prediction = study.prediction ? &*study.prediction : nullptr;
-  const core::Timeline* run = prediction ? &prediction->timeline : nullptr;
-  const core::Timeline* seq_run =
-      prediction ? (mode == core::LaunchMode::Graph ? &prediction->sequential_graph : &prediction->sequential_eager) : nullptr;
+  return memory_model_from_report(
+      graph, *study.memory, prediction ? &prediction->timeline : nullptr,
+      prediction ? (mode == core::LaunchMode::Graph ? &prediction->sequential_graph : &prediction->sequential_eager) : nullptr);
+}
+
+MemoryModel memory_model_from_report(const core::Graph& graph, const core::MemoryReport& report, const core::Timeline* run,
+                                     const core::Timeline* seq_run) {
+  MemoryModel m;
   const core::MemoryPlan* plan = &report.plan;
   m.planner = report.plan.planner;
   m.arena_bytes = report.arena_bytes();

@@ -17,6 +17,7 @@ class ScheduleCommand : public QUndoCommand {
   struct State {
     core::Schedule schedule;
     core::StrategyOptions options;
+    double ideal_us = -1;  ///< its ideal makespan (< 0: not known, computed when restored)
   };
   /// `after` was validated by the core edit API (or by validate_schedule) for `doc`'s graph.
   ScheduleCommand(StudioDocument* doc, const QString& text, State before, State after);

@@ -15,6 +15,7 @@ namespace weft::ui {
 
 StudioDocument::StudioDocument(QObject* parent) : QObject(parent) {
   connect(&m_study_watcher, &QFutureWatcher<StudyResult>::finished, this, &StudioDocument::takeStudy);
+  connect(&m_edit_watcher, &QFutureWatcher<EditResult>::finished, this, &StudioDocument::takeEdit);
 }
 
 StudioDocument::~StudioDocument() {
@@ -23,10 +24,12 @@ StudioDocument::~StudioDocument() {
   // (A future whose result was taken is reset: waiting on it would never return.)
   if (m_cancel) m_cancel->store(true);
   if (m_job_running) m_study_watcher.waitForFinished();
+  if (m_edit_running) m_edit_watcher.waitForFinished();
 }
 
 void StudioDocument::setModel(LoadedModel model) {
   m_undo.clear();
+  m_queued_edit.reset();  // its nodes are the previous model's (a running edit is dropped on return)
   m_graph = std::move(model.graph);
   m_analysis = std::move(model.analysis);
   m_original_analysis.reset();
@@ -117,8 +120,9 @@ bool StudioDocument::replaceSchedule(const core::Schedule& schedule, QString* re
   return true;
 }
 
-void StudioDocument::setScheduleInternal(core::Schedule schedule) {
+void StudioDocument::setScheduleInternal(core::Schedule schedule, double ideal_us) {
   m_schedule = std::move(schedule);
+  ++m_schedule_serial;
   core::StreamSlots placed = core::stream_slots(*m_graph, m_schedule).value();  // validated by the caller
   m_stream_of = std::move(placed.stream_of);
   m_position = std::move(placed.position);
@@ -127,7 +131,7 @@ void StudioDocument::setScheduleInternal(core::Schedule schedule) {
   // this one arrives from the worker.
   m_figures.streams = static_cast<int>(m_schedule.stream_count());
   m_figures.events = static_cast<int>(m_schedule.events.size());
-  m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
+  m_figures.ideal_us = ideal_us >= 0 ? ideal_us : core::ideal_makespan_us(*m_graph, m_schedule, m_times);
   m_figures.stale = true;
   m_figures.memory_stale = true;
   m_figures.memory_repaired = false;
@@ -200,7 +204,7 @@ void StudioDocument::waitForStudy() {
   }
 }
 
-void StudioDocument::takePredictionFigures(const core::ScheduleStudy& study) {
+void StudioDocument::takePredictionFigures(const core::ScheduleStudy& study, std::vector<core::Timeline> predicted) {
   m_figures.predicted_us = m_figures.predicted_sequential_us = m_figures.speedup_vs_graph = m_figures.speedup_vs_eager = -1;
   m_figures.sequential_us = study.reference_ideal_us;
   m_figures.ideal_us = study.ideal_makespan_us;
@@ -212,15 +216,17 @@ void StudioDocument::takePredictionFigures(const core::ScheduleStudy& study) {
     m_figures.predicted_sequential_us = p.sequential_us();
     m_figures.speedup_vs_graph = p.speedup_vs_graph;
     m_figures.speedup_vs_eager = p.speedup_vs_eager;
-    m_predicted = {p.timeline, p.sequential_eager, p.sequential_graph};
+    // The worker's copies when it made them (StudyResult::predicted), else copied here.
+    m_predicted = predicted.size() == 3 ? std::move(predicted) : std::vector<core::Timeline>{p.timeline, p.sequential_eager, p.sequential_graph};
   }
 }
 
-void StudioDocument::takeMemoryFigures(const core::MemoryReport& memory) {
+void StudioDocument::takeMemoryFigures(const core::MemoryReport& memory, std::shared_ptr<const core::MemoryReport> copy) {
   m_figures.arena_bytes = memory.arena_bytes();
   m_figures.sequential_arena_bytes = memory.reference_arena_bytes();
   m_figures.price_of_concurrency = memory.price_of_concurrency();
-  m_memory = std::make_shared<const core::MemoryReport>(memory);  // what the next edit repairs
+  // What the next edit repairs: the worker's copy when it made one.
+  m_memory = copy ? std::move(copy) : std::make_shared<const core::MemoryReport>(memory);
 }
 
 void StudioDocument::applyPrediction(StudyResult result) {
@@ -232,7 +238,7 @@ void StudioDocument::applyPrediction(StudyResult result) {
   m_prediction_pending = false;
   m_figures.streams = static_cast<int>(m_schedule.stream_count());
   m_figures.events = static_cast<int>(m_schedule.events.size());
-  takePredictionFigures(*result.study);
+  takePredictionFigures(*result.study, std::move(result.predicted));
   m_figures.stale = false;
   m_figures.memory_stale = true;  // the arena figures stay the previous schedule's until the report
   m_study = std::move(*result.study);
@@ -249,10 +255,10 @@ void StudioDocument::applyRepaired(StudyResult result) {
   if (prediction_new) {
     // The prediction's own posted event has not run yet: this result carries the same prediction.
     m_prediction_pending = false;
-    takePredictionFigures(*result.study);
+    takePredictionFigures(*result.study, std::move(result.predicted));
     m_figures.stale = false;
   }
-  takeMemoryFigures(*result.study->memory);
+  takeMemoryFigures(*result.study->memory, std::move(result.memory));
   m_figures.memory_stale = false;
   m_figures.memory_repaired = true;
   m_study = std::move(*result.study);
@@ -277,8 +283,8 @@ void StudioDocument::applyStudy(StudyResult result) {
   if (result.study) {
     // The same study `weft schedule`, `weft simulate` and `weft plan` make: figures agree by construction.
     m_study = std::move(*result.study);
-    takePredictionFigures(*m_study);
-    if (m_study->memory) takeMemoryFigures(*m_study->memory);
+    takePredictionFigures(*m_study, std::move(result.predicted));
+    if (m_study->memory) takeMemoryFigures(*m_study->memory, std::move(result.memory));
   } else {
     m_figures.ideal_us = core::ideal_makespan_us(*m_graph, m_schedule, m_times);
   }
@@ -287,21 +293,89 @@ void StudioDocument::applyStudy(StudyResult result) {
 }
 
 bool StudioDocument::pushEdit(const QString& text, core::Expected<core::Schedule> result,
-                              const std::optional<core::StrategyOptions>& options) {
+                              const std::optional<core::StrategyOptions>& options, double ideal_us) {
   if (!result) {
     m_last_refusal = QString::fromStdString(result.error().message);
     emit editRefused(m_last_refusal);
     return false;
   }
   m_last_refusal.clear();
-  m_undo.push(new ScheduleCommand(this, text, {m_schedule, m_options}, {std::move(*result), options.value_or(m_options)}));
+  m_undo.push(new ScheduleCommand(this, text, {m_schedule, m_options, m_figures.ideal_us},
+                                  {std::move(*result), options.value_or(m_options), ideal_us}));
   return true;
 }
 
-void StudioDocument::restoreEdit(core::Schedule schedule, const core::StrategyOptions& options) {
+bool StudioDocument::submitEdit(const QString& text, EditFunction edit) {
+  if (m_graph->node_count() <= m_async_edit_nodes && !editPending()) {
+    EditRequest r;
+    r.graph = m_graph;
+    r.schedule = std::shared_ptr<const core::Schedule>(std::shared_ptr<void>(), &m_schedule);  // not kept past the call
+    r.node_times = std::shared_ptr<const std::vector<double>>(std::shared_ptr<void>(), &m_times);
+    r.edit = std::move(edit);
+    return applyEditResult(text, run_edit(r));
+  }
+  if (m_edit_running) {
+    // Rapid edits coalesce: this one runs on the running one's result; one already waiting is
+    // replaced (its drop target was computed on a schedule about to change anyway).
+    if (m_queued_edit) emit editRefused(tr("%1 dropped: a newer edit replaced it while it waited").arg(m_queued_edit->text));
+    m_queued_edit = QueuedEdit{text, std::move(edit)};
+    return true;
+  }
+  launchEdit(text, std::move(edit));
+  return true;
+}
+
+void StudioDocument::launchEdit(const QString& text, EditFunction edit) {
+  EditRequest r;
+  r.base = m_schedule_serial;
+  r.graph = m_graph;
+  r.schedule = std::make_shared<const core::Schedule>(m_schedule);
+  r.node_times = std::make_shared<const std::vector<double>>(m_times);
+  r.edit = std::move(edit);
+  m_edit_text = text;
+  m_edit_model = m_model_serial;
+  m_edit_running = true;
+  m_edit_watcher.setFuture(QtConcurrent::run(worker_pool(), [r = std::move(r)] { return run_edit(r); }));
+}
+
+void StudioDocument::takeEdit() {
+  // As takeStudy: also reached by waitForEdit before the watcher's queued signal.
+  if (!m_edit_running || !m_edit_watcher.future().isFinished()) return;
+  m_edit_running = false;
+  EditResult result = m_edit_watcher.future().takeResult();
+  if (m_edit_model != m_model_serial) {
+    // Another model was opened while it ran: nothing of it applies, nothing to say.
+  } else if (result.base != m_schedule_serial) {
+    // Undone, redone, or replaced (a strategy, a project's schedule) while it ran: its schedule is gone.
+    m_last_refusal = tr("%1 dropped: the schedule changed while it was checked").arg(m_edit_text);
+    emit editRefused(m_last_refusal);
+  } else {
+    applyEditResult(m_edit_text, std::move(result));
+  }
+  if (m_queued_edit) {
+    QueuedEdit next = std::move(*m_queued_edit);
+    m_queued_edit.reset();
+    launchEdit(next.text, std::move(next.edit));
+  }
+}
+
+bool StudioDocument::applyEditResult(const QString& text, EditResult result) {
+  m_last_edit_ms = result.ms;
+  const double ideal_us = result.schedule ? result.ideal_us : -1;  // read before the schedule moves out
+  return pushEdit(text, std::move(result.schedule), std::nullopt, ideal_us);
+}
+
+void StudioDocument::waitForEdit() {
+  while (m_edit_running) {
+    m_edit_watcher.waitForFinished();
+    takeEdit();
+  }
+}
+
+void StudioDocument::restoreEdit(core::Schedule schedule, const core::StrategyOptions& options, double ideal_us) {
   const core::StrategyOptions before = m_options;
   m_options = options;
-  setScheduleInternal(std::move(schedule));
+  setScheduleInternal(std::move(schedule), ideal_us);
   if (before.cuda_graph != options.cuda_graph || before.max_streams != options.max_streams ||
       before.granularity_us != options.granularity_us)
     emit strategyOptionsChanged();
@@ -314,23 +388,27 @@ bool StudioDocument::moveNodes(std::vector<core::NodeId> nodes, int stream, int 
   const QString text = nodes.size() == 1
                            ? tr("Move %1 to stream %2").arg(QString::fromStdString(m_graph->key(nodes[0]))).arg(stream)
                            : tr("Move %1 nodes to stream %2").arg(nodes.size()).arg(stream);
-  return pushEdit(text, core::move_selection(*m_graph, m_schedule, std::move(nodes), stream, position));
+  return submitEdit(text, [nodes = std::move(nodes), stream, position](const core::Graph& g, const core::Schedule& s) {
+    return core::move_selection(g, s, nodes, stream, position);
+  });
 }
 
 bool StudioDocument::addStream() {
   if (!hasModel()) return false;
-  return pushEdit(tr("Add stream"), core::add_stream(*m_graph, m_schedule));
+  return submitEdit(tr("Add stream"), [](const core::Graph& g, const core::Schedule& s) { return core::add_stream(g, s); });
 }
 
 bool StudioDocument::removeStream(int stream) {
   if (!hasModel()) return false;
-  return pushEdit(tr("Remove stream %1").arg(stream), core::remove_stream(*m_graph, m_schedule, stream));
+  return submitEdit(tr("Remove stream %1").arg(stream),
+                    [stream](const core::Graph& g, const core::Schedule& s) { return core::remove_stream(g, s, stream); });
 }
 
 bool StudioDocument::mergeStreams(int into, int from) {
   if (!hasModel()) return false;
-  return pushEdit(tr("Merge stream %1 into %2").arg(from).arg(into),
-                  core::merge_streams(*m_graph, m_schedule, into, from));
+  return submitEdit(tr("Merge stream %1 into %2").arg(from).arg(into), [into, from](const core::Graph& g, const core::Schedule& s) {
+    return core::merge_streams(g, s, into, from);
+  });
 }
 
 bool StudioDocument::applyStrategy(const QString& name, const core::StrategyOptions& options) {

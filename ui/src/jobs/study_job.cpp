@@ -17,6 +17,12 @@ core::StudyOptions studio_study_options(std::size_t nodes, core::LaunchMode mode
   return options;
 }
 
+void copy_study_outputs(StudyResult& result) {
+  if (!result.study) return;
+  if (const auto& p = result.study->prediction) result.predicted = {p->timeline, p->sequential_eager, p->sequential_graph};
+  if (result.study->memory) result.memory = std::make_shared<const core::MemoryReport>(*result.study->memory);
+}
+
 StudyResult run_study(const StudyRequest& request) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed_ms = [&] {
@@ -35,6 +41,7 @@ StudyResult run_study(const StudyRequest& request) {
     partial.partial = true;
     partial.repaired = repaired;
     partial.study = study;
+    copy_study_outputs(partial);
     partial.ms = elapsed_ms();
     return partial;
   };
@@ -64,6 +71,7 @@ StudyResult run_study(const StudyRequest& request) {
       reference = std::move(with_plan);
     }
     result.study = std::move(*study);
+    copy_study_outputs(result);
   } else {
     result.error = study.error().message;
   }

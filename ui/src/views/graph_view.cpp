@@ -5,6 +5,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QtConcurrent/QtConcurrent>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "weft/core/transform/wire_layering.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/worker_pool.h"
 
 namespace weft::ui {
 
@@ -62,6 +64,12 @@ std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {
       if (edges[j].first > edges[i].first && edges[j].second < edges[i].second) ++c;
   return c;
 }
+// The overview picture: graphs of this many operators or more (a fitted 10k graph took 10-15 ms
+// a paint node by node), zoomed out until a node is under kOverviewNodePx wide; at most
+// kOverviewPixels pixels (a 300k graph still fits).
+constexpr std::size_t kOverviewNodes = 5'000;
+constexpr double kOverviewNodePx = 8;
+constexpr double kOverviewPixels = 8e6;
 }  // namespace
 
 GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
@@ -72,8 +80,14 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   // The schedule's wires change with every edit: that layering follows it.
   connect(doc, &StudioDocument::scheduleChanged, this, [this] {
     if (m_layering == Layering::ScheduleWires) relayout();
-    else update();
+    requestOverview();  // the moved nodes' colours
+    update();
   });
+  connect(doc, &StudioDocument::costsChanged, this, [this] {
+    requestOverview();  // the critical path
+    update();
+  });
+  connect(&m_overview_watcher, &QFutureWatcher<Overview>::finished, this, &GraphView::takeOverview);
   // Right-click: the layering, as `weft analyze` (levels) or `weft layers` lays the graph out;
   // the colouring; wrapping.
   setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -102,6 +116,10 @@ GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_
   connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
   // A document that already holds a model (a view opened after loading) is laid out now.
   if (doc->hasModel()) takeModel();
+}
+
+GraphView::~GraphView() {
+  if (m_overview_running) m_overview_watcher.waitForFinished();
 }
 
 void GraphView::takeModel() {
@@ -152,6 +170,7 @@ void GraphView::setColouring(Colouring colouring) {
   m_colouring_actions[static_cast<std::size_t>(colouring)]->setChecked(true);
   m_colouring_actions[static_cast<std::size_t>(Colouring::MeasuredTime)]->setEnabled(m_doc->profile() != nullptr);
   if (m_fitted) fit();  // the legend takes room at the top, or gives it back
+  requestOverview();      // its fills
   update();
 }
 
@@ -426,6 +445,7 @@ void GraphView::arrange(Arrangement a) {
     ++band;
   });
   for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
+  requestOverview();
 }
 
 void GraphView::fit() {
@@ -484,6 +504,83 @@ void GraphView::resizeEvent(QResizeEvent*) {
   if (m_fit_pending || m_fitted) fit();
 }
 
+void GraphView::requestOverview() {
+  if (!m_doc->hasModel() || m_doc->graph().node_count() < kOverviewNodes || m_pos.empty()) return;
+  m_overview_dirty = true;
+  if (!m_overview_running) launchOverview();
+}
+
+void GraphView::launchOverview() {
+  // A snapshot of what the picture shows: positions, edges, fills and the critical path.
+  struct Job {
+    std::shared_ptr<const core::Graph> graph;
+    std::vector<QPointF> pos;
+    std::vector<QColor> fill;
+    std::vector<int> crit_index;
+    QRectF bounds;
+    QColor edge;
+    QPointF half;  ///< from a node's centre to where its edges leave it
+  };
+  auto job = std::make_shared<Job>();
+  job->graph = m_doc->graphPtr();
+  job->pos = m_pos;
+  job->fill.resize(m_pos.size());
+  for (std::size_t v = 0; v < m_pos.size(); ++v) job->fill[v] = nodeFill(static_cast<core::NodeId>(v));
+  job->crit_index.assign(m_pos.size(), -1);
+  const auto& crit = m_doc->analysis().critical.nodes;
+  for (std::size_t i = 0; i < crit.size(); ++i)
+    if (idx(crit[i]) < m_pos.size()) job->crit_index[idx(crit[i])] = static_cast<int>(i);
+  job->bounds = m_bounds.adjusted(-20, -20, 20, 20);
+  job->edge = palette().color(QPalette::Text);
+  job->edge.setAlpha(60);
+  job->half = m_arrangement.flow == Flow::TopDown ? QPointF(0, kNodeH / 2) : QPointF(kNodeW / 2, 0);
+  m_overview_dirty = false;
+  m_overview_running = true;
+  m_overview_watcher.setFuture(QtConcurrent::run(worker_pool(), [job] {
+    Overview o;
+    o.graph = job->graph.get();
+    o.bounds = job->bounds;
+    o.scale = std::min(kOverviewNodePx / kNodeW, std::sqrt(kOverviewPixels / (o.bounds.width() * o.bounds.height())));
+    o.image = QImage(std::max(1, static_cast<int>(std::ceil(o.bounds.width() * o.scale))),
+                     std::max(1, static_cast<int>(std::ceil(o.bounds.height() * o.scale))), QImage::Format_ARGB32_Premultiplied);
+    o.image.fill(Qt::transparent);
+    QPainter p(&o.image);
+    p.setTransform(QTransform(o.scale, 0, 0, o.scale, -o.bounds.left() * o.scale, -o.bounds.top() * o.scale));
+    const core::Graph& g = *job->graph;
+    std::vector<QLineF> plain, critical;
+    for (std::size_t u = 0; u < g.node_count(); ++u)
+      for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
+        const bool on_path = job->crit_index[u] >= 0 && job->crit_index[idx(v)] == job->crit_index[u] + 1;
+        (on_path ? critical : plain).emplace_back(job->pos[u] + job->half, job->pos[idx(v)] - job->half);
+      }
+    p.setPen(QPen(job->edge, 0));
+    p.drawLines(plain.data(), static_cast<int>(plain.size()));
+    QPen crit_pen(critical_color(), 2.5);
+    crit_pen.setCosmetic(true);
+    p.setPen(crit_pen);
+    p.drawLines(critical.data(), static_cast<int>(critical.size()));
+    for (std::size_t v = 0; v < job->pos.size(); ++v)
+      p.fillRect(QRectF(job->pos[v].x() - kNodeW / 2, job->pos[v].y() - kNodeH / 2, kNodeW, kNodeH),
+                 job->crit_index[v] >= 0 ? critical_color() : job->fill[v]);
+    return o;
+  }));
+}
+
+void GraphView::waitForOverview() {
+  while (m_overview_running) {
+    m_overview_watcher.waitForFinished();
+    takeOverview();
+  }
+}
+
+void GraphView::takeOverview() {
+  if (!m_overview_running || !m_overview_watcher.future().isFinished()) return;
+  m_overview_running = false;
+  m_overview = m_overview_watcher.future().takeResult();
+  if (m_overview_dirty) launchOverview();
+  update();
+}
+
 void GraphView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QPalette& pal = palette();
@@ -495,6 +592,29 @@ void GraphView::paintEvent(QPaintEvent*) {
   }
   const core::Graph& g = m_doc->graph();
   const QRectF visible = QRectF(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height()))).normalized();
+  m_painted_overview = false;
+  m_painted_items = 0;
+  const bool zoomed_out = g.node_count() >= kOverviewNodes && m_scale * kNodeW < kOverviewNodePx;
+  if (zoomed_out) {
+    if (m_overview.graph == &g && !m_overview.image.isNull()) {
+      // The overview picture, only its part in view: no node or edge is visited.
+      const QRectF shown = visible & m_overview.bounds;
+      const QRectF source((shown.left() - m_overview.bounds.left()) * m_overview.scale,
+                          (shown.top() - m_overview.bounds.top()) * m_overview.scale, shown.width() * m_overview.scale,
+                          shown.height() * m_overview.scale);
+      p.drawImage(QRectF(toWidget(shown.topLeft()), toWidget(shown.bottomRight())), m_overview.image, source);
+      m_painted_overview = true;
+      p.setTransform(QTransform(m_scale, 0, 0, m_scale, m_offset.x(), m_offset.y()));
+      for (core::NodeId v : m_doc->selection()) p.fillRect(nodeWorldRect(v), selection_color());
+      p.resetTransform();
+    } else {
+      p.setPen(pal.color(QPalette::PlaceholderText));
+      p.drawText(rect(), Qt::AlignCenter, tr("Drawing %1 nodes…").arg(g.node_count()));
+    }
+    p.setFont(overlayFont());
+    if (m_colouring == Colouring::MeasuredTime && !m_heat.empty()) paintHeatLegend(p);
+    return;
+  }
   const bool outlined = m_scale * kNodeW >= 14;  // borders, curves, antialiasing
   const auto& crit = m_doc->analysis().critical.nodes;
   std::vector<int> crit_index(g.node_count(), -1);
@@ -521,6 +641,7 @@ void GraphView::paintEvent(QPaintEvent*) {
       const double ahead = QPointF::dotProduct(b - a, flow_dir);
       const double bend = ahead > 0 ? ahead / 2 : flow_unit;
       if (!QRectF(a, b).normalized().adjusted(-bend, -bend, bend, bend).intersects(visible)) continue;
+      ++m_painted_items;
       const bool critical = crit_index[u] >= 0 && crit_index[idx(v)] == crit_index[u] + 1;
       if (!outlined) {
         (critical ? critical_lines : plain).emplace_back(a, b);
@@ -556,6 +677,7 @@ void GraphView::paintEvent(QPaintEvent*) {
   for (std::size_t v = 0; v < m_pos.size(); ++v) {
     const QRectF r = nodeWorldRect(static_cast<core::NodeId>(v));
     if (!visible.intersects(r)) continue;
+    ++m_painted_items;
     const int stream = m_doc->streamOf(static_cast<core::NodeId>(v));
     const bool selected = m_doc->isSelected(static_cast<core::NodeId>(v));
     const bool critical = crit_index[v] >= 0;

@@ -15,6 +15,7 @@
 #include "weft/core/transform/merge_graph.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/worker_pool.h"
 
 namespace weft::ui {
 
@@ -27,6 +28,27 @@ constexpr double kGap = 8;
 constexpr double kUniformWidth = 56;
 constexpr double kMinWidth = 6;
 using core::detail::idx;
+
+struct LanePositions {
+  std::vector<double> x;
+  double content_width = 0;
+};
+
+// Earliest x allowed by the schedule's happens-before (data edges, stream order, events), in
+// its execution order: every arrow points forward. The document refuses deadlocking
+// schedules; were one to slip through, its nodes would stack at x = 0 rather than crash.
+LanePositions lane_positions(const core::Graph& g, const core::Schedule& s, const std::vector<double>& w) {
+  LanePositions out;
+  out.x.assign(g.node_count(), 0.0);
+  if (const auto order = core::ExecutionOrder::build_unclocked(g, s)) {
+    for (const core::NodeId u : order->order()) {
+      const double end = out.x[idx(u)] + w[idx(u)];
+      out.content_width = std::max(out.content_width, end);
+      for (const core::NodeId v : order->successors(u)) out.x[idx(v)] = std::max(out.x[idx(v)], end + kGap);
+    }
+  }
+  return out;
+}
 }  // namespace
 
 LanesView::LanesView(StudioDocument* doc, QWidget* parent) : QAbstractScrollArea(parent), m_doc(doc) {
@@ -38,7 +60,39 @@ LanesView::LanesView(StudioDocument* doc, QWidget* parent) : QAbstractScrollArea
     m_zoom = 1.0;
     relayout();
   });
-  connect(doc, &StudioDocument::scheduleChanged, this, &LanesView::relayout);
+  connect(doc, &StudioDocument::scheduleChanged, this, [this] {
+    m_awaiting_edit = false;
+    // A large model's boxes are placed in the worker (an O(V + E) execution order, 5-10 ms at
+    // 100k): until they arrive the lanes show the new streams at the previous x.
+    // (A new model's first schedule, whose widths are not made yet, is laid out here.)
+    if (m_doc->graph().node_count() > m_doc->asyncEditNodes() && m_w.size() == m_doc->graph().node_count()) {
+      m_relayout_dirty = true;
+      if (!m_relayout_running) launchRelayout();
+      viewport()->update();
+    } else {
+      relayout();
+    }
+  });
+  connect(&m_relayout_watcher, &QFutureWatcher<std::pair<std::vector<double>, double>>::finished, this, [this] {
+    if (!m_relayout_running || !m_relayout_watcher.future().isFinished()) return;
+    m_relayout_running = false;
+    auto [x, width] = m_relayout_watcher.future().takeResult();
+    if (m_job_serial == m_layout_serial) {  // else laid out here since (a model, a width mode)
+      m_x = std::move(x);
+      m_content_width = width;
+      updateScrollBars();
+      viewport()->update();
+    }
+    if (m_relayout_dirty) launchRelayout();
+  });
+  // A drop on a large model is checked in the worker: its refusal comes later, and is shown at
+  // the drop.
+  connect(doc, &StudioDocument::editRefused, this, [this](const QString& why) {
+    if (!m_awaiting_edit) return;
+    m_awaiting_edit = false;
+    QToolTip::showText(viewport()->mapToGlobal(m_drag_pos), tr("Refused: %1").arg(why), viewport());
+    viewport()->update();
+  });
   connect(doc, &StudioDocument::selectionChanged, viewport(), qOverload<>(&QWidget::update));
   relayout();  // a document that already holds a model (a view opened after loading)
 }
@@ -71,20 +125,28 @@ void LanesView::relayout() {
     for (std::size_t v = 0; v < n; ++v)
       m_w[v] = std::clamp(m_doc->nodeTimes()[v] * px_per_us, kMinWidth, 600.0);
   }
-  // Earliest x allowed by the schedule's happens-before (data edges, stream order, events), in
-  // its execution order: every arrow points forward. The document refuses deadlocking
-  // schedules; were one to slip through, its nodes would stack at x = 0 rather than crash.
-  m_x.assign(n, 0.0);
-  m_content_width = 0;
-  if (const auto order = core::ExecutionOrder::build_unclocked(g, s)) {
-    for (const core::NodeId u : order->order()) {
-      const double end = m_x[idx(u)] + m_w[idx(u)];
-      m_content_width = std::max(m_content_width, end);
-      for (const core::NodeId v : order->successors(u)) m_x[idx(v)] = std::max(m_x[idx(v)], end + kGap);
-    }
-  }
+  LanePositions placed = lane_positions(g, s, m_w);
+  m_x = std::move(placed.x);
+  m_content_width = placed.content_width;
+  m_relayout_dirty = false;
+  ++m_layout_serial;  // a job still running is for an older schedule or widths: its result is dropped
   updateScrollBars();
   viewport()->update();
+}
+
+LanesView::~LanesView() {
+  if (m_relayout_running) m_relayout_watcher.waitForFinished();
+}
+
+void LanesView::launchRelayout() {
+  m_relayout_dirty = false;
+  m_job_serial = ++m_layout_serial;
+  m_relayout_running = true;
+  m_relayout_watcher.setFuture(QtConcurrent::run(
+      worker_pool(), [graph = m_doc->graphPtr(), schedule = m_doc->schedule(), widths = m_w] {
+        LanePositions placed = lane_positions(*graph, schedule, widths);
+        return std::pair(std::move(placed.x), placed.content_width);
+      }));
 }
 
 void LanesView::updateScrollBars() {
@@ -262,8 +324,9 @@ void LanesView::paintEvent(QPaintEvent*) {
   }
   p.setRenderHint(QPainter::Antialiasing, false);
 
-  // Drag feedback: insertion marker in the target lane, ghost of the dragged boxes.
-  if (m_dragging) {
+  // Drag feedback: insertion marker in the target lane, ghost of the dragged boxes; they stay
+  // where dropped while the worker checks the edit.
+  if (m_dragging || (m_awaiting_edit && m_doc->editPending())) {
     const auto [lane, position] = dropTarget(m_drag_pos);
     if (lane >= 0) {
       const QPoint at = dropPoint(lane, position);
@@ -358,8 +421,9 @@ void LanesView::mouseReleaseEvent(QMouseEvent* event) {
     const auto [lane, position] = dropTarget(pos);
     if (lane >= 0 && !m_doc->selection().empty()) {
       const std::vector<core::NodeId> moved = m_doc->selection();
-      if (!m_doc->moveNodes(moved, lane, position))
-        QToolTip::showText(viewport()->mapToGlobal(pos), tr("Refused: %1").arg(m_doc->lastRefusal()), viewport());
+      m_awaiting_edit = true;  // a refusal (now or from the worker) is shown at the drop
+      m_doc->moveNodes(moved, lane, position);
+      if (!m_doc->editPending()) m_awaiting_edit = false;
     }
   } else if (m_rubber) {
     m_rubber = false;

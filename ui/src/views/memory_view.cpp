@@ -20,6 +20,7 @@
 #include "weft/ui/offset_map_view.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/worker_pool.h"
 
 namespace weft::ui {
 
@@ -85,6 +86,39 @@ QLineSeries* make_series(QChart* chart, const QString& name, const QColor& color
   s->setPen(pen);
   chart->addSeries(s);
   return s;
+}
+
+}  // namespace
+
+MemoryView::ChartPoints MemoryView::chartPoints(const MemoryModel& m, bool timed) {
+  ChartPoints c;
+  c.timed = timed;
+  c.unit = chart_unit(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes, std::int64_t{1}}));
+  if (timed) {
+    c.xmax = std::max({m.current.makespan_us, m.sequential.makespan_us, 1e-6});
+    c.live = decimated(time_points(m.current.live_over_time, m.current.makespan_us, c.unit.bytes), c.xmax);
+    c.high = decimated(time_points(m.current.high_water_over_time, m.current.makespan_us, c.unit.bytes), c.xmax);
+    c.seq_live = decimated(time_points(m.sequential.live_over_time, m.sequential.makespan_us, c.unit.bytes), c.xmax);
+    c.seq_high = decimated(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us, c.unit.bytes), c.xmax);
+  } else {
+    c.xmax = std::max<double>(1, static_cast<double>(m.current.live_bytes.size()));
+    c.live = decimated(step_points(m.current.live_bytes, c.unit.bytes), c.xmax);
+    c.high = decimated(step_points(m.current.high_water, c.unit.bytes), c.xmax);
+    c.seq_live = decimated(step_points(m.sequential.live_bytes, c.unit.bytes), c.xmax);
+    c.seq_high = decimated(step_points(m.sequential.high_water, c.unit.bytes), c.xmax);
+  }
+  return c;
+}
+
+namespace {
+
+// A timeline's items alone: what adapting a memory report reads of a run.
+std::optional<core::Timeline> items_of(const std::vector<core::Timeline>& runs, std::size_t i) {
+  if (i >= runs.size()) return std::nullopt;
+  core::Timeline t;
+  t.stream_count = runs[i].stream_count;
+  t.items = runs[i].items;
+  return t;
 }
 
 }  // namespace
@@ -159,17 +193,25 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   connect(doc, &StudioDocument::modelChanged, this, &MemoryView::scheduleStale);
   connect(doc, &StudioDocument::studyChanged, this, &MemoryView::scheduleStale);
   connect(doc, &StudioDocument::memoryRepaired, this, &MemoryView::scheduleStale);
+  connect(&m_adapt_watcher, &QFutureWatcher<Adapted>::finished, this, &MemoryView::takeAdapted);
   applyPalette();
   recompute();
 }
 
-MemoryView::~MemoryView() { m_map->setModel(nullptr, false); }
+MemoryView::~MemoryView() {
+  if (m_adapt_running) m_adapt_watcher.waitForFinished();
+  m_map->setModel(nullptr, false);
+}
 
 bool MemoryView::isReplanning() const { return m_doc->hasModel() && m_doc->studyPending(); }
 
 const MemoryModel& MemoryView::model() {
   m_doc->waitForStudy();  // applies the study (studyChanged marks this view stale)
   if (m_stale) recompute();
+  while (m_adapt_running) {
+    m_adapt_watcher.waitForFinished();
+    takeAdapted();
+  }
   return m_model;
 }
 
@@ -217,9 +259,7 @@ void MemoryView::recompute() {
   // The worker is re-planning: keep the previous schedule's figures, marked as such, unless this
   // schedule's repaired arena has arrived (shown below until the planners' replaces it).
   if (m_doc->studyPending() && !m_doc->arenaRepaired()) {
-    m_note->setText(m_model.computed ? tr("Re-planning the arena... (figures below are for the previous schedule)")
-                                     : tr("Re-planning the arena..."));
-    m_note->show();
+    showReplanning();
     return;
   }
   ++m_recomputes;
@@ -230,6 +270,12 @@ void MemoryView::recompute() {
   } else if (!m_doc->study()) {
     m_model = MemoryModel{};
     m_model.note = "The schedule cannot be planned: " + m_doc->studyError().toStdString();
+  } else if (nodes > m_doc->asyncEditNodes() && m_doc->study()->memory && m_doc->memoryReport()) {
+    // A large model's report is adapted in the worker (model and chart series: 10 ms at 100k);
+    // the previous figures stay shown until it returns.
+    m_adapt_dirty = true;
+    if (!m_adapt_running) launchAdapt();
+    return;
   } else {
     m_model = memory_model_from_study(m_doc->graph(), *m_doc->study(), core::launch_mode_of(m_doc->strategyOptions()));
     if (m_doc->arenaRepaired())
@@ -238,6 +284,65 @@ void MemoryView::recompute() {
                          .toStdString();
   }
   rebuildChart();
+}
+
+void MemoryView::showReplanning() {
+  m_note->setText(m_model.computed ? tr("Re-planning the arena... (figures below are for the previous schedule)")
+                                   : tr("Re-planning the arena..."));
+  m_note->show();
+}
+
+void MemoryView::launchAdapt() {
+  struct Job {
+    std::shared_ptr<const core::Graph> graph;
+    std::shared_ptr<const core::MemoryReport> report;
+    std::optional<core::Timeline> run, seq_run;
+    bool over_time = false;
+    OffsetMapView::BlocksInput blocks;
+  };
+  auto job = std::make_shared<Job>();
+  job->graph = m_doc->graphPtr();
+  job->report = m_doc->memoryReport();
+  job->run = items_of(m_doc->predictedRuns(), 0);
+  job->seq_run = items_of(m_doc->predictedRuns(), core::launch_mode_of(m_doc->strategyOptions()) == core::LaunchMode::Graph ? 2 : 1);
+  job->over_time = m_over_time;
+  job->blocks = m_map->blocksInput();
+  const bool repaired = m_doc->arenaRepaired();
+  const std::int64_t moved = repaired ? m_doc->study()->memory->repair_moved : 0;
+  m_adapt_dirty = false;
+  m_adapt_running = true;
+  m_adapt_watcher.setFuture(QtConcurrent::run(worker_pool(), [job, repaired, moved] {
+    Adapted a;
+    a.model = memory_model_from_report(*job->graph, *job->report, job->run ? &*job->run : nullptr,
+                                       job->seq_run ? &*job->seq_run : nullptr);
+    if (repaired)
+      a.model.note = MemoryView::tr("Optimising the arena... (shown: the previous plan repaired for this schedule, %n tensor(s) moved)",
+                                    nullptr, static_cast<int>(moved))
+                         .toStdString();
+    const bool timed = job->over_time && a.model.hasTime();
+    a.points = chartPoints(a.model, timed);
+    a.blocks = OffsetMapView::renderBlocks(a.model, timed, job->blocks);
+    a.blocks_plot = job->blocks.plot;
+    return a;
+  }));
+}
+
+void MemoryView::takeAdapted() {
+  if (!m_adapt_running || !m_adapt_watcher.future().isFinished()) return;
+  m_adapt_running = false;
+  Adapted a = m_adapt_watcher.future().takeResult();
+  const bool replanning = m_doc->studyPending() && !m_doc->arenaRepaired();
+  if (m_adapt_dirty && !replanning) {
+    // A newer report arrived while it ran: adapt that one instead.
+    launchAdapt();
+    return;
+  }
+  m_adapt_dirty = false;  // (re-planning: the next report asks again)
+  m_model = std::move(a.model);
+  m_points = std::move(a.points);
+  rebuildChart();  // sets the offset map's model
+  m_map->adoptBlocks(std::move(a.blocks), a.blocks_plot);
+  if (replanning) showReplanning();
 }
 
 void MemoryView::rebuildChart() {
@@ -253,25 +358,18 @@ void MemoryView::rebuildChart() {
     m_chart->setTitle(QString());
     return;
   }
-  // One unit for the whole chart, from its largest figure.
-  m_unit = chart_unit(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes, std::int64_t{1}}));
+  // One unit for the whole chart, from its largest figure; the series as the worker made them
+  // when it did (for this axis).
+  ChartPoints c = m_points && m_points->timed == timed ? std::move(*m_points) : chartPoints(m, timed);
+  m_points.reset();
+  m_unit = c.unit;
   m_y->setTitleText(m_unit.name);
-  double xmax = 1;
-  if (timed) {
-    xmax = std::max({m.current.makespan_us, m.sequential.makespan_us, 1e-6});
-    m_live->replace(decimated(time_points(m.current.live_over_time, m.current.makespan_us, m_unit.bytes), xmax));
-    m_high->replace(decimated(time_points(m.current.high_water_over_time, m.current.makespan_us, m_unit.bytes), xmax));
-    m_seq_live->replace(decimated(time_points(m.sequential.live_over_time, m.sequential.makespan_us, m_unit.bytes), xmax));
-    m_seq_high->replace(decimated(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us, m_unit.bytes), xmax));
-    m_x->setTitleText(tr("predicted time (µs)"));
-  } else {
-    xmax = std::max<double>(1, static_cast<double>(m.current.live_bytes.size()));
-    m_live->replace(decimated(step_points(m.current.live_bytes, m_unit.bytes), xmax));
-    m_high->replace(decimated(step_points(m.current.high_water, m_unit.bytes), xmax));
-    m_seq_live->replace(decimated(step_points(m.sequential.live_bytes, m_unit.bytes), xmax));
-    m_seq_high->replace(decimated(step_points(m.sequential.high_water, m_unit.bytes), xmax));
-    m_x->setTitleText(tr("step"));
-  }
+  const double xmax = c.xmax;
+  m_live->replace(c.live);
+  m_high->replace(c.high);
+  m_seq_live->replace(c.seq_live);
+  m_seq_high->replace(c.seq_high);
+  m_x->setTitleText(timed ? tr("predicted time (µs)") : tr("step"));
   const double cb = static_cast<double>(m.concurrent_bound_bytes) / m_unit.bytes;
   const double lb = static_cast<double>(m.linear_bound_bytes) / m_unit.bytes;
   m_concurrent_bound->replace(QList<QPointF>{QPointF(0, cb), QPointF(xmax, cb)});

@@ -18,7 +18,17 @@ OffsetMapView::OffsetMapView(StudioDocument* doc, QWidget* parent) : QWidget(par
   setMouseTracking(true);
   setMinimumHeight(80);
   setAttribute(Qt::WA_OpaquePaintEvent);
-  connect(doc, &StudioDocument::selectionChanged, this, qOverload<>(&QWidget::update));
+  const auto redraw = [this] {
+    m_blocks_valid = false;
+    update();
+  };
+  connect(doc, &StudioDocument::selectionChanged, this, redraw);
+  connect(doc, &StudioDocument::scheduleChanged, this, redraw);  // the producers' stream colours
+}
+
+void OffsetMapView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) m_blocks_valid = false;
 }
 
 void OffsetMapView::setModel(const MemoryModel* model, bool over_time) {
@@ -26,6 +36,7 @@ void OffsetMapView::setModel(const MemoryModel* model, bool over_time) {
   m_over_time = over_time && model && model->hasTime();
   m_hover = -1;
   m_hover_text.clear();
+  m_blocks_valid = false;
   update();
 }
 
@@ -45,30 +56,39 @@ QRectF OffsetMapView::plotRect() const {
   return QRectF(left, top, std::max(10.0, width() - left - right), std::max(10.0, height() - top - fm.height() - 10.0));
 }
 
-double OffsetMapView::xMax() const {
-  if (!m_model) return 1;
-  // The chart's x range: both runs fit, so the two plots share one scale.
-  if (m_over_time) return std::max({1e-9, m_model->current.makespan_us, m_model->sequential.makespan_us});
-  return std::max<double>(1, static_cast<double>(m_model->steps.size()));
+namespace {
+
+// The chart's x range: both runs fit, so the two plots share one scale.
+double x_max(const MemoryModel* model, bool over_time) {
+  if (!model) return 1;
+  if (over_time) return std::max({1e-9, model->current.makespan_us, model->sequential.makespan_us});
+  return std::max<double>(1, static_cast<double>(model->steps.size()));
 }
 
-double OffsetMapView::yMax() const {
-  return m_model ? std::max<double>(1, static_cast<double>(m_model->arena_bytes)) : 1.0;
-}
+double y_max(const MemoryModel* model) { return model ? std::max<double>(1, static_cast<double>(model->arena_bytes)) : 1.0; }
 
-OffsetMapView::Frame OffsetMapView::frame() const {
+}  // namespace
+
+double OffsetMapView::xMax() const { return x_max(m_model, m_over_time); }
+double OffsetMapView::yMax() const { return y_max(m_model); }
+
+OffsetMapView::Frame OffsetMapView::frameOf(const MemoryModel* model, bool over_time, QRectF plot) {
   Frame f;
-  f.plot = plotRect();
-  f.sx = f.plot.width() / xMax();
-  f.sy = f.plot.height() / yMax();
+  f.plot = plot;
+  f.over_time = over_time;
+  f.sx = f.plot.width() / x_max(model, over_time);
+  f.sy = f.plot.height() / y_max(model);
   return f;
 }
 
-QRectF OffsetMapView::blockRect(int block, const Frame& f) const {
-  const MemoryBlock& b = m_model->blocks[static_cast<std::size_t>(block)];
+OffsetMapView::Frame OffsetMapView::frame() const { return frameOf(m_model, m_over_time, plotRect()); }
+
+QRectF OffsetMapView::blockRect(int block, const Frame& f) const { return rectOf(m_model->blocks[static_cast<std::size_t>(block)], f); }
+
+QRectF OffsetMapView::rectOf(const MemoryBlock& b, const Frame& f) {
   const QRectF& pr = f.plot;
-  const double x0 = m_over_time ? b.start_us : b.first_step;
-  const double x1 = m_over_time ? b.end_us : b.last_step + 1;
+  const double x0 = f.over_time ? b.start_us : b.first_step;
+  const double x1 = f.over_time ? b.end_us : b.last_step + 1;
   const double sx = f.sx, sy = f.sy;
   const double left = pr.left() + x0 * sx;
   const double right = pr.left() + x1 * sx;
@@ -138,7 +158,57 @@ void OffsetMapView::mousePressEvent(QMouseEvent* event) {
   else m_doc->setSelection({});
 }
 
-void OffsetMapView::paintEvent(QPaintEvent* event) {
+OffsetMapView::BlocksInput OffsetMapView::blocksInput() const {
+  BlocksInput in;
+  in.plot = plotRect();
+  in.size = size();
+  in.ratio = devicePixelRatio();
+  in.edge = palette().color(QPalette::Base);
+  const std::size_t nodes = m_doc->hasModel() ? m_doc->graph().node_count() : 0;
+  in.fill.resize(nodes);
+  for (std::size_t v = 0; v < nodes; ++v) {
+    const auto n = static_cast<core::NodeId>(v);
+    in.fill[v] = (m_doc->isSelected(n) ? selection_color() : stream_color(m_doc->streamOf(n))).rgba();
+  }
+  return in;
+}
+
+QImage OffsetMapView::renderBlocks(const MemoryModel& model, bool over_time, const BlocksInput& in) {
+  QImage image(in.size * in.ratio, QImage::Format_ARGB32_Premultiplied);
+  image.setDevicePixelRatio(in.ratio);
+  image.fill(Qt::transparent);
+  const Frame f = frameOf(&model, over_time, in.plot);
+  QPainter p(&image);
+  p.setClipRect(f.plot.adjusted(0, -1, 1, 1));
+  for (const MemoryBlock& b : model.blocks) {
+    const QRectF r = rectOf(b, f);
+    p.fillRect(r, QColor::fromRgba(in.fill[static_cast<std::size_t>(b.producer)]));
+    if (r.width() >= 4 && r.height() >= 4) {
+      p.setPen(QPen(in.edge, 0));
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(r);
+    }
+  }
+  return image;
+}
+
+void OffsetMapView::adoptBlocks(QImage blocks, QRectF plot) {
+  // Drawn for this model and axis in a worker; kept unless the view was resized meanwhile.
+  if (!m_model || plot != plotRect() || blocks.size() != size() * devicePixelRatio()) return;
+  m_blocks = std::move(blocks);
+  m_blocks_plot = plot;
+  m_blocks_valid = true;
+}
+
+void OffsetMapView::drawBlocks(const Frame& f) {
+  BlocksInput in = blocksInput();
+  in.plot = f.plot;
+  m_blocks = renderBlocks(*m_model, m_over_time, in);
+  m_blocks_plot = f.plot;
+  m_blocks_valid = true;
+}
+
+void OffsetMapView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QPalette& pal = palette();
   p.fillRect(rect(), pal.base());
@@ -176,19 +246,16 @@ void OffsetMapView::paintEvent(QPaintEvent* event) {
     const double lx = std::clamp(x - w / 2, pr.left(), pr.right() - w);
     p.drawText(QPointF(lx, pr.bottom() + fm.ascent() + 4), label);
   }
-  p.setClipRect(pr.adjusted(0, -1, 1, 1));
-  const QRectF dirty = QRectF(event->rect());
-  const QColor edge = pal.color(QPalette::Base);
-  for (std::size_t i = 0; i < m_model->blocks.size(); ++i) {
-    const QRectF r = blockRect(static_cast<int>(i), f);
-    if (!r.intersects(dirty)) continue;
-    const core::NodeId producer = m_model->blocks[i].producer;
-    const bool selected = m_doc->isSelected(producer);
-    QColor fill = selected ? selection_color() : stream_color(m_doc->streamOf(producer));
-    if (static_cast<int>(i) == m_hover) fill = fill.lighter(130);
-    p.fillRect(r, fill);
+  if (!m_blocks_valid || m_blocks_plot != pr || m_blocks.size() != size() * devicePixelRatio()) drawBlocks(f);
+  p.drawImage(QPointF(0, 0), m_blocks);
+  if (m_hover >= 0 && static_cast<std::size_t>(m_hover) < m_model->blocks.size()) {
+    p.setClipRect(pr.adjusted(0, -1, 1, 1));
+    const QRectF r = blockRect(m_hover, f);
+    const core::NodeId producer = m_model->blocks[static_cast<std::size_t>(m_hover)].producer;
+    const QColor fill = m_doc->isSelected(producer) ? selection_color() : stream_color(m_doc->streamOf(producer));
+    p.fillRect(r, fill.lighter(130));
     if (r.width() >= 4 && r.height() >= 4) {
-      p.setPen(QPen(edge, 0));
+      p.setPen(QPen(pal.color(QPalette::Base), 0));
       p.setBrush(Qt::NoBrush);
       p.drawRect(r);
     }

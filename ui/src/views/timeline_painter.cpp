@@ -97,8 +97,28 @@ void TimelinePainter::paintItems() {
         bcount = 0;
       };
       auto it = std::lower_bound(row.begin(), row.end(), t0, [&items](std::size_t i, double x) { return items[i].end_us < x; });
+      // viewX inlined: a fitted 100k-item run visits every item.
+      const double axis_start = v.m_axis.start(), px_per_us = v.m_axis.pxPerUs();
+      const auto view_x = [&](double time) { return left + (time - axis_start) * px_per_us; };
+      // After item `at` joined a run of sub-pixel items: whole blocks of the row that would join
+      // it one by one (every item under a pixel, the last starting within the run, and in view)
+      // join at once. The run, its count and its end come out as the loop would make them.
+      const auto& blocks = track.row_blocks[static_cast<std::size_t>(s)];
+      const auto merge_blocks = [&](std::vector<std::size_t>::const_iterator at) {
+        std::size_t q = static_cast<std::size_t>(at - row.begin()) + 1;
+        while (q % kTimelineRowBlock == 0 && q + kTimelineRowBlock <= row.size()) {
+          const auto [longest, latest] = blocks[q / kTimelineRowBlock];
+          const core::TimelineItem& last = items[row[q + kTimelineRowBlock - 1]];
+          if (longest * px_per_us >= 0.999 || last.start_us > t1 || view_x(last.start_us) > bx1 + 1.0) break;
+          bx1 = std::max(bx1, view_x(latest));
+          bcount += static_cast<int>(kTimelineRowBlock);
+          q += kTimelineRowBlock;
+        }
+        return row.begin() + static_cast<std::ptrdiff_t>(q - 1);
+      };
       for (; it != row.end() && items[*it].start_us <= t1; ++it) {
-        const double x0 = v.viewX(items[*it].start_us), x1 = v.viewX(items[*it].end_us);
+        const core::TimelineItem& item = items[*it];
+        const double x0 = view_x(item.start_us), x1 = view_x(item.end_us);
         if (x1 - x0 < 1.0) {
           if (bcount > 0 && x0 <= bx1 + 1.0) {
             bx1 = std::max(bx1, x1);
@@ -110,6 +130,7 @@ void TimelinePainter::paintItems() {
             bcount = 1;
             bitem = *it;
           }
+          it = merge_blocks(it);
           continue;
         }
         flush();
@@ -129,11 +150,7 @@ void TimelinePainter::paintArrows() {
   for (int t = 0; t < static_cast<int>(v.m_tracks.size()); ++t) {
     const TimelineView::Track& track = v.m_tracks[static_cast<std::size_t>(t)];
     if (track.run.events.empty()) continue;
-    std::vector<std::size_t> index;  // node → item
-    index.assign(v.m_doc->graph().node_count(), kNoItem);
-    for (std::size_t i = 0; i < track.run.items.size(); ++i)
-      if (track.run.items[i].node >= 0 && static_cast<std::size_t>(track.run.items[i].node) < index.size())
-        index[static_cast<std::size_t>(track.run.items[i].node)] = i;
+    const std::vector<std::size_t>& index = track.item_of_node;
     // The arrows in view first: past kMaxArrows only the selection's are drawn.
     struct Arrow {
       QPointF from, to;

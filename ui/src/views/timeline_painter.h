@@ -16,6 +16,8 @@ inline constexpr int kTimelineHeaderHeight = 20;
 inline constexpr int kTimelineRowHeight = 18;
 inline constexpr int kTimelineGroupGap = 6;
 inline constexpr std::size_t kTimelineNoItem = static_cast<std::size_t>(-1);
+/// Items per block of a row's summary (TimelineView::Track::row_blocks).
+inline constexpr std::size_t kTimelineRowBlock = 64;
 
 class TimelinePainter {
  public:

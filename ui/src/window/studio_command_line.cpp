@@ -269,6 +269,7 @@ void StudioSession::takeScreenshot() {
     // The picture of the whole study: its prediction and its memory report, not "Predicting...".
     m_window.document()->waitForStudy();
     m_window.summaryPanel()->waitForAdvice();  // a large model's advice, computed after the first paint
+    m_window.graphView()->waitForOverview();   // a large graph's picture, rendered in the worker
     QCoreApplication::processEvents();
     QWidget* target = dock ? static_cast<QWidget*>(dock) : static_cast<QWidget*>(&m_window);
     const bool ok = target->grab().save(m_options.screenshot);

@@ -8,6 +8,8 @@
 // for the view at a readable size is arranged to fill it, its layers wrapped into side-by-side
 // bands, top to bottom or left to right, whichever draws the nodes largest. Paints only what is
 // visible and drops labels, then outlines, when zoomed out, so 5k+ node graphs stay fluid.
+#include <QFutureWatcher>
+#include <QImage>
 #include <QPointF>
 #include <QRectF>
 #include <QSizeF>
@@ -36,6 +38,9 @@ class GraphView : public QWidget {
   enum class Layering { Levels, GraphWires, ScheduleWires };
 
   explicit GraphView(StudioDocument* doc, QWidget* parent = nullptr);
+  /// Waits for an overview being rendered: its painter uses Qt's GUI thread pool, which must
+  /// outlive it (a view closed as the application quits hung in that pool's shutdown).
+  ~GraphView() override;
 
   /// Lays the graph out by `layering` (also the right-click menu's choice).
   void setLayering(Layering layering);
@@ -97,6 +102,18 @@ class GraphView : public QWidget {
 
   QSize sizeHint() const override { return {640, 480}; }
 
+  // Large graphs zoomed out (from kOverviewNodes operators, a node under a few pixels wide) are
+  // drawn from an overview picture rendered in the worker pool after each layout, edit or colour
+  // change (coalesced; the previous picture shown meanwhile): such a frame draws no node itself.
+  /// The last paint drew the overview picture.
+  bool paintedOverview() const { return m_painted_overview; }
+  /// True while the overview picture is being rendered.
+  bool overviewPending() const { return m_overview_running; }
+  /// Waits for an overview being rendered and takes it (screenshots, tests).
+  void waitForOverview();
+  /// Nodes and edges the last paint drew (0 when it drew the overview picture).
+  std::size_t paintedItems() const { return m_painted_items; }
+
  protected:
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
@@ -112,6 +129,9 @@ class GraphView : public QWidget {
   QAction* addMenuAction(const QString& label, const char* name, bool checked, QActionGroup* group);
   void addSeparator();
   void relayout();
+  void requestOverview();
+  void launchOverview();
+  void takeOverview();
   /// The legend of the measured-time colouring, at the view's top right (widget coordinates).
   void paintHeatLegend(QPainter& p) const;
   QRect heatLegendRect(const QFontMetrics& fm) const;
@@ -134,6 +154,18 @@ class GraphView : public QWidget {
 
   StudioDocument* m_doc;
   std::vector<QPointF> m_pos;  ///< world centre per node
+  struct Overview {
+    QImage image;
+    QRectF bounds;                ///< the world rectangle the image covers
+    double scale = 0;             ///< image pixels per world unit
+    const void* graph = nullptr;  ///< the graph it shows (a later model's paint ignores it)
+  };
+  Overview m_overview;
+  QFutureWatcher<Overview> m_overview_watcher;
+  bool m_overview_running = false;
+  bool m_overview_dirty = false;
+  bool m_painted_overview = false;
+  std::size_t m_painted_items = 0;
   /// The layers, each ordered by the barycenter sweeps, and each node's place across its layer
   /// (in node slots, centred on 0).
   std::vector<std::vector<core::NodeId>> m_layers;

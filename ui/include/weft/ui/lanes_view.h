@@ -3,8 +3,11 @@
 // stream order and events allow; event arrows between lanes. Dragging nodes edits the schedule
 // through StudioDocument (one undo step per drop); rubber band selects.
 #include <QAbstractScrollArea>
+#include <QFutureWatcher>
 #include <QPoint>
 #include <QRect>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "weft/core/graph/graph.h"
@@ -19,6 +22,7 @@ class LanesView : public QAbstractScrollArea {
   enum class WidthMode { Uniform, PredictedTime };
 
   explicit LanesView(StudioDocument* doc, QWidget* parent = nullptr);
+  ~LanesView() override;
 
   void setWidthMode(WidthMode mode);
   WidthMode widthMode() const { return m_mode; }
@@ -44,6 +48,8 @@ class LanesView : public QAbstractScrollArea {
 
  private:
   void relayout();
+  /// Places the boxes of the current schedule in the worker (coalesced: the latest schedule wins).
+  void launchRelayout();
   void updateScrollBars();
   core::NodeId nodeAt(QPoint viewport_pos) const;
   int contentX(int viewport_x) const;
@@ -62,6 +68,13 @@ class LanesView : public QAbstractScrollArea {
   QPoint m_press_pos, m_drag_pos;
   bool m_dragging = false;
   bool m_rubber = false;
+  bool m_awaiting_edit = false;  ///< dropped here; the edit is being checked (its refusal shows here)
+  // A large model's boxes placed in the worker after an edit (x per node, content width).
+  QFutureWatcher<std::pair<std::vector<double>, double>> m_relayout_watcher;
+  bool m_relayout_running = false;
+  bool m_relayout_dirty = false;  ///< the schedule changed since the running job started
+  std::uint64_t m_layout_serial = 0;    ///< bumped by every relayout here and every job launched
+  std::uint64_t m_job_serial = 0;       ///< the running job's: applied only if still the latest
 };
 
 }  // namespace weft::ui

@@ -72,6 +72,12 @@ struct MemoryModel {
 MemoryModel memory_model_from_study(const core::Graph& graph, const core::ScheduleStudy& study,
                                     core::LaunchMode mode = core::LaunchMode::Eager);
 
+/// The same from a memory report and the timelines of its schedule (`run`) and of the reference
+/// schedule in the same launch mode (`seq_run`), either null without a prediction: what a worker
+/// adapts while the document moves on (no study needed).
+MemoryModel memory_model_from_report(const core::Graph& graph, const core::MemoryReport& report, const core::Timeline* run,
+                                     const core::Timeline* seq_run);
+
 /// The note shown instead of the view above the live size.
 std::string memory_cutoff_note(std::size_t nodes, std::size_t max_nodes);
 

@@ -3,10 +3,17 @@
 // the lower bounds, an offset map (one rectangle per tensor) and the figures that price the
 // current concurrency in memory. Adapted from the document's study after every edit (the study
 // runs in the document's worker), up to the live-study size.
+#include <QFutureWatcher>
+#include <QImage>
+#include <QRectF>
+#include <QList>
+#include <QPointF>
 #include <QWidget>
+#include <optional>
 
 #include "weft/ui/byte_format.h"
 #include "weft/ui/memory_model.h"
+#include "weft/ui/offset_map_view.h"
 
 class QComboBox;
 class QLabel;
@@ -60,6 +67,28 @@ class MemoryView : public QWidget {
   void scheduleStale();
   void recompute();
   void rebuildChart();
+  /// The note while the worker re-plans (the figures shown are the previous schedule's).
+  void showReplanning();
+  /// Adapts the document's memory report in the worker (large models; coalesced) and applies
+  /// the result when it returns.
+  void launchAdapt();
+  void takeAdapted();
+  /// The growth chart's series, ready to show (made in the worker for large models).
+  struct ChartPoints {
+    bool timed = false;
+    ByteUnit unit;
+    double xmax = 1;
+    QList<QPointF> live, high, seq_live, seq_high;
+  };
+  struct Adapted {
+    MemoryModel model;
+    ChartPoints points;
+    QImage blocks;      ///< the offset map's blocks (OffsetMapView::renderBlocks)
+    QRectF blocks_plot;
+  };
+  /// The chart's four growth series in the unit of the model's largest figure, decimated (no Qt
+  /// objects: a worker makes them).
+  static ChartPoints chartPoints(const MemoryModel& m, bool timed);
   void applyPalette();
 
   StudioDocument* m_doc;
@@ -83,6 +112,10 @@ class MemoryView : public QWidget {
   QLineSeries* m_linear_bound = nullptr;
   OffsetMapView* m_map = nullptr;
   FrontierView* m_front = nullptr;
+  QFutureWatcher<Adapted> m_adapt_watcher;
+  bool m_adapt_running = false;
+  bool m_adapt_dirty = false;  ///< asked again while a job ran: run once more on its return
+  std::optional<ChartPoints> m_points;  ///< the worker's series for the next rebuildChart
 };
 
 }  // namespace weft::ui

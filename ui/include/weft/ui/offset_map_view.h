@@ -2,7 +2,9 @@
 // The memory view's offset map: one rectangle per planned tensor of the current schedule, drawn
 // from the view's MemoryModel (no planning here).
 #include <QString>
+#include <QImage>
 #include <QWidget>
+#include <vector>
 
 #include "weft/ui/memory_model.h"
 
@@ -34,12 +36,29 @@ class OffsetMapView : public QWidget {
   /// negative: the map's own.
   void setHorizontalMargins(double left, double right);
 
+  /// What drawing the blocks reads of the view and the document (the plot, the size, one colour
+  /// per node: its stream's, or the selection's), taken on the GUI thread for renderBlocks. O(V).
+  struct BlocksInput {
+    QRectF plot;
+    QSize size;
+    qreal ratio = 1;
+    QColor edge;
+    std::vector<QRgb> fill;  ///< per node
+  };
+  BlocksInput blocksInput() const;
+  /// The blocks of `model` drawn as this view draws them (without the hover), on any thread.
+  static QImage renderBlocks(const MemoryModel& model, bool over_time, const BlocksInput& in);
+  /// Takes blocks drawn by renderBlocks for the model just set (setModel) on `plot`: shown as
+  /// they are unless the view changed size since.
+  void adoptBlocks(QImage blocks, QRectF plot);
+
  protected:
   bool event(QEvent* event) override;
   void paintEvent(QPaintEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
  private:
   double xMax() const;
@@ -49,9 +68,14 @@ class OffsetMapView : public QWidget {
   struct Frame {
     QRectF plot;
     double sx = 1, sy = 1;
+    bool over_time = false;
   };
   Frame frame() const;
+  static Frame frameOf(const MemoryModel* model, bool over_time, QRectF plot);
   QRectF blockRect(int block, const Frame& f) const;
+  static QRectF rectOf(const MemoryBlock& b, const Frame& f);
+  /// The blocks drawn (without the hover) into m_blocks, for the plot `f`.
+  void drawBlocks(const Frame& f);
 
   StudioDocument* m_doc;
   const MemoryModel* m_model = nullptr;
@@ -59,6 +83,11 @@ class OffsetMapView : public QWidget {
   double m_left = -1, m_right = -1;
   int m_hover = -1;
   QString m_hover_text;
+  // The blocks as last drawn: a hover or an expose redraws from it (100k blocks took 14 ms a
+  // paint). Remade after a model, selection, schedule (colours), palette or size change.
+  QImage m_blocks;
+  QRectF m_blocks_plot;
+  bool m_blocks_valid = false;
 };
 
 }  // namespace weft::ui

@@ -23,6 +23,7 @@
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/study/split_study.h"
 #include "weft/core/schedule/timeline.h"
+#include "weft/ui/edit_job.h"
 #include "weft/ui/study_job.h"
 #include <optional>
 
@@ -156,7 +157,13 @@ class StudioDocument : public QObject {
   bool replaceSchedule(const core::Schedule& schedule, QString* reason = nullptr);
 
   // Edits: each validated by the core edit API; a valid one becomes one undo step, an invalid one
-  // is refused (editRefused with the reason) and nothing changes.
+  // is refused (editRefused with the reason) and nothing changes. Up to asyncEditNodes()
+  // operators the edit is applied (or refused) before the call returns; above, it runs in the
+  // worker pool (EditRequest) and the call returns true at once: the undo step is pushed when the
+  // job returns (scheduleChanged), or editRefused says why not. An edit asked while another runs
+  // waits for it and then runs on its result; a newer one replaces an edit still waiting
+  // (editRefused names the one dropped). An edit whose schedule changed meanwhile (an undo, a
+  // strategy applied) is dropped with editRefused; one of a model replaced meanwhile, silently.
   bool moveNodes(std::vector<core::NodeId> nodes, int stream, int position);
   bool addStream();
   bool removeStream(int stream);
@@ -175,6 +182,17 @@ class StudioDocument : public QObject {
                              core::Expected<core::Schedule> result, const core::StrategyOptions& options,
                              const QString& budget_note = {});
   const QString& lastRefusal() const { return m_last_refusal; }
+  /// True from an edit sent to the worker until its result is applied or refused (and while an
+  /// edit waits behind it).
+  bool editPending() const { return m_edit_running || m_queued_edit.has_value(); }
+  /// Blocks until no edit is pending, applying (or refusing) each as usual (tests, exports).
+  void waitForEdit();
+  /// Edits of models above this many operators run in the worker (kAsyncEditNodes unless set;
+  /// tests set 0 to run every edit there).
+  std::size_t asyncEditNodes() const { return m_async_edit_nodes; }
+  void setAsyncEditNodes(std::size_t nodes) { m_async_edit_nodes = nodes; }
+  /// Wall time of the last edit in its worker (or on the calling thread), ms.
+  double lastEditMs() const { return m_last_edit_ms; }
   /// The last budgeted Apply's core::BudgetFit::summary() (empty after an Apply without budget).
   const QString& lastBudgetNote() const { return m_last_budget_note; }
 
@@ -195,6 +213,9 @@ class StudioDocument : public QObject {
   /// While predictionPending() it is the previous schedule's; after the prediction and while
   /// studyPending() it is the current schedule's without its memory report (being planned).
   const std::optional<core::ScheduleStudy>& study() const { return m_study; }
+  /// The latest memory report of this model, complete or repaired, shared (a worker may read it
+  /// while the document moves on): study()->memory's copy whenever the study has one.
+  std::shared_ptr<const core::MemoryReport> memoryReport() const { return m_memory; }
   /// Why the latest study failed (empty when it did not).
   const QString& studyError() const { return m_study_error; }
 
@@ -260,16 +281,27 @@ class StudioDocument : public QObject {
 
  private:
   friend class ScheduleCommand;
-  void setScheduleInternal(core::Schedule schedule);
+  /// `ideal_us` >= 0: the schedule's ideal makespan, already known (an edit job's, an undo
+  /// step's); < 0: computed here.
+  void setScheduleInternal(core::Schedule schedule, double ideal_us = -1);
   /// An edit's redo (also when it is pushed) or undo: the schedule with the strategy options it
-  /// was made with (the launch mode it is predicted in), then setScheduleInternal.
-  void restoreEdit(core::Schedule schedule, const core::StrategyOptions& options);
+  /// was made with (the launch mode it is predicted in) and its ideal makespan (< 0: unknown),
+  /// then setScheduleInternal.
+  void restoreEdit(core::Schedule schedule, const core::StrategyOptions& options, double ideal_us);
+  using EditFunction = std::function<core::Expected<core::Schedule>(const core::Graph&, const core::Schedule&)>;
+  /// Runs `edit` on the current schedule (here or in the worker, see moveNodes) as the undo step `text`.
+  bool submitEdit(const QString& text, EditFunction edit);
+  void launchEdit(const QString& text, EditFunction edit);
+  /// The edit job's result, when it has returned: applied, refused or dropped; then the waiting edit.
+  void takeEdit();
+  /// An edit's result as one undo step (or its refusal).
+  bool applyEditResult(const QString& text, EditResult result);
   /// Node times and critical flags from m_analysis.
   void refreshCosts();
   /// One undo step from the current schedule and options to `result` made with `options` (the
   /// current options when absent: an edit by hand keeps them).
   bool pushEdit(const QString& text, core::Expected<core::Schedule> result,
-                const std::optional<core::StrategyOptions>& options = std::nullopt);
+                const std::optional<core::StrategyOptions>& options = std::nullopt, double ideal_us = -1);
   /// Asks for the current schedule's study (supersedes a running one).
   void requestStudy();
   void launchStudy();
@@ -277,10 +309,12 @@ class StudioDocument : public QObject {
   void applyStudy(StudyResult result);
   void applyPrediction(StudyResult result);
   void applyRepaired(StudyResult result);
-  /// The study's prediction into figures and predictedRuns.
-  void takePredictionFigures(const core::ScheduleStudy& study);
-  /// A memory report's arena figures, and the report kept for the next edit's repair.
-  void takeMemoryFigures(const core::MemoryReport& memory);
+  /// The study's prediction into figures and predictedRuns (`predicted`: its timelines, copied
+  /// in the worker; empty: copied here).
+  void takePredictionFigures(const core::ScheduleStudy& study, std::vector<core::Timeline> predicted);
+  /// A memory report's arena figures, and the report kept for the next edit's repair (`copy`:
+  /// the worker's copy of it; null: copied here).
+  void takeMemoryFigures(const core::MemoryReport& memory, std::shared_ptr<const core::MemoryReport> copy);
 
   std::shared_ptr<const core::Graph> m_graph;
   std::shared_ptr<const core::AnalysisReport> m_analysis;
@@ -315,6 +349,19 @@ class StudioDocument : public QObject {
   int m_studies_applied = 0;
   int m_studies_dropped = 0;
   StudyRunner m_study_runner = run_study;
+  /// Bumped by every schedule change: an edit job asked on an older schedule is dropped.
+  std::uint64_t m_schedule_serial = 0;
+  QFutureWatcher<EditResult> m_edit_watcher;
+  bool m_edit_running = false;  ///< m_edit_watcher's future has a result not yet taken
+  QString m_edit_text;          ///< the running edit's undo text
+  std::uint64_t m_edit_model = 0;  ///< the model serial the running edit was asked on
+  struct QueuedEdit {
+    QString text;
+    EditFunction edit;
+  };
+  std::optional<QueuedEdit> m_queued_edit;  ///< asked while an edit ran: runs on its result
+  std::size_t m_async_edit_nodes = kAsyncEditNodes;
+  double m_last_edit_ms = 0;
   /// The analysis the model was loaded with while calibrated costs are in use, else null.
   std::shared_ptr<const core::AnalysisReport> m_original_analysis;
   QString m_costs_origin;

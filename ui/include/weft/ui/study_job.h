@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "weft/core/analysis/analyze.h"
 #include "weft/core/cost/device.h"
@@ -71,7 +72,16 @@ struct StudyResult {
   bool partial = false;
   /// A partial result whose study carries the repaired memory report (StudyRequest::on_repaired).
   bool repaired = false;
+  /// Copies the document keeps of the study, made in the worker so the GUI thread only moves
+  /// them in (at 100k operators each is megabytes): the prediction's timelines (the schedule's,
+  /// then the eager and the graph baselines) and the memory report. Empty when the study has
+  /// none, or when the result was not made by run_study (the document then copies them).
+  std::vector<core::Timeline> predicted;
+  std::shared_ptr<const core::MemoryReport> memory;
 };
+
+/// Fills result.predicted and result.memory from result.study (in the worker).
+void copy_study_outputs(StudyResult& result);
 
 /// The studio's study options for a graph of `nodes`: prediction in `mode` without the
 /// counterfactuals, the memory report with growth (the memory view's series), both only up to

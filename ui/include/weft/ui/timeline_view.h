@@ -26,8 +26,14 @@ class TimelineView : public QAbstractScrollArea {
 
   /// One group of rows: a run and one row per stream.
   struct Track {
-    core::Timeline run;
+    core::Timeline run;  ///< the run shown, without its counter series (arena, compute and bandwidth use: drawn elsewhere)
     std::vector<std::vector<std::size_t>> rows;  ///< per stream: item indices sorted by start
+    /// Per row, per block of 64 items in row order: the longest item's duration and the latest
+    /// end, µs. Zoomed out, a paint merges whole blocks of sub-pixel items at once.
+    std::vector<std::vector<std::pair<double, double>>> row_blocks;
+    /// Per node of the graph, its item (the last one naming it), or kTimelineNoItem: what the
+    /// event arrows are drawn between. Empty when the run has no events.
+    std::vector<std::size_t> item_of_node;
     /// The document's live prediction of the current schedule (predictedRuns()[0]): its title
     /// quotes the study's speedups over both baselines.
     bool live_prediction = false;
@@ -91,6 +97,8 @@ class TimelineView : public QAbstractScrollArea {
  private:
   friend class TimelinePainter;
   void rebuild();
+  /// The note shown without a prediction (predicting, failed, no device rates).
+  void updateNote();
   void syncScrollBars();
   int contentHeight() const;
   /// Track and stream (-1: header) of a viewport y, or {-1, -1}.
