@@ -152,12 +152,13 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
       return make_error(ErrorKind::InvalidInput, request.profile + ": a profile measures the model as exported; not with a split or merges");
     if (!stage(25, "Mapping the profile")) return m;
     WEFT_TRY_ASSIGN(Profile profile, load_profile(*m.graph, m.costs, request.profile));
-    m.profile_replay = replay_profile(*m.graph, m.costs, profile, m.device);
     // A profile measured on another kind of device than the default preset (ONNX Runtime's CPU
     // EP against a GPU preset) is studied on a device fitted to it, as `weft calibrate --profile`
     // makes: CPU times judged with a GPU's launches and events would advise CUDA Graphs for a CPU.
     // A device asked for by name or file is kept, as asked.
     if (request.device.empty() && profile.device_kind != m.device.kind) WEFT_TRY(study_on_profiled_device(m, profile));
+    // Replayed on the device the studies use (its label names it in the studio's timeline).
+    m.profile_replay = replay_profile(*m.graph, m.costs, profile, m.device);
     m.predicted_costs = m.costs;
     m.costs = apply_profile(m.costs, profile);
     m.profile = std::make_shared<const Profile>(std::move(profile));
