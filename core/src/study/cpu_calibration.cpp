@@ -258,6 +258,10 @@ Expected<CpuContention> measure_cpu_contention_by_bound(const Graph& graph, cons
   ro.per_node_timing = true;
   ro.iterations = std::clamp(run.iterations, 3, 7);
   WEFT_TRY_ASSIGN(auto alone, run_cpu_copies(graph, reference, plan, ro, 1));
+  // Together the copies warm up by count (run_cpu_copies): as many iterations as last
+  // warmup_ms alone.
+  if (ro.warmup_ms > 0 && alone.front().wall_ms > 0)
+    ro.warmup = std::max(ro.warmup, static_cast<int>(std::min(ro.warmup_ms / alone.front().wall_ms, 1000.0)) + 1);
   WEFT_TRY_ASSIGN(auto together, run_cpu_copies(graph, reference, plan, ro, static_cast<std::size_t>(copies)));
   // Per class of node, the sum over the nodes every run timed; the copies' sums are averaged.
   double sum_alone[2] = {0, 0}, sum_together[2] = {0, 0};
