@@ -32,10 +32,10 @@ using weft::ui::MemoryModel;
 
 namespace {
 
-// 1500 synthetic operators on 3 random streams (with their events).
-weft::ui::LoadedModel synthetic_on_random_streams() {
-  auto loaded = weft::test::make_loaded(*weft::ui::make_synthetic_graph(1500, 3), {});
-  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
+// Synthetic operators (1500 by default) on random streams, with their events.
+weft::ui::LoadedModel synthetic_on_random_streams(int nodes = 1500, int graph_seed = 3, int streams = 3, int schedule_seed = 5) {
+  auto loaded = weft::test::make_loaded(*weft::ui::make_synthetic_graph(nodes, graph_seed), {});
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, streams, schedule_seed);
   loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
   return loaded;
 }
@@ -165,11 +165,7 @@ void TestMemoryView::largeModelIsCutOff() {
 void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
   // At 5000 nodes (4 random streams) the document's study and the view's model are valid; their
   // time is reported (at the 100k cutoff a study takes seconds: docs/performance.md).
-  auto graph = weft::ui::make_synthetic_graph(5000, 7);
-  QVERIFY(graph);
-  auto loaded = weft::test::make_loaded(std::move(*graph), {});
-  loaded.schedule = weft::test::random_schedule(*loaded.graph, 4, 3);
-  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
+  auto loaded = synthetic_on_random_streams(5000, 7, 4, 3);
   const auto g = loaded.graph;
   QElapsedTimer clock;
   clock.start();
@@ -246,13 +242,8 @@ void TestMemoryView::chartFollowsItsWidth() {
   // The shown chart's growth series hold at most two points per pixel column of its plot and
   // keep every column's peak of the model's series; widened, they are decimated again for the
   // new width (more points, still within it).
-  auto graph = weft::ui::make_synthetic_graph(5000, 7);
-  QVERIFY(graph);
-  auto loaded = weft::test::make_loaded(std::move(*graph), {});
-  loaded.schedule = weft::test::random_schedule(*loaded.graph, 4, 3);
-  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
   weft::ui::StudioDocument doc;
-  doc.setModel(std::move(loaded));
+  doc.setModel(synthetic_on_random_streams(5000, 7, 4, 3));
   weft::ui::MemoryView view(&doc);
   view.resize(700, 700);
   view.show();
