@@ -15,6 +15,7 @@
 #include <QSizeF>
 #include <QString>
 #include <QWidget>
+#include <memory>
 #include <vector>
 
 #include "weft/core/graph/graph.h"
@@ -26,6 +27,10 @@ class QFontMetrics;
 class QPainter;
 
 namespace weft::ui {
+
+namespace detail {
+class GraphCells;
+}
 
 class StudioDocument;
 
@@ -113,6 +118,14 @@ class GraphView : public QWidget {
   void waitForOverview();
   /// Nodes and edges the last paint drew (0 when it drew the overview picture).
   std::size_t paintedItems() const { return m_painted_items; }
+  /// A large graph zoomed in is painted from the nodes and edges filed in the cells in view
+  /// (src/views/graph_cells.h); off, every paint tests every node and edge (tests compare).
+  void setCellIndex(bool on) {
+    m_use_cells = on;
+    update();
+  }
+  /// The last paint visited the nodes and edges of the cells in view only.
+  bool paintedByCells() const { return m_painted_by_cells; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -152,8 +165,14 @@ class GraphView : public QWidget {
   QPointF toWorld(QPointF widget_pos) const;
   QPointF toWidget(QPointF world) const;
 
+  /// Files the laid-out nodes and edges of a large graph (kOverviewNodes+) by cells (graph_cells.h). O(V + E).
+  void buildCellIndex();
+
   StudioDocument* m_doc;
   std::vector<QPointF> m_pos;  ///< world centre per node
+  std::unique_ptr<detail::GraphCells> m_cells;
+  bool m_use_cells = true;
+  bool m_painted_by_cells = false;
   struct Overview {
     QImage image;
     QRectF bounds;                ///< the world rectangle the image covers
