@@ -124,6 +124,7 @@ void TestGraphView::cellIndexPaintsAsAFullPass() {
   for (const QSize size : {QSize(800, 600), QSize(400, 1000)}) {
     view.resize(size);
     view.fit();
+    view.waitForOverview();  // the cells of this layout come with its picture
     for (std::size_t i = 0; i < 9; ++i) {
       const auto at = static_cast<NodeId>(i * (n - 1) / 8);
       for (const double scale : {0.8, 0.1}) {

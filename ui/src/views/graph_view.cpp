@@ -18,7 +18,6 @@
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/worker_pool.h"
-
 #include "graph_cells.h"
 #include "graph_overview.h"
 
@@ -77,16 +76,14 @@ std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {
 // a paint node by node), zoomed out until a node is under kOverviewNodePx wide; at most
 // kOverviewPixels pixels (a 300k graph still fits).
 constexpr std::size_t kOverviewNodes = 5'000;
-// The cell index (graphs of kOverviewNodes+): about four nodes a cell; an edge over more cells
-// than kLongEdgeCells is tested by every paint instead of filed in each.
+// The cell index: about four nodes a cell; an edge over more cells goes to the list every paint tests.
 constexpr double kNodesPerCell = 4;
 constexpr long kLongEdgeCells = 32;
 constexpr double kOverviewNodePx = 8;
 constexpr double kOverviewPixels = 8e6;
 }  // namespace
 
-GraphView::GraphView(StudioDocument* doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_cells(std::make_unique<detail::GraphCells>()) {
+GraphView::GraphView(StudioDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   setAttribute(Qt::WA_OpaquePaintEvent);
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
@@ -275,7 +272,8 @@ void GraphView::computeLayers() {
 
 void GraphView::relayout() {
   m_pos.clear();
-  m_cells->clear();
+  m_cells.reset();
+  ++m_layout_serial;
   m_layers.clear();
   m_candidates.clear();
   m_crossings = 0;
@@ -460,17 +458,9 @@ void GraphView::arrange(Arrangement a) {
     ++band;
   });
   for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
-  buildCellIndex();
+  m_cells.reset();  // filed again by the worker with the overview picture
+  ++m_layout_serial;
   requestOverview();
-}
-
-void GraphView::buildCellIndex() {
-  m_cells->clear();
-  if (!m_doc->hasModel() || m_pos.size() < kOverviewNodes || m_pos.size() != m_doc->graph().node_count()) return;
-  m_cells->build(
-      m_doc->graph(), m_bounds, std::max(kNodeW, kNodeH), kNodesPerCell, kLongEdgeCells,
-      [this](std::size_t v) { return nodeWorldRect(static_cast<core::NodeId>(v)); },
-      [this](std::size_t u, core::NodeId v) { return edge_of(m_pos[u], m_pos[idx(v)], m_arrangement.flow).box; });
 }
 
 void GraphView::fit() {
@@ -550,14 +540,24 @@ void GraphView::launchOverview() {
   job->half = m_arrangement.flow == Flow::TopDown ? QPointF(0, kNodeH / 2) : QPointF(kNodeW / 2, 0);
   job->node = QSizeF(kNodeW, kNodeH);
   const QRectF bounds = m_bounds.adjusted(-20, -20, 20, 20);
+  // The cell index once per layout (an edit's new colours keep it): 12-60 ms at 100k.
+  const bool cells = !m_cells && m_pos.size() == m_doc->graph().node_count();
   m_overview_dirty = false;
   m_overview_running = true;
-  m_overview_watcher.setFuture(QtConcurrent::run(worker_pool(), [job, bounds] {
+  m_overview_watcher.setFuture(QtConcurrent::run(worker_pool(), [job, bounds, cells, flow = m_arrangement.flow, layout = m_layout_serial] {
     Overview o;
     o.graph = job->graph.get();
     o.bounds = bounds;
     o.scale = std::min(kOverviewNodePx / kNodeW, std::sqrt(kOverviewPixels / (o.bounds.width() * o.bounds.height())));
     o.image = detail::render_overview(*job, o.bounds, o.scale);
+    o.layout = layout;
+    if (cells) {
+      auto index = std::make_shared<detail::GraphCells>();
+      index->build(*job->graph, bounds, std::max(kNodeW, kNodeH), kNodesPerCell, kLongEdgeCells,
+                   [&](std::size_t v) { return QRectF(job->pos[v] - QPointF(kNodeW, kNodeH) / 2, QSizeF(kNodeW, kNodeH)); },
+                   [&](std::size_t u, core::NodeId v) { return edge_of(job->pos[u], job->pos[idx(v)], flow).box; });
+      o.cells = std::move(index);
+    }
     return o;
   }));
 }
@@ -573,6 +573,7 @@ void GraphView::takeOverview() {
   if (!m_overview_running || !m_overview_watcher.future().isFinished()) return;
   m_overview_running = false;
   m_overview = m_overview_watcher.future().takeResult();
+  if (m_overview.cells && m_overview.layout == m_layout_serial) m_cells = std::move(m_overview.cells);
   if (m_overview_dirty) launchOverview();
   update();
 }
@@ -643,7 +644,7 @@ void GraphView::paintEvent(QPaintEvent*) {
   // A large graph's nodes and edges in the cells in view (each still tested), in the order a
   // pass over all of them takes.
   std::vector<std::uint32_t> cell_nodes, cell_edges;
-  const bool by_cells = m_painted_by_cells = m_use_cells && m_cells->candidates(visible, cell_nodes, cell_edges);
+  const bool by_cells = m_painted_by_cells = m_use_cells && m_cells && m_cells->candidates(visible, cell_nodes, cell_edges);
   if (by_cells) {
     for (std::uint32_t k : cell_edges) std::apply(paint_edge, m_cells->edge(g, k));
   } else {

@@ -165,12 +165,12 @@ class GraphView : public QWidget {
   QPointF toWorld(QPointF widget_pos) const;
   QPointF toWidget(QPointF world) const;
 
-  /// Files the laid-out nodes and edges of a large graph (kOverviewNodes+) by cells (graph_cells.h). O(V + E).
-  void buildCellIndex();
-
   StudioDocument* m_doc;
   std::vector<QPointF> m_pos;  ///< world centre per node
-  std::unique_ptr<detail::GraphCells> m_cells;
+  /// The laid-out nodes and edges of a large graph (kOverviewNodes+) by cells: made in the
+  /// worker with the overview picture after each layout (O(V + E)); none until it returns.
+  std::shared_ptr<const detail::GraphCells> m_cells;
+  std::size_t m_layout_serial = 0;  ///< counts arrangements (the cells' and m_pos's)
   bool m_use_cells = true;
   bool m_painted_by_cells = false;
   struct Overview {
@@ -178,6 +178,9 @@ class GraphView : public QWidget {
     QRectF bounds;                ///< the world rectangle the image covers
     double scale = 0;             ///< image pixels per world unit
     const void* graph = nullptr;  ///< the graph it shows (a later model's paint ignores it)
+    /// The cell index of the layout it was launched for (built with the first picture of a layout).
+    std::shared_ptr<const detail::GraphCells> cells;
+    std::size_t layout = 0;  ///< m_layout_serial at launch
   };
   Overview m_overview;
   QFutureWatcher<Overview> m_overview_watcher;
