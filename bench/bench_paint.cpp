@@ -8,13 +8,16 @@
 // view has redrawn, with the lanes, graph (fitted) and timeline views shown, on issue 45's wide
 // model (100k operators: bench/synthetic_models.h, cp-list on 8 streams, as the studio opens
 // it). Edits of models that large run in the worker (ui::kAsyncEditNodes). Args: operators, and
-// 1 to show the memory view as well.
+// 1 to show the memory view as well. BM_PaintGrowthLines: the memory view's growth chart drawing
+// its lines on the GUI thread (after a resize, or a model adapted there).
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QString>
 #include <QScrollBar>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -22,12 +25,14 @@
 #include <type_traits>
 #include <time.h>
 #include <utility>
+#include <vector>
 
 #include "synthetic_models.h"
 
 #include "test_graphs.h"
 #include "weft/core/schedule/sync.h"
 #include "weft/ui/graph_view.h"
+#include "weft/ui/growth_chart.h"
 #include "weft/ui/lanes_view.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/studio_document.h"
@@ -126,6 +131,7 @@ void BM_PaintGraphPan(benchmark::State& state) {
     benchmark::DoNotOptimize(view->grab());
     at = (at + 97) % n;
   }
+  state.counters["items"] = static_cast<double>(view->paintedItems());  // the last frame's nodes and edges in view
 }
 
 // The graph fitted: every node on screen (from 5k operators, the overview picture).
@@ -169,6 +175,29 @@ ui::StudioDocument& wide_document(int operators) {
   return *slot;
 }
 
+// The memory view's growth chart drawing its lines afresh (new data without a picture, as after a
+// resize or on a model the view adapts on the GUI thread) and shown, on the wide model.
+void BM_PaintGrowthLines(benchmark::State& state) {
+  auto& doc = wide_document(static_cast<int>(state.range(0)));
+  auto view = shown<ui::MemoryView>(doc);
+  view->model();
+  ui::GrowthChart* chart = view->chart();
+  // The series as the view's own width decimates them (made again once its first layout settled).
+  QElapsedTimer wait;
+  wait.start();
+  while (chart->data().columns != chart->plotColumns() && wait.elapsed() < 60000)
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+  const ui::GrowthChart::Data data = chart->data();
+  for (auto _ : state) {
+    chart->setData(data);
+    benchmark::DoNotOptimize(chart->grab());
+  }
+  std::size_t points = 0;
+  for (const auto& line : data.points) points += static_cast<std::size_t>(line.size());
+  state.counters["points"] = static_cast<double>(points);
+  state.counters["columns"] = chart->plotColumns();
+}
+
 // The GUI thread's CPU time, ms: on this shared machine a slice's wall time also counts the
 // time other processes (and the studio's own workers) held the core.
 double thread_cpu_ms() {
@@ -176,6 +205,16 @@ double thread_cpu_ms() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
+
+// WEFT_BENCH_TRACE=1: each slice of BM_EditFrames over 6 ms of GUI CPU is printed on stderr with
+// the events that made it (receiver class/name:QEvent type, GUI CPU ms; paint events of child
+// widgets listed too, inside their window's UpdateRequest = 77): which work stacked in a slice.
+struct Delivery {
+  double cpu_ms;
+  QString what;
+};
+std::vector<Delivery> g_deliveries;
+const bool g_trace = std::getenv("WEFT_BENCH_TRACE") != nullptr;
 
 // Runs the event loop in slices until the document's edit and study are in and the views have
 // redrawn; returns the longest slice, wall and GUI-thread CPU ms.
@@ -185,9 +224,17 @@ std::pair<double, double> longest_slices(ui::StudioDocument& doc, double first_w
   auto slice = [&] {
     clock.start();
     const double c0 = thread_cpu_ms();
+    g_deliveries.clear();
     QApplication::processEvents(QEventLoop::AllEvents, 1);
     wall = std::max(wall, static_cast<double>(clock.nsecsElapsed()) / 1e6);
-    cpu = std::max(cpu, thread_cpu_ms() - c0);
+    const double c = thread_cpu_ms() - c0;
+    cpu = std::max(cpu, c);
+    if (g_trace && c > 6) {
+      std::fprintf(stderr, "slice %.1f ms cpu:", c);
+      for (const auto& d : g_deliveries)
+        if (d.cpu_ms > 0.3) std::fprintf(stderr, " [%s %.1f]", qPrintable(d.what), d.cpu_ms);
+      std::fprintf(stderr, "\n");
+    }
   };
   while (doc.editPending() || doc.studyPending()) slice();
   slice();  // the views' redraw of what arrived last
@@ -247,6 +294,13 @@ void BM_EditFrames(benchmark::State& state) {
   state.counters["longest_frame_ms"] = longest_ms;
   state.counters["longest_frame_cpu_ms"] = longest_cpu_ms;
   state.counters["graph_overview"] = graph->paintedOverview();
+  if (memory) {
+    // What the growth chart holds: its lines' points and the plot's pixel columns they fit.
+    std::size_t points = 0;
+    for (const auto& line : memory->chart()->data().points) points += static_cast<std::size_t>(line.size());
+    state.counters["chart_points"] = static_cast<double>(points);
+    state.counters["chart_columns"] = memory->chart()->plotColumns();
+  }
 }
 
 }  // namespace
@@ -257,11 +311,36 @@ BENCHMARK(BM_PaintTimelineFitted)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benc
 BENCHMARK(BM_PaintLanesPan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaintGraphPan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaintGraphFitted)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PaintGrowthLines)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaintMemory)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+namespace {
+
+// Times each event the event loop delivers (and each paint event inside it) for WEFT_BENCH_TRACE.
+class TracedApplication : public QApplication {
+ public:
+  using QApplication::QApplication;
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (!g_trace || (m_depth > 0 && event->type() != QEvent::Paint)) return QApplication::notify(receiver, event);
+    ++m_depth;
+    const double c0 = thread_cpu_ms();
+    const bool done = QApplication::notify(receiver, event);
+    --m_depth;
+    g_deliveries.push_back({thread_cpu_ms() - c0, QString("%1/%2:%3")
+                                                      .arg(receiver->metaObject()->className(), receiver->objectName())
+                                                      .arg(static_cast<int>(event->type()))});
+    return done;
+  }
+
+ private:
+  int m_depth = 0;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 0);
-  QApplication app(argc, argv);
+  TracedApplication app(argc, argv);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

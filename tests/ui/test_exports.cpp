@@ -2,7 +2,6 @@
 // CSV with a header and one row per node, Chrome trace with one X event per run item, schedule
 // JSON that re-imports equal); settings round-trip in a temporary scope; the theme switch changes a
 // custom view's background; Help lists the actions' shortcuts; About names the versions.
-#include <QChartView>
 #include <QDockWidget>
 #include <QFile>
 #include <QImage>
@@ -295,7 +294,7 @@ void TestExports::themeSwitchRecoloursViews() {
   QVERIFY(weft::ui::is_dark(QApplication::palette()));
   QVERIFY(window_lightness(w.graphView()) < 80);
   QVERIFY(window_lightness(w.memoryView()->offsetMap()) < 80);
-  QVERIFY(window_lightness(w.memoryView()->chartView()) < 80);
+  QVERIFY(window_lightness(w.memoryView()->chart()) < 80);
   QVERIFY(window_lightness(w.timelineView()) < 80);
   QCOMPARE(QSettings().value("view/theme").toString(), QString("dark"));
   w.setTheme(weft::ui::Theme::System);

@@ -1,15 +1,19 @@
 // The graph view at fit: a deep model (Inception-v3, 112 levels) fills the view, its levels
 // wrapped into bands at a readable scale instead of a thin column; layers stay rows within a band
 // and every edge runs forward or into a later band; a small graph keeps one band top to bottom;
-// turning wrapping off brings the single column back.
+// turning wrapping off brings the single column back; a large graph zoomed in is painted from its
+// cell index exactly as by a pass over every node and edge.
 #include <QAction>
 #include <QTest>
+#include <QWheelEvent>
+#include <cmath>
 #include <map>
 
 #include "ui_test_support.h"
 #include "weft/core/onnx/onnx_import.h"
 #include "weft/ui/graph_view.h"
 #include "weft/ui/studio_document.h"
+#include "weft/ui/synthetic_model.h"
 
 using weft::core::NodeId;
 using weft::ui::GraphView;
@@ -49,6 +53,7 @@ class TestGraphView : public QObject {
  private slots:
   void deepModelFillsTheView();
   void smallGraphKeepsOneColumn();
+  void cellIndexPaintsAsAFullPass();
 };
 
 void TestGraphView::deepModelFillsTheView() {
@@ -105,6 +110,45 @@ void TestGraphView::smallGraphKeepsOneColumn() {
   QCOMPARE(view.arrangement(), GraphView::Arrangement{});
   QVERIFY(view.arrangementText().isEmpty());
   expect_bands(view, doc.graph());
+}
+
+void TestGraphView::cellIndexPaintsAsAFullPass() {
+  // 20k synthetic operators, centred on nodes across the graph, outlined (scale 0.8) and plain
+  // (0.1), in a wide and a tall view (other arrangements): the paint from the cells in view
+  // draws the same picture and counts the same nodes and edges as the pass over all of them.
+  weft::ui::StudioDocument doc;
+  GraphView view(&doc);
+  doc.setModel(weft::test::make_loaded(*weft::ui::make_synthetic_graph(20000, 5), {}));
+  const auto n = doc.graph().node_count();
+  int by_cells = 0;
+  for (const QSize size : {QSize(800, 600), QSize(400, 1000)}) {
+    view.resize(size);
+    view.fit();
+    view.waitForOverview();  // the cells of this layout come with its picture
+    for (std::size_t i = 0; i < 9; ++i) {
+      const auto at = static_cast<NodeId>(i * (n - 1) / 8);
+      for (const double scale : {0.8, 0.1}) {
+        view.centerOn(at);  // at 0.8
+        if (scale != 0.8) {
+          const QPointF centre(view.width() / 2.0, view.height() / 2.0);
+          QWheelEvent wheel(centre, view.mapToGlobal(centre), QPoint(), QPoint(0, static_cast<int>(std::lround(std::log(scale / 0.8) / std::log(1.0015)))),
+                            Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+          QCoreApplication::sendEvent(&view, &wheel);
+        }
+        view.setCellIndex(true);
+        const QImage cells = view.grab().toImage();
+        const std::size_t cell_items = view.paintedItems();
+        by_cells += view.paintedByCells() ? 1 : 0;
+        view.setCellIndex(false);
+        const QImage all = view.grab().toImage();
+        QVERIFY(!view.paintedByCells());
+        QCOMPARE(cell_items, view.paintedItems());
+        QVERIFY(cell_items > 0);
+        QVERIFY2(cells == all, qPrintable(QString("node %1 at scale %2 in %3x%4").arg(at).arg(view.scale()).arg(size.width()).arg(size.height())));
+      }
+    }
+  }
+  QVERIFY2(by_cells >= 30, qPrintable(QString::number(by_cells)));  // of 36 views: the index was used
 }
 
 QTEST_MAIN(TestGraphView)

@@ -2,17 +2,18 @@
 // adapted by the view), on golden small graphs (two concurrent branches cost more arena than one
 // stream; high-water is monotone and covers live bytes; bounds stay below arenas) and on
 // googlenet; the cutoff is reported; the view re-plans after an edit; the offset map's hover
-// names the tensor under the mouse and a click selects its producer.
-#include <QChart>
-#include <QLineSeries>
-#include <QValueAxis>
+// names the tensor under the mouse and a click selects its producer; the growth chart's series
+// are decimated to its pixel columns without losing a column's peak.
 #include <QSignalSpy>
 #include <QTest>
 #include <QToolTip>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
+#include <limits>
 #include <mutex>
+#include <random>
 
 #include "ui_test_support.h"
 #include "weft/core/schedule/execution_order.h"
@@ -20,6 +21,7 @@
 #include "weft/core/memory/plan_repair.h"
 #include "weft/ui/summary_panel.h"
 #include "weft/core/onnx/onnx_import.h"
+#include "weft/ui/growth_chart.h"
 #include "weft/ui/memory_model.h"
 #include "weft/ui/memory_view.h"
 #include "weft/ui/offset_map_view.h"
@@ -30,10 +32,10 @@ using weft::ui::MemoryModel;
 
 namespace {
 
-// 1500 synthetic operators on 3 random streams (with their events).
-weft::ui::LoadedModel synthetic_on_random_streams() {
-  auto loaded = weft::test::make_loaded(*weft::ui::make_synthetic_graph(1500, 3), {});
-  loaded.schedule = weft::test::random_schedule(*loaded.graph, 3, 5);
+// Synthetic operators (1500 by default) on random streams, with their events.
+weft::ui::LoadedModel synthetic_on_random_streams(int nodes = 1500, int graph_seed = 3, int streams = 3, int schedule_seed = 5) {
+  auto loaded = weft::test::make_loaded(*weft::ui::make_synthetic_graph(nodes, graph_seed), {});
+  loaded.schedule = weft::test::random_schedule(*loaded.graph, streams, schedule_seed);
   loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
   return loaded;
 }
@@ -85,6 +87,8 @@ class TestMemoryView : public QObject {
   void realModelSeries();
   void largeModelIsCutOff();
   void cutoffSizedModelPlansWithinAnEdit();
+  void decimationKeepsEachColumnsPeak();
+  void chartFollowsItsWidth();
   void viewReplansAfterEdit();
   void largeModelReplansInWorker();
   void largeModelAdaptsInWorker();
@@ -161,11 +165,7 @@ void TestMemoryView::largeModelIsCutOff() {
 void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
   // At 5000 nodes (4 random streams) the document's study and the view's model are valid; their
   // time is reported (at the 100k cutoff a study takes seconds: docs/performance.md).
-  auto graph = weft::ui::make_synthetic_graph(5000, 7);
-  QVERIFY(graph);
-  auto loaded = weft::test::make_loaded(std::move(*graph), {});
-  loaded.schedule = weft::test::random_schedule(*loaded.graph, 4, 3);
-  loaded.schedule.events = weft::core::compute_events(*loaded.graph, loaded.schedule);
+  auto loaded = synthetic_on_random_streams(5000, 7, 4, 3);
   const auto g = loaded.graph;
   QElapsedTimer clock;
   clock.start();
@@ -177,21 +177,109 @@ void TestMemoryView::cutoffSizedModelPlansWithinAnEdit() {
   check_invariants(*g, m);
   qInfo("%zu nodes, 4 streams: study and memory model in %lld ms (arena %.2f MiB, price %.2f)", g->node_count(),
         static_cast<long long>(ms), static_cast<double>(m.arena_bytes) / 1048576.0, m.price_of_concurrency);
-  // 10,000 step points per series are more than the chart's 2048 columns can show: each column
-  // keeps its first, lowest, highest and last point, so the envelope (here the peak live bytes
-  // and the final high-water) is drawn exactly with at most four points a column.
-  const auto series = view.chart()->series();
-  const auto* live = static_cast<QLineSeries*>(series[0]);
-  const auto* high = static_cast<QLineSeries*>(series[1]);
-  QVERIFY(live->count() <= 4 * 2048);
-  QVERIFY(live->count() < static_cast<int>(2 * m.current.live_bytes.size()));
+  // 10,000 step points per series are more than the chart's pixel columns can show: each column
+  // keeps its lowest and highest point, so the envelope (here the peak live bytes and the final
+  // high-water) is drawn exactly with at most two points a column.
+  const weft::ui::GrowthChart* chart = view.chart();
+  const auto& live = chart->points(0);
+  const auto& high = chart->points(1);
+  QVERIFY(live.size() <= 2 * chart->plotColumns() + 2);
+  QVERIFY(live.size() < static_cast<int>(2 * m.current.live_bytes.size()));
   double peak = 0;
-  for (const QPointF& p : live->points()) peak = std::max(peak, p.y());
+  for (const QPointF& p : live) peak = std::max(peak, p.y());
   const double model_peak = static_cast<double>(*std::max_element(m.current.live_bytes.begin(), m.current.live_bytes.end()));
   const double unit = view.chartUnit().bytes;
   QCOMPARE(peak, model_peak / unit);
-  QCOMPARE(high->points().back().y(), static_cast<double>(m.current.high_water.back()) / unit);
-  QCOMPARE(high->points().back().x(), static_cast<double>(m.current.high_water.size()));
+  QCOMPARE(high.back().y(), static_cast<double>(m.current.high_water.back()) / unit);
+  QCOMPARE(high.back().x(), static_cast<double>(m.current.high_water.size()));
+}
+
+namespace {
+
+// Per pixel column of `columns` across [0, xmax], the lowest and highest y of `pts` (NaN-free:
+// columns without a point hold +inf/-inf).
+std::vector<std::pair<double, double>> column_extremes(const QList<QPointF>& pts, double xmax, int columns) {
+  std::vector<std::pair<double, double>> ext(static_cast<std::size_t>(columns),
+                                             {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()});
+  for (const QPointF& p : pts) {
+    const int c = std::clamp(static_cast<int>(p.x() / xmax * columns), 0, columns - 1);
+    auto& e = ext[static_cast<std::size_t>(c)];
+    e.first = std::min(e.first, p.y());
+    e.second = std::max(e.second, p.y());
+  }
+  return ext;
+}
+
+}  // namespace
+
+void TestMemoryView::decimationKeepsEachColumnsPeak() {
+  // decimate_columns: at most two points a column plus the ends, in x order, and every column's
+  // highest and lowest y exactly as in the whole series (a spike one step wide is never lost);
+  // a series already short enough comes back as it is.
+  std::mt19937 rng(11);
+  for (int columns : {1, 7, 300, 1377}) {
+    QList<QPointF> pts;
+    double y = 0;
+    for (int i = 0; i < 20000; ++i) {
+      y = std::max(0.0, y + std::uniform_real_distribution<double>(-1, 1)(rng));
+      const double spike = i % 4999 == 17 ? 1000.0 : 0.0;  // one-step peaks
+      pts.append(QPointF(i, y + spike));
+      pts.append(QPointF(i + 1, y + spike));
+    }
+    const double xmax = 20000;
+    const QList<QPointF> kept = weft::ui::decimate_columns(pts, xmax, columns);
+    QVERIFY2(kept.size() <= 2 * columns + 2, qPrintable(QString("%1 points for %2 columns").arg(kept.size()).arg(columns)));
+    QCOMPARE(kept.front(), pts.front());
+    QCOMPARE(kept.back(), pts.back());
+    for (qsizetype i = 1; i < kept.size(); ++i) QVERIFY(kept[i].x() >= kept[i - 1].x());
+    QCOMPARE(column_extremes(kept, xmax, columns), column_extremes(pts, xmax, columns));
+  }
+  const QList<QPointF> short_series{QPointF(0, 1), QPointF(1, 3), QPointF(2, 2)};
+  QCOMPARE(weft::ui::decimate_columns(short_series, 2, 100), short_series);
+}
+
+void TestMemoryView::chartFollowsItsWidth() {
+  // The shown chart's growth series hold at most two points per pixel column of its plot and
+  // keep every column's peak of the model's series; widened, they are decimated again for the
+  // new width (more points, still within it).
+  weft::ui::StudioDocument doc;
+  doc.setModel(synthetic_on_random_streams(5000, 7, 4, 3));
+  weft::ui::MemoryView view(&doc);
+  view.resize(700, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  const MemoryModel& m = view.model();
+  QVERIFY(m.computed);
+  const weft::ui::GrowthChart* chart = view.chart();
+  const double unit = view.chartUnit().bytes;
+  QCOMPARE(chart->lineCount(), 6);
+  QCOMPARE(chart->data().y_title, view.chartUnit().name);
+  const auto check = [&](int columns) {
+    const double xmax = chart->data().xmax;
+    QCOMPARE(xmax, static_cast<double>(m.current.live_bytes.size()));
+    QList<QPointF> full;
+    for (std::size_t i = 0; i < m.current.live_bytes.size(); ++i) {
+      full.append(QPointF(static_cast<double>(i), static_cast<double>(m.current.live_bytes[i]) / unit));
+      full.append(QPointF(static_cast<double>(i + 1), static_cast<double>(m.current.live_bytes[i]) / unit));
+    }
+    const auto& live = chart->points(0);
+    QVERIFY2(live.size() <= 2 * columns + 2, qPrintable(QString("%1 points, %2 columns").arg(live.size()).arg(columns)));
+    const auto shown = column_extremes(live, xmax, columns), model = column_extremes(full, xmax, columns);
+    for (std::size_t c = 0; c < shown.size(); ++c) QCOMPARE(shown[c].second, model[c].second);
+  };
+  QTRY_COMPARE(chart->data().columns, chart->plotColumns());  // once the show's layout settled
+  const int narrow_columns = chart->plotColumns();
+  check(narrow_columns);
+  const auto narrow = chart->points(0).size();
+  view.resize(1400, 700);
+  QTRY_VERIFY(chart->plotColumns() > narrow_columns);
+  // Decimated again once the resize settles.
+  QTRY_COMPARE(chart->data().columns, chart->plotColumns());
+  check(chart->plotColumns());
+  QVERIFY(chart->points(0).size() > narrow);
+  // The lines are drawn from their picture once made (an expose does not stroke them again).
+  QVERIFY(!view.chart()->grab().isNull());
+  QVERIFY(view.chart()->paintedFromPicture());
 }
 
 void TestMemoryView::viewReplansAfterEdit() {
@@ -207,7 +295,7 @@ void TestMemoryView::viewReplansAfterEdit() {
   QCOMPARE(view.model().arena_bytes, std::int64_t{4 * 4096});
   // A 16 KiB arena is charted in KiB (in MiB every tick would read 0.0).
   QCOMPARE(view.chartUnit().name, QString("KiB"));
-  QCOMPARE(static_cast<QValueAxis*>(view.chart()->axes(Qt::Vertical).front())->titleText(), QString("KiB"));
+  QCOMPARE(view.chart()->data().y_title, QString("KiB"));
   const int before = view.recomputeCount();
   QVERIFY(doc.mergeStreams(0, 1));
   QVERIFY(view.isReplanning());  // the study runs in the document's worker
@@ -221,9 +309,8 @@ void TestMemoryView::viewReplansAfterEdit() {
   // Undo restores the concurrent arena; the chart's step series have two points per step.
   doc.undoStack()->undo();
   QCOMPARE(view.model().arena_bytes, std::int64_t{4 * 4096});
-  const auto series = view.chart()->series();
-  QCOMPARE(series.size(), 6);
-  QCOMPARE(static_cast<QLineSeries*>(series[0])->count(), 12);
+  QCOMPARE(view.chart()->lineCount(), 6);
+  QCOMPARE(view.chart()->points(0).size(), 12);
   view.setOverTime(true);
   QVERIFY(view.offsetMap()->overTime());
   // The offset map's plot lines up under the chart's plot area, at any width.
@@ -232,7 +319,7 @@ void TestMemoryView::viewReplansAfterEdit() {
     QTRY_VERIFY(std::abs(view.offsetMap()->plotRect().left() - view.chart()->plotArea().left()) <= 1.0);
     QTRY_VERIFY(std::abs(view.offsetMap()->plotRect().right() - view.chart()->plotArea().right()) <= 1.0);
   }
-  QVERIFY(static_cast<QLineSeries*>(series[0])->count() > 2);
+  QVERIFY(view.chart()->points(0).size() > 2);
 }
 
 void TestMemoryView::largeModelReplansInWorker() {
@@ -289,8 +376,7 @@ void TestMemoryView::largeModelAdaptsInWorker() {
     QCOMPARE(shown.sequential.makespan_us, expected.sequential.makespan_us);
     QCOMPARE(view.offsetMap()->overTime(), false);
     // The chart shows the adapted series: two points per step before decimation.
-    const auto series = view.chart()->series();
-    QVERIFY(static_cast<QLineSeries*>(series[0])->count() > 2);
+    QVERIFY(view.chart()->points(0).size() > 2);
     QCOMPARE(view.figuresText().contains(QString::number(shown.price_of_concurrency, 'f', 2)), true);
   }
 }

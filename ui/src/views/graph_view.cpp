@@ -18,6 +18,8 @@
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 #include "weft/ui/worker_pool.h"
+#include "graph_cells.h"
+#include "graph_overview.h"
 
 namespace weft::ui {
 
@@ -54,6 +56,12 @@ FlowMetrics metrics(GraphView::Flow flow) {
                                           : FlowMetrics{kLaneGap, kLevelGap, kNodeH, kNodeW, kBandGapRight};
 }
 
+// An edge as this view draws it (detail::edge_shape).
+detail::EdgeShape edge_of(QPointF from, QPointF to, GraphView::Flow flow) {
+  const bool down = flow == GraphView::Flow::TopDown;
+  return detail::edge_shape(from, to, down ? QPointF(0, kNodeH / 2) : QPointF(kNodeW / 2, 0), down ? QPointF(0, 1) : QPointF(1, 0),
+                            metrics(flow).flow_unit);
+}
 
 // Inversions among edges between two layers (sorted by source x): the crossings there.
 std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {
@@ -68,6 +76,9 @@ std::size_t count_crossings(std::vector<std::pair<double, double>>& edges) {
 // a paint node by node), zoomed out until a node is under kOverviewNodePx wide; at most
 // kOverviewPixels pixels (a 300k graph still fits).
 constexpr std::size_t kOverviewNodes = 5'000;
+// The cell index: about four nodes a cell; an edge over more cells goes to the list every paint tests.
+constexpr double kNodesPerCell = 4;
+constexpr long kLongEdgeCells = 32;
 constexpr double kOverviewNodePx = 8;
 constexpr double kOverviewPixels = 8e6;
 }  // namespace
@@ -261,6 +272,8 @@ void GraphView::computeLayers() {
 
 void GraphView::relayout() {
   m_pos.clear();
+  m_cells.reset();
+  ++m_layout_serial;
   m_layers.clear();
   m_candidates.clear();
   m_crossings = 0;
@@ -445,6 +458,8 @@ void GraphView::arrange(Arrangement a) {
     ++band;
   });
   for (const QPointF& p : m_pos) m_bounds |= QRectF(p.x() - kNodeW / 2, p.y() - kNodeH / 2, kNodeW, kNodeH);
+  m_cells.reset();  // filed again by the worker with the overview picture
+  ++m_layout_serial;
   requestOverview();
 }
 
@@ -511,17 +526,7 @@ void GraphView::requestOverview() {
 }
 
 void GraphView::launchOverview() {
-  // A snapshot of what the picture shows: positions, edges, fills and the critical path.
-  struct Job {
-    std::shared_ptr<const core::Graph> graph;
-    std::vector<QPointF> pos;
-    std::vector<QColor> fill;
-    std::vector<int> crit_index;
-    QRectF bounds;
-    QColor edge;
-    QPointF half;  ///< from a node's centre to where its edges leave it
-  };
-  auto job = std::make_shared<Job>();
+  auto job = std::make_shared<detail::OverviewInput>();
   job->graph = m_doc->graphPtr();
   job->pos = m_pos;
   job->fill.resize(m_pos.size());
@@ -530,38 +535,29 @@ void GraphView::launchOverview() {
   const auto& crit = m_doc->analysis().critical.nodes;
   for (std::size_t i = 0; i < crit.size(); ++i)
     if (idx(crit[i]) < m_pos.size()) job->crit_index[idx(crit[i])] = static_cast<int>(i);
-  job->bounds = m_bounds.adjusted(-20, -20, 20, 20);
   job->edge = palette().color(QPalette::Text);
   job->edge.setAlpha(60);
   job->half = m_arrangement.flow == Flow::TopDown ? QPointF(0, kNodeH / 2) : QPointF(kNodeW / 2, 0);
+  job->node = QSizeF(kNodeW, kNodeH);
+  const QRectF bounds = m_bounds.adjusted(-20, -20, 20, 20);
+  // The cell index once per layout (an edit's new colours keep it): 12-60 ms at 100k.
+  const bool cells = !m_cells && m_pos.size() == m_doc->graph().node_count();
   m_overview_dirty = false;
   m_overview_running = true;
-  m_overview_watcher.setFuture(QtConcurrent::run(worker_pool(), [job] {
+  m_overview_watcher.setFuture(QtConcurrent::run(worker_pool(), [job, bounds, cells, flow = m_arrangement.flow, layout = m_layout_serial] {
     Overview o;
     o.graph = job->graph.get();
-    o.bounds = job->bounds;
+    o.bounds = bounds;
     o.scale = std::min(kOverviewNodePx / kNodeW, std::sqrt(kOverviewPixels / (o.bounds.width() * o.bounds.height())));
-    o.image = QImage(std::max(1, static_cast<int>(std::ceil(o.bounds.width() * o.scale))),
-                     std::max(1, static_cast<int>(std::ceil(o.bounds.height() * o.scale))), QImage::Format_ARGB32_Premultiplied);
-    o.image.fill(Qt::transparent);
-    QPainter p(&o.image);
-    p.setTransform(QTransform(o.scale, 0, 0, o.scale, -o.bounds.left() * o.scale, -o.bounds.top() * o.scale));
-    const core::Graph& g = *job->graph;
-    std::vector<QLineF> plain, critical;
-    for (std::size_t u = 0; u < g.node_count(); ++u)
-      for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
-        const bool on_path = job->crit_index[u] >= 0 && job->crit_index[idx(v)] == job->crit_index[u] + 1;
-        (on_path ? critical : plain).emplace_back(job->pos[u] + job->half, job->pos[idx(v)] - job->half);
-      }
-    p.setPen(QPen(job->edge, 0));
-    p.drawLines(plain.data(), static_cast<int>(plain.size()));
-    QPen crit_pen(critical_color(), 2.5);
-    crit_pen.setCosmetic(true);
-    p.setPen(crit_pen);
-    p.drawLines(critical.data(), static_cast<int>(critical.size()));
-    for (std::size_t v = 0; v < job->pos.size(); ++v)
-      p.fillRect(QRectF(job->pos[v].x() - kNodeW / 2, job->pos[v].y() - kNodeH / 2, kNodeW, kNodeH),
-                 job->crit_index[v] >= 0 ? critical_color() : job->fill[v]);
+    o.image = detail::render_overview(*job, o.bounds, o.scale);
+    o.layout = layout;
+    if (cells) {
+      auto index = std::make_shared<detail::GraphCells>();
+      index->build(*job->graph, bounds, std::max(kNodeW, kNodeH), kNodesPerCell, kLongEdgeCells,
+                   [&](std::size_t v) { return QRectF(job->pos[v] - QPointF(kNodeW, kNodeH) / 2, QSizeF(kNodeW, kNodeH)); },
+                   [&](std::size_t u, core::NodeId v) { return edge_of(job->pos[u], job->pos[idx(v)], flow).box; });
+      o.cells = std::move(index);
+    }
     return o;
   }));
 }
@@ -577,6 +573,7 @@ void GraphView::takeOverview() {
   if (!m_overview_running || !m_overview_watcher.future().isFinished()) return;
   m_overview_running = false;
   m_overview = m_overview_watcher.future().takeResult();
+  if (m_overview.cells && m_overview.layout == m_layout_serial) m_cells = std::move(m_overview.cells);
   if (m_overview_dirty) launchOverview();
   update();
 }
@@ -593,6 +590,7 @@ void GraphView::paintEvent(QPaintEvent*) {
   const core::Graph& g = m_doc->graph();
   const QRectF visible = QRectF(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height()))).normalized();
   m_painted_overview = false;
+  m_painted_by_cells = false;
   m_painted_items = 0;
   const bool zoomed_out = g.node_count() >= kOverviewNodes && m_scale * kNodeW < kOverviewNodePx;
   if (zoomed_out) {
@@ -628,31 +626,31 @@ void GraphView::paintEvent(QPaintEvent*) {
   QPen crit_pen(critical_color(), 2.5);
   crit_pen.setCosmetic(true);
   std::vector<QLineF> plain, critical_lines;
-  // Edges leave a node on its far side along the flow and enter the next on its near side; one
-  // into a later band curves back along the flow to enter from before.
-  const bool down = m_arrangement.flow == Flow::TopDown;
-  const QPointF flow_dir = down ? QPointF(0, 1) : QPointF(1, 0);
-  const QPointF half = down ? QPointF(0, kNodeH / 2) : QPointF(kNodeW / 2, 0);
-  const double flow_unit = metrics(m_arrangement.flow).flow_unit;
-  for (std::size_t u = 0; u < g.node_count(); ++u)
-    for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) {
-      const QPointF a = m_pos[u] + half;
-      const QPointF b = m_pos[idx(v)] - half;
-      const double ahead = QPointF::dotProduct(b - a, flow_dir);
-      const double bend = ahead > 0 ? ahead / 2 : flow_unit;
-      if (!QRectF(a, b).normalized().adjusted(-bend, -bend, bend, bend).intersects(visible)) continue;
-      ++m_painted_items;
-      const bool critical = crit_index[u] >= 0 && crit_index[idx(v)] == crit_index[u] + 1;
-      if (!outlined) {
-        (critical ? critical_lines : plain).emplace_back(a, b);
-        continue;
-      }
-      p.setPen(critical ? crit_pen : edge_pen);
-      QPainterPath path(a);
-      path.cubicTo(a + flow_dir * bend, b - flow_dir * bend, b);
-      p.setBrush(Qt::NoBrush);
-      p.drawPath(path);
+  const auto paint_edge = [&](std::size_t u, core::NodeId v) {
+    const detail::EdgeShape e = edge_of(m_pos[u], m_pos[idx(v)], m_arrangement.flow);
+    if (!e.box.intersects(visible)) return;
+    ++m_painted_items;
+    const bool critical = crit_index[u] >= 0 && crit_index[idx(v)] == crit_index[u] + 1;
+    if (!outlined) {
+      (critical ? critical_lines : plain).emplace_back(e.a, e.b);
+      return;
     }
+    p.setPen(critical ? crit_pen : edge_pen);
+    QPainterPath path(e.a);
+    path.cubicTo(e.c1, e.c2, e.b);
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(path);
+  };
+  // A large graph's nodes and edges in the cells in view (each still tested), in the order a
+  // pass over all of them takes.
+  std::vector<std::uint32_t> cell_nodes, cell_edges;
+  const bool by_cells = m_painted_by_cells = m_use_cells && m_cells && m_cells->candidates(visible, cell_nodes, cell_edges);
+  if (by_cells) {
+    for (std::uint32_t k : cell_edges) std::apply(paint_edge, m_cells->edge(g, k));
+  } else {
+    for (std::size_t u = 0; u < g.node_count(); ++u)
+      for (core::NodeId v : g.successors(static_cast<core::NodeId>(u))) paint_edge(u, v);
+  }
   if (!plain.empty()) {
     p.setPen(edge_pen);
     p.drawLines(plain.data(), static_cast<int>(plain.size()));
@@ -674,7 +672,9 @@ void GraphView::paintEvent(QPaintEvent*) {
     QColor color;  // light on dark fills (the heat scale's slow end is dark)
   };
   std::vector<Label> labels;
-  for (std::size_t v = 0; v < m_pos.size(); ++v) {
+  const std::size_t node_visits = by_cells ? cell_nodes.size() : m_pos.size();
+  for (std::size_t i = 0; i < node_visits; ++i) {
+    const std::size_t v = by_cells ? cell_nodes[i] : i;
     const QRectF r = nodeWorldRect(static_cast<core::NodeId>(v));
     if (!visible.intersects(r)) continue;
     ++m_painted_items;

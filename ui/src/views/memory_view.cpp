@@ -1,15 +1,10 @@
 #include "weft/ui/memory_view.h"
 
-#include <QChart>
-#include <QChartView>
 #include <QComboBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLineSeries>
-#include <QPainter>
 #include <QSplitter>
-#include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -50,63 +45,43 @@ QList<QPointF> time_points(const std::vector<core::CounterSample>& v, double end
   return pts;
 }
 
-// A chart never shows more columns than this: a series with more points than four per column
-// keeps, per column, its first, lowest, highest and last point (in order), which draws the same
-// envelope at any width up to it and bounds the points stroked (issue 16: 60 frames per second).
-constexpr int kChartColumns = 2048;
-
-QList<QPointF> decimated(QList<QPointF> pts, double xmax) {
-  if (pts.size() <= 4 * kChartColumns || xmax <= 0) return pts;
-  QList<QPointF> out;
-  out.reserve(4 * kChartColumns + 4);
-  const auto column = [&](const QPointF& p) {
-    return std::clamp(static_cast<int>(p.x() / xmax * kChartColumns), 0, kChartColumns - 1);
-  };
-  for (qsizetype i = 0; i < pts.size();) {
-    const int c = column(pts[i]);
-    qsizetype end = i, low = i, high = i;
-    for (; end < pts.size() && column(pts[end]) == c; ++end) {
-      if (pts[end].y() < pts[low].y()) low = end;
-      if (pts[end].y() > pts[high].y()) high = end;
-    }
-    const qsizetype last = end - 1;
-    qsizetype keep[4] = {i, std::min(low, high), std::max(low, high), last};
-    for (int k = 0; k < 4; ++k)
-      if (k == 0 || keep[k] != keep[k - 1]) out.append(pts[keep[k]]);
-    i = end;
-  }
-  return out;
-}
-
-QLineSeries* make_series(QChart* chart, const QString& name, const QColor& color, double width, Qt::PenStyle style) {
-  auto* s = new QLineSeries(chart);
-  s->setName(name);
-  QPen pen(color, width);
-  pen.setStyle(style);
-  s->setPen(pen);
-  chart->addSeries(s);
-  return s;
-}
-
 }  // namespace
 
-MemoryView::ChartPoints MemoryView::chartPoints(const MemoryModel& m, bool timed) {
+MemoryView::ChartPoints MemoryView::chartPoints(const MemoryModel& m, bool timed, int columns, std::size_t streams) {
   ChartPoints c;
   c.timed = timed;
   c.unit = chart_unit(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes, std::int64_t{1}}));
+  GrowthChart::Data& d = c.data;
+  d.columns = columns;
+  if (!m.computed) return c;
+  const double unit = c.unit.bytes;
+  // Decimated to the plot's pixel columns: a column keeps its peak (issue 16: a frame draws at
+  // most two points a column; issue 45: the chart's own width, not a fixed 2048).
+  const auto keep = [&](QList<QPointF> pts) { return decimate_columns(std::move(pts), d.xmax, columns); };
   if (timed) {
-    c.xmax = std::max({m.current.makespan_us, m.sequential.makespan_us, 1e-6});
-    c.live = decimated(time_points(m.current.live_over_time, m.current.makespan_us, c.unit.bytes), c.xmax);
-    c.high = decimated(time_points(m.current.high_water_over_time, m.current.makespan_us, c.unit.bytes), c.xmax);
-    c.seq_live = decimated(time_points(m.sequential.live_over_time, m.sequential.makespan_us, c.unit.bytes), c.xmax);
-    c.seq_high = decimated(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us, c.unit.bytes), c.xmax);
+    d.xmax = std::max({m.current.makespan_us, m.sequential.makespan_us, 1e-6});
+    d.points.push_back(keep(time_points(m.current.live_over_time, m.current.makespan_us, unit)));
+    d.points.push_back(keep(time_points(m.current.high_water_over_time, m.current.makespan_us, unit)));
+    d.points.push_back(keep(time_points(m.sequential.live_over_time, m.sequential.makespan_us, unit)));
+    d.points.push_back(keep(time_points(m.sequential.high_water_over_time, m.sequential.makespan_us, unit)));
   } else {
-    c.xmax = std::max<double>(1, static_cast<double>(m.current.live_bytes.size()));
-    c.live = decimated(step_points(m.current.live_bytes, c.unit.bytes), c.xmax);
-    c.high = decimated(step_points(m.current.high_water, c.unit.bytes), c.xmax);
-    c.seq_live = decimated(step_points(m.sequential.live_bytes, c.unit.bytes), c.xmax);
-    c.seq_high = decimated(step_points(m.sequential.high_water, c.unit.bytes), c.xmax);
+    d.xmax = std::max<double>(1, static_cast<double>(m.current.live_bytes.size()));
+    d.points.push_back(keep(step_points(m.current.live_bytes, unit)));
+    d.points.push_back(keep(step_points(m.current.high_water, unit)));
+    d.points.push_back(keep(step_points(m.sequential.live_bytes, unit)));
+    d.points.push_back(keep(step_points(m.sequential.high_water, unit)));
   }
+  const double cb = static_cast<double>(m.concurrent_bound_bytes) / unit;
+  const double lb = static_cast<double>(m.linear_bound_bytes) / unit;
+  d.points.push_back({QPointF(0, cb), QPointF(d.xmax, cb)});
+  d.points.push_back({QPointF(0, lb), QPointF(d.xmax, lb)});
+  const double ymax = static_cast<double>(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes,
+                                                    std::int64_t{1}})) / unit;
+  d.ymax = ymax * 1.08;
+  d.x_title = timed ? MemoryView::tr("predicted time (µs)") : MemoryView::tr("step");
+  d.y_title = c.unit.name;
+  d.title = streams == 1 ? MemoryView::tr("Arena growth: current schedule (1 stream) vs sequential")
+                         : MemoryView::tr("Arena growth: current schedule (%1 streams) vs sequential").arg(streams);
   return c;
 }
 
@@ -129,53 +104,49 @@ MemoryView::MemoryView(StudioDocument* doc, QWidget* parent) : QWidget(parent), 
   m_figures->setWordWrap(true);
   m_note = new QLabel(this);
   m_note->setWordWrap(true);
-  m_note->hide();
+  // Always in the layout, a line high when empty: shown and hidden with each edit's re-planning
+  // it changed the chart's and the offset map's height, and both drew their pictures again on
+  // the GUI thread (issue 45).
+  m_note->setMinimumHeight(m_note->fontMetrics().lineSpacing());
   m_axis = new QComboBox(this);
   m_axis->addItems({tr("x: steps"), tr("x: predicted time")});
   m_axis->setToolTip(tr("Plot against schedule steps or against simulated time"));
   connect(m_axis, &QComboBox::currentIndexChanged, this, [this](int i) { setOverTime(i == 1); });
 
-  m_chart = new QChart;
-  m_chart->legend()->setAlignment(Qt::AlignBottom);
-  m_chart->setMargins(QMargins(4, 4, 4, 4));
-  m_x = new QValueAxis(m_chart);
-  m_y = new QValueAxis(m_chart);
-  m_y->setTitleText(tr("MiB"));
-  m_y->setLabelFormat("%.1f");
-  m_x->setLabelFormat("%.0f");
-  m_chart->addAxis(m_x, Qt::AlignBottom);
-  m_chart->addAxis(m_y, Qt::AlignLeft);
+  m_chart = new GrowthChart(this);
   const QColor current = stream_color(0), sequential(0x88, 0x88, 0x88);
-  m_live = make_series(m_chart, tr("live"), current, 1.2, Qt::SolidLine);
-  m_high = make_series(m_chart, tr("high-water"), current.darker(130), 2.4, Qt::SolidLine);
-  m_seq_live = make_series(m_chart, tr("live, sequential"), sequential, 1.2, Qt::SolidLine);
-  m_seq_high = make_series(m_chart, tr("high-water, sequential"), sequential.darker(130), 2.4, Qt::SolidLine);
-  m_concurrent_bound = make_series(m_chart, tr("concurrent bound"), critical_color(), 1.5, Qt::DashLine);
-  m_linear_bound = make_series(m_chart, tr("sequential bound"), QColor(0x59, 0xa1, 0x4f), 1.5, Qt::DotLine);
-  for (QLineSeries* s : {m_live, m_high, m_seq_live, m_seq_high, m_concurrent_bound, m_linear_bound}) {
-    s->attachAxis(m_x);
-    s->attachAxis(m_y);
-  }
-  m_chart_view = new QChartView(m_chart, this);
-  m_chart_view->setRenderHint(QPainter::Antialiasing);
+  const auto pen = [](const QColor& color, double width, Qt::PenStyle style) {
+    QPen p(color, width);
+    p.setStyle(style);
+    return p;
+  };
+  // Lines up to a pixel wide draw fast whatever their length (GrowthChart); the high-water
+  // lines are step functions with few corners.
+  m_chart->setLines({{tr("live"), pen(current, 1, Qt::SolidLine)},
+                     {tr("high-water"), pen(current.darker(130), 2.4, Qt::SolidLine)},
+                     {tr("live, sequential"), pen(sequential, 1, Qt::SolidLine)},
+                     {tr("high-water, sequential"), pen(sequential.darker(130), 2.4, Qt::SolidLine)},
+                     {tr("concurrent bound"), pen(critical_color(), 1, Qt::DashLine)},
+                     {tr("sequential bound"), pen(QColor(0x59, 0xa1, 0x4f), 1, Qt::DotLine)}});
   // Small minimums: the dock shares the window's height with the strategy panel and the timeline,
   // and the three panes' minimums (560 px) made the window taller than its default 900 px.
-  m_chart_view->setMinimumHeight(120);
+  m_chart->setMinimumHeight(120);
 
   m_map = new OffsetMapView(doc, this);
-  // Line the map's x axis up under the chart's plot area.
-  connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF& plot) {
-    // The chart fills its view from the origin (QChartView keeps them the same size), so chart
-    // coordinates are view coordinates; mapping through the view is wrong mid-resize.
-    const QRectF chart = m_chart->geometry();
-    m_map->setHorizontalMargins(chart.left() + plot.left(), chart.width() - plot.right());
-  });
+  // Line the map's x axis up under the chart's plot area (both fill their splitter pane's width).
+  connect(m_chart, &GrowthChart::plotAreaChanged, this,
+          [this](const QRectF& plot) { m_map->setHorizontalMargins(plot.left(), m_chart->width() - plot.right()); });
+  // Series decimated for another width: again for this one once a resize settles.
+  m_redecimate.setSingleShot(true);
+  m_redecimate.setInterval(150);
+  connect(m_chart, &GrowthChart::plotColumnsChanged, &m_redecimate, qOverload<>(&QTimer::start));
+  connect(&m_redecimate, &QTimer::timeout, this, &MemoryView::redecimate);
 
   auto* top = new QHBoxLayout;
   top->addWidget(m_figures, 1);
   top->addWidget(m_axis, 0, Qt::AlignTop);
   auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(m_chart_view);
+  split->addWidget(m_chart);
   split->addWidget(m_map);
   m_front = new FrontierView(doc, this);
   split->addWidget(m_front);
@@ -289,7 +260,6 @@ void MemoryView::recompute() {
 void MemoryView::showReplanning() {
   m_note->setText(m_model.computed ? tr("Re-planning the arena... (figures below are for the previous schedule)")
                                    : tr("Re-planning the arena..."));
-  m_note->show();
 }
 
 void MemoryView::launchAdapt() {
@@ -299,6 +269,9 @@ void MemoryView::launchAdapt() {
     std::optional<core::Timeline> run, seq_run;
     bool over_time = false;
     OffsetMapView::BlocksInput blocks;
+    int columns = 1;
+    std::size_t streams = 1;
+    GrowthChart::PictureInput picture;
   };
   auto job = std::make_shared<Job>();
   job->graph = m_doc->graphPtr();
@@ -307,6 +280,9 @@ void MemoryView::launchAdapt() {
   job->seq_run = items_of(m_doc->predictedRuns(), core::launch_mode_of(m_doc->strategyOptions()) == core::LaunchMode::Graph ? 2 : 1);
   job->over_time = m_over_time;
   job->blocks = m_map->blocksInput();
+  job->columns = m_chart->plotColumns();
+  job->streams = m_doc->schedule().stream_count();
+  job->picture = m_chart->pictureInput();
   const bool repaired = m_doc->arenaRepaired();
   const std::int64_t moved = repaired ? m_doc->study()->memory->repair_moved : 0;
   m_adapt_dirty = false;
@@ -320,7 +296,8 @@ void MemoryView::launchAdapt() {
                                     nullptr, static_cast<int>(moved))
                          .toStdString();
     const bool timed = job->over_time && a.model.hasTime();
-    a.points = chartPoints(a.model, timed);
+    a.points = chartPoints(a.model, timed, job->columns, job->streams);
+    a.points.picture = GrowthChart::renderLines(a.points.data, job->picture);
     a.blocks = OffsetMapView::renderBlocks(a.model, timed, job->blocks);
     a.blocks_plot = job->blocks.plot;
     return a;
@@ -349,38 +326,29 @@ void MemoryView::rebuildChart() {
   const MemoryModel& m = m_model;
   const bool timed = m_over_time && m.hasTime();
   m_axis->setEnabled(m.computed && m.hasTime());
-  m_note->setVisible(!m.note.empty());
   m_note->setText(QString::fromStdString(m.note));
   m_figures->setText(figuresText());
   m_map->setModel(&m_model, timed);
-  if (!m.computed) {
-    for (QLineSeries* s : {m_live, m_high, m_seq_live, m_seq_high, m_concurrent_bound, m_linear_bound}) s->clear();
-    m_chart->setTitle(QString());
-    return;
-  }
-  // One unit for the whole chart, from its largest figure; the series as the worker made them
-  // when it did (for this axis).
-  ChartPoints c = m_points && m_points->timed == timed ? std::move(*m_points) : chartPoints(m, timed);
+  // One unit for the whole chart, from its largest figure; the data as the worker made it when
+  // it did for this axis, a move (made for another width when the chart was resized meanwhile:
+  // shown, and decimated again once the resize settles, redecimate).
+  const bool worker = m_points && m_points->timed == timed;
+  ChartPoints c = worker ? std::move(*m_points)
+                         : chartPoints(m, timed, m_chart->plotColumns(), m_doc->hasModel() ? m_doc->schedule().stream_count() : 0);
   m_points.reset();
   m_unit = c.unit;
-  m_y->setTitleText(m_unit.name);
-  const double xmax = c.xmax;
-  m_live->replace(c.live);
-  m_high->replace(c.high);
-  m_seq_live->replace(c.seq_live);
-  m_seq_high->replace(c.seq_high);
-  m_x->setTitleText(timed ? tr("predicted time (µs)") : tr("step"));
-  const double cb = static_cast<double>(m.concurrent_bound_bytes) / m_unit.bytes;
-  const double lb = static_cast<double>(m.linear_bound_bytes) / m_unit.bytes;
-  m_concurrent_bound->replace(QList<QPointF>{QPointF(0, cb), QPointF(xmax, cb)});
-  m_linear_bound->replace(QList<QPointF>{QPointF(0, lb), QPointF(xmax, lb)});
-  m_x->setRange(0, xmax);
-  const double ymax = static_cast<double>(std::max({m.arena_bytes, m.sequential_arena_bytes, m.concurrent_bound_bytes,
-                                                    std::int64_t{1}})) / m_unit.bytes;
-  m_y->setRange(0, ymax * 1.08);
-  const auto streams = m_doc->schedule().stream_count();
-  m_chart->setTitle(streams == 1 ? tr("Arena growth: current schedule (1 stream) vs sequential")
-                                 : tr("Arena growth: current schedule (%1 streams) vs sequential").arg(streams));
+  m_chart->setData(std::move(c.data), std::move(c.picture));
+}
+
+void MemoryView::redecimate() {
+  if (!m_model.computed || m_chart->data().points.empty()) return;
+  // A large model's series are made again in the worker (with its picture), a small one's here.
+  if (m_doc->hasModel() && m_doc->graph().node_count() > m_doc->asyncEditNodes() && m_doc->memoryReport()) {
+    m_stale = true;
+    if (isVisible()) recompute();
+  } else {
+    rebuildChart();
+  }
 }
 
 QString MemoryView::figuresText() const {
@@ -395,21 +363,7 @@ QString MemoryView::figuresText() const {
 }
 
 void MemoryView::applyPalette() {
-  const QPalette& pal = palette();
-  const QColor text = pal.color(QPalette::Text);
-  m_chart->setBackgroundBrush(pal.base());
-  m_chart->setPlotAreaBackgroundVisible(false);
-  m_chart->setTitleBrush(text);
-  m_chart->legend()->setLabelColor(text);
-  QColor grid = text;
-  grid.setAlpha(45);
-  for (QValueAxis* a : {m_x, m_y}) {
-    a->setLabelsColor(text);
-    a->setTitleBrush(text);
-    a->setGridLineColor(grid);
-    a->setLinePenColor(grid);
-  }
-  m_chart_view->setBackgroundBrush(pal.base());
+  m_chart->update();
   m_map->update();
 }
 

@@ -23,7 +23,13 @@ OffsetMapView::OffsetMapView(StudioDocument* doc, QWidget* parent) : QWidget(par
     update();
   };
   connect(doc, &StudioDocument::selectionChanged, this, redraw);
-  connect(doc, &StudioDocument::scheduleChanged, this, redraw);  // the producers' stream colours
+  // The producers' stream colours. A large model's blocks come drawn by the memory view's
+  // worker with the new schedule's study (adoptBlocks); until then the previous plan stays drawn
+  // in the colours it was planned in, not drawn again here (81k blocks: 7 ms per edit, issue 45).
+  connect(doc, &StudioDocument::scheduleChanged, this, [this, redraw] {
+    if (m_doc->hasModel() && m_doc->graph().node_count() > m_doc->asyncEditNodes()) return;
+    redraw();
+  });
 }
 
 void OffsetMapView::changeEvent(QEvent* event) {

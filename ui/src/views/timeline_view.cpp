@@ -60,7 +60,14 @@ TimelineView::TimelineView(StudioDocument* doc, QWidget* parent) : QAbstractScro
     updateNote();
     viewport()->update();
   });
-  connect(doc, &StudioDocument::studyChanged, this, &TimelineView::rebuild);
+  // A study brings new runs only with predictionChanged (emitted once per schedule, by whichever
+  // of the prediction, the repaired arena or the complete study arrives first, and by a failed
+  // study): the complete study after its early prediction carries the same runs, and rebuilding
+  // for it again cost 5 ms of the slice that applies it at 100k operators (issue 45).
+  connect(doc, &StudioDocument::studyChanged, this, [this] {
+    updateNote();
+    viewport()->update();
+  });
   connect(doc, &StudioDocument::predictionChanged, this, &TimelineView::rebuild);
   connect(doc, &StudioDocument::runsChanged, this, &TimelineView::rebuild);
   connect(doc, &StudioDocument::selectionChanged, viewport(), qOverload<>(&QWidget::update));

@@ -1,6 +1,5 @@
 #include "weft/ui/export_actions.h"
 
-#include <QChartView>
 #include <QCheckBox>
 #include <QCoreApplication>
 #include <QDialog>
@@ -138,7 +137,7 @@ QStringList ExportActions::exportableViews() const {
 }
 
 QWidget* ExportActions::exportableView(const QString& view) const {
-  if (view == kMemoryChart) return m_memory->chartView();
+  if (view == kMemoryChart) return m_memory->chart();
   if (view == kOffsetMap) return m_memory->offsetMap();
   if (view == kWindow) return m_window;
   for (QDockWidget* d : m_window->findChildren<QDockWidget*>())

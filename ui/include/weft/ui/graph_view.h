@@ -15,6 +15,7 @@
 #include <QSizeF>
 #include <QString>
 #include <QWidget>
+#include <memory>
 #include <vector>
 
 #include "weft/core/graph/graph.h"
@@ -26,6 +27,10 @@ class QFontMetrics;
 class QPainter;
 
 namespace weft::ui {
+
+namespace detail {
+class GraphCells;
+}
 
 class StudioDocument;
 
@@ -113,6 +118,14 @@ class GraphView : public QWidget {
   void waitForOverview();
   /// Nodes and edges the last paint drew (0 when it drew the overview picture).
   std::size_t paintedItems() const { return m_painted_items; }
+  /// A large graph zoomed in is painted from the nodes and edges filed in the cells in view
+  /// (src/views/graph_cells.h); off, every paint tests every node and edge (tests compare).
+  void setCellIndex(bool on) {
+    m_use_cells = on;
+    update();
+  }
+  /// The last paint visited the nodes and edges of the cells in view only.
+  bool paintedByCells() const { return m_painted_by_cells; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -154,11 +167,20 @@ class GraphView : public QWidget {
 
   StudioDocument* m_doc;
   std::vector<QPointF> m_pos;  ///< world centre per node
+  /// The laid-out nodes and edges of a large graph (kOverviewNodes+) by cells: made in the
+  /// worker with the overview picture after each layout (O(V + E)); none until it returns.
+  std::shared_ptr<const detail::GraphCells> m_cells;
+  std::size_t m_layout_serial = 0;  ///< counts arrangements (the cells' and m_pos's)
+  bool m_use_cells = true;
+  bool m_painted_by_cells = false;
   struct Overview {
     QImage image;
     QRectF bounds;                ///< the world rectangle the image covers
     double scale = 0;             ///< image pixels per world unit
     const void* graph = nullptr;  ///< the graph it shows (a later model's paint ignores it)
+    /// The cell index of the layout it was launched for (built with the first picture of a layout).
+    std::shared_ptr<const detail::GraphCells> cells;
+    std::size_t layout = 0;  ///< m_layout_serial at launch
   };
   Overview m_overview;
   QFutureWatcher<Overview> m_overview_watcher;

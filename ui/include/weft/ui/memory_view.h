@@ -1,26 +1,22 @@
 #pragma once
-// The memory view: arena growth chart (Qt Charts) of the current and the sequential schedule with
+// The memory view: arena growth chart (GrowthChart) of the current and the sequential schedule with
 // the lower bounds, an offset map (one rectangle per tensor) and the figures that price the
 // current concurrency in memory. Adapted from the document's study after every edit (the study
 // runs in the document's worker), up to the live-study size.
 #include <QFutureWatcher>
 #include <QImage>
 #include <QRectF>
-#include <QList>
-#include <QPointF>
+#include <QTimer>
 #include <QWidget>
 #include <optional>
 
 #include "weft/ui/byte_format.h"
+#include "weft/ui/growth_chart.h"
 #include "weft/ui/memory_model.h"
 #include "weft/ui/offset_map_view.h"
 
 class QComboBox;
 class QLabel;
-class QChart;
-class QChartView;
-class QLineSeries;
-class QValueAxis;
 
 namespace weft::ui {
 
@@ -53,8 +49,9 @@ class MemoryView : public QWidget {
   /// How many times the model has been adapted from a study (tests: edits trigger it).
   int recomputeCount() const { return m_recomputes; }
 
-  QChartView* chartView() const { return m_chart_view; }
-  QChart* chart() const { return m_chart; }
+  /// The growth chart: lines live, high-water, live sequential, high-water sequential, the
+  /// concurrent bound and the sequential bound, in that order.
+  GrowthChart* chart() const { return m_chart; }
   OffsetMapView* offsetMap() const { return m_map; }
   /// The speed/memory front below the offset map (click a point to apply its schedule).
   FrontierView* frontierView() const { return m_front; }
@@ -73,12 +70,13 @@ class MemoryView : public QWidget {
   /// the result when it returns.
   void launchAdapt();
   void takeAdapted();
-  /// The growth chart's series, ready to show (made in the worker for large models).
+  /// The growth chart's data, ready to show (made in the worker for large models, with the
+  /// picture of its lines when the chart's plot size was known).
   struct ChartPoints {
     bool timed = false;
     ByteUnit unit;
-    double xmax = 1;
-    QList<QPointF> live, high, seq_live, seq_high;
+    GrowthChart::Data data;
+    QImage picture;
   };
   struct Adapted {
     MemoryModel model;
@@ -86,9 +84,11 @@ class MemoryView : public QWidget {
     QImage blocks;      ///< the offset map's blocks (OffsetMapView::renderBlocks)
     QRectF blocks_plot;
   };
-  /// The chart's four growth series in the unit of the model's largest figure, decimated (no Qt
-  /// objects: a worker makes them).
-  static ChartPoints chartPoints(const MemoryModel& m, bool timed);
+  /// The chart's four growth series and two bounds in the unit of the model's largest figure,
+  /// decimated to `columns` (no widget: a worker makes them).
+  static ChartPoints chartPoints(const MemoryModel& m, bool timed, int columns, std::size_t streams);
+  /// The chart's plot changed width: decimate again for it (once the resize settles).
+  void redecimate();
   void applyPalette();
 
   StudioDocument* m_doc;
@@ -100,16 +100,8 @@ class MemoryView : public QWidget {
   QLabel* m_figures = nullptr;
   QLabel* m_note = nullptr;
   QComboBox* m_axis = nullptr;
-  QChart* m_chart = nullptr;
-  QChartView* m_chart_view = nullptr;
-  QValueAxis* m_x = nullptr;
-  QValueAxis* m_y = nullptr;
-  QLineSeries* m_live = nullptr;
-  QLineSeries* m_high = nullptr;
-  QLineSeries* m_seq_live = nullptr;
-  QLineSeries* m_seq_high = nullptr;
-  QLineSeries* m_concurrent_bound = nullptr;
-  QLineSeries* m_linear_bound = nullptr;
+  GrowthChart* m_chart = nullptr;
+  QTimer m_redecimate;  ///< single shot: the resize settled
   OffsetMapView* m_map = nullptr;
   FrontierView* m_front = nullptr;
   QFutureWatcher<Adapted> m_adapt_watcher;
