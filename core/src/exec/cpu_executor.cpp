@@ -128,6 +128,13 @@ struct RunState {
   std::vector<Buffer> scratch;   ///< per worker: the library kernels' scratch
   /// Per tensor: its bytes are channels-last (the layout plan of the library kernels).
   std::vector<char> channels_last;
+  /// Per node, the threads of its library team (Schedule::node_threads, else the stream's).
+  std::vector<int> team;
+  int stream_team = 1;  ///< RunOptions::threads_per_stream
+  /// Nodes running on a team wider than their stream's: the other workers' waits sleep meanwhile.
+  std::atomic<std::uint32_t> wide_running{0};
+  /// Per worker: its mask, widened for wide nodes (used by that worker only).
+  std::vector<std::optional<detail::WideMask>> masks;
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -225,11 +232,19 @@ Status run_kernel_of(RunState& state, NodeContext& ctx, NodeId n, std::size_t wo
 }
 
 /// Runs one node: waits for its events, runs the kernel, records its latch.
+/// A node on a team other than its stream's runs with that team (and a wider one on every CPU,
+/// the other workers' waits sleeping meanwhile).
 void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
   for (std::uint32_t e : state.order->waits(n)) {
     auto& latch = state.done[static_cast<std::size_t>(state.order->schedule().events[e].from)];
-    await_change(latch, 0, state.spin);
+    await_change(latch, 0, state.spin, &state.wide_running);
   }
+  const int team = state.team[idx(n)];
+  const bool wide = team > state.stream_team;
+  if (wide) state.wide_running.fetch_add(1, std::memory_order_relaxed);
+  state.masks[worker]->set(wide);
+  std::optional<detail::LibraryTeam> node_team;
+  if (team != state.stream_team) node_team.emplace(team);
   const double t0 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
   if (!state.failed.load(std::memory_order_relaxed)) {
     const Node& node = state.graph->node(n);
@@ -249,6 +264,8 @@ void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
     }
   }
   const double t1 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
+  node_team.reset();
+  if (wide) state.wide_running.fetch_sub(1, std::memory_order_relaxed);
   state.items[static_cast<std::size_t>(n)] = TimelineItem{n, stream, t0, t1};
   // Record even after a failure so that no waiter deadlocks.
   auto& latch = state.done[static_cast<std::size_t>(n)];
@@ -284,7 +301,7 @@ class StreamPool {
       const std::uint32_t seen = m_progress.load(std::memory_order_acquire);
       const std::size_t s = pick();
       if (s == kNone) {
-        await_change(m_progress, seen, m_spin);
+        await_change(m_progress, seen, m_spin, &m_state.wide_running);
         continue;
       }
       if (m_held[s].exchange(true, std::memory_order_acquire)) continue;  // another worker took it
@@ -402,6 +419,9 @@ class CpuExecutor final : public Executor {
     const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
     const std::size_t workers = worker_count(cpus, streams, team);
     state.spin = owns_cpus(cpus, workers, team);
+    WEFT_TRY(node_teams(graph, schedule, cpus, static_cast<int>(team), state, result));
+    state.masks.resize(std::max<std::size_t>(workers, 1));
+    for (std::size_t w = 0; w < state.masks.size(); ++w) state.masks[w].emplace(cpus, w, workers, team, state.spin);
     std::optional<StreamPool> pool;
     if (workers < streams) pool.emplace(state, state.spin);
     const auto work = [&state, &schedule, &pool](std::size_t w) {
@@ -412,7 +432,7 @@ class CpuExecutor final : public Executor {
       for (NodeId v : schedule.streams[w]) run_node(state, v, static_cast<int>(w), w);
     };
     std::atomic<bool> stop{false};
-    IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(workers, 1)), state.spin);
+    IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(workers, 1)), state.spin, &state.wide_running);
     {
       std::vector<std::jthread> threads;
       threads.reserve(workers);
@@ -482,6 +502,26 @@ class CpuExecutor final : public Executor {
     return result;
   }
 
+  /// Each node's team (RunState::team): Schedule::node_threads where set, else the stream's;
+  /// counted in `result`. Errors (InvalidInput): a team of more threads than the CPUs allow.
+  static Status node_teams(const Graph& graph, const Schedule& schedule, const std::vector<int>& cpus, int stream_team,
+                           RunState& state, RunResult& result) {
+    state.stream_team = stream_team;
+    state.team.assign(graph.node_count(), stream_team);
+    const auto usable = static_cast<int>(cpus.empty() ? std::max(1u, std::thread::hardware_concurrency()) : cpus.size());
+    for (std::size_t v = 0; v < schedule.node_threads.size() && v < graph.node_count(); ++v) {
+      const int t = schedule.node_threads[v];
+      if (t <= 0 || t == stream_team) continue;
+      if (t > usable)
+        return make_error(ErrorKind::InvalidInput, "node '" + graph.key(static_cast<NodeId>(v)) + "' runs on a team of " + std::to_string(t) +
+                                                       " threads, more than the " + std::to_string(usable) + " CPUs this process may use");
+      state.team[v] = t;
+      ++result.node_team_nodes;
+      result.node_team_threads = std::max(result.node_team_threads, t);
+    }
+    return {};
+  }
+
   /// Prepares every node a library kernel takes (its inputs' shapes known from the graph), sizes
   /// each worker's scratch for the nodes it may run (its stream's, or any node's when workers
   /// share the streams) and reports kernels, scratch and packed weights in `result`.
@@ -502,6 +542,10 @@ class CpuExecutor final : public Executor {
           return std::any_of(ts.begin(), ts.end(), [&](TensorId t) { return t != kNoTensor && state.channels_last[idx(t)]; });
         };
         const bool on_plan = touches(node.inputs) || touches(node.outputs);
+        // A node on a team of its own gets a primitive made for that team, on the CPUs it runs on.
+        std::optional<detail::LibraryTeam> node_team;
+        if (state.team[v] != state.stream_team) node_team.emplace(state.team[v]);
+        state.masks[0]->set(state.team[v] > state.stream_team);
         prepared[v] = prepare_node(graph, node, state);
         if (prepared[v] || !on_plan) continue;
         for (const auto* ts : {&node.inputs, &node.outputs})
@@ -510,6 +554,7 @@ class CpuExecutor final : public Executor {
         again = true;
       }
     }
+    state.masks[0]->set(false);
     std::vector<std::size_t> need(graph.node_count(), 0);
     for (std::size_t v = 0; v < graph.node_count(); ++v) {
       const auto& k = prepared[v];
@@ -703,6 +748,8 @@ std::string kernel_paths_text(const RunResult& run) {
   }
   if (reference > 0) text += (text.empty() ? "" : ", ") + std::string("reference kernels on ") + std::to_string(reference);
   text += "; " + std::to_string(run.threads_per_stream) + (run.threads_per_stream == 1 ? " thread" : " threads") + " per stream";
+  if (run.node_team_nodes > 0)
+    text += " (" + std::to_string(run.node_team_nodes) + " nodes alone on teams of " + std::to_string(run.node_team_threads) + " threads)";
   if (run.channels_last_tensors > 0) text += "; " + std::to_string(run.channels_last_tensors) + " tensors channels-last";
   if (run.library_scratch_bytes > 0 || run.packed_weight_bytes > 0)
     text += "; library scratch " + mib_text(run.library_scratch_bytes) + ", weights packed for the library " + mib_text(run.packed_weight_bytes);

@@ -52,6 +52,7 @@ struct Running {
   double remaining;  // µs of isolated work left
   double duration;
   KernelDemand demand;
+  std::size_t slots = 1;  // CPU: the streams' worth of cores its team holds
 };
 
 void push_sample(std::vector<CounterSample>& v, double t, double value) {
@@ -191,7 +192,9 @@ std::pair<double, double> share_rates(const std::vector<Running>& running, const
   const double memory_slowdown = device.concurrent_slowdown_memory >= 1 ? device.concurrent_slowdown_memory : device.concurrent_slowdown;
   if (device.kind == DeviceKind::Cpu && std::max(device.concurrent_slowdown, memory_slowdown) > 1 && device.sm_count > 1 &&
       running.size() > 1) {
-    const double busy = static_cast<double>(std::min<std::size_t>(running.size(), static_cast<std::size_t>(device.sm_count)));
+    std::size_t held = 0;
+    for (const Running& r : running) held += r.slots;
+    const double busy = static_cast<double>(std::min<std::size_t>(held, static_cast<std::size_t>(device.sm_count)));
     const double share = (busy - 1) / (device.sm_count - 1);
     for (std::size_t i = 0; i < running.size(); ++i)
       rate[i] /= 1 + ((running[i].demand.bandwidth > 0 ? memory_slowdown : device.concurrent_slowdown) - 1) * share;
@@ -242,6 +245,15 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   using Wait = std::tuple<bool, double, NodeId>;  // not a continuation, ready at, node
   std::priority_queue<Wait, std::vector<Wait>, std::greater<>> waiting;
   std::vector<char> continues(capped ? n : 0, 0);
+  // Hybrid teams (Schedule::node_threads): a node on a team wider than its stream's holds as
+  // many streams' worth of cores (every one, for the nodes that run alone).
+  const auto slots_of = [&](NodeId v) -> std::size_t {
+    if (!capped) return 1;
+    const int own = std::max(device.threads_per_stream, 1);
+    const auto want = static_cast<std::size_t>((std::max(schedule.team_of(v), 1) + own - 1) / own);
+    return std::clamp<std::size_t>(want, 1, slots);
+  };
+  std::size_t held = 0;  // slots the running nodes hold
 
   tl.items.resize(n);
   for (std::size_t v = 0; v < n; ++v) {
@@ -260,7 +272,15 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   const auto start = [&](NodeId v) {
     const double dur = device_time_us(costs[v], device);
     tl.items[idx(v)].start_us = now;
-    running.push_back({v, dur, dur, options.demands ? (*options.demands)[idx(v)] : kernel_demand(graph, v, costs[v], device)});
+    KernelDemand demand = options.demands ? (*options.demands)[idx(v)] : kernel_demand(graph, v, costs[v], device);
+    const std::size_t k = slots_of(v);
+    if (k > 1) {
+      demand.compute *= static_cast<double>(k);
+      demand.occupancy *= static_cast<double>(k);
+      if (demand.bandwidth > 0) demand.bandwidth *= static_cast<double>(k);
+    }
+    held += k;
+    running.push_back({v, dur, dur, demand, k});
   };
   while (done < n) {
     while (!ready.empty() && ready.top().first <= now) {
@@ -269,7 +289,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
       if (capped) waiting.emplace(!continues[idx(v)], at, v);
       else start(v);
     }
-    while (!waiting.empty() && running.size() < slots) {
+    while (!waiting.empty() && held + slots_of(std::get<2>(waiting.top())) <= slots) {
       start(std::get<2>(waiting.top()));
       waiting.pop();
     }
@@ -307,6 +327,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
       }
       const NodeId v = r.node;
       tl.items[idx(v)].end_us = now;
+      held -= r.slots;
       ++done;
       const auto& stream = schedule.streams[static_cast<std::size_t>(sync.stream_of(v))];
       const auto next = static_cast<std::size_t>(sync.index(v)) + 1;

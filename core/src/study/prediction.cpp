@@ -2,6 +2,7 @@
 // verdict that explains it.
 #include "weft/core/study/prediction.h"
 
+#include <map>
 #include <optional>
 
 #include "weft/core/schedule/execution_order.h"
@@ -36,6 +37,27 @@ std::string prediction_verdict(const Graph& graph, const Schedule& schedule, con
   return bound_text;
 }
 
+CostTable cpu_node_team_costs(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
+                              std::size_t* uncalibrated) {
+  if (device.kind != DeviceKind::Cpu || !schedule.has_node_teams()) return costs;
+  const int own = std::max(device.threads_per_stream, 1);
+  CostTable out = costs;
+  std::map<int, std::optional<CostTable>> at_team;  // per team size: the costs on that team, if calibrated
+  for (std::size_t v = 0; v < out.nodes.size() && v < graph.node_count(); ++v) {
+    const int team = schedule.team_of(static_cast<NodeId>(v));
+    if (team == own) continue;
+    auto it = at_team.find(team);
+    if (it == at_team.end()) {
+      std::optional<CostTable> moved;
+      if (auto team_device = cpu_team_device(device, team)) moved = cpu_team_costs(graph, costs, device, *team_device);
+      it = at_team.emplace(team, std::move(moved)).first;
+    }
+    if (it->second) out.nodes[v] = it->second->nodes[v];
+    else if (uncalibrated) ++*uncalibrated;
+  }
+  return out;
+}
+
 Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,
                              const DeviceSpec& device, const PredictOptions& options) {
   if (costs.nodes.size() != graph.node_count())
@@ -48,12 +70,20 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
   WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build_unclocked(graph, reference));
   if (device.kind == DeviceKind::Cpu && schedule.threads_per_stream != std::max(device.threads_per_stream, 1)) {
     if (auto team = cpu_team_device(device, schedule.threads_per_stream)) {
-      const CostTable team_costs = cpu_team_costs(graph, costs, device, *team);
+      CostTable team_costs = cpu_team_costs(graph, costs, device, *team);
+      if (!options.costs_at_node_teams) team_costs = cpu_node_team_costs(graph, schedule, team_costs, *team);
       PredictOptions o = options;
       o.baseline_costs = &costs;
       o.baseline_device = &device;
       return predict(graph, order, reference_order, team_costs, *team, o);
     }
+  }
+  if (device.kind == DeviceKind::Cpu && schedule.has_node_teams() && !options.costs_at_node_teams) {
+    const CostTable team_costs = cpu_node_team_costs(graph, schedule, costs, device);
+    PredictOptions o = options;
+    o.baseline_costs = options.baseline_costs ? options.baseline_costs : &costs;
+    o.baseline_device = options.baseline_device ? options.baseline_device : &device;
+    return predict(graph, order, reference_order, team_costs, device, o);
   }
   return predict(graph, order, reference_order, costs, device, options);
 }
