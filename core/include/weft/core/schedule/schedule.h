@@ -30,7 +30,7 @@ struct Schedule {
   /// CPU: per node (by NodeId), the threads of the library team that runs it, where a node's
   /// team differs from its stream's (hybrid parallelism: a node nothing can run beside gets
   /// every core, see node_teams.h). Empty: every node on threads_per_stream.
-  std::vector<std::int32_t> node_threads;
+  std::vector<std::int32_t> node_threads{};
 
   std::size_t stream_count() const { return streams.size(); }
   /// The threads of node v's library team: node_threads[v] where set, else threads_per_stream. O(1).
