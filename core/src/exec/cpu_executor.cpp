@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <latch>
 #include <limits>
@@ -133,6 +134,7 @@ struct RunState {
   int stream_team = 1;  ///< RunOptions::threads_per_stream
   /// Nodes running on a team wider than their stream's: the other workers' waits sleep meanwhile.
   std::atomic<std::uint32_t> wide_running{0};
+  bool release_helpers = false;  // EXPERIMENT
   /// Per worker: its mask, widened for wide nodes (used by that worker only).
   std::vector<std::optional<detail::WideMask>> masks;
 
@@ -271,6 +273,10 @@ void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
   auto& latch = state.done[static_cast<std::size_t>(n)];
   latch.store(1, std::memory_order_release);
   latch.notify_all();
+  if (wide && state.release_helpers) {
+    const NodeId next = state.order->next_on_stream(n);
+    if (next == kNoNode || state.team[idx(next)] <= state.stream_team) detail::release_library_helpers();
+  }
 }
 
 // With more streams than workers: each worker takes a stream nobody holds whose next node is
@@ -420,6 +426,7 @@ class CpuExecutor final : public Executor {
     const std::size_t workers = worker_count(cpus, streams, team);
     state.spin = owns_cpus(cpus, workers, team);
     WEFT_TRY(node_teams(graph, schedule, cpus, static_cast<int>(team), state, result));
+    state.release_helpers = std::getenv("WEFT_HYBRID_RELEASE") != nullptr;  // EXPERIMENT
     state.masks.resize(std::max<std::size_t>(workers, 1));
     for (std::size_t w = 0; w < state.masks.size(); ++w) state.masks[w].emplace(cpus, w, workers, team, state.spin);
     std::optional<StreamPool> pool;

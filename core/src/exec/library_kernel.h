@@ -110,6 +110,11 @@ class LibraryTeam {
 /// The calling thread's library team size.
 int library_team_size();
 
+/// Ends the helper threads of the calling thread's team (they start again with its next wide
+/// node): a helper otherwise spins for milliseconds after its node on a core a stream needs.
+/// Cost: waking and joining them, tens of µs.
+void release_library_helpers();
+
 /// The kernel library this build has and its version at run time ("oneDNN 2.6.3"), empty without
 /// (CMake option WEFT_ONEDNN off: the library set is the copy kernels alone and every other node
 /// runs its reference kernel).

@@ -49,6 +49,8 @@ LibraryTeam::~LibraryTeam() { omp_set_num_threads(m_saved); }
 
 int library_team_size() { return omp_get_max_threads(); }
 
+void release_library_helpers() { omp_pause_resource(omp_pause_soft, omp_get_initial_device()); }
+
 std::unique_ptr<PreparedKernel> prepare_library_kernel(const KernelContext& ctx) {
   const PrepareFn fn = library_registry().find(kernel_key(ctx.node()));
   if (!fn) return nullptr;

@@ -2,7 +2,6 @@
 // verdict that explains it.
 #include "weft/core/study/prediction.h"
 
-#include <map>
 #include <optional>
 
 #include "weft/core/schedule/execution_order.h"
@@ -35,27 +34,6 @@ std::string prediction_verdict(const Graph& graph, const Schedule& schedule, con
     if (faster(p.no_compute_sharing_us)) return "branches all fill the SMs: little to gain";
   }
   return bound_text;
-}
-
-CostTable cpu_node_team_costs(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
-                              std::size_t* uncalibrated) {
-  if (device.kind != DeviceKind::Cpu || !schedule.has_node_teams()) return costs;
-  const int own = std::max(device.threads_per_stream, 1);
-  CostTable out = costs;
-  std::map<int, std::optional<CostTable>> at_team;  // per team size: the costs on that team, if calibrated
-  for (std::size_t v = 0; v < out.nodes.size() && v < graph.node_count(); ++v) {
-    const int team = schedule.team_of(static_cast<NodeId>(v));
-    if (team == own) continue;
-    auto it = at_team.find(team);
-    if (it == at_team.end()) {
-      std::optional<CostTable> moved;
-      if (auto team_device = cpu_team_device(device, team)) moved = cpu_team_costs(graph, costs, device, *team_device);
-      it = at_team.emplace(team, std::move(moved)).first;
-    }
-    if (it->second) out.nodes[v] = it->second->nodes[v];
-    else if (uncalibrated) ++*uncalibrated;
-  }
-  return out;
 }
 
 Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,

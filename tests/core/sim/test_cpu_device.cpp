@@ -564,3 +564,39 @@ TEST(CpuDevice, HybridTeamsHoldTheCoresAndGainTheTeamRate) {
   EXPECT_DOUBLE_EQ(moved.nodes[0].time_us, costs.nodes[0].time_us);
   EXPECT_NEAR(moved.nodes[1].time_us, costs.nodes[1].time_us / gain, 1e-9 * costs.nodes[1].time_us);
 }
+
+// Search and advice on a CPU calibrated at two team sizes weigh hybrid teams: a long stem, two
+// branches and a join, where a team of 2 runs every operator 1.8x faster, is best on 2 streams
+// of one thread with the stem and the join on the team (the schedule records the teams, and its
+// options say so), and the advice names --hybrid with a speedup above the streams' alone.
+TEST(CpuDevice, SearchAndAdviceWeighHybridTeams) {
+  std::vector<std::pair<int, int>> edges;
+  for (int i = 1; i < 6; ++i) edges.emplace_back(i - 1, i);  // stem n0..n5
+  for (int i = 7; i < 12; ++i) edges.emplace_back(i - 1, i);  // branch n6..n11
+  for (int i = 13; i < 18; ++i) edges.emplace_back(i - 1, i);  // branch n12..n17
+  edges.insert(edges.end(), {{5, 6}, {5, 12}, {11, 18}, {17, 18}, {18, 19}});
+  const core::Graph g = test::make_dag(20, edges, 1 << 16);
+  const core::DeviceSpec d = two_core_teams(1.8);
+  const core::CostTable costs = core::estimate_costs(g, d);
+  core::StrategyOptions o;
+  o.search_evaluations = 400;
+  o.max_streams = 2;
+  auto s = core::make_schedule("search", g, costs, d, o);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->threads_per_stream, 1);
+  EXPECT_EQ(s->stream_count(), 2u);
+  EXPECT_EQ(core::count_node_teams(*s).nodes, 8u);  // the stem, the join and the tail
+  EXPECT_EQ(s->team_of(0), 2);
+  EXPECT_EQ(s->team_of(7), 1);
+  EXPECT_NE(s->options.find("hybrid=8x2"), std::string::npos) << s->options;
+  const core::AnalysisReport report = core::analyze(g, costs);
+  core::AdviceOptions ao;
+  ao.strategy.max_streams = 2;
+  ao.memory = false;
+  auto a = core::advise(g, report, d, ao);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->hybrid_nodes, 8u);
+  EXPECT_EQ(a->hybrid_threads, 2);
+  EXPECT_GT(a->hybrid_speedup, a->best_speedup);
+  EXPECT_NE(a->line.find("--hybrid"), std::string::npos) << a->line;
+}

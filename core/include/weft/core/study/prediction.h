@@ -63,14 +63,6 @@ struct Prediction {
   std::string verdict;
 };
 
-/// A CPU schedule's costs with each node on its own team (Schedule::team_of): a node whose team
-/// differs from `device`'s threads_per_stream takes that team's fitted rates (cpu_team_costs
-/// from `device` to cpu_team_device(device, team)); a team size the device was not calibrated at
-/// leaves its nodes' costs as they are (`uncalibrated`, when given, counts them). `costs` as is
-/// for a GPU device or a schedule without node teams. O(V · distinct teams).
-CostTable cpu_node_team_costs(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
-                              std::size_t* uncalibrated = nullptr);
-
 /// Simulates the schedule and both baselines (and the counterfactuals) and judges the result
 /// (prediction_verdict). A CPU schedule made for another team size than the device's own
 /// (Schedule::threads_per_stream, a device calibrated at several: cpu_team_device) is simulated
