@@ -215,8 +215,13 @@ int cmd_run(Args& args) {
     ro.threads_per_stream = schedule.threads_per_stream;
   }
   // --hybrid: the nodes that run alone on a team of every core the streams hold.
-  if (args.flag("hybrid"))
-    if (auto ok = core::make_hybrid(graph, obtained->schedule, ro.threads_per_stream, core::cpu_count()); !ok) return report("run", ok.error());
+  // Where the node times are a CPU's (the calibrated one's, or a CPU --device's), the nodes too
+  // short for a team stay on their stream's.
+  if (args.flag("hybrid")) {
+    const std::vector<double> node_us = device->kind == core::DeviceKind::Cpu ? core::node_times(*costs) : std::vector<double>{};
+    if (auto ok = core::make_hybrid(graph, obtained->schedule, ro.threads_per_stream, core::cpu_count(), node_us); !ok)
+      return report("run", ok.error());
+  }
 
   // The run comparison: the reference and the schedule on the CPU executor, outputs compared. A
   // merged schedule is compared with the unmerged model's sequential run.

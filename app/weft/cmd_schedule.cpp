@@ -246,8 +246,10 @@ int cmd_schedule(Args& args) {
   // --hybrid: the nodes that run alone on a team of every core the streams hold (a CPU device's
   // cores; streams x threads per stream on another device).
   if (args.flag("hybrid")) {
-    const int cores = model->device.kind == core::DeviceKind::Cpu ? core::device_cores(model->device) : 0;
-    if (auto ok = core::make_hybrid(graph, *made, made->threads_per_stream, cores); !ok) return report("schedule", ok.error());
+    const bool cpu = model->device.kind == core::DeviceKind::Cpu;
+    const std::vector<double> node_us = cpu ? core::node_times(costs) : std::vector<double>{};
+    if (auto ok = core::make_hybrid(graph, *made, made->threads_per_stream, cpu ? core::device_cores(model->device) : 0, node_us); !ok)
+      return report("schedule", ok.error());
   }
   core::StudyOptions study;
   study.mode = core::launch_mode_of(options);

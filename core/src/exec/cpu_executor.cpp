@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
 #include <latch>
 #include <limits>
@@ -20,6 +19,7 @@
 
 #include <unistd.h>
 
+#include "cpu_node_teams.h"
 #include "cpu_threads.h"
 #include "kernel.h"
 #include "library_kernel.h"
@@ -130,13 +130,7 @@ struct RunState {
   /// Per tensor: its bytes are channels-last (the layout plan of the library kernels).
   std::vector<char> channels_last;
   /// Per node, the threads of its library team (Schedule::node_threads, else the stream's).
-  std::vector<int> team;
-  int stream_team = 1;  ///< RunOptions::threads_per_stream
-  /// Nodes running on a team wider than their stream's: the other workers' waits sleep meanwhile.
-  std::atomic<std::uint32_t> wide_running{0};
-  bool release_helpers = false;  // EXPERIMENT
-  /// Per worker: its mask, widened for wide nodes (used by that worker only).
-  std::vector<std::optional<detail::WideMask>> masks;
+  detail::NodeTeams teams;
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -239,14 +233,9 @@ Status run_kernel_of(RunState& state, NodeContext& ctx, NodeId n, std::size_t wo
 void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
   for (std::uint32_t e : state.order->waits(n)) {
     auto& latch = state.done[static_cast<std::size_t>(state.order->schedule().events[e].from)];
-    await_change(latch, 0, state.spin, &state.wide_running);
+    await_change(latch, 0, state.spin, state.teams.quiet());
   }
-  const int team = state.team[idx(n)];
-  const bool wide = team > state.stream_team;
-  if (wide) state.wide_running.fetch_add(1, std::memory_order_relaxed);
-  state.masks[worker]->set(wide);
-  std::optional<detail::LibraryTeam> node_team;
-  if (team != state.stream_team) node_team.emplace(team);
+  std::optional<detail::NodeTeams::Scope> team(std::in_place, state.teams, worker, n);
   const double t0 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
   if (!state.failed.load(std::memory_order_relaxed)) {
     const Node& node = state.graph->node(n);
@@ -266,17 +255,13 @@ void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
     }
   }
   const double t1 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
-  node_team.reset();
-  if (wide) state.wide_running.fetch_sub(1, std::memory_order_relaxed);
+  team.reset();
   state.items[static_cast<std::size_t>(n)] = TimelineItem{n, stream, t0, t1};
   // Record even after a failure so that no waiter deadlocks.
   auto& latch = state.done[static_cast<std::size_t>(n)];
   latch.store(1, std::memory_order_release);
   latch.notify_all();
-  if (wide && state.release_helpers) {
-    const NodeId next = state.order->next_on_stream(n);
-    if (next == kNoNode || state.team[idx(next)] <= state.stream_team) detail::release_library_helpers();
-  }
+  state.teams.after(worker, n, state.order->next_on_stream(n));
 }
 
 // With more streams than workers: each worker takes a stream nobody holds whose next node is
@@ -307,7 +292,7 @@ class StreamPool {
       const std::uint32_t seen = m_progress.load(std::memory_order_acquire);
       const std::size_t s = pick();
       if (s == kNone) {
-        await_change(m_progress, seen, m_spin, &m_state.wide_running);
+        await_change(m_progress, seen, m_spin, m_state.teams.quiet());
         continue;
       }
       if (m_held[s].exchange(true, std::memory_order_acquire)) continue;  // another worker took it
@@ -425,10 +410,11 @@ class CpuExecutor final : public Executor {
     const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
     const std::size_t workers = worker_count(cpus, streams, team);
     state.spin = owns_cpus(cpus, workers, team);
-    WEFT_TRY(node_teams(graph, schedule, cpus, static_cast<int>(team), state, result));
-    state.release_helpers = std::getenv("WEFT_HYBRID_RELEASE") != nullptr;  // EXPERIMENT
-    state.masks.resize(std::max<std::size_t>(workers, 1));
-    for (std::size_t w = 0; w < state.masks.size(); ++w) state.masks[w].emplace(cpus, w, workers, team, state.spin);
+    const auto usable = static_cast<int>(cpus.empty() ? std::max(1u, std::thread::hardware_concurrency()) : cpus.size());
+    WEFT_TRY(state.teams.init(graph, schedule, static_cast<int>(team), usable));
+    result.node_team_nodes = state.teams.nodes();
+    result.node_team_threads = state.teams.widest();
+    state.teams.set_workers(cpus, workers, team, state.spin);
     std::optional<StreamPool> pool;
     if (workers < streams) pool.emplace(state, state.spin);
     const auto work = [&state, &schedule, &pool](std::size_t w) {
@@ -439,7 +425,7 @@ class CpuExecutor final : public Executor {
       for (NodeId v : schedule.streams[w]) run_node(state, v, static_cast<int>(w), w);
     };
     std::atomic<bool> stop{false};
-    IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(workers, 1)), state.spin, &state.wide_running);
+    IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(workers, 1)), state.spin, state.teams.quiet());
     {
       std::vector<std::jthread> threads;
       threads.reserve(workers);
@@ -487,6 +473,7 @@ class CpuExecutor final : public Executor {
           item_runs.push_back(state.items);
         }
       }
+      state.teams.finish(0);  // the caller's team outlives the run
       stop.store(true, std::memory_order_release);
       sync.arrive_and_wait();  // the workers see `stop` and return
     }  // join
@@ -507,26 +494,6 @@ class CpuExecutor final : public Executor {
       result.outputs[graph.tensor(t).name] = std::move(h);
     }
     return result;
-  }
-
-  /// Each node's team (RunState::team): Schedule::node_threads where set, else the stream's;
-  /// counted in `result`. Errors (InvalidInput): a team of more threads than the CPUs allow.
-  static Status node_teams(const Graph& graph, const Schedule& schedule, const std::vector<int>& cpus, int stream_team,
-                           RunState& state, RunResult& result) {
-    state.stream_team = stream_team;
-    state.team.assign(graph.node_count(), stream_team);
-    const auto usable = static_cast<int>(cpus.empty() ? std::max(1u, std::thread::hardware_concurrency()) : cpus.size());
-    for (std::size_t v = 0; v < schedule.node_threads.size() && v < graph.node_count(); ++v) {
-      const int t = schedule.node_threads[v];
-      if (t <= 0 || t == stream_team) continue;
-      if (t > usable)
-        return make_error(ErrorKind::InvalidInput, "node '" + graph.key(static_cast<NodeId>(v)) + "' runs on a team of " + std::to_string(t) +
-                                                       " threads, more than the " + std::to_string(usable) + " CPUs this process may use");
-      state.team[v] = t;
-      ++result.node_team_nodes;
-      result.node_team_threads = std::max(result.node_team_threads, t);
-    }
-    return {};
   }
 
   /// Prepares every node a library kernel takes (its inputs' shapes known from the graph), sizes
@@ -551,8 +518,8 @@ class CpuExecutor final : public Executor {
         const bool on_plan = touches(node.inputs) || touches(node.outputs);
         // A node on a team of its own gets a primitive made for that team, on the CPUs it runs on.
         std::optional<detail::LibraryTeam> node_team;
-        if (state.team[v] != state.stream_team) node_team.emplace(state.team[v]);
-        state.masks[0]->set(state.team[v] > state.stream_team);
+        if (state.teams.team(static_cast<NodeId>(v)) != state.teams.stream_team()) node_team.emplace(state.teams.team(static_cast<NodeId>(v)));
+        state.teams.prepare(static_cast<NodeId>(v));
         prepared[v] = prepare_node(graph, node, state);
         if (prepared[v] || !on_plan) continue;
         for (const auto* ts : {&node.inputs, &node.outputs})
@@ -561,7 +528,7 @@ class CpuExecutor final : public Executor {
         again = true;
       }
     }
-    state.masks[0]->set(false);
+    state.teams.prepared();
     std::vector<std::size_t> need(graph.node_count(), 0);
     for (std::size_t v = 0; v < graph.node_count(); ++v) {
       const auto& k = prepared[v];

@@ -31,12 +31,12 @@ int hybrid_wide_threads(const Schedule& schedule, int cores) {
   return std::max(streams, 1) * team;
 }
 
-Status make_hybrid(const Graph& graph, Schedule& schedule, int threads_per_stream, int cores) {
+Status make_hybrid(const Graph& graph, Schedule& schedule, int threads_per_stream, int cores, std::span<const double> node_us) {
   schedule.threads_per_stream = std::max(threads_per_stream, 1);
-  return assign_alone_teams(graph, schedule, hybrid_wide_threads(schedule, cores));
+  return assign_alone_teams(graph, schedule, hybrid_wide_threads(schedule, cores), node_us);
 }
 
-Status assign_alone_teams(const Graph& graph, Schedule& schedule, int wide_threads) {
+Status assign_alone_teams(const Graph& graph, Schedule& schedule, int wide_threads, std::span<const double> node_us, double min_us) {
   if (wide_threads < 1)
     return make_error(ErrorKind::InvalidInput, "a wide node's team needs at least 1 thread, not " + std::to_string(wide_threads));
   schedule.node_threads.clear();
@@ -44,8 +44,19 @@ Status assign_alone_teams(const Graph& graph, Schedule& schedule, int wide_threa
   WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
   const std::vector<char> alone = alone_nodes(order);
   schedule.node_threads.assign(graph.node_count(), 0);
-  for (std::size_t v = 0; v < alone.size(); ++v)
-    if (alone[v]) schedule.node_threads[v] = wide_threads;
+  for (std::size_t v = 0; v < alone.size(); ++v) {
+    const bool short_node = v < node_us.size() && node_us[v] >= 0 && node_us[v] < min_us;
+    if (alone[v] && !short_node) schedule.node_threads[v] = wide_threads;
+  }
+  return {};
+}
+
+Status narrow_unalone_teams(const Graph& graph, Schedule& schedule) {
+  if (!schedule.has_node_teams()) return {};
+  WEFT_TRY_ASSIGN(const ExecutionOrder order, ExecutionOrder::build(graph, schedule));
+  const std::vector<char> alone = alone_nodes(order);
+  for (std::size_t v = 0; v < schedule.node_threads.size() && v < alone.size(); ++v)
+    if (!alone[v] && schedule.node_threads[v] > schedule.threads_per_stream) schedule.node_threads[v] = 0;
   return {};
 }
 

@@ -257,7 +257,7 @@ Expected<Schedule> search_teams(const StrategyInput& in, const std::vector<int>&
     // Hybrid teams: the same schedule with the nodes that run alone on a team of every core,
     // where the device was calibrated at that team size (its rates, per node).
     Schedule hybrid = s;
-    if (s.stream_count() > 1 && make_hybrid(in.graph, hybrid, threads, device_cores(in.device)) && hybrid.has_node_teams()) {
+    if (s.stream_count() > 1 && make_hybrid(in.graph, hybrid, threads, device_cores(in.device), node_times(costs)) && hybrid.has_node_teams()) {
       std::size_t uncalibrated = 0;
       const CostTable at_teams = cpu_node_team_costs(in.graph, hybrid, costs, device, &uncalibrated);
       const double plain_us = simulate(in.graph, s, costs, device).makespan_us();

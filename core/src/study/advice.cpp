@@ -349,7 +349,7 @@ Status advise_hybrid(const Graph& graph, const AnalysisReport& analysis, const D
   auto made = make_schedule(best.best_strategy, graph, costs, team, so);
   if (!made) return {};  // the advice stands without the hybrid figure
   Schedule hybrid = *made;
-  WEFT_TRY(make_hybrid(graph, hybrid, threads, device_cores(device)));
+  WEFT_TRY(make_hybrid(graph, hybrid, threads, device_cores(device), node_times(costs)));
   if (!hybrid.has_node_teams()) return {};
   PredictOptions po;
   po.counterfactuals = false;

@@ -12,6 +12,7 @@
 #include "weft/core/onnx/onnx_import.h"
 #include "weft/core/schedule/execution_order.h"
 #include "weft/core/schedule/node_teams.h"
+#include "weft/core/schedule/schedule_edit.h"
 #include "weft/core/schedule/schedule_json.h"
 #include "weft/core/strategy/reference.h"
 #include "weft/core/strategy/strategies.h"
@@ -157,4 +158,31 @@ TEST(NodeTeams, JsonRoundTrip) {
   auto refused_key = core::schedule_from_json(g, unknown);
   ASSERT_FALSE(refused_key);
   EXPECT_NE(refused_key.error().message.find("unknown node 'zz'"), std::string::npos) << refused_key.error().message;
+}
+
+// Hybrid teams follow an edit: with the branches one after the other on stream 0 every node runs
+// alone and wide; the branch n4 -> n5 moved to stream 1 runs beside n2 -> n3, and those four go
+// back to their stream's team while the stem, the join and the tail stay wide.
+TEST(NodeTeams, EditsNarrowNodesNoLongerAlone) {
+  const core::Graph g = stem_then_branches();
+  core::Schedule s = stem_schedule();
+  s.streams = {{0, 1, 2, 3, 4, 5, 6, 7}, {}};
+  s.events.clear();
+  ASSERT_TRUE(core::assign_alone_teams(g, s, 2));
+  ASSERT_EQ(core::count_node_teams(s).nodes, 8u);
+  const std::vector<core::NodeId> branch{4, 5};
+  auto moved = core::move_nodes(g, s, branch, 1, 0);
+  ASSERT_TRUE(moved) << moved.error().message;
+  EXPECT_EQ(moved->node_threads, (std::vector<std::int32_t>{2, 2, 0, 0, 0, 0, 2, 2}));
+}
+
+// An alone node shorter than the threshold (its time on the stream's team given) stays narrow.
+TEST(NodeTeams, ShortAloneNodesStayNarrow) {
+  const core::Graph g = stem_then_branches();
+  core::Schedule s = stem_schedule();
+  const std::vector<double> us{500, 40, 500, 500, 500, 500, 99, -1};  // -1: not measured
+  ASSERT_TRUE(core::assign_alone_teams(g, s, 2, us));
+  EXPECT_EQ(s.node_threads, (std::vector<std::int32_t>{2, 0, 0, 0, 0, 0, 0, 2}));
+  ASSERT_TRUE(core::make_hybrid(g, s, 1, 2, us));
+  EXPECT_EQ(core::count_node_teams(s).nodes, 2u);
 }

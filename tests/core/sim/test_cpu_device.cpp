@@ -575,7 +575,7 @@ TEST(CpuDevice, SearchAndAdviceWeighHybridTeams) {
   for (int i = 7; i < 12; ++i) edges.emplace_back(i - 1, i);  // branch n6..n11
   for (int i = 13; i < 18; ++i) edges.emplace_back(i - 1, i);  // branch n12..n17
   edges.insert(edges.end(), {{5, 6}, {5, 12}, {11, 18}, {17, 18}, {18, 19}});
-  const core::Graph g = test::make_dag(20, edges, 1 << 16);
+  const core::Graph g = test::make_dag(20, edges, 1 << 20);  // nodes of 0.8 ms: long enough for a team
   const core::DeviceSpec d = two_core_teams(1.8);
   const core::CostTable costs = core::estimate_costs(g, d);
   core::StrategyOptions o;

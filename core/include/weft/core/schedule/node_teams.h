@@ -3,6 +3,7 @@
 // where the graph branches; where it does not (a stem, the join of a block), a node runs with
 // nothing beside it and its stream's single thread leaves the other cores idle. Such a node
 // gets a library team of every core the schedule holds instead.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,24 @@ class ExecutionOrder;
 /// schedule is alone. `order` must have clocks (build or validate). O((V + E)·S) time, V·S ints.
 std::vector<char> alone_nodes(const ExecutionOrder& order);
 
+/// The shortest node a hybrid run gives a wide team, µs on its stream's team: a team's start and
+/// join, and the other streams' hand-over around it, cost more than it gains on shorter ones
+/// (Inception-v3's Concats, 40-50 µs alone, took 110-140 µs on a team of 2 between streams).
+inline constexpr double kHybridMinNodeUs = 100;
+
 /// The hybrid teams: every node that runs alone (alone_nodes) on a team of `wide_threads`
 /// threads, every other node on its stream's threads_per_stream; sets schedule.node_threads
 /// (cleared when wide_threads is not above threads_per_stream or the schedule has one stream).
-/// Errors (InvalidInput): wide_threads below 1, and ExecutionOrder::build's (a schedule that
-/// misplaces nodes or deadlocks). O((V + E)·S).
-Status assign_alone_teams(const Graph& graph, Schedule& schedule, int wide_threads);
+/// With `node_us` (per node, µs on the stream's team; empty: not known), an alone node shorter
+/// than `min_us` stays on its stream's team. Errors (InvalidInput): wide_threads below 1, and
+/// ExecutionOrder::build's (a schedule that misplaces nodes or deadlocks). O((V + E)·S).
+Status assign_alone_teams(const Graph& graph, Schedule& schedule, int wide_threads, std::span<const double> node_us = {},
+                          double min_us = kHybridMinNodeUs);
+
+/// After an edit: the nodes on a wide team that no longer run alone back on their stream's team
+/// (a node alone by the data edges stays alone whatever the streams; one alone by stream order
+/// may not). Errors: ExecutionOrder::build's. O((V + E)·S).
+Status narrow_unalone_teams(const Graph& graph, Schedule& schedule);
 
 /// The threads a hybrid run's wide nodes get: every core the schedule's streams hold at once
 /// on `cores` cores (min(streams, cores / threads_per_stream) × threads_per_stream; `cores` ≤ 0:
@@ -34,10 +47,10 @@ Status assign_alone_teams(const Graph& graph, Schedule& schedule, int wide_threa
 int hybrid_wide_threads(const Schedule& schedule, int cores = 0);
 
 /// Hybrid parallelism for a run on `cores` cores with `threads_per_stream` threads per stream:
-/// sets schedule.threads_per_stream, then assign_alone_teams with hybrid_wide_threads. What
-/// `weft run --hybrid` and `weft schedule --hybrid` do. Errors: assign_alone_teams'.
-/// O((V + E)·S).
-Status make_hybrid(const Graph& graph, Schedule& schedule, int threads_per_stream, int cores);
+/// sets schedule.threads_per_stream, then assign_alone_teams with hybrid_wide_threads and
+/// `node_us`. What `weft run --hybrid` and `weft schedule --hybrid` do. Errors:
+/// assign_alone_teams'. O((V + E)·S).
+Status make_hybrid(const Graph& graph, Schedule& schedule, int threads_per_stream, int cores, std::span<const double> node_us = {});
 
 /// How many nodes run on a team other than their stream's, and the largest such team (0, 0:
 /// none). O(V).
