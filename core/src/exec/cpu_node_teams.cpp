@@ -2,7 +2,6 @@
 #include "cpu_node_teams.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 namespace weft::core::detail {
@@ -23,7 +22,6 @@ Status NodeTeams::init(const Graph& graph, const Schedule& schedule, int stream_
     ++t.m_nodes;
     t.m_widest = std::max(t.m_widest, threads);
   }
-  if (const char* m = std::getenv("WEFT_HYBRID_HELPERS")) t.m_helper_mode = std::atoi(m);  // EXPERIMENT
   return {};
 }
 
@@ -41,7 +39,7 @@ NodeTeams::Scope::Scope(NodeTeams& teams, std::size_t worker, NodeId v) : m_team
   if (m_wide) teams.m_wide_running.fetch_add(1, std::memory_order_relaxed);
   teams.m_masks[worker]->set(m_wide);
   if (threads != teams.m_stream_team) m_team.emplace(threads);
-  if (!m_wide || teams.m_helper_mode != 2) return;
+  if (!m_wide) return;
   // The team's helpers, started on the wide mask, back on the normal class for the node.
   auto& helpers = teams.m_helpers[worker];
   if (helpers.size() + 1 != static_cast<std::size_t>(threads)) helpers = library_helpers(threads);
@@ -55,11 +53,7 @@ NodeTeams::Scope::~Scope() {
 }
 
 void NodeTeams::after(std::size_t worker, NodeId v, NodeId next) {
-  if (!wide(v) || m_helper_mode == 0 || (next != kNoNode && wide(next))) return;
-  if (m_helper_mode == 1) {
-    release_library_helpers();
-    return;
-  }
+  if (!wide(v) || (next != kNoNode && wide(next))) return;
   set_helpers_idle(m_helpers[worker], true);
   m_idle[worker] = 1;
 }

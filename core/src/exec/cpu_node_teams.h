@@ -72,7 +72,6 @@ class NodeTeams {
   std::vector<std::optional<WideMask>> m_masks;
   std::vector<std::vector<pid_t>> m_helpers;  ///< per worker: its wide team's helpers
   std::vector<char> m_idle;                   ///< per worker: those helpers are on the idle class
-  int m_helper_mode = 2;                      // EXPERIMENT 0 spin, 1 release, 2 idle
 };
 
 }  // namespace weft::core::detail

@@ -112,11 +112,6 @@ class LibraryTeam {
 /// The calling thread's library team size.
 int library_team_size();
 
-/// Ends the helper threads of the calling thread's team (they start again with its next wide
-/// node): a helper otherwise spins for milliseconds after its node on a core a stream needs.
-/// Cost: waking and joining them, tens of µs.
-void release_library_helpers();
-
 /// The OpenMP helper threads of the calling thread's team of `threads` (the threads its parallel
 /// operators run on, started here when they are not yet), by kernel thread id. One parallel
 /// region: a few µs once the helpers run.

@@ -54,8 +54,6 @@ LibraryTeam::~LibraryTeam() { omp_set_num_threads(m_saved); }
 
 int library_team_size() { return omp_get_max_threads(); }
 
-void release_library_helpers() { omp_pause_resource(omp_pause_soft, omp_get_initial_device()); }
-
 std::vector<pid_t> library_helpers(int threads) {
   std::vector<pid_t> tids(static_cast<std::size_t>(std::max(threads, 1)), 0);
   // The same pool as the library's parallel operators of this thread: libgomp keeps one per
