@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <latch>
@@ -43,6 +44,8 @@ using detail::pin_to;
 using detail::worker_count;
 using detail::View;
 using Clock = std::chrono::steady_clock;
+// A bound on warm-up iterations, whatever RunOptions::warmup_ms asks of a tiny model.
+constexpr int kMaxWarmupIterations = 10000;
 
 /// One aligned byte allocation (the arena, or a tensor's own buffer).
 class Buffer {
@@ -459,16 +462,27 @@ class CpuExecutor final : public Executor {
       if (options.kernels == KernelSet::Library) prepare_library(graph, schedule, workers, pool.has_value(), state, result);
       else result.kernel_paths["reference"] = static_cast<std::int64_t>(graph.node_count());
       result.threads_per_stream = static_cast<int>(team);
-      for (int it = 0; it < warmup + iterations; ++it) {
+      // Warm-up (when asked for) lasts `warmup` iterations and warmup_ms at least: the threads
+      // are new each run, and a core a stream thread lands on after idling runs its first
+      // milliseconds slow (grouped_mlp on 2 streams, one warm-up iteration, then 0.21, 0.15,
+      // 0.14 ms before settling at 0.12: a round of 7 timed iterations has its median moved).
+      // One warm-up iteration of a model that runs 30 ms already lasts that long.
+      double warmed_ms = 0;
+      int timed = 0;
+      for (int it = 0; timed < iterations; ++it) {
         for (std::size_t v = 0; v < graph.node_count(); ++v) state.done[v].store(0, std::memory_order_relaxed);
         if (pool) pool->reset();
+        if (options.before_iteration) options.before_iteration();
         state.start = Clock::now();
         sync.arrive_and_wait();
         if (workers > 0) work(0);
         sync.arrive_and_wait();
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - state.start).count();
         if (state.error) break;
-        if (it >= warmup) {
+        if (it < warmup || (warmup > 0 && warmed_ms < options.warmup_ms && it < kMaxWarmupIterations)) {
+          warmed_ms += ms;
+        } else {
+          ++timed;
           result.iteration_ms.push_back(ms);
           item_runs.push_back(state.items);
         }
@@ -636,6 +650,15 @@ Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedu
   const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
   std::vector<std::optional<Expected<RunResult>>> results(copies);
   std::latch start(static_cast<std::ptrdiff_t>(copies));
+  // Each iteration starts on every copy at once: a copy's preparation (the library's primitives
+  // and packed weights) can take longer than all its iterations, which then ran beside another
+  // copy's preparation, or beside nothing, and the contention they measured was too small.
+  std::barrier<> iteration(static_cast<std::ptrdiff_t>(copies));
+  RunOptions each = options;
+  each.before_iteration = [&iteration] { iteration.arrive_and_wait(); };
+  // Warm-up by count only: a copy warming up by time could stop before another, and its timed
+  // iterations would start beside the other's warm-up (the caller sizes the count).
+  if (copies > 1) each.warmup_ms = 0;
   {
     std::vector<std::jthread> threads;
     threads.reserve(copies);
@@ -645,7 +668,10 @@ Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedu
           // Each copy on CPUs of its own: one, or a team's worth (its library team inherits the mask).
           if (cpus.size() >= copies * team) pin_to(cpus, c, std::max<std::size_t>(copies, 2), team);
           start.arrive_and_wait();
-          results[c] = CpuExecutor().run(graph, schedule, plan, options);
+          results[c] = CpuExecutor().run(graph, schedule, plan, each);
+          // Leaves the barrier: the others' remaining iterations (all of them when this copy
+          // failed) do not wait for it.
+          iteration.arrive_and_drop();
         });
     } catch (const std::system_error& e) {
       start.count_down(static_cast<std::ptrdiff_t>(copies - threads.size()));  // release the started ones

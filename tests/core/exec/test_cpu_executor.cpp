@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 #include <sched.h>
@@ -570,4 +571,33 @@ TEST(CpuExecutor, HybridTeamsStayBitIdentical) {
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().kind, core::ErrorKind::InvalidInput);
   EXPECT_NE(refused.error().message.find("more than the " + std::to_string(cpus) + " CPUs"), std::string::npos) << refused.error().message;
+}
+
+// Warm-up on the CPU lasts RunOptions::warmup iterations and warmup_ms at least (a core that
+// idled runs its first milliseconds slow); warmup 0 asks for none, warmup_ms 0 for the count only.
+// Seen through before_iteration, called before every iteration's clock starts.
+TEST(CpuExecutor, WarmupLastsItsTimeAndNoneWhenNoneIsAsked) {
+  const core::Graph g = test::make_chain(4);
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> calls;
+  core::RunOptions ro;
+  ro.iterations = 3;
+  ro.before_iteration = [&calls] { calls.push_back(Clock::now()); };
+  const auto run = [&](int warmup, double warmup_ms) {
+    calls.clear();
+    ro.warmup = warmup;
+    ro.warmup_ms = warmup_ms;
+    auto r = core::make_cpu_executor()->run(g, test::sequential_schedule(g), core::plan_no_reuse(g), ro);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->iteration_ms.size(), 3u);
+  };
+  run(1, 20);
+  ASSERT_GE(calls.size(), 4u);
+  // From the first warm-up iteration to the first timed one.
+  const double warm_ms = std::chrono::duration<double, std::milli>(calls[calls.size() - 3] - calls.front()).count();
+  EXPECT_GE(warm_ms, 20.0);
+  run(0, 20);
+  EXPECT_EQ(calls.size(), 3u);
+  run(2, 0);
+  EXPECT_EQ(calls.size(), 5u);
 }

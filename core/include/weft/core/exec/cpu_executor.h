@@ -32,7 +32,9 @@ double cpu_latch_latency_us(std::size_t streams, int round_trips = 200);
 
 /// `copies` runs of a one-stream schedule at once, each on a thread of its own (pinned to its
 /// own CPU when there are that many), started together: what the operators cost while every
-/// core runs one (calibration's concurrent_slowdown). Results in copy order. Errors: the first
+/// core runs one (calibration's concurrent_slowdown). Every iteration starts on all copies at
+/// once (a barrier), and with several copies warm-up is options.warmup iterations, not time, so
+/// that the copies' timed iterations coincide. Results in copy order. Errors: the first
 /// failed copy's. Aborts for a schedule of more than one stream.
 Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
                                                 const RunOptions& options, std::size_t copies);

@@ -1,6 +1,7 @@
 #pragma once
 // The executor interface shared by the CPU reference backend and the CUDA backend.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ enum class KernelSet : std::uint8_t {
 struct RunOptions {
   int iterations = 1;        ///< timed iterations (median is reported)
   int warmup = 1;
+  /// CPU, with warmup > 0: warm-up also lasts this long at least (ms), ending with an iteration:
+  /// a core a stream thread lands on after idling runs its first milliseconds slow. 0: `warmup`
+  /// iterations only.
+  double warmup_ms = 25;
   std::uint64_t seed = 42;   ///< seeds random inputs and absent weights
   std::map<std::string, HostTensor> inputs;  ///< by graph-input name; others are seeded random
   bool per_node_timing = true;
@@ -44,6 +49,10 @@ struct RunOptions {
   /// its own thread alone. A node the schedule gives a team of its own (Schedule::node_threads)
   /// runs on that team instead, every node of it's on every CPU the process may use.
   int threads_per_stream = 1;
+  /// CPU: called on the calling thread before each iteration (warm-ups included), before the
+  /// iteration's clock starts. run_cpu_copies hands its copies one barrier here, so that their
+  /// iterations run at the same time whatever each copy's preparation took. Empty: nothing.
+  std::function<void()> before_iteration;
 };
 
 struct RunResult {
