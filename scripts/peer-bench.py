@@ -9,9 +9,10 @@ else its seeded values), and both runtimes run that model on one ONNX test data 
     thread per stream;
   * best configuration on all the cores: ORT's intra-op threads = cores (sequential executor) and
     its inter-op executor (parallel, cores inter-op threads, one intra-op thread); Weft's streams
-    alone (cp-list, one thread per stream), its intra-operator teams alone (one stream of `cores`
-    threads, OpenMP's default waits and OMP_WAIT_POLICY=passive), and search on a CPU calibrated
-    at every team size (streams and threads per stream chosen together).
+    alone (cp-list, one thread per stream), the same with hybrid teams (`--hybrid`: the nodes
+    nothing runs beside on a team of every core), its intra-operator teams alone (one stream of
+    `cores` threads, OpenMP's default waits and OMP_WAIT_POLICY=passive), and search on a CPU
+    calibrated at every team size (streams, threads per stream and hybrid teams chosen together).
 Each configuration's time is the median over the rounds of each round's median; a runtime's best
 is its fastest configuration. Prints a table and the ratios (Weft / ORT, lower is better) and
 writes every figure as JSON.
@@ -116,6 +117,8 @@ def main():
             weft_configs = {
                 "sequential, 1 thread": (base + ["--strategy", "sequential"], None, "sequential_ms"),
                 f"cp-list, {cores} streams x 1 thread": (base + ["--strategy", "cp-list", "--streams", str(cores)], None, "schedule_ms"),
+                f"cp-list, {cores} streams x 1 thread, hybrid": (base + ["--strategy", "cp-list", "--streams", str(cores), "--hybrid"],
+                                                               None, "schedule_ms"),
                 f"1 stream x {cores} threads": (base + ["--strategy", "sequential", "--threads-per-stream", str(cores)], None, "schedule_ms"),
                 f"1 stream x {cores} threads, passive waits": (base + ["--strategy", "sequential", "--threads-per-stream", str(cores)],
                                                                  passive, "schedule_ms"),
@@ -145,7 +148,9 @@ def main():
                         wk, (args, env, key) = weft_list[i]
                         j = weft_json(a.weft, args, env)
                         times[("weft", wk)].append(j[key])
-                        chosen[wk] = f"{j['streams']} stream(s) x {j['kernels']['threads_per_stream']} thread(s) ({j['strategy']})"
+                        teams = j["kernels"].get("node_teams", {})
+                        hybrid = f", {teams['nodes']} alone on {teams['threads']}" if teams.get("nodes") else ""
+                        chosen[wk] = f"{j['streams']} stream(s) x {j['kernels']['threads_per_stream']} thread(s){hybrid} ({j['strategy']})"
                         out.setdefault("weft_kernels", j["kernels"]["library"])
             med = {k: statistics.median(v) for k, v in times.items()}
             ort_best = min((k for k in med if k[0] == "ort"), key=lambda k: med[k])

@@ -28,6 +28,9 @@ nlohmann::ordered_json evidence_json(const core::Advice& advice) {
     nlohmann::ordered_json teams = nlohmann::ordered_json::array();
     for (const auto& [threads, speedup] : advice.team_speedups) teams.push_back({{"threads_per_stream", threads}, {"speedup", speedup}});
     evidence["team_speedups"] = std::move(teams);
+    evidence["hybrid_speedup"] = advice.hybrid_speedup;
+    evidence["hybrid_nodes"] = advice.hybrid_nodes;
+    evidence["hybrid_threads"] = advice.hybrid_threads;
   }
   evidence["best_speedup"] = advice.best_speedup;
   evidence["memory_ratio"] = advice.memory_ratio;

@@ -15,6 +15,7 @@
 #include "weft/core/sim/chrome_trace.h"
 #include "weft/core/exec/cpu_executor.h"
 #include "weft/core/memory/memory_planner.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/schedule/schedule_json.h"
 #include "weft/core/strategy/strategies.h"
 #include "weft/core/study/cpu_calibration.h"
@@ -71,6 +72,8 @@ void print_cpu_run_json(const CpuRunReport& r) {
   if (r.fit) j["memory_budget"] = budget_json(*r.fit);
   if (r.tested) add_test_data_json(j, r.data, *r.tested, "cpu");
   j["kernels"] = cpu_kernels_json(r.compared.scheduled);
+  const core::NodeTeamCount teams = core::count_node_teams(schedule);
+  j["node_teams"] = {{"nodes", teams.nodes}, {"threads", teams.threads}, {"summary", core::node_teams_text(schedule, graph.node_count())}};
   std::cout << j.dump(2) << "\n";
 }
 
@@ -91,6 +94,7 @@ void print_cpu_run_text(const CpuRunReport& r) {
                           (ro.threads_per_stream > 1 ? " teams" : " threads")
                     : std::string())
             << ", " << schedule.events.size() << " events, made for " << r.made_for << "\n"
+            << (schedule.has_node_teams() ? core::node_teams_text(schedule, graph.node_count()) + "\n" : std::string())
             << (r.obtained.merged ? "merged: " + std::to_string(r.unmerged.node_count()) + " -> " +
                                        std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
                                  : std::string())
@@ -122,7 +126,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
 
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "rounds=", "seed=",
-                            "trace=", "json", "graph", "tf32", "merge", "threads-per-stream=", "kernels=",
+                            "trace=", "json", "graph", "tf32", "merge", "threads-per-stream=", "kernels=", "hybrid",
                             "inputs=", "test-data=", "save-outputs=", "save-model=", "rtol=", "atol="},
                            true);
       !ok)
@@ -157,6 +161,7 @@ int cmd_run(Args& args) {
   if (*seed) ro.seed = static_cast<std::uint64_t>(**seed);
   for (const char* cpu_only : {"threads-per-stream", "kernels"})
     if (args.value(cpu_only) && backend != "cpu") return usage_error("run", std::string("--") + cpu_only + " needs --backend cpu");
+  if (args.flag("hybrid") && backend != "cpu") return usage_error("run", "--hybrid needs --backend cpu");
   // --inputs, --test-data, --save-outputs, --save-model (run_data.cpp).
   auto data = run_data(args);
   if (!data) return report("run", data.error());
@@ -208,6 +213,14 @@ int cmd_run(Args& args) {
                                                                                 std::to_string(schedule.threads_per_stream) +
                                                                                 " threads: " + ok.error().message));
     ro.threads_per_stream = schedule.threads_per_stream;
+  }
+  // --hybrid: the nodes that run alone on a team of every core the streams hold.
+  // Where the node times are a CPU's (the calibrated one's, or a CPU --device's), the nodes too
+  // short for a team stay on their stream's.
+  if (args.flag("hybrid")) {
+    const std::vector<double> node_us = device->kind == core::DeviceKind::Cpu ? core::node_times(*costs) : std::vector<double>{};
+    if (auto ok = core::make_hybrid(graph, obtained->schedule, ro.threads_per_stream, core::cpu_count(), node_us); !ok)
+      return report("run", ok.error());
   }
 
   // The run comparison: the reference and the schedule on the CPU executor, outputs compared. A

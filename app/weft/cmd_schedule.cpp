@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "weft/core/memory/memory_planner.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/schedule/schedule_json.h"
 #include "weft/core/strategy/strategies.h"
 #include "weft/core/strategy/strategy_external.h"
@@ -53,6 +54,15 @@ nlohmann::ordered_json figures_json(const core::Graph& g, const Figures& f) {
   }
   j["streams"] = std::move(streams);
   j["nodes_per_stream"] = std::move(per_stream);
+  // Hybrid teams (--hybrid): the nodes on a team other than their stream's.
+  const core::Schedule& s = f.study.schedule;
+  const core::NodeTeamCount teams = core::count_node_teams(s);
+  auto node_threads = nlohmann::ordered_json::object();
+  for (std::size_t v = 0; v < s.node_threads.size() && v < g.node_count(); ++v)
+    if (const int t = s.team_of(static_cast<core::NodeId>(v)); t != s.threads_per_stream) node_threads[g.key(static_cast<core::NodeId>(v))] = t;
+  j["threads_per_stream"] = s.threads_per_stream;
+  j["node_teams"] = {{"nodes", teams.nodes}, {"threads", teams.threads}, {"summary", core::node_teams_text(s, g.node_count())}};
+  j["node_threads"] = std::move(node_threads);
   auto events = nlohmann::ordered_json::array();
   for (const core::Event& e : f.study.schedule.events) events.push_back({{"from", g.key(e.from)}, {"to", g.key(e.to)}});
   j["events"] = std::move(events);
@@ -77,6 +87,7 @@ void print_report(const LoadedModel& m, const Figures& f) {
             << " edges), device " << m.device.name << "\n"
             << "strategy: " << s.strategy << " (" << s.options << ")\n"
             << "streams: " << s.stream_count() << "\n";
+  if (s.has_node_teams()) std::cout << core::node_teams_text(s, g.node_count()) << "\n";
   const std::vector<double> times = core::node_times(m.scheduled_costs());
   for (std::size_t i = 0; i < s.streams.size(); ++i) {
     double busy = 0;
@@ -190,7 +201,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 int cmd_schedule(Args& args) {
   const auto external = args.take_after("--external");
   if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "memory-budget=", "graph", "o=", "output=", "json", "compare", "profile=",
-                            "external-timeout=", "merge"},
+                            "external-timeout=", "merge", "hybrid"},
                            true);
       !ok)
     return usage_error("schedule", ok.error().message);
@@ -232,6 +243,14 @@ int cmd_schedule(Args& args) {
     made = obtain_schedule("schedule", *choice, graph, costs, model->device, &fit);
   }
   if (!made) return report("schedule", made.error());
+  // --hybrid: the nodes that run alone on a team of every core the streams hold (a CPU device's
+  // cores; streams x threads per stream on another device).
+  if (args.flag("hybrid")) {
+    const bool cpu = model->device.kind == core::DeviceKind::Cpu;
+    const std::vector<double> node_us = cpu ? core::node_times(costs) : std::vector<double>{};
+    if (auto ok = core::make_hybrid(graph, *made, made->threads_per_stream, cpu ? core::device_cores(model->device) : 0, node_us); !ok)
+      return report("schedule", ok.error());
+  }
   core::StudyOptions study;
   study.mode = core::launch_mode_of(options);
   study.counterfactuals = false;

@@ -21,7 +21,7 @@ commands:
   advise   MODEL [--batch N] [--split K|auto] [--streams N] [--json]
                                                one line: what to do and what it gains (strategies x launch
                                                modes x micro-batch splits tried), then the evidence
-  schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [--merge] [-o FILE] [--json] | --compare
+  schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [--merge] [--hybrid] [-o FILE] [--json] | --compare
                                                assign operators to streams; events; ideal makespan
                                                (strategies: listed below)
   schedule MODEL [SCHEDULE OPTIONS] [-o FILE] [--json] [--external-timeout S] --external PROGRAM [ARGS...]
@@ -43,10 +43,12 @@ commands:
                                                symbolic dims bound from their shapes), outputs saved as
                                                output_N.pb (NAME.npy after .npy inputs, or one .npz); the
                                                model with the run's weights inline for another runtime
-  run      MODEL --backend cpu [...] [--threads-per-stream T] [--kernels library|reference]
+  run      MODEL --backend cpu [...] [--threads-per-stream T] [--hybrid] [--kernels library|reference]
                                                each stream a team of T library threads (streams x T within
                                                the CPUs; default 1, or the schedule's); the oneDNN kernels
-                                               (default) or the reference kernels alone (docs/operators.md)
+                                               (default) or the reference kernels alone (docs/operators.md);
+                                               --hybrid: the nodes nothing runs beside (a stem, a block's
+                                               join) on a team of every core the streams hold (docs/devices.md)
   run      MODEL [...] --test-data DIR [--rtol R] [--atol A]
                                                ONNX test data (a test_data_set_N folder or a folder of them):
                                                every output of the reference and the schedule (on CUDA also

@@ -48,6 +48,8 @@ nlohmann::ordered_json cpu_kernels_json(const core::RunResult& run) {
   if (library.empty()) j["library"] = nullptr;
   else j["library"] = library;
   j["threads_per_stream"] = run.threads_per_stream;
+  // Hybrid parallelism: the nodes that ran alone on a team of their own.
+  j["node_teams"] = {{"nodes", run.node_team_nodes}, {"threads", run.node_team_threads}};
   j["nodes"] = run.kernel_paths;
   j["library_scratch_bytes"] = run.library_scratch_bytes;
   j["packed_weight_bytes"] = run.packed_weight_bytes;

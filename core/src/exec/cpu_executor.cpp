@@ -20,6 +20,7 @@
 
 #include <unistd.h>
 
+#include "cpu_node_teams.h"
 #include "cpu_threads.h"
 #include "kernel.h"
 #include "library_kernel.h"
@@ -131,6 +132,8 @@ struct RunState {
   std::vector<Buffer> scratch;   ///< per worker: the library kernels' scratch
   /// Per tensor: its bytes are channels-last (the layout plan of the library kernels).
   std::vector<char> channels_last;
+  /// Per node, the threads of its library team (Schedule::node_threads, else the stream's).
+  detail::NodeTeams teams;
 
   void fail(Error e) {
     std::lock_guard lock(error_mutex);
@@ -228,11 +231,14 @@ Status run_kernel_of(RunState& state, NodeContext& ctx, NodeId n, std::size_t wo
 }
 
 /// Runs one node: waits for its events, runs the kernel, records its latch.
+/// A node on a team other than its stream's runs with that team (and a wider one on every CPU,
+/// the other workers' waits sleeping meanwhile).
 void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
   for (std::uint32_t e : state.order->waits(n)) {
     auto& latch = state.done[static_cast<std::size_t>(state.order->schedule().events[e].from)];
-    await_change(latch, 0, state.spin);
+    await_change(latch, 0, state.spin, state.teams.quiet());
   }
+  std::optional<detail::NodeTeams::Scope> team(std::in_place, state.teams, worker, n);
   const double t0 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
   if (!state.failed.load(std::memory_order_relaxed)) {
     const Node& node = state.graph->node(n);
@@ -252,11 +258,13 @@ void run_node(RunState& state, NodeId n, int stream, std::size_t worker) {
     }
   }
   const double t1 = std::chrono::duration<double, std::micro>(Clock::now() - state.start).count();
+  team.reset();
   state.items[static_cast<std::size_t>(n)] = TimelineItem{n, stream, t0, t1};
   // Record even after a failure so that no waiter deadlocks.
   auto& latch = state.done[static_cast<std::size_t>(n)];
   latch.store(1, std::memory_order_release);
   latch.notify_all();
+  state.teams.after(worker, n, state.order->next_on_stream(n));
 }
 
 // With more streams than workers: each worker takes a stream nobody holds whose next node is
@@ -287,7 +295,7 @@ class StreamPool {
       const std::uint32_t seen = m_progress.load(std::memory_order_acquire);
       const std::size_t s = pick();
       if (s == kNone) {
-        await_change(m_progress, seen, m_spin);
+        await_change(m_progress, seen, m_spin, m_state.teams.quiet());
         continue;
       }
       if (m_held[s].exchange(true, std::memory_order_acquire)) continue;  // another worker took it
@@ -405,6 +413,11 @@ class CpuExecutor final : public Executor {
     const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
     const std::size_t workers = worker_count(cpus, streams, team);
     state.spin = owns_cpus(cpus, workers, team);
+    const auto usable = static_cast<int>(cpus.empty() ? std::max(1u, std::thread::hardware_concurrency()) : cpus.size());
+    WEFT_TRY(state.teams.init(graph, schedule, static_cast<int>(team), usable));
+    result.node_team_nodes = state.teams.nodes();
+    result.node_team_threads = state.teams.widest();
+    state.teams.set_workers(cpus, workers, team, state.spin);
     std::optional<StreamPool> pool;
     if (workers < streams) pool.emplace(state, state.spin);
     const auto work = [&state, &schedule, &pool](std::size_t w) {
@@ -415,7 +428,7 @@ class CpuExecutor final : public Executor {
       for (NodeId v : schedule.streams[w]) run_node(state, v, static_cast<int>(w), w);
     };
     std::atomic<bool> stop{false};
-    IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(workers, 1)), state.spin);
+    IterationBarrier sync(static_cast<std::uint32_t>(std::max<std::size_t>(workers, 1)), state.spin, state.teams.quiet());
     {
       std::vector<std::jthread> threads;
       threads.reserve(workers);
@@ -474,6 +487,7 @@ class CpuExecutor final : public Executor {
           item_runs.push_back(state.items);
         }
       }
+      state.teams.finish(0);  // the caller's team outlives the run
       stop.store(true, std::memory_order_release);
       sync.arrive_and_wait();  // the workers see `stop` and return
     }  // join
@@ -516,6 +530,10 @@ class CpuExecutor final : public Executor {
           return std::any_of(ts.begin(), ts.end(), [&](TensorId t) { return t != kNoTensor && state.channels_last[idx(t)]; });
         };
         const bool on_plan = touches(node.inputs) || touches(node.outputs);
+        // A node on a team of its own gets a primitive made for that team, on the CPUs it runs on.
+        std::optional<detail::LibraryTeam> node_team;
+        if (state.teams.team(static_cast<NodeId>(v)) != state.teams.stream_team()) node_team.emplace(state.teams.team(static_cast<NodeId>(v)));
+        state.teams.prepare(static_cast<NodeId>(v));
         prepared[v] = prepare_node(graph, node, state);
         if (prepared[v] || !on_plan) continue;
         for (const auto* ts : {&node.inputs, &node.outputs})
@@ -524,6 +542,7 @@ class CpuExecutor final : public Executor {
         again = true;
       }
     }
+    state.teams.prepared();
     std::vector<std::size_t> need(graph.node_count(), 0);
     for (std::size_t v = 0; v < graph.node_count(); ++v) {
       const auto& k = prepared[v];
@@ -729,6 +748,8 @@ std::string kernel_paths_text(const RunResult& run) {
   }
   if (reference > 0) text += (text.empty() ? "" : ", ") + std::string("reference kernels on ") + std::to_string(reference);
   text += "; " + std::to_string(run.threads_per_stream) + (run.threads_per_stream == 1 ? " thread" : " threads") + " per stream";
+  if (run.node_team_nodes > 0)
+    text += " (" + std::to_string(run.node_team_nodes) + " nodes alone on teams of " + std::to_string(run.node_team_threads) + " threads)";
   if (run.channels_last_tensors > 0) text += "; " + std::to_string(run.channels_last_tensors) + " tensors channels-last";
   if (run.library_scratch_bytes > 0 || run.packed_weight_bytes > 0)
     text += "; library scratch " + mib_text(run.library_scratch_bytes) + ", weights packed for the library " + mib_text(run.packed_weight_bytes);

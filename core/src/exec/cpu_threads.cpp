@@ -83,11 +83,14 @@ void pin_to(const std::vector<int>& cpus, std::size_t worker, std::size_t worker
 // it again took up to a scheduler tick on these VMs (grouped_mlp, 2 streams on 2 vCPUs:
 // iterations of 0.3 to 4.6 ms for one of 0.24, plateaus at 4.0 ms). The spin gives up after a
 // millisecond, so that threads sharing their cores with other processes still make way.
-void await_change(const std::atomic<std::uint32_t>& value, std::uint32_t old, bool spin) {
+// While a wide node runs (`quiet` non-zero) the waiter sleeps at once: the node's team has a
+// thread on every CPU, the waiter's included.
+void await_change(const std::atomic<std::uint32_t>& value, std::uint32_t old, bool spin, const std::atomic<std::uint32_t>* quiet) {
   constexpr auto kSpin = std::chrono::milliseconds(1);
   if (spin) {
     const Clock::time_point until = Clock::now() + kSpin;
     for (unsigned i = 1; value.load(std::memory_order_acquire) == old; ++i) {
+      if (quiet && quiet->load(std::memory_order_relaxed) != 0) break;
       cpu_relax();
       if (i % 64 == 0 && Clock::now() > until) break;
     }

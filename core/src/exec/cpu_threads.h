@@ -23,14 +23,17 @@ bool owns_cpus(const std::vector<int>& cpus, std::size_t workers, std::size_t te
 void pin_to_cpu(int cpu);
 /// Worker `worker`'s thread, and the team it starts, on its group of `team` allowed CPUs.
 void pin_to(const std::vector<int>& cpus, std::size_t worker, std::size_t workers, std::size_t team = 1);
-/// Waits until `value` is no longer `old`, spinning up to a millisecond first when `spin`.
-void await_change(const std::atomic<std::uint32_t>& value, std::uint32_t old, bool spin);
+/// Waits until `value` is no longer `old`, spinning up to a millisecond first when `spin`, and
+/// only while `quiet` (when given) is 0: a wide node's team needs the core a spinning waiter holds.
+void await_change(const std::atomic<std::uint32_t>& value, std::uint32_t old, bool spin,
+                  const std::atomic<std::uint32_t>* quiet = nullptr);
 
 // The iteration's start and end for the stream threads (a central barrier whose waits are
 // await_change's).
 class IterationBarrier {
  public:
-  IterationBarrier(std::uint32_t threads, bool spin) : m_threads(threads), m_spin(spin) {}
+  IterationBarrier(std::uint32_t threads, bool spin, const std::atomic<std::uint32_t>* quiet = nullptr)
+      : m_threads(threads), m_spin(spin), m_quiet(quiet) {}
   /// Arrives for `count` threads (more than one: the caller stands in for threads that never
   /// started) and waits for the rest.
   void arrive_and_wait(std::uint32_t count = 1) {
@@ -41,14 +44,45 @@ class IterationBarrier {
       m_generation.notify_all();
       return;
     }
-    await_change(m_generation, generation, m_spin);
+    await_change(m_generation, generation, m_spin, m_quiet);
   }
 
  private:
   const std::uint32_t m_threads;
   const bool m_spin;
+  const std::atomic<std::uint32_t>* m_quiet;
   std::atomic<std::uint32_t> m_arrived{0};
   std::atomic<std::uint32_t> m_generation{0};
+};
+
+// The calling thread on every CPU of `cpus` while it runs a node on a team wider than its own
+// (hybrid parallelism), and back on its own CPUs after: a pinned worker's OpenMP helpers inherit
+// its mask when they start, so a team started on one CPU would share that CPU. Switches lazily:
+// consecutive wide nodes keep the wide mask.
+class WideMask {
+ public:
+  /// `pinned`: the worker runs pinned (owns_cpus); otherwise its mask is every CPU already.
+  WideMask(const std::vector<int>& cpus, std::size_t worker, std::size_t workers, std::size_t team, bool pinned)
+      : m_cpus(cpus), m_worker(worker), m_workers(workers), m_team(team), m_pinned(pinned) {}
+  /// Before each node: wide or the worker's own CPUs.
+  void set(bool wide) {
+    if (!m_pinned || wide == m_wide) return;
+    m_wide = wide;
+    if (!wide) {
+      pin_to(m_cpus, m_worker, m_workers, m_team);
+      return;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : m_cpus) CPU_SET(c, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
+  }
+
+ private:
+  const std::vector<int>& m_cpus;
+  std::size_t m_worker, m_workers, m_team;
+  bool m_pinned;
+  bool m_wide = false;
 };
 
 // The calling thread is worker 0: pinned like the other workers for the run, its own CPU mask

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "kernel.h"
 
 namespace weft::core::detail {
@@ -109,6 +111,17 @@ class LibraryTeam {
 
 /// The calling thread's library team size.
 int library_team_size();
+
+/// The OpenMP helper threads of the calling thread's team of `threads` (the threads its parallel
+/// operators run on, started here when they are not yet), by kernel thread id. One parallel
+/// region: a few µs once the helpers run.
+std::vector<pid_t> library_helpers(int threads);
+
+/// Puts the helpers `tids` on the idle scheduling class (they run only on a CPU nothing else
+/// wants) or back on the normal one. GNU OpenMP's helpers spin for milliseconds after each
+/// parallel operator before they sleep; idle, that spin never takes a CPU a stream needs. Best
+/// effort: a tid whose class cannot change keeps its own. One system call per helper.
+void set_helpers_idle(std::span<const pid_t> tids, bool idle);
 
 /// The kernel library this build has and its version at run time ("oneDNN 2.6.3"), empty without
 /// (CMake option WEFT_ONEDNN off: the library set is the copy kernels alone and every other node

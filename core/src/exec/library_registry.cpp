@@ -2,6 +2,11 @@
 #include "library_kernel.h"
 
 #include <omp.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #if WEFT_HAVE_ONEDNN
 #include <oneapi/dnnl/dnnl.h>
@@ -48,6 +53,22 @@ LibraryTeam::LibraryTeam(int threads) : m_saved(omp_get_max_threads()) { omp_set
 LibraryTeam::~LibraryTeam() { omp_set_num_threads(m_saved); }
 
 int library_team_size() { return omp_get_max_threads(); }
+
+std::vector<pid_t> library_helpers(int threads) {
+  std::vector<pid_t> tids(static_cast<std::size_t>(std::max(threads, 1)), 0);
+  // The same pool as the library's parallel operators of this thread: libgomp keeps one per
+  // thread that starts teams and gives a team of the same size the same threads.
+#pragma omp parallel num_threads(threads)
+  { tids[static_cast<std::size_t>(omp_get_thread_num())] = static_cast<pid_t>(::syscall(SYS_gettid)); }
+  tids.erase(tids.begin());  // the caller
+  return tids;
+}
+
+void set_helpers_idle(std::span<const pid_t> tids, bool idle) {
+  const sched_param param{};
+  for (pid_t tid : tids)
+    if (tid > 0) ::sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &param);  // best effort
+}
 
 std::unique_ptr<PreparedKernel> prepare_library_kernel(const KernelContext& ctx) {
   const PrepareFn fn = library_registry().find(kernel_key(ctx.node()));

@@ -6,6 +6,12 @@
 
 namespace weft::core {
 
+bool Schedule::has_node_teams() const {
+  for (std::int32_t t : node_threads)
+    if (t > 0 && t != threads_per_stream) return true;
+  return false;
+}
+
 Expected<StreamSlots> stream_slots(const Graph& graph, const Schedule& schedule) {
   const std::size_t n = graph.node_count();
   if (schedule.streams.size() > kMaxScheduleStreams)

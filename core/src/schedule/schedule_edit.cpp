@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "weft/core/schedule/execution_order.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/schedule/sync.h"
 
 namespace weft::core {
@@ -27,6 +28,8 @@ Expected<Schedule> finish(const Graph& graph, Schedule edited, std::string_view 
   edited.strategy = "hand";
   if (Status ok = validate_schedule(graph, edited); !ok)
     return make_error(ErrorKind::Internal, std::string(what) + ": edited schedule failed validation: " + ok.error().message);
+  // Hybrid teams follow the edit: a wide node that no longer runs alone goes back to its stream's team.
+  WEFT_TRY(narrow_unalone_teams(graph, edited));
   return edited;
 }
 

@@ -28,6 +28,13 @@ std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::
   j["strategy"] = schedule.strategy;
   j["options"] = schedule.options;
   if (schedule.threads_per_stream > 1) j["threads_per_stream"] = schedule.threads_per_stream;
+  // Hybrid teams: the nodes whose team is not their stream's, by key.
+  if (schedule.has_node_teams()) {
+    auto teams = nlohmann::ordered_json::object();
+    for (std::size_t v = 0; v < schedule.node_threads.size() && v < graph.node_count(); ++v)
+      if (const int t = schedule.team_of(static_cast<NodeId>(v)); t != schedule.threads_per_stream) teams[graph.key(static_cast<NodeId>(v))] = t;
+    j["node_threads"] = std::move(teams);
+  }
   auto streams = nlohmann::ordered_json::array();
   for (const auto& stream : schedule.streams) {
     auto keys = nlohmann::ordered_json::array();
@@ -159,6 +166,16 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
                       std::to_string(si) + ")");
       placed = static_cast<int>(si);
       stream.push_back(v);
+    }
+  }
+  if (auto teams = j.find("node_threads"); teams != j.end()) {
+    if (!teams->is_object()) return refuse("'node_threads' must be an object {node key: threads}");
+    s.node_threads.assign(graph.node_count(), 0);
+    for (const auto& [key, threads] : teams->items()) {
+      WEFT_TRY_ASSIGN(auto v, node_of(nlohmann::json(key), "node_threads"));
+      if (!threads.is_number_integer() || threads.get<std::int64_t>() < 1 || threads.get<std::int64_t>() > 4096)
+        return refuse("node_threads: '" + key + "' must have a whole number of threads from 1 to 4096");
+      s.node_threads[static_cast<std::size_t>(v)] = static_cast<std::int32_t>(threads.get<std::int64_t>());
     }
   }
   std::size_t missing = 0;

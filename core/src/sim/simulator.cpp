@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
 #include <queue>
 #include <tuple>
 
@@ -52,6 +54,7 @@ struct Running {
   double remaining;  // µs of isolated work left
   double duration;
   KernelDemand demand;
+  std::size_t slots = 1;  // CPU: the streams' worth of cores its team holds
 };
 
 void push_sample(std::vector<CounterSample>& v, double t, double value) {
@@ -191,7 +194,9 @@ std::pair<double, double> share_rates(const std::vector<Running>& running, const
   const double memory_slowdown = device.concurrent_slowdown_memory >= 1 ? device.concurrent_slowdown_memory : device.concurrent_slowdown;
   if (device.kind == DeviceKind::Cpu && std::max(device.concurrent_slowdown, memory_slowdown) > 1 && device.sm_count > 1 &&
       running.size() > 1) {
-    const double busy = static_cast<double>(std::min<std::size_t>(running.size(), static_cast<std::size_t>(device.sm_count)));
+    std::size_t held = 0;
+    for (const Running& r : running) held += r.slots;
+    const double busy = static_cast<double>(std::min<std::size_t>(held, static_cast<std::size_t>(device.sm_count)));
     const double share = (busy - 1) / (device.sm_count - 1);
     for (std::size_t i = 0; i < running.size(); ++i)
       rate[i] /= 1 + ((running[i].demand.bandwidth > 0 ? memory_slowdown : device.concurrent_slowdown) - 1) * share;
@@ -242,6 +247,15 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   using Wait = std::tuple<bool, double, NodeId>;  // not a continuation, ready at, node
   std::priority_queue<Wait, std::vector<Wait>, std::greater<>> waiting;
   std::vector<char> continues(capped ? n : 0, 0);
+  // Hybrid teams (Schedule::node_threads): a node on a team wider than its stream's holds as
+  // many streams' worth of cores (every one, for the nodes that run alone).
+  const auto slots_of = [&](NodeId v) -> std::size_t {
+    if (!capped) return 1;
+    const int own = std::max(device.threads_per_stream, 1);
+    const auto want = static_cast<std::size_t>((std::max(schedule.team_of(v), 1) + own - 1) / own);
+    return std::clamp<std::size_t>(want, 1, slots);
+  };
+  std::size_t held = 0;  // slots the running nodes hold
 
   tl.items.resize(n);
   for (std::size_t v = 0; v < n; ++v) {
@@ -260,7 +274,15 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   const auto start = [&](NodeId v) {
     const double dur = device_time_us(costs[v], device);
     tl.items[idx(v)].start_us = now;
-    running.push_back({v, dur, dur, options.demands ? (*options.demands)[idx(v)] : kernel_demand(graph, v, costs[v], device)});
+    KernelDemand demand = options.demands ? (*options.demands)[idx(v)] : kernel_demand(graph, v, costs[v], device);
+    const std::size_t k = slots_of(v);
+    if (k > 1) {
+      demand.compute *= static_cast<double>(k);
+      demand.occupancy *= static_cast<double>(k);
+      if (demand.bandwidth > 0) demand.bandwidth *= static_cast<double>(k);
+    }
+    held += k;
+    running.push_back({v, dur, dur, demand, k});
   };
   while (done < n) {
     while (!ready.empty() && ready.top().first <= now) {
@@ -269,7 +291,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
       if (capped) waiting.emplace(!continues[idx(v)], at, v);
       else start(v);
     }
-    while (!waiting.empty() && running.size() < slots) {
+    while (!waiting.empty() && held + slots_of(std::get<2>(waiting.top())) <= slots) {
       start(std::get<2>(waiting.top()));
       waiting.pop();
     }
@@ -307,6 +329,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
       }
       const NodeId v = r.node;
       tl.items[idx(v)].end_us = now;
+      held -= r.slots;
       ++done;
       const auto& stream = schedule.streams[static_cast<std::size_t>(sync.stream_of(v))];
       const auto next = static_cast<std::size_t>(sync.index(v)) + 1;
@@ -324,6 +347,27 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
 
   if (options.plan) add_arena_counter(graph, *options.plan, tl);
   return tl;
+}
+
+CostTable cpu_node_team_costs(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
+                              std::size_t* uncalibrated) {
+  if (device.kind != DeviceKind::Cpu || !schedule.has_node_teams()) return costs;
+  const int own = std::max(device.threads_per_stream, 1);
+  CostTable out = costs;
+  std::map<int, std::optional<CostTable>> at_team;  // per team size: the costs on that team, if calibrated
+  for (std::size_t v = 0; v < out.nodes.size() && v < graph.node_count(); ++v) {
+    const int team = schedule.team_of(static_cast<NodeId>(v));
+    if (team == own) continue;
+    auto it = at_team.find(team);
+    if (it == at_team.end()) {
+      std::optional<CostTable> moved;
+      if (auto team_device = cpu_team_device(device, team)) moved = cpu_team_costs(graph, costs, device, *team_device);
+      it = at_team.emplace(team, std::move(moved)).first;
+    }
+    if (it->second) out.nodes[v] = it->second->nodes[v];
+    else if (uncalibrated) ++*uncalibrated;
+  }
+  return out;
 }
 
 void add_arena_counter(const Graph& graph, const MemoryPlan& plan, Timeline& tl) {

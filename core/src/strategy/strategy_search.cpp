@@ -21,6 +21,7 @@
 #include "weft/core/cost/device.h"
 #include "weft/core/analysis/critical_path.h"
 #include "weft/core/schedule/execution_order.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/sim/simulator.h"
 #include "weft/core/strategy/registry.h"
 #include "weft/core/schedule/sync.h"
@@ -251,16 +252,35 @@ Expected<Schedule> search_teams(const StrategyInput& in, const std::vector<int>&
     const StrategyInput at = make_input(in.graph, costs, device, o);
     double us = 0;
     WEFT_TRY_ASSIGN(Schedule s, search_one(at, us));
+    s.threads_per_stream = threads;
     tried += (tried.empty() ? "" : ",") + std::to_string(threads) + ":" + fixed_text(us, 2);
+    // Hybrid teams: the same schedule with the nodes that run alone on a team of every core,
+    // where the device was calibrated at that team size (its rates, per node).
+    Schedule hybrid = s;
+    if (s.stream_count() > 1 && make_hybrid(in.graph, hybrid, threads, device_cores(in.device), node_times(costs)) && hybrid.has_node_teams()) {
+      std::size_t uncalibrated = 0;
+      const CostTable at_teams = cpu_node_team_costs(in.graph, hybrid, costs, device, &uncalibrated);
+      const double plain_us = simulate(in.graph, s, costs, device).makespan_us();
+      const double hybrid_us = simulate(in.graph, hybrid, at_teams, device).makespan_us();
+      if (uncalibrated == 0 && plain_us > 0 && hybrid_us < plain_us * (1 - 1e-9)) {
+        const double scaled = us * hybrid_us / plain_us;
+        tried += "," + std::to_string(threads) + "+hybrid:" + fixed_text(scaled, 2);
+        if (scaled < us) {
+          us = scaled;
+          s = std::move(hybrid);
+        }
+      }
+    }
     if (in.options.progress) in.options.progress(static_cast<double>(i + 1) / n, std::min(best_us, us));
     if (us < best_us * (1 - 1e-9)) {
       best_us = us;
-      s.threads_per_stream = threads;
       best = std::move(s);
     }
   }
   if (!best) return make_error(ErrorKind::Internal, "search: no team size gave a schedule");
   best->options += " threads_per_stream=" + std::to_string(best->threads_per_stream) + " teams_us=" + tried;
+  if (const NodeTeamCount wide = count_node_teams(*best); wide.nodes > 0)
+    best->options += " hybrid=" + std::to_string(wide.nodes) + "x" + std::to_string(wide.threads);
   return std::move(*best);
 }
 

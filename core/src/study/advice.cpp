@@ -15,6 +15,7 @@
 #include "weft/core/onnx/dim_binding.h"
 #include "weft/core/transform/merge_graph.h"
 #include "weft/core/transform/micro_batch.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/sim/simulator.h"
 #include "weft/core/strategy/registry.h"
 #include "weft/core/study/memory_report.h"
@@ -331,6 +332,39 @@ double sequential_us(const Graph& graph, const CostTable& costs, const DeviceSpe
   return simulate(graph, reference_schedule(graph), costs, device).makespan_us();
 }
 
+/// A team size's best configuration again with hybrid teams (make_hybrid), on the team device it
+/// was found on: where the prediction beats `speedup` (the configuration's own, over
+/// `own_sequential`) by a worthwhile margin, `best` records the teams and their speedup over
+/// `own_sequential` and its line says so. Nothing where it runs one stream.
+Status advise_hybrid(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device, const DeviceSpec& own,
+                     double own_sequential, double speedup, const AdviceOptions& options, Advice& best) {
+  if (best.best_streams < 2 || own_sequential <= 0 || best.best_strategy.empty()) return {};
+  const int threads = best.best_threads_per_stream;
+  WEFT_TRY_ASSIGN(const DeviceSpec team, cpu_team_device(device, threads));
+  const CostTable costs = cpu_team_costs(graph, analysis.costs, own, team);
+  // The options the team's advice made it with.
+  StrategyOptions so = options.strategy;
+  so.max_streams = std::min(so.max_streams, std::max(team.sm_count, 1));
+  if (!so.chain_cover) so.chain_cover = analysis.chain_cover;
+  auto made = make_schedule(best.best_strategy, graph, costs, team, so);
+  if (!made) return {};  // the advice stands without the hybrid figure
+  Schedule hybrid = *made;
+  WEFT_TRY(make_hybrid(graph, hybrid, threads, device_cores(device), node_times(costs)));
+  if (!hybrid.has_node_teams()) return {};
+  PredictOptions po;
+  po.counterfactuals = false;
+  WEFT_TRY_ASSIGN(const Prediction p, predict(graph, hybrid, costs, team, po));
+  if (p.makespan_us <= 0) return {};
+  best.hybrid_speedup = own_sequential / p.makespan_us;
+  if (best.hybrid_speedup <= speedup * kWorthwhileSpeedup) return {};
+  const NodeTeamCount teams = count_node_teams(hybrid);
+  best.hybrid_nodes = teams.nodes;
+  best.hybrid_threads = teams.threads;
+  best.line += "; with hybrid teams (--hybrid: the " + std::to_string(teams.nodes) + " nodes that run alone on " +
+               std::to_string(teams.threads) + " threads) it predicts " + fixed_text(best.hybrid_speedup, 2) + "x";
+  return {};
+}
+
 /// advise_figures at every team size of a CPU calibrated at several, the fastest against the
 /// sequential run at the device's own team size leading.
 Expected<Advice> advise_teams(const Graph& graph, const AnalysisReport& analysis, const DeviceSpec& device,
@@ -354,12 +388,15 @@ Expected<Advice> advise_teams(const Graph& graph, const AnalysisReport& analysis
     const double speedup = own_sequential > 0 && team_sequential > 0 ? a.best_speedup * own_sequential / team_sequential : 1.0;
     speedups.emplace_back(threads, speedup);
     a.best_threads_per_stream = threads;
+    WEFT_TRY(advise_hybrid(graph, analysis, device, own, own_sequential, speedup, options, a));
+    // Ranked by the better of the configuration and its hybrid teams.
+    const double ranked = a.hybrid_nodes > 0 ? std::max(speedup, a.hybrid_speedup) : speedup;
     if (threads == own_threads) at_own = a;
     else
       others += "; streams of " + std::to_string(threads) + " threads: " + a.best_strategy + " on " + std::to_string(a.best_streams) +
                 " predicts " + fixed_text(speedup, 2) + "x";
-    if (!best || speedup > best_speedup * kWorthwhileSpeedup) {
-      best_speedup = speedup;
+    if (!best || ranked > best_speedup * kWorthwhileSpeedup) {
+      best_speedup = ranked;
       a.best_speedup = speedup;
       best = std::move(a);
     }
@@ -372,7 +409,9 @@ Expected<Advice> advise_teams(const Graph& graph, const AnalysisReport& analysis
   } else {
     // The team size leads: intra-operator parallelism beats what the streams alone reach.
     best->line = best->best_strategy + " on " + std::to_string(best->best_streams) + " stream" + (best->best_streams == 1 ? "" : "s") +
-                 " of " + per_stream + " predicts " + fixed_text(best_speedup, 2) + "x over the sequential run with " +
+                 " of " + per_stream + " predicts " + fixed_text(best->best_speedup, 2) + "x" +
+                 (best->hybrid_nodes > 0 ? ", with hybrid teams (--hybrid) " + fixed_text(best->hybrid_speedup, 2) + "x," : std::string()) +
+                 " over the sequential run with " +
                  std::to_string(own_threads) + " thread" + (own_threads == 1 ? "" : "s") + " (" + at_own->line + ")";
   }
   return std::move(*best);

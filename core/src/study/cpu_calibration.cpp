@@ -308,7 +308,7 @@ Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& s
   fit.threads_per_stream = run.threads_per_stream;
   WEFT_TRY_ASSIGN(auto calibration, fit_cpu_device_with_contention(graph, compared.sequential.node_median_us, run, fit));
   CpuRunPrediction out;
-  WEFT_TRY_ASSIGN(out.predicted, predicted_cpu_speedup(graph, schedule, calibration.measured, calibration.device));
+  WEFT_TRY_ASSIGN(out.predicted, predicted_cpu_speedup(graph, schedule, calibration.measured, calibration.device, true));
   WEFT_TRY_ASSIGN(out.predicted_fitted, predicted_cpu_speedup(graph, schedule, calibration.fitted, calibration.device));
   const double measured = compared.speedup();
   out.error = measured > 0 ? std::abs(out.predicted - measured) / measured : 0.0;
@@ -375,9 +375,18 @@ std::int64_t available_memory_bytes() {
 }
 
 Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,
-                                       const DeviceSpec& device) {
+                                       const DeviceSpec& device, bool costs_at_node_teams) {
   PredictOptions po;
   po.counterfactuals = false;
+  // Costs measured at the nodes' own teams: the reference ran each node on the same team (as
+  // compare_runs runs it), so it is simulated so too.
+  Schedule reference;
+  if (costs_at_node_teams && schedule.has_node_teams()) {
+    reference = reference_schedule(graph);
+    reference.node_threads = schedule.node_threads;
+    po.reference = &reference;
+    po.costs_at_node_teams = true;
+  }
   WEFT_TRY_ASSIGN(auto p, predict(graph, schedule, costs, device, po));
   return p.speedup_vs_eager;
 }

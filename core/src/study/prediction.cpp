@@ -48,12 +48,20 @@ Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const
   WEFT_TRY_ASSIGN(const ExecutionOrder reference_order, ExecutionOrder::build_unclocked(graph, reference));
   if (device.kind == DeviceKind::Cpu && schedule.threads_per_stream != std::max(device.threads_per_stream, 1)) {
     if (auto team = cpu_team_device(device, schedule.threads_per_stream)) {
-      const CostTable team_costs = cpu_team_costs(graph, costs, device, *team);
+      CostTable team_costs = cpu_team_costs(graph, costs, device, *team);
+      if (!options.costs_at_node_teams) team_costs = cpu_node_team_costs(graph, schedule, team_costs, *team);
       PredictOptions o = options;
       o.baseline_costs = &costs;
       o.baseline_device = &device;
       return predict(graph, order, reference_order, team_costs, *team, o);
     }
+  }
+  if (device.kind == DeviceKind::Cpu && schedule.has_node_teams() && !options.costs_at_node_teams) {
+    const CostTable team_costs = cpu_node_team_costs(graph, schedule, costs, device);
+    PredictOptions o = options;
+    o.baseline_costs = options.baseline_costs ? options.baseline_costs : &costs;
+    o.baseline_device = options.baseline_device ? options.baseline_device : &device;
+    return predict(graph, order, reference_order, team_costs, device, o);
   }
   return predict(graph, order, reference_order, costs, device, options);
 }

@@ -19,6 +19,7 @@
 #include "weft/core/onnx/onnx_import.h"
 #include "weft/core/memory/plan_checker.h"
 #include "weft/core/exec/run_checks.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/schedule/schedule.h"
 #include "weft/core/strategy/strategies.h"
 #include "weft/core/strategy/registry.h"
@@ -523,6 +524,53 @@ TEST(CpuExecutor, StreamsOfSeveralThreadsStayBitIdentical) {
     ASSERT_TRUE(r) << r.error().message;
     expect_bit_identical(*seq, *r);
   }
+}
+
+// Hybrid teams: a 2-stream schedule of GoogLeNet whose alone nodes (its stem, every block's
+// Concat) run on a team of every CPU gives outputs bit-identical to the sequential run with the
+// same teams, twice, and within 1e-4 of the one-thread sequential run; the run counts the nodes
+// on teams of their own. A team of more threads than the CPUs is refused.
+TEST(CpuExecutor, HybridTeamsStayBitIdentical) {
+  const core::Graph g = load_model("googlenet.onnx");
+  auto exec = core::make_cpu_executor();
+  core::RunOptions o;
+  o.warmup = 0;
+  o.iterations = 1;
+  const int cpus = core::cpu_count();
+  core::Schedule s = test::random_schedule(g, 2, 11, {.events_for_cross_edges = true});
+  s.events = core::compute_events(g, s);
+  ASSERT_TRUE(core::assign_alone_teams(g, s, std::max(cpus, 2)));
+  if (cpus < 2) {
+    auto refused = exec->run(g, s, core::plan_no_reuse(g), o);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("more than the 1 CPUs"), std::string::npos) << refused.error().message;
+    GTEST_SKIP() << "one CPU: no team of 2";
+  }
+  const core::NodeTeamCount teams = core::count_node_teams(s);
+  ASSERT_GT(teams.nodes, 0u);
+  core::Schedule seq = test::sequential_schedule(g);
+  seq.node_threads = s.node_threads;
+  auto a = exec->run(g, seq, core::plan_no_reuse(g), o);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->node_team_nodes, static_cast<std::int64_t>(teams.nodes));
+  EXPECT_EQ(a->node_team_threads, teams.threads);
+  for (int round = 0; round < 2; ++round) {
+    auto r = exec->run(g, s, core::plan_no_reuse(g), o);
+    ASSERT_TRUE(r) << r.error().message;
+    expect_bit_identical(*a, *r);
+  }
+  auto plain = exec->run(g, test::sequential_schedule(g), core::plan_no_reuse(g), o);
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->node_team_nodes, 0);
+  const core::OutputDiff diff = core::compare_outputs(*plain, *a);
+  EXPECT_LT(diff.max_rel_diff(), 1e-4) << diff.max_abs_diff;
+  core::Schedule too_wide = s;
+  too_wide.node_threads.assign(g.node_count(), 0);
+  too_wide.node_threads[0] = cpus + 1;
+  auto refused = exec->run(g, too_wide, core::plan_no_reuse(g), o);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(refused.error().message.find("more than the " + std::to_string(cpus) + " CPUs"), std::string::npos) << refused.error().message;
 }
 
 // Warm-up on the CPU lasts RunOptions::warmup iterations and warmup_ms at least (a core that

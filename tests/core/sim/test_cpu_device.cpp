@@ -15,6 +15,7 @@
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/strategy/reference.h"
 #include "weft/core/analysis/analyze.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/schedule/schedule_json.h"
 #include "weft/core/strategy/strategies.h"
 #include "weft/core/study/advice.h"
@@ -510,4 +511,92 @@ TEST(CpuDevice, AdviceWeighsThreadsPerStream) {
       EXPECT_NE(a->line.find("of 2 threads predicts"), std::string::npos) << a->line;
     }
   }
+}
+
+// Hybrid teams: a node on a team of every core holds every core in the simulator (the other
+// stream's node waits for it), and on a CPU calibrated at two team sizes whose team of 2 runs
+// each operator 1.8x faster, a stem, two branches and a join on 2 streams of one thread predict
+// a shorter makespan with the alone nodes on the team: the branches as before, the stem and the
+// join 1.8x faster. Costs measured at the nodes' teams already are not moved again.
+TEST(CpuDevice, HybridTeamsHoldTheCoresAndGainTheTeamRate) {
+  const core::Graph two = test::make_two_branches(2);
+  core::Schedule side = two_streams();
+  side.streams = {{0, 1}, {2, 3}};
+  side.threads_per_stream = 1;
+  side.node_threads = {2, 0, 0, 0};
+  const auto ten = test::table({measured(10), measured(10), measured(10), measured(10)});
+  const auto tl = core::simulate(two, side, ten, cpu_device(2));
+  EXPECT_DOUBLE_EQ(tl.items[2].start_us, 10);  // waits for the wide node's cores
+  EXPECT_DOUBLE_EQ(tl.makespan_us(), 30);
+  side.node_threads.clear();
+  EXPECT_DOUBLE_EQ(core::simulate(two, side, ten, cpu_device(2)).items[2].start_us, 0);
+
+  const core::Graph g = test::make_dag(8, {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {4, 5}, {3, 6}, {5, 6}, {6, 7}});
+  core::Schedule s;
+  s.streams = {{0, 1, 2, 3, 6, 7}, {4, 5}};
+  s.events = {{1, 4}, {5, 6}};
+  s.strategy = "hand";
+  const double gain = 1.8;
+  const core::DeviceSpec d = two_core_teams(gain);
+  const core::CostTable costs = core::estimate_costs(g, d);
+  core::PredictOptions po;
+  po.counterfactuals = false;
+  auto plain = core::predict(g, s, costs, d, po);
+  ASSERT_TRUE(plain) << plain.error().message;
+  core::Schedule hybrid = s;
+  ASSERT_TRUE(core::make_hybrid(g, hybrid, 1, 2));
+  ASSERT_EQ(core::count_node_teams(hybrid).nodes, 4u);
+  auto p = core::predict(g, hybrid, costs, d, po);
+  ASSERT_TRUE(p) << p.error().message;
+  double alone_us = 0;
+  for (core::NodeId v : {0, 1, 6, 7}) alone_us += core::device_time_us(costs[v], d);
+  EXPECT_LT(p->makespan_us, plain->makespan_us);
+  EXPECT_NEAR(plain->makespan_us - p->makespan_us, alone_us * (1 - 1 / gain), 1e-6 * plain->makespan_us);
+  EXPECT_DOUBLE_EQ(p->sequential_eager_us, plain->sequential_eager_us);  // the baseline stays one thread
+  po.costs_at_node_teams = true;
+  auto as_given = core::predict(g, hybrid, costs, d, po);
+  ASSERT_TRUE(as_given);
+  EXPECT_DOUBLE_EQ(as_given->makespan_us, plain->makespan_us);
+  std::size_t uncalibrated = 0;
+  hybrid.node_threads[0] = 4;  // no team of 4 calibrated: left as it is, and counted
+  const core::CostTable moved = core::cpu_node_team_costs(g, hybrid, costs, d, &uncalibrated);
+  EXPECT_EQ(uncalibrated, 1u);
+  EXPECT_DOUBLE_EQ(moved.nodes[0].time_us, costs.nodes[0].time_us);
+  EXPECT_NEAR(moved.nodes[1].time_us, costs.nodes[1].time_us / gain, 1e-9 * costs.nodes[1].time_us);
+}
+
+// Search and advice on a CPU calibrated at two team sizes weigh hybrid teams: a long stem, two
+// branches and a join, where a team of 2 runs every operator 1.8x faster, is best on 2 streams
+// of one thread with the stem and the join on the team (the schedule records the teams, and its
+// options say so), and the advice names --hybrid with a speedup above the streams' alone.
+TEST(CpuDevice, SearchAndAdviceWeighHybridTeams) {
+  std::vector<std::pair<int, int>> edges;
+  for (int i = 1; i < 6; ++i) edges.emplace_back(i - 1, i);  // stem n0..n5
+  for (int i = 7; i < 12; ++i) edges.emplace_back(i - 1, i);  // branch n6..n11
+  for (int i = 13; i < 18; ++i) edges.emplace_back(i - 1, i);  // branch n12..n17
+  edges.insert(edges.end(), {{5, 6}, {5, 12}, {11, 18}, {17, 18}, {18, 19}});
+  const core::Graph g = test::make_dag(20, edges, 1 << 20);  // nodes of 0.8 ms: long enough for a team
+  const core::DeviceSpec d = two_core_teams(1.8);
+  const core::CostTable costs = core::estimate_costs(g, d);
+  core::StrategyOptions o;
+  o.search_evaluations = 400;
+  o.max_streams = 2;
+  auto s = core::make_schedule("search", g, costs, d, o);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->threads_per_stream, 1);
+  EXPECT_EQ(s->stream_count(), 2u);
+  EXPECT_EQ(core::count_node_teams(*s).nodes, 8u);  // the stem, the join and the tail
+  EXPECT_EQ(s->team_of(0), 2);
+  EXPECT_EQ(s->team_of(7), 1);
+  EXPECT_NE(s->options.find("hybrid=8x2"), std::string::npos) << s->options;
+  const core::AnalysisReport report = core::analyze(g, costs);
+  core::AdviceOptions ao;
+  ao.strategy.max_streams = 2;
+  ao.memory = false;
+  auto a = core::advise(g, report, d, ao);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->hybrid_nodes, 8u);
+  EXPECT_EQ(a->hybrid_threads, 2);
+  EXPECT_GT(a->hybrid_speedup, a->best_speedup);
+  EXPECT_NE(a->line.find("--hybrid"), std::string::npos) << a->line;
 }

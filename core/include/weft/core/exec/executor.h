@@ -46,7 +46,8 @@ struct RunOptions {
   KernelSet kernels = KernelSet::Library;
   /// CPU: the threads of each stream's library team (intra-operator parallelism); streams x
   /// threads_per_stream must fit the CPUs the process may use. 1: every stream runs its nodes on
-  /// its own thread alone.
+  /// its own thread alone. A node the schedule gives a team of its own (Schedule::node_threads)
+  /// runs on that team instead, every node of it's on every CPU the process may use.
   int threads_per_stream = 1;
   /// CPU: called on the calling thread before each iteration (warm-ups included), before the
   /// iteration's clock starts. run_cpu_copies hands its copies one barrier here, so that their
@@ -80,6 +81,10 @@ struct RunResult {
   /// bytes in another order: the arena does not change).
   std::int64_t channels_last_tensors = 0;
   int threads_per_stream = 1;  ///< the team size each stream ran with
+  /// CPU: nodes that ran on a team other than their stream's (Schedule::node_threads, hybrid
+  /// parallelism) and the largest such team; 0 when none.
+  std::int64_t node_team_nodes = 0;
+  int node_team_threads = 0;
 };
 
 class Executor {

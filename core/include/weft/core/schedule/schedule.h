@@ -27,8 +27,19 @@ struct Schedule {
   /// weighs intra-operator parallelism chose it); its streams times this fit the cores. 1 for
   /// every GPU schedule.
   int threads_per_stream = 1;
+  /// CPU: per node (by NodeId), the threads of the library team that runs it, where a node's
+  /// team differs from its stream's (hybrid parallelism: a node nothing can run beside gets
+  /// every core, see node_teams.h). Empty: every node on threads_per_stream.
+  std::vector<std::int32_t> node_threads{};
 
   std::size_t stream_count() const { return streams.size(); }
+  /// The threads of node v's library team: node_threads[v] where set, else threads_per_stream. O(1).
+  int team_of(NodeId v) const {
+    const auto i = static_cast<std::size_t>(v);
+    return i < node_threads.size() && node_threads[i] > 0 ? node_threads[i] : threads_per_stream;
+  }
+  /// Some node runs on a team other than threads_per_stream. O(V).
+  bool has_node_teams() const;
 };
 
 /// Stream and position of every node, by NodeId (not to be confused with core::Placement, the

@@ -84,6 +84,14 @@ Timeline simulate(const Graph& graph, const Schedule& schedule, const CostTable&
 Timeline simulate(const Graph& graph, const ExecutionOrder& order, const CostTable& costs, const DeviceSpec& device,
                   const SimOptions& options = {});
 
+/// A CPU schedule's costs with each node on its own team (Schedule::team_of): a node whose team
+/// differs from `device`'s threads_per_stream takes that team's fitted rates (cpu_team_costs
+/// from `device` to cpu_team_device(device, team)); a team size the device was not calibrated at
+/// leaves its nodes' costs as they are (`uncalibrated`, when given, counts them). `costs` as is
+/// for a GPU device or a schedule without node teams. O(V · distinct teams).
+CostTable cpu_node_team_costs(const Graph& graph, const Schedule& schedule, const CostTable& costs, const DeviceSpec& device,
+                              std::size_t* uncalibrated = nullptr);
+
 /// Sets `timeline.arena_bytes` (what SimOptions::plan does during simulate()): the bytes of `plan`
 /// in use over the timeline's time, a tensor from its producer's start to its last reader's end.
 /// `timeline` is a simulated run of `graph` (items in node-id order). O(V + E + T log T).

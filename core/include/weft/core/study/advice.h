@@ -78,6 +78,13 @@ struct Advice {
   /// predicted speedup over the sequential run at the device's own team size; otherwise 1 and empty.
   int best_threads_per_stream = 1;
   std::vector<std::pair<int, double>> team_speedups;
+  /// Such a CPU where the best configuration runs on several streams: the same schedule with
+  /// hybrid teams (the nodes that run alone on a team of every core, `--hybrid`) predicted
+  /// faster, its nodes on the wide team and threads (0 when not advised), and its speedup over
+  /// the same sequential run as best_speedup (0 when not tried).
+  std::size_t hybrid_nodes = 0;
+  int hybrid_threads = 0;
+  double hybrid_speedup = 0;
 };
 
 /// Largest model whose merges advise() tries (merge_model and the strategies again on the merged model).

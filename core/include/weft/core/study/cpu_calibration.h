@@ -158,9 +158,12 @@ std::int64_t available_memory_bytes();
 Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run, const CpuFitOptions& options = {});
 
 /// Predicted speedup of `schedule` over the reference schedule on a CPU device: both simulated
-/// with `costs` (measured or fitted). Errors (InvalidInput): a schedule that misplaces nodes or
-/// deadlocks, a cost table of another size.
+/// with `costs` (measured or fitted). `costs_at_node_teams`: the costs were measured in a run
+/// where each node ran on its team of the schedule's hybrid teams (Schedule::node_threads), and
+/// so did the reference (compare_runs); otherwise nodes on other teams take their team's rates
+/// (predict). Errors (InvalidInput): a schedule that misplaces nodes or deadlocks, a cost table
+/// of another size.
 Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,
-                                       const DeviceSpec& device);
+                                       const DeviceSpec& device, bool costs_at_node_teams = false);
 
 }  // namespace weft::core

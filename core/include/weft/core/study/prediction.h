@@ -32,6 +32,11 @@ struct PredictOptions {
   /// schedule's. Read by the predict() that takes execution orders.
   const CostTable* baseline_costs = nullptr;
   const DeviceSpec* baseline_device = nullptr;
+  /// A CPU schedule with hybrid teams (Schedule::node_threads): the costs are each node's time
+  /// on the team it runs on already (measured in a run with those teams), not on the device's
+  /// team size, so they are not moved by cpu_node_team_costs. Read by the predict() that takes
+  /// a schedule.
+  bool costs_at_node_teams = false;
 };
 
 /// A schedule's prediction beside the sequential baselines of the same graph and cost model.
@@ -61,7 +66,10 @@ struct Prediction {
 /// Simulates the schedule and both baselines (and the counterfactuals) and judges the result
 /// (prediction_verdict). A CPU schedule made for another team size than the device's own
 /// (Schedule::threads_per_stream, a device calibrated at several: cpu_team_device) is simulated
-/// on that team's device and node times (cpu_team_costs); the baselines stay on the device's. Errors (InvalidInput): a cost table of another size, or a schedule that
+/// on that team's device and node times (cpu_team_costs); the baselines stay on the device's.
+/// Hybrid teams (Schedule::node_threads) move each node to its team's rates
+/// (cpu_node_team_costs) unless options.costs_at_node_teams; the simulator gives such a node
+/// the cores of its team. Errors (InvalidInput): a cost table of another size, or a schedule that
 /// misplaces nodes or deadlocks. O(simulations · simulate()).
 Expected<Prediction> predict(const Graph& graph, const Schedule& schedule, const CostTable& costs,
                              const DeviceSpec& device, const PredictOptions& options = {});
