@@ -88,6 +88,7 @@ class TestMemoryView : public QObject {
   void largeModelIsCutOff();
   void cutoffSizedModelPlansWithinAnEdit();
   void decimationKeepsEachColumnsPeak();
+  void axisLabelsTellTicksApart();
   void chartFollowsItsWidth();
   void viewReplansAfterEdit();
   void largeModelReplansInWorker();
@@ -236,6 +237,22 @@ void TestMemoryView::decimationKeepsEachColumnsPeak() {
   }
   const QList<QPointF> short_series{QPointF(0, 1), QPointF(1, 3), QPointF(2, 2)};
   QCOMPARE(weft::ui::decimate_columns(short_series, 2, 100), short_series);
+}
+
+void TestMemoryView::axisLabelsTellTicksApart() {
+  // axis_labels: five labels from 0 to the maximum, all different, over small ranges too (a
+  // 1-step model's axis read 0, 0, 1, 1, 1; a 0.3 MiB arena's 0.1, 0.2, 0.2); large ranges keep
+  // the decimals asked for.
+  for (double max : {1.0, 2.0, 3.0, 0.3, 0.02, 6.13, 139.0, 100000.0}) {
+    const QStringList labels = weft::ui::axis_labels(max, 4, 0);
+    QCOMPARE(labels.size(), 5);
+    QCOMPARE(labels.front().toDouble(), 0.0);
+    QVERIFY2(std::abs(labels.back().toDouble() - max) <= 0.5, qPrintable(labels.join(", ")));  // rounded at most
+    for (qsizetype i = 1; i < labels.size(); ++i) QVERIFY2(labels[i].toDouble() > labels[i - 1].toDouble(), qPrintable(labels.join(", ")));
+  }
+  QCOMPARE(weft::ui::axis_labels(139, 4, 0), (QStringList{"0", "35", "70", "104", "139"}));
+  QCOMPARE(weft::ui::axis_labels(6, 4, 1), (QStringList{"0.0", "1.5", "3.0", "4.5", "6.0"}));
+  QCOMPARE(weft::ui::axis_labels(1, 4, 0), (QStringList{"0.00", "0.25", "0.50", "0.75", "1.00"}));
 }
 
 void TestMemoryView::chartFollowsItsWidth() {

@@ -210,6 +210,17 @@ void GrowthChart::paintLegend(QPainter& p, const QRectF& area) const {
   }
 }
 
+QStringList axis_labels(double max, int ticks, int min_decimals) {
+  ticks = std::max(ticks, 1);
+  const double step = max / ticks;
+  int decimals = min_decimals;
+  // Below 1, one decimal past the step's first significant digit keeps neighbours apart.
+  if (step > 0 && step < 1) decimals = std::max(decimals, std::min(6, static_cast<int>(std::ceil(-std::log10(step))) + 1));
+  QStringList out;
+  for (int i = 0; i <= ticks; ++i) out << QString::number(max * i / ticks, 'f', decimals);
+  return out;
+}
+
 void GrowthChart::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QPalette& pal = palette();
@@ -223,16 +234,20 @@ void GrowthChart::paintEvent(QPaintEvent*) {
   p.setFont(font());
   QColor grid = text;
   grid.setAlpha(45);
+  // Without a line to show (no plan yet) the axes' 0 to 1 would be made up: the grid only.
+  const bool has_points = std::any_of(m_data.points.begin(), m_data.points.end(), [](const QList<QPointF>& l) { return !l.isEmpty(); });
+  const QStringList y_labels = has_points ? axis_labels(m_data.ymax, kTicks, 1) : QStringList();
+  const QStringList x_labels = has_points ? axis_labels(m_data.xmax, kTicks, 0) : QStringList();
   for (int i = 0; i <= kTicks; ++i) {
     const double y = pr.bottom() - pr.height() * i / kTicks;
     const double x = pr.left() + pr.width() * i / kTicks;
     p.setPen(grid);
     p.drawLine(QPointF(pr.left(), y), QPointF(pr.right(), y));
     p.drawLine(QPointF(x, pr.top()), QPointF(x, pr.bottom()));
+    if (!has_points) continue;
     p.setPen(text);
-    p.drawText(QRectF(0, y - fm.height() / 2, pr.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
-               QString::number(m_data.ymax * i / kTicks, 'f', 1));
-    const QString label = QString::number(m_data.xmax * i / kTicks, 'f', 0);
+    p.drawText(QRectF(0, y - fm.height() / 2, pr.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter, y_labels[i]);
+    const QString& label = x_labels[i];
     const double w = fm.horizontalAdvance(label);
     p.drawText(QPointF(x - w / 2, pr.bottom() + fm.ascent() + 4), label);
   }

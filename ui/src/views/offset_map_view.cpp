@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "weft/ui/byte_format.h"
+#include "weft/ui/growth_chart.h"
 #include "weft/ui/stream_colors.h"
 #include "weft/ui/studio_document.h"
 
@@ -233,21 +234,22 @@ void OffsetMapView::paintEvent(QPaintEvent*) {
   p.setPen(pal.color(QPalette::Text));
   const double ymax = yMax();
   const ByteUnit unit = chart_unit(static_cast<std::int64_t>(ymax));
+  // The growth chart's labels: distinct ticks over small ranges too.
+  const QStringList y_labels = axis_labels(ymax / unit.bytes, 4, 1);
   for (int i = 0; i <= 4; ++i) {
     const double y = pr.bottom() - pr.height() * i / 4.0;
     p.setPen(grid);
     p.drawLine(QPointF(pr.left(), y), QPointF(pr.right(), y));
     p.setPen(pal.color(QPalette::Text));
-    p.drawText(QRectF(0, y - fm.height() / 2.0, pr.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
-               QString::number(ymax * i / 4.0 / unit.bytes, 'f', 1));
+    p.drawText(QRectF(0, y - fm.height() / 2.0, pr.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter, y_labels[i]);
   }
   p.drawText(QRectF(0, 2, pr.right(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
              tr("Offset map: arena offset (%1) of each tensor while it lives, by producer's stream").arg(unit.name));
   const double xmax = xMax();
+  const QStringList x_labels = axis_labels(xmax, 4, 0);
   for (int i = 0; i <= 4; ++i) {
     const double x = pr.left() + pr.width() * i / 4.0;
-    const QString label = m_over_time ? QString("%1 µs").arg(xmax * i / 4.0, 0, 'f', 0)
-                                      : QString::number(std::lround(xmax * i / 4.0));
+    const QString label = m_over_time ? QString("%1 µs").arg(x_labels[i]) : x_labels[i];
     const double w = fm.horizontalAdvance(label);
     const double lx = std::clamp(x - w / 2, pr.left(), pr.right() - w);
     p.drawText(QPointF(lx, pr.bottom() + fm.ascent() + 4), label);

@@ -23,6 +23,10 @@ namespace weft::ui {
 /// 2 * columns + 2 points; a series already that short is returned as it is. O(n).
 QList<QPointF> decimate_columns(QList<QPointF> pts, double xmax, int columns);
 
+/// The labels of ticks + 1 evenly spaced ticks over [0, max]: `min_decimals` decimals while a
+/// tick step is 1 or more, else as many as tell every tick apart (0.25 steps: 0.00, 0.25, ...).
+QStringList axis_labels(double max, int ticks, int min_decimals);
+
 class GrowthChart : public QWidget {
   Q_OBJECT
  public:
