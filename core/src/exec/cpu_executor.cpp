@@ -6,10 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <chrono>
 #include <cmath>
-#include <latch>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -32,6 +30,16 @@
 #include "weft/core/base/text_format.h"
 
 namespace weft::core {
+
+struct LibraryKernelShare {
+  std::mutex mutex;
+  bool ready = false;  ///< prepared (by the first run to take the mutex)
+  std::vector<char> channels_last;
+  std::vector<std::shared_ptr<const detail::PreparedKernel>> prepared;
+};
+
+std::shared_ptr<LibraryKernelShare> make_library_kernel_share() { return std::make_shared<LibraryKernelShare>(); }
+
 namespace {
 
 using detail::allowed_cpus;
@@ -128,7 +136,7 @@ struct RunState {
   bool batch_invariant = false;  ///< RunOptions::batch_invariant
   bool spin = false;             ///< every worker has a CPU of its own: waits spin (IterationBarrier)
   /// Per node: its library kernel, prepared before the first iteration (null: the reference kernel).
-  std::vector<std::unique_ptr<detail::PreparedKernel>> prepared;
+  std::vector<std::shared_ptr<const detail::PreparedKernel>> prepared;
   std::vector<Buffer> scratch;   ///< per worker: the library kernels' scratch
   /// Per tensor: its bytes are channels-last (the layout plan of the library kernels).
   std::vector<char> channels_last;
@@ -459,7 +467,7 @@ class CpuExecutor final : public Executor {
       // the team size of the thread that makes it, and the helpers a preparation starts keep the
       // mask they start with.
       const detail::LibraryTeam library_team(static_cast<int>(team));
-      if (options.kernels == KernelSet::Library) prepare_library(graph, schedule, workers, pool.has_value(), state, result);
+      if (options.kernels == KernelSet::Library) prepare_library(graph, schedule, workers, pool.has_value(), options.library_kernels.get(), state, result);
       else result.kernel_paths["reference"] = static_cast<std::int64_t>(graph.node_count());
       result.threads_per_stream = static_cast<int>(team);
       // Warm-up (when asked for) lasts `warmup` iterations and warmup_ms at least: the threads
@@ -514,34 +522,23 @@ class CpuExecutor final : public Executor {
   /// each worker's scratch for the nodes it may run (its stream's, or any node's when workers
   /// share the streams) and reports kernels, scratch and packed weights in `result`.
   static void prepare_library(const Graph& graph, const Schedule& schedule, std::size_t workers, bool shared_streams,
-                              RunState& state, RunResult& result) {
-    // The layout plan, then every node prepared on it. A node its library declines cannot take
-    // channels-last tensors: those it touches go back to Weft's layout and the whole graph is
-    // planned and prepared again, until nothing changes (each round only adds plain tensors;
-    // oneDNN's primitive cache makes a second round cheap).
-    std::vector<char> plain(graph.tensor_count(), 0);
-    std::vector<std::unique_ptr<detail::PreparedKernel>> prepared(graph.node_count());
-    for (bool again = true; again;) {
-      again = false;
-      state.channels_last = detail::plan_channels_last(graph, plain);
-      for (std::size_t v = 0; v < graph.node_count(); ++v) {
-        const Node& node = graph.node(static_cast<NodeId>(v));
-        const auto touches = [&](const std::vector<TensorId>& ts) {
-          return std::any_of(ts.begin(), ts.end(), [&](TensorId t) { return t != kNoTensor && state.channels_last[idx(t)]; });
-        };
-        const bool on_plan = touches(node.inputs) || touches(node.outputs);
-        // A node on a team of its own gets a primitive made for that team, on the CPUs it runs on.
-        std::optional<detail::LibraryTeam> node_team;
-        if (state.teams.team(static_cast<NodeId>(v)) != state.teams.stream_team()) node_team.emplace(state.teams.team(static_cast<NodeId>(v)));
-        state.teams.prepare(static_cast<NodeId>(v));
-        prepared[v] = prepare_node(graph, node, state);
-        if (prepared[v] || !on_plan) continue;
-        for (const auto* ts : {&node.inputs, &node.outputs})
-          for (TensorId t : *ts)
-            if (t != kNoTensor && state.channels_last[idx(t)]) plain[idx(t)] = 1;
-        again = true;
+                              LibraryKernelShare* share, RunState& state, RunResult& result) {
+    // A share's first run prepares while the others wait, then they take its kernels and layout.
+    std::unique_lock<std::mutex> share_lock;
+    if (share) share_lock = std::unique_lock(share->mutex);
+    std::vector<std::shared_ptr<const detail::PreparedKernel>> prepared(graph.node_count());
+    if (share && share->ready) {
+      state.channels_last = share->channels_last;
+      prepared = share->prepared;
+    } else {
+      prepare_layout_and_kernels(graph, state, prepared);
+      if (share) {
+        share->channels_last = state.channels_last;
+        share->prepared = prepared;
+        share->ready = true;
       }
     }
+    if (share_lock) share_lock.unlock();
     state.teams.prepared();
     std::vector<std::size_t> need(graph.node_count(), 0);
     for (std::size_t v = 0; v < graph.node_count(); ++v) {
@@ -563,6 +560,36 @@ class CpuExecutor final : public Executor {
       }
       state.scratch[w].resize(bytes);
       result.library_scratch_bytes += static_cast<std::int64_t>(bytes);
+    }
+  }
+
+  /// The layout plan, then every node prepared on it. A node its library declines cannot take
+  /// channels-last tensors: those it touches go back to Weft's layout and the whole graph is
+  /// planned and prepared again, until nothing changes (each round only adds plain tensors;
+  /// oneDNN's primitive cache makes a second round cheap).
+  static void prepare_layout_and_kernels(const Graph& graph, RunState& state,
+                                         std::vector<std::shared_ptr<const detail::PreparedKernel>>& prepared) {
+    std::vector<char> plain(graph.tensor_count(), 0);
+    for (bool again = true; again;) {
+      again = false;
+      state.channels_last = detail::plan_channels_last(graph, plain);
+      for (std::size_t v = 0; v < graph.node_count(); ++v) {
+        const Node& node = graph.node(static_cast<NodeId>(v));
+        const auto touches = [&](const std::vector<TensorId>& ts) {
+          return std::any_of(ts.begin(), ts.end(), [&](TensorId t) { return t != kNoTensor && state.channels_last[idx(t)]; });
+        };
+        const bool on_plan = touches(node.inputs) || touches(node.outputs);
+        // A node on a team of its own gets a primitive made for that team, on the CPUs it runs on.
+        std::optional<detail::LibraryTeam> node_team;
+        if (state.teams.team(static_cast<NodeId>(v)) != state.teams.stream_team()) node_team.emplace(state.teams.team(static_cast<NodeId>(v)));
+        state.teams.prepare(static_cast<NodeId>(v));
+        prepared[v] = prepare_node(graph, node, state);
+        if (prepared[v] || !on_plan) continue;
+        for (const auto* ts : {&node.inputs, &node.outputs})
+          for (TensorId t : *ts)
+            if (t != kNoTensor && state.channels_last[idx(t)]) plain[idx(t)] = 1;
+        again = true;
+      }
     }
   }
 
@@ -642,83 +669,6 @@ class CpuExecutor final : public Executor {
 }  // namespace
 
 std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
-
-Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
-                                                const RunOptions& options, std::size_t copies) {
-  WEFT_CHECK_MSG(schedule.streams.size() == 1, "run_cpu_copies: a one-stream schedule (the executor pins the threads of others)");
-  const std::vector<int> cpus = allowed_cpus();
-  const auto team = static_cast<std::size_t>(std::max(options.threads_per_stream, 1));
-  std::vector<std::optional<Expected<RunResult>>> results(copies);
-  std::latch start(static_cast<std::ptrdiff_t>(copies));
-  // Each iteration starts on every copy at once: a copy's preparation (the library's primitives
-  // and packed weights) can take longer than all its iterations, which then ran beside another
-  // copy's preparation, or beside nothing, and the contention they measured was too small.
-  std::barrier<> iteration(static_cast<std::ptrdiff_t>(copies));
-  RunOptions each = options;
-  each.before_iteration = [&iteration] { iteration.arrive_and_wait(); };
-  // Warm-up by count only: a copy warming up by time could stop before another, and its timed
-  // iterations would start beside the other's warm-up (the caller sizes the count).
-  if (copies > 1) each.warmup_ms = 0;
-  {
-    std::vector<std::jthread> threads;
-    threads.reserve(copies);
-    try {
-      for (std::size_t c = 0; c < copies; ++c)
-        threads.emplace_back([&, c] {
-          // Each copy on CPUs of its own: one, or a team's worth (its library team inherits the mask).
-          if (cpus.size() >= copies * team) pin_to(cpus, c, std::max<std::size_t>(copies, 2), team);
-          start.arrive_and_wait();
-          results[c] = CpuExecutor().run(graph, schedule, plan, each);
-          // Leaves the barrier: the others' remaining iterations (all of them when this copy
-          // failed) do not wait for it.
-          iteration.arrive_and_drop();
-        });
-    } catch (const std::system_error& e) {
-      start.count_down(static_cast<std::ptrdiff_t>(copies - threads.size()));  // release the started ones
-      threads.clear();  // join
-      return make_error(ErrorKind::Runtime, std::string("could not start a thread per copy: ") + e.what());
-    }
-  }  // join
-  std::vector<RunResult> out;
-  for (auto& r : results) {
-    if (!*r) return r->error();
-    out.push_back(std::move(**r));
-  }
-  return out;
-}
-
-double cpu_latch_latency_us(std::size_t streams, int round_trips) {
-  const std::vector<int> cpus = allowed_cpus();
-  const std::size_t workers = std::max<std::size_t>(worker_count(cpus, streams), 2);
-  const bool spin = owns_cpus(cpus, workers);
-  std::atomic<std::uint32_t> ping{0}, pong{0};
-  std::vector<double> trips;
-  trips.reserve(static_cast<std::size_t>(std::max(round_trips, 1)));
-  // Each side records as a node's latch is recorded (a store, then a wake-up) and waits as
-  // run_node waits; the echo runs where worker 1 runs.
-  const auto record = [](std::atomic<std::uint32_t>& latch, std::uint32_t value) {
-    latch.store(value, std::memory_order_release);
-    latch.notify_all();
-  };
-  std::jthread echo([&] {
-    pin_to(cpus, 1, workers);
-    for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
-      await_change(ping, i - 1, spin);
-      record(pong, i);
-    }
-  });
-  const CallerPin caller_pin(cpus, workers);
-  for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
-    const auto t0 = Clock::now();
-    record(ping, i);
-    await_change(pong, i - 1, spin);
-    trips.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
-  if (trips.empty()) return 0;
-  const auto mid = trips.begin() + static_cast<std::ptrdiff_t>(trips.size() / 2);
-  std::nth_element(trips.begin(), mid, trips.end());
-  return 0.5 * *mid;
-}
 
 int cpu_count() { return static_cast<int>(worker_count(allowed_cpus(), std::numeric_limits<int>::max())); }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "sim_fixtures.h"
 #include "test_graphs.h"
@@ -599,4 +600,45 @@ TEST(CpuDevice, SearchAndAdviceWeighHybridTeams) {
   EXPECT_EQ(a->hybrid_threads, 2);
   EXPECT_GT(a->hybrid_speedup, a->best_speedup);
   EXPECT_NE(a->line.find("--hybrid"), std::string::npos) << a->line;
+}
+
+// Runs given one LibraryKernelShare run the kernels the first of them prepared, its packed
+// weights included (what lets run_cpu_copies' copies hold one set of weights, as a run's streams
+// do): a run seeded otherwise (other random weights and biases, the same given input) sharing
+// the first run's kernels differs from the same run preparing its own, whose convolutions use
+// its own weights.
+TEST(CpuDevice, SharedLibraryKernelsRunAsThePreparedOnes) {
+  auto g = core::import_onnx(std::string(WEFT_TEST_DATA_DIR) + "/models/squeezenet1_1.onnx");
+  ASSERT_TRUE(g) << g.error().message;
+  const core::Schedule s = core::reference_schedule(*g);
+  const core::MemoryPlan plan = core::plan_no_reuse(*g);
+  core::RunOptions ro;
+  ro.iterations = 1;
+  ro.warmup = 0;
+  for (core::TensorId t : g->inputs()) {
+    const core::Tensor& x = g->tensor(t);
+    if (x.kind != core::TensorKind::Input) continue;
+    core::HostTensor h{core::DType::Float32, x.shape(), {}};
+    std::int64_t n = 1;
+    for (std::int64_t d : h.shape) n *= d;
+    const std::vector<float> half(static_cast<std::size_t>(n), 0.5f);
+    h.bytes.resize(half.size() * sizeof(float));
+    std::memcpy(h.bytes.data(), half.data(), h.bytes.size());
+    ro.inputs[x.name] = std::move(h);
+  }
+  const auto exec = core::make_cpu_executor();
+  core::RunOptions shared = ro;
+  shared.library_kernels = core::make_library_kernel_share();
+  shared.seed = 1;
+  auto first = exec->run(*g, s, plan, shared);
+  shared.seed = 2;
+  auto second = exec->run(*g, s, plan, shared);
+  ro.seed = 2;
+  auto own = exec->run(*g, s, plan, ro);
+  ASSERT_TRUE(first && second && own);
+  ASSERT_GT(own->packed_weight_bytes, 0);  // the library packed convolution weights
+  EXPECT_EQ(second->packed_weight_bytes, own->packed_weight_bytes);
+  EXPECT_EQ(second->kernel_paths, own->kernel_paths);
+  EXPECT_FALSE(core::compare_outputs(*second, *own).identical);    // the first run's weights
+  EXPECT_FALSE(core::compare_outputs(*second, *first).identical);  // its own biases
 }

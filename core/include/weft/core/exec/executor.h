@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ enum class KernelSet : std::uint8_t {
   /// The reference kernels only: the conformance oracle the library kernels are checked against.
   Reference,
 };
+
+/// Library kernels one CPU run prepared (primitives made, weights packed), for other runs of
+/// the same graph, schedule and options to run as they are: run_cpu_copies' copies hold one set
+/// of packed weights, as the streams of one run do. Opaque; see make_library_kernel_share().
+struct LibraryKernelShare;
+std::shared_ptr<LibraryKernelShare> make_library_kernel_share();
 
 struct RunOptions {
   int iterations = 1;        ///< timed iterations (median is reported)
@@ -53,6 +60,9 @@ struct RunOptions {
   /// iteration's clock starts. run_cpu_copies hands its copies one barrier here, so that their
   /// iterations run at the same time whatever each copy's preparation took. Empty: nothing.
   std::function<void()> before_iteration;
+  /// CPU: prepared by the first run that has it empty, run as they are by the others (which
+  /// must run the same graph, schedule, kernels and team sizes). Null: each run its own.
+  std::shared_ptr<LibraryKernelShare> library_kernels;
 };
 
 struct RunResult {
