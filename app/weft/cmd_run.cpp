@@ -98,7 +98,7 @@ void print_cpu_run_text(const CpuRunReport& r) {
             << (r.obtained.merged ? "merged: " + std::to_string(r.unmerged.node_count()) + " -> " +
                                        std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
                                  : std::string())
-            << "sequential: " << core::fixed_text(seq->wall_ms, 2) << " ms (" << median_text(ro, r.compared.rounds) << "), arena " << core::mib_text(seq->arena_bytes) << "\n"
+            << "sequential: " << core::fixed_text(seq->wall_ms, 2) << " ms (" << median_text(ro, r.compared.rounds, true) << "), arena " << core::mib_text(seq->arena_bytes) << "\n"
             << "scheduled:  " << core::fixed_text(run->wall_ms, 2) << " ms, arena " << core::mib_text(run->arena_bytes) << " (" << r.compared.plan.planner
             << " planner)\n"
             << "speedup: " << core::fixed_text(r.compared.speedup(), 2) << "x measured"

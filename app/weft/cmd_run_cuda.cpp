@@ -90,7 +90,7 @@ void print_cuda_run_text(const CudaRunText& v) {
     std::cout << "fault of the first run" << (f["stage"].get<std::string>().empty() ? "" : " in '" + f["stage"].get<std::string>() + "'")
               << ": " << f["message"].get<std::string>() << "\n";
   }
-  std::cout << "                 eager ms   graph ms   (" << median_text(v.ro, c.rounds) << ")\n"
+  std::cout << "                 eager ms   graph ms   (" << median_text(v.ro, c.rounds, false) << ")\n"
             << "sequential:    " << std::setw(10) << core::fixed_text(seq->wall_ms, 3) << " " << std::setw(10) << ms_text(seq_graph) << "\n"
             << "scheduled:     " << std::setw(10) << core::fixed_text(run->wall_ms, 3) << " " << std::setw(10) << ms_text(run_graph) << "\n"
             << "speedup: " << core::fixed_text(c.speedup(), 2) << "x eager, "

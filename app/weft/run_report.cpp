@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "weft/core/base/text_format.h"
 #include "weft/core/exec/cpu_executor.h"
 
 namespace weft::cli {
@@ -64,10 +65,13 @@ std::string merged_paths_text(const core::RunResult& run) {
   return text;
 }
 
-std::string median_text(const core::RunOptions& options, int rounds) {
+std::string median_text(const core::RunOptions& options, int rounds, bool cpu) {
   std::string text = "median of " + std::to_string(options.iterations);
   if (rounds > 1) text += " in " + std::to_string(rounds) + " rounds, each";
-  return text + " after " + std::to_string(options.warmup) + " warm-up";
+  text += " after " + std::to_string(options.warmup) + " warm-up";
+  // The CPU executor warms up for warmup_ms too (RunOptions::warmup_ms).
+  if (cpu && options.warmup > 0 && options.warmup_ms > 0) text += ", " + core::fixed_text(options.warmup_ms, 0) + " ms at least";
+  return text;
 }
 
 }  // namespace weft::cli

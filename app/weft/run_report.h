@@ -26,7 +26,8 @@ std::string merged_paths_text(const core::RunResult& run);
 nlohmann::ordered_json cpu_kernels_json(const core::RunResult& run);
 
 /// How the wall times were taken, for the text reports: "median of 21 in 3 rounds, each after 1
-/// warm-up" (or "median of 5 after 1 warm-up" in one round).
-std::string median_text(const core::RunOptions& options, int rounds);
+/// warm-up" (or "median of 5 after 1 warm-up" in one round); `cpu` adds the CPU executor's
+/// least warm-up time ("after 1 warm-up, 25 ms at least").
+std::string median_text(const core::RunOptions& options, int rounds, bool cpu);
 
 }  // namespace weft::cli
