@@ -192,7 +192,10 @@ int cmd_calibrate(Args& args) {
             << "device " << d.name << ": " << d.sm_count << " cores, " << core::fixed_text(d.peak_fp32_flops / 1e9, 2) << " GFLOP/s, "
             << core::fixed_text(d.memory_bandwidth / 1e9, 2) << " GB/s, " << core::fixed_text(d.launch_us, 2) << " µs per operator, latch "
             << core::fixed_text(d.event_wait_us, 2) << " µs, operators " << core::fixed_text(d.concurrent_slowdown, 2)
-            << "x slower with every core busy (memory-bound ones " << core::fixed_text(d.concurrent_slowdown_memory, 2) << "x)\n"
+            << "x slower with every core busy (memory-bound ones " << core::fixed_text(d.concurrent_slowdown_memory, 2) << "x)"
+            << (d.cross_core_us_per_mib > 0 ? ", " + core::fixed_text(d.cross_core_us_per_mib, 1) + " µs per MiB a core reads that another wrote"
+                                            : std::string())
+            << "\n"
             << "fit over " << cal->fitted_nodes << " nodes: median node error " << core::fixed_text(100 * cal->median_node_error, 1)
             << "%, total time error " << core::fixed_text(100 * cal->total_error, 1) << "%\n";
   if (d.threads_per_stream > 1) std::cout << "streams of " << d.threads_per_stream << " threads: " << d.sm_count << " run at once\n";

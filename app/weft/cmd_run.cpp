@@ -60,6 +60,7 @@ void print_cpu_run_json(const CpuRunReport& r) {
     j["latch_us"] = predicted->device.event_wait_us;
     j["concurrent_slowdown"] = predicted->device.concurrent_slowdown;
     j["concurrent_slowdown_memory"] = predicted->device.concurrent_slowdown_memory;
+    j["cross_core_us_per_mib"] = predicted->device.cross_core_us_per_mib;
   } else {
     j["predicted_speedup"] = nullptr;
     j["prediction_unavailable"] = r.unpredicted;
@@ -105,7 +106,11 @@ void print_cpu_run_text(const CpuRunReport& r) {
             << (predicted ? ", " + core::fixed_text(predicted->predicted, 2) +
                                 "x predicted (cpu device from the sequential run's node times, " +
                                 core::fixed_text(predicted->device.concurrent_slowdown, 2) + "x slower with every core busy, memory-bound ones " +
-                                core::fixed_text(predicted->device.concurrent_slowdown_memory, 2) + "x; error " +
+                                core::fixed_text(predicted->device.concurrent_slowdown_memory, 2) + "x" +
+                                (predicted->device.cross_core_us_per_mib > 0
+                                     ? ", " + core::fixed_text(predicted->device.cross_core_us_per_mib, 1) + " µs per MiB read across cores"
+                                     : std::string()) +
+                                "; error " +
                                 core::fixed_text(100 * predicted->error, 1) + "%), " + core::fixed_text(predicted->predicted_fitted, 2) +
                                 "x from the fitted device alone"
                           : ", no prediction (" + r.unpredicted + ")")

@@ -80,12 +80,14 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
       {"kernel_min_us", &DeviceSpec::kernel_min_us, 1, true},
       {"concurrent_slowdown", &DeviceSpec::concurrent_slowdown, 1, false},
       {"concurrent_slowdown_memory", &DeviceSpec::concurrent_slowdown_memory, 1, false},
+      {"cross_core_us_per_mib", &DeviceSpec::cross_core_us_per_mib, 1, false},
+      {"cross_core_max_kib", &DeviceSpec::cross_core_max_bytes, 1024, false},
       {"threads_per_stream", nullptr, 1, false},
   };
   const auto applies = [&](std::string_view key) {
     if (key == "sm_count" || key == "graph_launch_per_node_us" || key == "max_threads_per_sm") return !cpu;
     if (key == "cores" || key == "concurrent_slowdown" || key == "concurrent_slowdown_memory" || key == "threads_per_stream" ||
-        key == "teams")
+        key == "teams" || key == "cross_core_us_per_mib" || key == "cross_core_max_kib")
       return cpu;
     return true;
   };
@@ -151,6 +153,8 @@ Expected<DeviceSpec> parse_device(std::string_view json_text, std::string_view o
   if (d.concurrent_slowdown < 1) return preset_error(origin, "key 'concurrent_slowdown' must be 1 or more");
   if (j.contains("concurrent_slowdown_memory") && d.concurrent_slowdown_memory < 1)
     return preset_error(origin, "key 'concurrent_slowdown_memory' must be 1 or more");
+  if (j.contains("cross_core_us_per_mib") != j.contains("cross_core_max_kib"))
+    return preset_error(origin, "keys 'cross_core_us_per_mib' and 'cross_core_max_kib' go together");
   if (cpu) {
     // The file counts every core; the simulator runs sm_count streams at once, each a team.
     if (d.threads_per_stream > d.sm_count)
@@ -205,6 +209,10 @@ std::string device_to_json(const DeviceSpec& d) {
   j["kernel_min_us"] = d.kernel_min_us;
   if (cpu) j["concurrent_slowdown"] = d.concurrent_slowdown;
   if (cpu && d.concurrent_slowdown_memory >= 1) j["concurrent_slowdown_memory"] = d.concurrent_slowdown_memory;
+  if (cpu && d.cross_core_us_per_mib > 0 && d.cross_core_max_bytes > 0) {
+    j["cross_core_us_per_mib"] = d.cross_core_us_per_mib;
+    j["cross_core_max_kib"] = d.cross_core_max_bytes / 1024;
+  }
   if (cpu && !d.cpu_teams.empty()) {
     j["teams"] = nlohmann::ordered_json::array();
     for (const DeviceSpec::CpuTeam& t : d.cpu_teams)

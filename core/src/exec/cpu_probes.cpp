@@ -1,6 +1,7 @@
 // The CPU probes calibration runs beside the executor: copies of a one-stream run at once
-// (contention between cores) and a latch's round trip between two pinned threads (the cost of
-// an event).
+// (contention between cores), a latch's round trip between two pinned threads (the cost of an
+// event) and a buffer written by one of them and read by the other (the cost of a tensor that
+// crosses streams).
 #include <algorithm>
 #include <atomic>
 #include <barrier>
@@ -9,6 +10,9 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <vector>
+
+#include <unistd.h>
 
 #include "cpu_threads.h"
 #include "weft/core/exec/cpu_executor.h"
@@ -105,6 +109,64 @@ double cpu_latch_latency_us(std::size_t streams, int round_trips) {
   const auto mid = trips.begin() + static_cast<std::ptrdiff_t>(trips.size() / 2);
   std::nth_element(trips.begin(), mid, trips.end());
   return 0.5 * *mid;
+}
+
+double cpu_cross_core_us_per_mib(std::size_t streams, std::size_t bytes, int rounds) {
+  const std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() < 2 || rounds < 1 || bytes < 64) return 0;  // one CPU: every stream reads what its own core wrote
+  const std::size_t workers = std::max<std::size_t>(worker_count(cpus, streams), 2);
+  const bool spin = owns_cpus(cpus, workers);
+  // One word per cache line is read: the transfer is per line, and an operator's own
+  // arithmetic overlaps it no more than a sum does.
+  constexpr std::size_t kWordsPerLine = 64 / sizeof(std::uint64_t);
+  std::vector<std::uint64_t> buffer(bytes / sizeof(std::uint64_t));
+  const auto write = [&](std::uint64_t value) {
+    for (std::size_t i = 0; i < buffer.size(); i += kWordsPerLine) buffer[i] = value;
+  };
+  const auto read = [&] {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < buffer.size(); i += kWordsPerLine) sum += buffer[i];
+    return sum;
+  };
+  std::atomic<std::uint32_t> written{0}, taken{0};
+  std::atomic<std::uint64_t> sink{0};
+  std::vector<double> extra_us;
+  extra_us.reserve(static_cast<std::size_t>(rounds));
+  const auto record = [](std::atomic<std::uint32_t>& latch, std::uint32_t value) {
+    latch.store(value, std::memory_order_release);
+    latch.notify_all();
+  };
+  std::jthread reader([&] {
+    pin_to(cpus, 1, workers);
+    for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(rounds); ++i) {
+      await_change(written, i - 1, spin);
+      const auto t0 = Clock::now();
+      std::uint64_t sum = read();
+      const auto t1 = Clock::now();
+      write(i);
+      const auto t2 = Clock::now();
+      sum += read();
+      const auto t3 = Clock::now();
+      sink.fetch_add(sum, std::memory_order_relaxed);
+      extra_us.push_back(std::chrono::duration<double, std::micro>((t1 - t0) - (t3 - t2)).count());
+      record(taken, i);
+    }
+  });
+  const CallerPin caller_pin(cpus, workers);
+  for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(rounds); ++i) {
+    write(i);
+    record(written, i);
+    await_change(taken, i - 1, spin);
+  }
+  reader.join();
+  const auto mid = extra_us.begin() + static_cast<std::ptrdiff_t>(extra_us.size() / 2);
+  std::nth_element(extra_us.begin(), mid, extra_us.end());
+  return std::max(0.0, *mid) * static_cast<double>(1 << 20) / static_cast<double>(buffer.size() * sizeof(std::uint64_t));
+}
+
+std::int64_t cpu_core_cache_bytes() {
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return l2 > 0 ? static_cast<std::int64_t>(l2) : std::int64_t{1} << 20;
 }
 
 }  // namespace weft::core

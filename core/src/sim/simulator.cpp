@@ -171,6 +171,31 @@ HostIssue host_issue(const ExecutionOrder& sync, const std::vector<NodeId>& orde
   return h;
 }
 
+/// On a CPU device that measured the cost of reading another core's data, what each node pays
+/// for the inputs a node of another stream wrote, µs (DeviceSpec::cross_core_us_per_mib, each
+/// input counted up to cross_core_max_bytes); empty where nothing is paid. O(V + inputs).
+std::vector<double> cross_core_us(const Graph& graph, const ExecutionOrder& sync, const CostTable& costs, const DeviceSpec& device) {
+  if (device.kind != DeviceKind::Cpu || !(device.cross_core_us_per_mib > 0) || !(device.cross_core_max_bytes > 0) ||
+      sync.schedule().stream_count() < 2)
+    return {};
+  std::vector<double> out(graph.node_count(), 0.0);
+  const double per_byte = device.cross_core_us_per_mib / static_cast<double>(1 << 20);
+  for (std::size_t v = 0; v < out.size(); ++v) {
+    if (costs.nodes[v].time_us <= 0) continue;  // reads nothing (metadata only)
+    const int stream = sync.stream_of(static_cast<NodeId>(v));
+    const std::vector<TensorId>& inputs = graph.node(static_cast<NodeId>(v)).inputs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const TensorId t = inputs[i];
+      if (t == kNoTensor || std::find(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(i), t) != inputs.begin() + static_cast<std::ptrdiff_t>(i))
+        continue;
+      const NodeId producer = graph.tensor(t).producer;
+      if (producer == kNoNode || sync.stream_of(producer) == stream || graph.bytes(t) <= 0) continue;
+      out[v] += std::min(static_cast<double>(graph.bytes(t)), device.cross_core_max_bytes) * per_byte;
+    }
+  }
+  return out;
+}
+
 /// The fluid model's rates: running kernels share compute and bandwidth in proportion to their
 /// demands (a CPU's busy cores also slow each other by the device's contention factor). Fills
 /// `rate` per running kernel; returns the compute and bandwidth used.
@@ -271,8 +296,9 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   std::vector<double> rate;
   std::size_t done = 0;
   double now = 0;
+  const std::vector<double> cross = cross_core_us(graph, sync, costs, device);
   const auto start = [&](NodeId v) {
-    const double dur = device_time_us(costs[v], device);
+    const double dur = device_time_us(costs[v], device) + (cross.empty() ? 0.0 : cross[idx(v)]);
     tl.items[idx(v)].start_us = now;
     KernelDemand demand = options.demands ? (*options.demands)[idx(v)] : kernel_demand(graph, v, costs[v], device);
     const std::size_t k = slots_of(v);

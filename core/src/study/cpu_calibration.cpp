@@ -101,6 +101,12 @@ DeviceSpec cpu_device_base(const Graph& graph, const CpuFitOptions& options) {
   const double latch = options.latch_us >= 0 ? options.latch_us : cpu_latch_latency_us(options.streams);
   d.event_record_us = 0;  // a store: the producer's thread barely notices it
   d.event_wait_us = latch;
+  // Only where streams run on cores of their own: one stream reads what its own core wrote.
+  if (options.streams > 1 && cores / d.threads_per_stream > 1) {
+    d.cross_core_us_per_mib =
+        options.cross_core_us_per_mib >= 0 ? options.cross_core_us_per_mib : cpu_cross_core_us_per_mib(options.streams);
+    d.cross_core_max_bytes = static_cast<double>(cpu_core_cache_bytes());
+  }
   d.concurrent_slowdown = std::max(1.0, options.concurrent_slowdown);
   d.display_name = "CPU, " + std::to_string(cores) + " cores" +
                    (d.threads_per_stream > 1 ? ", streams of " + std::to_string(d.threads_per_stream) + " threads" : std::string()) +
@@ -210,6 +216,7 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
       CpuFitOptions fit = own;
       fit.threads_per_stream = threads;
       fit.latch_us = cal.device.event_wait_us;
+      fit.cross_core_us_per_mib = cal.device.cross_core_us_per_mib;
       fit.concurrent_slowdown = cal.device.concurrent_slowdown;
       WEFT_TRY_ASSIGN(auto other, fit_cpu_device(graph, at.node_median_us, fit));
       team = {threads, other.device.peak_fp32_flops, other.device.memory_bandwidth, other.device.launch_us};
@@ -328,6 +335,7 @@ Expected<CpuScheduleDevice> cpu_schedule_device(const Graph& graph, const RunOpt
   fit.streams = std::max<std::size_t>(streams, 1);
   fit.threads_per_stream = run.threads_per_stream;
   fit.latch_us = cpu_latch_latency_us(fit.streams);
+  fit.cross_core_us_per_mib = cpu_cross_core_us_per_mib(fit.streams);
   CpuScheduleDevice out;
   const auto latch_text = [&](const DeviceSpec& d) {
     std::ostringstream s;

@@ -190,6 +190,47 @@ TEST(CpuDevice, EventsCostTheLatch) {
   EXPECT_DOUBLE_EQ(tl.makespan_us(), 27);
 }
 
+// A tensor read on another stream than its writer's costs its reader the device's cross-core
+// rate on up to cross_core_max_bytes of it: n0 writes 1 MiB, read by n1 on the other stream
+// (10 µs per MiB on 512 KiB: 5 µs more) and by n2 on its own (nothing more). One stream, or a
+// GPU, pays nothing. The rate and its cap read back from the device file, and go together.
+TEST(CpuDevice, TensorsCrossingStreamsCostTheTransfer) {
+  const core::Graph g = test::make_sized_dag(3, {{0, 1}, {0, 2}}, {1 << 18, 1 << 18, 1 << 18});
+  core::Schedule s;
+  s.streams = {{0, 2}, {1}};
+  s.events = {{0, 1}};
+  const auto costs = test::table({measured(10), measured(10), measured(10)});
+  core::DeviceSpec d = cpu_device(2);
+  d.cross_core_us_per_mib = 10;
+  d.cross_core_max_bytes = 512 * 1024;
+  const core::Timeline tl = core::simulate(g, s, costs, d);
+  EXPECT_NEAR(tl.items[1].end_us - tl.items[1].start_us, 15, 1e-9);
+  EXPECT_NEAR(tl.items[2].end_us - tl.items[2].start_us, 10, 1e-9);
+  d.cross_core_max_bytes = 4 << 20;  // the whole tensor
+  EXPECT_NEAR(core::simulate(g, s, costs, d).items[1].end_us, 30, 1e-9);
+  core::Schedule one;
+  one.streams = {{0, 1, 2}};
+  EXPECT_NEAR(core::simulate(g, one, costs, d).makespan_us(), 30, 1e-9);
+  core::DeviceSpec gpu = d;
+  gpu.kind = core::DeviceKind::Gpu;
+  gpu.sm_count = 2;
+  core::DeviceSpec plain_gpu = gpu;
+  plain_gpu.cross_core_us_per_mib = plain_gpu.cross_core_max_bytes = 0;
+  EXPECT_DOUBLE_EQ(core::simulate(g, s, costs, gpu).items[1].end_us, core::simulate(g, s, costs, plain_gpu).items[1].end_us);
+
+  auto back = core::parse_device(core::device_to_json(d), "t");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_DOUBLE_EQ(back->cross_core_us_per_mib, 10);
+  EXPECT_DOUBLE_EQ(back->cross_core_max_bytes, 4 << 20);
+  const std::string cpu = R"({"name": "c", "kind": "cpu", "peak_fp32_tflops": 0.1, "memory_bandwidth_gb_s": 10, "launch_us": 1,
+    "event_record_us": 0, "event_wait_us": 2, "cores": 2, )";
+  auto alone = core::parse_device(cpu + R"("cross_core_us_per_mib": 5})", "t");
+  ASSERT_FALSE(alone);
+  EXPECT_NE(alone.error().message.find("go together"), std::string::npos) << alone.error().message;
+  EXPECT_FALSE(core::parse_device(cpu + R"("cross_core_us_per_mib": -1, "cross_core_max_kib": 1024})", "t"));
+  EXPECT_TRUE(core::parse_device(cpu + R"("cross_core_us_per_mib": 5, "cross_core_max_kib": 1024})", "t"));
+}
+
 // Predicted (not measured) CPU times keep their per-operator overhead on the device.
 TEST(CpuDevice, PredictedTimesKeepTheOverhead) {
   core::NodeCost c;
@@ -263,6 +304,12 @@ TEST(CpuDevice, CalibrateFromARealRun) {
   EXPECT_DOUBLE_EQ(*one, 1.0);
   EXPECT_GT(core::cpu_latch_latency_us(2, 50), 0.0);  // a round trip takes time, whichever way it waits
   EXPECT_GE(cal->device.concurrent_slowdown, 1.0);  // measured: two copies at once
+  // Measured too where two streams have cores of their own: a rate, and the core's cache as its cap.
+  EXPECT_GE(cal->device.cross_core_us_per_mib, 0.0);
+  if (core::cpu_count() >= 2) {
+    EXPECT_GT(cal->device.cross_core_max_bytes, 0.0);
+  }
+  EXPECT_GT(core::cpu_core_cache_bytes(), 0);
 }
 
 // Copies of a one-stream run at once: each a whole run with the same outputs; the contention

@@ -41,6 +41,13 @@ struct DeviceSpec {
   /// CPU devices: the same factor for memory-bound operators (NodeCost::bound), which contend for
   /// caches and memory bandwidth more than compute-bound ones; 0: concurrent_slowdown.
   double concurrent_slowdown_memory = 0;
+  /// CPU devices: how much longer a core takes to read data another core wrote than data it
+  /// wrote itself, µs per MiB (the caches' core-to-core transfers; cpu_cross_core_us_per_mib).
+  /// An operator pays it on each input a node of another stream wrote, for up to
+  /// cross_core_max_bytes of it (what the writer's cache holds: beyond that, both read from the
+  /// shared cache or memory alike). 0: none (a GPU's streams share one memory).
+  double cross_core_us_per_mib = 0;
+  double cross_core_max_bytes = 0;
   int max_threads_per_sm = 2048;
   int hardware_queues = 8;       ///< default number of concurrent work queues
   std::string source;            ///< where the figures come from (datasheet, calibration run)

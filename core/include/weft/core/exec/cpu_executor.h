@@ -2,6 +2,7 @@
 // The CPU reference executor: reference kernels, a thread per stream (per CPU when streams outnumber
 // the CPUs), the planned arena.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,17 @@ std::unique_ptr<Executor> make_cpu_executor();
 /// when there are two CPUs or more, else sleeping in the kernel: a wake-up of microseconds to a
 /// scheduler tick). The calibrated CPU device's event cost.
 double cpu_latch_latency_us(std::size_t streams, int round_trips = 200);
+
+/// How much longer a core takes to read data another core just wrote than data it wrote itself,
+/// µs per MiB: the median over `rounds` of a `bytes` buffer written by the thread where a run's
+/// stream 0 runs and read where stream 1 runs, less the same read after the reader wrote the
+/// buffer itself (threads pinned and waiting as such a run pins and waits them). 0 with one CPU.
+/// The calibrated CPU device's cross_core_us_per_mib. About rounds x 4 passes over `bytes`.
+double cpu_cross_core_us_per_mib(std::size_t streams, std::size_t bytes = 256 * 1024, int rounds = 64);
+
+/// The cache a core keeps its own data in, bytes (its L2 where the system says, else 1 MiB): the
+/// calibrated CPU device's cross_core_max_bytes. O(1).
+std::int64_t cpu_core_cache_bytes();
 
 /// `copies` runs of a one-stream schedule at once, each on a thread of its own (pinned to its
 /// own CPU when there are that many), started together: what the operators cost while every

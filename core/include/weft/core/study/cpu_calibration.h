@@ -24,6 +24,8 @@ namespace weft::core {
 struct CpuFitOptions {
   int cores = 0;          ///< the resource concurrent operators share; 0: the host's hardware threads
   double latch_us = -1;   ///< one-way latch latency; < 0: measured (cpu_latch_latency_us(streams))
+  /// DeviceSpec::cross_core_us_per_mib; < 0: measured (cpu_cross_core_us_per_mib(streams)).
+  double cross_core_us_per_mib = -1;
   /// The streams of the schedules the device will predict: the executor's waits spin when each
   /// has a CPU of its own and sleep otherwise, and the measured latch waits the same way.
   std::size_t streams = 2;
