@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -116,6 +117,30 @@ TEST(CliSweep, MeasuredOnCuda) {
     EXPECT_TRUE(contains(cuda.out, "CUDA")) << cuda.out;
   }
   EXPECT_EQ(run_weft("sweep " + model("grouped_mlp") + " --batches 1 --backend cpu --graph").code, 1);
+}
+
+// --hybrid measured on the CPU: every point's JSON counts its nodes on wide teams and the table
+// says how many; a usage error (exit 1) on CUDA, on a GPU device without --backend, with --merge.
+TEST(CliSweep, HybridTeams) {
+  const std::string args = "sweep " + model("squeezenet1_1") + " --batches 1 --strategies cp-list --iterations 1 --warmup 0";
+  if (std::thread::hardware_concurrency() >= 2) {
+    const Result json = run_quiet(args + " --backend cpu --hybrid --json");
+    ASSERT_EQ(json.code, 0) << json.out;
+    const auto j = nlohmann::json::parse(json.out);
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_GT(j[0]["hybrid_nodes"].get<int>(), 0) << json.out;
+    EXPECT_GT(j[0]["measured_speedup"].get<double>(), 0);
+    const Result table = run_quiet(args + " --backend cpu --hybrid");
+    ASSERT_EQ(table.code, 0) << table.out;
+    EXPECT_TRUE(contains(table.out, "nodes per point run alone on teams of")) << table.out;
+  }
+  const Result cuda = run_weft(args + " --backend cuda --hybrid");
+  EXPECT_EQ(cuda.code, 1) << cuda.out;
+  EXPECT_TRUE(contains(cuda.out, "--hybrid needs --backend cpu")) << cuda.out;
+  const Result gpu = run_weft(args + " --hybrid");
+  EXPECT_EQ(gpu.code, 1) << gpu.out;
+  EXPECT_TRUE(contains(gpu.out, "a CPU --device")) << gpu.out;
+  EXPECT_EQ(run_weft("sweep --merge " + temp("weft_cli_sweep_none.csv") + " --hybrid").code, 1);
 }
 
 // Usage errors exit 1, input errors 2, each naming the problem.
