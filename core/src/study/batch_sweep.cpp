@@ -116,6 +116,25 @@ Expected<TeamReference> run_team_reference(const Graph& graph, const Schedule& s
   return out;
 }
 
+/// The point's schedule run on the executor beside `base` (the batch's sequential run, or the
+/// reference with the schedule's hybrid teams): outputs checked, the times kept in `pt`.
+Status measure_point(const Graph& graph, const Schedule& schedule, const RunResult& base, const SweepOptions& options,
+                     SweepPoint& pt) {
+  WEFT_TRY_ASSIGN(auto plan, study_plan(graph, schedule, "greedy-by-size"));
+  WEFT_TRY_ASSIGN(auto run, options.executor->run(graph, schedule, plan, options.run));
+  const OutputDiff diff = compare_outputs(base, run);
+  const double allowed = options.output_tolerance * std::max(1.0, largest_output(base));
+  // NaN: a missing or misshapen output; integer outputs (argmax, ...) must match exactly.
+  if (!diff.identical && (!(diff.max_abs_diff <= allowed) || !exact_outputs_match(base, run)))
+    return make_error(ErrorKind::Internal, "batch " + std::to_string(pt.batch) + ", " + pt.strategy +
+                                               ": the scheduled outputs differ from the sequential run (max abs diff " +
+                                               number(diff.max_abs_diff) + ")");
+  pt.measured_ms = run.wall_ms;
+  pt.measured_sequential_ms = base.wall_ms;
+  pt.measured_speedup = run.wall_ms > 0 ? base.wall_ms / run.wall_ms : 0.0;
+  return {};
+}
+
 /// A sweep's profile: the batch it measured and the device fitted to it.
 struct SweepProfile {
   std::int64_t batch = 0;
@@ -279,21 +298,7 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
       const NodeTeamCount teams = count_node_teams(schedule);
       pt.hybrid_nodes = teams.nodes;
       pt.hybrid_threads = teams.threads;
-      if (options.executor) {
-        const RunResult& base = teamed ? teamed->run : *sequential;
-        WEFT_TRY_ASSIGN(auto plan, study_plan(g, schedule, "greedy-by-size"));
-        WEFT_TRY_ASSIGN(auto run, options.executor->run(g, schedule, plan, options.run));
-        const OutputDiff diff = compare_outputs(base, run);
-        const double allowed = options.output_tolerance * std::max(1.0, largest_output(base));
-        // NaN: a missing or misshapen output; integer outputs (argmax, ...) must match exactly.
-        if (!diff.identical && (!(diff.max_abs_diff <= allowed) || !exact_outputs_match(base, run)))
-          return make_error(ErrorKind::Internal, "batch " + std::to_string(batch) + ", " + name +
-                                                     ": the scheduled outputs differ from the sequential run (max abs diff " +
-                                                     number(diff.max_abs_diff) + ")");
-        pt.measured_ms = run.wall_ms;
-        pt.measured_sequential_ms = base.wall_ms;
-        pt.measured_speedup = run.wall_ms > 0 ? base.wall_ms / run.wall_ms : 0.0;
-      }
+      if (options.executor) WEFT_TRY(measure_point(g, schedule, teamed ? teamed->run : *sequential, options, pt));
       points.push_back(pt);
       if (options.on_point && !options.on_point(points.back())) return points;
     }
