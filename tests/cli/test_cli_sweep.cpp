@@ -134,6 +134,18 @@ TEST(CliSweep, HybridTeams) {
     ASSERT_EQ(table.code, 0) << table.out;
     EXPECT_TRUE(contains(table.out, "nodes per point run alone on teams of")) << table.out;
   }
+  // Predicted only on a CPU device file with its team sizes: the alone nodes on 2 threads.
+  const std::string device = temp("weft_cli_sweep_cpu_teams.json");
+  std::ofstream(device) << R"({"name": "cpu-teams", "kind": "cpu", "cores": 2, "peak_fp32_tflops": 0.01,
+      "memory_bandwidth_gb_s": 10, "launch_us": 1, "event_record_us": 0, "event_wait_us": 0.2,
+      "teams": [{"threads": 1, "peak_fp32_tflops": 0.01, "memory_bandwidth_gb_s": 10, "launch_us": 1},
+                {"threads": 2, "peak_fp32_tflops": 0.019, "memory_bandwidth_gb_s": 16, "launch_us": 1.5}]})";
+  const Result predicted = run_quiet(args + " --device " + device + " --hybrid --json");
+  ASSERT_EQ(predicted.code, 0) << predicted.out;
+  const auto p = nlohmann::json::parse(predicted.out);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0]["hybrid_threads"].get<int>(), 2) << predicted.out;
+  EXPECT_FALSE(p[0].contains("measured_speedup"));
   const Result cuda = run_weft(args + " --backend cuda --hybrid");
   EXPECT_EQ(cuda.code, 1) << cuda.out;
   EXPECT_TRUE(contains(cuda.out, "--hybrid needs --backend cpu")) << cuda.out;

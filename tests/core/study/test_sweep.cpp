@@ -176,15 +176,14 @@ TEST(Sweep, HybridTeamsMeasuredOnTheCpu) {
 // sequential baseline. A GPU device, or an executor other than the CPU's, is refused.
 TEST(Sweep, HybridTeamsPredictedOnACpuDevice) {
   core::SweepOptions o = options({1, 2}, {"cp-list"});
-  core::DeviceSpec cpu;
-  cpu.name = "cpu-test";
-  cpu.kind = core::DeviceKind::Cpu;
-  cpu.sm_count = 2;
-  cpu.peak_fp32_flops = cpu.peak_tf32_flops = cpu.peak_fp16_flops = 1e10;
-  cpu.memory_bandwidth = 1e10;
-  cpu.launch_us = 1;
-  cpu.cpu_teams = {{1, 1e10, 1e10, 1}, {2, 1.9e10, 1.6e10, 1.5}};
-  o.device = cpu;
+  // A device file as `weft calibrate` writes one, with its team sizes.
+  auto cpu = core::parse_device(R"({"name": "cpu-test", "kind": "cpu", "cores": 2, "peak_fp32_tflops": 0.01,
+      "memory_bandwidth_gb_s": 10, "launch_us": 1, "event_record_us": 0, "event_wait_us": 0.2,
+      "teams": [{"threads": 1, "peak_fp32_tflops": 0.01, "memory_bandwidth_gb_s": 10, "launch_us": 1},
+                {"threads": 2, "peak_fp32_tflops": 0.019, "memory_bandwidth_gb_s": 16, "launch_us": 1.5}]})",
+                                "cpu-test.json");
+  ASSERT_TRUE(cpu) << cpu.error().message;
+  o.device = *cpu;
   auto plain = core::sweep(model("squeezenet1_1"), o);
   ASSERT_TRUE(plain) << plain.error().message;
   o.hybrid = true;
