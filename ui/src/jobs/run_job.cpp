@@ -54,8 +54,8 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   options.run.warmup = request.warmup;
   options.run.seed = request.seed;
   if (request.backend == Backend::Cpu) {
-    if (auto ok = core::check_threads_per_stream(request.threads_per_stream > 0 ? request.threads_per_stream : 1); !ok)
-      return fail(ok.error().message);
+    if (request.threads_per_stream > 0)
+      if (auto ok = core::check_threads_per_stream(request.threads_per_stream); !ok) return fail(ok.error().message);
     auto threads = core::cpu_run_threads(request.threads_per_stream, request.schedule);
     if (!threads) return fail(threads.error().message);
     options.run.threads_per_stream = *threads;
