@@ -1,6 +1,6 @@
 // weft-studio: the desktop front end.
 //   weft-studio [MODEL.onnx | PROJECT.weft] [--screenshot FILE.png] [--synthetic N]
-//               [--run cpu [--use-measured]] [--show timeline | VIEW] [--range T0:T1]
+//               [--run cpu [--use-measured] [--hybrid]] [--show timeline | VIEW] [--range T0:T1]
 //               [--strategy NAME] [--granularity US] [--graph] [--recover]
 //               [--dim NAME=VALUE | --dim INPUT:AXIS=VALUE]... [--merge] [--batch N] [--split K|auto]
 //               [--layers levels|wires|streams]

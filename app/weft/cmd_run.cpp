@@ -212,21 +212,16 @@ int cmd_run(Args& args) {
   const core::Graph& graph = obtained->graph(unmerged);
   // A schedule made for streams of several threads (a saved one, or search on a CPU calibrated at
   // several team sizes) runs so, unless --threads-per-stream says otherwise.
-  if (!args.value("threads-per-stream") && schedule.threads_per_stream != ro.threads_per_stream) {
-    if (auto ok = core::check_threads_per_stream(schedule.threads_per_stream); !ok)
-      return report("run", core::make_error(core::ErrorKind::InvalidInput, "the schedule runs streams of " +
-                                                                                std::to_string(schedule.threads_per_stream) +
-                                                                                " threads: " + ok.error().message));
-    ro.threads_per_stream = schedule.threads_per_stream;
-  }
-  // --hybrid: the nodes that run alone on a team of every core the streams hold.
-  // Where the node times are a CPU's (the calibrated one's, or a CPU --device's), the nodes too
-  // short for a team stay on their stream's.
-  if (args.flag("hybrid")) {
-    const std::vector<double> node_us = device->kind == core::DeviceKind::Cpu ? core::node_times(*costs) : std::vector<double>{};
-    if (auto ok = core::make_hybrid(graph, obtained->schedule, ro.threads_per_stream, core::cpu_count(), node_us); !ok)
+  if (auto threads = core::cpu_run_threads(args.value("threads-per-stream") ? ro.threads_per_stream : 0, schedule); !threads)
+    return report("run", threads.error());
+  else
+    ro.threads_per_stream = *threads;
+  // --hybrid: the nodes that run alone on a team of every core the streams hold. Where the node
+  // times are a CPU's (the calibrated one's, or a CPU --device's), the nodes too short for a team
+  // stay on their stream's.
+  if (args.flag("hybrid"))
+    if (auto ok = core::make_hybrid_for_cpu(graph, obtained->schedule, ro.threads_per_stream, *device, *costs); !ok)
       return report("run", ok.error());
-  }
 
   // The run comparison: the reference and the schedule on the CPU executor, outputs compared. A
   // merged schedule is compared with the unmerged model's sequential run.

@@ -58,6 +58,18 @@ void print_sweep_table(std::ostream& out, const std::vector<core::SweepPoint>& p
   }
   out << (measured ? "predicted / measured speedup over the reference schedule\n"
                    : "predicted speedup over the reference schedule\n");
+  // --hybrid: how many nodes each point put on a wide team.
+  std::size_t fewest = 0, most = 0;
+  int threads = 0;
+  for (const core::SweepPoint& p : points) {
+    if (p.hybrid_nodes == 0) continue;
+    fewest = fewest == 0 ? p.hybrid_nodes : std::min(fewest, p.hybrid_nodes);
+    most = std::max(most, p.hybrid_nodes);
+    threads = std::max(threads, p.hybrid_threads);
+  }
+  if (most > 0)
+    out << "hybrid: " << fewest << (most > fewest ? "-" + std::to_string(most) : std::string()) << " nodes per point run alone on teams of "
+        << threads << " threads" << (measured ? " (the reference runs them so too)" : "") << "\n";
 }
 
 std::string chart_title(const std::vector<core::SweepPoint>& points) {
@@ -88,7 +100,7 @@ int write_outputs(Args& args, const std::vector<core::SweepPoint>& points) {
 int cmd_sweep(Args& args) {
   if (auto ok = args.parse({"batches=", "strategies=", "batch-dim=", "backend=", "graph", "streams=", "granularity=",
                             "budget-ms=", "search-evals=", "search-seed=", "iterations=", "warmup=", "csv=", "png=",
-                            "json", "merge", "threads-per-stream=", "profile="},
+                            "json", "merge", "threads-per-stream=", "profile=", "hybrid"},
                            true);
       !ok)
     return usage_error("sweep", ok.error().message);
@@ -96,8 +108,8 @@ int cmd_sweep(Args& args) {
   if (args.flag("merge")) {
     // Points run elsewhere (one CSV each, e.g. from a job array) joined into one table and chart.
     if (args.positional().empty()) return usage_error("sweep", "--merge needs the CSV files to join");
-    if (args.value("batches") || args.value("backend"))
-      return usage_error("sweep", "--merge joins CSV files; --batches and --backend do not apply");
+    if (args.value("batches") || args.value("backend") || args.flag("hybrid"))
+      return usage_error("sweep", "--merge joins CSV files; --batches, --backend and --hybrid do not apply");
     std::vector<core::SweepPoint> all;
     for (const std::string& file : args.positional()) {
       auto text = core::read_file(file);
@@ -133,6 +145,7 @@ int cmd_sweep(Args& args) {
   if (!backend.empty() && backend != "cpu" && backend != "cuda")
     return usage_error("sweep", "--backend must be cpu or cuda, got '" + backend + "'");
   if (backend == "cpu" && args.flag("graph")) return usage_error("sweep", "--graph is a CUDA launch mode; it does not apply to --backend cpu");
+  if (backend == "cuda" && args.flag("hybrid")) return usage_error("sweep", "--hybrid needs --backend cpu (hybrid teams are a CPU's), not cuda");
   if (auto profile = args.value("profile")) {
     if (!backend.empty()) return usage_error("sweep", "--profile predicts from measured times; it does not apply with --backend");
     options.profile = *profile;
@@ -149,6 +162,10 @@ int cmd_sweep(Args& args) {
   auto device = load_device_option(args);
   if (!device) return report("sweep", device.error());
   options.device = *device;
+  // Predicted only, hybrid teams need a CPU device (one `weft calibrate` wrote, with its team sizes).
+  if (args.flag("hybrid") && backend.empty() && options.device.kind != core::DeviceKind::Cpu)
+    return usage_error("sweep", "--hybrid needs --backend cpu or a CPU --device (hybrid teams are a CPU's), not " + options.device.name);
+  options.hybrid = args.flag("hybrid");
   auto iterations = args.int_value("iterations");
   auto warmup = args.int_value("warmup");
   for (const auto* v : {&iterations, &warmup})

@@ -61,9 +61,11 @@ commands:
                                                schedule/plan/simulate/run runs them merged (a saved schedule
                                                records its merges and reloads them)
   sweep    MODEL --batches 1,2,4,... [--strategies S,...] [--backend cpu|cuda] [--batch-dim NAME]
-           [--graph] [--threads-per-stream T] [--csv F] [--png F] [--json]
+           [--graph] [--threads-per-stream T] [--hybrid] [--csv F] [--png F] [--json]
                                                speedup per strategy against batch size (predicted;
-                                               measured too with --backend); table, CSV, chart
+                                               measured too with --backend); table, CSV, chart;
+                                               --hybrid (--backend cpu, or a CPU --device): each
+                                               schedule with run --hybrid's teams (docs/devices.md)
   sweep    --merge A.csv B.csv ... [--csv F] [--png F]
                                                join sweep points run elsewhere (job arrays)
   calibrate MODEL [--backend cpu] [-o DEVICE.json] [--cores N] [--name N] [--iterations N] [--threads-per-stream T] [--json]

@@ -130,6 +130,14 @@ void register_run_and_advice(py::module_& m) {
       .def_property_readonly("speedup", [](const Run& r) { return r.c.speedup(); })
       .def_property_readonly("iteration_ms", [](const Run& r) { return to_array(r.c.scheduled.iteration_ms); })
       .def_property_readonly("sequential_iteration_ms", [](const Run& r) { return to_array(r.c.sequential.iteration_ms); })
+      .def_property_readonly("threads_per_stream", [](const Run& r) { return r.c.scheduled.threads_per_stream; },
+                             "The threads of each stream's library team in the CPU run (threads_per_stream=, or the "
+                             "schedule's); 1 on CUDA.")
+      .def_property_readonly("hybrid_nodes", [](const Run& r) { return r.c.scheduled.node_team_nodes; },
+                             "The nodes that ran on a team other than their stream's (hybrid=True: the ones that run "
+                             "alone, on a team of every core the streams hold); 0 when none.")
+      .def_property_readonly("hybrid_threads", [](const Run& r) { return r.c.scheduled.node_team_threads; },
+                             "The largest such team, threads; 0 when none.")
       .def_property_readonly("rounds", [](const Run& r) { return r.c.rounds; },
                              "Rounds the reference and the schedule alternated in.")
       .def_property_readonly("predicted_speedup", cpu_prediction([](const core::CpuRunPrediction& p) { return p.predicted; }),

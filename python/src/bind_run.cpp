@@ -52,7 +52,16 @@ struct RunArgs {
   std::optional<py::object> test_data;
   std::optional<double> rtol;
   std::optional<double> atol;
+  std::optional<int> threads_per_stream;  ///< None: 1, or the schedule's
+  bool hybrid = false;
 };
+
+/// threads_per_stream= of a CPU call checked as the CLI's --threads-per-stream (core's check).
+void check_threads_argument(const std::string& where, const std::optional<int>& threads, bool cpu) {
+  if (!threads) return;
+  if (!cpu) usage(where + "threads_per_stream= needs backend='cpu'");
+  if (auto ok = core::check_threads_per_stream(*threads); !ok) usage(where + "threads_per_stream: " + ok.error().message);
+}
 
 /// The run's options checked, with the inputs it runs on: given arrays, or a test data folder's
 /// sets (whose outputs are then checked with `tolerance`).
@@ -65,6 +74,8 @@ struct RunSetup {
 RunSetup run_setup(const Model& mo, const RunArgs& a) {
   if (a.backend != "cpu" && a.backend != "cuda") usage("backend must be 'cpu' or 'cuda', got '" + a.backend + "'");
   if (a.graph && a.backend != "cuda") usage("graph=True (CUDA Graph replay) needs backend='cuda'");
+  check_threads_argument("", a.threads_per_stream, a.backend == "cpu");
+  if (a.hybrid && a.backend != "cpu") usage("hybrid=True (hybrid teams) needs backend='cpu'");
   if (auto ok = core::check_run_counts(a.iterations, a.warmup, a.rounds); !ok) usage(ok.error().message);
   if (!a.planner.empty()) check(core::check_planner(a.planner));
   if (a.inputs && a.test_data) usage("inputs= and test_data= both give the inputs: choose one");
@@ -77,6 +88,7 @@ RunSetup run_setup(const Model& mo, const RunArgs& a) {
   o.run.warmup = a.warmup;
   o.rounds = a.rounds;
   o.run.seed = a.seed;
+  o.run.threads_per_stream = a.threads_per_stream.value_or(1);
   o.planner = a.planner;
   if (a.inputs) {
     auto matched = take(core::match_inputs(mo.graph, given_arrays(*a.inputs)));
@@ -96,11 +108,18 @@ RunSetup run_setup(const Model& mo, const RunArgs& a) {
   return setup;
 }
 
+/// The schedule that runs, what it was made for, and the CPU it was made for where it was.
+struct ScheduleToRun {
+  core::Schedule schedule;
+  std::string made_for;
+  std::optional<core::CpuScheduleDevice> cpu;
+};
+
 /// The schedule that runs and what it was made for. A strategy's (by name, or a weft.Schedule
 /// Model.schedule made) is made for the machine that runs it: on the CPU, for the CPU calibrated
 /// from a short sequential run (core::schedule_for_cpu), unless weft.load(device=...) named a
 /// device; anything else runs as given (weft run --backend cpu does the same).
-std::pair<core::Schedule, std::string> schedule_to_run(const ModelPtr& mo, const py::object& spec, const RunArgs& a,
+ScheduleToRun schedule_to_run(const ModelPtr& mo, const py::object& spec, const RunArgs& a,
                                                        const core::RunOptions& run) {
   std::string strategy;
   core::StrategyOptions made_with;
@@ -123,18 +142,29 @@ std::pair<core::Schedule, std::string> schedule_to_run(const ModelPtr& mo, const
                        mo->device.kind != core::DeviceKind::Cpu && core::remade_for_cpu(strategy);
   if (for_cpu) {
     auto made = take(without_gil([&] { return core::schedule_for_cpu(mo->graph, strategy, made_with, run); }));
-    return {std::move(made.schedule), made.made_for.summary};
+    std::string summary = made.made_for.summary;
+    return {std::move(made.schedule), std::move(summary), std::move(made.made_for)};
   }
-  if (given) return {std::move(*given), strategy.empty() ? "the schedule given" : mo->device.name};
+  if (given) return {std::move(*given), strategy.empty() ? "the schedule given" : mo->device.name, std::nullopt};
   return {take(without_gil([&] { return core::make_schedule(strategy, mo->graph, mo->costs, mo->device, made_with); })),
-          mo->device.name};
+          mo->device.name, std::nullopt};
 }
 
 Run run_model(const ModelPtr& mo, const py::object& spec, const RunArgs& a) {
-  const RunSetup setup = run_setup(*mo, a);
-  const core::RunComparisonOptions& o = setup.options;
-  auto [s, made_for] = schedule_to_run(mo, spec, a, o.run);
-  Run r{mo, {}, std::nullopt, {}, made_for, s, std::nullopt, a.backend};
+  RunSetup setup = run_setup(*mo, a);
+  core::RunComparisonOptions& o = setup.options;
+  ScheduleToRun to_run = schedule_to_run(mo, spec, a, o.run);
+  if (a.backend == "cpu") {
+    // A schedule made for streams of several threads runs so unless threads_per_stream= says
+    // otherwise (as weft run).
+    o.run.threads_per_stream = take(core::cpu_run_threads(a.threads_per_stream.value_or(0), to_run.schedule));
+    // hybrid=True: the nodes that run alone on a team of every core the streams hold; by the
+    // CPU's node times where the schedule was made for one, the short ones stay on their stream's.
+    if (a.hybrid)
+      check(core::make_hybrid_for_cpu(mo->graph, to_run.schedule, o.run.threads_per_stream,
+                                      to_run.cpu ? to_run.cpu->device : mo->device, to_run.cpu ? to_run.cpu->costs : mo->costs));
+  }
+  Run r{mo, {}, std::nullopt, {}, to_run.made_for, std::move(to_run.schedule), std::nullopt, a.backend};
   check(without_gil([&]() -> core::Status {
     // The CUDA executor loads the CUDA module on first use; where it or a GPU is
     // missing, run() returns the Runtime error that says which.
@@ -171,16 +201,17 @@ void add_model_run(ModelClass& model) {
           [](const std::shared_ptr<Model>& mo, const py::object& spec, const std::string& backend, bool graph, int iterations,
              int warmup, int rounds, std::uint64_t seed, const std::string& planner, int max_streams,
              std::optional<py::dict> inputs, std::optional<py::object> test_data, std::optional<double> rtol,
-             std::optional<double> atol) {
+             std::optional<double> atol, std::optional<int> threads_per_stream, bool hybrid) {
             return run_model(mo, spec,
                              RunArgs{backend, graph, iterations, warmup, rounds, seed, planner, max_streams, std::move(inputs),
-                                     std::move(test_data), rtol, atol});
+                                     std::move(test_data), rtol, atol, threads_per_stream, hybrid});
           },
           py::arg("schedule"), py::kw_only(), py::arg("backend") = "cpu", py::arg("graph") = false,
           py::arg("iterations") = core::kDefaultRunIterations, py::arg("warmup") = core::kDefaultRunWarmup,
           py::arg("rounds") = core::kDefaultRunRounds, py::arg("seed") = 42, py::arg("planner") = "",
           py::arg("max_streams") = core::kDefaultMaxStreams, py::arg("inputs") = py::none(), py::arg("test_data") = py::none(),
-          py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
+          py::arg("rtol") = py::none(), py::arg("atol") = py::none(), py::arg("threads_per_stream") = py::none(),
+          py::arg("hybrid") = false,
           "Runs the reference and the schedule on the CPU executor (backend='cuda': the CUDA executor, graph=True: "
           "replayed as a CUDA Graph), alternating in `rounds` rounds that share the iterations; median times, speedup, "
           "outputs compared. The schedule is a strategy's name (max_streams caps it), a weft.Schedule, a dict or JSON "
@@ -189,7 +220,11 @@ void add_model_run(ModelClass& model) {
           "(each of the dtype and shape the model expects; others are an error, extras a warning) instead of seeded "
           "ones; test_data=PATH (a test_data_set_N folder or a folder of them) runs each set's inputs and checks every "
           "output against the set's (rtol=, atol=: the tolerance; default the folder's data.json, else the ONNX "
-          "backend tests' 1e-3, 1e-7): Run.test_data. No GPU or CUDA module: RuntimeFailure.")
+          "backend tests' 1e-3, 1e-7): Run.test_data. On the CPU, threads_per_stream=T makes each stream a team of T "
+          "library threads (streams x T within the CPUs; default 1, or the schedule's), and hybrid=True runs the nodes "
+          "that run alone in the schedule on a team of every core the streams hold (as weft run --hybrid; the reference "
+          "runs them so too): Run.threads_per_stream, Run.hybrid_nodes. Either with backend='cuda', or T above the CPUs: "
+          "UsageError. No GPU or CUDA module: RuntimeFailure.")
       .def(
           "chrome_trace",
           [](const std::shared_ptr<Model>& mo, const std::vector<PyTimeline>& runs, std::optional<std::string> path) -> py::object {
@@ -222,7 +257,8 @@ void register_sweep(py::module_& m) {
       "sweep",
       [](const py::object& source, const std::vector<long long>& batches, std::optional<std::vector<std::string>> strategies,
          std::optional<std::map<std::string, long long>> dims, std::optional<std::string> device, bool graph, int max_streams,
-         std::optional<std::string> batch_dim, std::optional<std::string> backend, int iterations, int warmup) {
+         std::optional<std::string> batch_dim, std::optional<std::string> backend, int iterations, int warmup,
+         std::optional<int> threads_per_stream, bool hybrid) {
         core::SweepOptions o;
         for (long long b : batches) {
           if (b <= 0) usage("sweep: batches must be positive, got " + std::to_string(b));
@@ -243,6 +279,13 @@ void register_sweep(py::module_& m) {
         if (warmup < 0) usage("sweep: warmup must be >= 0");
         o.run.iterations = iterations;
         o.run.warmup = warmup;
+        // As weft sweep: threads per stream for the CPU's runs; hybrid teams on the CPU that runs
+        // the points, or predicted on a CPU device.
+        check_threads_argument("sweep: ", threads_per_stream, backend == "cpu");
+        o.run.threads_per_stream = threads_per_stream.value_or(1);
+        if (hybrid && (backend ? *backend != "cpu" : o.device.kind != core::DeviceKind::Cpu))
+          usage("sweep: hybrid=True (hybrid teams) needs backend='cpu' or a CPU device, not " + (backend ? *backend : o.device.name));
+        o.hybrid = hybrid;
         std::unique_ptr<core::Executor> executor;
         if (backend) {
           if (*backend == "cpu") {
@@ -264,19 +307,26 @@ void register_sweep(py::module_& m) {
         const auto path = py::cast<std::string>(py::module_::import("os").attr("fspath")(source));
         if (auto read = core::read_file(path); !read) raise(core::make_error(core::ErrorKind::InvalidInput, read.error().message));
         const auto points = take(without_gil([&] { return core::sweep(path, o); }));
-        // weft sweep --json's points, with the measured fields None where a point was not measured.
+        // weft sweep --json's points, with the measured fields None where a point was not measured and
+        // the hybrid ones 0 where it has no hybrid teams.
         py::list out = json_loads(core::sweep_json(points));
-        for (py::handle point : out)
+        for (py::handle point : out) {
           for (const char* key : {"measured_ms", "measured_sequential_ms", "measured_speedup"})
             point.attr("setdefault")(key, py::none());
+          for (const char* key : {"hybrid_nodes", "hybrid_threads"}) point.attr("setdefault")(key, 0);
+        }
         return out;
       },
       py::arg("model"), py::arg("batches"), py::kw_only(), py::arg("strategies") = py::none(), py::arg("dims") = py::none(),
       py::arg("device") = py::none(), py::arg("graph") = false, py::arg("max_streams") = core::kDefaultMaxStreams,
       py::arg("batch_dim") = py::none(), py::arg("backend") = py::none(), py::arg("iterations") = 3, py::arg("warmup") = 1,
+      py::arg("threads_per_stream") = py::none(), py::arg("hybrid") = false,
       "As weft sweep: the model imported at each batch (its symbolic batch dimension bound), every strategy (or "
       "those given) scheduled and predicted; backend='cpu' or 'cuda' also runs each point. A list of dicts, one "
-      "per point, with the fields of weft sweep's CSV (measured ones None without a backend).");
+      "per point, with the fields of weft sweep's CSV (measured ones None without a backend). threads_per_stream=T "
+      "(backend='cpu'): each stream a team of T threads. hybrid=True (backend='cpu', or a CPU device): each "
+      "schedule with hybrid teams (as weft sweep --hybrid); a point with nodes on them has hybrid_nodes and "
+      "hybrid_threads (0 elsewhere).");
 }
 
 }  // namespace weft::python

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -116,6 +117,42 @@ TEST(CliSweep, MeasuredOnCuda) {
     EXPECT_TRUE(contains(cuda.out, "CUDA")) << cuda.out;
   }
   EXPECT_EQ(run_weft("sweep " + model("grouped_mlp") + " --batches 1 --backend cpu --graph").code, 1);
+}
+
+// --hybrid measured on the CPU: every point's JSON counts its nodes on wide teams and the table
+// says how many; a usage error (exit 1) on CUDA, on a GPU device without --backend, with --merge.
+TEST(CliSweep, HybridTeams) {
+  const std::string args = "sweep " + model("squeezenet1_1") + " --batches 1 --strategies cp-list --iterations 1 --warmup 0";
+  if (std::thread::hardware_concurrency() >= 2) {
+    const Result json = run_quiet(args + " --backend cpu --hybrid --json");
+    ASSERT_EQ(json.code, 0) << json.out;
+    const auto j = nlohmann::json::parse(json.out);
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_GT(j[0]["hybrid_nodes"].get<int>(), 0) << json.out;
+    EXPECT_GT(j[0]["measured_speedup"].get<double>(), 0);
+    const Result table = run_quiet(args + " --backend cpu --hybrid");
+    ASSERT_EQ(table.code, 0) << table.out;
+    EXPECT_TRUE(contains(table.out, "nodes per point run alone on teams of")) << table.out;
+  }
+  // Predicted only on a CPU device file with its team sizes: the alone nodes on 2 threads.
+  const std::string device = temp("weft_cli_sweep_cpu_teams.json");
+  std::ofstream(device) << R"({"name": "cpu-teams", "kind": "cpu", "cores": 2, "peak_fp32_tflops": 0.01,
+      "memory_bandwidth_gb_s": 10, "launch_us": 1, "event_record_us": 0, "event_wait_us": 0.2,
+      "teams": [{"threads": 1, "peak_fp32_tflops": 0.01, "memory_bandwidth_gb_s": 10, "launch_us": 1},
+                {"threads": 2, "peak_fp32_tflops": 0.019, "memory_bandwidth_gb_s": 16, "launch_us": 1.5}]})";
+  const Result predicted = run_quiet(args + " --device " + device + " --hybrid --json");
+  ASSERT_EQ(predicted.code, 0) << predicted.out;
+  const auto p = nlohmann::json::parse(predicted.out);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0]["hybrid_threads"].get<int>(), 2) << predicted.out;
+  EXPECT_FALSE(p[0].contains("measured_speedup"));
+  const Result cuda = run_weft(args + " --backend cuda --hybrid");
+  EXPECT_EQ(cuda.code, 1) << cuda.out;
+  EXPECT_TRUE(contains(cuda.out, "--hybrid needs --backend cpu")) << cuda.out;
+  const Result gpu = run_weft(args + " --hybrid");
+  EXPECT_EQ(gpu.code, 1) << gpu.out;
+  EXPECT_TRUE(contains(gpu.out, "a CPU --device")) << gpu.out;
+  EXPECT_EQ(run_weft("sweep --merge " + temp("weft_cli_sweep_none.csv") + " --hybrid").code, 1);
 }
 
 // Usage errors exit 1, input errors 2, each naming the problem.

@@ -334,6 +334,29 @@ class PlanSimulateRunTest(unittest.TestCase):
         with self.assertRaises(weft.InvalidInputError):
             model.run("no-such-strategy")
 
+    def test_run_with_threads_and_hybrid_teams(self):
+        # threads_per_stream= and hybrid= as weft run's --threads-per-stream and --hybrid: squeezenet's
+        # schedule made for the CPU on 2 streams runs its alone nodes on a team of every core, outputs
+        # bit for bit the reference's with the same teams; the Run says both; bad values raise.
+        model = weft.load(SQUEEZENET)
+        plain = model.run("cp-list", iterations=1, warmup=0)
+        self.assertEqual(plain.threads_per_stream, 1)
+        self.assertEqual(plain.hybrid_nodes, 0)
+        self.assertEqual(plain.hybrid_threads, 0)
+        cpus = len(os.sched_getaffinity(0))
+        if cpus >= 2:
+            hybrid = model.run("cp-list", iterations=1, warmup=0, hybrid=True)
+            self.assertTrue(hybrid.identical)
+            self.assertGreater(hybrid.hybrid_nodes, 0)
+            self.assertEqual(hybrid.hybrid_threads, min(hybrid.streams, cpus))
+            teams = model.run(model.reference(), iterations=1, warmup=0, threads_per_stream=2)
+            self.assertEqual(teams.threads_per_stream, 2)
+            self.assertEqual(teams.hybrid_nodes, 0)
+        for bad in (dict(threads_per_stream=0), dict(threads_per_stream=cpus + 1), dict(backend="cuda", hybrid=True),
+                    dict(backend="cuda", threads_per_stream=1)):
+            with self.assertRaises(weft.UsageError, msg=str(bad)):
+                model.run(model.reference(), **bad)
+
     def test_run_without_a_prediction(self):
         # A top-level If holds the network: too few operators to fit a device; the run still reports.
         model = weft.load(VAD_IF, dims={"batch": 1})
@@ -585,6 +608,16 @@ class LayersSweepTest(unittest.TestCase):
             weft.sweep(GROUPED_MLP, [1], backend="tpu")
         with self.assertRaises(weft.UsageError):
             weft.sweep(GROUPED_MLP, [0])
+        self.assertEqual(cpu[0]["hybrid_nodes"], 0)
+        # hybrid=True as weft sweep --hybrid: each point's alone nodes on a team of every core.
+        if len(os.sched_getaffinity(0)) >= 2:
+            hybrid = weft.sweep(SQUEEZENET, [1], strategies=["cp-list"], backend="cpu", iterations=1, warmup=0, hybrid=True)
+            self.assertGreater(hybrid[0]["hybrid_nodes"], 0)
+            self.assertGreater(hybrid[0]["measured_speedup"], 0)
+        for bad in (dict(hybrid=True), dict(backend="cuda", hybrid=True), dict(threads_per_stream=1),
+                    dict(backend="cpu", threads_per_stream=0)):
+            with self.assertRaises(weft.UsageError, msg=str(bad)):
+                weft.sweep(GROUPED_MLP, [1], **bad)
         static = weft.sweep(SQUEEZENET, [1, 2], strategies=["cp-list"])  # a static batch: re-batched
         self.assertEqual([p["batch"] for p in static], [1, 2])
         with self.assertRaises(weft.InvalidInputError):

@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QMenu>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -65,6 +66,7 @@ class TestRunMenu : public QObject {
   void mergedModelRunsAgainstTheUnmergedReference();
   void testDataRunShowsTheCheck();
   void threadsPerStreamRunsTeams();
+  void hybridTeamsFromTheMenu();
 };
 
 void TestRunMenu::cpuRunFromTheMenu() {
@@ -361,6 +363,54 @@ void TestRunMenu::threadsPerStreamRunsTeams() {
   for (QAction* a : threads_menu->actions())
     if (a->isChecked()) checked = a->data().toInt();
   QCOMPARE(checked, threads);
+}
+
+// Run ▸ Hybrid teams: checked, the CPU run (squeezenet's schedule made for the CPU, on 2 streams)
+// puts the nodes that run alone on a team of every core, outputs still bit-identical to the
+// sequential run with the same teams, and the summary and the status line count them; unchecked
+// again, no node runs on a team of its own and the summary has no hybrid row.
+void TestRunMenu::hybridTeamsFromTheMenu() {
+  if (weft::core::cpu_count() < 2) QSKIP("one CPU: no team of 2");
+  MainWindow w;
+  w.show();
+  const auto [opened, why] = open_and_wait(w, kSqueezenet);
+  QVERIFY2(opened, qPrintable(why));
+  w.setRunIterations(1);
+  QAction* hybrid = nullptr;
+  for (QAction* a : w.menuBar()->actions())
+    if (a->menu() && a->text() == QObject::tr("&Run"))
+      for (QAction* b : a->menu()->actions())
+        if (b->text().contains("Hybrid teams")) hybrid = b;
+  QVERIFY(hybrid);
+  QCOMPARE(hybrid, w.runController()->hybridAction());
+  QVERIFY(hybrid->isCheckable());
+  QVERIFY(!hybrid->isChecked());
+  hybrid->trigger();
+  QVERIFY(hybrid->isChecked());
+  QVERIFY(w.runController()->hybrid());
+  QSignalSpy ran(&w, &MainWindow::runFinished);
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  QString text = w.summaryPanel()->runText();
+  QVERIFY2(text.contains("bit-identical"), qPrintable(text));
+  const QRegularExpression row(R"(hybrid teams</td>.*?<b>(\d+) node\(s\) alone on teams of (\d+) threads)");
+  const QRegularExpressionMatch m = row.match(text);
+  QVERIFY2(m.hasMatch(), qPrintable(text));
+  QVERIFY(m.captured(1).toInt() > 0);
+  const weft::core::Timeline* measured = find_run(*w.document(), w.document()->schedule().strategy);
+  QVERIFY(measured);
+  QCOMPARE(m.captured(2).toInt(), std::min(measured->stream_count, weft::core::cpu_count()));
+  QVERIFY2(w.lastMessage().contains(QString("%1 node(s) on hybrid teams").arg(m.captured(1))), qPrintable(w.lastMessage()));
+  hybrid->trigger();
+  QVERIFY(!w.runController()->hybrid());
+  ran.clear();
+  QVERIFY(w.runOnCpu());
+  QVERIFY(wait_signal(ran));
+  QVERIFY2(ran.last().at(0).toBool(), qPrintable(ran.last().at(1).toString()));
+  text = w.summaryPanel()->runText();
+  QVERIFY2(!text.contains("hybrid teams") && !text.contains("alone on teams"), qPrintable(text));
+  QVERIFY2(!w.lastMessage().contains("hybrid"), qPrintable(w.lastMessage()));
 }
 
 QTEST_MAIN(TestRunMenu)

@@ -15,6 +15,9 @@
 #include <sstream>
 
 #include "weft/core/exec/compare_outputs.h"
+#include "weft/core/exec/cpu_executor.h"
+#include "weft/core/schedule/node_teams.h"
+#include "weft/core/sim/calibrate.h"
 #include "weft/core/base/csv.h"
 #include "weft/core/transform/micro_batch.h"
 #include "weft/core/strategy/registry.h"
@@ -94,6 +97,44 @@ Expected<std::string> find_batch_dim(const Graph& graph) {
 
 namespace {
 
+/// The reference schedule with a hybrid schedule's teams, its run and the node times it measured
+/// (each node's at its own team).
+struct TeamReference {
+  Schedule schedule;
+  RunResult run;
+  CostTable costs;
+};
+
+Expected<TeamReference> run_team_reference(const Graph& graph, const Schedule& schedule, const CostTable& costs, Executor& executor,
+                                           const RunOptions& run) {
+  TeamReference out;
+  out.schedule = reference_schedule(graph);
+  out.schedule.node_threads = schedule.node_threads;
+  WEFT_TRY_ASSIGN(auto plan, study_plan(graph, out.schedule, "greedy-by-size"));
+  WEFT_TRY_ASSIGN(out.run, executor.run(graph, out.schedule, plan, run));
+  out.costs = out.run.node_median_us.size() == graph.node_count() ? calibrate_costs(costs, out.run.node_median_us) : costs;
+  return out;
+}
+
+/// The point's schedule run on the executor beside `base` (the batch's sequential run, or the
+/// reference with the schedule's hybrid teams): outputs checked, the times kept in `pt`.
+Status measure_point(const Graph& graph, const Schedule& schedule, const RunResult& base, const SweepOptions& options,
+                     SweepPoint& pt) {
+  WEFT_TRY_ASSIGN(auto plan, study_plan(graph, schedule, "greedy-by-size"));
+  WEFT_TRY_ASSIGN(auto run, options.executor->run(graph, schedule, plan, options.run));
+  const OutputDiff diff = compare_outputs(base, run);
+  const double allowed = options.output_tolerance * std::max(1.0, largest_output(base));
+  // NaN: a missing or misshapen output; integer outputs (argmax, ...) must match exactly.
+  if (!diff.identical && (!(diff.max_abs_diff <= allowed) || !exact_outputs_match(base, run)))
+    return make_error(ErrorKind::Internal, "batch " + std::to_string(pt.batch) + ", " + pt.strategy +
+                                               ": the scheduled outputs differ from the sequential run (max abs diff " +
+                                               number(diff.max_abs_diff) + ")");
+  pt.measured_ms = run.wall_ms;
+  pt.measured_sequential_ms = base.wall_ms;
+  pt.measured_speedup = run.wall_ms > 0 ? base.wall_ms / run.wall_ms : 0.0;
+  return {};
+}
+
 /// A sweep's profile: the batch it measured and the device fitted to it.
 struct SweepProfile {
   std::int64_t batch = 0;
@@ -130,6 +171,12 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
   const auto note = [&](const std::string& text) {
     if (options.on_note) options.on_note(text);
   };
+  // Hybrid teams are a CPU's: the CPU executor's (calibrated at each batch) or a CPU device's.
+  if (options.hybrid && !(options.executor ? options.calibrate_cpu : options.device.kind == DeviceKind::Cpu))
+    return make_error(ErrorKind::InvalidInput, options.executor ? "hybrid teams need the CPU executor (this sweep runs on another)"
+                                                                : "hybrid teams need a CPU device, not " + options.device.name);
+  if (options.hybrid && std::find(strategies.begin(), strategies.end(), kSplitOverlap) != strategies.end())
+    note(std::string(kSplitOverlap) + " runs without hybrid teams: its baseline runs the unsplit model");
   std::string batch_dim = options.batch_dim;
   bool rebatch = false;  // a static batch: each point re-batches dim 0 of the inputs
   if (batch_dim.empty()) {
@@ -201,6 +248,8 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
     so.cuda_graph = mode == LaunchMode::Graph;
     // Streams of several threads: no more streams than the teams the cores hold.
     if (options.executor && options.run.threads_per_stream > 1) so.max_streams = std::min(so.max_streams, std::max(device.sm_count, 1));
+    // The cores a hybrid run's wide nodes share: the executor's where it runs, else the device's.
+    const int hybrid_cores = options.executor ? cpu_count() : device_cores(device);
     for (const std::string& name : strategies) {
       // split-overlap runs on the model split at this batch (k chosen by prediction, k = 1 where
       // splitting does not pay), against the unsplit model's sequential baseline.
@@ -214,10 +263,19 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
       const Graph& g = split ? *split->graph : graph;
       const CostTable& c = split ? split->costs : costs;
       WEFT_TRY_ASSIGN(auto schedule, make_schedule(name, g, c, device, so));
+      if (options.hybrid && !split) WEFT_TRY(make_hybrid(g, schedule, schedule.threads_per_stream, hybrid_cores, node_times(c)));
       PredictOptions po;
       po.mode = mode;
       po.counterfactuals = false;
-      WEFT_TRY_ASSIGN(auto p, predict(g, schedule, c, device, po));
+      // Measured with hybrid teams: the reference again with the schedule's teams (compare_runs'
+      // rule), whose node times, each at its own team, the prediction takes.
+      std::optional<TeamReference> teamed;
+      if (options.executor && schedule.has_node_teams()) {
+        WEFT_TRY_ASSIGN(teamed, run_team_reference(g, schedule, c, *options.executor, options.run));
+        po.reference = &teamed->schedule;
+        po.costs_at_node_teams = true;
+      }
+      WEFT_TRY_ASSIGN(auto p, predict(g, schedule, teamed ? teamed->costs : c, device, po));
       if (split) {
         // The baseline is the unsplit model's reference schedule, on the same costs as the others.
         WEFT_TRY_ASSIGN(auto base, predict(graph, reference_schedule(graph), costs, device, po));
@@ -237,20 +295,10 @@ Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const Swe
       pt.predicted_us = p.makespan_us;
       pt.predicted_sequential_us = p.sequential_us();
       pt.predicted_speedup = p.speedup();
-      if (options.executor) {
-        WEFT_TRY_ASSIGN(auto plan, study_plan(g, schedule, "greedy-by-size"));
-        WEFT_TRY_ASSIGN(auto run, options.executor->run(g, schedule, plan, options.run));
-        const OutputDiff diff = compare_outputs(*sequential, run);
-        const double allowed = options.output_tolerance * std::max(1.0, largest_output(*sequential));
-        // NaN: a missing or misshapen output; integer outputs (argmax, ...) must match exactly.
-        if (!diff.identical && (!(diff.max_abs_diff <= allowed) || !exact_outputs_match(*sequential, run)))
-          return make_error(ErrorKind::Internal, "batch " + std::to_string(batch) + ", " + name +
-                                                     ": the scheduled outputs differ from the sequential run (max abs diff " +
-                                                     number(diff.max_abs_diff) + ")");
-        pt.measured_ms = run.wall_ms;
-        pt.measured_sequential_ms = sequential->wall_ms;
-        pt.measured_speedup = run.wall_ms > 0 ? sequential->wall_ms / run.wall_ms : 0.0;
-      }
+      const NodeTeamCount teams = count_node_teams(schedule);
+      pt.hybrid_nodes = teams.nodes;
+      pt.hybrid_threads = teams.threads;
+      if (options.executor) WEFT_TRY(measure_point(g, schedule, teamed ? teamed->run : *sequential, options, pt));
       points.push_back(pt);
       if (options.on_point && !options.on_point(points.back())) return points;
     }
@@ -276,6 +324,10 @@ std::string sweep_json(const std::vector<SweepPoint>& points) {
       e["measured_ms"] = *p.measured_ms;
       e["measured_sequential_ms"] = *p.measured_sequential_ms;
       e["measured_speedup"] = *p.measured_speedup;
+    }
+    if (p.hybrid_nodes > 0) {
+      e["hybrid_nodes"] = p.hybrid_nodes;
+      e["hybrid_threads"] = p.hybrid_threads;
     }
     j.push_back(std::move(e));
   }

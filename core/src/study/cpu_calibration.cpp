@@ -11,6 +11,7 @@
 
 #include "weft/core/sim/calibrate.h"
 #include "weft/core/exec/cpu_executor.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/study/memory_report.h"
 #include "weft/core/study/prediction.h"
 #include "weft/core/strategy/reference.h"
@@ -371,6 +372,21 @@ Expected<CpuSchedule> schedule_for_cpu(const Graph& graph, std::string_view stra
   if (run.threads_per_stream > 1) o.max_streams = std::min(o.max_streams, out.made_for.device.sm_count);
   WEFT_TRY_ASSIGN(out.schedule, make_schedule(strategy, graph, out.made_for.costs, out.made_for.device, o));
   return out;
+}
+
+Expected<int> cpu_run_threads(int given, const Schedule& schedule) {
+  if (given > 0) return given;
+  if (auto ok = check_threads_per_stream(schedule.threads_per_stream); !ok)
+    return make_error(ErrorKind::InvalidInput, "the schedule runs streams of " + std::to_string(schedule.threads_per_stream) +
+                                                   " threads: " + ok.error().message);
+  return schedule.threads_per_stream;
+}
+
+Status make_hybrid_for_cpu(const Graph& graph, Schedule& schedule, int threads_per_stream, const DeviceSpec& device,
+                           const CostTable& costs) {
+  const std::vector<double> node_us =
+      device.kind == DeviceKind::Cpu && costs.nodes.size() == graph.node_count() ? node_times(costs) : std::vector<double>{};
+  return make_hybrid(graph, schedule, threads_per_stream, cpu_count(), node_us);
 }
 
 bool remade_for_cpu(std::string_view strategy) {

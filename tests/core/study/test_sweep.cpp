@@ -142,6 +142,76 @@ TEST(Sweep, MeasuredOnTheCpu) {
   }
 }
 
+// Hybrid teams measured on the CPU: a point on several streams puts its alone nodes on a team of
+// every core, runs against the reference with the same teams (bit for bit, or the sweep fails)
+// and says so in its JSON; without hybrid no point has a wide node and the JSON no such key.
+TEST(Sweep, HybridTeamsMeasuredOnTheCpu) {
+  if (core::cpu_count() < 2) GTEST_SKIP() << "one CPU: no team of 2";
+  auto executor = core::make_cpu_executor();
+  core::SweepOptions o = options({1}, {"cp-list"});
+  o.executor = executor.get();
+  o.run.iterations = 1;
+  o.run.warmup = 0;
+  o.hybrid = true;
+  auto points = core::sweep(model("squeezenet1_1"), o);
+  ASSERT_TRUE(points) << points.error().message;
+  ASSERT_EQ(points->size(), 1u);
+  const core::SweepPoint& p = points->front();
+  ASSERT_GT(p.streams, 1);
+  EXPECT_GT(p.hybrid_nodes, 0u);
+  EXPECT_EQ(p.hybrid_threads, std::min(p.streams, core::cpu_count()));
+  ASSERT_TRUE(p.measured_speedup);
+  EXPECT_GT(*p.measured_speedup, 0);
+  EXPECT_GT(p.predicted_speedup, 0);
+  EXPECT_NE(core::sweep_json(*points).find("\"hybrid_nodes\": " + std::to_string(p.hybrid_nodes)), std::string::npos);
+  o.hybrid = false;
+  auto plain = core::sweep(model("squeezenet1_1"), o);
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->front().hybrid_nodes, 0u);
+  EXPECT_EQ(core::sweep_json(*plain).find("hybrid_nodes"), std::string::npos);
+}
+
+// Hybrid teams predicted on a CPU device calibrated at 1 and 2 threads: the alone nodes take the
+// 2-thread rates, so the hybrid points predict faster than the plain ones over the same
+// sequential baseline. A GPU device, or an executor other than the CPU's, is refused.
+TEST(Sweep, HybridTeamsPredictedOnACpuDevice) {
+  core::SweepOptions o = options({1, 2}, {"cp-list"});
+  // A device file as `weft calibrate` writes one, with its team sizes.
+  auto cpu = core::parse_device(R"({"name": "cpu-test", "kind": "cpu", "cores": 2, "peak_fp32_tflops": 0.01,
+      "memory_bandwidth_gb_s": 10, "launch_us": 1, "event_record_us": 0, "event_wait_us": 0.2,
+      "teams": [{"threads": 1, "peak_fp32_tflops": 0.01, "memory_bandwidth_gb_s": 10, "launch_us": 1},
+                {"threads": 2, "peak_fp32_tflops": 0.019, "memory_bandwidth_gb_s": 16, "launch_us": 1.5}]})",
+                                "cpu-test.json");
+  ASSERT_TRUE(cpu) << cpu.error().message;
+  o.device = *cpu;
+  auto plain = core::sweep(model("squeezenet1_1"), o);
+  ASSERT_TRUE(plain) << plain.error().message;
+  o.hybrid = true;
+  auto hybrid = core::sweep(model("squeezenet1_1"), o);
+  ASSERT_TRUE(hybrid) << hybrid.error().message;
+  ASSERT_EQ(hybrid->size(), 2u);
+  for (std::size_t i = 0; i < hybrid->size(); ++i) {
+    const core::SweepPoint &h = (*hybrid)[i], &p = (*plain)[i];
+    ASSERT_GT(h.streams, 1);
+    EXPECT_GT(h.hybrid_nodes, 0u);
+    EXPECT_EQ(h.hybrid_threads, 2);
+    EXPECT_DOUBLE_EQ(h.predicted_sequential_us, p.predicted_sequential_us);
+    EXPECT_LT(h.predicted_us, p.predicted_us);
+    EXPECT_EQ(p.hybrid_nodes, 0u);
+  }
+  o.device = options({1}, {}).device;
+  auto gpu = core::sweep(model("squeezenet1_1"), o);
+  ASSERT_FALSE(gpu);
+  EXPECT_EQ(gpu.error().kind, core::ErrorKind::InvalidInput);
+  EXPECT_NE(gpu.error().message.find("hybrid teams need a CPU device, not h100-sxm"), std::string::npos) << gpu.error().message;
+  auto executor = core::make_cpu_executor();
+  o.executor = executor.get();
+  o.calibrate_cpu = false;
+  auto other = core::sweep(model("squeezenet1_1"), o);
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("hybrid teams need the CPU executor"), std::string::npos) << other.error().message;
+}
+
 namespace {
 // The CPU executor, with every output of a schedule on more than one stream moved by `shift`: a
 // device whose kernels sum in another order (small shift) or that computes wrongly (large).

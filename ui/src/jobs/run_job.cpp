@@ -54,8 +54,11 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   options.run.warmup = request.warmup;
   options.run.seed = request.seed;
   if (request.backend == Backend::Cpu) {
-    options.run.threads_per_stream = request.threads_per_stream > 0 ? request.threads_per_stream : request.schedule.threads_per_stream;
-    if (auto ok = core::check_threads_per_stream(options.run.threads_per_stream); !ok) return fail(ok.error().message);
+    if (request.threads_per_stream > 0)
+      if (auto ok = core::check_threads_per_stream(request.threads_per_stream); !ok) return fail(ok.error().message);
+    auto threads = core::cpu_run_threads(request.threads_per_stream, request.schedule);
+    if (!threads) return fail(threads.error().message);
+    options.run.threads_per_stream = *threads;
   }
   options.reference_graph = request.reference_graph.get();
   options.progress = [&promise](int percent, std::string_view stage) {
@@ -68,6 +71,11 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   // document's schedule is exactly its strategy's answer for a GPU preset, the CPU runs that
   // strategy's answer for the CPU.
   core::Schedule schedule = request.schedule;
+  // The device and node times the schedule was made with: hybrid teams leave the nodes too
+  // short for a team (by a CPU's times) on their stream's team.
+  const core::DeviceSpec* made_device = request.made_with ? &request.made_with->device : nullptr;
+  const core::CostTable* made_costs = request.made_with ? &request.made_with->costs : nullptr;
+  std::optional<core::CpuSchedule> made;
   QString made_for = QObject::tr("%1, as it is").arg(request.made_with ? QString::fromStdString(request.made_with->device.name)
                                                                        : QObject::tr("the document's device"));
   if (request.backend == Backend::Cpu && request.made_with && request.made_with->device.kind != core::DeviceKind::Cpu &&
@@ -76,12 +84,23 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
     auto as_made = core::make_schedule(schedule.strategy, graph, with.costs, with.device, with.options);
     if (as_made && as_made->streams == schedule.streams) {
       promise.setProgressValueAndText(2, QObject::tr("Calibrating the CPU to schedule for it"));
-      auto made = core::schedule_for_cpu(graph, schedule.strategy, with.options, options.run);
-      if (!made) return fail(made.error().message);
+      auto remade = core::schedule_for_cpu(graph, schedule.strategy, with.options, options.run);
+      if (!remade) return fail(remade.error().message);
       if (promise.isCanceled()) return;
+      made = std::move(*remade);
       schedule = std::move(made->schedule);
       made_for = QString::fromStdString(made->made_for.summary);
+      made_device = &made->made_for.device;
+      made_costs = &made->made_for.costs;
     }
+  }
+  if (request.backend == Backend::Cpu && request.hybrid) {
+    const core::CostTable none;
+    const core::DeviceSpec gpu;  // no CPU times known: every alone node gets the wide team
+    if (auto ok = core::make_hybrid_for_cpu(graph, schedule, options.run.threads_per_stream, made_device ? *made_device : gpu,
+                                            made_costs ? *made_costs : none);
+        !ok)
+      return fail(ok.error().message);
   }
   std::optional<TestDataReport> tested;
   auto compared = compare(*executor, request, schedule, *test_data, options, tested);
@@ -103,6 +122,9 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
   r.streams = static_cast<int>(schedule.stream_count());
   r.test_data = std::move(tested);
   r.threads_per_stream = compared->scheduled.threads_per_stream;
+  r.hybrid = request.backend == Backend::Cpu && request.hybrid;
+  r.hybrid_nodes = compared->scheduled.node_team_nodes;
+  r.hybrid_threads = compared->scheduled.node_team_threads;
   if (request.backend == Backend::Cpu) r.kernels = QString::fromStdString(core::kernel_paths_text(compared->scheduled));
   if (request.backend == Backend::Cpu && !r.unmerged_reference) {
     // What the CPU device calibrated from this run predicts (a fit and two short runs that

@@ -11,6 +11,7 @@
 
 #include "weft/core/sim/calibrate.h"
 #include "weft/core/exec/cpu_executor.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/sim/simulator.h"
 #include "weft/ui/status_area.h"
 #include "weft/ui/studio_document.h"
@@ -91,6 +92,12 @@ QMenu* RunController::createMenu(QMenuBar* bar, std::function<bool()> loading) {
   add_threads(0, tr("As the schedule says"), tr("One thread per stream unless the schedule was made for more (search on a CPU calibrated at several)"));
   for (int t = 1; t <= core::cpu_count(); ++t)
     add_threads(t, tr("%n thread(s)", nullptr, t), tr("Each stream runs its operators on %n thread(s); streams beyond the cores' teams take turns", nullptr, t));
+  // Hybrid parallelism: a node nothing runs beside (a stem, a block's join) on every core.
+  m_hybrid_action = run->addAction(tr("&Hybrid teams"), this, [this](bool on) { setHybrid(on); });
+  m_hybrid_action->setCheckable(true);
+  m_hybrid_action->setChecked(m_hybrid);
+  m_hybrid_action->setToolTip(tr("CPU runs: the operators that run alone in the schedule (nothing beside them) run on a team of "
+                                 "every core the streams hold, the others on their stream's threads"));
   run->addSeparator();
   m_choose_test_data = run->addAction(tr("&Test data set..."), this, [this] {
     const QString folder = QFileDialog::getExistingDirectory(nullptr, tr("ONNX test data (a test_data_set_N folder or a folder of them)"), m_test_data);
@@ -141,6 +148,11 @@ void RunController::setThreadsPerStream(int threads) {
   for (QAction* a : m_threads_menu->actions()) a->setChecked(a->data().toInt() == m_threads_per_stream);
 }
 
+void RunController::setHybrid(bool on) {
+  m_hybrid = on;
+  if (m_hybrid_action) m_hybrid_action->setChecked(on);
+}
+
 bool RunController::runOnCuda() { return startRun(Backend::Cuda); }
 
 bool RunController::refuse(const QString& why) {
@@ -165,6 +177,7 @@ bool RunController::startRun(Backend backend) {
   if (const auto& merge = m_doc->mergeState()) request.reference_graph = merge->unmerged;
   request.iterations = m_run_iterations;
   request.threads_per_stream = m_threads_per_stream;
+  request.hybrid = backend == Backend::Cpu && m_hybrid;
   request.made_with = RunRequest::MadeWith{m_doc->device(), m_doc->analysis().costs, m_doc->strategyOptions()};
   request.test_data = m_test_data.toStdString();
   m_job = start_run(std::move(request));
@@ -245,6 +258,10 @@ void RunController::onRunFinished() {
                         ? tr("%1 streams on %2 threads").arg(r.measured.stream_count).arg(r.cpu_cores)
                         : tr("%1 stream(s)").arg(r.measured.stream_count);
   if (r.threads_per_stream > 1) streams += tr(" of %1 threads").arg(r.threads_per_stream);
+  if (r.hybrid_nodes > 0)
+    add(tr("hybrid teams"), tr("%n node(s) alone on teams of %1 threads", nullptr, static_cast<int>(r.hybrid_nodes)).arg(r.hybrid_threads));
+  else if (r.hybrid)
+    add(tr("hybrid teams"), tr("none: one stream, or no node alone for %1 µs or more").arg(core::kHybridMinNodeUs, 0, 'f', 0));
   if (!r.kernels.isEmpty()) add(tr("kernels"), r.kernels.toHtmlEscaped());
   const QString why_unpredicted =
       r.prediction_unavailable.isEmpty() ? QString() : tr("<p>No prediction: %1</p>").arg(r.prediction_unavailable.toHtmlEscaped());
@@ -262,6 +279,7 @@ void RunController::onRunFinished() {
                     .arg(speedup, 0, 'f', 2)
                     .arg(diff)
                     .arg(r.unmerged_reference ? tr(", unmerged") : QString());
+  if (r.hybrid_nodes > 0) msg += tr("; %n node(s) on hybrid teams of %1 threads", nullptr, static_cast<int>(r.hybrid_nodes)).arg(r.hybrid_threads);
   if (r.test_data) msg += tr("; test data %1").arg(tested);
   m_status->showMessage(msg, !agree || (r.test_data && !r.test_data->passed));
   emit runFinished(true, msg);

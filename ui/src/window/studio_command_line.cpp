@@ -16,6 +16,7 @@
 #include "weft/core/study/split_study.h"
 #include "weft/ui/load_controller.h"
 #include "weft/ui/main_window.h"
+#include "weft/ui/run_controller.h"
 #include "weft/ui/strategy_panel.h"
 #include "weft/ui/summary_panel.h"
 #include "weft/ui/synthetic_model.h"
@@ -44,6 +45,7 @@ core::Expected<StudioOptions> parse_studio_command_line(const QStringList& argum
                                 "Bring a docked view forward (timeline, memory, lanes, graph, ...); with --screenshot, "
                                 "shoot it alone at --size. Default 'window': the whole window.",
                                 "what", "window");
+  const QCommandLineOption hybrid("hybrid", "Check Run ▸ Hybrid teams: CPU runs (--run cpu) give the nodes that run alone a team of every core.");
   const QCommandLineOption use_measured("use-measured", "After --run, calibrate the cost model with the measured times.");
   const QCommandLineOption range("range", "Select the time range T0:T1 (µs, or % of the longest run) in the timeline before the screenshot.", "t0:t1");
   const QCommandLineOption strategy("strategy", "Strategy of the first schedule (default: the studio's).", "name");
@@ -75,7 +77,7 @@ core::Expected<StudioOptions> parse_studio_command_line(const QStringList& argum
                                    "Open the model with a measured profile (ONNX Runtime profiler JSON, PyTorch profiler or "
                                    "Weft Chrome trace), as weft's --profile: its node times replace the predictions.",
                                    "file");
-  parser.addOptions({screenshot, synthetic, find, size, run, show, use_measured, range, strategy, granularity, graph, recover,
+  parser.addOptions({screenshot, synthetic, find, size, run, hybrid, show, use_measured, range, strategy, granularity, graph, recover,
                      memory_budget, dim, merge, batch, split, layers, schedule, profile});
   if (!parser.parse(arguments)) return usage(parser.errorText());
 
@@ -120,6 +122,7 @@ core::Expected<StudioOptions> parse_studio_command_line(const QStringList& argum
   o.range = parser.value(range);
   o.find = parser.value(find);
   o.use_measured = parser.isSet(use_measured);
+  o.hybrid = parser.isSet(hybrid);
   o.strategy = parser.value(strategy);
   o.graph = parser.isSet(graph);
   o.recover = parser.isSet(recover);
@@ -215,6 +218,7 @@ void StudioSession::arrangeBudget() {
 }
 
 void StudioSession::arrangeRun() {
+  if (m_options.hybrid) m_window.runController()->setHybrid(true);
   if (m_options.run != "cpu") return;
   m_after_load.push_back([this](bool ok, const QString&) {
     if (ok) m_window.runOnCpu();

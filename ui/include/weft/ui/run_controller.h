@@ -44,6 +44,11 @@ class RunController : public QObject {
   /// schedule's own (1 unless a strategy chose more).
   void setThreadsPerStream(int threads);
   int threadsPerStream() const { return m_threads_per_stream; }
+  /// Hybrid teams in CPU runs (Run ▸ Hybrid teams, as `weft run --hybrid`): the nodes that run
+  /// alone on a team of every core the streams hold. Off by default.
+  void setHybrid(bool on);
+  bool hybrid() const { return m_hybrid; }
+  QAction* hybridAction() const { return m_hybrid_action; }
   /// Calibrates the cost model with the latest measured run.
   bool useMeasuredTimes();
   /// The ONNX test data (a test_data_set_N folder or a folder of them) the next runs take their
@@ -86,6 +91,8 @@ class RunController : public QObject {
   int m_run_iterations = core::kDefaultRunIterations;  ///< as weft run and Python
   int m_threads_per_stream = 0;
   QMenu* m_threads_menu = nullptr;
+  bool m_hybrid = false;
+  QAction* m_hybrid_action = nullptr;
   bool m_run_active = false;    ///< from the start of a run until its result (or cancel) is handled
   /// The latest measured schedule run (Use measured times), by identity.
   std::optional<core::RunIdentity> m_last_measured;

@@ -38,6 +38,9 @@ struct RunRequest {
   /// CPU runs: the threads of each stream's library team (core::RunOptions::threads_per_stream);
   /// 0: the schedule's own (Schedule::threads_per_stream).
   int threads_per_stream = 0;
+  /// CPU runs: hybrid teams (core::make_hybrid_for_cpu, as `weft run --hybrid`): the nodes that
+  /// run alone on a team of every core the streams hold. Not read by CUDA runs.
+  bool hybrid = false;
   /// How `schedule` was made, where a CPU run may make it again for the CPU: the document's
   /// device, costs and strategy options. A CPU run on a GPU preset whose schedule is exactly what
   /// its strategy makes with these (not edited by hand, not fitted to a memory budget, a strategy
@@ -88,6 +91,11 @@ struct RunReport {
   QString schedule_made_for;
   int streams = 0;  ///< streams of the schedule that ran
   int threads_per_stream = 1;  ///< CPU runs: the team of each stream
+  bool hybrid = false;         ///< CPU runs: hybrid teams were asked for (RunRequest::hybrid)
+  /// CPU runs: the nodes that ran on a team other than their stream's (hybrid teams) and the
+  /// largest such team (core::RunResult::node_team_nodes); 0 when none.
+  std::int64_t hybrid_nodes = 0;
+  int hybrid_threads = 0;
   QString kernels;  ///< CPU runs: what ran the nodes (core::kernel_paths_text)
   int cpu_cores = 0;  ///< CPU runs: the CPUs the run could use (its threads; streams beyond take turns)
   /// The reference ran the unmerged graph (RunRequest::reference_graph): `sequential` names that

@@ -33,6 +33,7 @@ struct StudioOptions {
   QString find;                  ///< --find TEXT
   QString run;                   ///< --run BACKEND ("cpu")
   bool use_measured = false;
+  bool hybrid = false;           ///< --hybrid: Run ▸ Hybrid teams checked
   QString strategy;
   std::optional<double> granularity;
   bool graph = false;

@@ -34,6 +34,10 @@ struct SweepPoint {
   std::optional<double> measured_ms;             ///< with an executor: median wall time
   std::optional<double> measured_sequential_ms;  ///< the reference schedule's
   std::optional<double> measured_speedup;
+  /// SweepOptions::hybrid: the nodes that ran (or are predicted) on a team other than their
+  /// stream's and the largest such team (0, 0: none). Not in the CSV; in the JSON where > 0.
+  std::size_t hybrid_nodes = 0;
+  int hybrid_threads = 0;
 };
 
 struct SweepOptions {
@@ -63,6 +67,17 @@ struct SweepOptions {
   /// sweep uses kSweepOutputTolerance. Other outputs (integers, booleans) always match exactly.
   double output_tolerance = 0;
   RunOptions run;
+  /// Hybrid teams on a CPU (`weft sweep --hybrid`): each point's schedule, once made for the
+  /// CPU, gets make_hybrid's teams (the nodes that run alone on a team of every core the streams
+  /// hold; the nodes under kHybridMinNodeUs by the point's node times stay on their stream's)
+  /// on the executor's cores (cpu_count()) or, predicted only, on `device`'s. Measured, the
+  /// reference runs each node on the schedule's team too (as compare_runs does: the outputs
+  /// compare bit for bit and the speedup is the streams'), and the prediction takes that run's
+  /// node times; predicted only, a wide node takes its team's rates where `device` was
+  /// calibrated at that team size (cpu_node_team_costs) and the baseline is the plain
+  /// sequential run. Needs a CPU: the CPU executor with calibrate_cpu, or a CPU `device`.
+  /// split-overlap's points stay without (their baseline runs the unsplit model).
+  bool hybrid = false;
   /// Called after each point; return false to stop (the points so far are returned).
   std::function<bool(const SweepPoint&)> on_point;
   /// Called with what the sweep assumed (a static batch re-batched) and each point's import
@@ -81,8 +96,10 @@ Expected<std::string> find_batch_dim(const Graph& graph);
 
 /// Imports `model_path` at every batch and studies every strategy there, batches outer.
 /// Errors: import (InvalidInput, naming the batch), an unknown strategy or batch dimension
-/// (InvalidInput), the executor's; a schedule whose run differs from the reference run (Internal).
-/// Cost: per batch an import, per strategy make_schedule + 2 simulations (+ 1 run with an executor).
+/// (InvalidInput), hybrid without a CPU (InvalidInput), the executor's; a schedule whose run
+/// differs from the reference run (Internal). Cost: per batch an import, per strategy
+/// make_schedule + 2 simulations (+ 1 run with an executor, + 1 reference run with its hybrid
+/// teams where it has some).
 Expected<std::vector<SweepPoint>> sweep(const std::string& model_path, const SweepOptions& options);
 
 /// The CSV header and one row per point (RFC 4180 quoting); empty optional fields stay empty.

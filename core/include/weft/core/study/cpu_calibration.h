@@ -143,6 +143,20 @@ struct CpuSchedule {
 Expected<CpuSchedule> schedule_for_cpu(const Graph& graph, std::string_view strategy, const StrategyOptions& options,
                                        const RunOptions& run);
 
+/// The threads per stream of a CPU run of `schedule`: `given` where it is above 0 (checked by
+/// the front end), else the schedule's own (Schedule::threads_per_stream: search on a CPU
+/// calibrated at several team sizes may choose more than 1). Errors (InvalidInput): the
+/// schedule's team does not fit here (check_threads_per_stream), naming it. O(1).
+Expected<int> cpu_run_threads(int given, const Schedule& schedule);
+
+/// Hybrid teams for a run on this machine's CPUs (`weft run --hybrid`, the studio's Run ▸ Hybrid
+/// teams, Python's Model.run(hybrid=True)): make_hybrid with `threads_per_stream` on cpu_count()
+/// cores. Where `device` is a CPU, `costs` are its node times and an alone node shorter than
+/// kHybridMinNodeUs stays on its stream's team; other devices' times say nothing of the CPU and
+/// are not read. Errors: make_hybrid's. O((V + E)·S).
+Status make_hybrid_for_cpu(const Graph& graph, Schedule& schedule, int threads_per_stream, const DeviceSpec& device,
+                           const CostTable& costs);
+
 /// Whether a run on the CPU makes a schedule of this strategy again for the CPU (schedule_for_cpu):
 /// every registered strategy but search (its answer depends on a time budget), external (a user's
 /// program) and split-overlap (it schedules the split model the split study made). O(1).
