@@ -240,12 +240,15 @@ void RunController::onRunFinished() {
   add(tr("schedule made for"), r.schedule_made_for.toHtmlEscaped());
   // Studio runs launch eagerly (per-node timing): the graph baseline is the predicted one, the
   // study's speedup over it (`weft run --backend cuda` measures CUDA Graph replays). Only the
-  // current schedule's prediction: while an edit's study runs it is the previous one's.
+  // current schedule's prediction: while an edit's study runs it is the previous one's. A CPU
+  // run has no graph baseline (the study's figure is the GPU device's, not this run's).
   const auto& study = m_doc->study();
-  if (!m_doc->predictionPending() && study && study->prediction)
-    add(tr("vs seq. graph"), tr("%1× predicted").arg(study->prediction->speedup_vs_graph, 0, 'f', 2));
-  else
-    add(tr("vs seq. graph"), tr("n/a"));
+  if (r.backend == Backend::Cuda) {
+    if (!m_doc->predictionPending() && study && study->prediction)
+      add(tr("vs seq. graph"), tr("%1× predicted").arg(study->prediction->speedup_vs_graph, 0, 'f', 2));
+    else
+      add(tr("vs seq. graph"), tr("n/a"));
+  }
   add(tr("outputs"), diff);
   QString tested;  // the test data's verdict, for the status line too
   if (r.test_data) {
