@@ -28,6 +28,12 @@ using detail::pin_to;
 using detail::worker_count;
 using Clock = std::chrono::steady_clock;
 
+// Records as a node's latch is recorded: a store, then a wake-up.
+void record(std::atomic<std::uint32_t>& latch, std::uint32_t value) {
+  latch.store(value, std::memory_order_release);
+  latch.notify_all();
+}
+
 }  // namespace
 
 Expected<std::vector<RunResult>> run_cpu_copies(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
@@ -85,12 +91,8 @@ double cpu_latch_latency_us(std::size_t streams, int round_trips) {
   std::atomic<std::uint32_t> ping{0}, pong{0};
   std::vector<double> trips;
   trips.reserve(static_cast<std::size_t>(std::max(round_trips, 1)));
-  // Each side records as a node's latch is recorded (a store, then a wake-up) and waits as
-  // run_node waits; the echo runs where worker 1 runs.
-  const auto record = [](std::atomic<std::uint32_t>& latch, std::uint32_t value) {
-    latch.store(value, std::memory_order_release);
-    latch.notify_all();
-  };
+  // Each side records as a node's latch is recorded and waits as run_node waits; the echo runs
+  // where worker 1 runs.
   std::jthread echo([&] {
     pin_to(cpus, 1, workers);
     for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(round_trips); ++i) {
@@ -132,10 +134,6 @@ double cpu_cross_core_us_per_mib(std::size_t streams, std::size_t bytes, int rou
   std::atomic<std::uint64_t> sink{0};
   std::vector<double> extra_us;
   extra_us.reserve(static_cast<std::size_t>(rounds));
-  const auto record = [](std::atomic<std::uint32_t>& latch, std::uint32_t value) {
-    latch.store(value, std::memory_order_release);
-    latch.notify_all();
-  };
   std::jthread reader([&] {
     pin_to(cpus, 1, workers);
     for (std::uint32_t i = 1; i <= static_cast<std::uint32_t>(rounds); ++i) {
