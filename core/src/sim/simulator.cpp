@@ -196,6 +196,39 @@ std::vector<double> cross_core_us(const Graph& graph, const ExecutionOrder& sync
   return out;
 }
 
+/// With the plan, what each node pays to write outputs into arena bytes a node of another stream
+/// wrote last (the lines are in the other core's cache: each write fetches its line from there
+/// first), at the same rate and cap as cross_core_us, added to `cross`. The nodes are visited in
+/// `order`, a linear extension of the schedule's order, which orders every two tensors the plan
+/// lets share bytes. O(V log T + outputs).
+void add_cross_core_writes(const Graph& graph, const ExecutionOrder& sync, const std::vector<NodeId>& order, const MemoryPlan& plan,
+                           const DeviceSpec& device, std::vector<double>& cross) {
+  const double per_byte = device.cross_core_us_per_mib / static_cast<double>(1 << 20);
+  // The stream that last wrote each run of arena bytes, by the run's first byte (-1: none yet).
+  std::map<std::int64_t, std::int32_t> last{{0, -1}, {std::max<std::int64_t>(plan.arena_bytes, 1), -1}};
+  const auto split = [&](std::int64_t at) {
+    auto it = std::prev(last.upper_bound(at));
+    if (it->first != at) last.emplace_hint(std::next(it), at, it->second);
+  };
+  for (NodeId v : order) {
+    const std::int32_t stream = sync.stream_of(v);
+    for (TensorId t : graph.node(v).outputs) {
+      if (t == kNoTensor || static_cast<std::size_t>(t) >= plan.offset.size() || plan.offset[idx(t)] < 0) continue;
+      const std::int64_t lo = plan.offset[idx(t)];
+      const std::int64_t hi = std::min(lo + std::max<std::int64_t>(graph.bytes(t), 0), plan.arena_bytes);
+      if (hi <= lo) continue;
+      split(lo);
+      split(hi);
+      double others = 0;
+      for (auto it = last.find(lo); it->first < hi; ++it)
+        if (it->second >= 0 && it->second != stream) others += static_cast<double>(std::next(it)->first - it->first);
+      last.erase(std::next(last.find(lo)), last.find(hi));
+      last[lo] = stream;
+      cross[idx(v)] += std::min(others, device.cross_core_max_bytes) * per_byte;
+    }
+  }
+}
+
 /// The fluid model's rates: running kernels share compute and bandwidth in proportion to their
 /// demands (a CPU's busy cores also slow each other by the device's contention factor). Fills
 /// `rate` per running kernel; returns the compute and bandwidth used.
@@ -296,7 +329,8 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   std::vector<double> rate;
   std::size_t done = 0;
   double now = 0;
-  const std::vector<double> cross = cross_core_us(graph, sync, costs, device);
+  std::vector<double> cross = cross_core_us(graph, sync, costs, device);
+  if (!cross.empty() && options.plan) add_cross_core_writes(graph, sync, order, *options.plan, device, cross);
   const auto start = [&](NodeId v) {
     const double dur = device_time_us(costs[v], device) + (cross.empty() ? 0.0 : cross[idx(v)]);
     tl.items[idx(v)].start_us = now;

@@ -316,8 +316,10 @@ Expected<CpuRunPrediction> predict_cpu_run(const Graph& graph, const Schedule& s
   fit.threads_per_stream = run.threads_per_stream;
   WEFT_TRY_ASSIGN(auto calibration, fit_cpu_device_with_contention(graph, compared.sequential.node_median_us, run, fit));
   CpuRunPrediction out;
-  WEFT_TRY_ASSIGN(out.predicted, predicted_cpu_speedup(graph, schedule, calibration.measured, calibration.device, true));
-  WEFT_TRY_ASSIGN(out.predicted_fitted, predicted_cpu_speedup(graph, schedule, calibration.fitted, calibration.device));
+  // The plan the schedule ran with: writes into bytes the other stream wrote last cost a transfer.
+  const MemoryPlan* plan = compared.plan.offset.size() == graph.tensor_count() ? &compared.plan : nullptr;
+  WEFT_TRY_ASSIGN(out.predicted, predicted_cpu_speedup(graph, schedule, calibration.measured, calibration.device, true, plan));
+  WEFT_TRY_ASSIGN(out.predicted_fitted, predicted_cpu_speedup(graph, schedule, calibration.fitted, calibration.device, false, plan));
   const double measured = compared.speedup();
   out.error = measured > 0 ? std::abs(out.predicted - measured) / measured : 0.0;
   out.device = std::move(calibration.device);
@@ -399,9 +401,10 @@ std::int64_t available_memory_bytes() {
 }
 
 Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,
-                                       const DeviceSpec& device, bool costs_at_node_teams) {
+                                       const DeviceSpec& device, bool costs_at_node_teams, const MemoryPlan* plan) {
   PredictOptions po;
   po.counterfactuals = false;
+  po.plan = plan;
   // Costs measured at the nodes' own teams: the reference ran each node on the same team (as
   // compare_runs runs it), so it is simulated so too.
   Schedule reference;

@@ -231,6 +231,37 @@ TEST(CpuDevice, TensorsCrossingStreamsCostTheTransfer) {
   EXPECT_TRUE(core::parse_device(cpu + R"("cross_core_us_per_mib": 5, "cross_core_max_kib": 1024})", "t"));
 }
 
+// With the plan the schedule runs with, a node writing arena bytes that a node of another stream
+// wrote last pays the same rate: n0 (stream 0) writes 1 MiB at offset 0, n1 (stream 1) reads it
+// (10 µs more) and n2 (stream 1) writes its output over n0's bytes (10 µs more); in bytes of its
+// own, or without the plan, n2 pays nothing.
+TEST(CpuDevice, WritesOverAnotherStreamsBytesCostTheTransfer) {
+  const core::Graph g = test::make_sized_dag(3, {{0, 1}, {1, 2}}, {1 << 18, 1 << 18, 1 << 18});
+  core::Schedule s;
+  s.streams = {{0}, {1, 2}};
+  s.events = {{0, 1}};
+  const auto costs = test::table({measured(10), measured(10), measured(10)});
+  core::DeviceSpec d = cpu_device(2);
+  d.cross_core_us_per_mib = 10;
+  d.cross_core_max_bytes = 4 << 20;
+  const auto tensor = [&](const char* name) { return static_cast<std::size_t>(*g.find_tensor(name)); };
+  core::MemoryPlan plan = core::plan_no_reuse(g);
+  plan.offset[tensor("n0_out")] = 0;
+  plan.offset[tensor("n1_out")] = 1 << 20;
+  plan.offset[tensor("n2_out")] = 2 << 20;
+  plan.arena_bytes = 3 << 20;
+  core::SimOptions o;
+  o.plan = &plan;
+  EXPECT_NEAR(core::simulate(g, s, costs, d, o).items[1].end_us, 30, 1e-9);  // the read across cores
+  EXPECT_NEAR(core::simulate(g, s, costs, d, o).makespan_us(), 40, 1e-9);   // n2 in bytes of its own
+  plan.offset[tensor("n2_out")] = 0;  // over n0's bytes, dead once n1 has read them
+  EXPECT_NEAR(core::simulate(g, s, costs, d, o).makespan_us(), 50, 1e-9);
+  EXPECT_NEAR(core::simulate(g, s, costs, d).makespan_us(), 40, 1e-9);  // no plan: writes unknown
+  core::Schedule one;
+  one.streams = {{0, 1, 2}};
+  EXPECT_NEAR(core::simulate(g, one, costs, d, o).makespan_us(), 30, 1e-9);
+}
+
 // Predicted (not measured) CPU times keep their per-operator overhead on the device.
 TEST(CpuDevice, PredictedTimesKeepTheOverhead) {
   core::NodeCost c;

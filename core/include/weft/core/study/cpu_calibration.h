@@ -177,9 +177,11 @@ Expected<CpuCalibration> calibrate_cpu(const Graph& graph, const RunOptions& run
 /// with `costs` (measured or fitted). `costs_at_node_teams`: the costs were measured in a run
 /// where each node ran on its team of the schedule's hybrid teams (Schedule::node_threads), and
 /// so did the reference (compare_runs); otherwise nodes on other teams take their team's rates
-/// (predict). Errors (InvalidInput): a schedule that misplaces nodes or deadlocks, a cost table
-/// of another size.
+/// (predict). `plan`, when given (the plan the schedule ran with): a node writing arena bytes a
+/// node of another stream wrote last pays the device's cross-core rate on them (simulate).
+/// Errors (InvalidInput): a schedule that misplaces nodes or deadlocks, a cost table of another
+/// size.
 Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& schedule, const CostTable& costs,
-                                       const DeviceSpec& device, bool costs_at_node_teams = false);
+                                       const DeviceSpec& device, bool costs_at_node_teams = false, const MemoryPlan* plan = nullptr);
 
 }  // namespace weft::core
