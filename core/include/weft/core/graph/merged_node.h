@@ -12,4 +12,11 @@ inline constexpr const char* kMergedOp = "Merged";
 /// True for a node merge_graph() made. O(1).
 inline bool is_merged_node(const Node& node) { return node.domain == kMergedDomain && node.op_type == kMergedOp; }
 
+/// The merged nodes of `graph`. O(V).
+inline std::size_t count_merged_nodes(const Graph& graph) {
+  std::size_t n = 0;
+  for (const Node& node : graph.nodes()) n += is_merged_node(node) ? 1 : 0;
+  return n;
+}
+
 }  // namespace weft::core
