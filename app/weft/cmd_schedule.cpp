@@ -201,7 +201,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 int cmd_schedule(Args& args) {
   const auto external = args.take_after("--external");
   if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "memory-budget=", "graph", "o=", "output=", "json", "compare", "profile=",
-                            "external-timeout=", "merge", "hybrid"},
+                            "external-timeout=", "merge", "fuse", "hybrid"},
                            true);
       !ok)
     return usage_error("schedule", ok.error().message);

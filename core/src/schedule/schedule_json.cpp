@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "weft/core/base/file_io.h"
+#include "weft/core/graph/fused_node.h"
 #include "weft/core/graph/merged_node.h"
 #include "weft/core/schedule/sync.h"
 
@@ -45,16 +46,17 @@ std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::
   auto events = nlohmann::ordered_json::array();
   for (const Event& e : schedule.events) events.push_back({{"from", graph.key(e.from)}, {"to", graph.key(e.to)}});
   j["events"] = std::move(events);
-  auto merges = nlohmann::ordered_json::array();
+  auto merges = nlohmann::ordered_json::array(), fusions = nlohmann::ordered_json::array();
   for (std::size_t v = 0; v < graph.node_count(); ++v) {
     const Node& node = graph.node(static_cast<NodeId>(v));
-    if (!is_merged_node(node)) continue;
+    if (!is_merged_node(node) && !is_fused_node(node)) continue;
     const Attribute* body = node.attribute("body");
     auto members = nlohmann::ordered_json::array();
     if (body && body->graph)
       for (const Node& m : body->graph->nodes()) members.push_back(m.name);
-    merges.push_back({{"node", node.name}, {"members", std::move(members)}});
+    (is_fused_node(node) ? fusions : merges).push_back({{"node", node.name}, {"members", std::move(members)}});
   }
+  if (!fusions.empty()) j["fusions"] = std::move(fusions);
   if (!merges.empty()) j["merges"] = std::move(merges);
   if (graph.info().micro_batches >= 2) j["split"] = {{"k", graph.info().micro_batches}, {"batch", graph.info().split_batch}};
   return j.dump(2) + "\n";
@@ -130,6 +132,27 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
   if (listed != merged_nodes)
     return refuse("the model has " + std::to_string(merged_nodes) + " merged node(s), the schedule records " +
                   std::to_string(listed) + " merge(s)");
+  // Fusions likewise: the graph must be the fused model they describe.
+  std::size_t fused_nodes = 0;
+  for (const Node& node : graph.nodes()) fused_nodes += is_fused_node(node) ? 1 : 0;
+  std::size_t fusions_listed = 0;
+  if (auto fusions = j.find("fusions"); fusions != j.end()) {
+    if (!fusions->is_array()) return refuse("'fusions' must be a list of {\"node\", \"members\"}");
+    fusions_listed = fusions->size();
+    if (fusions_listed > 0 && fused_nodes == 0)
+      return refuse("it runs " + std::to_string(fusions_listed) +
+                    " fused chain(s) of operators; load it with its fusions (weft applies them to the model it loads)");
+    for (const auto& f : *fusions) {
+      if (!f.is_object() || !f.contains("node") || !f["node"].is_string())
+        return refuse("each entry of 'fusions' must be {\"node\": key, \"members\": [keys]}");
+      auto v = graph.find_node(f["node"].get<std::string>());
+      if (!v || !is_fused_node(graph.node(*v)))
+        return refuse("fusions: '" + f["node"].get<std::string>() + "' is not a fused node of the model it was loaded onto");
+    }
+  }
+  if (fusions_listed != fused_nodes)
+    return refuse("the model has " + std::to_string(fused_nodes) + " fused node(s), the schedule records " +
+                  std::to_string(fusions_listed) + " fusion(s)");
   Schedule s;
   if (auto it = j.find("strategy"); it != j.end() && !string_field(j, "strategy", s.strategy))
     return refuse("'strategy' must be a string");
@@ -263,11 +286,19 @@ Expected<ScheduleHeader> schedule_header_from_json(std::string_view json_text) {
     if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
     out.merges = merges->size();
   }
+  if (auto fusions = j.find("fusions"); fusions != j.end()) {
+    if (!fusions->is_array()) return refuse("'fusions' must be a list of {\"node\", \"members\"}");
+    out.fusions = fusions->size();
+  }
   if (auto strategy = j.find("strategy"); strategy != j.end() && strategy->is_string()) out.strategy = strategy->get<std::string>();
   return out;
 }
 
-Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text) {
+namespace {
+
+/// The groups listed under `field` ("merges": sorted by id; "fusions": in chain order).
+Expected<std::vector<std::vector<NodeId>>> groups_from_json(const Graph& graph, std::string_view json_text, const std::string& field,
+                                                            const std::string& entry, bool sort) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
@@ -276,13 +307,13 @@ Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph
   }
   std::vector<std::vector<NodeId>> groups;
   if (!j.is_object()) return refuse("the top level must be an object");
-  auto merges = j.find("merges");
+  auto merges = j.find(field);
   if (merges == j.end()) return groups;
-  if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
+  if (!merges->is_array()) return refuse("'" + field + "' must be a list of {\"node\", \"members\"}");
   std::vector<int> group_of(graph.node_count(), -1);
   for (std::size_t i = 0; i < merges->size(); ++i) {
     const auto& m = (*merges)[i];
-    const std::string where = "merge " + std::to_string(i);
+    const std::string where = entry + " " + std::to_string(i);
     if (!m.is_object() || !m.contains("members") || !m["members"].is_array())
       return refuse(where + " must be {\"node\": key, \"members\": [keys]}");
     auto& group = groups.emplace_back();
@@ -292,14 +323,24 @@ Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph
       auto v = graph.find_node(k);
       if (!v) return refuse(where + ": unknown node '" + k + "' (not in the model)");
       int& in = group_of[static_cast<std::size_t>(*v)];
-      if (in >= 0) return refuse(where + ": node '" + k + "' is already in merge " + std::to_string(in));
+      if (in >= 0) return refuse(where + ": node '" + k + "' is already in " + entry + " " + std::to_string(in));
       in = static_cast<int>(i);
       group.push_back(*v);
     }
-    if (group.size() < 2) return refuse(where + " has " + std::to_string(group.size()) + " member(s); a merge needs two or more");
-    std::sort(group.begin(), group.end());
+    if (group.size() < 2) return refuse(where + " has " + std::to_string(group.size()) + " member(s); a " + entry + " needs two or more");
+    if (sort) std::sort(group.begin(), group.end());
   }
   return groups;
+}
+
+}  // namespace
+
+Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text) {
+  return groups_from_json(graph, json_text, "merges", "merge", true);
+}
+
+Expected<std::vector<std::vector<NodeId>>> schedule_fusions_from_json(const Graph& graph, std::string_view json_text) {
+  return groups_from_json(graph, json_text, "fusions", "fusion", false);
 }
 
 Status save_schedule(const std::string& path, const Graph& graph, const Schedule& schedule, std::string_view device) {
