@@ -24,11 +24,14 @@ using dnnl::memory;
 class ConvKernel final : public PrimitiveKernel {
  public:
   LibraryOperand m_x, m_w, m_y;
+  memory::desc m_y_chosen;  ///< the layout the primitive writes
   memory::desc m_bias_desc;
   bool m_bias = false;
   std::int64_t m_calls = 1;  ///< the batch when the primitive is made for one image, else 1
   std::int64_t m_x_call_bytes = 0, m_y_call_bytes = 0;
   int m_residual_input = -1;  ///< a fused Add's tensor, copied into the output for the sum post-op (-1: none)
+  memory::desc m_residual_desc;  ///< its layout, where the primitive's output has another
+  dnnl::reorder m_residual_reorder;
 
  private:
   void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t* scratch, const dnnl::stream& s,
@@ -43,7 +46,10 @@ class ConvKernel final : public PrimitiveKernel {
       args.insert_or_assign(DNNL_ARG_DST, out);
       if (m_residual_input >= 0) {
         const auto* r = static_cast<const std::uint8_t*>(ctx.in(static_cast<std::size_t>(m_residual_input)).data) + i * m_y_call_bytes;
-        if (r != out_bytes) std::memcpy(out_bytes, r, static_cast<std::size_t>(m_y_call_bytes));
+        if (m_residual_reorder)
+          m_residual_reorder.execute(s, {{DNNL_ARG_FROM, dnnl_memory(m_residual_desc, const_cast<std::uint8_t*>(r))}, {DNNL_ARG_TO, out}});
+        else if (r != out_bytes)
+          std::memcpy(out_bytes, r, static_cast<std::size_t>(m_y_call_bytes));
       }
       m_primitive.execute(s, args);
       m_y.finish_output(out, out_bytes, s);
@@ -138,12 +144,21 @@ std::unique_ptr<PreparedKernel> prepare_conv_with(const KernelContext& ctx, cons
     k->m_x.prepare_input(x_plain, pd.src_desc(), layout, nullptr, *k);
     k->m_w.prepare_input(w_plain, pd.weights_desc(), layout, ctx.input_is_weight(1) ? w.data : nullptr, *k);
     k->m_y.prepare_output(y_plain, pd.dst_desc(), layout);
+    k->m_y_chosen = pd.dst_desc();
   } catch (const dnnl::error&) {
     return nullptr;  // a geometry this oneDNN does not implement: the reference kernel runs it
   }
   k->scratch_bytes = layout.size();
-  // The residual is copied into the output's own bytes, laid out as the output.
-  if (k->m_residual_input >= 0 && (!k->m_y.direct() || post.residual_channels_last != ctx.output_channels_last(0))) return nullptr;
+  // The residual is copied into the bytes the primitive writes, reordered where the primitive
+  // computes in another layout than the tensors'.
+  if (k->m_residual_input >= 0 && (!k->m_y.direct() || post.residual_channels_last != ctx.output_channels_last(0))) {
+    try {
+      k->m_residual_desc = tensor_f32(y_call, post.residual_channels_last);
+      k->m_residual_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), k->m_residual_desc, dnnl_engine(), k->m_y_chosen));
+    } catch (const dnnl::error&) {
+      return nullptr;
+    }
+  }
   if (!post.steps.empty()) k->implementation += " with post-ops";
   return k;
 }

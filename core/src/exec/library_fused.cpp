@@ -22,9 +22,8 @@ std::unique_ptr<PreparedKernel> prepare_fused(const KernelContext& ctx) {
     if (member.node().op_type == "Add") {
       for (int from : members->inputs[k])
         if (from >= 0) post.residual_input = from;
-      if (post.residual_input < 0 || ctx.in(static_cast<std::size_t>(post.residual_input)).channels_last != ctx.output_channels_last(0))
-        return nullptr;  // the residual must be read in the output's layout
-      post.residual_channels_last = ctx.output_channels_last(0);
+      if (post.residual_input < 0) return nullptr;
+      post.residual_channels_last = ctx.in(static_cast<std::size_t>(post.residual_input)).channels_last;
       post.steps.push_back(PostOp{true});
       continue;
     }
