@@ -290,7 +290,7 @@ int cmd_validate(Args& args) {
   const core::CostTable& costs = model->scheduled_costs();
   std::cout << "valid: " << schedule.stream_count() << " streams, " << schedule.events.size() << " events, ideal makespan "
             << core::fixed_text(core::ideal_makespan_us(graph, schedule, core::node_times(costs)), 1) << " us";
-  if (model->merged) std::cout << ", " << model->graph->node_count() << " -> " << graph.node_count() << " operators merged";
+  if (model->merged) std::cout << ", " << model->graph->node_count() << " -> " << graph.node_count() << " operators " << core::transformed_word(graph);
   std::cout << "\n";
   return 0;
 }

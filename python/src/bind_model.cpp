@@ -41,6 +41,15 @@ namespace weft::python {
 
 namespace {
 
+/// The unmerged model's node keys of each node of `mo` that `is_kind` (merged, fused) holds.
+py::list members_of(const Model& mo, bool (*is_kind)(const core::Node&)) {
+  py::list out;
+  if (mo.merged && mo.unmerged)
+    for (std::size_t v = 0; v < mo.merged->members.size(); ++v)
+      if (is_kind(mo.graph.node(static_cast<core::NodeId>(v)))) out.append(node_keys(mo.unmerged->graph, mo.merged->members[v]));
+  return out;
+}
+
 void add_model_properties(ModelClass& model) {
   model
       .def_property_readonly("path", [](const Model& mo) { return mo.graph.info().model_path; })
@@ -96,20 +105,9 @@ void add_model_properties(ModelClass& model) {
         d["graph"] = mo.unsplit->sequential_graph_us;
         return d;
       }, "A split model's unsplit sequential baselines, {'eager': us, 'graph': us}; None otherwise.")
-      .def_property_readonly("merges", [](const Model& mo) {
-        py::list out;
-        if (mo.merged && mo.unmerged)
-          for (std::size_t v = 0; v < mo.merged->members.size(); ++v)
-            if (core::is_merged_node(mo.graph.node(static_cast<core::NodeId>(v)))) out.append(node_keys(mo.unmerged->graph, mo.merged->members[v]));
-        return out;
-      }, "A merged model's merge groups: the unmerged model's node keys each merged node runs (empty when not merged).")
-      .def_property_readonly("fusions", [](const Model& mo) {
-        py::list out;
-        if (mo.merged && mo.unmerged)
-          for (std::size_t v = 0; v < mo.merged->members.size(); ++v)
-            if (core::is_fused_node(mo.graph.node(static_cast<core::NodeId>(v)))) out.append(node_keys(mo.unmerged->graph, mo.merged->members[v]));
-        return out;
-      }, "A fused model's chains (weft.load(fuse=True)): the unfused model's node keys each fused node runs, producer first "
+      .def_property_readonly("merges", [](const Model& mo) { return members_of(mo, core::is_merged_node); },
+        "A merged model's merge groups: the unmerged model's node keys each merged node runs (empty when not merged).")
+      .def_property_readonly("fusions", [](const Model& mo) { return members_of(mo, core::is_fused_node); }, "A fused model's chains (weft.load(fuse=True)): the unfused model's node keys each fused node runs, producer first "
          "(empty when not fused).")
       .def_property_readonly("unmerged", [](const Model& mo) -> py::object {
         if (!mo.unmerged) return py::none();

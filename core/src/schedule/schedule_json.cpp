@@ -18,6 +18,33 @@ constexpr int kScheduleVersion = 1;
 
 Error refuse(std::string message) { return make_error(ErrorKind::InvalidInput, "schedule JSON: " + std::move(message)); }
 
+/// The nodes a file records under `field` ("merges", "fusions") against `graph`: each listed node
+/// is one of the graph's `kind` nodes (`is_kind`), and every such node of the graph is listed.
+Status check_recorded_nodes(const Graph& graph, const nlohmann::json& j, const std::string& field, const std::string& what,
+                            const std::string& kind, bool (*is_kind)(const Node&)) {
+  const auto have = static_cast<std::size_t>(std::count_if(graph.nodes().begin(), graph.nodes().end(), is_kind));
+  std::size_t listed = 0;
+  if (auto entries = j.find(field); entries != j.end()) {
+    if (!entries->is_array()) return refuse("'" + field + "' must be a list of {\"node\", \"members\"}");
+    listed = entries->size();
+    if (listed > 0 && have == 0)
+      return refuse("it runs " + std::to_string(listed) + " " + what + " of operators; load it with its " + field +
+                    " (weft applies them to the model it loads)");
+    for (const auto& e : *entries) {
+      if (!e.is_object() || !e.contains("node") || !e["node"].is_string())
+        return refuse("each entry of '" + field + "' must be {\"node\": key, \"members\": [keys]}");
+      const std::string key = e["node"].get<std::string>();
+      auto v = graph.find_node(key);
+      if (!v || !is_kind(graph.node(*v)))
+        return refuse(field + ": '" + key + "' is not a " + kind + " node of the model it was loaded onto");
+    }
+  }
+  if (listed != have)
+    return refuse("the model has " + std::to_string(have) + " " + kind + " node(s), the schedule records " + std::to_string(listed) +
+                  " " + (field == "merges" ? std::string("merge(s)") : std::string("fusion(s)")));
+  return {};
+}
+
 }  // namespace
 
 std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::string_view device) {
@@ -109,50 +136,9 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
       return refuse("it splits batch " + std::to_string(split.batch) + ", the model has batch " +
                     std::to_string(graph.info().split_batch));
   }
-  // Merges: the graph must be the merged model they describe (each listed node merged, with those
-  // members), and every merged node of the graph must be listed.
-  std::size_t merged_nodes = 0;
-  for (const Node& node : graph.nodes()) merged_nodes += is_merged_node(node) ? 1 : 0;
-  std::size_t listed = 0;
-  if (auto merges = j.find("merges"); merges != j.end()) {
-    if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
-    listed = merges->size();
-    if (listed > 0 && merged_nodes == 0)
-      return refuse("it runs " + std::to_string(listed) +
-                    " merge group(s) of operators; load it with its merges (weft applies them to the model it loads)");
-    for (const auto& m : *merges) {
-      if (!m.is_object() || !m.contains("node") || !m["node"].is_string())
-        return refuse("each entry of 'merges' must be {\"node\": key, \"members\": [keys]}");
-      const std::string key = m["node"].get<std::string>();
-      auto v = graph.find_node(key);
-      if (!v || !is_merged_node(graph.node(*v)))
-        return refuse("merges: '" + key + "' is not a merged node of the model it was loaded onto");
-    }
-  }
-  if (listed != merged_nodes)
-    return refuse("the model has " + std::to_string(merged_nodes) + " merged node(s), the schedule records " +
-                  std::to_string(listed) + " merge(s)");
-  // Fusions likewise: the graph must be the fused model they describe.
-  std::size_t fused_nodes = 0;
-  for (const Node& node : graph.nodes()) fused_nodes += is_fused_node(node) ? 1 : 0;
-  std::size_t fusions_listed = 0;
-  if (auto fusions = j.find("fusions"); fusions != j.end()) {
-    if (!fusions->is_array()) return refuse("'fusions' must be a list of {\"node\", \"members\"}");
-    fusions_listed = fusions->size();
-    if (fusions_listed > 0 && fused_nodes == 0)
-      return refuse("it runs " + std::to_string(fusions_listed) +
-                    " fused chain(s) of operators; load it with its fusions (weft applies them to the model it loads)");
-    for (const auto& f : *fusions) {
-      if (!f.is_object() || !f.contains("node") || !f["node"].is_string())
-        return refuse("each entry of 'fusions' must be {\"node\": key, \"members\": [keys]}");
-      auto v = graph.find_node(f["node"].get<std::string>());
-      if (!v || !is_fused_node(graph.node(*v)))
-        return refuse("fusions: '" + f["node"].get<std::string>() + "' is not a fused node of the model it was loaded onto");
-    }
-  }
-  if (fusions_listed != fused_nodes)
-    return refuse("the model has " + std::to_string(fused_nodes) + " fused node(s), the schedule records " +
-                  std::to_string(fusions_listed) + " fusion(s)");
+  // Merges and fusions: the graph must be the model they describe.
+  WEFT_TRY(check_recorded_nodes(graph, j, "merges", "merge group(s)", "merged", is_merged_node));
+  WEFT_TRY(check_recorded_nodes(graph, j, "fusions", "fused chain(s)", "fused", is_fused_node));
   Schedule s;
   if (auto it = j.find("strategy"); it != j.end() && !string_field(j, "strategy", s.strategy))
     return refuse("'strategy' must be a string");

@@ -90,6 +90,13 @@ Graph load(const std::string& name) {
   return std::move(*g);
 }
 
+OpenRequest googlenet_request() {
+  OpenRequest r;
+  r.path = std::string(WEFT_TEST_DATA_DIR) + "/models/googlenet.onnx";
+  r.import.dims["batch"] = 1;
+  return r;
+}
+
 // A Conv-Relu chain, a Conv-Add-Relu chain (the residual x) and a Conv-Clip-LeakyRelu chain are
 // found; conv3, whose output two nodes read, leads none, and a chain through it is refused by name.
 TEST(VerticalFusion, FindsChainsAndLeavesASharedIntermediate) {
@@ -181,10 +188,7 @@ TEST(FusedRun, MatchesTheUnfusedModelOnLibraryAndReferenceKernels) {
 // A schedule of a fused model records its fusions; open_model re-applies them from the file (no
 // fuse asked for) and validates the schedule on the fused model; without them it is refused.
 TEST(FusionScheduleJson, RecordsAndReopensFusions) {
-  const std::string path = std::string(WEFT_TEST_DATA_DIR) + "/models/googlenet.onnx";
-  OpenRequest fused_request;
-  fused_request.path = path;
-  fused_request.import.dims["batch"] = 1;
+  OpenRequest fused_request = googlenet_request();
   fused_request.fuse = true;
   auto m = open_model(fused_request);
   ASSERT_TRUE(m) << m.error().message;
@@ -198,9 +202,7 @@ TEST(FusionScheduleJson, RecordsAndReopensFusions) {
   ASSERT_TRUE(header);
   EXPECT_EQ(header->fusions, m->fused_nodes());
 
-  OpenRequest reopen;
-  reopen.path = path;
-  reopen.import.dims["batch"] = 1;
+  OpenRequest reopen = googlenet_request();
   reopen.schedule_text = text;
   auto again = open_model(reopen);
   ASSERT_TRUE(again) << again.error().message;
@@ -217,9 +219,7 @@ TEST(FusionScheduleJson, RecordsAndReopensFusions) {
 // Fusion comes before merging: the merges group unfused nodes only, the fused nodes stay, the
 // open says so, and the members of every node name nodes of the model as imported.
 TEST(FusionAndMerge, MergesLeaveFusedNodesAndSayHow) {
-  OpenRequest r;
-  r.path = std::string(WEFT_TEST_DATA_DIR) + "/models/googlenet.onnx";
-  r.import.dims["batch"] = 1;
+  OpenRequest r = googlenet_request();
   r.fuse = true;
   r.merge = true;
   auto m = open_model(r);

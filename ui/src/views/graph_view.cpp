@@ -1,5 +1,4 @@
 #include "weft/ui/graph_view.h"
-
 #include "weft/core/graph/fused_node.h"
 
 #include <QAction>

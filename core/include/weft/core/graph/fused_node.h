@@ -18,9 +18,7 @@ inline bool is_fused_node(const Node& node) { return node.domain == kMergedDomai
 
 /// The fused nodes of `graph`. O(V).
 inline std::size_t count_fused_nodes(const Graph& graph) {
-  std::size_t n = 0;
-  for (const Node& node : graph.nodes()) n += is_fused_node(node) ? 1 : 0;
-  return n;
+  return static_cast<std::size_t>(std::count_if(graph.nodes().begin(), graph.nodes().end(), is_fused_node));
 }
 
 /// What a transformed graph is, for reports: "fused and merged", "fused", else "merged". O(V).
