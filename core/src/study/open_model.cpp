@@ -185,8 +185,8 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
   if (!request.profile.empty()) {
     // Measured times replace predictions before any split, merge or study sees the costs.
     if (request.split >= 0 || request.merge || request.fuse || recorded_k > 1)
-      return make_error(ErrorKind::InvalidInput,
-                        request.profile + ": a profile measures the model as exported; not with a split, merges or fusion");
+      return make_error(ErrorKind::InvalidInput, request.profile + ": a profile measures the model as exported; not with a split" +
+                                                     (request.fuse ? ", merges or fusion" : " or merges"));
     if (!stage(25, "Mapping the profile")) return m;
     WEFT_TRY_ASSIGN(Profile profile, load_profile(*m.graph, m.costs, request.profile));
     // A profile measured on another kind of device than the default preset (ONNX Runtime's CPU
