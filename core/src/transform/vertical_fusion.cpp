@@ -79,26 +79,28 @@ Expected<NodeCost> add_fused_node(const Graph& graph, const CostTable& costs, co
   WEFT_TRY_ASSIGN(Graph body, detail::body_graph(graph, chain, outputs, inputs));
   NodeCost c;
   c.known = true;
-  double compute_us = 0;
   std::string label;
   for (NodeId m : chain) {
     c.flops += costs[m].flops;
     c.known = c.known && costs[m].known;
-    if (const double peak = peak_flops(graph, m, device); peak > 0) compute_us += costs[m].flops / peak * 1e6;
     label += (label.empty() ? "" : "+") + graph.node(m).op_type;
   }
   // The intermediates are never written: the launch reads the chain's inputs and writes its output.
   for (TensorId t : inputs) c.bytes += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(t).bytes()));
-  double elements = 0;
-  for (TensorId t : outputs) {
-    c.bytes += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(t).bytes()));
-    elements += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(t).elements()));
-  }
-  compute_us /= grid_fill(elements, device);
-  const double memory_us = device.memory_bandwidth > 0 ? c.bytes / device.memory_bandwidth * 1e6 : 0;
-  c.time_us = std::max(compute_us, memory_us) + device.launch_us;
+  for (TensorId t : outputs) c.bytes += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(t).bytes()));
+  // Its time: the producer's (predicted at its family's efficiency, or measured), plus reading the
+  // residual; the activations act on values in registers. So a calibrated or measured convolution
+  // keeps its time, and the chain is priced at what it adds to it.
+  const NodeCost& producer = costs[chain.front()];
+  double residual_bytes = 0;
+  for (NodeId m : chain)
+    if (graph.node(m).op_type == "Add")
+      for (TensorId t : graph.node(m).inputs)
+        if (t != graph.node(chain.front()).outputs[0] && std::find(chain.begin(), chain.end(), graph.tensor(t).producer) == chain.end())
+          residual_bytes += static_cast<double>(std::max<std::int64_t>(0, graph.tensor(t).bytes()));
+  c.time_us = producer.time_us + (device.memory_bandwidth > 0 ? residual_bytes / device.memory_bandwidth * 1e6 : 0);
   c.intensity = c.bytes > 0 ? c.flops / c.bytes : 0;
-  c.bound = compute_us >= memory_us ? Bound::Compute : Bound::Memory;
+  c.bound = producer.bound;
   Attribute body_attr;
   body_attr.name = "body";
   body_attr.type = Attribute::Type::Graph;

@@ -39,8 +39,9 @@ std::vector<std::vector<NodeId>> find_fusion_chains(const Graph& graph);
 /// the members' operators joined by '+', "Conv+Add+Relu") and its length ("members"). It sits at
 /// its last member's place in node order. Other nodes, tensors, weights, inputs and outputs keep
 /// their names; the chain's intermediates leave the graph. Costs: one launch; flops summed; bytes
-/// the body's inputs and output (the intermediates are never written), at the roofline of
-/// `device`. The CPU executor runs a fused node with the "weft.Fused" kernel (the library's
+/// the body's inputs and output (the intermediates are never written); time the producer's in
+/// `costs` (at its family's efficiency, or measured) plus reading the residual at `device`'s
+/// bandwidth. The CPU executor runs a fused node with the "weft.Fused" kernel (the library's
 /// primitive with post-ops, or the members in order on the reference kernels). Errors
 /// (InvalidInput) name the chain and the reason. O(V + E + tensors).
 Expected<MergedModel> fuse_graph(const Graph& graph, const CostTable& costs, const DeviceSpec& device,
