@@ -12,7 +12,10 @@ else its seeded values), and both runtimes run that model on one ONNX test data 
     alone (cp-list, one thread per stream), the same with hybrid teams (`--hybrid`: the nodes
     nothing runs beside on a team of every core), its intra-operator teams alone (one stream of
     `cores` threads, OpenMP's default waits and OMP_WAIT_POLICY=passive), and search on a CPU
-    calibrated at every team size (streams, threads per stream and hybrid teams chosen together).
+    calibrated at every team size (streams, threads per stream and hybrid teams chosen together);
+  * the same with `--fuse` (sequential, one stream of `cores` threads, cp-list hybrid, search): each
+    Conv and the activations and residual Add after it as one node, as ORT's graph optimisations
+    fuse them (--no-fuse leaves these out).
 Each configuration's time is the median over the rounds of each round's median; a runtime's best
 is its fastest configuration. Prints a table and the ratios (Weft / ORT, lower is better) and
 writes every figure as JSON.
@@ -96,6 +99,7 @@ def main():
     ap.add_argument("--search-ms", type=int, default=3000, help="weft's search budget (calibrated teams)")
     ap.add_argument("--sequential-only", action="store_true",
                     help="one thread each only (the multi-threaded configurations need a quiet machine)")
+    ap.add_argument("--no-fuse", action="store_true", help="leave out the fused configurations (weft run --fuse)")
     ap.add_argument("--json", help="write every figure here")
     a = ap.parse_args()
     cores = len(os.sched_getaffinity(0))
@@ -125,6 +129,18 @@ def main():
                 "search over streams x threads": (base + ["--device", device, "--strategy", "search", "--budget-ms", str(a.search_ms)],
                                                   None, "schedule_ms"),
             }
+            if not a.no_fuse:
+                # Fused (`--fuse`): the run's sequential reference is the unfused model; its schedule
+                # runs the fused one, so every fused figure is schedule_ms.
+                weft_configs.update({
+                    "sequential, 1 thread, fused": (base + ["--strategy", "sequential", "--fuse"], None, "schedule_ms"),
+                    f"1 stream x {cores} threads, fused": (base + ["--strategy", "sequential", "--threads-per-stream", str(cores), "--fuse"],
+                                                           None, "schedule_ms"),
+                    f"cp-list, {cores} streams x 1 thread, hybrid, fused": (
+                        base + ["--strategy", "cp-list", "--streams", str(cores), "--hybrid", "--fuse"], None, "schedule_ms"),
+                    "search over streams x threads, fused": (
+                        base + ["--device", device, "--strategy", "search", "--budget-ms", str(a.search_ms), "--fuse"], None, "schedule_ms"),
+                })
             ort_configs = {
                 "1 intra-op thread": (1, 1, False),
                 f"{cores} intra-op threads": (cores, 1, False),
@@ -135,7 +151,7 @@ def main():
             chosen = {}
             if a.sequential_only:
                 ort_configs = {k: v for k, v in ort_configs.items() if k == "1 intra-op thread"}
-                weft_configs = {k: v for k, v in weft_configs.items() if k == "sequential, 1 thread"}
+                weft_configs = {k: v for k, v in weft_configs.items() if k.startswith("sequential, 1 thread")}
                 times = {k: v for k, v in times.items() if k[1] in ort_configs or k[1] in weft_configs}
             ort_list, weft_list = list(ort_configs.items()), list(weft_configs.items())
             for _ in range(a.rounds):
@@ -167,6 +183,8 @@ def main():
                 extra = f"   [{chosen[k]}]" if who == "weft" else ""
                 print(f"  {who:4s}  {k:45s} {v:9.2f} ms{extra}")
             print(f"  sequential 1 thread: weft / ort = {seq_ratio:.2f}x")
+            if ("weft", "sequential, 1 thread, fused") in med:
+                print(f"  sequential 1 thread, fused: weft / ort = {med[('weft', 'sequential, 1 thread, fused')] / med[('ort', '1 intra-op thread')]:.2f}x")
             print(f"  best: weft ({weft_best[1]}) / ort ({ort_best[1]}) = {best_ratio:.2f}x")
             sys.stdout.flush()
     out["machine"]["load_after"] = os.getloadavg()

@@ -8,6 +8,7 @@
 #include "weft/core/base/text_format.h"
 #include "weft/core/study/schedule_study.h"
 #include "weft/core/study/split_study.h"
+#include "weft/core/transform/vertical_fusion.h"
 
 namespace weft::cli {
 
@@ -63,6 +64,7 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, c
   const auto file = schedule_file ? schedule_file : args.value("schedule");
   if (file) request.schedule_file = *file;
   request.merge = args.flag("merge") && !file;
+  request.fuse = args.flag("fuse") && !file;
   request.given_inputs = given_inputs;
   request.profile = profile_file ? *profile_file : args.value("profile").value_or(std::string());
   if (request.split == 0 && !core::can_simulate(device))
@@ -80,10 +82,26 @@ core::Expected<LoadedModel> load_model(const Args& args, SplitMode split_mode, c
     std::cerr << "weft: measured times from " << m.profile->path << " (" << m.profile->source << ") for "
               << m.profile->matched_count() << " of " << m.graph->node_count() << " nodes; replay error "
               << (m.profile_replay->error >= 0 ? "+" : "") << core::fixed_text(100 * m.profile_replay->error, 1) << "%\n";
+  if (args.flag("fuse") && file && !m.fused)
+    return core::make_error(core::ErrorKind::Usage,
+                            "--fuse: " + *file + " records no fusions (save a fused schedule with 'weft schedule --fuse -o FILE')");
   if (args.flag("merge") && file && !m.merged)
     return core::make_error(core::ErrorKind::Usage,
                             "--merge: " + *file + " records no merges (save a merged schedule with 'weft schedule --merge -o FILE')");
   return m;
+}
+
+std::string fusion_text(const LoadedModel& model) {
+  return "fused         " + core::summarize_fusion(model.scheduled_graph()).text() + "; " + std::to_string(model.graph->node_count()) +
+         " -> " + std::to_string(model.scheduled_graph().node_count()) + " nodes";
+}
+
+nlohmann::ordered_json fusion_json(const LoadedModel& model) {
+  const core::FusionSummary s = core::summarize_fusion(model.scheduled_graph());
+  nlohmann::ordered_json labels = nlohmann::ordered_json::object();
+  for (const auto& [label, count] : s.labels) labels[label] = count;
+  return {{"chains", s.chains}, {"operators", s.operators}, {"labels", std::move(labels)},
+          {"nodes_before", model.graph->node_count()}, {"nodes_after", model.scheduled_graph().node_count()}};
 }
 
 int report(std::string_view command, const core::Error& error) {

@@ -70,7 +70,7 @@ void print_frontier_table(const core::Frontier& f, bool all) {
 }  // namespace
 
 int cmd_frontier(Args& args) {
-  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json", "split=", "merge", "profile="}, true); !ok)
+  if (auto ok = args.parse({"graph", "granularity=", "caps=", "levels=", "all", "csv=", "svg=", "png=", "json", "split=", "merge", "fuse", "profile="}, true); !ok)
     return usage_error(kFrontier, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kFrontier, "expected exactly one MODEL (an .onnx file)");
   core::FrontierOptions options;
@@ -147,8 +147,8 @@ int cmd_frontier(Args& args) {
     return 0;
   }
   if (model->merged)
-    std::cout << "merged: " << model->graph->node_count() << " -> " << graph.node_count()
-              << " operators (speedups over the merged model's sequential run)\n";
+    std::cout << core::transformed_word(graph) << ": " << model->graph->node_count() << " -> " << graph.node_count()
+              << " operators (speedups over the " << core::transformed_word(graph) << " model's sequential run)\n";
   std::cout << "model: " << model->graph->info().model_path << " (" << graph.node_count() << " operators), device "
             << model->device.name << ", predicted with "
             << (f.mode == core::LaunchMode::Graph ? "CUDA Graph replay" : "eager launches") << "\n"

@@ -19,7 +19,7 @@ constexpr std::string_view kLayers = "layers";
 }  // namespace
 
 int cmd_layers(Args& args) {
-  if (auto ok = args.parse({"wires=", "schedule=", "strategy=", "streams=", "granularity=", "graph", "json"}, true); !ok)
+  if (auto ok = args.parse({"wires=", "schedule=", "strategy=", "streams=", "granularity=", "graph", "json", "fuse"}, true); !ok)
     return usage_error(kLayers, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kLayers, "expected exactly one MODEL (an .onnx file)");
   const auto wires_file = args.value("wires");
@@ -93,6 +93,7 @@ int cmd_layers(Args& args) {
     j["launches_after"] = merges.launches_after;
     j["time_before_us"] = merges.time_before_us;
     j["time_after_us"] = merges.time_after_us;
+    if (model->fused) j["fusion"] = fusion_json(*model);
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
@@ -109,6 +110,7 @@ int cmd_layers(Args& args) {
             << "layer widths ";
   for (const auto& layer : layering->layers) std::cout << " " << layer.size();
   std::cout << "\n";
+  if (model->fused) std::cout << fusion_text(*model) << "\n";
   if (!merges.groups.empty()) {
     std::cout << "\nmerges (layer: operator x count, time):\n";
     std::size_t shown = 0;

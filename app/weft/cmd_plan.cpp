@@ -153,7 +153,7 @@ int plan_repair(const Args& args, const std::string& path, const core::Graph& gr
 
 int cmd_plan(Args& args) {
   if (auto ok = args.parse({"intervals=", "repair=", "profile=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "planner=", "alignment=", "outputs",
-                            "search-ms=", "search-steps=", "json", "merge"},
+                            "search-ms=", "search-steps=", "json", "merge", "fuse"},
                            true);
       !ok)
     return usage_error("plan", ok.error().message);
@@ -203,7 +203,7 @@ int cmd_plan(Args& args) {
   const core::Graph& graph = obtained->graph(*model->graph);
   const core::Schedule& schedule = obtained->schedule;
   if (obtained->merged && !args.flag("json"))
-    std::cout << "merged: " << model->graph->node_count() << " -> " << graph.node_count() << " operators\n";
+    std::cout << core::transformed_word(graph) << ": " << model->graph->node_count() << " -> " << graph.node_count() << " operators\n";
   if (auto repair = args.value("repair")) return plan_repair(args, *repair, graph, schedule, options);
 
   // The memory report: every planner (or --planner alone), the smallest arena, the reference

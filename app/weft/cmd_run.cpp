@@ -65,11 +65,10 @@ void print_cpu_run_json(const CpuRunReport& r) {
     j["predicted_speedup"] = nullptr;
     j["prediction_unavailable"] = r.unpredicted;
   }
-  if (r.obtained.merged) {
-    std::size_t groups = 0;
-    for (const auto& m : r.obtained.merged->members) groups += m.size() > 1 ? 1 : 0;
-    j["merge"] = {{"groups", groups}, {"nodes_before", r.unmerged.node_count()}, {"nodes_after", graph.node_count()}};
-  }
+  if (r.obtained.merged && core::count_merged_nodes(graph) > 0)
+    j["merge"] = {{"groups", core::count_merged_nodes(graph)}, {"nodes_before", r.unmerged.node_count()}, {"nodes_after", graph.node_count()}};
+  if (r.obtained.merged && core::count_fused_nodes(graph) > 0)
+    j["fusion"] = {{"chains", core::count_fused_nodes(graph)}, {"nodes_before", r.unmerged.node_count()}, {"nodes_after", graph.node_count()}};
   if (r.fit) j["memory_budget"] = budget_json(*r.fit);
   if (r.tested) add_test_data_json(j, r.data, *r.tested, "cpu");
   j["kernels"] = cpu_kernels_json(r.compared.scheduled);
@@ -96,8 +95,9 @@ void print_cpu_run_text(const CpuRunReport& r) {
                     : std::string())
             << ", " << schedule.events.size() << " events, made for " << r.made_for << "\n"
             << (schedule.has_node_teams() ? core::node_teams_text(schedule, graph.node_count()) + "\n" : std::string())
-            << (r.obtained.merged ? "merged: " + std::to_string(r.unmerged.node_count()) + " -> " +
-                                       std::to_string(graph.node_count()) + " operators; sequential is the unmerged model\n"
+            << (r.obtained.merged ? core::transformed_word(graph) + ": " + std::to_string(r.unmerged.node_count()) + " -> " +
+                                       std::to_string(graph.node_count()) + " operators; sequential is the " +
+                                       (core::count_fused_nodes(graph) > 0 ? "unfused" : "unmerged") + " model\n"
                                  : std::string())
             << "sequential: " << core::fixed_text(seq->wall_ms, 2) << " ms (" << median_text(ro, r.compared.rounds, true) << "), arena " << core::mib_text(seq->arena_bytes) << "\n"
             << "scheduled:  " << core::fixed_text(run->wall_ms, 2) << " ms, arena " << core::mib_text(run->arena_bytes) << " (" << r.compared.plan.planner
@@ -131,7 +131,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
 
 int cmd_run(Args& args) {
   if (auto ok = args.parse({"backend=", "schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "planner=", "iterations=", "warmup=", "rounds=", "seed=",
-                            "trace=", "json", "graph", "tf32", "merge", "threads-per-stream=", "kernels=", "hybrid",
+                            "trace=", "json", "graph", "tf32", "merge", "fuse", "threads-per-stream=", "kernels=", "hybrid",
                             "inputs=", "test-data=", "save-outputs=", "save-model=", "rtol=", "atol="},
                            true);
       !ok)

@@ -118,6 +118,9 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
   auto model = load_run_model(args, data);
   if (!model) return report("run", model.error());
   const core::Graph& unmerged = *model->graph;
+  if (model->fused)
+    return report("run", core::make_error(core::ErrorKind::Usage, "fused nodes (--fuse, or a schedule's fusions) run on the CPU backend "
+                                                                  "only: the CUDA executor has no fused kernels"));
   core::RunOptions ro = given_ro;
   if (auto ok = prepare_run(args, data, unmerged, ro); !ok) return report("run", ok.error());
   // The CUDA module is loaded here, not at start: which file or library is missing is the error.
@@ -236,8 +239,7 @@ int run_cuda(Args& args, const ScheduleChoice& choice, const std::string& planne
       j["error"] = compared->failure->error.message;
     }
     if (merged) {
-      std::size_t groups = 0;
-      for (const auto& m : made->merged->members) groups += m.size() > 1 ? 1 : 0;
+      const std::size_t groups = core::count_merged_nodes(graph);
       j["merge"] = {{"groups", groups}, {"nodes_before", unmerged.node_count()}, {"nodes_after", graph.node_count()}};
     }
     if (tested) add_test_data_json(j, data, *tested, "cuda");

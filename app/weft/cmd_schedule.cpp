@@ -201,7 +201,7 @@ int compare(const LoadedModel& m, const core::StrategyOptions& options, bool jso
 int cmd_schedule(Args& args) {
   const auto external = args.take_after("--external");
   if (auto ok = args.parse({"strategy=", "streams=", "granularity=", "memory-budget=", "graph", "o=", "output=", "json", "compare", "profile=",
-                            "external-timeout=", "merge", "hybrid"},
+                            "external-timeout=", "merge", "fuse", "hybrid"},
                            true);
       !ok)
     return usage_error("schedule", ok.error().message);
@@ -290,7 +290,7 @@ int cmd_validate(Args& args) {
   const core::CostTable& costs = model->scheduled_costs();
   std::cout << "valid: " << schedule.stream_count() << " streams, " << schedule.events.size() << " events, ideal makespan "
             << core::fixed_text(core::ideal_makespan_us(graph, schedule, core::node_times(costs)), 1) << " us";
-  if (model->merged) std::cout << ", " << model->graph->node_count() << " -> " << graph.node_count() << " operators merged";
+  if (model->merged) std::cout << ", " << model->graph->node_count() << " -> " << graph.node_count() << " operators " << core::transformed_word(graph);
   std::cout << "\n";
   return 0;
 }

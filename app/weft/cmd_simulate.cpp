@@ -152,7 +152,7 @@ void print_simulate_text(const Simulated& r, const std::optional<std::string>& t
 }  // namespace
 
 int cmd_simulate(Args& args) {
-  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "calibrate=", "trace=", "json", "merge", "profile="}, true);
+  if (auto ok = args.parse({"schedule=", "strategy=", "streams=", "granularity=", "memory-budget=", "graph", "calibrate=", "trace=", "json", "merge", "fuse", "profile="}, true);
       !ok)
     return usage_error(kSimulate, ok.error().message);
   if (args.positional().size() != 1) return usage_error(kSimulate, "expected exactly one MODEL (an .onnx file)");
@@ -173,7 +173,19 @@ int cmd_simulate(Args& args) {
     if (calibrated < unmerged.node_count())
       std::cerr << "weft simulate: warning: " << *cal << " times " << calibrated << " of " << unmerged.node_count()
                 << " nodes; the others keep their predicted times\n";
-    if (model->merged) {
+    if (model->fused) {
+      // A fused node's cost is its chain's: priced again from the calibrated times. Merges on top
+      // of a fusion name the fused model's nodes, which a timeline of the unfused model does not time.
+      if (model->merged != model->fused)
+        return usage_error(kSimulate, "--calibrate prices a fused or a merged model again, not one fused and merged");
+      std::vector<std::vector<core::NodeId>> chains;
+      for (const auto& members : model->fused->members)
+        if (members.size() > 1) chains.push_back(members);
+      auto refused = core::fuse_graph(unmerged, model->costs, device, chains);
+      if (!refused) return report(kSimulate, refused.error());
+      model->fused = std::make_shared<core::MergedModel>(std::move(*refused));
+      model->merged = model->fused;
+    } else if (model->merged) {
       // A merged node's cost is its members': priced again from the calibrated times.
       std::vector<std::vector<core::NodeId>> groups;
       for (const auto& members : model->merged->members)

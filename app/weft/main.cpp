@@ -21,7 +21,7 @@ commands:
   advise   MODEL [--batch N] [--split K|auto] [--streams N] [--json]
                                                one line: what to do and what it gains (strategies x launch
                                                modes x micro-batch splits tried), then the evidence
-  schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [--merge] [--hybrid] [-o FILE] [--json] | --compare
+  schedule MODEL --strategy S [SCHEDULE OPTIONS] [--graph] [--merge] [--fuse] [--hybrid] [-o FILE] [--json] | --compare
                                                assign operators to streams; events; ideal makespan
                                                (strategies: listed below)
   schedule MODEL [SCHEDULE OPTIONS] [-o FILE] [--json] [--external-timeout S] --external PROGRAM [ARGS...]
@@ -29,13 +29,13 @@ commands:
                                                options as JSON on its stdin, schedule JSON on its
                                                stdout (docs/strategy-protocol.md); no shell
   validate MODEL SCHEDULE.json                 check a schedule against a model (exit 0 valid, 2 not)
-  plan     MODEL [--schedule F | --strategy S] [--graph] [--merge] [--planner P | --repair PLAN.json] [--json]
+  plan     MODEL [--schedule F | --strategy S] [--graph] [--merge] [--fuse] [--planner P | --repair PLAN.json] [--json]
   plan     --intervals FILE.csv [--json]       memory plan: arena offsets, bounds, price of concurrency
                                                (--repair: an earlier plan's offsets kept where still
                                                valid for this schedule, the clashing tensors moved)
-  simulate MODEL [--schedule F | --strategy S] [--graph] [--merge] [--calibrate T.json] [--trace OUT.json] [--json]
+  simulate MODEL [--schedule F | --strategy S] [--graph] [--merge] [--fuse] [--calibrate T.json] [--trace OUT.json] [--json]
                                                predicted timeline and speedup vs sequential baselines
-  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--iterations N] [--rounds R] [--trace OUT.json] [--json]
+  run      MODEL --backend cpu|cuda [--schedule F | --strategy S] [--graph] [--tf32] [--merge] [--fuse] [--iterations N] [--rounds R] [--trace OUT.json] [--json]
                                                execute a schedule for real; compare with the sequential run
                                                (--tf32: allow TF32 tensor cores on CUDA)
   run      MODEL [...] [--inputs DIR|FILE.npz] [--save-outputs DIR|FILE.npz] [--save-model FILE.onnx]
@@ -55,11 +55,13 @@ commands:
                                                the CPU's) checked; default tolerance the ONNX backend tests'
                                                (rtol 1e-3, atol 1e-7) or the folder's data.json; exit 5 on a
                                                mismatch (docs/inputs-and-test-data.md)
-  layers   MODEL [--wires F | --schedule F | --strategy S] [--json]
+  layers   MODEL [--wires F | --schedule F | --strategy S] [--fuse] [--json]
                                                wire layering by the head rule; horizontal merges
                                                (one launch per layer's equal operators); --merge in
                                                schedule/plan/simulate/run runs them merged (a saved schedule
-                                               records its merges and reloads them)
+                                               records its merges and reloads them); --fuse fuses each Conv
+                                               with the Relu/Clip/LeakyRelu/residual Add after it (one node,
+                                               oneDNN post-ops), before any merge
   sweep    MODEL --batches 1,2,4,... [--strategies S,...] [--backend cpu|cuda] [--batch-dim NAME]
            [--graph] [--threads-per-stream T] [--hybrid] [--csv F] [--png F] [--json]
                                                speedup per strategy against batch size (predicted;
@@ -76,7 +78,7 @@ commands:
   calibrate --backend cuda [--device PRESET] [--gpu N] [--kernels N] [-o DEVICE.json] [--name N] [--json]
                                                measure the GPU's launch, kernel-floor, graph-release
                                                and event costs with empty kernels: PRESET with them
-  frontier MODEL [--graph] [--split K|auto] [--merge] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
+  frontier MODEL [--graph] [--split K|auto] [--merge] [--fuse] [--caps 1,2,4,8] [--levels N] [--all] [--csv FILE|-] [--svg FILE] [--png FILE] [--json]
                                                Pareto front of predicted time against arena bytes
                                                over strategies, stream caps and memory budgets
   profile  MODEL PROFILE.json [--json]        a measured profile (ONNX Runtime profiler JSON, PyTorch

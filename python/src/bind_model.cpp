@@ -18,6 +18,7 @@
 #include "weft/core/cost/device.h"
 #include "weft/core/schedule/execution_order.h"
 #include "weft/core/base/file_io.h"
+#include "weft/core/graph/fused_node.h"
 #include "weft/core/transform/horizontal_merge.h"
 #include "weft/core/transform/micro_batch.h"
 #include "weft/core/onnx/onnx_import.h"
@@ -39,6 +40,15 @@
 namespace weft::python {
 
 namespace {
+
+/// The unmerged model's node keys of each node of `mo` that `is_kind` (merged, fused) holds.
+py::list members_of(const Model& mo, bool (*is_kind)(const core::Node&)) {
+  py::list out;
+  if (mo.merged && mo.unmerged)
+    for (std::size_t v = 0; v < mo.merged->members.size(); ++v)
+      if (is_kind(mo.graph.node(static_cast<core::NodeId>(v)))) out.append(node_keys(mo.unmerged->graph, mo.merged->members[v]));
+  return out;
+}
 
 void add_model_properties(ModelClass& model) {
   model
@@ -95,13 +105,10 @@ void add_model_properties(ModelClass& model) {
         d["graph"] = mo.unsplit->sequential_graph_us;
         return d;
       }, "A split model's unsplit sequential baselines, {'eager': us, 'graph': us}; None otherwise.")
-      .def_property_readonly("merges", [](const Model& mo) {
-        py::list out;
-        if (mo.merged && mo.unmerged)
-          for (const auto& members : mo.merged->members)
-            if (members.size() > 1) out.append(node_keys(mo.unmerged->graph, members));
-        return out;
-      }, "A merged model's merge groups: the unmerged model's node keys each merged node runs (empty when not merged).")
+      .def_property_readonly("merges", [](const Model& mo) { return members_of(mo, core::is_merged_node); },
+        "A merged model's merge groups: the unmerged model's node keys each merged node runs (empty when not merged).")
+      .def_property_readonly("fusions", [](const Model& mo) { return members_of(mo, core::is_fused_node); }, "A fused model's chains (weft.load(fuse=True)): the unfused model's node keys each fused node runs, producer first "
+         "(empty when not fused).")
       .def_property_readonly("unmerged", [](const Model& mo) -> py::object {
         if (!mo.unmerged) return py::none();
         return py::cast(std::const_pointer_cast<Model>(mo.unmerged));
@@ -140,7 +147,7 @@ void add_model_transforms(ModelClass& model) {
       .def(
           "merge",
           [](const std::shared_ptr<Model>& mo, std::optional<std::vector<std::vector<py::object>>> groups) {
-            if (mo->merged) usage("merge: the model is merged already");
+            if (mo->merged) usage("merge: the model is merged or fused already (weft.load(fuse=True) cannot merge after; weft ... --fuse --merge can)");
             std::optional<std::vector<std::vector<core::NodeId>>> ids;
             if (groups) {
               ids.emplace();
@@ -236,7 +243,7 @@ void register_load(py::module_& m) {
   m.def(
       "load",
       [](const py::object& source, std::optional<std::map<std::string, long long>> dims, bool fold, std::optional<std::string> device,
-         std::optional<std::string> name, std::optional<long long> batch, const py::object& profile) {
+         std::optional<std::string> name, std::optional<long long> batch, const py::object& profile, bool fuse) {
         core::ImportOptions options;
         options.fold = fold;
         if (batch) {
@@ -252,6 +259,7 @@ void register_load(py::module_& m) {
         auto request = std::make_shared<core::OpenRequest>();
         request->import = options;
         request->device = device.value_or(std::string());
+        request->fuse = fuse;
         const bool from_bytes =
             py::isinstance<py::bytes>(source) || py::isinstance<py::bytearray>(source) || py::isinstance<py::memoryview>(source);
         if (from_bytes) {
@@ -269,11 +277,13 @@ void register_load(py::module_& m) {
         return model_of_opened(std::move(opened), request, device.has_value());
       },
       py::arg("source"), py::kw_only(), py::arg("dims") = py::none(), py::arg("fold") = true, py::arg("device") = py::none(),
-      py::arg("name") = py::none(), py::arg("batch") = py::none(), py::arg("profile") = py::none(),
+      py::arg("name") = py::none(), py::arg("batch") = py::none(), py::arg("profile") = py::none(), py::arg("fuse") = false,
       "Loads an ONNX model from a path or from bytes; dims binds symbolic dimensions ({'batch': 8} or {'input:0': 1}); "
       "batch re-batches a model exported at a static batch (as weft --batch); device names the preset of the cost "
       "model (weft.devices()); profile is a measured profile of the model (ONNX Runtime profiler JSON, PyTorch or Weft "
-      "Chrome trace) whose node times replace the predictions (as weft --profile; Model.measured_from names it).");
+      "Chrome trace) whose node times replace the predictions (as weft --profile; Model.measured_from names it); fuse "
+      "fuses each Conv with the Relu/Clip/LeakyRelu/residual Add after it into one node (as weft --fuse; Model.fusions "
+      "lists the chains, runs compare with the unfused model).");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // `weft layers` through the built binary: the grouped MLP's 48 -> 12 launches, schedule and user
-// wires, and the usage and input errors with their exit codes; --merge in schedule, simulate, run.
+// wires, and the usage and input errors with their exit codes; --merge and --fuse in schedule,
+// simulate, run.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -211,6 +212,39 @@ TEST(CliMerge, Errors) {
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(contains(r.err, "records no merges")) << r.err;
   std::remove(path.c_str());
+}
+
+// schedule --fuse -o saves the fusions; run reloads them without --fuse and runs the fused model
+// bit-identical to the unfused sequential run; layers --fuse counts them; --fuse with a file that
+// records none is a usage error.
+TEST(CliFuse, SavedScheduleReloadsItsFusionsAndRunsBitIdentical) {
+  const std::string path = weft::test::temp_path("weft_fused_schedule.json"), m = model("resnet50");
+  auto r = run_weft("schedule " + m + " --strategy cp-list --fuse -o " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto saved = nlohmann::json::parse(std::ifstream(path));
+  EXPECT_EQ(saved.value("fusions", nlohmann::json::array()).size(), 49u);
+  EXPECT_FALSE(saved.contains("merges"));
+
+  r = run_weft("run " + m + " --backend cpu --schedule " + path + " --iterations 1 --warmup 0 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["bit_identical"], true);
+  EXPECT_EQ(j["fusion"]["chains"], 49);
+  EXPECT_EQ(j["fusion"]["nodes_before"], 122);
+  EXPECT_EQ(j["fusion"]["nodes_after"], 57);
+  EXPECT_FALSE(j.contains("merge"));
+
+  r = run_weft("layers " + m + " --fuse");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "fused         49 chains of 114 operators (Conv+Relu 33, Conv+Add+Relu 16); 122 -> 57 nodes")) << r.out;
+
+  const std::string plain = weft::test::temp_path("weft_unfused_schedule.json");
+  ASSERT_EQ(run_weft("schedule " + m + " --strategy sequential -o " + plain).code, 0);
+  r = run_weft("run " + m + " --backend cpu --schedule " + plain + " --fuse --iterations 1 --warmup 0");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "records no fusions")) << r.err;
+  std::remove(path.c_str());
+  std::remove(plain.c_str());
 }
 
 }  // namespace

@@ -531,6 +531,21 @@ class SplitMergeTest(unittest.TestCase):
         r = mm.run(mm.schedule("level-rr"), iterations=1, warmup=0)
         self.assertTrue(r.identical)
 
+    def test_load_fused_runs_like_the_unfused_model(self):
+        # weft.load(fuse=True) as weft --fuse: GoogLeNet's 57 Conv+Relu chains as fused nodes,
+        # run on the CPU against the unfused sequential run, bit for bit.
+        m = weft.load(GOOGLENET, fuse=True)
+        self.assertEqual(len(m.fusions), 57)
+        self.assertIn(m.fusions[0][0], m.unmerged.nodes)
+        self.assertNotIn(m.fusions[0][0], m.nodes)  # the fused node stands for it
+        self.assertEqual(m.node_count, m.unmerged.node_count - 57)
+        self.assertEqual(m.merges, [])
+        self.assertEqual(weft.load(GOOGLENET).fusions, [])
+        r = m.run(m.schedule("cp-list"), iterations=1, warmup=0)
+        self.assertTrue(r.identical)
+        with self.assertRaises(weft.UsageError):
+            m.merge()
+
     def test_advice_names_merging_where_it_beats_streams(self):
         m = weft.load(GROUPED_MLP, dims={"batch": 1}, device="h200")
         a = m.advise()

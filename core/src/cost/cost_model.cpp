@@ -1,5 +1,7 @@
 // Cost model v1: per-node flops / bytes / roofline time from shapes.
 #include "weft/core/cost/cost_model.h"
+
+#include "weft/core/graph/fused_node.h"
 #include "weft/core/cost/device.h"
 
 #include <algorithm>
@@ -267,6 +269,14 @@ CostTable cpu_team_costs(const Graph& graph, const CostTable& costs, const Devic
   out.device = to.name;
   for (std::size_t v = 0; v < out.nodes.size() && v < a.nodes.size(); ++v) {
     NodeCost& c = out.nodes[v];
+    const Node& node = graph.node(static_cast<NodeId>(v));
+    if (c.known && !a.nodes[v].known && is_fused_node(node)) {
+      // A fused chain scales as its members do on the two team sizes (its convolution, mostly).
+      const Attribute* body = node.attribute("body");
+      const double from_us = body && body->graph ? estimate_costs(*body->graph, from).total_us() : 0;
+      if (from_us > 0) c.time_us *= estimate_costs(*body->graph, to).total_us() / from_us;
+      continue;
+    }
     if (!c.known || !a.nodes[v].known || a.nodes[v].time_us <= 0) continue;
     c.time_us *= b.nodes[v].time_us / a.nodes[v].time_us;
   }

@@ -109,6 +109,8 @@ class LibraryOperand {
   dnnl::memory bind_output(void* data, std::uint8_t* scratch) const;
   /// After the primitive: the output reordered into the tensor's bytes where needed.
   void finish_output(const dnnl::memory& written, void* data, const dnnl::stream& s) const;
+  /// The primitive reads or writes the tensor's own bytes (no reorder, no packed copy).
+  bool direct() const { return !m_reorder && !m_packed; }
 
  private:
   dnnl::memory::desc m_plain, m_chosen;

@@ -85,18 +85,20 @@ class KernelContext {
 
 using KernelFn = std::function<Status(KernelContext&)>;
 
-/// The members of a merged node (weft.Merged, merge_graph): its body, and per member which of
-/// the node's inputs each of its inputs is and which of the node's outputs each of its outputs
-/// is (-1: none, a scratch output).
+/// The members of a merged node (weft.Merged, merge_graph) or a fused one (weft.Fused,
+/// fuse_graph): its body, and per member which of the node's inputs each of its inputs is
+/// (a fused chain's member reading an earlier member's output: -2 - that body tensor's id) and
+/// which of the node's outputs each of its outputs is (-1: none, a scratch output).
 struct MergedMembers {
   const Graph* body = nullptr;
   std::vector<std::vector<int>> inputs, outputs;
   /// Member k's input views, taken from the merged node's.
   std::vector<View> member_inputs(const KernelContext& ctx, std::size_t k) const;
 };
-/// Reads a merged node's body. Errors (InvalidInput): no body, inputs or outputs that do not match
-/// the node's, a member reading what is not an input of the merge.
-Expected<MergedMembers> merged_members(const KernelContext& ctx);
+/// Reads a merged node's body (`chained`: a fused node's, whose members read earlier members'
+/// outputs). Errors (InvalidInput): no body, inputs or outputs that do not match the node's, a
+/// member reading what is not an input of the node (nor, chained, an earlier member's output).
+Expected<MergedMembers> merged_members(const KernelContext& ctx, bool chained = false);
 
 /// A member of a merged node: its inputs are the merged node's (the body's inputs are the node's,
 /// in order), and its outputs are the merged node's own output buffers, so each member writes its
@@ -106,12 +108,19 @@ class MemberContext final : public KernelContext {
   MemberContext(KernelContext& parent, const MergedMembers& members, std::size_t k, std::span<const View> inputs);
   Expected<View> output(std::size_t i, DType dtype, Shape shape) override;
   bool input_is_weight(std::size_t i) const override;
+  /// A member's output that is the node's is laid out as the node's.
+  bool output_channels_last(std::size_t i) const override;
+  /// Output i as the member wrote it (a view with no data before).
+  const View& written(std::size_t i) const { return m_written[i]; }
+  /// The scratch outputs' bytes, moved out (a fused chain keeps its intermediates for the next member).
+  std::vector<std::vector<std::uint8_t>> take_scratch() { return std::move(m_scratch); }
 
  private:
   KernelContext& m_parent;
   const MergedMembers& m_members;
   std::size_t m_k;
   std::vector<std::vector<std::uint8_t>> m_scratch;
+  std::vector<View> m_written;
 };
 
 /// InvalidInput error naming the node and operator: "node 'conv1' (Conv): <what>".

@@ -23,7 +23,7 @@ Error unsupported(const KernelContext& ctx, std::string_view what) {
                                                  "): " + std::string(what));
 }
 
-Expected<MergedMembers> merged_members(const KernelContext& ctx) {
+Expected<MergedMembers> merged_members(const KernelContext& ctx, bool chained) {
   const Attribute* a = ctx.node().attribute("body");
   const Graph* body = a ? a->graph.get() : nullptr;
   if (!body) return kernel_error(ctx, "merged node without a body");
@@ -35,6 +35,7 @@ Expected<MergedMembers> merged_members(const KernelContext& ctx) {
     output_of[static_cast<std::size_t>(body->outputs()[i])] = static_cast<int>(i);
   MergedMembers out;
   out.body = body;
+  std::vector<char> written(body->tensor_count(), 0);
   for (std::size_t k = 0; k < body->node_count(); ++k) {
     const Node& member = body->node(static_cast<NodeId>(k));
     std::vector<int> in(member.inputs.size(), -1), outs(member.outputs.size(), -1);
@@ -42,10 +43,14 @@ Expected<MergedMembers> merged_members(const KernelContext& ctx) {
       const TensorId t = member.inputs[i];
       if (t == kNoTensor) continue;
       in[i] = input_of[static_cast<std::size_t>(t)];
-      if (in[i] < 0) return kernel_error(ctx, "member '" + member.name + "' reads '" + body->tensor(t).name + "', not an input of the merge");
+      if (in[i] < 0 && chained && written[static_cast<std::size_t>(t)]) in[i] = -2 - t;
+      if (in[i] < 0 && in[i] != -2 - t) return kernel_error(ctx, "member '" + member.name + "' reads '" + body->tensor(t).name + "', not an input of the merge");
     }
     for (std::size_t i = 0; i < member.outputs.size(); ++i)
-      if (member.outputs[i] != kNoTensor) outs[i] = output_of[static_cast<std::size_t>(member.outputs[i])];
+      if (member.outputs[i] != kNoTensor) {
+        outs[i] = output_of[static_cast<std::size_t>(member.outputs[i])];
+        written[static_cast<std::size_t>(member.outputs[i])] = 1;
+      }
     out.inputs.push_back(std::move(in));
     out.outputs.push_back(std::move(outs));
   }
@@ -65,15 +70,26 @@ MemberContext::MemberContext(KernelContext& parent, const MergedMembers& members
       m_members(members),
       m_k(k) {
   set_batch_invariant(parent.batch_invariant());
+  m_written.resize(node().outputs.size());
 }
 
 Expected<View> MemberContext::output(std::size_t i, DType dtype, Shape shape) {
   const std::vector<int>& to = m_members.outputs[m_k];
-  if (i < to.size() && to[i] >= 0) return m_parent.output(static_cast<std::size_t>(to[i]), dtype, std::move(shape));
+  if (i < to.size() && to[i] >= 0) {
+    WEFT_TRY_ASSIGN(View v, m_parent.output(static_cast<std::size_t>(to[i]), dtype, std::move(shape)));
+    if (i < m_written.size()) m_written[i] = v;
+    return v;
+  }
   View v{dtype, std::move(shape), nullptr};
   auto& buf = m_scratch.emplace_back((v.bytes() + 15) / 8 * 8, std::uint8_t{0});
   v.data = buf.data();
+  if (i < m_written.size()) m_written[i] = v;
   return v;
+}
+
+bool MemberContext::output_channels_last(std::size_t i) const {
+  const std::vector<int>& to = m_members.outputs[m_k];
+  return i < to.size() && to[i] >= 0 && m_parent.output_channels_last(static_cast<std::size_t>(to[i]));
 }
 
 // A member reads the merged node's inputs: a weight there is a weight here.

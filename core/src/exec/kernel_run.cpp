@@ -91,7 +91,8 @@ class WidenedContext final : public KernelContext {
 
 Status run_kernel(const KernelFn& fn, KernelContext& ctx) {
   // A merged node's members widen and narrow each on its own, as they would unmerged.
-  if (handles_half_natively(ctx.node().op_type) || kernel_key(ctx.node()) == "weft.Merged") return fn(ctx);
+  if (handles_half_natively(ctx.node().op_type) || kernel_key(ctx.node()) == "weft.Merged" || kernel_key(ctx.node()) == "weft.Fused")
+    return fn(ctx);
   bool any_half = false;
   DType input_half = DType::Undefined;
   for (std::size_t i = 0; i < ctx.input_count(); ++i)

@@ -245,9 +245,34 @@ Status merged_kernel(KernelContext& ctx) {
   return {};
 }
 
+// A vertical fusion (fuse_graph): the chain's members in order, each on its reference kernel, an
+// intermediate held in scratch for the next member and the last writing the node's output: the
+// conformance oracle for the library's one primitive with post-ops.
+Status fused_kernel(KernelContext& ctx) {
+  WEFT_TRY_ASSIGN(const MergedMembers members, merged_members(ctx, true));
+  const KernelRegistry& registry = kernel_registry();
+  std::vector<View> produced(members.body->tensor_count());
+  std::vector<std::vector<std::uint8_t>> held;
+  for (std::size_t k = 0; k < members.body->node_count(); ++k) {
+    std::vector<View> in = members.member_inputs(ctx, k);
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (const int from = members.inputs[k][i]; from <= -2) in[i] = produced[static_cast<std::size_t>(-2 - from)];
+    MemberContext mctx(ctx, members, k, in);
+    const KernelFn* fn = registry.find(kernel_key(mctx.node()));
+    if (!fn) return unsupported(mctx, "operator");
+    WEFT_TRY(run_kernel(*fn, mctx));
+    const Node& member = mctx.node();
+    for (std::size_t o = 0; o < member.outputs.size(); ++o)
+      if (member.outputs[o] != kNoTensor) produced[static_cast<std::size_t>(member.outputs[o])] = mctx.written(o);
+    for (auto& bytes : mctx.take_scratch()) held.push_back(std::move(bytes));
+  }
+  return {};
+}
+
 }  // namespace
 
 void register_control_kernels(KernelRegistry& r) {
+  r.add(kernel_key("weft", "Fused"), fused_kernel);
   r.add("If", if_kernel);
   r.add(kernel_key("weft", "Merged"), merged_kernel);
   r.add("Loop", loop_kernel);

@@ -8,9 +8,11 @@
 // weights. In a batch-invariant run (RunOptions::batch_invariant) the primitive is made for one
 // image and runs once per image, so that an image's bits do not depend on the batch it came in.
 #include <algorithm>
+#include <cstring>
 
 #include "dnnl_runtime.h"
 #include "library_kernel.h"
+#include "library_post_ops.h"
 
 // The library kernels live in their own namespace: unity builds compile them in one unit with
 // the reference kernels, whose file-local names they would otherwise meet.
@@ -22,10 +24,14 @@ using dnnl::memory;
 class ConvKernel final : public PrimitiveKernel {
  public:
   LibraryOperand m_x, m_w, m_y;
+  memory::desc m_y_chosen;  ///< the layout the primitive writes
   memory::desc m_bias_desc;
   bool m_bias = false;
   std::int64_t m_calls = 1;  ///< the batch when the primitive is made for one image, else 1
   std::int64_t m_x_call_bytes = 0, m_y_call_bytes = 0;
+  int m_residual_input = -1;  ///< a fused Add's tensor, copied into the output for the sum post-op (-1: none)
+  memory::desc m_residual_desc;  ///< its layout, where the primitive's output has another
+  dnnl::reorder m_residual_reorder;
 
  private:
   void bind_and_execute(const KernelContext& ctx, const View& y, std::uint8_t* scratch, const dnnl::stream& s,
@@ -38,13 +44,22 @@ class ConvKernel final : public PrimitiveKernel {
       args.insert_or_assign(DNNL_ARG_SRC, m_x.bind_input(x, scratch, s));
       const memory out = m_y.bind_output(out_bytes, scratch);
       args.insert_or_assign(DNNL_ARG_DST, out);
+      if (m_residual_input >= 0) {
+        const auto* r = static_cast<const std::uint8_t*>(ctx.in(static_cast<std::size_t>(m_residual_input)).data) + i * m_y_call_bytes;
+        if (m_residual_reorder)
+          m_residual_reorder.execute(s, {{DNNL_ARG_FROM, dnnl_memory(m_residual_desc, const_cast<std::uint8_t*>(r))}, {DNNL_ARG_TO, out}});
+        else if (r != out_bytes)
+          std::memcpy(out_bytes, r, static_cast<std::size_t>(m_y_call_bytes));
+      }
       m_primitive.execute(s, args);
       m_y.finish_output(out, out_bytes, s);
     }
   }
 };
 
-std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
+}  // namespace
+
+std::unique_ptr<PreparedKernel> prepare_conv_with(const KernelContext& ctx, const ConvPostOps& post) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return nullptr;
   const View& x = ctx.in(0);
   const View& w = ctx.in(1);
@@ -90,7 +105,25 @@ std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
   try {
     if (bias) k->m_bias_desc = plain_f32(ctx.in(2).shape);
     using fwd = dnnl::convolution_forward;
-    const dnnl::primitive_attr attr = scratchpad_attr();
+    dnnl::primitive_attr attr = scratchpad_attr();
+    if (!post.steps.empty()) {
+      // The result passes through the chain in registers: an activation, or the residual added
+      // (a sum post-op: the output's bytes, filled with the residual before the primitive, added
+      // to the accumulator). A binary post-op would read the residual in place but moves oneDNN
+      // 2.6 off its brgemm 1x1 kernels onto others that sum in another order; the sum keeps the
+      // unfused kernel, so the fused run equals the unfused one bit for bit.
+      dnnl::post_ops ops;
+      for (const PostOp& step : post.steps) {
+        if (!step.add) {
+          ops.append_eltwise(1.0f, step.eltwise.alg, step.eltwise.alpha, step.eltwise.beta);
+          continue;
+        }
+        if (post.residual_input < 0) return nullptr;
+        k->m_residual_input = post.residual_input;
+        ops.append_sum(1.0f);
+      }
+      attr.set_post_ops(ops);
+    }
     const auto make = [&](const memory::desc& x_want, const memory::desc& y_want) {
       const fwd::desc desc = bias ? fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_want,
                                               any(w_dims), k->m_bias_desc, y_want, dnnl_dims(g.stride), dilation,
@@ -111,15 +144,27 @@ std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& ctx) {
     k->m_x.prepare_input(x_plain, pd.src_desc(), layout, nullptr, *k);
     k->m_w.prepare_input(w_plain, pd.weights_desc(), layout, ctx.input_is_weight(1) ? w.data : nullptr, *k);
     k->m_y.prepare_output(y_plain, pd.dst_desc(), layout);
+    k->m_y_chosen = pd.dst_desc();
   } catch (const dnnl::error&) {
     return nullptr;  // a geometry this oneDNN does not implement: the reference kernel runs it
   }
   k->scratch_bytes = layout.size();
+  // The residual is copied into the bytes the primitive writes, reordered where the primitive
+  // computes in another layout than the tensors'.
+  if (k->m_residual_input >= 0 && (!k->m_y.direct() || post.residual_channels_last != ctx.output_channels_last(0))) {
+    try {
+      k->m_residual_desc = tensor_f32(y_call, post.residual_channels_last);
+      k->m_residual_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), k->m_residual_desc, dnnl_engine(), k->m_y_chosen));
+    } catch (const dnnl::error&) {
+      return nullptr;
+    }
+  }
+  if (!post.steps.empty()) k->implementation += " with post-ops";
   return k;
 }
 
-}  // namespace
-
-void register_conv(LibraryRegistry& r) { r.add("Conv", prepare_conv); }
+void register_conv(LibraryRegistry& r) {
+  r.add("Conv", [](const KernelContext& ctx) { return prepare_conv_with(ctx, ConvPostOps{}); });
+}
 
 }  // namespace weft::core::detail::library

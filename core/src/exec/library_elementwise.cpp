@@ -10,6 +10,7 @@
 
 #include "dnnl_runtime.h"
 #include "library_kernel.h"
+#include "library_post_ops.h"
 
 // The library kernels live in their own namespace: unity builds compile them in one unit with
 // the reference kernels, whose file-local names they would otherwise meet.
@@ -38,11 +39,6 @@ class EltwiseKernel final : public PrimitiveKernel {
   }
 };
 
-struct EltwiseOp {
-  algorithm alg;
-  float alpha = 0, beta = 0;
-};
-
 std::unique_ptr<PreparedKernel> make_eltwise(const KernelContext& ctx, const EltwiseOp& a) {
   // One flat row: input and output must share a layout.
   if (!float_input(ctx, 0) || ctx.in(0).channels_last != ctx.output_channels_last(0)) return nullptr;
@@ -56,23 +52,6 @@ std::unique_ptr<PreparedKernel> make_eltwise(const KernelContext& ctx, const Elt
     return nullptr;
   }
   return k;
-}
-
-/// Clip's bounds when they are known at preparation: attributes (opset < 11) or weight inputs.
-std::optional<EltwiseOp> clip_bounds(const KernelContext& ctx) {
-  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-  if (ctx.opset_before(11)) {
-    lo = ctx.node().attr_float("min", lo);
-    hi = ctx.node().attr_float("max", hi);
-    return EltwiseOp{algorithm::eltwise_clip_v2, lo, hi};
-  }
-  for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
-    if (!ctx.has_input(i)) continue;
-    const View& v = ctx.in(i);
-    if (!ctx.input_is_weight(i) || v.dtype != DType::Float32 || v.elements() != 1) return std::nullopt;
-    (i == 1 ? lo : hi) = *v.as<const float>();
-  }
-  return EltwiseOp{algorithm::eltwise_clip_v2, lo, hi};
 }
 
 // ---- arithmetic: binary, with any further inputs as binary post-ops ----
@@ -150,6 +129,30 @@ std::unique_ptr<PreparedKernel> make_variadic(const KernelContext& ctx, algorith
 }
 
 }  // namespace
+
+std::optional<EltwiseOp> clip_bounds(const KernelContext& ctx) {
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  if (ctx.opset_before(11)) {
+    lo = ctx.node().attr_float("min", lo);
+    hi = ctx.node().attr_float("max", hi);
+    return EltwiseOp{algorithm::eltwise_clip_v2, lo, hi};
+  }
+  for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+    if (!ctx.has_input(i)) continue;
+    const View& v = ctx.in(i);
+    if (!ctx.input_is_weight(i) || v.dtype != DType::Float32 || v.elements() != 1) return std::nullopt;
+    (i == 1 ? lo : hi) = *v.as<const float>();
+  }
+  return EltwiseOp{algorithm::eltwise_clip_v2, lo, hi};
+}
+
+std::optional<EltwiseOp> activation_op(const KernelContext& ctx) {
+  const std::string& op = ctx.node().op_type;
+  if (op == "Relu") return EltwiseOp{algorithm::eltwise_relu};
+  if (op == "LeakyRelu") return EltwiseOp{algorithm::eltwise_relu, ctx.node().attr_float("alpha", 0.01f)};
+  if (op == "Clip") return clip_bounds(ctx);
+  return std::nullopt;
+}
 
 void register_elementwise(LibraryRegistry& r) {
   r.add("Abs", [](const KernelContext& c) { return make_eltwise(c, {algorithm::eltwise_abs}); });

@@ -74,6 +74,7 @@ void register_concat(LibraryRegistry& r);
 void register_conv(LibraryRegistry& r);
 void register_pool(LibraryRegistry& r);
 void register_elementwise(LibraryRegistry& r);
+void register_fused(LibraryRegistry& r);
 void register_norm(LibraryRegistry& r);
 void register_matmul(LibraryRegistry& r);
 void register_copy(LibraryRegistry& r);
@@ -156,7 +157,7 @@ class AlignedBytes {
 /// How a library kernel treats the layout of the tensors it reads and writes.
 enum class LayoutRole : std::uint8_t {
   None,      ///< Weft's row-major layout only (every reference kernel; Gemm, MatMul, Pad, merged nodes)
-  Native,    ///< computes channels-last itself: its data input and output in either layout (Conv, pools, Concat, BatchNormalization)
+  Native,    ///< computes channels-last itself: its data input and output in either layout (Conv, pools, Concat, BatchNormalization, fused chains)
   Agnostic,  ///< elementwise: its full-size operands and output in one layout, either (activations, arithmetic)
 };
 /// The role of a node's operator. O(1).

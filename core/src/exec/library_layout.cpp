@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "library_kernel.h"
+#include "weft/core/graph/fused_node.h"
 
 namespace weft::core::detail {
 namespace {
@@ -32,6 +33,8 @@ class Groups {
 }  // namespace
 
 LayoutRole library_layout_role(const Node& node) {
+  // A fused chain computes as its producer (a Conv) does.
+  if (is_fused_node(node)) return library_registry().find(kernel_key(node)) ? LayoutRole::Native : LayoutRole::None;
   if (!node.domain.empty() && node.domain != "ai.onnx") return LayoutRole::None;
   if (!library_registry().find(kernel_key(node))) return LayoutRole::None;  // a build without oneDNN
   const std::string_view op = node.op_type;
@@ -58,9 +61,11 @@ std::vector<char> plan_channels_last(const Graph& graph, const std::vector<char>
     return !(t < plain.size() && plain[t]) && x.kind == TensorKind::Intermediate && x.producer != kNoNode && x.dtype == DType::Float32 &&
            x.shape_known() && x.dims.size() >= 3 && x.dims.size() <= 5 && !x.is_view() && x.views.empty() && !layout_free(x.shape());
   };
-  // An input a native kernel reads in either layout: the data operand (Conv's X, a pool's X), or
-  // any of Concat's. Its output 0 likewise.
-  const auto native_reads = [](const Node& node, std::size_t i) { return i == 0 || node.op_type == "Concat"; };
+  // An input a native kernel reads in either layout: the data operand (Conv's X, a pool's X), any
+  // of Concat's, a fused chain's residual (in its output's layout, tied below). Its output 0 likewise.
+  const auto native_reads = [](const Node& node, std::size_t i) {
+    return i == 0 || node.op_type == "Concat" || (is_fused_node(node) && static_cast<int>(i) == fused_residual_input(node));
+  };
   Groups groups(n);
   std::vector<char> bad(n, 0), touches_native(n, 0);
   // Elementwise nodes keep their full-size operands and output in one layout: tie them together.
@@ -83,6 +88,15 @@ std::vector<char> plan_channels_last(const Graph& graph, const std::vector<char>
     }
     for (std::size_t o = 1; o < node.outputs.size(); ++o)
       if (node.outputs[o] != kNoTensor && candidate(node.outputs[o])) forced.emplace_back(node.outputs[o], true);
+  }
+  // A fused chain's residual is added in its output's layout: one group, as an elementwise Add ties them.
+  for (const Node& node : graph.nodes()) {
+    const int r = fused_residual_input(node);
+    if (r < 0 || node.outputs.empty() || node.outputs[0] == kNoTensor) continue;
+    const TensorId in = node.inputs[static_cast<std::size_t>(r)], out = node.outputs[0];
+    if (candidate(in) && candidate(out)) groups.unite(static_cast<std::size_t>(in), static_cast<std::size_t>(out));
+    else if (candidate(out)) forced.emplace_back(out, true);
+    else if (candidate(in)) forced.emplace_back(in, true);
   }
   for (const auto& [t, _] : forced) bad[groups.find(static_cast<std::size_t>(t))] = 1;
   // A group stays plain where any reader or writer needs Weft's layout, and goes channels-last

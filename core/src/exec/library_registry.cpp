@@ -38,6 +38,7 @@ const LibraryRegistry& library_registry() {
     library::register_conv(r);
     library::register_pool(r);
     library::register_elementwise(r);
+    library::register_fused(r);
     library::register_norm(r);
     library::register_matmul(r);
 #endif

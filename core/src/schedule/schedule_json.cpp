@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "weft/core/base/file_io.h"
+#include "weft/core/graph/fused_node.h"
 #include "weft/core/graph/merged_node.h"
 #include "weft/core/schedule/sync.h"
 
@@ -16,6 +17,33 @@ constexpr const char* kScheduleFormat = "weft-schedule";
 constexpr int kScheduleVersion = 1;
 
 Error refuse(std::string message) { return make_error(ErrorKind::InvalidInput, "schedule JSON: " + std::move(message)); }
+
+/// The nodes a file records under `field` ("merges", "fusions") against `graph`: each listed node
+/// is one of the graph's `kind` nodes (`is_kind`), and every such node of the graph is listed.
+Status check_recorded_nodes(const Graph& graph, const nlohmann::json& j, const std::string& field, const std::string& what,
+                            const std::string& kind, bool (*is_kind)(const Node&)) {
+  const auto have = static_cast<std::size_t>(std::count_if(graph.nodes().begin(), graph.nodes().end(), is_kind));
+  std::size_t listed = 0;
+  if (auto entries = j.find(field); entries != j.end()) {
+    if (!entries->is_array()) return refuse("'" + field + "' must be a list of {\"node\", \"members\"}");
+    listed = entries->size();
+    if (listed > 0 && have == 0)
+      return refuse("it runs " + std::to_string(listed) + " " + what + " of operators; load it with its " + field +
+                    " (weft applies them to the model it loads)");
+    for (const auto& e : *entries) {
+      if (!e.is_object() || !e.contains("node") || !e["node"].is_string())
+        return refuse("each entry of '" + field + "' must be {\"node\": key, \"members\": [keys]}");
+      const std::string key = e["node"].get<std::string>();
+      auto v = graph.find_node(key);
+      if (!v || !is_kind(graph.node(*v)))
+        return refuse(field + ": '" + key + "' is not a " + kind + " node of the model it was loaded onto");
+    }
+  }
+  if (listed != have)
+    return refuse("the model has " + std::to_string(have) + " " + kind + " node(s), the schedule records " + std::to_string(listed) +
+                  " " + (field == "merges" ? std::string("merge(s)") : std::string("fusion(s)")));
+  return {};
+}
 
 }  // namespace
 
@@ -45,16 +73,17 @@ std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::
   auto events = nlohmann::ordered_json::array();
   for (const Event& e : schedule.events) events.push_back({{"from", graph.key(e.from)}, {"to", graph.key(e.to)}});
   j["events"] = std::move(events);
-  auto merges = nlohmann::ordered_json::array();
+  auto merges = nlohmann::ordered_json::array(), fusions = nlohmann::ordered_json::array();
   for (std::size_t v = 0; v < graph.node_count(); ++v) {
     const Node& node = graph.node(static_cast<NodeId>(v));
-    if (!is_merged_node(node)) continue;
+    if (!is_merged_node(node) && !is_fused_node(node)) continue;
     const Attribute* body = node.attribute("body");
     auto members = nlohmann::ordered_json::array();
     if (body && body->graph)
       for (const Node& m : body->graph->nodes()) members.push_back(m.name);
-    merges.push_back({{"node", node.name}, {"members", std::move(members)}});
+    (is_fused_node(node) ? fusions : merges).push_back({{"node", node.name}, {"members", std::move(members)}});
   }
+  if (!fusions.empty()) j["fusions"] = std::move(fusions);
   if (!merges.empty()) j["merges"] = std::move(merges);
   if (graph.info().micro_batches >= 2) j["split"] = {{"k", graph.info().micro_batches}, {"batch", graph.info().split_batch}};
   return j.dump(2) + "\n";
@@ -107,29 +136,9 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
       return refuse("it splits batch " + std::to_string(split.batch) + ", the model has batch " +
                     std::to_string(graph.info().split_batch));
   }
-  // Merges: the graph must be the merged model they describe (each listed node merged, with those
-  // members), and every merged node of the graph must be listed.
-  std::size_t merged_nodes = 0;
-  for (const Node& node : graph.nodes()) merged_nodes += is_merged_node(node) ? 1 : 0;
-  std::size_t listed = 0;
-  if (auto merges = j.find("merges"); merges != j.end()) {
-    if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
-    listed = merges->size();
-    if (listed > 0 && merged_nodes == 0)
-      return refuse("it runs " + std::to_string(listed) +
-                    " merge group(s) of operators; load it with its merges (weft applies them to the model it loads)");
-    for (const auto& m : *merges) {
-      if (!m.is_object() || !m.contains("node") || !m["node"].is_string())
-        return refuse("each entry of 'merges' must be {\"node\": key, \"members\": [keys]}");
-      const std::string key = m["node"].get<std::string>();
-      auto v = graph.find_node(key);
-      if (!v || !is_merged_node(graph.node(*v)))
-        return refuse("merges: '" + key + "' is not a merged node of the model it was loaded onto");
-    }
-  }
-  if (listed != merged_nodes)
-    return refuse("the model has " + std::to_string(merged_nodes) + " merged node(s), the schedule records " +
-                  std::to_string(listed) + " merge(s)");
+  // Merges and fusions: the graph must be the model they describe.
+  WEFT_TRY(check_recorded_nodes(graph, j, "merges", "merge group(s)", "merged", is_merged_node));
+  WEFT_TRY(check_recorded_nodes(graph, j, "fusions", "fused chain(s)", "fused", is_fused_node));
   Schedule s;
   if (auto it = j.find("strategy"); it != j.end() && !string_field(j, "strategy", s.strategy))
     return refuse("'strategy' must be a string");
@@ -263,11 +272,19 @@ Expected<ScheduleHeader> schedule_header_from_json(std::string_view json_text) {
     if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
     out.merges = merges->size();
   }
+  if (auto fusions = j.find("fusions"); fusions != j.end()) {
+    if (!fusions->is_array()) return refuse("'fusions' must be a list of {\"node\", \"members\"}");
+    out.fusions = fusions->size();
+  }
   if (auto strategy = j.find("strategy"); strategy != j.end() && strategy->is_string()) out.strategy = strategy->get<std::string>();
   return out;
 }
 
-Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text) {
+namespace {
+
+/// The groups listed under `field` ("merges": sorted by id; "fusions": in chain order).
+Expected<std::vector<std::vector<NodeId>>> groups_from_json(const Graph& graph, std::string_view json_text, const std::string& field,
+                                                            const std::string& entry, bool sort) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
@@ -276,13 +293,13 @@ Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph
   }
   std::vector<std::vector<NodeId>> groups;
   if (!j.is_object()) return refuse("the top level must be an object");
-  auto merges = j.find("merges");
+  auto merges = j.find(field);
   if (merges == j.end()) return groups;
-  if (!merges->is_array()) return refuse("'merges' must be a list of {\"node\", \"members\"}");
+  if (!merges->is_array()) return refuse("'" + field + "' must be a list of {\"node\", \"members\"}");
   std::vector<int> group_of(graph.node_count(), -1);
   for (std::size_t i = 0; i < merges->size(); ++i) {
     const auto& m = (*merges)[i];
-    const std::string where = "merge " + std::to_string(i);
+    const std::string where = entry + " " + std::to_string(i);
     if (!m.is_object() || !m.contains("members") || !m["members"].is_array())
       return refuse(where + " must be {\"node\": key, \"members\": [keys]}");
     auto& group = groups.emplace_back();
@@ -292,14 +309,24 @@ Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph
       auto v = graph.find_node(k);
       if (!v) return refuse(where + ": unknown node '" + k + "' (not in the model)");
       int& in = group_of[static_cast<std::size_t>(*v)];
-      if (in >= 0) return refuse(where + ": node '" + k + "' is already in merge " + std::to_string(in));
+      if (in >= 0) return refuse(where + ": node '" + k + "' is already in " + entry + " " + std::to_string(in));
       in = static_cast<int>(i);
       group.push_back(*v);
     }
-    if (group.size() < 2) return refuse(where + " has " + std::to_string(group.size()) + " member(s); a merge needs two or more");
-    std::sort(group.begin(), group.end());
+    if (group.size() < 2) return refuse(where + " has " + std::to_string(group.size()) + " member(s); a " + entry + " needs two or more");
+    if (sort) std::sort(group.begin(), group.end());
   }
   return groups;
+}
+
+}  // namespace
+
+Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text) {
+  return groups_from_json(graph, json_text, "merges", "merge", true);
+}
+
+Expected<std::vector<std::vector<NodeId>>> schedule_fusions_from_json(const Graph& graph, std::string_view json_text) {
+  return groups_from_json(graph, json_text, "fusions", "fusion", false);
 }
 
 Status save_schedule(const std::string& path, const Graph& graph, const Schedule& schedule, std::string_view device) {

@@ -43,7 +43,7 @@ double loss(const Fit& f, const std::vector<Sample>& samples) {
   return sum;
 }
 
-double median(std::vector<double> v) {
+double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
@@ -60,8 +60,8 @@ Fit fit_roofline(const std::vector<Sample>& samples) {
     times.push_back(s.us);
   }
   Fit f{};
-  f.peak = rates.empty() ? 1e3 : median(rates);
-  f.bandwidth = bws.empty() ? 1e3 : median(bws);
+  f.peak = rates.empty() ? 1e3 : median_of(rates);
+  f.bandwidth = bws.empty() ? 1e3 : median_of(bws);
   f.overhead = std::max(1e-3, 0.5 * *std::min_element(times.begin(), times.end()));
   double best = loss(f, samples);
   for (double step : {8.0, 2.0, 1.3, 1.1, 1.03, 1.01, 1.003}) {
@@ -167,7 +167,7 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
     sum_meas += samples[i].us;
   }
   cal.fitted_nodes = used.size();
-  cal.median_node_error = median(errors);
+  cal.median_node_error = median_of(errors);
   cal.total_error = sum_meas > 0 ? std::abs(sum_fit - sum_meas) / sum_meas : 0;
   // The measured table gets the fitted device's name: it is that device's view of this graph.
   cal.measured.device = cal.fitted.device = d.name;

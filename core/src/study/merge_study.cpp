@@ -3,6 +3,7 @@
 #include "weft/core/study/merge_study.h"
 
 #include "weft/core/base/file_io.h"
+#include "weft/core/graph/merged_node.h"
 #include "weft/core/transform/horizontal_merge.h"
 #include "weft/core/schedule/schedule_json.h"
 #include "weft/core/strategy/reference.h"
@@ -65,7 +66,7 @@ Expected<MergeGain> merge_gain(const Graph& graph, const CostTable& costs, const
   options.counterfactuals = false;
   WEFT_TRY_ASSIGN(auto unmerged, predict(graph, reference_schedule(graph), costs, device, options));
   MergeGain g;
-  for (const auto& m : merged.members) g.groups += m.size() > 1 ? 1 : 0;
+  g.groups = count_merged_nodes(merged.graph);
   g.launches_before = launches(costs);
   g.launches_after = launches(merged.costs);
   g.unmerged_eager_us = unmerged.sequential_eager_us;

@@ -10,6 +10,7 @@
 #include "weft/core/exec/cpu_executor.h"
 #include "weft/core/profile/profile.h"
 #include "weft/core/study/merge_study.h"
+#include "weft/core/transform/vertical_fusion.h"
 
 namespace weft::core {
 
@@ -49,27 +50,62 @@ Status refuse_schedule(const OpenRequest& request, OpenedModel& m, const Error& 
   return {};
 }
 
-/// The merges the schedule records (ids of the model as split), or the default layering's where
-/// the request merges; a schedule whose merges no longer apply falls back as refuse_schedule says.
-Status apply_merges(const OpenRequest& request, const std::optional<std::string>& schedule_text, OpenedModel& m) {
+/// The fusions the schedule records (ids of the model as split), or every fusable chain where
+/// the request fuses; a schedule whose fusions no longer apply falls back as refuse_schedule says.
+Status apply_fusions(const OpenRequest& request, const std::optional<std::string>& schedule_text, OpenedModel& m) {
   std::optional<std::vector<std::vector<NodeId>>> recorded;
   if (schedule_text) {
-    auto groups = schedule_merges_from_json(*m.graph, *schedule_text);
+    auto chains = schedule_fusions_from_json(*m.graph, *schedule_text);
+    if (!chains) WEFT_TRY(refuse_schedule(request, m, chains.error()));
+    else if (!chains->empty()) recorded = std::move(*chains);
+  }
+  if (!request.fuse && !recorded) return {};
+  if (recorded) {
+    auto fused = fuse_graph(*m.graph, m.costs, m.device, *recorded);
+    if (fused) {
+      m.fused = std::make_shared<MergedModel>(std::move(*fused));
+      m.merged = m.fused;
+      return {};
+    }
+    WEFT_TRY(refuse_schedule(request, m, fused.error()));
+    if (!request.fuse) return {};
+  }
+  WEFT_TRY_ASSIGN(auto fused, fuse_graph(*m.graph, m.costs, m.device, find_fusion_chains(*m.graph)));
+  m.fused = std::make_shared<MergedModel>(std::move(fused));
+  m.merged = m.fused;
+  return {};
+}
+
+/// The merges the schedule records (ids of the model as split and fused), or the default
+/// layering's where the request merges; a schedule whose merges no longer apply falls back as
+/// refuse_schedule says. On a fused model the merges group its unfused nodes (mergeable_op has no
+/// fused operator) and their members are named in the unfused model (compose_transforms).
+Status apply_merges(const OpenRequest& request, const std::optional<std::string>& schedule_text, OpenedModel& m) {
+  const Graph& base = m.fused ? m.fused->graph : *m.graph;
+  const CostTable& base_costs = m.fused ? m.fused->costs : m.costs;
+  const auto keep = [&](MergedModel merged) {
+    m.merged = std::make_shared<MergedModel>(m.fused ? compose_transforms(*m.fused, std::move(merged)) : std::move(merged));
+  };
+  std::optional<std::vector<std::vector<NodeId>>> recorded;
+  if (schedule_text) {
+    auto groups = schedule_merges_from_json(base, *schedule_text);
     if (!groups) WEFT_TRY(refuse_schedule(request, m, groups.error()));
     else if (!groups->empty()) recorded = std::move(*groups);
   }
   if (!request.merge && !recorded) return {};
   if (recorded) {
-    auto merged = merge_model(*m.graph, m.costs, m.device, std::move(*recorded));
+    auto merged = merge_model(base, base_costs, m.device, std::move(*recorded));
     if (merged) {
-      m.merged = std::make_shared<MergedModel>(std::move(*merged));
+      keep(std::move(*merged));
       return {};
     }
     WEFT_TRY(refuse_schedule(request, m, merged.error()));
     if (!request.merge) return {};
   }
-  WEFT_TRY_ASSIGN(auto merged, merge_model(*m.graph, m.costs, m.device));
-  m.merged = std::make_shared<MergedModel>(std::move(merged));
+  WEFT_TRY_ASSIGN(auto merged, merge_model(base, base_costs, m.device));
+  keep(std::move(merged));
+  if (m.fused && request.fuse)
+    m.notes.push_back("merging groups the unfused operators: the " + std::to_string(m.fused_nodes()) + " fused nodes stay as they are");
   return {};
 }
 
@@ -148,8 +184,9 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
   m.costs = estimate_costs(*m.graph, m.device);
   if (!request.profile.empty()) {
     // Measured times replace predictions before any split, merge or study sees the costs.
-    if (request.split >= 0 || request.merge || recorded_k > 1)
-      return make_error(ErrorKind::InvalidInput, request.profile + ": a profile measures the model as exported; not with a split or merges");
+    if (request.split >= 0 || request.merge || request.fuse || recorded_k > 1)
+      return make_error(ErrorKind::InvalidInput, request.profile + ": a profile measures the model as exported; not with a split" +
+                                                     (request.fuse ? ", merges or fusion" : " or merges"));
     if (!stage(25, "Mapping the profile")) return m;
     WEFT_TRY_ASSIGN(Profile profile, load_profile(*m.graph, m.costs, request.profile));
     // A profile measured on another kind of device than the default preset (ONNX Runtime's CPU
@@ -174,6 +211,10 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
   }
 
   const std::optional<std::string> schedule_text = header ? text : std::nullopt;
+  if (request.fuse || (header && header->fusions > 0)) {
+    if (!stage(40, "Fusing")) return m;
+    WEFT_TRY(apply_fusions(request, schedule_text, m));
+  }
   if (request.merge || (header && header->merges > 0)) {
     if (!stage(45, "Merging")) return m;
     WEFT_TRY(apply_merges(request, schedule_text, m));
@@ -199,6 +240,10 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
   m.cancelled = false;  // finished: a late cancel changes nothing
   return m;
 }
+
+std::size_t OpenedModel::merged_nodes() const { return count_merged_nodes(scheduled_graph()); }
+
+std::size_t OpenedModel::fused_nodes() const { return count_fused_nodes(scheduled_graph()); }
 
 Status split_opened_model(OpenedModel& model, int k, LaunchMode mode, const StrategyOptions& strategy) {
   SplitOptions options;

@@ -1,37 +1,14 @@
 #include "weft/core/transform/merge_graph.h"
 #include "weft/core/memory/memory_plan.h"
 
+#include "contract_graph.h"
+
 #include <algorithm>
 #include <memory>
 #include <string>
 
 namespace weft::core {
 namespace {
-
-// Declares tensor `t` of `from` in `b` with its dtype, dims and kind (data for weights).
-void copy_tensor(GraphBuilder& b, const Graph& from, TensorId t, bool as_input) {
-  const Tensor& src = from.tensor(t);
-  // A split's micro-batch slice of an input is an input itself but stays a view (set_view), not a
-  // graph input: declared here by dtype and dims like an activation.
-  if (as_input || (src.kind == TensorKind::Input && !src.is_view())) {
-    b.add_input(src.name, src.dtype, src.dims);
-    return;
-  }
-  if (src.kind == TensorKind::Weight) {
-    b.add_weight(src.name, src.dtype, src.shape_known() ? src.shape() : std::vector<std::int64_t>{}, src.data);
-    return;
-  }
-  Tensor& dst = b.tensor_ref(b.tensor(src.name));
-  dst.dtype = src.dtype;
-  dst.dims = src.dims;
-  dst.rank_known = src.rank_known;
-}
-
-std::vector<std::string> names(const Graph& g, const std::vector<TensorId>& ids) {
-  std::vector<std::string> out;
-  for (TensorId t : ids) out.push_back(t == kNoTensor ? std::string() : g.tensor(t).name);
-  return out;
-}
 
 // A merged node's outputs side by side, in member order: one block (`block`, an intermediate no
 // node writes as a whole) whose views they are, so that the memory plan places them contiguously
@@ -150,30 +127,18 @@ Expected<NodeCost> add_merged_node(const Graph& graph, const CostTable& costs, c
   const Node& node = graph.node(v);
   // The body: the union of the members' inputs as formal inputs (first occurrence order), then
   // the members themselves, their outputs as the body's outputs.
-  GraphBuilder body;
   std::vector<TensorId> inputs, outputs;
-  for (NodeId m : group.nodes)
-    for (TensorId t : graph.node(m).inputs)
-      if (t != kNoTensor && std::find(inputs.begin(), inputs.end(), t) == inputs.end()) inputs.push_back(t);
-  for (TensorId t : inputs) copy_tensor(body, graph, t, true);
   NodeCost c;
   c.known = true;
   for (NodeId m : group.nodes) {
-    const Node& member = graph.node(m);
-    body.add_node(member.name, member.op_type, names(graph, member.inputs), names(graph, member.outputs), member.attributes,
-                  member.domain);
-    for (TensorId t : member.outputs)
-      if (t != kNoTensor) {
-        copy_tensor(body, graph, t, false);
-        body.mark_output(graph.tensor(t).name);
-        outputs.push_back(t);
-      }
+    for (TensorId t : graph.node(m).outputs)
+      if (t != kNoTensor) outputs.push_back(t);
     c.flops += costs[m].flops;
     c.bytes += costs[m].bytes;
     c.known = c.known && costs[m].known;
   }
-  auto built = std::move(body).build();
-  if (!built) return make_error(ErrorKind::Internal, "merge_graph: body of '" + graph.key(v) + "': " + built.error().message);
+  auto built = detail::body_graph(graph, group.nodes, outputs, inputs);
+  if (!built) return make_error(ErrorKind::Internal, "merge_graph: " + built.error().message);
   c.time_us = group.time_us;
   c.intensity = c.bytes > 0 ? c.flops / c.bytes : 0;
   c.bound = costs[v].bound;
@@ -191,7 +156,7 @@ Expected<NodeCost> add_merged_node(const Graph& graph, const CostTable& costs, c
   count_attr.type = Attribute::Type::Int;
   count_attr.i = static_cast<std::int64_t>(group.nodes.size());
   const std::string merged_name = "merged:" + graph.key(v) + "+" + std::to_string(group.nodes.size() - 1);
-  b.add_node(merged_name, kMergedOp, names(graph, inputs), names(graph, outputs),
+  b.add_node(merged_name, kMergedOp, detail::tensor_names(graph, inputs), detail::tensor_names(graph, outputs),
              {std::move(body_attr), std::move(op_attr), std::move(count_attr)}, kMergedDomain);
   place_side_by_side(graph, outputs, merged_name + "/outputs", b);
   return c;
@@ -205,42 +170,15 @@ Expected<MergedModel> merge_graph(const Graph& graph, const CostTable& costs, co
   WEFT_TRY_ASSIGN(const std::vector<int> group_of, group_of_nodes(graph, plan));
   WEFT_TRY(check_contraction(graph, plan, group_of));
 
-  GraphBuilder b;
-  b.info() = graph.info();
-  for (TensorId t : graph.inputs()) copy_tensor(b, graph, t, true);
-  for (std::size_t t = 0; t < graph.tensor_count(); ++t)
-    if (const Tensor& x = graph.tensor(static_cast<TensorId>(t)); x.kind != TensorKind::Input || x.is_view())
-      copy_tensor(b, graph, static_cast<TensorId>(t), false);
-  // A split graph's micro-batch slices stay views of the full input and output buffers.
-  for (std::size_t t = 0; t < graph.tensor_count(); ++t)
-    if (const Tensor& view = graph.tensor(static_cast<TensorId>(t)); view.is_view())
-      b.set_view(view.name, graph.tensor(view.view_of).name, view.view_offset);
-
-  std::vector<std::vector<NodeId>> members;
-  std::vector<NodeCost> merged_costs;
-  for (std::size_t i = 0; i < n; ++i) {
-    const NodeId v = static_cast<NodeId>(i);
-    const Node& node = graph.node(v);
-    const int g = group_of[i];
-    if (g < 0) {
-      b.add_node(node.name, node.op_type, names(graph, node.inputs), names(graph, node.outputs), node.attributes, node.domain);
-      members.push_back({v});
-      merged_costs.push_back(costs.nodes[i]);
-      continue;
-    }
-    const MergeGroup& group = plan.groups[static_cast<std::size_t>(g)];
-    if (group.nodes.front() != v) continue;  // emitted once, at its first member
-    WEFT_TRY_ASSIGN(NodeCost c, add_merged_node(graph, costs, group, b));
-    members.push_back(group.nodes);
-    merged_costs.push_back(c);
+  std::vector<std::vector<NodeId>> groups;
+  std::vector<NodeId> at;
+  for (const MergeGroup& g : plan.groups) {
+    groups.push_back(g.nodes);
+    at.push_back(g.nodes.front());
   }
-  for (TensorId t : graph.outputs()) b.mark_output(graph.tensor(t).name);
-  auto merged = std::move(b).build();
-  if (!merged) return make_error(ErrorKind::Internal, "merge_graph: " + merged.error().message);
-  CostTable merged_table;
-  merged_table.device = costs.device;
-  merged_table.nodes = std::move(merged_costs);
-  return MergedModel{std::move(*merged), std::move(merged_table), std::move(members)};
+  return detail::contract_graph(
+      graph, costs, group_of, groups, at, {},
+      [&](std::size_t g, GraphBuilder& b) { return add_merged_node(graph, costs, plan.groups[g], b); }, "merge_graph");
 }
 
 }  // namespace weft::core

@@ -6,3 +6,4 @@ weft_add_test(test_wire_layering SOURCES analysis/test_wire_layering.cpp LABELS 
 weft_add_test(test_batch_split SOURCES analysis/test_batch_split.cpp LABELS core)
 weft_add_test(test_merge_graph SOURCES analysis/test_merge_graph.cpp LABELS core)
 weft_add_test(test_micro_batch SOURCES analysis/test_micro_batch.cpp LABELS core)
+weft_add_test(test_vertical_fusion SOURCES analysis/test_vertical_fusion.cpp LABELS core)

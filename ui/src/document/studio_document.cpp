@@ -1,5 +1,7 @@
 #include "weft/ui/studio_document.h"
 
+#include "weft/core/graph/fused_node.h"
+
 #include "schedule_command.h"
 #include "weft/ui/worker_pool.h"
 
@@ -12,6 +14,8 @@
 #include "weft/core/schedule/sync.h"
 
 namespace weft::ui {
+
+bool StudioDocument::isFused() const { return m_merge && core::count_fused_nodes(m_merge->model->graph) > 0; }
 
 StudioDocument::StudioDocument(QObject* parent) : QObject(parent) {
   connect(&m_study_watcher, &QFutureWatcher<StudyResult>::finished, this, &StudioDocument::takeStudy);

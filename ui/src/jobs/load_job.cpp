@@ -46,6 +46,7 @@ core::OpenRequest open_request(QPromise<LoadedModel>& promise, const LoadRequest
   open.split_mode = request.options.cuda_graph ? core::LaunchMode::Graph : core::LaunchMode::Eager;
   open.split_strategy = request.options;
   open.merge = request.merge;
+  open.fuse = request.fuse;
   if (request.schedule) {
     open.schedule_text = request.schedule->text;
     open.schedule_file = request.schedule->file.toStdString();

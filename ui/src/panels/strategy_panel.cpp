@@ -1,4 +1,6 @@
 #include "weft/ui/strategy_panel.h"
+
+#include "weft/core/graph/fused_node.h"
 #include "weft/ui/worker_pool.h"
 
 #include <QCheckBox>
@@ -82,6 +84,13 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
                          "launches before and after."));
   form->addRow(tr("Merging"), m_merge);
   connect(m_merge, &QCheckBox::toggled, this, &StrategyPanel::mergeRequested);
+  m_fuse = new QCheckBox(tr("fuse Conv chains"), this);
+  m_fuse->setToolTip(tr("Vertical fusion (weft ... --fuse): each Conv with the Relu, Clip, LeakyRelu or residual Add "
+                        "applied to its result alone becomes one node (\"Conv+Add+Relu\"), run as one oneDNN primitive "
+                        "with post-ops. Re-opens the model as its fused graph, before any merge (merging then groups "
+                        "the unfused operators)."));
+  form->addRow(tr("Fusion"), m_fuse);
+  connect(m_fuse, &QCheckBox::toggled, this, &StrategyPanel::fuseRequested);
   m_apply = new QPushButton(tr("Apply"), this);
   m_cancel = new QPushButton(tr("Cancel"), this);
   m_cancel->setToolTip(tr("Stop the search and apply the best schedule it found so far; a memory-budget fit stops "
@@ -125,8 +134,10 @@ StrategyPanel::StrategyPanel(StudioDocument* doc, QWidget* parent) : QWidget(par
     m_grain->setValue(m_doc->strategyOptions().granularity_us);
     m_launch->setCurrentIndex(m_doc->strategyOptions().cuda_graph ? 1 : 0);
     m_strategy->setCurrentText(QString::fromStdString(m_doc->schedule().strategy));
-    const QSignalBlocker quiet(m_merge);  // showing the loaded state is no request
-    m_merge->setChecked(m_doc->isMerged());
+    const QSignalBlocker quiet(m_merge), quiet_fuse(m_fuse);  // showing the loaded state is no request
+    // A fused model holds its fusion where merges are kept: merging is on where merged nodes are.
+    m_merge->setChecked(m_doc->isMerged() && (!m_doc->isFused() || core::count_merged_nodes(m_doc->graph()) > 0));
+    m_fuse->setChecked(m_doc->isFused());
   });
   updateControls();
 }

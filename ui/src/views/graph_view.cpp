@@ -1,4 +1,5 @@
 #include "weft/ui/graph_view.h"
+#include "weft/core/graph/fused_node.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -705,8 +706,7 @@ void GraphView::paintEvent(QPaintEvent*) {
     // A merged launch shows its members' operator and count.
     if (detailed)
       labels.push_back({QRectF(toWidget(r.topLeft()), toWidget(r.bottomRight())),
-                        merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
-                               : QString::fromStdString(node.op_type),
+                        QString::fromStdString(core::node_label(node)),
                         fill.lightnessF() < 0.45 ? QColor(Qt::white) : QColor(Qt::black)});
   }
   p.resetTransform();

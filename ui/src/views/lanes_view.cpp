@@ -1,5 +1,7 @@
 #include "weft/ui/lanes_view.h"
 
+#include "weft/core/graph/fused_node.h"
+
 #include <QApplication>
 #include <QContextMenuEvent>
 #include <QMenu>
@@ -293,8 +295,7 @@ void LanesView::paintEvent(QPaintEvent*) {
       if (critical) p.fillRect(QRect(r.left() + 1, r.top() + 1, r.width() - 2, 4), critical_color());
       if (r.width() > 22) {
         p.setPen(pal.color(QPalette::Text));
-        const QString label = merged ? QString("%1 ×%2").arg(QString::fromStdString(node.attr_string("op", "?"))).arg(node.attr_int("members", 0))
-                                     : QString::fromStdString(node.op_type);
+        const QString label = QString::fromStdString(core::node_label(node));
         p.drawText(r.adjusted(3, 4, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(label, Qt::ElideRight, r.width() - 5));
       }
     }

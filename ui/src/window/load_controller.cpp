@@ -140,6 +140,7 @@ LoadRequest LoadController::modelRequest(const QString& path) const {
   r.import.batch = m_batch;
   r.split = m_split;
   r.merge = m_strategy->mergeBox()->isChecked();
+  r.fuse = m_strategy->fuseBox()->isChecked();
   r.follow_advice = opensAsAdvised();
   return r;
 }
@@ -191,6 +192,7 @@ void LoadController::openSchedule(const QString& path, const QString& model_path
     LoadRequest r = modelRequest(model);
     r.split = header->split.k > 1 ? header->split.k : -1;
     r.merge = false;  // the merges are the schedule's
+    r.fuse = false;   // and so are the fusions
     r.follow_advice = false;
     r.schedule = std::move(given);
     m_pending_project.reset();
@@ -210,7 +212,7 @@ void LoadController::openSchedule(const QString& path, const QString& model_path
     return;
   }
   const int have_k = std::max(1, m_doc->graph().info().micro_batches);
-  if (header->split.k == have_k && header->merges == 0 && !m_doc->isMerged())
+  if (header->split.k == have_k && header->merges == 0 && header->fusions == 0 && !m_doc->isMerged())
     return fail(QString::fromStdString(direct.error().message));
   // Another split or other merges than the open model's: the model re-opened as the schedule
   // records it (a schedule that still does not load leaves the open model as it is).
@@ -218,6 +220,7 @@ void LoadController::openSchedule(const QString& path, const QString& model_path
   takePanelSettings(r);
   r.split = header->split.k > 1 ? header->split.k : -1;
   r.merge = false;
+  r.fuse = false;
   r.follow_advice = false;
   r.schedule = std::move(given);
   m_pending_project.reset();
@@ -233,6 +236,7 @@ void LoadController::openGraph(const QString& label, GraphSource source) {
   r.options.max_streams = m_strategy->streamCap()->value();
   r.device = m_preferences->devicePreset();
   r.merge = m_strategy->mergeBox()->isChecked();
+  r.fuse = m_strategy->fuseBox()->isChecked();
   r.follow_advice = opensAsAdvised();
   m_loading_is_file = false;
   startLoad(std::move(r));
@@ -386,6 +390,16 @@ DimDialog* LoadController::dimDialog() const { return m_dim_dialog.data(); }
 void LoadController::reopen(std::map<std::string, std::int64_t> dims, bool merge) {
   if (!m_doc->hasModel() && !isLoading()) return;
   startLoad(reopenRequest(std::move(dims), merge));
+}
+
+void LoadController::reopenFused(bool fuse) {
+  if (!m_doc->hasModel() && !isLoading()) return;
+  LoadRequest r = reopenRequest(m_doc->dimBindings(), m_strategy->mergeBox()->isChecked());
+  r.fuse = fuse;
+  // Fused, the model's nodes are no longer a profile's; a schedule of the other graph does not fit.
+  if (fuse) r.profile.clear();
+  if (fuse != m_doc->isFused()) r.schedule.reset();
+  startLoad(std::move(r));
 }
 
 LoadRequest LoadController::reopenRequest(std::map<std::string, std::int64_t> dims, bool merge) {

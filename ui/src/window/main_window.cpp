@@ -118,6 +118,9 @@ void MainWindow::createDocks() {
   connect(m_strategy, &StrategyPanel::mergeRequested, this, [this](bool merge) {
     if (m_doc->hasModel() && merge != m_doc->isMerged()) m_loads->reopen(m_doc->dimBindings(), merge);
   });
+  connect(m_strategy, &StrategyPanel::fuseRequested, this, [this](bool fuse) {
+    if (m_doc->hasModel() && fuse != m_doc->isFused()) m_loads->reopenFused(fuse);
+  });
   m_summary = new SummaryPanel(m_doc, this);
   // The advice's "apply" link: its strategy and launch mode through the Strategy panel (one
   // undoable edit, as if chosen there), with the panel's stream cap, which the advice kept to.

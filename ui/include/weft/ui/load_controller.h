@@ -100,6 +100,8 @@ class LoadController : public QObject {
   /// Re-opens the current model (the last load request) with `dims` bound and merging on or off.
   /// Schedule edits are dropped: the graph they were made on is replaced.
   void reopen(std::map<std::string, std::int64_t> dims, bool merge);
+  /// Re-opens the current model with fusion on or off (merging as the panel says).
+  void reopenFused(bool fuse);
   /// The summary's "apply" link for advice that merges or splits: the model re-opened so, with the
   /// advice's strategy first (`mode` names its launch mode in the status message).
   void reopenAsAdvised(const AdviceAction& action, const QString& mode);

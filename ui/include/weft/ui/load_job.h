@@ -29,6 +29,9 @@ struct LoadRequest {
   /// Merge each layer's equal operators into one launch (core::merge_model, as `weft ... --merge`):
   /// the document's graph is then the merged model.
   bool merge = false;
+  /// Fuse each Conv with the activations and residual Add after it (core::fuse_graph, as `weft ...
+  /// --fuse`), before any merge: the document's graph is then the fused model.
+  bool fuse = false;
   /// Micro-batch split after import (core::apply_split, as `weft ... --split`): -1 none, 0 chosen
   /// by prediction (auto), k > 0 that many copies. Predicted in the options' launch mode.
   int split = -1;

@@ -40,6 +40,9 @@ class StrategyPanel : public QWidget {
   /// Horizontal merging (as `--merge` in the CLI): each layer's equal operators as one launch.
   /// Toggling it emits mergeRequested; the window re-opens the model merged or unmerged.
   QCheckBox* mergeBox() const { return m_merge; }
+  /// Vertical fusion (as `--fuse` in the CLI): each Conv with the Relu/Clip/LeakyRelu/residual Add
+  /// after it as one node. Toggling it emits fuseRequested; the window re-opens the model.
+  QCheckBox* fuseBox() const { return m_fuse; }
   QPushButton* applyButton() const { return m_apply; }
   QPushButton* cancelButton() const { return m_cancel; }
   QProgressBar* progressBar() const { return m_progress; }
@@ -66,6 +69,8 @@ class StrategyPanel : public QWidget {
   void searchFinished(bool applied);
   /// The user toggled the merge box: re-open the model with merges on or off.
   void mergeRequested(bool merge);
+  /// The user toggled the fuse box: re-open the model with fusion on or off.
+  void fuseRequested(bool fuse);
 
  private:
   /// What the worker gives back: the schedule (fitted to the memory budget when one was set)
@@ -93,6 +98,7 @@ class StrategyPanel : public QWidget {
   QComboBox* m_launch;
   QSpinBox* m_search_budget;
   QCheckBox* m_merge;
+  QCheckBox* m_fuse;
   QLineEdit* m_memory_budget;
   QPushButton* m_apply;
   QPushButton* m_cancel;

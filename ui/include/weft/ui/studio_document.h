@@ -136,6 +136,9 @@ class StudioDocument : public QObject {
   /// summary panel advises those in the worker).
   const std::optional<core::Expected<core::Advice>>& loadAdvice() const { return m_advice; }
   bool isMerged() const { return m_merge != nullptr; }
+  /// The model was opened fused (graph() holds weft.Fused nodes; mergeState() then holds the
+  /// transformed model too, as for merges). O(V).
+  bool isFused() const;
   /// The measured profile the model was opened with, else null: its measured node times are the
   /// analysis' costs (and so every figure's), predictedCosts() the device's predictions they replaced.
   const std::shared_ptr<const core::Profile>& profile() const { return m_profile; }

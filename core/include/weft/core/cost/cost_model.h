@@ -58,8 +58,8 @@ double grid_fill(double output_elements, const DeviceSpec& device);
 /// `costs` of `graph` on CPU device `from` moved to `to`, the same CPU with another team size per
 /// stream (cpu_team_device): each node's time scaled by the ratio of its predicted times on the
 /// two devices (estimate_costs with each one's rates), so that a measured time keeps what was
-/// measured and takes the team's intra-operator speedup for that node's flops and bytes; nodes of
-/// unknown cost keep their time. `to`'s name. O(V + total tensor ranks).
+/// measured and takes the team's intra-operator speedup for that node's flops and bytes (a fused
+/// node's, its chain's members' together); nodes of unknown cost keep their time. `to`'s name. O(V + total tensor ranks).
 CostTable cpu_team_costs(const Graph& graph, const CostTable& costs, const DeviceSpec& from, const DeviceSpec& to);
 
 /// The operator family a device's op_efficiency is kept by: "conv", "gemm", "norm", "pool",

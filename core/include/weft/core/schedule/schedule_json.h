@@ -13,7 +13,8 @@ namespace weft::core {
 
 /// Serialises a schedule with the model's path and sha256, node keys, streams, events, strategy,
 /// options and device name; on a split graph (split_batch) "split": {"k", "batch"}. On a merged graph (merge_graph) it also writes "merges": each merged
-/// node's key and its members' keys in the unmerged model, so that loading re-applies them.
+/// node's key and its members' keys in the unmerged model, so that loading re-applies them; on a
+/// fused graph (fuse_graph) "fusions" likewise, each fused node's key and its chain's keys.
 std::string schedule_to_json(const Graph& graph, const Schedule& schedule, std::string_view device);
 struct ScheduleImport {
   /// A file without an "events" key gets the minimal events (compute_events) instead of being
@@ -31,6 +32,11 @@ Expected<Schedule> schedule_from_json(const Graph& graph, std::string_view json_
 /// order; empty when it records none. Errors (InvalidInput): malformed JSON or "merges", an unknown
 /// node, a group of fewer than two nodes, a node in two groups. O(size of the text).
 Expected<std::vector<std::vector<NodeId>>> schedule_merges_from_json(const Graph& graph, std::string_view json_text);
+
+/// The fused chains schedule JSON records ("fusions"), as node ids of `graph` (the unfused model),
+/// each in chain order; empty when it records none. Errors as schedule_merges_from_json's.
+/// Fusions apply before merges: a file's merges name nodes of the fused model.
+Expected<std::vector<std::vector<NodeId>>> schedule_fusions_from_json(const Graph& graph, std::string_view json_text);
 
 /// The micro-batch split a schedule JSON records ("split": {"k", "batch"}, written for a graph
 /// split_batch made): k = 1 when it records none. Errors (InvalidInput): malformed JSON or
@@ -52,6 +58,7 @@ struct ScheduleHeader {
   std::string model_sha256;
   ScheduleSplit split;
   std::size_t merges = 0;
+  std::size_t fusions = 0;
   std::string strategy;
 };
 Expected<ScheduleHeader> schedule_header_from_json(std::string_view json_text);

@@ -49,6 +49,10 @@ struct OpenRequest {
   StrategyOptions split_strategy;              ///< stream cap etc. for split-overlap's choice
   /// The merges of the model's default layering (merge_model), unless the schedule records its own.
   bool merge = false;
+  /// Vertical fusion (find_fusion_chains, fuse_graph), unless the schedule records its own
+  /// fusions. Applied after the split and before the merges, which then group the unfused nodes
+  /// only (a fused node has no merged form; OpenedModel::notes says so where both are asked for).
+  bool fuse = false;
   /// A schedule to open the model with (schedule JSON): the split it records re-batches a model of
   /// another batch and splits it (unless `split` says otherwise), its merges are applied, and the
   /// schedule is validated on the model as opened. `schedule_file` names it in errors; where
@@ -85,7 +89,11 @@ struct OpenedModel {
   /// A split model: the unsplit model's sequential baselines and the split's one-line summary.
   std::optional<UnsplitBaseline> unsplit;
   std::string split_summary;
-  /// A merged model (request.merge, or the schedule's merges): the graph schedules run on.
+  /// The fused model (request.fuse, or the schedule's fusions), its members nodes of `graph`.
+  std::shared_ptr<MergedModel> fused;
+  /// The model schedules run on where fused or merged (request.fuse, request.merge, or the
+  /// schedule's fusions and merges), its members nodes of `graph`: the fused model itself, or the
+  /// merges applied to it (or to `graph` where nothing fused).
   std::shared_ptr<MergedModel> merged;
   /// The schedule given with the request, on scheduled_graph().
   std::optional<Schedule> schedule;
@@ -101,6 +109,10 @@ struct OpenedModel {
   std::optional<Expected<Advice>> advice;          ///< on request
   /// What opening did beyond import, for the front ends to say: a re-batch, the dims the inputs bound.
   std::vector<std::string> notes;
+
+  /// Nodes of scheduled_graph() that merge several (weft.Merged) or fuse a chain (weft.Fused). O(V).
+  std::size_t merged_nodes() const;
+  std::size_t fused_nodes() const;
 
   /// The graph schedules address: the merged model's where merged, else `graph`.
   const Graph& scheduled_graph() const { return merged ? merged->graph : *graph; }
