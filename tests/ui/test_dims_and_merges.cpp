@@ -33,6 +33,7 @@
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/split_study.h"
 #include "weft/core/base/file_io.h"
+#include "weft/core/graph/fused_node.h"
 #include "weft/core/schedule/schedule_json.h"
 #include "weft/core/strategy/strategies.h"
 #include "weft/core/strategy/registry.h"
@@ -61,6 +62,7 @@ std::string with_model_path(std::string text, const std::string& path) {
   return text;
 }
 const QString kGooglenet = QStringLiteral(WEFT_TEST_DATA_DIR "/models/googlenet.onnx");
+const QString kResnet50 = QStringLiteral(WEFT_TEST_DATA_DIR "/models/resnet50.onnx");
 
 bool wait_loads(QSignalSpy& spy, int count) {
   return weft::test::wait_until([&] { return spy.count() >= count; }, 120000) && spy.last().at(0).toBool();
@@ -93,6 +95,7 @@ class TestDimsAndMerges : public QObject {
   void dimBindingParsesAndSuggests();
   void dimDialogBindsAndReimports();
   void mergeBoxOpensMergedModel();
+  void fuseBoxOpensFusedModel();
   void mergeAdviceAppliesByReopening();
   void opensScheduleFiles();
   void adviceWrapsAtDefaultSize();
@@ -196,6 +199,37 @@ void TestDimsAndMerges::dimDialogBindsAndReimports() {
   // Asked with nothing left to bind, the window says so instead of opening an empty dialog.
   QVERIFY(!w2.loads()->showDimDialog());
   QVERIFY(w2.lastMessage().contains("no symbolic dimensions"));
+}
+
+// The Fusion box re-opens the model fused as `weft layers --fuse` fuses it (ResNet-50: 49 Conv
+// chains, 122 -> 57 operators); the graph labels fused nodes by their chain and the summary counts
+// fused chains, not merge groups; unchecking re-opens it unfused.
+void TestDimsAndMerges::fuseBoxOpensFusedModel() {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  w.openModel(kResnet50);
+  QVERIFY(wait_loads(done, 1));
+  const std::size_t unfused = w.document()->graph().node_count();
+  QCOMPARE(unfused, std::size_t{122});
+  QCheckBox* fuse = w.strategyPanel()->fuseBox();
+  QVERIFY(!fuse->isChecked());
+  QTest::mouseClick(fuse, Qt::LeftButton, {}, QPoint(8, fuse->height() / 2));
+  QVERIFY(fuse->isChecked());
+  QVERIFY(wait_loads(done, 2));
+  QCOMPARE(w.document()->graph().node_count(), std::size_t{57});
+  QCOMPARE(weft::core::count_fused_nodes(w.document()->graph()), std::size_t{49});
+  w.document()->waitForStudy();
+  QVERIFY(weft::test::wait_until([&] { return w.summaryPanel()->mergeGain().has_value(); }));
+  const QString text = w.summaryPanel()->text();
+  QVERIFY2(text.contains("fused&nbsp;chains") && !text.contains("merge&nbsp;groups") && text.contains("vs&nbsp;unfused&nbsp;graph") &&
+               text.contains("122 → 57"),
+           qPrintable(text));
+  QTest::mouseClick(fuse, Qt::LeftButton, {}, QPoint(8, fuse->height() / 2));
+  QVERIFY(wait_loads(done, 3));
+  QCOMPARE(w.document()->graph().node_count(), unfused);
+  QVERIFY(!w.summaryPanel()->text().contains("fused&nbsp;chains"));
 }
 
 void TestDimsAndMerges::mergeBoxOpensMergedModel() {

@@ -5,6 +5,7 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
+#include "weft/core/graph/fused_node.h"
 #include "weft/core/study/advice.h"
 #include "weft/core/study/merge_study.h"
 #include "weft/core/study/split_study.h"
@@ -215,11 +216,16 @@ void SummaryPanel::refresh() {
   if (const auto& merge = m_doc->mergeState()) {
     // The CLI's merge figures (core::merge_gain): launches of the unmerged and the merged model,
     // and the merged schedule against the unmerged model's sequential CUDA Graph.
-    add(tr("merge groups"), QString::number(merge->groups));
+    // A fused model's groups are its Conv chains (weft.Fused), told apart from merges.
+    const std::size_t fused = core::count_fused_nodes(m_doc->graph());
+    const std::size_t merged = merge->groups >= fused ? merge->groups - fused : merge->groups;
+    if (merged > 0 || fused == 0) add(tr("merge groups"), QString::number(merged));
+    if (fused > 0) add(tr("fused chains"), QString::number(fused));
     add(tr("operators"), tr("%1 → %2").arg(merge->unmerged->node_count()).arg(m_doc->graph().node_count()));
     if (m_merge_gain) {
       add(tr("launches"), tr("%1 → %2").arg(m_merge_gain->launches_before).arg(m_merge_gain->launches_after));
-      add(tr("vs unmerged graph"), studied(tr("%1×").arg(m_merge_gain->speedup_vs_graph, 0, 'f', 2)));
+      const QString before = fused == 0 ? tr("vs unmerged graph") : merged == 0 ? tr("vs unfused graph") : tr("vs unfused, unmerged graph");
+      add(before, studied(tr("%1×").arg(m_merge_gain->speedup_vs_graph, 0, 'f', 2)));
     }
   }
   if (m_doc->costsCalibrated()) add(tr("cost model"), m_doc->costsOrigin().toHtmlEscaped());
