@@ -1,5 +1,6 @@
 // Batch split check: follows the batch axis through the graph and names the operator that mixes it.
 #include "weft/core/transform/batch_split.h"
+#include "weft/core/graph/fused_node.h"
 #include "weft/core/transform/merge_graph.h"
 
 #include <algorithm>
@@ -76,6 +77,7 @@ std::string mixes(const Graph& g, const Node& node, const std::vector<bool>& bat
   const auto in_rank = [&](std::size_t i) { return rank_of(g, node.inputs[i]); };
   const bool first = !batch_in.empty() && batch_in[0];
   if (is_merged_node(node)) return "a merged launch: split the model before merging it (--split K with --merge)";
+  if (is_fused_node(node)) return "a fused chain: split the model before fusing it (--split K with --fuse)";
   if (!node.domain.empty() && node.domain != "ai.onnx") return "operator of domain '" + node.domain + "': its treatment of the batch is unknown";
   if (kElementwise.count(op)) {
     // Broadcasting aligns trailing axes: the batch stays at axis 0 only if each batch input has the output's rank.

@@ -20,6 +20,7 @@
 #include "weft/core/strategy/strategies.h"
 #include "weft/core/study/open_model.h"
 #include "weft/core/study/run_comparison.h"
+#include "weft/core/transform/batch_split.h"
 #include "weft/core/transform/vertical_fusion.h"
 
 namespace weft::core {
@@ -143,6 +144,11 @@ TEST(VerticalFusion, FusedGraphHasLabelledNodesAndNoIntermediates) {
   const double io = 4.0 * (144 + 144 + 4 + 144 + 144);  // r1, the weight, the bias, x, y (float32)
   EXPECT_DOUBLE_EQ(c.bytes, io);
   EXPECT_EQ(summarize_fusion(f->graph).text(), "3 chains of 8 operators (Conv+Relu 1, Conv+Add+Relu 1, Conv+Clip+LeakyRelu 1)");
+  // A fused model is split before it is fused (the pipeline's order): the split check says so.
+  const BatchSplitCheck split = check_batch_split(f->graph);
+  ASSERT_FALSE(split.splittable);
+  EXPECT_NE(split.reason.find("a fused chain: split the model before fusing it (--split K with --fuse)"), std::string::npos)
+      << split.reason;
 }
 
 // Outputs of the fused model against the unfused sequential run, on the library kernels (one
