@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cpu_threads.h"
+#include "weft/core/base/median.h"
 #include "weft/core/exec/cpu_executor.h"
 
 namespace weft::core {
@@ -107,10 +108,7 @@ double cpu_latch_latency_us(std::size_t streams, int round_trips) {
     await_change(pong, i - 1, spin);
     trips.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }
-  if (trips.empty()) return 0;
-  const auto mid = trips.begin() + static_cast<std::ptrdiff_t>(trips.size() / 2);
-  std::nth_element(trips.begin(), mid, trips.end());
-  return 0.5 * *mid;
+  return 0.5 * upper_middle(trips);
 }
 
 double cpu_cross_core_us_per_mib(std::size_t streams, std::size_t bytes, int rounds) {
@@ -157,9 +155,7 @@ double cpu_cross_core_us_per_mib(std::size_t streams, std::size_t bytes, int rou
     await_change(taken, i - 1, spin);
   }
   reader.join();
-  const auto mid = extra_us.begin() + static_cast<std::ptrdiff_t>(extra_us.size() / 2);
-  std::nth_element(extra_us.begin(), mid, extra_us.end());
-  return std::max(0.0, *mid) * static_cast<double>(1 << 20) / static_cast<double>(buffer.size() * sizeof(std::uint64_t));
+  return std::max(0.0, upper_middle(extra_us)) * static_cast<double>(1 << 20) / static_cast<double>(buffer.size() * sizeof(std::uint64_t));
 }
 
 std::int64_t cpu_core_cache_bytes() {

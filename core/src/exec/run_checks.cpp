@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "weft/core/base/check.h"
+#include "weft/core/base/median.h"
 #include "weft/core/schedule/execution_order.h"
 #include "weft/core/exec/executor.h"
 #include "weft/core/memory/plan_checker.h"
@@ -39,18 +40,11 @@ Status check_plan_fits(const Graph& graph, const MemoryPlan& plan) {
   return {};
 }
 
-// The middle element (the upper one of an even count), as the median iteration is picked.
-double middle(std::vector<double>& v) {
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
-
 // Per node, the middle of its samples (-1 where it has none); samples[v] is reordered.
 std::vector<double> middles(std::vector<std::vector<double>>& samples) {
   std::vector<double> out(samples.size(), -1.0);
   for (std::size_t v = 0; v < samples.size(); ++v)
-    if (!samples[v].empty()) out[v] = middle(samples[v]);
+    if (!samples[v].empty()) out[v] = upper_middle(samples[v]);
   return out;
 }
 
@@ -120,7 +114,7 @@ RunResult combine_rounds(std::vector<RunResult> rounds) {
       if (r.node_median_us[v] >= 0) samples[v].push_back(r.node_median_us[v]);
   }
   std::vector<double> sorted = iteration_ms;
-  const double wall_ms = sorted.empty() ? 0.0 : middle(sorted);
+  const double wall_ms = upper_middle(sorted);
   std::size_t nearest = 0;
   for (std::size_t r = 1; r < rounds.size(); ++r)
     if (std::abs(rounds[r].wall_ms - wall_ms) < std::abs(rounds[nearest].wall_ms - wall_ms)) nearest = r;

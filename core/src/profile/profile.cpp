@@ -56,15 +56,6 @@ namespace detail {
 
 bool is_operator(const CostTable& predicted, NodeId n) { return predicted[n].time_us > 0; }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
-}
-
 Expected<nlohmann::json> parse_profile_json(std::string_view text, const std::string& path) {
   try {
     return nlohmann::json::parse(text);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/core/base/median.h"
 #include "weft/core/graph/graph.h"
 #include "weft/core/profile/profile.h"
 
@@ -67,8 +68,7 @@ inline std::string json_string(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-/// The median of `values` (the mean of the middle two for an even count); 0 when empty. O(n).
-double median(std::vector<double> values);
+using core::median;  // base/median.h
 
 /// Whether a node runs a kernel of its own by Weft's cost model (metadata-only nodes do not).
 bool is_operator(const CostTable& predicted, NodeId n);

@@ -171,51 +171,46 @@ HostIssue host_issue(const ExecutionOrder& sync, const std::vector<NodeId>& orde
   return h;
 }
 
-/// On a CPU device that measured the cost of reading another core's data, what each node pays
-/// for the inputs a node of another stream wrote, µs (DeviceSpec::cross_core_us_per_mib, each
-/// input counted up to cross_core_max_bytes); empty where nothing is paid. O(V + inputs).
-std::vector<double> cross_core_us(const Graph& graph, const ExecutionOrder& sync, const CostTable& costs, const DeviceSpec& device) {
+/// On a CPU device that measured what a core pays for data another core touched
+/// (DeviceSpec::cross_core_us_per_mib, each tensor counted up to cross_core_max_bytes), what each
+/// node pays, µs: for the inputs a node of another stream wrote and, with the plan, for writing
+/// its outputs into arena bytes a node of another stream wrote last (each line is fetched from
+/// the other core's cache first). Nodes of no time (metadata only) read and write nothing. The
+/// writes are followed in `order`, a linear extension of the schedule's order, which orders every
+/// two tensors the plan lets share bytes. Empty where nothing is paid. O(V log T + inputs + outputs).
+std::vector<double> cross_core_us(const Graph& graph, const ExecutionOrder& sync, const std::vector<NodeId>& order,
+                                  const CostTable& costs, const DeviceSpec& device, const MemoryPlan* plan) {
   if (device.kind != DeviceKind::Cpu || !(device.cross_core_us_per_mib > 0) || !(device.cross_core_max_bytes > 0) ||
       sync.schedule().stream_count() < 2)
     return {};
   std::vector<double> out(graph.node_count(), 0.0);
   const double per_byte = device.cross_core_us_per_mib / static_cast<double>(1 << 20);
+  const auto pay = [&](NodeId v, double bytes) { out[idx(v)] += std::min(bytes, device.cross_core_max_bytes) * per_byte; };
   for (std::size_t v = 0; v < out.size(); ++v) {
-    if (costs.nodes[v].time_us <= 0) continue;  // reads nothing (metadata only)
-    const int stream = sync.stream_of(static_cast<NodeId>(v));
+    if (costs.nodes[v].time_us <= 0) continue;
+    const std::int32_t stream = sync.stream_of(static_cast<NodeId>(v));
     const std::vector<TensorId>& inputs = graph.node(static_cast<NodeId>(v)).inputs;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const TensorId t = inputs[i];
-      if (t == kNoTensor || std::find(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(i), t) != inputs.begin() + static_cast<std::ptrdiff_t>(i))
-        continue;
-      const NodeId producer = graph.tensor(t).producer;
-      if (producer == kNoNode || sync.stream_of(producer) == stream || graph.bytes(t) <= 0) continue;
-      out[v] += std::min(static_cast<double>(graph.bytes(t)), device.cross_core_max_bytes) * per_byte;
+    for (auto in = inputs.begin(); in != inputs.end(); ++in) {
+      if (*in == kNoTensor || std::find(inputs.begin(), in, *in) != in) continue;  // each tensor once
+      const NodeId producer = graph.tensor(*in).producer;
+      if (producer != kNoNode && sync.stream_of(producer) != stream && graph.bytes(*in) > 0)
+        pay(static_cast<NodeId>(v), static_cast<double>(graph.bytes(*in)));
     }
   }
-  return out;
-}
-
-/// With the plan, what each node pays to write outputs into arena bytes a node of another stream
-/// wrote last (the lines are in the other core's cache: each write fetches its line from there
-/// first), at the same rate and cap as cross_core_us, added to `cross`. The nodes are visited in
-/// `order`, a linear extension of the schedule's order, which orders every two tensors the plan
-/// lets share bytes. O(V log T + outputs).
-void add_cross_core_writes(const Graph& graph, const ExecutionOrder& sync, const std::vector<NodeId>& order, const MemoryPlan& plan,
-                           const DeviceSpec& device, std::vector<double>& cross) {
-  const double per_byte = device.cross_core_us_per_mib / static_cast<double>(1 << 20);
+  if (!plan) return out;
   // The stream that last wrote each run of arena bytes, by the run's first byte (-1: none yet).
-  std::map<std::int64_t, std::int32_t> last{{0, -1}, {std::max<std::int64_t>(plan.arena_bytes, 1), -1}};
+  std::map<std::int64_t, std::int32_t> last{{0, -1}, {std::max<std::int64_t>(plan->arena_bytes, 1), -1}};
   const auto split = [&](std::int64_t at) {
     auto it = std::prev(last.upper_bound(at));
     if (it->first != at) last.emplace_hint(std::next(it), at, it->second);
   };
   for (NodeId v : order) {
+    if (costs[v].time_us <= 0) continue;
     const std::int32_t stream = sync.stream_of(v);
     for (TensorId t : graph.node(v).outputs) {
-      if (t == kNoTensor || static_cast<std::size_t>(t) >= plan.offset.size() || plan.offset[idx(t)] < 0) continue;
-      const std::int64_t lo = plan.offset[idx(t)];
-      const std::int64_t hi = std::min(lo + std::max<std::int64_t>(graph.bytes(t), 0), plan.arena_bytes);
+      if (t == kNoTensor || idx(t) >= plan->offset.size() || plan->offset[idx(t)] < 0) continue;
+      const std::int64_t lo = plan->offset[idx(t)];
+      const std::int64_t hi = std::min(lo + std::max<std::int64_t>(graph.bytes(t), 0), plan->arena_bytes);
       if (hi <= lo) continue;
       split(lo);
       split(hi);
@@ -224,9 +219,10 @@ void add_cross_core_writes(const Graph& graph, const ExecutionOrder& sync, const
         if (it->second >= 0 && it->second != stream) others += static_cast<double>(std::next(it)->first - it->first);
       last.erase(std::next(last.find(lo)), last.find(hi));
       last[lo] = stream;
-      cross[idx(v)] += std::min(others, device.cross_core_max_bytes) * per_byte;
+      pay(v, others);
     }
   }
+  return out;
 }
 
 /// The fluid model's rates: running kernels share compute and bandwidth in proportion to their
@@ -329,8 +325,7 @@ Timeline simulate(const Graph& graph, const ExecutionOrder& sync, const CostTabl
   std::vector<double> rate;
   std::size_t done = 0;
   double now = 0;
-  std::vector<double> cross = cross_core_us(graph, sync, costs, device);
-  if (!cross.empty() && options.plan) add_cross_core_writes(graph, sync, order, *options.plan, device, cross);
+  const std::vector<double> cross = cross_core_us(graph, sync, order, costs, device, options.plan);
   const auto start = [&](NodeId v) {
     const double dur = device_time_us(costs[v], device) + (cross.empty() ? 0.0 : cross[idx(v)]);
     tl.items[idx(v)].start_us = now;

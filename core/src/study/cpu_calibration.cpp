@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "weft/core/base/median.h"
 #include "weft/core/sim/calibrate.h"
 #include "weft/core/exec/cpu_executor.h"
 #include "weft/core/schedule/node_teams.h"
@@ -43,13 +44,6 @@ double loss(const Fit& f, const std::vector<Sample>& samples) {
   return sum;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 // Coordinate descent on the logs of the three parameters, with shrinking multiplicative steps:
 // the loss is smooth in each and the parameters differ by orders of magnitude.
 Fit fit_roofline(const std::vector<Sample>& samples) {
@@ -60,8 +54,8 @@ Fit fit_roofline(const std::vector<Sample>& samples) {
     times.push_back(s.us);
   }
   Fit f{};
-  f.peak = rates.empty() ? 1e3 : median_of(rates);
-  f.bandwidth = bws.empty() ? 1e3 : median_of(bws);
+  f.peak = rates.empty() ? 1e3 : median(rates);
+  f.bandwidth = bws.empty() ? 1e3 : median(bws);
   f.overhead = std::max(1e-3, 0.5 * *std::min_element(times.begin(), times.end()));
   double best = loss(f, samples);
   for (double step : {8.0, 2.0, 1.3, 1.1, 1.03, 1.01, 1.003}) {
@@ -167,7 +161,7 @@ Expected<CpuCalibration> fit_cpu_device(const Graph& graph, std::span<const doub
     sum_meas += samples[i].us;
   }
   cal.fitted_nodes = used.size();
-  cal.median_node_error = median_of(errors);
+  cal.median_node_error = median(errors);
   cal.total_error = sum_meas > 0 ? std::abs(sum_fit - sum_meas) / sum_meas : 0;
   // The measured table gets the fitted device's name: it is that device's view of this graph.
   cal.measured.device = cal.fitted.device = d.name;
