@@ -110,7 +110,7 @@ class MemberContext final : public KernelContext {
   bool input_is_weight(std::size_t i) const override;
   /// A member's output that is the node's is laid out as the node's.
   bool output_channels_last(std::size_t i) const override;
-  /// Output i as the member wrote it (a view with no data before).
+  /// Output i as the member wrote it (a view with no data before); members of fused nodes only.
   const View& written(std::size_t i) const { return m_written[i]; }
   /// The scratch outputs' bytes, moved out (a fused chain keeps its intermediates for the next member).
   std::vector<std::vector<std::uint8_t>> take_scratch() { return std::move(m_scratch); }

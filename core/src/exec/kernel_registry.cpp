@@ -4,6 +4,7 @@
 
 #include "half.h"
 #include "kernel.h"
+#include "weft/core/graph/fused_node.h"
 
 namespace weft::core::detail {
 
@@ -70,7 +71,9 @@ MemberContext::MemberContext(KernelContext& parent, const MergedMembers& members
       m_members(members),
       m_k(k) {
   set_batch_invariant(parent.batch_invariant());
-  m_written.resize(node().outputs.size());
+  // Only a fused chain reads what its members wrote: a merged node's members, built on every
+  // run, allocate nothing for it.
+  if (is_fused_node(parent.node())) m_written.resize(node().outputs.size());
 }
 
 Expected<View> MemberContext::output(std::size_t i, DType dtype, Shape shape) {

@@ -14,6 +14,12 @@ Schedule reference_schedule(const Graph& graph) {
   return s;
 }
 
+Schedule reference_schedule_with_teams(const Graph& graph, const Schedule& schedule) {
+  Schedule s = reference_schedule(graph);
+  s.node_threads = schedule.node_threads;
+  return s;
+}
+
 PlanOptions reference_plan_options() {
   PlanOptions o;
   // A step budget ends the search, not the clock: figures must not depend on machine load.

@@ -108,8 +108,7 @@ struct TeamReference {
 Expected<TeamReference> run_team_reference(const Graph& graph, const Schedule& schedule, const CostTable& costs, Executor& executor,
                                            const RunOptions& run) {
   TeamReference out;
-  out.schedule = reference_schedule(graph);
-  out.schedule.node_threads = schedule.node_threads;
+  out.schedule = reference_schedule_with_teams(graph, schedule);
   WEFT_TRY_ASSIGN(auto plan, study_plan(graph, out.schedule, "greedy-by-size"));
   WEFT_TRY_ASSIGN(out.run, executor.run(graph, out.schedule, plan, run));
   out.costs = out.run.node_median_us.size() == graph.node_count() ? calibrate_costs(costs, out.run.node_median_us) : costs;

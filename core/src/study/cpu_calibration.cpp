@@ -403,8 +403,7 @@ Expected<double> predicted_cpu_speedup(const Graph& graph, const Schedule& sched
   // compare_runs runs it), so it is simulated so too.
   Schedule reference;
   if (costs_at_node_teams && schedule.has_node_teams()) {
-    reference = reference_schedule(graph);
-    reference.node_threads = schedule.node_threads;
+    reference = reference_schedule_with_teams(graph, schedule);
     po.reference = &reference;
     po.costs_at_node_teams = true;
   }

@@ -241,8 +241,6 @@ Expected<OpenedModel> open_model(const OpenRequest& request) {
   return m;
 }
 
-std::size_t OpenedModel::merged_nodes() const { return count_merged_nodes(scheduled_graph()); }
-
 std::size_t OpenedModel::fused_nodes() const { return count_fused_nodes(scheduled_graph()); }
 
 Status split_opened_model(OpenedModel& model, int k, LaunchMode mode, const StrategyOptions& strategy) {

@@ -25,10 +25,9 @@ Expected<RunComparison> compare_runs(Executor& executor, const Graph& graph, con
   };
   if (!stage(2, "Planning memory")) return c;
   const Graph& reference_graph = options.reference_graph ? *options.reference_graph : graph;
-  c.reference = reference_schedule(reference_graph);
   // Hybrid teams: the reference runs each node on the schedule's team for it, so that every node
   // runs the same primitive in both and the outputs compare bit for bit.
-  if (&reference_graph == &graph) c.reference.node_threads = schedule.node_threads;
+  c.reference = &reference_graph == &graph ? reference_schedule_with_teams(graph, schedule) : reference_schedule(reference_graph);
   // A micro-batch split against the unsplit model: the copies' matrix products have fewer rows,
   // and BLAS kernels chosen by shape may round them differently; row-at-a-time products make the
   // comparison bit for bit (every run, so the speedups stay like for like).

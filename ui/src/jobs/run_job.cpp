@@ -4,6 +4,7 @@
 #include <QPromise>
 
 #include "weft/core/exec/cpu_executor.h"
+#include "weft/core/schedule/node_teams.h"
 #include "weft/core/study/cpu_calibration.h"
 #include "weft/core/study/run_comparison.h"
 #include "weft/gpu/cuda_executor.h"
@@ -95,10 +96,9 @@ void run_on_backend(QPromise<RunReport>& promise, const RunRequest& request, QSt
     }
   }
   if (request.backend == Backend::Cpu && request.hybrid) {
-    const core::CostTable none;
-    const core::DeviceSpec gpu;  // no CPU times known: every alone node gets the wide team
-    if (auto ok = core::make_hybrid_for_cpu(graph, schedule, options.run.threads_per_stream, made_device ? *made_device : gpu,
-                                            made_costs ? *made_costs : none);
+    // Without a schedule made for the CPU no CPU times are known: every alone node gets the wide team.
+    if (auto ok = made_device ? core::make_hybrid_for_cpu(graph, schedule, options.run.threads_per_stream, *made_device, *made_costs)
+                              : core::make_hybrid(graph, schedule, options.run.threads_per_stream, core::cpu_count());
         !ok)
       return fail(ok.error().message);
   }

@@ -18,6 +18,11 @@ namespace weft::core {
 /// O(k · (V + E) log V).
 Schedule reference_schedule(const Graph& graph);
 
+/// The reference schedule with `schedule`'s hybrid teams (Schedule::node_threads): each node on
+/// the team it has there, so that both run the same primitive per node and compare bit for bit,
+/// and node times measured in the one stand for the other. O(k · (V + E) log V).
+Schedule reference_schedule_with_teams(const Graph& graph, const Schedule& schedule);
+
 /// The planner every study uses unless told otherwise: an empty name means "run every planner,
 /// keep the smallest arena" (ties: the first in planner_names()).
 inline constexpr std::string_view kReferencePlanner = "";

@@ -110,8 +110,7 @@ struct OpenedModel {
   /// What opening did beyond import, for the front ends to say: a re-batch, the dims the inputs bound.
   std::vector<std::string> notes;
 
-  /// Nodes of scheduled_graph() that merge several (weft.Merged) or fuse a chain (weft.Fused). O(V).
-  std::size_t merged_nodes() const;
+  /// Nodes of scheduled_graph() that fuse a chain (weft.Fused). O(V).
   std::size_t fused_nodes() const;
 
   /// The graph schedules address: the merged model's where merged, else `graph`.
